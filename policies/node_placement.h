@@ -1,0 +1,30 @@
+// Shared by the node-aware placement strategies (first-fit, best-fit; DESIGN.md §6).
+// A job of n GPUs on a partition of G GPUs per node: if n <= G it takes one node; if n > G it
+// takes floor(n/G) completely free nodes (lowest positions) plus, if n mod G > 0, one other node
+// chosen by the strategy's rule for the remainder. Multi-node jobs stay in one partition.
+#ifndef CLUSTERSIM_POLICIES_NODE_PLACEMENT_H_
+#define CLUSTERSIM_POLICIES_NODE_PLACEMENT_H_
+
+#include <vector>
+
+#include "sim/placement.h"
+
+namespace clustersim {
+
+enum class NodeRule { kFirstFit, kBestFit };
+
+// Returns the position in `part` of the node the rule picks for `gpus` GPUs (lowest position with
+// enough free for first-fit; fewest free that still fits, ties lowest, for best-fit), skipping
+// positions in `exclude` (ascending); -1 if none. Sets *free_count to that node's free GPUs.
+int PickNode(const Partition& part, int gpus, NodeRule rule, const std::vector<int>& exclude,
+             int* free_count);
+
+// Places `request` under `rule`: single-node over all allowed partitions with G >= n (the best
+// candidate across partitions: lowest node index for first-fit, (fewest free, lowest index) for
+// best-fit), else multi-node in the first allowed partition with G < n where it fits.
+bool PlaceOnNodes(const Resources& resources, const PlacementRequest& request, NodeRule rule,
+                  Allocation* out);
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_POLICIES_NODE_PLACEMENT_H_

@@ -1,0 +1,58 @@
+#include "policies/registry.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "sim/error.h"
+
+namespace clustersim {
+namespace {
+
+// Function-local statics: registrations run during static initialization of other files.
+std::deque<PolicyEntry>& PolicyTable() {
+  static std::deque<PolicyEntry> table;
+  return table;
+}
+std::deque<PlacementEntry>& PlacementTable() {
+  static std::deque<PlacementEntry> table;
+  return table;
+}
+
+template <typename Entry>
+std::vector<const Entry*> Sorted(const std::deque<Entry>& table) {
+  std::vector<const Entry*> out;
+  for (const auto& e : table) out.push_back(&e);
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  return out;
+}
+
+template <typename Entry>
+const Entry& Find(const std::deque<Entry>& table, const std::string& name, const char* what) {
+  for (const auto& e : table) {
+    if (e.name == name) return e;
+  }
+  std::string names;
+  for (const Entry* e : Sorted(table)) names += (names.empty() ? "" : ", ") + e->name;
+  throw InputError(std::string("unknown ") + what + " \"" + name + "\"; valid: " + names);
+}
+
+}  // namespace
+
+bool RegisterPolicy(PolicyEntry entry) {
+  PolicyTable().push_back(std::move(entry));
+  return true;
+}
+bool RegisterPlacement(PlacementEntry entry) {
+  PlacementTable().push_back(std::move(entry));
+  return true;
+}
+std::vector<const PolicyEntry*> Policies() { return Sorted(PolicyTable()); }
+std::vector<const PlacementEntry*> Placements() { return Sorted(PlacementTable()); }
+const PolicyEntry& FindPolicy(const std::string& name) {
+  return Find(PolicyTable(), name, "policy");
+}
+const PlacementEntry& FindPlacement(const std::string& name) {
+  return Find(PlacementTable(), name, "placement");
+}
+
+}  // namespace clustersim

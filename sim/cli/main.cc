@@ -1,0 +1,315 @@
+// clustersim command line (DESIGN.md §10): `clustersim <command> [options]`, --help everywhere.
+// Bad input is an InputError caught here: printed, exit code 2. A bug (InternalError) exits 3.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/program_options.hpp>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "policies/registry.h"
+#include "sim/cli/run.h"
+#include "sim/error.h"
+#include "sim/topology.h"
+#include "workloads/reader.h"
+
+namespace po = boost::program_options;
+
+namespace clustersim {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void OnSignal(int) { g_interrupted.store(true); }
+
+constexpr const char* kUsage = R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
+
+usage: clustersim <command> [options]      (clustersim <command> --help for its options)
+
+commands:
+  run             replay a trace on a cluster under a policy; write results to SQLite
+  cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
+  list            list policies | placements | gpus | clusters | formats
+)";
+
+void SetLogLevel(const std::string& level) {
+  const auto parsed = spdlog::level::from_str(level);
+  if (parsed == spdlog::level::off && level != "off") {
+    throw InputError("--log-level " + level +
+                     ": expected trace, debug, info, warn, error, critical or off");
+  }
+  spdlog::set_level(parsed);
+}
+
+std::string Hours(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", seconds / 3600.0);
+  return buffer;
+}
+
+void PrintSummary(const RunConfig& config, const RunOutcome& o) {
+  auto v = [&](const char* metric) { return SummaryValue(o.summary, metric); };
+  std::printf("\nclustersim run %s: %s / %s / runtime %s on %s (%zu jobs) x %s (%d GPUs)\n",
+              o.run_id >= 0 ? std::to_string(o.run_id).c_str() : "-", config.policy.c_str(),
+              config.placement.c_str(), o.runtime_model.c_str(),
+              (config.trace_path.empty() ? DefaultTracePath() : config.trace_path).c_str(), o.jobs,
+              config.cluster.c_str(), o.gpus);
+  std::printf("  %-14s %s\n", "status",
+              o.status == RunStatus::kComplete ? "complete" : "interrupted (partial results)");
+  std::printf("  %-14s completed %.0f   rejected %.0f   timeout %.0f   unfinished %.0f\n", "jobs",
+              v("jobs_completed"), v("jobs_rejected"), v("jobs_timeout"), v("jobs_unfinished"));
+  auto dist = [&](const char* label, const std::string& name) {
+    const double mean = SummaryValue(o.summary, name + "_mean");
+    if (std::isnan(mean)) return;
+    std::printf("  %-14s mean %s   p50 %s   p95 %s   p99 %s\n", label, Hours(mean).c_str(),
+                Hours(SummaryValue(o.summary, name + "_p50")).c_str(),
+                Hours(SummaryValue(o.summary, name + "_p95")).c_str(),
+                Hours(SummaryValue(o.summary, name + "_p99")).c_str());
+  };
+  dist("JCT (h)", "jct_seconds");
+  dist("wait (h)", "wait_seconds");
+  std::printf("  %-14s %.2f h   throughput %.2f jobs/h\n", "makespan", v("makespan_seconds") / 3600,
+              v("throughput_jobs_per_hour"));
+  std::printf("  %-14s %.1f %%   queue %.1f jobs (mean)\n", "utilization",
+              100 * v("gpu_utilization"), v("queue_length_mean"));
+  std::printf("  %-14s stranded GPUs %.2f   I_frag %.3f   node imbalance F %.3f\n",
+              "fragmentation", v("stranded_gpus_mean"), v("i_frag_mean"),
+              v("node_imbalance_mean"));
+  std::printf("  %-14s %.0f kWh   cost $%.0f (used $%.0f)   Jain (users) %.3f\n", "energy/cost",
+              v("energy_kwh"), v("cost_usd"), v("used_cost_usd"), v("jain_index_users"));
+  std::printf("  %-14s %s   events %llu   wall %.2f s\n", "fingerprint",
+              HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
+              o.wall_seconds);
+  if (!config.out.empty()) std::printf("  %-14s %s\n", "written to", config.out.c_str());
+}
+
+int CommandRun(int argc, char** argv) {
+  RunConfig config;
+  std::vector<std::string> params;
+  std::string log_level = "warn";
+  po::options_description desc(
+      "clustersim run: replay a trace on a cluster under a policy\n\n"
+      "With no options: the bundled Philly-derived trace on the default cluster with fcfs,\n"
+      "written to results/clustersim.sqlite.\n\noptions");
+  desc.add_options()("help,h", "show this help")(
+      "trace", po::value(&config.trace_path), "trace file (default: the bundled Philly window)")(
+      "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
+      "cluster", po::value(&config.cluster)->default_value("default"),
+      "cluster spec JSON file or preset name")(
+      "hardware", po::value(&config.hardware_path), "hardware catalog JSON (default: built in)")(
+      "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
+      "placement", po::value(&config.placement)->default_value("first-fit"),
+      "placement strategy: pool, first-fit, best-fit, ...")(
+      "runtime-model", po::value(&config.runtime_model),
+      "trace | hardware (default: hardware on a heterogeneous cluster, else trace)")(
+      "param", po::value(&params)->composing(), "policy parameter key=value (repeatable)")(
+      "seed", po::value(&config.seed)->default_value(0), "random seed")(
+      "interval", po::value(&config.engine.timeseries_interval_seconds)->default_value(300),
+      "timeseries interval, seconds")(
+      "stop-time", po::value(&config.engine.stop_time), "stop the clock at this simulated time")(
+      "out", po::value(&config.out)->default_value("results/clustersim.sqlite"),
+      "SQLite database to append the run to")(
+      "check", po::bool_switch(&config.engine.check_invariants),
+      "verify engine invariants after every pass (slow)")(
+      "no-progress", "never draw the progress bar")(
+      "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  SetLogLevel(log_level);
+  for (const auto& p : params) config.params.AddAssignment(p);
+  if (!(config.engine.timeseries_interval_seconds > 0)) {
+    throw InputError("--interval: expected a positive number of seconds");
+  }
+  config.engine.interrupt = &g_interrupted;
+  const bool tty = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
+  if (tty) {
+    config.engine.progress = [](const EngineProgress& p) {
+      const double fraction = p.jobs_total ? double(p.jobs_done) / p.jobs_total : 1.0;
+      const int width = 30;
+      const int filled = static_cast<int>(fraction * width);
+      std::fprintf(stderr, "\r[%-*s] %5.1f%%  t=%.0f h  jobs %lld/%lld  events %llu", width,
+                   std::string(filled, '#').c_str(), 100 * fraction, p.sim_time / 3600,
+                   static_cast<long long>(p.jobs_done), static_cast<long long>(p.jobs_total),
+                   static_cast<unsigned long long>(p.events));
+      std::fflush(stderr);
+    };
+  }
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  const RunOutcome outcome = ExecuteRun(config);
+  if (tty) std::fprintf(stderr, "\r%80s\r", "");
+  PrintSummary(config, outcome);
+  return outcome.status == RunStatus::kComplete ? 0 : 130;
+}
+
+int CommandClusterShow(int argc, char** argv) {
+  std::string spec_name = "default";
+  std::string dot_path;
+  std::string hardware_path;
+  po::options_description desc("clustersim cluster show [SPEC]: print a cluster\n\noptions");
+  desc.add_options()("help,h", "show this help")(
+      "spec", po::value(&spec_name)->default_value("default"), "cluster spec JSON or preset")(
+      "dot", po::value(&dot_path), "write the topology graph as Graphviz to this file (- = stdout)")(
+      "hardware", po::value(&hardware_path), "hardware catalog JSON");
+  po::positional_options_description positional;
+  positional.add("spec", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+  if (vm.count("help")) {
+    std::cout << desc << "\npresets:";
+    for (const auto& name : ClusterSpec::PresetNames()) std::cout << " " << name;
+    std::cout << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  HardwareCatalog custom;
+  const HardwareCatalog* catalog = &HardwareCatalog::Default();
+  if (!hardware_path.empty()) {
+    custom = HardwareCatalog::FromFile(hardware_path);
+    catalog = &custom;
+  }
+  const Cluster cluster(ClusterSpec::Load(spec_name, *catalog), *catalog);
+  const Topology topology(cluster);
+  if (!dot_path.empty()) {
+    if (dot_path == "-") {
+      topology.WriteDot(std::cout);
+      return 0;
+    }
+    std::ofstream out(dot_path);
+    if (!out) throw InputError(dot_path, 0, 0, "cannot write file");
+    topology.WriteDot(out);
+  }
+  std::printf("cluster %s: %d nodes, %d GPUs, %d racks\n", cluster.spec().origin.c_str(),
+              cluster.node_count(), cluster.total_gpus(), cluster.rack_count());
+  std::printf("  %-6s %-5s %-16s %-5s %-17s %6s %8s %10s  %s\n", "group", "nodes", "gpu_type",
+              "gpus", "topology", "cpus", "mem_gib", "nic_gbps", "ring GB/s (full node)");
+  int first_node = 0;
+  for (size_t g = 0; g < cluster.spec().groups.size(); ++g) {
+    const NodeGroupSpec& group = cluster.spec().groups[g];
+    const Node& node = cluster.node(first_node);
+    std::vector<int> gpus;
+    for (int i = 0; i < node.gpu_count; ++i) gpus.push_back(node.first_gpu + i);
+    std::printf("  %-6zu %-5d %-16s %-5d %-17s %6d %8.0f %10.0f  %.1f\n", g, group.count,
+                group.gpu_type.c_str(), group.gpus_per_node, NodeTopologyName(group.topology),
+                group.cpus, group.host_memory_gib, group.nic_gbps,
+                topology.RingBandwidthGbps(gpus));
+    first_node += group.count;
+  }
+  std::printf("  network: %d nodes per rack (leaf), oversubscription %.1f:1, %.1f us per hop\n",
+              cluster.spec().network.nodes_per_rack, cluster.spec().network.oversubscription,
+              cluster.spec().network.latency_us);
+  for (int type : cluster.gpu_types()) {
+    const GpuSpec& gpu = catalog->gpu(type);
+    std::printf("  %-16s %5d GPUs  %4.0f GiB  %6.1f TFLOP/s fp16  %5.0f GB/s mem  $%.2f/GPU-h\n",
+                gpu.name.c_str(), cluster.GpusOfType(type), gpu.memory_gib, gpu.fp16_tflops,
+                gpu.memory_bandwidth_gbps, gpu.price_per_gpu_hour);
+  }
+  if (!dot_path.empty()) std::printf("  topology graph written to %s\n", dot_path.c_str());
+  return 0;
+}
+
+int CommandList(int argc, char** argv) {
+  std::string what;
+  po::options_description desc(
+      "clustersim list policies|placements|gpus|clusters|formats\n\noptions");
+  desc.add_options()("help,h", "show this help")("what", po::value(&what), "what to list")(
+      "verbose,v", "with parameters and sources");
+  po::positional_options_description positional;
+  positional.add("what", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+  if (vm.count("help") || what.empty()) {
+    std::cout << desc << "\n";
+    return what.empty() && !vm.count("help") ? 2 : 0;
+  }
+  po::notify(vm);
+  const bool verbose = vm.count("verbose") > 0;
+  if (what == "policies") {
+    for (const PolicyEntry* p : Policies()) {
+      std::printf("%-14s %s\n", p->name.c_str(), p->summary.c_str());
+      if (verbose) {
+        std::printf("%-14s parameters: %s\n", "",
+                    p->parameters.empty() ? "none" : p->parameters.c_str());
+      }
+    }
+  } else if (what == "placements") {
+    for (const PlacementEntry* p : Placements()) {
+      std::printf("%-14s %s\n", p->name.c_str(), p->summary.c_str());
+    }
+  } else if (what == "gpus") {
+    std::printf("%-16s %-5s %7s %10s %10s %9s %8s %6s %6s %8s\n", "name", "form", "mem_gib",
+                "fp16_tflops", "fp32_tflops", "mem_GB/s", "nvlink", "tdp_w", "idle_w", "usd/h");
+    for (const GpuSpec& g : HardwareCatalog::Default().gpus()) {
+      std::printf("%-16s %-5s %7.0f %10.1f %10.1f %9.0f %8.0f %6.0f %6.0f %8.2f\n", g.name.c_str(),
+                  g.form_factor.c_str(), g.memory_gib, g.fp16_tflops, g.fp32_tflops,
+                  g.memory_bandwidth_gbps, g.nvlink_gbps, g.tdp_watts, g.idle_watts,
+                  g.price_per_gpu_hour);
+      if (verbose) std::printf("    source: %s\n", g.source.c_str());
+    }
+  } else if (what == "clusters") {
+    for (const auto& name : ClusterSpec::PresetNames()) {
+      const Cluster c(ClusterSpec::Load(name, HardwareCatalog::Default()),
+                      HardwareCatalog::Default());
+      std::printf("%-12s %4d nodes %6d GPUs\n", name.c_str(), c.node_count(), c.total_gpus());
+    }
+  } else if (what == "formats") {
+    for (const TraceReaderEntry* r : TraceReaders()) {
+      std::printf("%-14s %s\n", r->name.c_str(), r->summary.c_str());
+    }
+  } else {
+    throw InputError("list " + what +
+                     ": expected policies, placements, gpus, clusters or formats");
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_mt("clustersim");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::warn);
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
+      std::string(argv[1]) == "help") {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "run") return CommandRun(argc - 1, argv + 1);
+    if (command == "cluster") {
+      if (argc < 3 || std::string(argv[2]) != "show") {
+        if (argc >= 3 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
+          std::cout << "usage: clustersim cluster show [SPEC] [--dot FILE]\n";
+          return 0;
+        }
+        throw InputError("usage: clustersim cluster show [SPEC] [--dot FILE]");
+      }
+      return CommandClusterShow(argc - 2, argv + 2);
+    }
+    if (command == "list") return CommandList(argc - 1, argv + 1);
+    throw InputError("unknown command \"" + command + "\"; valid: run, cluster show, list");
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "clustersim: error: %s\n", e.what());
+    return 2;
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "clustersim: error: %s (see clustersim %s --help)\n", e.what(),
+                 command.c_str());
+    return 2;
+  } catch (const InternalError& e) {
+    std::fprintf(stderr, "clustersim: internal error (a bug): %s\n", e.what());
+    return 3;
+  }
+}
+
+}  // namespace
+}  // namespace clustersim
+
+int main(int argc, char** argv) { return clustersim::Main(argc, argv); }

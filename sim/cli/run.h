@@ -1,0 +1,58 @@
+// One simulation run from inputs to a committed database: load the catalog, cluster and trace,
+// build the topology, runtime model, placement and policy, run the engine, write every table.
+// Used by `clustersim run` and by tests and benchmarks that need the whole path.
+#ifndef CLUSTERSIM_SIM_CLI_RUN_H_
+#define CLUSTERSIM_SIM_CLI_RUN_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/engine.h"
+#include "sim/params.h"
+#include "sim/summary.h"
+
+namespace clustersim {
+
+struct RunConfig {
+  std::string trace_path;
+  std::string trace_format;      // empty = auto-detect
+  std::string cluster = "default";  // preset name or JSON path
+  std::string hardware_path;     // empty = built-in catalog
+  std::string policy = "fcfs";
+  std::string placement = "first-fit";
+  std::string runtime_model;     // empty = hardware if the cluster is heterogeneous, else trace
+  Params params;
+  int64_t seed = 0;
+  std::string out;               // empty = do not write a database
+  EngineOptions engine;
+};
+
+struct RunOutcome {
+  int64_t run_id = -1;
+  RunStatus status = RunStatus::kComplete;
+  uint64_t fingerprint = 0;
+  uint64_t events = 0;
+  double wall_seconds = 0;
+  size_t jobs = 0;
+  int gpus = 0;
+  std::string runtime_model;
+  std::string trace_format;
+  std::vector<SummaryRow> summary;
+};
+
+// Throws InputError for bad inputs (nothing is written then) and InternalError for a bug.
+RunOutcome ExecuteRun(const RunConfig& config);
+
+// The folder holding the bundled traces (CLUSTERSIM_DATA_DIR, else the source tree's traces/).
+std::string BundledTracesDir();
+std::string DefaultTracePath();
+
+std::string HexFingerprint(uint64_t fingerprint);
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_CLI_RUN_H_

@@ -1,0 +1,452 @@
+#include "sim/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "sim/error.h"
+
+namespace clustersim {
+namespace {
+
+// Event kinds as recorded in the fingerprint.
+enum EventKind : int { kKindFinish = 0, kKindArrival = 2, kKindTimer = 3 };
+
+uint64_t Fnv1a(uint64_t hash, const void* data, size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= p[i];
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+}  // namespace
+
+const char* JobStateName(JobState state) {
+  switch (state) {
+    case JobState::kPending:
+      return "pending";
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kCompleted:
+      return "completed";
+    case JobState::kTimeout:
+      return "timeout";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kRejected:
+      return "rejected";
+    case JobState::kUnfinished:
+      return "unfinished";
+  }
+  return "?";
+}
+
+Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& placement,
+               const RuntimeModel& runtime, Policy& policy, std::string policy_name,
+               EngineOptions options)
+    : trace_(trace),
+      cluster_(cluster),
+      placement_(placement),
+      runtime_(runtime),
+      policy_(policy),
+      policy_name_(std::move(policy_name)),
+      options_(std::move(options)),
+      resources_(cluster),
+      empty_resources_(cluster),
+      metrics_(cluster, options_.timeseries_interval_seconds),
+      runs_(trace.jobs.size()) {
+  CHECK(cluster.catalog().gpus().size() <= 64, "at most 64 GPU types are supported");
+  ResolveRequests();
+}
+
+void Engine::ResolveRequests() {
+  const HardwareCatalog& catalog = cluster_.catalog();
+  std::map<std::string, uint64_t> masks;  // gpu_type field -> mask, parsed once per distinct value
+  for (size_t i = 0; i < trace_.jobs.size(); ++i) {
+    const Job& job = trace_.jobs[i];
+    JobRun& run = runs_[i];
+    run.request.gpus = job.gpus;
+    run.work_left = job.duration;
+    if (job.gpu_type.empty()) continue;
+    auto it = masks.find(job.gpu_type);
+    if (it == masks.end()) {
+      uint64_t mask = 0;
+      size_t begin = 0;
+      while (begin <= job.gpu_type.size()) {
+        size_t end = job.gpu_type.find('|', begin);
+        if (end == std::string::npos) end = job.gpu_type.size();
+        const std::string name = job.gpu_type.substr(begin, end - begin);
+        auto type = catalog.Find(name);
+        if (!type) {
+          throw InputError(trace_.path, static_cast<int>(job.line), 0,
+                           "job " + job.id + ": unknown GPU type \"" + name +
+                               "\"; valid types: " + catalog.NameList());
+        }
+        mask |= uint64_t{1} << *type;
+        begin = end + 1;
+      }
+      it = masks.emplace(job.gpu_type, mask).first;
+    }
+    run.request.type_mask = it->second;
+  }
+}
+
+void Engine::Push(double time, Rank rank, JobId job, uint32_t version, int32_t tag) {
+  heap_.push(Event{time, rank, seq_++, job, version, tag});
+}
+
+void Engine::Record(double time, int kind, JobId job) {
+  ++events_;
+  uint64_t h = fingerprint_;
+  h = Fnv1a(h, &time, sizeof time);
+  h = Fnv1a(h, &kind, sizeof kind);
+  h = Fnv1a(h, &job, sizeof job);
+  fingerprint_ = h;
+}
+
+void Engine::Run() {
+  const auto& jobs = trace_.jobs;
+  const double kInf = std::numeric_limits<double>::infinity();
+  std::vector<Event> batch;
+  while (true) {
+    if (options_.interrupt && options_.interrupt->load(std::memory_order_relaxed)) {
+      status_ = RunStatus::kInterrupted;
+      break;
+    }
+    const double t_heap = heap_.empty() ? kInf : heap_.top().time;
+    const double t_arrival = next_arrival_ < jobs.size() ? jobs[next_arrival_].submit_time : kInf;
+    const double t = std::min(t_heap, t_arrival);
+    if (t == kInf) break;
+    if (t > options_.stop_time) {
+      now_ = options_.stop_time;
+      metrics_.AdvanceTo(now_);
+      break;
+    }
+    now_ = t;
+    metrics_.AdvanceTo(t);
+
+    batch.clear();
+    while (!heap_.empty() && heap_.top().time == t) {
+      batch.push_back(heap_.top());
+      heap_.pop();
+    }
+    size_t b = 0;
+    for (; b < batch.size() && batch[b].rank < kArrivalRank; ++b) {
+      const Event& e = batch[b];
+      const JobRun& run = runs_[e.job];
+      if (run.state != JobState::kRunning || run.version != e.version) continue;  // stale
+      Record(t, kKindFinish, e.job);
+      Finish(e.job);
+    }
+    while (next_arrival_ < jobs.size() && jobs[next_arrival_].submit_time == t) {
+      const JobId id = static_cast<JobId>(next_arrival_++);
+      Record(t, kKindArrival, id);
+      Arrive(id);
+    }
+    for (; b < batch.size(); ++b) {
+      const Event& e = batch[b];
+      Record(t, kKindTimer, e.job);
+      policy_.OnTimer(*this, e.job, e.tag);
+    }
+
+    ++passes_;
+    policy_.Schedule(*this);
+    metrics_.ObserveQueue(resources_,
+                          queue_head_ == kNoJob ? nullptr : &runs_[queue_head_].request,
+                          queue_length_, static_cast<int>(running_.size()));
+    if (options_.check_invariants) CheckInvariants();
+    if (options_.progress && events_ >= next_progress_) {
+      next_progress_ = events_ + options_.progress_every;
+      options_.progress(EngineProgress{now_, jobs_done_, static_cast<int64_t>(jobs.size()),
+                                       events_});
+    }
+  }
+  // Whatever is still queued or running did not finish within the run.
+  for (JobId id = 0; id < static_cast<JobId>(runs_.size()); ++id) {
+    JobRun& run = runs_[id];
+    if (run.state == JobState::kRunning) {
+      StopRunning(id);
+      run.state = JobState::kUnfinished;
+    } else if (run.state == JobState::kQueued || run.state == JobState::kPending) {
+      run.state = JobState::kUnfinished;
+    }
+  }
+  metrics_.Finish(now_);
+}
+
+void Engine::Arrive(JobId id) {
+  JobRun& run = runs_[id];
+  const Job& job = trace_.jobs[id];
+  const auto key = std::make_pair(run.request.gpus, run.request.type_mask);
+  auto it = fits_empty_cache_.find(key);
+  if (it == fits_empty_cache_.end()) {
+    Allocation scratch;
+    const bool fits = run.request.gpus > 0 &&
+                      placement_.Find(empty_resources_, run.request, &scratch);
+    it = fits_empty_cache_.emplace(key, fits).first;
+  }
+  if (!it->second) {
+    run.state = JobState::kRejected;
+    run.end_time = now_;
+    int allowed = 0;
+    for (int type : cluster_.gpu_types()) {
+      if (run.request.AllowsType(type)) allowed += cluster_.GpusOfType(type);
+    }
+    run.reason = "requests " + std::to_string(job.gpus) + " GPUs" +
+                 (job.gpu_type.empty() ? "" : " of type " + job.gpu_type) +
+                 "; no placement exists on this cluster (" + std::to_string(allowed) +
+                 " GPUs of allowed types)";
+    ++jobs_done_;
+    return;
+  }
+  run.state = JobState::kQueued;
+  QueueAppend(id);
+  policy_.OnArrival(*this, id);
+}
+
+void Engine::StopRunning(JobId id) {
+  JobRun& run = runs_[id];
+  const double ran = now_ - run.last_start;
+  const double n = static_cast<double>(run.allocation.gpus.size());
+  run.work_left = std::max(0.0, run.work_left - ran * run.rate);
+  run.run_seconds += ran;
+  run.gpu_seconds += ran * n;
+  finished_gpu_seconds_ += ran * n;
+  run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
+  resources_.Release(run.allocation.gpus);
+  metrics_.OnRelease(run.allocation, cluster_.NodeOfGpu(run.allocation.gpus.front()) !=
+                                         cluster_.NodeOfGpu(run.allocation.gpus.back()));
+  RunningRemove(id);
+  ++run.version;
+}
+
+void Engine::Finish(JobId id) {
+  JobRun& run = runs_[id];
+  const Job& job = trace_.jobs[id];
+  StopRunning(id);
+  // Work left within rounding of a rate change means the work is done; otherwise the event was
+  // the wall-time limit.
+  const bool done = run.work_left <= 1e-9 * std::max(1.0, job.duration);
+  run.state = done ? JobState::kCompleted : JobState::kTimeout;
+  if (!done) run.reason = "killed at its requested wall time";
+  run.end_time = now_;
+  run.allocation.gpus.clear();
+  run.allocation.gpus.shrink_to_fit();
+  ++jobs_done_;
+  policy_.OnCompletion(*this, id);
+}
+
+void Engine::ScheduleFinish(JobId id) {
+  JobRun& run = runs_[id];
+  const Job& job = trace_.jobs[id];
+  double end = now_ + run.work_left / run.rate;
+  if (options_.enforce_walltime && job.walltime >= 0) {
+    end = std::min(end, now_ + std::max(0.0, job.walltime - run.run_seconds));
+  }
+  Push(end, kFinishRank, id, run.version, 0);
+}
+
+void Engine::PolicyBug(const std::string& what) const {
+  throw InternalError("policy " + policy_name_ + " made an invalid decision at t=" +
+                      std::to_string(now_) + ": " + what);
+}
+
+void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const char* verb,
+                                bool own_gpus_allowed) const {
+  const JobRun& run = runs_[id];
+  const std::string who = std::string(verb) + " job " + trace_.jobs[id].id;
+  if (allocation.gpus.empty()) PolicyBug(who + " with no GPUs");
+  if (allocation.gpu_type < 0 || !run.request.AllowsType(allocation.gpu_type)) {
+    PolicyBug(who + " on a GPU type it may not use");
+  }
+  for (size_t i = 0; i < allocation.gpus.size(); ++i) {
+    const int g = allocation.gpus[i];
+    if (g < 0 || g >= cluster_.total_gpus()) PolicyBug(who + ": no GPU " + std::to_string(g));
+    if (i > 0 && g <= allocation.gpus[i - 1]) PolicyBug(who + ": GPUs not ascending and unique");
+    if (cluster_.node(cluster_.NodeOfGpu(g)).gpu_type != allocation.gpu_type) {
+      PolicyBug(who + ": GPU " + std::to_string(g) + " is not of the allocation's type");
+    }
+    if (!resources_.IsGpuFree(g)) {
+      const bool own = own_gpus_allowed && std::binary_search(run.allocation.gpus.begin(),
+                                                              run.allocation.gpus.end(), g);
+      if (!own) PolicyBug(who + ": GPU " + std::to_string(g) + " is busy");
+    }
+  }
+}
+
+void Engine::Start(JobId id, Allocation allocation) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size())) PolicyBug("start of a nonexistent job");
+  JobRun& run = runs_[id];
+  if (run.state != JobState::kQueued) {
+    PolicyBug("start of job " + trace_.jobs[id].id + " in state " + JobStateName(run.state));
+  }
+  if (static_cast<int>(allocation.gpus.size()) != run.request.gpus) {
+    PolicyBug("start of job " + trace_.jobs[id].id + " on " +
+              std::to_string(allocation.gpus.size()) + " GPUs; it requests " +
+              std::to_string(run.request.gpus));
+  }
+  ValidateAllocation(id, allocation, "start of", false);
+  QueueRemove(id);
+  resources_.Allocate(allocation.gpus);
+  const bool multi_node = cluster_.NodeOfGpu(allocation.gpus.front()) !=
+                          cluster_.NodeOfGpu(allocation.gpus.back());
+  metrics_.OnAllocate(allocation, multi_node);
+  run.allocation = std::move(allocation);
+  run.state = JobState::kRunning;
+  if (run.first_start < 0) run.first_start = now_;
+  run.last_start = now_;
+  run.rate = runtime_.Rate(trace_.jobs[id], run.allocation);
+  CHECK(run.rate > 0, "runtime model returned a non-positive rate");
+  run.max_gpus = std::max(run.max_gpus, static_cast<int>(run.allocation.gpus.size()));
+  int nodes = 1;
+  for (size_t i = 1; i < run.allocation.gpus.size(); ++i) {
+    nodes += cluster_.NodeOfGpu(run.allocation.gpus[i]) !=
+             cluster_.NodeOfGpu(run.allocation.gpus[i - 1]);
+  }
+  run.max_nodes = std::max(run.max_nodes, nodes);
+  RunningAdd(id);
+  ScheduleFinish(id);
+}
+
+void Engine::Preempt(JobId id) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) ||
+      runs_[id].state != JobState::kRunning) {
+    PolicyBug("preemption of a job that is not running");
+  }
+  JobRun& run = runs_[id];
+  StopRunning(id);
+  run.allocation.gpus.clear();
+  run.state = JobState::kQueued;
+  ++run.preemptions;
+  QueueInsertSorted(id);
+}
+
+void Engine::Resize(JobId id, Allocation allocation) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) ||
+      runs_[id].state != JobState::kRunning) {
+    PolicyBug("resize of a job that is not running");
+  }
+  ValidateAllocation(id, allocation, "resize of", true);
+  JobRun& run = runs_[id];
+  StopRunning(id);
+  run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
+  QueueInsertSorted(id);
+  run.request.gpus = static_cast<int>(allocation.gpus.size());
+  Start(id, std::move(allocation));
+}
+
+void Engine::SetTimer(double time, JobId id, int tag) {
+  if (!(time >= now_)) PolicyBug("timer set in the past");
+  Push(time, kTimerRank, id, 0, tag);
+}
+
+void Engine::QueueAppend(JobId id) {
+  JobRun& run = runs_[id];
+  run.queue_prev = queue_tail_;
+  run.queue_next = kNoJob;
+  if (queue_tail_ == kNoJob) {
+    queue_head_ = id;
+  } else {
+    runs_[queue_tail_].queue_next = id;
+  }
+  queue_tail_ = id;
+  ++queue_length_;
+}
+
+void Engine::QueueInsertSorted(JobId id) {
+  JobId after = queue_tail_;
+  while (after != kNoJob && after > id) after = runs_[after].queue_prev;
+  JobRun& run = runs_[id];
+  run.queue_prev = after;
+  run.queue_next = after == kNoJob ? queue_head_ : runs_[after].queue_next;
+  if (after == kNoJob) {
+    queue_head_ = id;
+  } else {
+    runs_[after].queue_next = id;
+  }
+  if (run.queue_next == kNoJob) {
+    queue_tail_ = id;
+  } else {
+    runs_[run.queue_next].queue_prev = id;
+  }
+  ++queue_length_;
+}
+
+void Engine::QueueRemove(JobId id) {
+  JobRun& run = runs_[id];
+  if (run.queue_prev == kNoJob) {
+    queue_head_ = run.queue_next;
+  } else {
+    runs_[run.queue_prev].queue_next = run.queue_next;
+  }
+  if (run.queue_next == kNoJob) {
+    queue_tail_ = run.queue_prev;
+  } else {
+    runs_[run.queue_next].queue_prev = run.queue_prev;
+  }
+  run.queue_prev = run.queue_next = kNoJob;
+  --queue_length_;
+}
+
+void Engine::RunningAdd(JobId id) {
+  runs_[id].running_slot = static_cast<int>(running_.size());
+  running_.push_back(id);
+}
+
+void Engine::RunningRemove(JobId id) {
+  const int slot = runs_[id].running_slot;
+  const JobId last = running_.back();
+  running_[slot] = last;
+  runs_[last].running_slot = slot;
+  running_.pop_back();
+  runs_[id].running_slot = -1;
+}
+
+void Engine::CheckInvariants() const {
+  // No GPU over-committed: running allocations are disjoint, busy, and add up with the free ones.
+  std::vector<char> held(cluster_.total_gpus(), 0);
+  int busy = 0;
+  double running_gpu_seconds = 0;
+  for (JobId id : running_) {
+    const JobRun& run = runs_[id];
+    CHECK(run.state == JobState::kRunning, "running list holds a job not running");
+    for (int g : run.allocation.gpus) {
+      CHECK(!held[g], "GPU " + std::to_string(g) + " held by two jobs");
+      CHECK(!resources_.IsGpuFree(g), "GPU " + std::to_string(g) + " held but marked free");
+      held[g] = 1;
+      ++busy;
+    }
+    running_gpu_seconds += (now_ - run.last_start) * run.allocation.gpus.size();
+  }
+  CHECK(busy + resources_.total_free() == cluster_.total_gpus(),
+        "busy + free GPUs != cluster GPUs");
+  // Every job in exactly one state: the queue holds exactly the queued jobs.
+  int queued = 0;
+  for (JobId id = queue_head_; id != kNoJob; id = runs_[id].queue_next) {
+    CHECK(runs_[id].state == JobState::kQueued, "queue holds a job not queued");
+    ++queued;
+  }
+  CHECK(queued == queue_length_, "queue length out of step with the queue");
+  int states_queued = 0;
+  int states_running = 0;
+  for (const JobRun& run : runs_) {
+    states_queued += run.state == JobState::kQueued;
+    states_running += run.state == JobState::kRunning;
+  }
+  CHECK(states_queued == queued, "a queued job is missing from the queue");
+  CHECK(states_running == static_cast<int>(running_.size()),
+        "a running job is missing from the running list");
+  // The metrics' busy GPU-seconds equal the sum over jobs of GPUs x running time.
+  const double expected = finished_gpu_seconds_ + running_gpu_seconds;
+  const double integrated = metrics_.busy_gpu_seconds();
+  CHECK(std::abs(expected - integrated) <= 1e-6 * std::max(1.0, expected),
+        "busy GPU-seconds integrated " + std::to_string(integrated) + " != jobs' " +
+            std::to_string(expected));
+  CHECK(metrics_.busy_gpus_now() == busy, "metrics' busy GPUs out of step");
+}
+
+}  // namespace clustersim

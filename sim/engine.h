@@ -1,0 +1,157 @@
+// The discrete-event engine (DESIGN.md §2). It owns all simulation state: the clock, the event
+// heap, the free GPUs (Resources), every job's JobRun, the waiting queue and the running list.
+// Policies see it through SchedulingContext and act only through its verbs.
+//
+// Semantics:
+// - Events are ordered by (time, kind rank, insertion sequence): at one timestamp completions
+//   come first, then failures, then arrivals (in trace order), then timers. After the batch the
+//   policy is asked once (a pass). Events created during a pass for the same time form a further
+//   batch at that time, followed by another pass.
+// - A running job's finish event carries the job's version; any rate change bumps the version,
+//   so stale finish events are skipped when popped, never searched for.
+// - A job that can never be placed (on the empty cluster, under the run's placement) is rejected
+//   at arrival with a reason and never queued.
+// - A job with a requested wall time is killed when its running time reaches it (status timeout)
+//   unless EngineOptions::enforce_walltime is false.
+// - The fingerprint is FNV-1a over (time, kind, job index) of every event processed.
+#ifndef CLUSTERSIM_SIM_ENGINE_H_
+#define CLUSTERSIM_SIM_ENGINE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "sim/metrics.h"
+#include "sim/policy.h"
+#include "sim/runtime_model.h"
+
+namespace clustersim {
+
+struct EngineProgress {
+  double sim_time = 0;
+  int64_t jobs_done = 0;
+  int64_t jobs_total = 0;
+  uint64_t events = 0;
+};
+
+struct EngineOptions {
+  double timeseries_interval_seconds = 300;
+  bool check_invariants = false;  // --check: verify invariants after every pass
+  bool enforce_walltime = true;
+  double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
+  const std::atomic<bool>* interrupt = nullptr;  // set asynchronously (Ctrl-C) to stop early
+  std::function<void(const EngineProgress&)> progress;  // called every progress_every events
+  uint64_t progress_every = 1 << 16;
+};
+
+enum class RunStatus { kComplete, kInterrupted };
+
+class Engine final : public SchedulingContext {
+ public:
+  // All references must outlive the engine. Throws InputError for a trace job naming an unknown
+  // GPU type.
+  Engine(const Trace& trace, const Cluster& cluster, const Placement& placement,
+         const RuntimeModel& runtime, Policy& policy, std::string policy_name,
+         EngineOptions options);
+
+  // Runs to the end of the trace (or stop_time / interrupt). Jobs still queued or running at
+  // the end are marked unfinished.
+  void Run();
+
+  RunStatus status() const { return status_; }
+  uint64_t fingerprint() const { return fingerprint_; }
+  uint64_t events_processed() const { return events_; }
+  uint64_t passes() const { return passes_; }
+  const std::vector<JobRun>& runs() const { return runs_; }
+  const Metrics& metrics() const { return metrics_; }
+  const Trace& trace() const { return trace_; }
+
+  // SchedulingContext
+  double now() const override { return now_; }
+  const Cluster& cluster() const override { return cluster_; }
+  const Resources& resources() const override { return resources_; }
+  const Placement& placement() const override { return placement_; }
+  const Job& job(JobId id) const override { return trace_.jobs[id]; }
+  const JobRun& run(JobId id) const override { return runs_[id]; }
+  JobId QueueFront() const override { return queue_head_; }
+  JobId QueueNext(JobId id) const override { return runs_[id].queue_next; }
+  int QueueLength() const override { return queue_length_; }
+  const std::vector<JobId>& running() const override { return running_; }
+  void Start(JobId id, Allocation allocation) override;
+  void Preempt(JobId id) override;
+  void Resize(JobId id, Allocation allocation) override;
+  void SetTimer(double time, JobId id, int tag) override;
+
+ private:
+  enum Rank : uint8_t { kFinishRank = 0, kArrivalRank = 2, kTimerRank = 3 };
+  struct Event {
+    double time;
+    uint8_t rank;
+    uint64_t seq;
+    JobId job;
+    uint32_t version;
+    int32_t tag;
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      if (a.time != b.time) return a.time > b.time;
+      if (a.rank != b.rank) return a.rank > b.rank;
+      return a.seq > b.seq;
+    }
+  };
+
+  void ResolveRequests();
+  void Push(double time, Rank rank, JobId job, uint32_t version, int32_t tag);
+  void Record(double time, int kind, JobId job);
+  void Arrive(JobId id);
+  void Finish(JobId id);
+  void StopRunning(JobId id);  // bookkeeping shared by finish, preempt and resize
+  void ScheduleFinish(JobId id);
+  void QueueAppend(JobId id);
+  void QueueInsertSorted(JobId id);
+  void QueueRemove(JobId id);
+  void RunningAdd(JobId id);
+  void RunningRemove(JobId id);
+  void ValidateAllocation(JobId id, const Allocation& allocation, const char* verb,
+                          bool own_gpus_allowed) const;
+  void CheckInvariants() const;
+  [[noreturn]] void PolicyBug(const std::string& what) const;
+
+  const Trace& trace_;
+  const Cluster& cluster_;
+  const Placement& placement_;
+  const RuntimeModel& runtime_;
+  Policy& policy_;
+  std::string policy_name_;
+  EngineOptions options_;
+
+  Resources resources_;
+  Resources empty_resources_;  // the cluster with nothing allocated, for rejection tests
+  Metrics metrics_;
+  std::vector<JobRun> runs_;
+  std::priority_queue<Event, std::vector<Event>, Later> heap_;
+  uint64_t seq_ = 0;
+  size_t next_arrival_ = 0;
+  double now_ = 0;
+  JobId queue_head_ = kNoJob;
+  JobId queue_tail_ = kNoJob;
+  int queue_length_ = 0;
+  std::vector<JobId> running_;
+  std::map<std::pair<int, uint64_t>, bool> fits_empty_cache_;
+  int64_t jobs_done_ = 0;
+  double finished_gpu_seconds_ = 0;
+  uint64_t fingerprint_ = 14695981039346656037ull;
+  uint64_t events_ = 0;
+  uint64_t passes_ = 0;
+  uint64_t next_progress_ = 0;
+  RunStatus status_ = RunStatus::kComplete;
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_ENGINE_H_

@@ -1,0 +1,42 @@
+// A job as every trace reader produces it (DESIGN.md §4): what was submitted, never what the
+// simulator did with it (that is JobRun in sim/engine.h). Times in seconds from the trace's
+// origin, GPU counts in whole GPUs.
+#ifndef CLUSTERSIM_SIM_JOB_H_
+#define CLUSTERSIM_SIM_JOB_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace clustersim {
+
+using JobId = int32_t;  // index of the job in the trace after sorting by submit time
+inline constexpr JobId kNoJob = -1;
+
+struct Job {
+  std::string id;           // as in the trace
+  double submit_time = 0;   // seconds
+  int gpus = 0;             // GPUs requested
+  double duration = 0;      // run time in the trace, seconds (on the reference GPU type)
+  double walltime = -1;     // requested wall time, seconds; < 0 = not given
+  std::string gpu_type;     // allowed GPU types separated by '|'; empty = any
+  std::string user;
+  std::string vc;           // virtual cluster / group
+  int priority = 0;
+  std::string model;        // model name, empty = unknown
+  int batch_size = 0;       // 0 = unknown
+  std::string trace_status; // status recorded in the trace, empty = unknown
+  int64_t line = 0;         // line of the record in its source file (for messages)
+};
+
+struct Trace {
+  std::string path;
+  std::string format;
+  std::string sha256;
+  // Sorted by (submit_time, input order); JobId is the index here.
+  std::vector<Job> jobs;
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_JOB_H_

@@ -1,0 +1,48 @@
+// Placement: which GPUs a job gets, separate from ordering (DESIGN.md §6). A placement strategy
+// answers one question on a Resources state — "where would this request fit now?" — and never
+// changes it; the engine allocates what a policy decides to start.
+#ifndef CLUSTERSIM_SIM_PLACEMENT_H_
+#define CLUSTERSIM_SIM_PLACEMENT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/resources.h"
+
+namespace clustersim {
+
+class Topology;
+class RuntimeModel;
+
+struct PlacementRequest {
+  int gpus = 0;
+  uint64_t type_mask = ~uint64_t{0};  // bit t set = catalog GPU type t allowed
+  bool AllowsType(int type) const { return (type_mask >> type) & 1; }
+};
+
+struct Allocation {
+  int gpu_type = -1;
+  std::vector<int> gpus;  // global GPU indices, ascending
+  bool empty() const { return gpus.empty(); }
+};
+
+// What a strategy may consult besides the free state (both outlive the strategy).
+struct PlacementEnv {
+  const Cluster* cluster = nullptr;
+  const Topology* topology = nullptr;
+  const RuntimeModel* runtime = nullptr;
+};
+
+class Placement {
+ public:
+  virtual ~Placement() = default;
+  // Returns true and fills `out` (cleared first, GPUs ascending) if `request` fits on
+  // `resources` now; false otherwise. Deterministic: ties go to the lowest index.
+  virtual bool Find(const Resources& resources, const PlacementRequest& request,
+                    Allocation* out) const = 0;
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_PLACEMENT_H_

@@ -1,0 +1,101 @@
+// The policy interface (DESIGN.md §1, §6). A policy orders and selects; it never mutates the
+// cluster. Once per pass (after every event due at the current time has been applied) the engine
+// calls Schedule with a SchedulingContext: read-only views of the cluster, the free GPUs, the
+// queue and the running jobs, plus the decision verbs Start / Preempt / Resize / SetTimer. The
+// engine validates each decision as it is made and applies it at once (so the next query in the
+// same pass sees it); an invalid decision is a bug in the policy and stops the run naming it.
+#ifndef CLUSTERSIM_SIM_POLICY_H_
+#define CLUSTERSIM_SIM_POLICY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/job.h"
+#include "sim/placement.h"
+
+namespace clustersim {
+
+enum class JobState : uint8_t {
+  kPending,     // not yet submitted (simulated time < submit time)
+  kQueued,      // submitted, waiting (possibly after a preemption)
+  kRunning,
+  kCompleted,
+  kTimeout,     // killed at its requested wall time
+  kFailed,
+  kRejected,    // can never be placed on this cluster; never queued
+  kUnfinished,  // still queued or running when the run stopped
+};
+const char* JobStateName(JobState state);
+
+// What the engine knows about a job while simulating it. Owned by the engine.
+struct JobRun {
+  JobState state = JobState::kPending;
+  double first_start = -1;      // seconds; -1 = never started
+  double last_start = -1;       // start of the current or last running interval
+  double end_time = -1;
+  double work_left = 0;         // remaining work, in seconds at rate 1
+  double rate = 0;              // progress per second while running
+  double run_seconds = 0;       // total time spent running
+  double gpu_seconds = 0;       // sum over running intervals of GPUs x time
+  double energy_joules = 0;
+  uint32_t version = 0;         // bumped on every rate change; stale finish events are ignored
+  int preemptions = 0;
+  int restarts = 0;
+  int max_gpus = 0;             // largest allocation held
+  int max_nodes = 0;
+  PlacementRequest request;
+  Allocation allocation;        // current GPUs while running
+  std::string reason;           // why rejected / failed
+  JobId queue_prev = kNoJob;
+  JobId queue_next = kNoJob;
+  int running_slot = -1;        // index in the running list
+};
+
+class SchedulingContext {
+ public:
+  virtual ~SchedulingContext() = default;
+
+  virtual double now() const = 0;
+  virtual const Cluster& cluster() const = 0;
+  virtual const Resources& resources() const = 0;  // the live free state
+  virtual const Placement& placement() const = 0;
+  virtual const Job& job(JobId id) const = 0;
+  virtual const JobRun& run(JobId id) const = 0;
+
+  // The waiting queue in (submit time, input order): QueueFront, then QueueNext until kNoJob.
+  virtual JobId QueueFront() const = 0;
+  virtual JobId QueueNext(JobId id) const = 0;
+  virtual int QueueLength() const = 0;
+  // Running jobs, in no particular but deterministic order.
+  virtual const std::vector<JobId>& running() const = 0;
+
+  // Decisions. REQUIRES (CHECKed, naming the policy): Start — the job is queued and `allocation`
+  // is free, of one allowed type and of the requested size; Preempt — running; Resize — running
+  // and `allocation` free apart from the job's own GPUs.
+  virtual void Start(JobId id, Allocation allocation) = 0;
+  virtual void Preempt(JobId id) = 0;
+  virtual void Resize(JobId id, Allocation allocation) = 0;
+  // Calls Policy::OnTimer(id, tag) at `time` (>= now), before the pass at that time.
+  virtual void SetTimer(double time, JobId id, int tag) = 0;
+
+  // Returns true and fills `out` if the job fits now under the run's placement strategy.
+  bool TryPlace(JobId id, Allocation* out) const {
+    return placement().Find(resources(), run(id).request, out);
+  }
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  // Called once per pass, after the pass's events were applied.
+  virtual void Schedule(SchedulingContext& context) = 0;
+  // Optional hooks, called while events are applied (before the pass).
+  virtual void OnArrival(SchedulingContext& /*context*/, JobId /*id*/) {}
+  virtual void OnCompletion(SchedulingContext& /*context*/, JobId /*id*/) {}
+  virtual void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) {}
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_POLICY_H_

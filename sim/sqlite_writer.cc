@@ -1,0 +1,278 @@
+#include "sim/sqlite_writer.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "sim/error.h"
+
+namespace clustersim {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+  run_id INTEGER PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  trace_path TEXT, trace_sha256 TEXT, trace_format TEXT,
+  cluster_spec TEXT, cluster_sha256 TEXT, cluster_json TEXT,
+  policy TEXT, placement TEXT, params TEXT, runtime_model TEXT,
+  seed INTEGER, version TEXT,
+  wall_seconds REAL, events INTEGER, passes INTEGER,
+  status TEXT NOT NULL, error TEXT, fingerprint TEXT,
+  timeseries_interval_seconds REAL
+);
+CREATE TABLE IF NOT EXISTS jobs (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  job_index INTEGER NOT NULL,
+  job_id TEXT NOT NULL, user TEXT, vc TEXT,
+  submit_time REAL NOT NULL, start_time REAL, end_time REAL,
+  wait_time REAL, jct REAL, run_time REAL,
+  gpus_requested INTEGER, gpus_allocated INTEGER, gpu_type TEXT, nodes INTEGER,
+  status TEXT NOT NULL, reason TEXT,
+  preemptions INTEGER, restarts INTEGER, oom_failures INTEGER,
+  batch_requested INTEGER, batch_used INTEGER, memory_per_gpu_gib REAL,
+  slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
+  PRIMARY KEY (run_id, job_index)
+);
+CREATE TABLE IF NOT EXISTS timeseries (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  t_start REAL NOT NULL, t_end REAL NOT NULL, gpu_type TEXT NOT NULL,
+  busy_gpus REAL, utilization REAL, memory_utilization REAL, power_watts REAL,
+  queue_length REAL, running_jobs REAL, stranded_gpus REAL, i_frag REAL, node_imbalance REAL
+);
+CREATE TABLE IF NOT EXISTS summary (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  metric TEXT NOT NULL, scope TEXT NOT NULL, value REAL,
+  PRIMARY KEY (run_id, metric, scope)
+);
+)sql";
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      throw InputError(std::string("SQLite prepare failed: ") + sqlite3_errmsg(db));
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  void Bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
+  void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  void Bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  }
+  void BindNull(int i) { sqlite3_bind_null(stmt_, i); }
+  void BindOptional(int i, double v, bool present) {
+    if (present) {
+      Bind(i, v);
+    } else {
+      BindNull(i);
+    }
+  }
+  void Step() {
+    if (sqlite3_step(stmt_) != SQLITE_DONE) {
+      throw InputError(std::string("SQLite write failed: ") + sqlite3_errmsg(db_));
+    }
+    sqlite3_reset(stmt_);
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+std::string NowUtc() {
+  char buffer[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buffer;
+}
+
+}  // namespace
+
+SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
+  namespace fs = std::filesystem;
+  fresh_ = !fs::exists(path_);
+  write_path_ = fresh_ ? path_ + ".tmp-" + std::to_string(::getpid()) : path_;
+  if (fresh_) {
+    const fs::path parent = fs::path(path_).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    fs::remove(write_path_, ec);
+  }
+  if (sqlite3_open(write_path_.c_str(), &db_) != SQLITE_OK) {
+    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw InputError(path_, 0, 0, "cannot open database: " + message);
+  }
+  if (fresh_) {
+    // The temporary file is renamed into place only when complete: no journal needed.
+    Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
+  }
+  Exec("BEGIN");
+  try {
+    Exec(kSchema);
+  } catch (const InputError&) {
+    throw InputError(path_, 0, 0, "not a clustersim database (or not writable)");
+  }
+}
+
+SqliteWriter::~SqliteWriter() {
+  if (db_ && !committed_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  if (db_) sqlite3_close(db_);
+  if (fresh_ && !committed_) std::remove(write_path_.c_str());
+}
+
+void SqliteWriter::Exec(const char* sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string message = error ? error : "unknown error";
+    sqlite3_free(error);
+    throw InputError(path_, 0, 0, "SQLite: " + message);
+  }
+}
+
+int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
+                               const std::vector<SummaryRow>& summary) {
+  {
+    Statement s(db_,
+                "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
+                "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
+                "runtime_model, seed, version, wall_seconds, events, passes, status, error, "
+                "fingerprint, timeseries_interval_seconds) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    const std::string now = NowUtc();
+    s.Bind(1, now);
+    s.Bind(2, r.trace_path);
+    s.Bind(3, r.trace_sha256);
+    s.Bind(4, r.trace_format);
+    s.Bind(5, r.cluster_spec);
+    s.Bind(6, r.cluster_sha256);
+    s.Bind(7, r.cluster_json);
+    s.Bind(8, r.policy);
+    s.Bind(9, r.placement);
+    s.Bind(10, r.params_json);
+    s.Bind(11, r.runtime_model);
+    s.Bind(12, r.seed);
+    s.Bind(13, r.version);
+    s.Bind(14, r.wall_seconds);
+    s.Bind(15, static_cast<int64_t>(r.events));
+    s.Bind(16, static_cast<int64_t>(r.passes));
+    s.Bind(17, r.status);
+    if (r.error.empty()) {
+      s.BindNull(18);
+    } else {
+      s.Bind(18, r.error);
+    }
+    s.Bind(19, r.fingerprint);
+    s.Bind(20, r.timeseries_interval_seconds);
+    s.Step();
+  }
+  const int64_t run_id = sqlite3_last_insert_rowid(db_);
+  if (engine == nullptr) return run_id;
+
+  const Trace& trace = engine->trace();
+  const Cluster& cluster = engine->cluster();
+  {
+    Statement s(db_,
+                "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    const std::string empty;
+    for (size_t i = 0; i < trace.jobs.size(); ++i) {
+      const Job& job = trace.jobs[i];
+      const JobRun& run = engine->runs()[i];
+      const bool started = run.first_start >= 0;
+      const bool ended = run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
+                         run.state == JobState::kFailed;
+      s.Bind(1, run_id);
+      s.Bind(2, static_cast<int64_t>(i));
+      s.Bind(3, job.id);
+      s.Bind(4, job.user);
+      s.Bind(5, job.vc);
+      s.Bind(6, job.submit_time);
+      s.BindOptional(7, run.first_start, started);
+      s.BindOptional(8, run.end_time, ended);
+      s.BindOptional(9, run.first_start - job.submit_time, started);
+      s.BindOptional(10, run.end_time - job.submit_time, ended);
+      s.BindOptional(11, run.run_seconds, started);
+      s.Bind(12, static_cast<int64_t>(job.gpus));
+      s.Bind(13, static_cast<int64_t>(run.max_gpus));
+      if (started && run.allocation.gpu_type >= 0) {
+        // Multi-GPU jobs use one type; the allocation keeps its type after the job stops.
+        s.Bind(14, cluster.catalog().gpu(run.allocation.gpu_type).name);
+      } else {
+        s.BindNull(14);
+      }
+      s.Bind(15, static_cast<int64_t>(run.max_nodes));
+      s.Bind(16, std::string(JobStateName(run.state)));
+      if (run.reason.empty()) {
+        s.BindNull(17);
+      } else {
+        s.Bind(17, run.reason);
+      }
+      s.Bind(18, static_cast<int64_t>(run.preemptions));
+      s.Bind(19, static_cast<int64_t>(run.restarts));
+      s.Bind(20, int64_t{0});
+      s.BindOptional(21, job.batch_size, job.batch_size > 0);
+      s.BindNull(22);
+      s.BindNull(23);
+      s.BindOptional(24, (run.end_time - job.submit_time) / job.duration,
+                     ended && job.duration > 0);
+      s.Bind(25, run.energy_joules / 3.6e6);
+      s.Bind(26, job.duration);
+      if (job.trace_status.empty()) {
+        s.BindNull(27);
+      } else {
+        s.Bind(27, job.trace_status);
+      }
+      s.Step();
+    }
+  }
+  {
+    Statement s(db_, "INSERT INTO timeseries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    const std::string all = "all";
+    for (const TimeseriesRow& row : engine->metrics().rows()) {
+      s.Bind(1, run_id);
+      s.Bind(2, row.t_start);
+      s.Bind(3, row.t_end);
+      s.Bind(4, row.gpu_type < 0 ? all : cluster.catalog().gpu(row.gpu_type).name);
+      s.Bind(5, row.busy_gpus);
+      s.Bind(6, row.utilization);
+      s.Bind(7, row.memory_utilization);
+      s.Bind(8, row.power_watts);
+      s.BindOptional(9, row.queue_length, row.gpu_type < 0);
+      s.BindOptional(10, row.running_jobs, row.gpu_type < 0);
+      s.BindOptional(11, row.stranded_gpus, row.gpu_type < 0);
+      s.BindOptional(12, row.i_frag, row.gpu_type < 0);
+      s.BindOptional(13, row.node_imbalance, row.gpu_type < 0);
+      s.Step();
+    }
+  }
+  {
+    Statement s(db_, "INSERT INTO summary VALUES (?,?,?,?)");
+    for (const SummaryRow& row : summary) {
+      s.Bind(1, run_id);
+      s.Bind(2, row.metric);
+      s.Bind(3, row.scope);
+      s.BindOptional(4, row.value, std::isfinite(row.value));
+      s.Step();
+    }
+  }
+  return run_id;
+}
+
+void SqliteWriter::Commit() {
+  Exec("COMMIT");
+  sqlite3_close(db_);
+  db_ = nullptr;
+  if (fresh_) {
+    std::error_code ec;
+    std::filesystem::rename(write_path_, path_, ec);
+    if (ec) throw InputError(path_, 0, 0, "cannot rename the finished database into place");
+  }
+  committed_ = true;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,146 @@
+#include "sim/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace clustersim {
+
+double Percentile(const std::vector<double>& sorted, double q) {
+  const double rank = q * (sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(rank));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (rank - lo) * (sorted[hi] - sorted[lo]);
+}
+
+double JainIndex(const std::vector<double>& values) {
+  double sum = 0;
+  double sum_sq = 0;
+  for (double v : values) {
+    sum += v;
+    sum_sq += v * v;
+  }
+  if (values.empty() || sum_sq == 0) return 1.0;
+  return sum * sum / (values.size() * sum_sq);
+}
+
+double SummaryValue(const std::vector<SummaryRow>& rows, const std::string& metric) {
+  for (const auto& r : rows) {
+    if (r.metric == metric && r.scope == "all") return r.value;
+  }
+  return std::nan("");
+}
+
+std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
+  std::vector<SummaryRow> out;
+  auto add = [&](const std::string& metric, double value, const std::string& scope = "all") {
+    out.push_back({metric, scope, value});
+  };
+  const Trace& trace = engine.trace();
+  const Cluster& cluster = engine.cluster();
+  const Metrics& metrics = engine.metrics();
+  const auto& runs = engine.runs();
+
+  std::vector<double> jct, wait, slowdown;
+  int64_t completed = 0, rejected = 0, timeout = 0, unfinished = 0, failed = 0;
+  int64_t preemptions = 0, restarts = 0;
+  double first_submit = trace.jobs.empty() ? 0 : trace.jobs.front().submit_time;
+  double last_end = first_submit;
+  std::map<std::string, double> user_gpu_seconds;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const JobRun& run = runs[i];
+    const Job& job = trace.jobs[i];
+    preemptions += run.preemptions;
+    restarts += run.restarts;
+    if (run.state == JobState::kRejected) {
+      ++rejected;
+      continue;
+    }
+    user_gpu_seconds[job.user] += run.gpu_seconds;
+    if (run.first_start >= 0) wait.push_back(run.first_start - job.submit_time);
+    switch (run.state) {
+      case JobState::kCompleted:
+        ++completed;
+        break;
+      case JobState::kTimeout:
+        ++timeout;
+        break;
+      case JobState::kFailed:
+        ++failed;
+        break;
+      default:
+        ++unfinished;
+        break;
+    }
+    if (run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
+        run.state == JobState::kFailed) {
+      const double j = run.end_time - job.submit_time;
+      jct.push_back(j);
+      if (job.duration > 0) slowdown.push_back(j / job.duration);
+      last_end = std::max(last_end, run.end_time);
+    }
+  }
+  add("jobs_total", static_cast<double>(runs.size()));
+  add("jobs_completed", static_cast<double>(completed));
+  add("jobs_rejected", static_cast<double>(rejected));
+  add("jobs_timeout", static_cast<double>(timeout));
+  add("jobs_failed", static_cast<double>(failed));
+  add("jobs_unfinished", static_cast<double>(unfinished));
+  auto distribution = [&](const std::string& name, std::vector<double>& v) {
+    if (v.empty()) return;
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (double x : v) sum += x;
+    add(name + "_mean", sum / v.size());
+    add(name + "_p50", Percentile(v, 0.50));
+    add(name + "_p95", Percentile(v, 0.95));
+    add(name + "_p99", Percentile(v, 0.99));
+    add(name + "_max", v.back());
+  };
+  distribution("jct_seconds", jct);
+  distribution("wait_seconds", wait);
+  distribution("slowdown", slowdown);
+
+  const double makespan = last_end - first_submit;
+  add("makespan_seconds", makespan);
+  add("throughput_jobs_per_hour", makespan > 0 ? completed / (makespan / 3600.0) : 0.0);
+
+  const double span = metrics.last_time() - metrics.start_time();
+  add("simulated_seconds", span);
+  if (span > 0) {
+    add("gpu_utilization", metrics.busy_gpu_seconds() / (cluster.total_gpus() * span));
+    for (int type : cluster.gpu_types()) {
+      add("gpu_utilization",
+          metrics.busy_gpu_seconds_of_type(type) / (cluster.GpusOfType(type) * span),
+          cluster.catalog().gpu(type).name);
+    }
+    add("memory_utilization", metrics.memory_used_gib_seconds() / (metrics.total_memory_gib() * span));
+    add("queue_length_mean", metrics.queue_length_seconds() / span);
+    add("running_jobs_mean", metrics.running_jobs_seconds() / span);
+    add("stranded_gpus_mean", metrics.stranded_gpu_seconds() / span);
+    add("i_frag_mean", metrics.i_frag_seconds() / span);
+    add("node_imbalance_mean", metrics.node_imbalance_seconds() / span);
+  }
+  add("busy_gpu_hours", metrics.busy_gpu_seconds() / 3600.0);
+  std::vector<double> shares;
+  for (const auto& [user, seconds] : user_gpu_seconds) shares.push_back(seconds);
+  add("jain_index_users", JainIndex(shares));
+  add("users", static_cast<double>(shares.size()));
+  add("energy_kwh", metrics.energy_joules() / 3.6e6);
+  double cluster_cost = 0;
+  double used_cost = 0;
+  for (int type : cluster.gpu_types()) {
+    const double price = cluster.catalog().gpu(type).price_per_gpu_hour;
+    cluster_cost += cluster.GpusOfType(type) * price * span / 3600.0;
+    used_cost += metrics.busy_gpu_seconds_of_type(type) / 3600.0 * price;
+  }
+  add("cost_usd", cluster_cost);
+  add("used_cost_usd", used_cost);
+  add("oom_rate", 0.0);
+  add("preemptions", static_cast<double>(preemptions));
+  add("restarts", static_cast<double>(restarts));
+  add("lost_gpu_hours", 0.0);
+  return out;
+}
+
+}  // namespace clustersim

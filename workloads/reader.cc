@@ -1,0 +1,76 @@
+#include "workloads/reader.h"
+
+#include <algorithm>
+#include <deque>
+#include <fstream>
+
+#include "sim/error.h"
+#include "sim/sha256.h"
+
+namespace clustersim {
+namespace {
+
+std::deque<TraceReaderEntry>& Table() {
+  static std::deque<TraceReaderEntry> table;
+  return table;
+}
+
+std::string FirstLine(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, 0, "cannot open trace file");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) return line;
+  }
+  throw InputError(path, 1, 1, "empty trace file: expected a header line");
+}
+
+}  // namespace
+
+bool RegisterTraceReader(TraceReaderEntry entry) {
+  Table().push_back(std::move(entry));
+  return true;
+}
+
+std::vector<const TraceReaderEntry*> TraceReaders() {
+  std::vector<const TraceReaderEntry*> out;
+  for (const auto& e : Table()) out.push_back(&e);
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  return out;
+}
+
+Trace LoadTrace(const std::string& path, const std::string& format) {
+  const TraceReaderEntry* reader = nullptr;
+  std::string names;
+  for (const TraceReaderEntry* e : TraceReaders()) names += (names.empty() ? "" : ", ") + e->name;
+  if (!format.empty()) {
+    for (const TraceReaderEntry* e : TraceReaders()) {
+      if (e->name == format) reader = e;
+    }
+    if (!reader) throw InputError("unknown trace format \"" + format + "\"; valid: " + names);
+  } else {
+    const std::string first = FirstLine(path);
+    for (const TraceReaderEntry* e : TraceReaders()) {
+      if (e->detect(path, first)) {
+        reader = e;
+        break;
+      }
+    }
+    if (!reader) {
+      throw InputError(path, 1, 1,
+                       "cannot detect the trace format from the first line \"" +
+                           first.substr(0, 120) + "\"; name one with --format (" + names + ")");
+    }
+  }
+  Trace trace;
+  trace.path = path;
+  trace.format = reader->name;
+  reader->read(path, &trace.jobs);
+  std::stable_sort(trace.jobs.begin(), trace.jobs.end(),
+                   [](const Job& a, const Job& b) { return a.submit_time < b.submit_time; });
+  trace.sha256 = Sha256File(path);
+  return trace;
+}
+
+}  // namespace clustersim
