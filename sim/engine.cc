@@ -140,7 +140,7 @@ void Engine::Run() {
       const JobRun& run = runs_[e.job];
       if (run.state != JobState::kRunning || run.version != e.version) continue;  // stale
       Record(t, kKindFinish, e.job);
-      Finish(e.job);
+      Finish(e.job, e.tag == kWalltimeTag);
     }
     while (next_arrival_ < jobs.size() && jobs[next_arrival_].submit_time == t) {
       const JobId id = static_cast<JobId>(next_arrival_++);
@@ -224,15 +224,18 @@ void Engine::StopRunning(JobId id) {
   ++run.version;
 }
 
-void Engine::Finish(JobId id) {
+void Engine::Finish(JobId id, bool walltime_kill) {
   JobRun& run = runs_[id];
-  const Job& job = trace_.jobs[id];
   StopRunning(id);
-  // Work left within rounding of a rate change means the work is done; otherwise the event was
-  // the wall-time limit.
-  const bool done = run.work_left <= 1e-9 * std::max(1.0, job.duration);
-  run.state = done ? JobState::kCompleted : JobState::kTimeout;
-  if (!done) run.reason = "killed at its requested wall time";
+  // The event says why it was scheduled; the work left is not compared with zero, as rounding
+  // of (now + work / rate) - now at large times would misclassify completions.
+  if (walltime_kill) {
+    run.state = JobState::kTimeout;
+    run.reason = "killed at its requested wall time";
+  } else {
+    run.work_left = 0;
+    run.state = JobState::kCompleted;
+  }
   run.end_time = now_;
   run.allocation.gpus.clear();
   run.allocation.gpus.shrink_to_fit();
@@ -243,9 +246,13 @@ void Engine::Finish(JobId id) {
 void Engine::ScheduleFinish(JobId id) {
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
-  double end = now_ + run.work_left / run.rate;
+  const double end = now_ + run.work_left / run.rate;
   if (options_.enforce_walltime && job.walltime >= 0) {
-    end = std::min(end, now_ + std::max(0.0, job.walltime - run.run_seconds));
+    const double kill = now_ + std::max(0.0, job.walltime - run.run_seconds);
+    if (kill < end) {
+      Push(kill, kFinishRank, id, run.version, kWalltimeTag);
+      return;
+    }
   }
   Push(end, kFinishRank, id, run.version, 0);
 }

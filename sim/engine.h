@@ -89,6 +89,7 @@ class Engine final : public SchedulingContext {
 
  private:
   enum Rank : uint8_t { kFinishRank = 0, kArrivalRank = 2, kTimerRank = 3 };
+  static constexpr int32_t kWalltimeTag = 1;  // a finish event that is a wall-time kill
   struct Event {
     double time;
     uint8_t rank;
@@ -109,7 +110,7 @@ class Engine final : public SchedulingContext {
   void Push(double time, Rank rank, JobId job, uint32_t version, int32_t tag);
   void Record(double time, int kind, JobId job);
   void Arrive(JobId id);
-  void Finish(JobId id);
+  void Finish(JobId id, bool walltime_kill);
   void StopRunning(JobId id);  // bookkeeping shared by finish, preempt and resize
   void ScheduleFinish(JobId id);
   void QueueAppend(JobId id);

@@ -291,8 +291,11 @@ Topology::Topology(const Cluster& cluster)
       cluster.spec().network.latency_us * 1e-6 * kNetworkEdgeShareOfLatency;
 
   auto add_vertex = [&](VertexKind kind, int node, int index, std::string label) {
-    return static_cast<int>(
-        boost::add_vertex(TopologyVertex{kind, node, index, std::move(label)}, graph_));
+    // add_vertex(graph_) then assign: add_vertex(property, graph_) trips a GCC 12
+    // -Wmaybe-uninitialized false positive in Boost's named_graph under sanitizers.
+    const auto v = boost::add_vertex(graph_);
+    graph_[v] = TopologyVertex{kind, node, index, std::move(label)};
+    return static_cast<int>(v);
   };
   auto add_link = [&](int u, int v, double gbps, double latency_seconds) {
     CHECK(gbps > 0, "link " + graph_[u].label + " -- " + graph_[v].label + " has no bandwidth");
@@ -323,8 +326,9 @@ Topology::Topology(const Cluster& cluster)
     // NVLink. A GPU type without NVLink gets none, whatever the spec's topology says.
     if (node.topology == NodeTopology::kNvSwitch && nvlink_gbps_per_direction > 0) {
       const int nvswitch = add_vertex(VertexKind::kNvSwitch, node.index, 0, prefix + "nvswitch");
-      for (int v : gpus)
+      for (int v : gpus) {
         add_link(v, nvswitch, nvlink_gbps_per_direction, kNvSwitchEdgeLatencySeconds);
+      }
     } else if (node.topology == NodeTopology::kHybridCubeMesh && nvlink_gbps_per_direction > 0) {
       CHECK(node.gpu_count == kCubeMeshGpus,
             "hybrid-cube-mesh node " + std::to_string(node.index) + " does not have 8 GPUs");
@@ -406,8 +410,9 @@ Topology::Routing::Order Topology::Routing::IndexOrder(const Kind& kind,
   for (int i = 0; i + 1 < k; ++i) {
     order.gbps = share.Add(kind.route(local[i], local[i + 1]).directed_links, order.gbps);
   }
-  if (cyclic && k >= 2)
+  if (cyclic && k >= 2) {
     order.gbps = share.Add(kind.route(local[k - 1], local[0]).directed_links, order.gbps);
+  }
   return order;
 }
 
@@ -468,8 +473,9 @@ double Topology::Routing::OrderLatencySeconds(const Kind& kind, const std::vecto
   for (int i = 0; i + 1 < k; ++i) {
     latency = std::max(latency, kind.route(order[i], order[i + 1]).latency_seconds);
   }
-  if (cyclic && k >= 2)
+  if (cyclic && k >= 2) {
     latency = std::max(latency, kind.route(order[k - 1], order[0]).latency_seconds);
+  }
   return latency;
 }
 

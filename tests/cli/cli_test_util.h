@@ -1,0 +1,225 @@
+// Helpers shared by the command-line tests (cli_test.cc, sqlite_output_test.cc): a temporary
+// folder that removes itself, running the clustersim executable with its stdout, stderr and exit
+// code captured, and a small read-only wrapper over a SQLite database.
+//
+// Everything here is header-only and test-only; the clustersim executable is the one CMake built
+// (CLUSTERSIM_BINARY), the input files are in tests/data (CLUSTERSIM_TEST_DATA).
+#ifndef CLUSTERSIM_TESTS_CLI_CLI_TEST_UTIL_H_
+#define CLUSTERSIM_TESTS_CLI_CLI_TEST_UTIL_H_
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace clustersim::testing {
+
+inline std::string BinaryPath() { return CLUSTERSIM_BINARY; }
+inline std::string TestData(const std::string& relative) {
+  return std::string(CLUSTERSIM_TEST_DATA) + "/" + relative;
+}
+
+// A fresh folder under $TMPDIR (or /tmp) made with mkdtemp; removed with its contents on
+// destruction.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/clustersim_test_XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    if (::mkdtemp(buffer.data()) == nullptr) {
+      throw std::runtime_error("mkdtemp failed: " + std::string(std::strerror(errno)));
+    }
+    path_ = buffer.data();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+inline void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+inline bool Exists(const std::string& path) { return std::filesystem::exists(path); }
+
+// Names of the entries of `dir` whose name contains `needle`.
+inline std::vector<std::string> EntriesContaining(const std::string& dir,
+                                                  const std::string& needle) {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(needle) != std::string::npos) out.push_back(name);
+  }
+  return out;
+}
+
+struct CliResult {
+  int exit_code = -1;  // the exit status, or 128 + signal number if killed by a signal
+  std::string out;
+  std::string err;
+};
+
+inline std::vector<char*> Argv(const std::vector<std::string>& args) {
+  static const std::string binary = BinaryPath();
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(binary.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  return argv;
+}
+
+// Runs `clustersim args...` to completion. stdin is /dev/null; stdout and stderr go to files in
+// a private temporary folder and are returned. Never goes through a shell, so arguments need no
+// quoting.
+inline CliResult RunCli(const std::vector<std::string>& args) {
+  TempDir capture;
+  const std::string out_path = capture.File("stdout");
+  const std::string err_path = capture.File("stderr");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> argv = Argv(args);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  CliResult result;
+  if (rc != 0) {
+    result.err = "posix_spawn " + BinaryPath() + " failed: " + std::strerror(rc);
+    return result;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.exit_code = 128 + WTERMSIG(status);
+  }
+  result.out = ReadFile(out_path);
+  result.err = ReadFile(err_path);
+  return result;
+}
+
+// Text for assertion messages: the command line and what it printed.
+inline std::string Describe(const std::vector<std::string>& args, const CliResult& r) {
+  std::string s = "clustersim";
+  for (const auto& a : args) s += " " + a;
+  return s + "\n  exit code " + std::to_string(r.exit_code) + "\n  stdout: " + r.out +
+         "\n  stderr: " + r.err;
+}
+
+// A read-only view of a SQLite database. Query returns every row as text (NULL = nullopt), REAL
+// values printed with 17 significant digits so equal text means equal doubles.
+class Database {
+ public:
+  explicit Database(const std::string& path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+      const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw std::runtime_error("cannot open " + path + ": " + message);
+    }
+  }
+  ~Database() { sqlite3_close(db_); }
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  using Row = std::vector<std::optional<std::string>>;
+
+  std::vector<Row> Query(const std::string& sql, std::vector<std::string>* column_names = nullptr) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+      throw std::runtime_error("SQL error in \"" + sql + "\": " + sqlite3_errmsg(db_));
+    }
+    const int columns = sqlite3_column_count(stmt);
+    if (column_names) {
+      column_names->clear();
+      for (int c = 0; c < columns; ++c) column_names->push_back(sqlite3_column_name(stmt, c));
+    }
+    std::vector<Row> rows;
+    int rc = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      Row row;
+      for (int c = 0; c < columns; ++c) {
+        switch (sqlite3_column_type(stmt, c)) {
+          case SQLITE_NULL:
+            row.push_back(std::nullopt);
+            break;
+          case SQLITE_FLOAT: {
+            char buffer[40];
+            std::snprintf(buffer, sizeof buffer, "%.17g", sqlite3_column_double(stmt, c));
+            row.push_back(std::string(buffer));
+            break;
+          }
+          default:
+            row.push_back(std::string(
+                reinterpret_cast<const char*>(sqlite3_column_text(stmt, c)),
+                static_cast<size_t>(sqlite3_column_bytes(stmt, c))));
+        }
+      }
+      rows.push_back(std::move(row));
+    }
+    const std::string error = sqlite3_errmsg(db_);
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_DONE) throw std::runtime_error("SQL error in \"" + sql + "\": " + error);
+    return rows;
+  }
+
+  // The single value of a one-row, one-column query (nullopt for NULL or no row).
+  std::optional<std::string> Value(const std::string& sql) {
+    const auto rows = Query(sql);
+    if (rows.empty() || rows[0].empty()) return std::nullopt;
+    return rows[0][0];
+  }
+
+  double Number(const std::string& sql) {
+    const auto v = Value(sql);
+    if (!v) throw std::runtime_error("NULL or no row from \"" + sql + "\"");
+    return std::stod(*v);
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace clustersim::testing
+
+#endif  // CLUSTERSIM_TESTS_CLI_CLI_TEST_UTIL_H_

@@ -1,0 +1,94 @@
+// In-process simulation for tests: a cluster from JSON text, a trace from a list of jobs, a
+// registered policy and placement, and the engine — the same objects ExecuteRun builds.
+#ifndef CLUSTERSIM_TESTS_TEST_UTIL_H_
+#define CLUSTERSIM_TESTS_TEST_UTIL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policies/registry.h"
+#include "sim/engine.h"
+#include "sim/topology.h"
+
+namespace clustersim::testing {
+
+inline Job MakeJob(const std::string& id, double submit, int gpus, double duration) {
+  Job job;
+  job.id = id;
+  job.submit_time = submit;
+  job.gpus = gpus;
+  job.duration = duration;
+  return job;
+}
+
+inline std::string Nodes(int count, int gpus_per_node, const std::string& type = "A100-80GB") {
+  return R"({"nodes":[{"count":)" + std::to_string(count) + R"(,"gpu_type":")" + type +
+         R"(","gpus_per_node":)" + std::to_string(gpus_per_node) + "}]}";
+}
+
+class TestSim {
+ public:
+  TestSim(const std::string& cluster_json, std::vector<Job> jobs,
+          const std::string& policy = "fcfs", const std::string& placement = "first-fit",
+          EngineOptions options = {}, const std::string& runtime = "trace",
+          Params params = Params())
+      : cluster_(ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
+                 HardwareCatalog::Default()),
+        topology_(cluster_),
+        runtime_(MakeRuntimeModel(runtime, cluster_, topology_)),
+        placement_(FindPlacement(placement).make(PlacementEnv{&cluster_, &topology_, runtime_.get()},
+                                                 params)),
+        policy_(FindPolicy(policy).make(params)) {
+    trace_.path = "test-trace";
+    trace_.jobs = std::move(jobs);
+    std::stable_sort(trace_.jobs.begin(), trace_.jobs.end(),
+                     [](const Job& a, const Job& b) { return a.submit_time < b.submit_time; });
+    options.check_invariants = true;
+    engine_ = std::make_unique<Engine>(trace_, cluster_, *placement_, *runtime_, *policy_, policy,
+                                       options);
+  }
+  // Uses a policy object owned by the test instead of a registered one.
+  TestSim(const std::string& cluster_json, std::vector<Job> jobs, std::unique_ptr<Policy> policy,
+          EngineOptions options = {})
+      : cluster_(ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
+                 HardwareCatalog::Default()),
+        topology_(cluster_),
+        runtime_(MakeRuntimeModel("trace", cluster_, topology_)),
+        placement_(FindPlacement("first-fit").make(PlacementEnv{&cluster_, &topology_, runtime_.get()},
+                                                   Params())),
+        policy_(std::move(policy)) {
+    trace_.path = "test-trace";
+    trace_.jobs = std::move(jobs);
+    options.check_invariants = true;
+    engine_ = std::make_unique<Engine>(trace_, cluster_, *placement_, *runtime_, *policy_,
+                                       "test-policy", options);
+  }
+
+  Engine& Run() {
+    engine_->Run();
+    return *engine_;
+  }
+  Engine& engine() { return *engine_; }
+  const Cluster& cluster() const { return cluster_; }
+  // The run of the job whose trace id is `id`.
+  const JobRun& Of(const std::string& id) const {
+    for (size_t i = 0; i < trace_.jobs.size(); ++i) {
+      if (trace_.jobs[i].id == id) return engine_->runs()[i];
+    }
+    throw std::out_of_range("no job " + id);
+  }
+
+ private:
+  Cluster cluster_;
+  Topology topology_;
+  std::unique_ptr<RuntimeModel> runtime_;
+  std::unique_ptr<Placement> placement_;
+  std::unique_ptr<Policy> policy_;
+  Trace trace_;
+  std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace clustersim::testing
+
+#endif  // CLUSTERSIM_TESTS_TEST_UTIL_H_
