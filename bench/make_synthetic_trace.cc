@@ -15,7 +15,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: make_synthetic_trace --out FILE [--jobs N (1000000)] [--gpus G (8192)]\n"
-    "                            [--load F (0.9)] [--seed S (42)] [--mean-duration SECONDS (3600)]\n"
+    "                            [--load F (0.9)] [--seed S (42)] [--mean-duration SECONDS "
+    "(3600)]\n"
     "Writes N jobs (job_id,submit_time,gpus,duration): Poisson arrivals, GPU counts from the\n"
     "Philly distribution, exponential durations; the arrival rate makes the offered load on G\n"
     "GPUs equal to F.\n";
@@ -63,10 +64,12 @@ int main(int argc, char** argv) {
     }
     if (out.empty()) throw clustersim::InputError(std::string("--out is required\n") + kUsage);
     clustersim::WriteSyntheticTrace(options, out);
-    std::fprintf(stderr, "wrote %lld jobs to %s (arrival rate %.4f jobs/s, offered load %.3g on %lld GPUs)\n",
-                 static_cast<long long>(options.jobs), out.c_str(),
-                 clustersim::ArrivalRatePerSecond(options), options.load,
-                 static_cast<long long>(options.cluster_gpus));
+    std::fprintf(
+        stderr,
+        "wrote %lld jobs to %s (arrival rate %.4f jobs/s, offered load %.3g on %lld GPUs)\n",
+        static_cast<long long>(options.jobs), out.c_str(),
+        clustersim::ArrivalRatePerSecond(options), options.load,
+        static_cast<long long>(options.cluster_gpus));
     return 0;
   } catch (const clustersim::InputError& error) {
     std::fprintf(stderr, "make_synthetic_trace: %s\n", error.what());

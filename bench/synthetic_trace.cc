@@ -39,7 +39,9 @@ constexpr uint64_t PhillyTotalJobs() {
 double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 // Exponential with the given mean by inversion: -mean ln(1 - U).
-double Exponential(std::mt19937_64& rng, double mean) { return -mean * std::log1p(-Uniform01(rng)); }
+double Exponential(std::mt19937_64& rng, double mean) {
+  return -mean * std::log1p(-Uniform01(rng));
+}
 
 // Uniform integer in [0, n) without modulo bias (rejection of the incomplete last block).
 uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n) {
@@ -61,8 +63,8 @@ int PhillyGpus(std::mt19937_64& rng) {
 // Appends `value` with exactly three decimals (to_chars is correctly rounded, so portable).
 void AppendFixed3(double value, std::string* out) {
   char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value,
-                                    std::chars_format::fixed, 3);
+  const auto result =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, 3);
   out->append(buffer, result.ptr);
 }
 

@@ -16,8 +16,8 @@ namespace clustersim {
 
 struct SyntheticTraceOptions {
   int64_t jobs = 1'000'000;
-  int64_t cluster_gpus = 8192;         // the GPUs the offered load is computed on
-  double load = 0.9;                   // offered load: arrival rate x E[gpus] x E[duration] / GPUs
+  int64_t cluster_gpus = 8192;  // the GPUs the offered load is computed on
+  double load = 0.9;            // offered load: arrival rate x E[gpus] x E[duration] / GPUs
   uint64_t seed = 42;
   double mean_duration_seconds = 3600;  // mean of the exponential durations
 };

@@ -373,7 +373,8 @@ TEST(CtrlC, InterruptedRunExits130AndWritesAValidPartialDatabase) {
   // 2. Let the simulation run for a second, then interrupt it.
   const auto signal_at = Clock::now() + std::chrono::seconds(1);
   while (open && Clock::now() < signal_at) open = ReadSome(err_pipe[0], &err, 50);
-  if (exited()) {
+  // stderr at EOF means the child is exiting: reap it rather than race its exit with the signal.
+  if (!open ? ::waitpid(pid, &status, 0) == pid : exited()) {
     ::close(err_pipe[0]);
     FAIL() << "the run finished before SIGINT was sent (exit status " << status
            << "); the test needs a run that lasts longer: make the trace bigger. stdout: "

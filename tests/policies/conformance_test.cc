@@ -1,1 +1,83 @@
-// Written next.
+// The general rules every registered policy must follow, on every registered placement
+// (STYLE.md: a new policy is tested without editing this file): no over-commit (the engine's
+// --check invariants run after every pass), every job accounted for (ends in a terminal state),
+// and determinism (same inputs -> same fingerprint and the same per-job outcome).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+std::vector<Job> RandomTrace(uint64_t seed, int jobs) {
+  std::mt19937_64 rng(seed);
+  std::vector<Job> out;
+  double t = 0;
+  const int sizes[] = {1, 1, 1, 1, 2, 2, 4, 8, 16, 24};
+  for (int i = 0; i < jobs; ++i) {
+    t += static_cast<double>(rng() % 600);
+    Job job = testing::MakeJob("j" + std::to_string(i), t, sizes[rng() % 10],
+                               static_cast<double>(1 + rng() % 7200));
+    if (rng() % 5 == 0) job.walltime = job.duration * (rng() % 2 ? 2 : 0.5);
+    job.user = "u" + std::to_string(rng() % 4);
+    out.push_back(job);
+  }
+  out.push_back(testing::MakeJob("too-big", t, 1000, 1));  // rejected on this cluster
+  return out;
+}
+
+constexpr const char* kCluster = R"({"nodes":[
+  {"count":2,"gpu_type":"V100-32GB","gpus_per_node":8},
+  {"count":3,"gpu_type":"A100-80GB","gpus_per_node":4}]})";
+
+using Combination = std::tuple<std::string, std::string>;
+
+class Conformance : public ::testing::TestWithParam<Combination> {};
+
+TEST_P(Conformance, NoOverCommitEveryJobAccountedForAndDeterministic) {
+  const auto& [policy, placement] = GetParam();
+  const auto jobs = RandomTrace(99, 400);
+  testing::TestSim a(kCluster, jobs, policy, placement);  // TestSim runs with --check on
+  testing::TestSim b(kCluster, jobs, policy, placement);
+  a.Run();
+  b.Run();
+  EXPECT_EQ(a.engine().fingerprint(), b.engine().fingerprint());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobRun& ra = a.engine().runs()[i];
+    const JobRun& rb = b.engine().runs()[i];
+    EXPECT_TRUE(ra.state == JobState::kCompleted || ra.state == JobState::kTimeout ||
+                ra.state == JobState::kRejected)
+        << jobs[i].id << " ended " << JobStateName(ra.state);
+    EXPECT_EQ(ra.state, rb.state);
+    EXPECT_EQ(ra.first_start, rb.first_start);
+    EXPECT_EQ(ra.end_time, rb.end_time);
+    if (ra.state != JobState::kRejected) {
+      EXPECT_GE(ra.first_start, jobs[i].submit_time);
+    }
+  }
+  EXPECT_EQ(a.Of("too-big").state, JobState::kRejected);
+}
+
+std::vector<Combination> AllCombinations() {
+  std::vector<Combination> out;
+  for (const PolicyEntry* p : Policies()) {
+    for (const PlacementEntry* q : Placements()) out.emplace_back(p->name, q->name);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPolicyAndPlacement, Conformance,
+                         ::testing::ValuesIn(AllCombinations()),
+                         [](const ::testing::TestParamInfo<Combination>& info) {
+                           std::string name = std::get<0>(info.param) + "_" +
+                                              std::get<1>(info.param);
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace clustersim

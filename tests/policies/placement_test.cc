@@ -1,1 +1,126 @@
-// Written next.
+// Placement strategies on hand-built free states (DESIGN.md §6).
+#include <gtest/gtest.h>
+
+#include "policies/registry.h"
+#include "sim/topology.h"
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+class PlacementTest : public ::testing::Test {
+ protected:
+  explicit PlacementTest(const std::string& spec = testing::Nodes(4, 4))
+      : cluster_(ClusterSpec::FromJsonText(spec, "p", HardwareCatalog::Default()),
+                 HardwareCatalog::Default()),
+        resources_(cluster_) {}
+
+  std::vector<int> Place(const std::string& strategy, int gpus,
+                         uint64_t mask = ~uint64_t{0}) {
+    const auto placement = FindPlacement(strategy).make({&cluster_, nullptr, nullptr}, {});
+    Allocation out;
+    PlacementRequest request;
+    request.gpus = gpus;
+    request.type_mask = mask;
+    if (!placement->Find(resources_, request, &out)) return {};
+    return out.gpus;
+  }
+  void Busy(std::vector<int> gpus) { resources_.Allocate(gpus); }
+
+  Cluster cluster_;
+  Resources resources_;
+};
+
+// 4 nodes x 4 GPUs: node k holds GPUs 4k..4k+3. Occupy: node 0 {0,1,2} (1 free), node 1 {4,5}
+// (2 free), node 2 nothing (4 free), node 3 {12} (3 free).
+class FragmentedCluster : public PlacementTest {
+ protected:
+  FragmentedCluster() {
+    Busy({0, 1, 2});
+    Busy({4, 5});
+    Busy({12});
+  }
+};
+
+TEST_F(FragmentedCluster, FirstFitTakesTheLowestIndexNodeWithEnoughFree) {
+  EXPECT_EQ(Place("first-fit", 1), (std::vector<int>{3}));          // node 0
+  EXPECT_EQ(Place("first-fit", 2), (std::vector<int>{6, 7}));       // node 1
+  EXPECT_EQ(Place("first-fit", 3), (std::vector<int>{8, 9, 10}));   // node 2 (node 3 also fits)
+  EXPECT_EQ(Place("first-fit", 4), (std::vector<int>{8, 9, 10, 11}));
+}
+
+TEST_F(FragmentedCluster, BestFitTakesTheNodeWithFewestFreeThatFits) {
+  EXPECT_EQ(Place("best-fit", 1), (std::vector<int>{3}));           // node 0, 1 free
+  EXPECT_EQ(Place("best-fit", 2), (std::vector<int>{6, 7}));        // node 1, 2 free
+  EXPECT_EQ(Place("best-fit", 3), (std::vector<int>{13, 14, 15}));  // node 3, 3 free beats 4
+}
+
+TEST_F(FragmentedCluster, MultiNodeJobsTakeWholeFreeNodesPlusTheRemainder) {
+  // 6 GPUs = 1 whole node + 2. The only whole free node is node 2. Remainder 2:
+  // first-fit: lowest other node with >= 2 free = node 1 {6,7};
+  // best-fit: fewest free >= 2 = node 1 (2 free) as well.
+  EXPECT_EQ(Place("first-fit", 6), (std::vector<int>{6, 7, 8, 9, 10, 11}));
+  EXPECT_EQ(Place("best-fit", 6), (std::vector<int>{6, 7, 8, 9, 10, 11}));
+  // 7 GPUs = 1 whole + 3: first-fit -> node 3 {13,14,15} (the only other node with >= 3).
+  EXPECT_EQ(Place("first-fit", 7), (std::vector<int>{8, 9, 10, 11, 13, 14, 15}));
+  // 8 GPUs needs two whole free nodes: only one exists -> does not fit now.
+  EXPECT_TRUE(Place("first-fit", 8).empty());
+  EXPECT_TRUE(Place("best-fit", 8).empty());
+}
+
+TEST_F(FragmentedCluster, PoolTakesTheLowestIndexFreeGpusAnywhere) {
+  // Free GPUs: 3, 6, 7, 8..11, 13, 14, 15 (10 in all).
+  EXPECT_EQ(Place("pool", 3), (std::vector<int>{3, 6, 7}));
+  EXPECT_EQ(Place("pool", 8), (std::vector<int>{3, 6, 7, 8, 9, 10, 11, 13}));
+  EXPECT_EQ(Place("pool", 10).size(), 10u);
+  EXPECT_TRUE(Place("pool", 11).empty());
+}
+
+class MixedCluster : public PlacementTest {
+ protected:
+  // Node 0: 2 x V100-32GB (GPUs 0,1); node 1: 4 x A100-80GB (GPUs 2..5).
+  MixedCluster()
+      : PlacementTest(R"({"nodes":[{"count":1,"gpu_type":"V100-32GB","gpus_per_node":2},
+                                  {"count":1,"gpu_type":"A100-80GB","gpus_per_node":4}]})") {}
+  uint64_t Mask(const char* type) {
+    return uint64_t{1} << *HardwareCatalog::Default().Find(type);
+  }
+};
+
+TEST_F(MixedCluster, AllowedGpuTypesRestrictEveryStrategy) {
+  for (const char* s : {"first-fit", "best-fit", "pool"}) {
+    EXPECT_EQ(Place(s, 1, Mask("A100-80GB")), (std::vector<int>{2})) << s;
+    EXPECT_EQ(Place(s, 2, Mask("V100-32GB")), (std::vector<int>{0, 1})) << s;
+    EXPECT_TRUE(Place(s, 3, Mask("V100-32GB")).empty()) << s;
+  }
+}
+
+TEST_F(MixedCluster, AJobUsesOneGpuTypeEvenWhenTheSumWouldFit) {
+  // 5 GPUs: 2 V100 + 4 A100 = 6 free, but no single type has 5.
+  for (const char* s : {"first-fit", "best-fit", "pool"}) EXPECT_TRUE(Place(s, 5).empty()) << s;
+  // Pool with 3 GPUs: the first type in spec order with enough free is A100 (V100 has 2).
+  EXPECT_EQ(Place("pool", 3), (std::vector<int>{2, 3, 4}));
+}
+
+TEST(PlacementAtScale, FindingANodeDoesNotScanTheCluster) {
+  // 12,500 nodes x 8 GPUs (100,000 GPUs), all busy but the last node: first-fit and best-fit
+  // must find it through their indexes. (A correctness check; speed is in bench/.)
+  const Cluster cluster(ClusterSpec::FromJsonText(testing::Nodes(12500, 8), "big",
+                                                  HardwareCatalog::Default()),
+                        HardwareCatalog::Default());
+  Resources resources(cluster);
+  std::vector<int> busy(99992);
+  for (int i = 0; i < 99992; ++i) busy[i] = i;
+  resources.Allocate(busy);
+  for (const char* s : {"first-fit", "best-fit", "pool"}) {
+    const auto placement = FindPlacement(s).make({&cluster, nullptr, nullptr}, {});
+    Allocation out;
+    PlacementRequest request;
+    request.gpus = 8;
+    ASSERT_TRUE(placement->Find(resources, request, &out)) << s;
+    EXPECT_EQ(out.gpus.front(), 99992) << s;
+  }
+}
+
+}  // namespace
+}  // namespace clustersim

@@ -1,1 +1,146 @@
-// Written next.
+// The native trace format (CSV and JSON): field mapping, ordering and the errors it reports.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "sim/error.h"
+#include "workloads/reader.h"
+
+namespace clustersim {
+namespace {
+
+class NativeReader : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/clustersim-native-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  // Returns the error message of loading `text`, or "" if it loads.
+  std::string ErrorOf(const std::string& text, const std::string& name = "t.csv") {
+    try {
+      LoadTrace(Write(name, text));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  std::string dir_;
+};
+
+TEST_F(NativeReader, ReadsRequiredAndOptionalColumnsInAnyOrder) {
+  const std::string path = Write("t.csv",
+                                 "duration,gpus,job_id,submit_time,user,gpu_type,walltime,status\n"
+                                 "100,2,a,10,alice,A100-80GB|H100-80GB,200,Pass\n"
+                                 "5.5,1,\"b,quoted\",3,,,,\n");
+  const Trace trace = LoadTrace(path);
+  EXPECT_EQ(trace.format, "native");
+  ASSERT_EQ(trace.jobs.size(), 2u);
+  // Sorted by submit time: b (3) before a (10).
+  const Job& b = trace.jobs[0];
+  EXPECT_EQ(b.id, "b,quoted");
+  EXPECT_EQ(b.submit_time, 3);
+  EXPECT_EQ(b.duration, 5.5);
+  EXPECT_EQ(b.walltime, -1);
+  EXPECT_EQ(b.line, 3);
+  const Job& a = trace.jobs[1];
+  EXPECT_EQ(a.id, "a");
+  EXPECT_EQ(a.gpus, 2);
+  EXPECT_EQ(a.user, "alice");
+  EXPECT_EQ(a.gpu_type, "A100-80GB|H100-80GB");
+  EXPECT_EQ(a.walltime, 200);
+  EXPECT_EQ(a.trace_status, "Pass");
+  EXPECT_EQ(trace.sha256.size(), 64u);
+}
+
+TEST_F(NativeReader, EqualSubmitTimesKeepFileOrder) {
+  const Trace trace =
+      LoadTrace(Write("t.csv", "job_id,submit_time,gpus,duration\nz,5,1,1\ny,5,1,1\nx,1,1,1\n"));
+  EXPECT_EQ(trace.jobs[0].id, "x");
+  EXPECT_EQ(trace.jobs[1].id, "z");
+  EXPECT_EQ(trace.jobs[2].id, "y");
+}
+
+TEST_F(NativeReader, ErrorsNameLineColumnAndWhatWasExpected) {
+  const std::string header = "job_id,submit_time,gpus,duration\n";
+  // Line 3, "b,x,1,1": the submit_time field starts at column 3.
+  EXPECT_NE(ErrorOf(header + "a,0,1,1\nb,x,1,1\n").find("t.csv:3:3: submit_time: expected a number"),
+            std::string::npos);
+  // Negative duration: "a,0,1,-4", duration starts at column 7.
+  EXPECT_NE(ErrorOf(header + "a,0,1,-4\n").find("t.csv:2:7: duration: expected a value >= 0"),
+            std::string::npos);
+  // Negative GPU count at column 5.
+  EXPECT_NE(ErrorOf(header + "a,0,-2,1\n").find("t.csv:2:5: gpus: expected an integer >= 0"),
+            std::string::npos);
+  // Negative submit time at column 3.
+  EXPECT_NE(ErrorOf(header + "a,-1,1,1\n").find("t.csv:2:3:"), std::string::npos);
+  // Missing field: "a,0,1" has 3 of 4 fields; reported at the end of the line (column 6).
+  const std::string missing = ErrorOf(header + "a,0,1\n");
+  EXPECT_NE(missing.find("t.csv:2:6: missing field"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("duration"), std::string::npos) << missing;
+  // Extra field: "a,0,1,1,9": the fifth field starts at column 9.
+  EXPECT_NE(ErrorOf(header + "a,0,1,1,9\n").find("t.csv:2:9: extra field"), std::string::npos);
+  // Fractional GPU count.
+  EXPECT_NE(ErrorOf(header + "a,0,1.5,1\n").find("gpus: expected an integer"), std::string::npos);
+  // Duplicate id names the first line.
+  EXPECT_NE(ErrorOf(header + "a,0,1,1\na,1,1,1\n").find("first on line 2"), std::string::npos);
+  // Unknown column, missing required column.
+  EXPECT_NE(ErrorOf("job_id,submit_time,gpus,duration,color\n").find("t.csv:1:34: unknown column"),
+            std::string::npos);
+  // Unterminated quote at column 1 of line 2.
+  EXPECT_NE(ErrorOf(header + "\"a,0,1,1\n").find("t.csv:2:1:"), std::string::npos);
+  // Infinite values are not numbers of seconds.
+  EXPECT_NE(ErrorOf(header + "a,inf,1,1\n").find("t.csv:2:3:"), std::string::npos);
+}
+
+TEST_F(NativeReader, AHeaderWithoutTheRequiredColumnsIsNotDetectedAsNative) {
+  const std::string error = ErrorOf("job_id,submit_time,gpus\na,0,1\n");
+  EXPECT_NE(error.find("cannot detect the trace format"), std::string::npos) << error;
+  // Forced, the missing required column is named.
+  try {
+    LoadTrace(Write("f.csv", "job_id,submit_time,gpus\na,0,1\n"), "native");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"duration\""), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(NativeReader, ReadsTheJsonFormWithTheSameKeys) {
+  const Trace trace = LoadTrace(Write("t.json", R"({"jobs":[
+      {"job_id":"x","submit_time":7,"gpus":4,"duration":60,"vc":"research","priority":2},
+      {"job_id":"y","submit_time":1,"gpus":1,"duration":0,"walltime":null}]})"));
+  EXPECT_EQ(trace.format, "native-json");
+  ASSERT_EQ(trace.jobs.size(), 2u);
+  EXPECT_EQ(trace.jobs[0].id, "y");
+  EXPECT_EQ(trace.jobs[1].vc, "research");
+  EXPECT_EQ(trace.jobs[1].priority, 2);
+  EXPECT_NE(ErrorOf(R"([{"job_id":"x","submit_time":-1,"gpus":1,"duration":1}])", "n.json")
+                .find("jobs[0].submit_time: expected a value >= 0"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"([{"job_id":"x","submit_time":1,"gpus":1}])", "m.json")
+                .find("missing required key \"duration\""),
+            std::string::npos);
+}
+
+TEST_F(NativeReader, ReadsTheBundledDefaultTrace) {
+  // traces/philly_default.csv: 11,160 jobs (scripts/make_default_trace.py); its first data row is
+  // "philly-26974,25,1,594,103959".
+  const Trace trace = LoadTrace(std::string(CLUSTERSIM_SOURCE_DIR) + "/traces/philly_default.csv");
+  ASSERT_EQ(trace.jobs.size(), 11160u);
+  EXPECT_EQ(trace.jobs[0].id, "philly-26974");
+  EXPECT_EQ(trace.jobs[0].submit_time, 25);
+  EXPECT_EQ(trace.jobs[0].duration, 594);
+  EXPECT_EQ(trace.jobs[0].vc, "103959");
+}
+
+}  // namespace
+}  // namespace clustersim

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Builds clustersim and the benchmarks (Release) and measures the DESIGN.md §13 targets:
+#   1. every end_to_end_bench case, one process per case so each peak RSS is the case's own;
+#   2. `clustersim run` end to end under /usr/bin/time -v (wall seconds, max RSS), on the same
+#      synthetic traces and clusters.
+# Then prints a results table (Markdown) and the machine it ran on. Run it on an idle machine:
+# the cases run one after another, never in parallel.
+#
+# Usage: bench/run_benchmarks.sh [--jobs N] [--skip-build]
+# Environment: BUILD_DIR (default <repo>/build), CMAKE_ARGS (extra configure flags, e.g.
+# -DCLUSTERSIM_BUILD_TESTS=OFF for a separate build folder), RESULTS_DIR (default
+# $BUILD_DIR/bench-results).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+RESULTS_DIR="${RESULTS_DIR:-$BUILD_DIR/bench-results}"
+DATA_DIR="$BUILD_DIR/bench-data"  # shared with end_to_end_bench's trace cache
+JOBS=1000000
+SKIP_BUILD=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --jobs) JOBS="$2"; shift 2 ;;
+    --skip-build) SKIP_BUILD=1; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "run_benchmarks.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+if [[ $SKIP_BUILD == 0 ]]; then
+  # shellcheck disable=SC2086
+  cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
+  cmake --build "$BUILD_DIR" -j"$(nproc)" --target clustersim end_to_end_bench make_synthetic_trace
+fi
+
+BENCH="$BUILD_DIR/bench/end_to_end_bench"
+GENERATOR="$BUILD_DIR/bench/make_synthetic_trace"
+CLI="$BUILD_DIR/sim/cli/clustersim"
+mkdir -p "$RESULTS_DIR" "$DATA_DIR"
+SCRATCH="$(mktemp -d)"
+trap 'rm -rf "$SCRATCH"' EXIT
+
+# The traces the benchmark would generate (same generator, same names), made up front so no
+# case pays for generation.
+trace_for() {  # GPUS -> path
+  local path="$DATA_DIR/synthetic_${JOBS}jobs_$1gpus_load0.9_seed42.csv"
+  [[ -f "$path" ]] || "$GENERATOR" --jobs "$JOBS" --gpus "$1" --load 0.9 --seed 42 --out "$path"
+  echo "$path"
+}
+cluster_for() {  # NODES -> path
+  local path="$SCRATCH/cluster_$1x8.json"
+  echo "{\"nodes\":[{\"count\":$1,\"gpu_type\":\"A100-80GB\",\"gpus_per_node\":8}]}" >"$path"
+  echo "$path"
+}
+TRACE_8K="$(trace_for 8192)"
+TRACE_100K="$(trace_for 100000)"
+CLUSTER_1024="$(cluster_for 1024)"
+CLUSTER_12500="$(cluster_for 12500)"
+
+export CLUSTERSIM_BENCH_DATA="$DATA_DIR" CLUSTERSIM_BENCH_JOBS="$JOBS"
+for case in EndToEnd/fcfs_first_fit_1024x8 EndToEnd/fcfs_first_fit_100k EndToEnd/fcfs_pool_1024x8 \
+            EngineOnly/fcfs_first_fit_1024x8 Phases/fcfs_first_fit_1024x8 Phases/fcfs_first_fit_100k; do
+  out="$RESULTS_DIR/${case//\//_}.json"
+  "$BENCH" --benchmark_filter="^$case/" --benchmark_out="$out" --benchmark_out_format=json \
+    2>&1 | grep -E "^(EndToEnd|EngineOnly|Phases)/" || true
+done
+
+cli_run() {  # NAME TRACE CLUSTER PLACEMENT
+  local db="$SCRATCH/$1.sqlite"
+  rm -f "$db"
+  /usr/bin/time -v -o "$RESULTS_DIR/cli_$1.time" "$CLI" run --trace "$2" --cluster "$3" \
+    --placement "$4" --runtime-model trace --out "$db" --no-progress >"$RESULTS_DIR/cli_$1.log"
+  rm -f "$db"
+  echo "cli $1: $(grep -E 'Elapsed|Maximum resident' "$RESULTS_DIR/cli_$1.time" | tr -s ' \t' ' ')"
+}
+cli_run fcfs_first_fit_1024x8 "$TRACE_8K" "$CLUSTER_1024" first-fit
+cli_run fcfs_first_fit_100k "$TRACE_100K" "$CLUSTER_12500" first-fit
+cli_run fcfs_pool_1024x8 "$TRACE_8K" "$CLUSTER_1024" pool
+
+echo
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
+  "$(awk '/MemTotal/ {printf "%.1f GiB RAM", $2 / 1048576}' /proc/meminfo)," \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo
+python3 - "$RESULTS_DIR" "$JOBS" <<'PY'
+import json, os, re, sys
+
+results, jobs = sys.argv[1], int(sys.argv[2])
+# Targets of DESIGN.md §13 (1,000,000 jobs): (max wall s, max RSS MB, min events/s).
+targets = {
+    "EndToEnd/fcfs_first_fit_1024x8": (3, 1024, None),
+    "EndToEnd/fcfs_first_fit_100k": (10, None, None),
+    "EngineOnly/fcfs_first_fit_1024x8": (None, None, 5e6),
+    "cli fcfs_first_fit_1024x8": (3, 1024, None),
+    "cli fcfs_first_fit_100k": (10, None, None),
+}
+gpus = {"1024x8": 8192, "100k": 100000}
+
+def verdict(name, wall, rss, events_per_s):
+    t = targets.get(name)
+    if t is None or jobs != 1000000:
+        return "-", "-"
+    parts, ok = [], True
+    if t[0] is not None:
+        parts.append(f"<= {t[0]} s"); ok &= wall <= t[0]
+    if t[1] is not None:
+        parts.append(f"<= {t[1] // 1024} GB"); ok &= rss <= t[1]
+    if t[2] is not None:
+        parts.append(f">= {t[2] / 1e6:g}M events/s"); ok &= events_per_s >= t[2]
+    return ", ".join(parts), "pass" if ok else "FAIL"
+
+rows = []
+for file in sorted(os.listdir(results)):
+    path = os.path.join(results, file)
+    if file.endswith(".json"):
+        for b in json.load(open(path))["benchmarks"]:
+            name = "/".join(b["name"].split("/")[:2])
+            rows.append((name, b["jobs"], gpus[name.rsplit("_", 1)[1]], b["wall_s"],
+                         b["jobs_per_s"], b["events_per_s"], b["peak_rss_mb"]))
+    elif file.startswith("cli_") and file.endswith(".time"):
+        case = file[4:-5]
+        text = open(path).read()
+        clock = re.search(r"Elapsed \(wall clock\) time.*: (.*)", text).group(1).split(":")
+        wall = sum(float(x) * 60 ** i for i, x in enumerate(reversed(clock)))
+        rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1)) / 1024
+        log = open(os.path.join(results, f"cli_{case}.log")).read()
+        m = re.search(r"events (\d+)\s+wall", log)
+        events = int(m.group(1)) if m else float("nan")
+        rows.append((f"cli {case}", jobs, gpus[case.rsplit("_", 1)[1]], wall, jobs / wall,
+                     events / wall, rss))
+order = ["EndToEnd", "cli", "EngineOnly", "Phases"]
+rows.sort(key=lambda r: (order.index(r[0].split("/")[0].split(" ")[0]), r[0]))
+print("| case | jobs | GPUs | wall s | jobs/s | events/s | peak RSS MB | target | result |")
+print("|---|---:|---:|---:|---:|---:|---:|---|---|")
+for name, n, g, wall, jps, eps, rss in rows:
+    target, ok = verdict(name, wall, rss, eps)
+    print(f"| {name} | {n:,.0f} | {g:,} | {wall:.2f} | {jps:,.0f} | {eps:,.0f} | {rss:,.0f} | "
+          f"{target} | {ok} |")
+for file in sorted(os.listdir(results)):
+    if file.startswith("Phases") and file.endswith(".json"):
+        for b in json.load(open(os.path.join(results, file)))["benchmarks"]:
+            phases = ["setup_s", "parse_s", "construct_s", "run_s", "summary_s", "sqlite_s"]
+            print("\nphases of " + b["name"].split("/")[1] + " (s): " +
+                  ", ".join(f"{p[:-2]} {b[p]:.3f}" for p in phases) + f"; total {b['wall_s']:.3f}")
+PY
