@@ -376,8 +376,8 @@ TEST(CtrlC, InterruptedRunExits130AndWritesAValidPartialDatabase) {
   // stderr at EOF means the child is exiting: reap it rather than race its exit with the signal.
   if (!open ? ::waitpid(pid, &status, 0) == pid : exited()) {
     ::close(err_pipe[0]);
-    FAIL() << "the run finished before SIGINT was sent (exit status " << status
-           << "); the test needs a run that lasts longer: make the trace bigger. stdout: "
+    FAIL() << "the run finished before SIGINT was sent (exit code "
+           << (WIFEXITED(status) ? WEXITSTATUS(status) : -1) << "); the test needs a run that lasts longer: make the trace bigger. stdout: "
            << ReadFile(out_path) << "\nstderr: " << err;
   }
   ASSERT_EQ(::kill(pid, SIGINT), 0) << std::strerror(errno);
