@@ -218,8 +218,8 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       s.BindOptional(21, job.batch_size, job.batch_size > 0);
       s.BindNull(22);
       s.BindNull(23);
-      s.BindOptional(24, (run.end_time - job.submit_time) / job.duration,
-                     ended && job.duration > 0);
+      s.BindOptional(24, (run.end_time - job.submit_time) / run.run_seconds,
+                     ended && run.run_seconds > 0);
       s.Bind(25, run.energy_joules / 3.6e6);
       s.Bind(26, job.duration);
       if (job.trace_status.empty()) {

@@ -76,7 +76,8 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
         run.state == JobState::kFailed) {
       const double j = run.end_time - job.submit_time;
       jct.push_back(j);
-      if (job.duration > 0) slowdown.push_back(j / job.duration);
+      // Slowdown = JCT / the time the job actually ran (its isolated run time on the GPUs it got).
+      if (run.run_seconds > 0) slowdown.push_back(j / run.run_seconds);
       last_end = std::max(last_end, run.end_time);
     }
   }

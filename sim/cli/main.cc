@@ -56,7 +56,9 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   std::printf("\nclustersim run %s: %s / %s / runtime %s on %s (%zu jobs) x %s (%d GPUs)\n",
               o.run_id >= 0 ? std::to_string(o.run_id).c_str() : "-", config.policy.c_str(),
               config.placement.c_str(), o.runtime_model.c_str(),
-              (config.trace_path.empty() ? DefaultTracePath() : config.trace_path).c_str(), o.jobs,
+              (config.trace_path.empty() ? "bundled traces/philly_default.csv"
+                                         : config.trace_path.c_str()),
+              o.jobs,
               config.cluster.c_str(), o.gpus);
   std::printf("  %-14s %s\n", "status",
               o.status == RunStatus::kComplete ? "complete" : "interrupted (partial results)");
@@ -227,11 +229,11 @@ int CommandList(int argc, char** argv) {
   positional.add("what", 1);
   po::variables_map vm;
   po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+  po::notify(vm);
   if (vm.count("help") || what.empty()) {
     std::cout << desc << "\n";
     return what.empty() && !vm.count("help") ? 2 : 0;
   }
-  po::notify(vm);
   const bool verbose = vm.count("verbose") > 0;
   if (what == "policies") {
     for (const PolicyEntry* p : Policies()) {

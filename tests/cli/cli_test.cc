@@ -97,14 +97,21 @@ const BadTraceCase kBadTraces[] = {
     //   2 j1,0,1,100,red
     // duration starts at 25 and is 8 letters (25-32), its comma is 33, so "color" starts at 34.
     // The message lists the known columns.
-    {"UnknownColumn", "unknown_column.csv", 1, 34,
+    {"UnknownColumn",
+     "unknown_column.csv",
+     1,
+     34,
      {"unknown column \"color\"", "expected: job_id,submit_time,gpus,duration"}},
     // missing_column.csv (no duration):
     //   1 job_id,submit_time,gpus
     //   2 j1,0,1
     // The header as a whole is wrong, reported at its first character: 1:1. Named format.
-    {"MissingRequiredColumnWithFormat", "missing_column.csv", 1, 1,
-     {"required column \"duration\""}, {"--format", "native"}},
+    {"MissingRequiredColumnWithFormat",
+     "missing_column.csv",
+     1,
+     1,
+     {"required column \"duration\""},
+     {"--format", "native"}},
     // The same file with the format auto-detected (what a user types): the user must still learn
     // that "duration" is missing, not only that the format is unknown.
     {"MissingRequiredColumnIsNamed", "missing_column.csv", 1, 1, {"duration"}},
@@ -119,7 +126,10 @@ const BadTraceCase kBadTraces[] = {
     //   3 j2,5,1,100
     //   4 j1,9,1,100
     // The second "j1" is on line 4 at column 1; the message names the first occurrence (line 2).
-    {"DuplicateJobId", "duplicate_job_id.csv", 4, 1,
+    {"DuplicateJobId",
+     "duplicate_job_id.csv",
+     4,
+     1,
      {"duplicate job_id \"j1\"", "first on line 2"}},
     // unknown_gpu_type.csv:
     //   1 job_id,submit_time,gpus,duration,gpu_type
@@ -127,7 +137,10 @@ const BadTraceCase kBadTraces[] = {
     //   3 j2,5,1,100,Z900-1TB
     // "j2," 1-3, "5," 4-5, "1," 6-7, "100," 8-11, so gpu_type "Z900-1TB" starts at column 12. The
     // message lists the catalog's names.
-    {"UnknownGpuType", "unknown_gpu_type.csv", 3, 12,
+    {"UnknownGpuType",
+     "unknown_gpu_type.csv",
+     3,
+     12,
      {"unknown GPU type \"Z900-1TB\"", "A100-80GB", "H100-80GB"}},
 };
 
@@ -138,8 +151,8 @@ TEST_P(BadTrace, FailsWithPositionExitCode2AndNoDatabase) {
   TempDir dir;
   const std::string out = dir.File("out.sqlite");
   const std::string trace = TestData(std::string("bad/") + c.file);
-  std::vector<std::string> args = {"run",       "--trace", trace, "--cluster", TinyCluster(),
-                                   "--out",     out,       "--no-progress"};
+  std::vector<std::string> args = {"run",         "--trace", trace, "--cluster",
+                                   TinyCluster(), "--out",   out,   "--no-progress"};
   args.insert(args.end(), c.extra_args.begin(), c.extra_args.end());
   const CliResult r = RunCli(args);
   EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(args, r);
@@ -149,9 +162,8 @@ TEST_P(BadTrace, FailsWithPositionExitCode2AndNoDatabase) {
       << "expected \"" << position << "\" on stderr\n"
       << Describe(args, r);
   for (const auto& words : c.expected) {
-    EXPECT_NE(r.err.find(words), std::string::npos)
-        << "expected \"" << words << "\" on stderr\n"
-        << Describe(args, r);
+    EXPECT_NE(r.err.find(words), std::string::npos) << "expected \"" << words << "\" on stderr\n"
+                                                    << Describe(args, r);
   }
   EXPECT_EQ(r.out.find("written to"), std::string::npos) << Describe(args, r);
   ExpectNoOutput(dir, out);
@@ -165,15 +177,16 @@ INSTANTIATE_TEST_SUITE_P(NativeCsv, BadTrace, ::testing::ValuesIn(kBadTraces),
 TEST(BadInput, LeavesAnExistingDatabaseUnchanged) {
   TempDir dir;
   const std::string out = dir.File("out.sqlite");
-  const std::vector<std::string> good = {"run", "--trace", GoodTrace(), "--cluster",
-                                         TinyCluster(), "--out", out, "--no-progress"};
+  const std::vector<std::string> good = {"run",         "--trace", GoodTrace(), "--cluster",
+                                         TinyCluster(), "--out",   out,         "--no-progress"};
   const CliResult first = RunCli(good);
   ASSERT_EQ(first.exit_code, 0) << Describe(good, first);
   const std::string before = ReadFile(out);
   for (const char* file : {"non_numeric.csv", "unknown_gpu_type.csv"}) {
-    const std::vector<std::string> bad = {"run",     "--trace", TestData(std::string("bad/") + file),
-                                          "--cluster", TinyCluster(), "--out", out,
-                                          "--no-progress"};
+    const std::vector<std::string> bad = {
+        "run",       "--trace",      TestData(std::string("bad/") + file),
+        "--cluster", TinyCluster(),  "--out",
+        out,         "--no-progress"};
     const CliResult r = RunCli(bad);
     EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(bad, r);
     EXPECT_EQ(ReadFile(out), before) << file << " changed the existing database";
@@ -182,6 +195,34 @@ TEST(BadInput, LeavesAnExistingDatabaseUnchanged) {
   EXPECT_EQ(db.Number("SELECT COUNT(*) FROM runs"), 1);
   EXPECT_TRUE(EntriesContaining(dir.path(), ".tmp-").empty());
   EXPECT_TRUE(EntriesContaining(dir.path(), "-journal").empty());
+}
+
+TEST(BadInput, MissingTraceFileIsNamed) {
+  TempDir dir;
+  const std::string out = dir.File("out.sqlite");
+  const std::string trace = dir.File("no_such_trace.csv");
+  const std::vector<std::string> args = {"run",         "--trace", trace, "--cluster",
+                                         TinyCluster(), "--out",   out,   "--no-progress"};
+  const CliResult r = RunCli(args);
+  EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(args, r);
+  EXPECT_NE(r.err.find(trace), std::string::npos) << Describe(args, r);
+  EXPECT_NE(r.err.find("cannot open"), std::string::npos) << Describe(args, r);
+  ExpectNoOutput(dir, out);
+}
+
+// --out naming a file that is not a SQLite database: refused, and the file is left as it was.
+TEST(BadInput, OutputThatIsNotADatabaseIsRefusedAndKept) {
+  TempDir dir;
+  const std::string out = dir.File("notes.sqlite");
+  const std::string text = "these are my notes, not a database\n";
+  WriteFile(out, text);
+  const std::vector<std::string> args = {"run",         "--trace", GoodTrace(), "--cluster",
+                                         TinyCluster(), "--out",   out,         "--no-progress"};
+  const CliResult r = RunCli(args);
+  EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(args, r);
+  EXPECT_NE(r.err.find(out), std::string::npos) << Describe(args, r);
+  EXPECT_EQ(ReadFile(out), text);
+  EXPECT_TRUE(EntriesContaining(dir.path(), ".tmp-").empty());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,9 +302,8 @@ TEST_P(BadRun, FailsWithExitCode2ListingValidValuesAndNoDatabase) {
   const CliResult r = RunCli(args);
   EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(args, r);
   for (const auto& words : c.expected) {
-    EXPECT_NE(r.err.find(words), std::string::npos)
-        << "expected \"" << words << "\" on stderr\n"
-        << Describe(args, r);
+    EXPECT_NE(r.err.find(words), std::string::npos) << "expected \"" << words << "\" on stderr\n"
+                                                    << Describe(args, r);
   }
   ExpectNoOutput(dir, out);
 }
@@ -327,8 +367,8 @@ TEST(CtrlC, InterruptedRunExits130AndWritesAValidPartialDatabase) {
     WriteFile(trace, text);
   }
   const std::string out = dir.File("out.sqlite");
-  const std::vector<std::string> args = {"run",         "--trace", trace, "--cluster",
-                                         TinyCluster(), "--check", "--out", out,
+  const std::vector<std::string> args = {"run",           "--trace",     trace,   "--cluster",
+                                         TinyCluster(),   "--check",     "--out", out,
                                          "--no-progress", "--log-level", "info"};
   int err_pipe[2];
   ASSERT_EQ(::pipe(err_pipe), 0);
@@ -377,7 +417,8 @@ TEST(CtrlC, InterruptedRunExits130AndWritesAValidPartialDatabase) {
   if (!open ? ::waitpid(pid, &status, 0) == pid : exited()) {
     ::close(err_pipe[0]);
     FAIL() << "the run finished before SIGINT was sent (exit code "
-           << (WIFEXITED(status) ? WEXITSTATUS(status) : -1) << "); the test needs a run that lasts longer: make the trace bigger. stdout: "
+           << (WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+           << "); the test needs a run that lasts longer: make the trace bigger. stdout: "
            << ReadFile(out_path) << "\nstderr: " << err;
   }
   ASSERT_EQ(::kill(pid, SIGINT), 0) << std::strerror(errno);
@@ -392,8 +433,7 @@ TEST(CtrlC, InterruptedRunExits130AndWritesAValidPartialDatabase) {
   }
   ::close(err_pipe[0]);
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  const double stop_seconds =
-      std::chrono::duration<double>(Clock::now() - interrupted_at).count();
+  const double stop_seconds = std::chrono::duration<double>(Clock::now() - interrupted_at).count();
   const std::string stdout_text = ReadFile(out_path);
   const std::string what = "stdout: " + stdout_text + "\nstderr: " + err;
 

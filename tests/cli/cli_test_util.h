@@ -190,9 +190,8 @@ class Database {
             break;
           }
           default:
-            row.push_back(std::string(
-                reinterpret_cast<const char*>(sqlite3_column_text(stmt, c)),
-                static_cast<size_t>(sqlite3_column_bytes(stmt, c))));
+            row.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, c)),
+                                      static_cast<size_t>(sqlite3_column_bytes(stmt, c))));
         }
       }
       rows.push_back(std::move(row));

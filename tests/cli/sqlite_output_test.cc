@@ -26,11 +26,20 @@ using Row = Database::Row;
 //   e,40,1,10,,alice,vc1
 //   f,200,1,100,40,bob,vc2
 std::vector<std::string> TinyRunArgs(const std::string& out) {
-  return {"run",           "--trace",  TestData("tiny_trace.csv"),
-          "--cluster",     TestData("tiny_cluster.json"),
-          "--runtime-model", "trace",  "--policy",
-          "fcfs",          "--placement", "first-fit",
-          "--out",         out,        "--no-progress"};
+  return {"run",
+          "--trace",
+          TestData("tiny_trace.csv"),
+          "--cluster",
+          TestData("tiny_cluster.json"),
+          "--runtime-model",
+          "trace",
+          "--policy",
+          "fcfs",
+          "--placement",
+          "first-fit",
+          "--out",
+          out,
+          "--no-progress"};
 }
 
 void RunOk(const std::vector<std::string>& args) {
@@ -80,24 +89,47 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
   EXPECT_EQ(tables, (std::vector<std::string>{"jobs", "runs", "summary", "timeseries"}));
 
   // The lists below are the schema in sim/sqlite_writer.cc (kSchema), column for column.
-  EXPECT_EQ(ColumnsOf(db, "runs"),
-            (std::vector<std::string>{
-                "run_id", "created_at", "trace_path", "trace_sha256", "trace_format",
-                "cluster_spec", "cluster_sha256", "cluster_json", "policy", "placement", "params",
-                "runtime_model", "seed", "version", "wall_seconds", "events", "passes", "status",
-                "error", "fingerprint", "timeseries_interval_seconds"}));
-  EXPECT_EQ(ColumnsOf(db, "jobs"),
-            (std::vector<std::string>{
-                "run_id", "job_index", "job_id", "user", "vc", "submit_time", "start_time",
-                "end_time", "wait_time", "jct", "run_time", "gpus_requested", "gpus_allocated",
-                "gpu_type", "nodes", "status", "reason", "preemptions", "restarts",
-                "oom_failures", "batch_requested", "batch_used", "memory_per_gpu_gib", "slowdown",
-                "energy_kwh", "trace_duration", "trace_status"}));
-  EXPECT_EQ(ColumnsOf(db, "timeseries"),
-            (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
-                                      "utilization", "memory_utilization", "power_watts",
-                                      "queue_length", "running_jobs", "stranded_gpus", "i_frag",
-                                      "node_imbalance"}));
+  EXPECT_EQ(
+      ColumnsOf(db, "runs"),
+      (std::vector<std::string>{"run_id",         "created_at",   "trace_path",
+                                "trace_sha256",   "trace_format", "cluster_spec",
+                                "cluster_sha256", "cluster_json", "policy",
+                                "placement",      "params",       "runtime_model",
+                                "seed",           "version",      "wall_seconds",
+                                "events",         "passes",       "status",
+                                "error",          "fingerprint",  "timeseries_interval_seconds"}));
+  EXPECT_EQ(ColumnsOf(db, "jobs"), (std::vector<std::string>{"run_id",
+                                                             "job_index",
+                                                             "job_id",
+                                                             "user",
+                                                             "vc",
+                                                             "submit_time",
+                                                             "start_time",
+                                                             "end_time",
+                                                             "wait_time",
+                                                             "jct",
+                                                             "run_time",
+                                                             "gpus_requested",
+                                                             "gpus_allocated",
+                                                             "gpu_type",
+                                                             "nodes",
+                                                             "status",
+                                                             "reason",
+                                                             "preemptions",
+                                                             "restarts",
+                                                             "oom_failures",
+                                                             "batch_requested",
+                                                             "batch_used",
+                                                             "memory_per_gpu_gib",
+                                                             "slowdown",
+                                                             "energy_kwh",
+                                                             "trace_duration",
+                                                             "trace_status"}));
+  EXPECT_EQ(
+      ColumnsOf(db, "timeseries"),
+      (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
+                                "utilization", "memory_utilization", "power_watts", "queue_length",
+                                "running_jobs", "stranded_gpus", "i_frag", "node_imbalance"}));
   EXPECT_EQ(ColumnsOf(db, "summary"),
             (std::vector<std::string>{"run_id", "metric", "scope", "value"}));
 
@@ -143,9 +175,9 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
 
   // One jobs row per trace job, ids as in the trace (the leading zeros of "007" kept), statuses.
   const auto jobs = db.Query("SELECT job_index, job_id, status FROM jobs ORDER BY job_index");
-  const std::vector<Row> expected_jobs = {
-      {"0", "a", "completed"}, {"1", "b", "completed"}, {"2", "c", "completed"},
-      {"3", "007", "rejected"}, {"4", "e", "completed"}, {"5", "f", "timeout"}};
+  const std::vector<Row> expected_jobs = {{"0", "a", "completed"}, {"1", "b", "completed"},
+                                          {"2", "c", "completed"}, {"3", "007", "rejected"},
+                                          {"4", "e", "completed"}, {"5", "f", "timeout"}};
   EXPECT_EQ(jobs, expected_jobs);
 
   // The job asking for 16 GPUs on an 8-GPU cluster: rejected with a reason, never started.
@@ -280,9 +312,9 @@ TEST(SqliteOutput, SameInputsGiveIdenticalRowsAndFingerprint) {
   const std::string trace = std::string(CLUSTERSIM_SOURCE_DIR) + "/traces/philly_default.csv";
   ASSERT_TRUE(Exists(trace)) << trace;
   auto args = [&](const std::string& out) {
-    return std::vector<std::string>{"run",       "--trace", trace, "--cluster", "default",
-                                    "--placement", "best-fit", "--seed", "7", "--out",
-                                    out,         "--no-progress"};
+    return std::vector<std::string>{"run",     "--trace",     trace,      "--cluster",
+                                    "default", "--placement", "best-fit", "--seed",
+                                    "7",       "--out",       out,        "--no-progress"};
   };
   const std::string first = dir.File("first.sqlite");
   const std::string second = dir.File("second.sqlite");

@@ -85,7 +85,7 @@ TEST_F(FirstFitScheduleMetrics, JobDistributionsMatchTheSchedule) {
   EXPECT_NEAR(Value("jct_seconds_p95"), 102.55, 1e-12);
   EXPECT_DOUBLE_EQ(Value("makespan_seconds"), 110);
   EXPECT_NEAR(Value("throughput_jobs_per_hour"), 4 / (110.0 / 3600), 1e-9);
-  // Slowdown = JCT / duration: A 1, B 1, C 1, D 10.3 -> mean 3.325.
+  // Slowdown = JCT / run time: A 1, B 1, C 1, D 103 / 10 = 10.3 -> mean 3.325.
   EXPECT_NEAR(Value("slowdown_mean"), 3.325, 1e-12);
 }
 
