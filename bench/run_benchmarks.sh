@@ -139,7 +139,8 @@ for name, n, g, wall, jps, eps, rss in rows:
 for file in sorted(os.listdir(results)):
     if file.startswith("Phases") and file.endswith(".json"):
         for b in json.load(open(os.path.join(results, file)))["benchmarks"]:
-            phases = ["setup_s", "parse_s", "construct_s", "run_s", "summary_s", "sqlite_s"]
+            phases = ["setup_s", "parse_s", "construct_s", "run_s", "summary_s", "sqlite_s",
+                      "teardown_s"]
             print("\nphases of " + b["name"].split("/")[1] + " (s): " +
                   ", ".join(f"{p[:-2]} {b[p]:.3f}" for p in phases) + f"; total {b['wall_s']:.3f}")
 PY

@@ -82,8 +82,13 @@ void Engine::ResolveRequests() {
         const std::string name = job.gpu_type.substr(begin, end - begin);
         auto type = catalog.Find(name);
         if (!type) {
-          throw InputError(trace_.path, static_cast<int>(job.line), 0,
-                           "job " + job.id + ": unknown GPU type \"" + name +
+          // Name the first line of the file with this value (jobs are sorted by submit time).
+          const Job* first = &job;
+          for (const Job& other : trace_.jobs) {
+            if (other.gpu_type == job.gpu_type && other.line < first->line) first = &other;
+          }
+          throw InputError(trace_.path, static_cast<int>(first->line), first->gpu_type_column,
+                           "job " + first->id + ": gpu_type: unknown GPU type \"" + name +
                                "\"; valid types: " + catalog.NameList());
         }
         mask |= uint64_t{1} << *type;

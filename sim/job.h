@@ -27,6 +27,7 @@ struct Job {
   int batch_size = 0;       // 0 = unknown
   std::string trace_status; // status recorded in the trace, empty = unknown
   int64_t line = 0;         // line of the record in its source file (for messages)
+  int gpu_type_column = 0;  // column of the gpu_type field in that line, 0 = unknown
 };
 
 struct Trace {

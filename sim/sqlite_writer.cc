@@ -113,6 +113,26 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
     Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
   }
   Exec("BEGIN");
+  // An existing database must be one of ours: either empty or holding a `runs` table.
+  bool has_tables = false;
+  bool has_runs = false;
+  {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &stmt,
+                           nullptr) != SQLITE_OK) {
+      sqlite3_finalize(stmt);
+      throw InputError(path_, 0, 0, "not a SQLite database");
+    }
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      has_tables = true;
+      const auto* name = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+      has_runs = has_runs || (name && std::string(name) == "runs");
+    }
+    sqlite3_finalize(stmt);
+  }
+  if (has_tables && !has_runs) {
+    throw InputError(path_, 0, 0, "not a clustersim database: it has tables but no `runs` table");
+  }
   try {
     Exec(kSchema);
   } catch (const InputError&) {

@@ -216,7 +216,10 @@ void ReadNativeCsv(const std::string& path, std::vector<Job>* jobs) {
                                                                    : nullptr;
     };
     if (auto* f = optional(kWalltime)) job.walltime = parse.NonNegative(*f, "walltime");
-    if (auto* f = optional(kGpuType)) job.gpu_type = std::string(f->text);
+    if (auto* f = optional(kGpuType)) {
+      job.gpu_type = std::string(f->text);
+      job.gpu_type_column = f->column;
+    }
     if (auto* f = optional(kUser)) job.user = std::string(f->text);
     if (auto* f = optional(kVc)) job.vc = std::string(f->text);
     if (auto* f = optional(kPriority)) {
@@ -298,11 +301,20 @@ bool IsNativeHeader(const std::string& first) {
   std::string unquoted;
   int error_column = 0;
   if (!SplitCsv(first, &fields, &unquoted, &error_column)) return false;
+  // Native if the header has all four required columns (an unknown extra column is then
+  // reported by the reader), or if every column is a native name and job_id is among them (a
+  // missing required column is then reported, named).
+  bool has_id = false;
+  bool all_known = true;
   int required = 0;
   for (const auto& f : fields) {
-    for (int c = 0; c < kRequiredColumns; ++c) required += f.text == kColumnNames[c];
+    int c = 0;
+    while (c < kColumnCount && f.text != kColumnNames[c]) ++c;
+    all_known = all_known && c < kColumnCount;
+    has_id = has_id || c == kJobId;
+    required += c < kRequiredColumns;
   }
-  return required == kRequiredColumns;
+  return required == kRequiredColumns || (all_known && has_id);
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
