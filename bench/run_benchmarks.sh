@@ -22,7 +22,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --jobs) JOBS="$2"; shift 2 ;;
     --skip-build) SKIP_BUILD=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "run_benchmarks.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -59,7 +59,8 @@ CLUSTER_12500="$(cluster_for 12500)"
 
 export CLUSTERSIM_BENCH_DATA="$DATA_DIR" CLUSTERSIM_BENCH_JOBS="$JOBS"
 for case in EndToEnd/fcfs_first_fit_1024x8 EndToEnd/fcfs_first_fit_100k EndToEnd/fcfs_pool_1024x8 \
-            EngineOnly/fcfs_first_fit_1024x8 Phases/fcfs_first_fit_1024x8 Phases/fcfs_first_fit_100k; do
+            EngineOnly/fcfs_first_fit_1024x8 EngineOnly/fcfs_first_fit_1024x8_overload \
+            Phases/fcfs_first_fit_1024x8 Phases/fcfs_first_fit_100k; do
   out="$RESULTS_DIR/${case//\//_}.json"
   "$BENCH" --benchmark_filter="^$case/" --benchmark_out="$out" --benchmark_out_format=json \
     2>&1 | grep -E "^(EndToEnd|EngineOnly|Phases)/" || true
@@ -94,7 +95,7 @@ targets = {
     "cli fcfs_first_fit_1024x8": (3, 1024, None),
     "cli fcfs_first_fit_100k": (10, None, None),
 }
-gpus = {"1024x8": 8192, "100k": 100000}
+gpus = {"1024x8": 8192, "100k": 100000, "overload": 8192}
 
 def verdict(name, wall, rss, events_per_s):
     t = targets.get(name)
