@@ -12,13 +12,11 @@ namespace {
 // Event kinds as recorded in the fingerprint.
 enum EventKind : int { kKindFinish = 0, kKindArrival = 2, kKindTimer = 3 };
 
-uint64_t Fnv1a(uint64_t hash, const void* data, size_t size) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= p[i];
-    hash *= 1099511628211ull;
-  }
-  return hash;
+// One step of the fingerprint: FNV-1a's xor-multiply applied to a whole 64-bit word, followed
+// by a xor-shift so high bits feed back into low ones.
+uint64_t MixWord(uint64_t hash, uint64_t word) {
+  hash = (hash ^ word) * 1099511628211ull;
+  return hash ^ (hash >> 29);
 }
 
 }  // namespace
@@ -106,11 +104,11 @@ void Engine::Push(double time, Rank rank, JobId job, uint32_t version, int32_t t
 
 void Engine::Record(double time, int kind, JobId job) {
   ++events_;
-  uint64_t h = fingerprint_;
-  h = Fnv1a(h, &time, sizeof time);
-  h = Fnv1a(h, &kind, sizeof kind);
-  h = Fnv1a(h, &job, sizeof job);
-  fingerprint_ = h;
+  uint64_t time_bits;
+  std::memcpy(&time_bits, &time, sizeof time_bits);
+  const uint64_t event = (static_cast<uint64_t>(static_cast<uint32_t>(kind)) << 32) |
+                         static_cast<uint32_t>(job);
+  fingerprint_ = MixWord(MixWord(fingerprint_, time_bits), event);
 }
 
 void Engine::Run() {
@@ -270,22 +268,25 @@ void Engine::PolicyBug(const std::string& what) const {
 void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const char* verb,
                                 bool own_gpus_allowed) const {
   const JobRun& run = runs_[id];
-  const std::string who = std::string(verb) + " job " + trace_.jobs[id].id;
-  if (allocation.gpus.empty()) PolicyBug(who + " with no GPUs");
+  // The message is built only on failure: this runs for every start.
+  auto fail = [&](const std::string& what) {
+    PolicyBug(std::string(verb) + " job " + trace_.jobs[id].id + ": " + what);
+  };
+  if (allocation.gpus.empty()) fail("no GPUs");
   if (allocation.gpu_type < 0 || !run.request.AllowsType(allocation.gpu_type)) {
-    PolicyBug(who + " on a GPU type it may not use");
+    fail("a GPU type it may not use");
   }
   for (size_t i = 0; i < allocation.gpus.size(); ++i) {
     const int g = allocation.gpus[i];
-    if (g < 0 || g >= cluster_.total_gpus()) PolicyBug(who + ": no GPU " + std::to_string(g));
-    if (i > 0 && g <= allocation.gpus[i - 1]) PolicyBug(who + ": GPUs not ascending and unique");
+    if (g < 0 || g >= cluster_.total_gpus()) fail("no GPU " + std::to_string(g));
+    if (i > 0 && g <= allocation.gpus[i - 1]) fail("GPUs not ascending and unique");
     if (cluster_.node(cluster_.NodeOfGpu(g)).gpu_type != allocation.gpu_type) {
-      PolicyBug(who + ": GPU " + std::to_string(g) + " is not of the allocation's type");
+      fail("GPU " + std::to_string(g) + " is not of the allocation's type");
     }
     if (!resources_.IsGpuFree(g)) {
       const bool own = own_gpus_allowed && std::binary_search(run.allocation.gpus.begin(),
                                                               run.allocation.gpus.end(), g);
-      if (!own) PolicyBug(who + ": GPU " + std::to_string(g) + " is busy");
+      if (!own) fail("GPU " + std::to_string(g) + " is busy");
     }
   }
 }

@@ -13,7 +13,7 @@
 //   at arrival with a reason and never queued.
 // - A job with a requested wall time is killed when its running time reaches it (status timeout)
 //   unless EngineOptions::enforce_walltime is false.
-// - The fingerprint is FNV-1a over (time, kind, job index) of every event processed.
+// - The fingerprint hashes (time, kind, job index) of every event processed, in order.
 #ifndef CLUSTERSIM_SIM_ENGINE_H_
 #define CLUSTERSIM_SIM_ENGINE_H_
 

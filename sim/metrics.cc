@@ -29,17 +29,13 @@ Metrics::Metrics(const Cluster& cluster, double interval_seconds)
 // Node imbalance F of one node (seed 001 §3.3.3): the population standard deviation of its
 // utilization of GPUs, GPU memory, CPU and network. What clustersim models today: a job holds
 // the whole memory of its GPUs and the node's CPUs in proportion to its GPUs (so those two equal
-// the GPU utilization), and a multi-node job uses the NIC in proportion to its GPUs on the node.
-// With u = GPU utilization and b = network utilization the deviation is sqrt(3)/4 |u - b|.
+// the GPU utilization u), and a multi-node job uses the NIC in proportion to its GPUs on the node
+// (network utilization b). The deviation of (u, u, u, b) is sqrt(3)/4 |u - b|, and u - b is the
+// share of the node's GPUs held by single-node jobs. When the memory model brings per-job memory
+// and traces bring CPU demands, this becomes the general four-value deviation.
 double Metrics::NodeImbalance(int node) const {
-  const double g = cluster_.node(node).gpu_count;
-  const double u = node_busy_[node] / g;
-  const double b = node_multi_busy_[node] / g;
-  const double values[4] = {u, u, u, b};
-  const double mean = (3 * u + b) / 4;
-  double var = 0;
-  for (double v : values) var += (v - mean) * (v - mean);
-  return std::sqrt(var / 4);
+  static const double kFactor = std::sqrt(3.0) / 4;
+  return kFactor * (node_busy_[node] - node_multi_busy_[node]) / cluster_.node(node).gpu_count;
 }
 
 void Metrics::Change(const Allocation& allocation, bool multi_node, int sign) {

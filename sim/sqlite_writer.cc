@@ -60,9 +60,12 @@ class Statement {
   ~Statement() { sqlite3_finalize(stmt_); }
   void Bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
   void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  // Text is bound without a copy (SQLITE_STATIC): it must outlive Step(), hence no temporaries.
   void Bind(int i, const std::string& v) {
     sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
   }
+  void Bind(int i, std::string&& v) = delete;
+  void Bind(int i, const char* v) { sqlite3_bind_text(stmt_, i, v, -1, SQLITE_STATIC); }
   void BindNull(int i) { sqlite3_bind_null(stmt_, i); }
   void BindOptional(int i, double v, bool present) {
     if (present) {
@@ -226,7 +229,7 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
         s.BindNull(14);
       }
       s.Bind(15, static_cast<int64_t>(run.max_nodes));
-      s.Bind(16, std::string(JobStateName(run.state)));
+      s.Bind(16, JobStateName(run.state));  // a string literal: static storage
       if (run.reason.empty()) {
         s.BindNull(17);
       } else {
