@@ -63,21 +63,22 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
 
 void Engine::ResolveRequests() {
   const HardwareCatalog& catalog = cluster_.catalog();
-  std::map<std::string, uint64_t> masks;  // gpu_type field -> mask, parsed once per distinct value
+  std::map<uint32_t, uint64_t> masks;  // gpu_type symbol -> mask, parsed once per distinct value
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     const Job& job = trace_.jobs[i];
     JobRun& run = runs_[i];
     run.request.gpus = job.gpus;
     run.work_left = job.duration;
     if (job.gpu_type.empty()) continue;
-    auto it = masks.find(job.gpu_type);
+    auto it = masks.find(job.gpu_type.id());
     if (it == masks.end()) {
+      const std::string& types = job.gpu_type.str();
       uint64_t mask = 0;
       size_t begin = 0;
-      while (begin <= job.gpu_type.size()) {
-        size_t end = job.gpu_type.find('|', begin);
-        if (end == std::string::npos) end = job.gpu_type.size();
-        const std::string name = job.gpu_type.substr(begin, end - begin);
+      while (begin <= types.size()) {
+        size_t end = types.find('|', begin);
+        if (end == std::string::npos) end = types.size();
+        const std::string name = types.substr(begin, end - begin);
         auto type = catalog.Find(name);
         if (!type) {
           // Name the first line of the file with this value (jobs are sorted by submit time).
@@ -92,10 +93,16 @@ void Engine::ResolveRequests() {
         mask |= uint64_t{1} << *type;
         begin = end + 1;
       }
-      it = masks.emplace(job.gpu_type, mask).first;
+      it = masks.emplace(job.gpu_type.id(), mask).first;
     }
     run.request.type_mask = it->second;
   }
+}
+
+const std::string& Engine::reason(JobId id) const {
+  static const std::string kNone;
+  auto it = reasons_.find(id);
+  return it == reasons_.end() ? kNone : it->second;
 }
 
 void Engine::Push(double time, Rank rank, JobId job, uint32_t version, int32_t tag) {
@@ -199,8 +206,8 @@ void Engine::Arrive(JobId id) {
     for (int type : cluster_.gpu_types()) {
       if (run.request.AllowsType(type)) allowed += cluster_.GpusOfType(type);
     }
-    run.reason = "requests " + std::to_string(job.gpus) + " GPUs" +
-                 (job.gpu_type.empty() ? "" : " of type " + job.gpu_type) +
+    reasons_[id] = "requests " + std::to_string(job.gpus) + " GPUs" +
+                 (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str()) +
                  "; no placement exists on this cluster (" + std::to_string(allowed) +
                  " GPUs of allowed types)";
     ++jobs_done_;
@@ -234,7 +241,7 @@ void Engine::Finish(JobId id, bool walltime_kill) {
   // of (now + work / rate) - now at large times would misclassify completions.
   if (walltime_kill) {
     run.state = JobState::kTimeout;
-    run.reason = "killed at its requested wall time";
+    reasons_[id] = "killed at its requested wall time";
   } else {
     run.work_left = 0;
     run.state = JobState::kCompleted;

@@ -68,6 +68,8 @@ class Engine final : public SchedulingContext {
   uint64_t events_processed() const { return events_; }
   uint64_t passes() const { return passes_; }
   const std::vector<JobRun>& runs() const { return runs_; }
+  // Why a job was rejected or killed; empty otherwise.
+  const std::string& reason(JobId id) const;
   const Metrics& metrics() const { return metrics_; }
   const Trace& trace() const { return trace_; }
 
@@ -135,6 +137,7 @@ class Engine final : public SchedulingContext {
   Resources empty_resources_;  // the cluster with nothing allocated, for rejection tests
   Metrics metrics_;
   std::vector<JobRun> runs_;
+  std::map<JobId, std::string> reasons_;  // few jobs have one: kept out of JobRun
   std::priority_queue<Event, std::vector<Event>, Later> heap_;
   uint64_t seq_ = 0;
   size_t next_arrival_ = 0;

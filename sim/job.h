@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/symbol.h"
+
 namespace clustersim {
 
 using JobId = int32_t;  // index of the job in the trace after sorting by submit time
@@ -19,15 +21,15 @@ struct Job {
   int gpus = 0;             // GPUs requested
   double duration = 0;      // run time in the trace, seconds (on the reference GPU type)
   double walltime = -1;     // requested wall time, seconds; < 0 = not given
-  std::string gpu_type;     // allowed GPU types separated by '|'; empty = any
-  std::string user;
-  std::string vc;           // virtual cluster / group
-  int priority = 0;
-  std::string model;        // model name, empty = unknown
-  int batch_size = 0;       // 0 = unknown
-  std::string trace_status; // status recorded in the trace, empty = unknown
   int64_t line = 0;         // line of the record in its source file (for messages)
   int gpu_type_column = 0;  // column of the gpu_type field in that line, 0 = unknown
+  int priority = 0;
+  int batch_size = 0;       // 0 = unknown
+  Symbol gpu_type;          // allowed GPU types separated by '|'; empty = any
+  Symbol user;
+  Symbol vc;                // virtual cluster / group
+  Symbol model;             // model name, empty = unknown
+  Symbol trace_status;      // status recorded in the trace, empty = unknown
 };
 
 struct Trace {

@@ -30,7 +30,6 @@ const char* JobStateName(JobState state);
 
 // What the engine knows about a job while simulating it. Owned by the engine.
 struct JobRun {
-  JobState state = JobState::kPending;
   double first_start = -1;      // seconds; -1 = never started
   double last_start = -1;       // start of the current or last running interval
   double end_time = -1;
@@ -39,17 +38,17 @@ struct JobRun {
   double run_seconds = 0;       // total time spent running
   double gpu_seconds = 0;       // sum over running intervals of GPUs x time
   double energy_joules = 0;
+  PlacementRequest request;
+  Allocation allocation;        // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;         // bumped on every rate change; stale finish events are ignored
   int preemptions = 0;
   int restarts = 0;
   int max_gpus = 0;             // largest allocation held
   int max_nodes = 0;
-  PlacementRequest request;
-  Allocation allocation;        // current GPUs while running
-  std::string reason;           // why rejected / failed
   JobId queue_prev = kNoJob;
   JobId queue_next = kNoJob;
   int running_slot = -1;        // index in the running list
+  JobState state = JobState::kPending;
 };
 
 class SchedulingContext {

@@ -40,7 +40,7 @@ class HardwareRuntime final : public RuntimeModel {
   const char* name() const override { return "hardware"; }
 
   double Rate(const Job& job, const Allocation& allocation) const override {
-    const std::string family = ModelFamilyOf(job.model);
+    const std::string family = ModelFamilyOf(job.model.str());
     const ModelFamilyProfile& profile = ProfileOfFamily(family);
     const GpuSpec& gpu = cluster_.catalog().gpu(allocation.gpu_type);
     const int n = static_cast<int>(allocation.gpus.size());

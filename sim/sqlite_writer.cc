@@ -34,8 +34,7 @@ CREATE TABLE IF NOT EXISTS jobs (
   status TEXT NOT NULL, reason TEXT,
   preemptions INTEGER, restarts INTEGER, oom_failures INTEGER,
   batch_requested INTEGER, batch_used INTEGER, memory_per_gpu_gib REAL,
-  slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
-  PRIMARY KEY (run_id, job_index)
+  slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -212,8 +211,8 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       s.Bind(1, run_id);
       s.Bind(2, static_cast<int64_t>(i));
       s.Bind(3, job.id);
-      s.Bind(4, job.user);
-      s.Bind(5, job.vc);
+      s.Bind(4, job.user.str());
+      s.Bind(5, job.vc.str());
       s.Bind(6, job.submit_time);
       s.BindOptional(7, run.first_start, started);
       s.BindOptional(8, run.end_time, ended);
@@ -230,10 +229,10 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       }
       s.Bind(15, static_cast<int64_t>(run.max_nodes));
       s.Bind(16, JobStateName(run.state));  // a string literal: static storage
-      if (run.reason.empty()) {
+      if (const std::string& reason = engine->reason(static_cast<JobId>(i)); reason.empty()) {
         s.BindNull(17);
       } else {
-        s.Bind(17, run.reason);
+        s.Bind(17, reason);
       }
       s.Bind(18, static_cast<int64_t>(run.preemptions));
       s.Bind(19, static_cast<int64_t>(run.restarts));
@@ -248,7 +247,7 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       if (job.trace_status.empty()) {
         s.BindNull(27);
       } else {
-        s.Bind(27, job.trace_status);
+        s.Bind(27, job.trace_status.str());
       }
       s.Step();
     }

@@ -46,7 +46,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
   int64_t preemptions = 0, restarts = 0;
   double first_submit = trace.jobs.empty() ? 0 : trace.jobs.front().submit_time;
   double last_end = first_submit;
-  std::map<std::string, double> user_gpu_seconds;
+  std::map<Symbol, double> user_gpu_seconds;
   for (size_t i = 0; i < runs.size(); ++i) {
     const JobRun& run = runs[i];
     const Job& job = trace.jobs[i];

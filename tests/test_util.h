@@ -72,14 +72,19 @@ class TestSim {
   Engine& engine() { return *engine_; }
   const Cluster& cluster() const { return cluster_; }
   // The run of the job whose trace id is `id`.
-  const JobRun& Of(const std::string& id) const {
+  const JobRun& Of(const std::string& id) const { return engine_->runs()[IndexOf(id)]; }
+  const std::string& ReasonOf(const std::string& id) const {
+    return engine_->reason(IndexOf(id));
+  }
+
+ private:
+  JobId IndexOf(const std::string& id) const {
     for (size_t i = 0; i < trace_.jobs.size(); ++i) {
-      if (trace_.jobs[i].id == id) return engine_->runs()[i];
+      if (trace_.jobs[i].id == id) return static_cast<JobId>(i);
     }
     throw std::out_of_range("no job " + id);
   }
 
- private:
   Cluster cluster_;
   Topology topology_;
   std::unique_ptr<RuntimeModel> runtime_;

@@ -278,19 +278,19 @@ void ReadNativeCsv(const std::string& path, std::vector<Job>* jobs) {
     };
     if (auto* f = optional(kWalltime)) job.walltime = parse.NonNegative(*f, "walltime");
     if (auto* f = optional(kGpuType)) {
-      job.gpu_type = std::string(f->text);
+      job.gpu_type = f->text;
       job.gpu_type_column = f->column;
     }
-    if (auto* f = optional(kUser)) job.user = std::string(f->text);
-    if (auto* f = optional(kVc)) job.vc = std::string(f->text);
+    if (auto* f = optional(kUser)) job.user = f->text;
+    if (auto* f = optional(kVc)) job.vc = f->text;
     if (auto* f = optional(kPriority)) {
       job.priority = static_cast<int>(parse.Integer(*f, "priority", -1'000'000'000));
     }
-    if (auto* f = optional(kModel)) job.model = std::string(f->text);
+    if (auto* f = optional(kModel)) job.model = f->text;
     if (auto* f = optional(kBatchSize)) {
       job.batch_size = static_cast<int>(parse.Integer(*f, "batch_size", 0));
     }
-    if (auto* f = optional(kStatus)) job.trace_status = std::string(f->text);
+    if (auto* f = optional(kStatus)) job.trace_status = f->text;
     id_columns.push_back(id.column);
     jobs->push_back(std::move(job));
   }
@@ -339,7 +339,7 @@ void ReadNativeJson(const std::string& path, std::vector<Job>* jobs) {
       const double p = RequireNumber(o["priority"], path, where + ".priority");
       job.priority = static_cast<int>(p);
     }
-    auto text = [&](const char* key, std::string* out) {
+    auto text = [&](const char* key, Symbol* out) {
       if (o.contains(key) && !o[key].is_null()) *out = RequireString(o[key], path, where + "." + key);
     };
     text("gpu_type", &job.gpu_type);

@@ -113,9 +113,9 @@ TEST(Engine, JobsThatCanNeverFitAreRejectedAtArrivalAndDoNotBlockTheQueue) {
   TestSim sim(Nodes(2, 4), {MakeJob("Big", 0, 9, 5), typed, MakeJob("Small", 1, 1, 2)});
   sim.Run();
   EXPECT_EQ(sim.Of("Big").state, JobState::kRejected);
-  EXPECT_NE(sim.Of("Big").reason.find("9 GPUs"), std::string::npos) << sim.Of("Big").reason;
+  EXPECT_NE(sim.ReasonOf("Big").find("9 GPUs"), std::string::npos) << sim.ReasonOf("Big");
   EXPECT_EQ(sim.Of("Typed").state, JobState::kRejected);
-  EXPECT_NE(sim.Of("Typed").reason.find("H100-80GB"), std::string::npos);
+  EXPECT_NE(sim.ReasonOf("Typed").find("H100-80GB"), std::string::npos);
   ExpectInterval(sim.Of("Small"), 1, 3);
 }
 
