@@ -6,11 +6,14 @@
 
 namespace clustersim {
 
-double Percentile(const std::vector<double>& sorted, double q) {
-  const double rank = q * (sorted.size() - 1);
+double Percentile(std::vector<double>& values, double q) {
+  const double rank = q * (values.size() - 1);
   const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (rank - lo) * (sorted[hi] - sorted[lo]);
+  std::nth_element(values.begin(), values.begin() + lo, values.end());
+  const double low = values[lo];
+  if (lo + 1 >= values.size()) return low;
+  const double high = *std::min_element(values.begin() + lo + 1, values.end());
+  return low + (rank - lo) * (high - low);
 }
 
 double JainIndex(const std::vector<double>& values) {
@@ -89,14 +92,13 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
   add("jobs_unfinished", static_cast<double>(unfinished));
   auto distribution = [&](const std::string& name, std::vector<double>& v) {
     if (v.empty()) return;
-    std::sort(v.begin(), v.end());
     double sum = 0;
     for (double x : v) sum += x;
     add(name + "_mean", sum / v.size());
     add(name + "_p50", Percentile(v, 0.50));
     add(name + "_p95", Percentile(v, 0.95));
     add(name + "_p99", Percentile(v, 0.99));
-    add(name + "_max", v.back());
+    add(name + "_max", *std::max_element(v.begin(), v.end()));
   };
   distribution("jct_seconds", jct);
   distribution("wait_seconds", wait);

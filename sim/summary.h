@@ -16,9 +16,9 @@ struct SummaryRow {
   double value = 0;
 };
 
-// Percentile by linear interpolation between closest ranks (q in [0, 1]); REQUIRES sorted,
-// non-empty values.
-double Percentile(const std::vector<double>& sorted, double q);
+// Percentile by linear interpolation between closest ranks (q in [0, 1]), found by selection
+// (no full sort); reorders `values`. REQUIRES non-empty values.
+double Percentile(std::vector<double>& values, double q);
 
 // Jain's fairness index (sum x)^2 / (n sum x^2) over the values; 1 for an empty list.
 double JainIndex(const std::vector<double>& values);

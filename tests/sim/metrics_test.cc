@@ -131,3 +131,20 @@ TEST(Summary, JainIndexIsOverUsersGpuSeconds) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+TEST(Summary, PercentilesInterpolateBetweenClosestRanks) {
+  // Sorted {1, 2, 3, 4, 10}: p50 rank 2 -> 3; p95 rank 3.8 -> 4 + 0.8 * 6 = 8.8; p0 = 1.
+  std::vector<double> v = {10, 3, 1, 4, 2};
+  EXPECT_DOUBLE_EQ(Percentile(v, 0.5), 3);
+  EXPECT_DOUBLE_EQ(Percentile(v, 0.95), 8.8);
+  EXPECT_DOUBLE_EQ(Percentile(v, 0.0), 1);
+  EXPECT_DOUBLE_EQ(Percentile(v, 1.0), 10);
+  std::vector<double> one = {7};
+  EXPECT_DOUBLE_EQ(Percentile(one, 0.99), 7);
+}
+
+}  // namespace
+}  // namespace clustersim
