@@ -105,8 +105,9 @@ const std::string& Engine::reason(JobId id) const {
   return it == reasons_.end() ? kNone : it->second;
 }
 
-void Engine::Push(double time, Rank rank, JobId job, uint32_t version, int32_t tag) {
-  heap_.push(Event{time, rank, seq_++, job, version, tag});
+void Engine::Push(double time, Rank rank, JobId job, uint32_t aux) {
+  CHECK(seq_ < (uint64_t{1} << 56), "event sequence overflow");
+  heap_.push(Event{time, (static_cast<uint64_t>(rank) << 56) | seq_++, job, aux});
 }
 
 void Engine::Record(double time, int kind, JobId job) {
@@ -145,12 +146,12 @@ void Engine::Run() {
       heap_.pop();
     }
     size_t b = 0;
-    for (; b < batch.size() && batch[b].rank < kArrivalRank; ++b) {
+    for (; b < batch.size() && batch[b].rank() < kArrivalRank; ++b) {
       const Event& e = batch[b];
       const JobRun& run = runs_[e.job];
-      if (run.state != JobState::kRunning || run.version != e.version) continue;  // stale
+      if (run.state != JobState::kRunning || run.version != (e.aux & ~kKillBit)) continue;  // stale
       Record(t, kKindFinish, e.job);
-      Finish(e.job, e.tag == kWalltimeTag);
+      Finish(e.job, (e.aux & kKillBit) != 0);
     }
     while (next_arrival_ < jobs.size() && jobs[next_arrival_].submit_time == t) {
       const JobId id = static_cast<JobId>(next_arrival_++);
@@ -160,7 +161,7 @@ void Engine::Run() {
     for (; b < batch.size(); ++b) {
       const Event& e = batch[b];
       Record(t, kKindTimer, e.job);
-      policy_.OnTimer(*this, e.job, e.tag);
+      policy_.OnTimer(*this, e.job, static_cast<int>(e.aux));
     }
 
     ++passes_;
@@ -231,7 +232,7 @@ void Engine::StopRunning(JobId id) {
   metrics_.OnRelease(run.allocation, cluster_.NodeOfGpu(run.allocation.gpus.front()) !=
                                          cluster_.NodeOfGpu(run.allocation.gpus.back()));
   RunningRemove(id);
-  ++run.version;
+  run.version = (run.version + 1) & ~kKillBit;
 }
 
 void Engine::Finish(JobId id, bool walltime_kill) {
@@ -260,11 +261,11 @@ void Engine::ScheduleFinish(JobId id) {
   if (options_.enforce_walltime && job.walltime >= 0) {
     const double kill = now_ + std::max(0.0, job.walltime - run.run_seconds);
     if (kill < end) {
-      Push(kill, kFinishRank, id, run.version, kWalltimeTag);
+      Push(kill, kFinishRank, id, run.version | kKillBit);
       return;
     }
   }
-  Push(end, kFinishRank, id, run.version, 0);
+  Push(end, kFinishRank, id, run.version);
 }
 
 void Engine::PolicyBug(const std::string& what) const {
@@ -361,7 +362,8 @@ void Engine::Resize(JobId id, Allocation allocation) {
 
 void Engine::SetTimer(double time, JobId id, int tag) {
   if (!(time >= now_)) PolicyBug("timer set in the past");
-  Push(time, kTimerRank, id, 0, tag);
+  if (tag < 0) PolicyBug("timer with a negative tag");
+  Push(time, kTimerRank, id, static_cast<uint32_t>(tag));
 }
 
 void Engine::QueueAppend(JobId id) {

@@ -68,17 +68,27 @@ void MaxTree::Set(int position, int value) {
 }
 
 int MaxTree::FindFirstAtLeast(int v, int from) const {
+  if (from < 0) from = 0;
   if (from >= size_ || tree_[1] < v) return -1;
-  return Descend(1, 0, leaves_, v, from < 0 ? 0 : from);
-}
-
-int MaxTree::Descend(int index, int lo, int hi, int v, int from) const {
-  if (hi <= from || tree_[index] < v) return -1;
-  if (hi - lo == 1) return lo < size_ ? lo : -1;
-  const int mid = (lo + hi) / 2;
-  const int left = Descend(2 * index, lo, mid, v, from);
-  if (left >= 0) return left;
-  return Descend(2 * index + 1, mid, hi, v, from);
+  // From the leaf at `from`, climb until a right sibling holds a value >= v, then descend to its
+  // leftmost such leaf. Iterative: this is on the placement hot path.
+  int i = leaves_ + from;
+  if (tree_[i] < v) {
+    while (true) {
+      while (i & 1) {
+        if (i == 1) return -1;
+        i >>= 1;
+      }
+      ++i;
+      if (tree_[i] >= v) break;
+    }
+    while (i < leaves_) {
+      i *= 2;
+      if (tree_[i] < v) ++i;
+    }
+  }
+  const int position = i - leaves_;
+  return position < size_ ? position : -1;
 }
 
 }  // namespace clustersim

@@ -40,7 +40,6 @@ class MaxTree {
   int FindFirstAtLeast(int v, int from = 0) const;
 
  private:
-  int Descend(int index, int lo, int hi, int v, int from) const;
   int leaves_ = 1;
   int size_ = 0;
   std::vector<int> tree_;

@@ -60,3 +60,29 @@ TEST(MaxTree, FindsTheLowestPositionWithAtLeastAValue) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+TEST(MaxTree, MatchesALinearScanUnderRandomOperations) {
+  std::mt19937 rng(11);
+  for (int size : {1, 2, 3, 7, 64, 1000}) {
+    MaxTree tree(size);
+    std::vector<int> values(size, 0);
+    for (int step = 0; step < 5000; ++step) {
+      const int pos = static_cast<int>(rng() % size);
+      values[pos] = static_cast<int>(rng() % 9);
+      tree.Set(pos, values[pos]);
+      const int v = 1 + static_cast<int>(rng() % 8);
+      const int from = static_cast<int>(rng() % size);
+      int expected = -1;
+      for (int i = from; i < size && expected < 0; ++i) {
+        if (values[i] >= v) expected = i;
+      }
+      ASSERT_EQ(tree.FindFirstAtLeast(v, from), expected) << "size " << size;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace clustersim
