@@ -223,7 +223,10 @@ void Engine::StopRunning(JobId id) {
   JobRun& run = runs_[id];
   const double ran = now_ - run.last_start;
   const double n = static_cast<double>(run.allocation.gpus.size());
-  run.work_left = std::max(0.0, run.work_left - ran * run.rate);
+  const double overhead = std::min(ran, run.overhead_left);  // paid before any progress
+  run.overhead_left -= overhead;
+  run.overhead_seconds += overhead;
+  run.work_left = std::max(0.0, run.work_left - (ran - overhead) * run.rate);
   run.run_seconds += ran;
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
@@ -257,9 +260,10 @@ void Engine::Finish(JobId id, bool walltime_kill) {
 void Engine::ScheduleFinish(JobId id) {
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
-  const double end = now_ + run.work_left / run.rate;
-  if (options_.enforce_walltime && job.walltime >= 0) {
-    const double kill = now_ + std::max(0.0, job.walltime - run.run_seconds);
+  const double end = now_ + run.overhead_left + run.work_left / run.rate;
+  const double walltime = policy_.RequestedWalltime(job);
+  if (options_.enforce_walltime && walltime >= 0) {
+    const double kill = now_ + std::max(0.0, walltime - run.run_seconds);
     if (kill < end) {
       Push(kill, kFinishRank, id, run.version | kKillBit);
       return;
@@ -343,6 +347,7 @@ void Engine::Preempt(JobId id) {
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
   ++run.preemptions;
+  run.overhead_left += options_.preemption_cost_seconds;
   QueueInsertSorted(id);
 }
 

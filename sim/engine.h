@@ -11,8 +11,10 @@
 //   so stale finish events are skipped when popped, never searched for.
 // - A job that can never be placed (on the empty cluster, under the run's placement) is rejected
 //   at arrival with a reason and never queued.
-// - A job with a requested wall time is killed when its running time reaches it (status timeout)
-//   unless EngineOptions::enforce_walltime is false.
+// - A job with a requested wall time (Policy::RequestedWalltime) is killed when its running
+//   time reaches it (status timeout) unless EngineOptions::enforce_walltime is false.
+// - Preemption costs EngineOptions::preemption_cost_seconds (checkpoint save + restore): a
+//   preempted job, once resumed, holds its GPUs that long without progress.
 // - The fingerprint hashes (time, kind, job index) of every event processed, in order.
 #ifndef CLUSTERSIM_SIM_ENGINE_H_
 #define CLUSTERSIM_SIM_ENGINE_H_
@@ -43,6 +45,7 @@ struct EngineOptions {
   double timeseries_interval_seconds = 300;
   bool check_invariants = false;  // --check: verify invariants after every pass
   bool enforce_walltime = true;
+  double preemption_cost_seconds = 0;  // save + restore per preemption (DESIGN.md §7)
   double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
   const std::atomic<bool>* interrupt = nullptr;  // set asynchronously (Ctrl-C) to stop early
   std::function<void(const EngineProgress&)> progress;  // called every progress_every events

@@ -38,6 +38,8 @@ struct JobRun {
   double run_seconds = 0;       // total time spent running
   double gpu_seconds = 0;       // sum over running intervals of GPUs x time
   double energy_joules = 0;
+  double overhead_left = 0;     // checkpoint save + restore still to pay before progress resumes
+  double overhead_seconds = 0;  // total time spent on preemption overhead
   PlacementRequest request;
   Allocation allocation;        // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;         // bumped on every rate change; stale finish events are ignored
@@ -93,6 +95,10 @@ class Policy {
   virtual void OnArrival(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnCompletion(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) {}
+  // The job's requested wall time in seconds (< 0: none). The engine kills a job whose running
+  // time reaches it. Default: the trace's walltime; backfilling policies may estimate it
+  // (exact duration, or duration x factor). Must not change while the job runs.
+  virtual double RequestedWalltime(const Job& job) const { return job.walltime; }
 };
 
 }  // namespace clustersim

@@ -198,6 +198,31 @@ TEST(Engine, SameInputsGiveTheSameFingerprintAndDifferentInputsDoNot) {
   EXPECT_NE(a.engine().fingerprint(), c.Run().fingerprint());
 }
 
+TEST(Engine, PreemptionCostDelaysProgressAfterResume) {
+  // As above with a save + restore cost of 3 s: J runs [0,4) (4 s of work done), resumes at 6,
+  // spends [6,9) restoring, then needs 6 s more: ends at 15. Running time 4 + 9 = 13 s.
+  EngineOptions options;
+  options.preemption_cost_seconds = 3;
+  TestSim sim(Nodes(1, 2), {MakeJob("J", 0, 2, 10)}, std::make_unique<PreemptOnce>(), options);
+  sim.Run();
+  const JobRun& run = sim.Of("J");
+  ExpectInterval(run, 0, 15);
+  EXPECT_DOUBLE_EQ(run.run_seconds, 13);
+  EXPECT_DOUBLE_EQ(run.overhead_seconds, 3);
+}
+
+TEST(Engine, WallTimeCountsRunningTimeAcrossPreemptions) {
+  // J (10 s of work, wall time 7 s) runs [0,4), is preempted, resumes at 6 with 3 s of wall time
+  // left: killed at 9 with 3 s of work undone.
+  Job job = MakeJob("J", 0, 2, 10);
+  job.walltime = 7;
+  TestSim sim(Nodes(1, 2), {job}, std::make_unique<PreemptOnce>());
+  sim.Run();
+  EXPECT_EQ(sim.Of("J").state, JobState::kTimeout);
+  EXPECT_DOUBLE_EQ(sim.Of("J").end_time, 9);
+  EXPECT_DOUBLE_EQ(sim.Of("J").work_left, 3);
+}
+
 // A broken policy: starts the head on GPUs that are already busy.
 class DoubleBooker final : public Policy {
  public:
