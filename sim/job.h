@@ -25,6 +25,9 @@ struct Job {
   int gpu_type_column = 0;  // column of the gpu_type field in that line, 0 = unknown
   int priority = 0;
   int batch_size = 0;       // 0 = unknown
+  int gpu_milli = 0;        // share of one GPU in thousandths (fractional requests, gpus == 1);
+                            // 0 = whole GPUs. Without GPU sharing a fractional job holds a GPU.
+  int cpu_milli = 0;        // CPU demand in thousandths of a core; 0 = unknown
   Symbol gpu_type;          // allowed GPU types separated by '|'; empty = any
   Symbol user;
   Symbol vc;                // virtual cluster / group
