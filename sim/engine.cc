@@ -68,6 +68,7 @@ void Engine::ResolveRequests() {
     const Job& job = trace_.jobs[i];
     JobRun& run = runs_[i];
     run.request.gpus = job.gpus;
+    run.request.job = &job;
     run.work_left = job.duration;
     if (job.gpu_type.empty()) continue;
     auto it = masks.find(job.gpu_type.id());

@@ -15,9 +15,12 @@ namespace clustersim {
 class Topology;
 class RuntimeModel;
 
+struct Job;
+
 struct PlacementRequest {
   int gpus = 0;
   uint64_t type_mask = ~uint64_t{0};  // bit t set = catalog GPU type t allowed
+  const Job* job = nullptr;           // the job asking, for strategies that score with a model
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 

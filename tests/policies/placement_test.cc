@@ -3,6 +3,7 @@
 
 #include "policies/registry.h"
 #include "sim/topology.h"
+#include "sim/runtime_model.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
@@ -120,6 +121,87 @@ TEST(PlacementAtScale, FindingANodeDoesNotScanTheCluster) {
     ASSERT_TRUE(placement->Find(resources, request, &out)) << s;
     EXPECT_EQ(out.gpus.front(), 99992) << s;
   }
+}
+
+}  // namespace
+}  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+class TopologyPlacementTest : public ::testing::Test {
+ protected:
+  explicit TopologyPlacementTest(const std::string& spec)
+      : cluster_(ClusterSpec::Load(spec, HardwareCatalog::Default()), HardwareCatalog::Default()),
+        topology_(cluster_),
+        runtime_(MakeRuntimeModel("trace", cluster_, topology_)),
+        resources_(cluster_) {}
+  std::vector<int> Place(const std::string& strategy, int gpus) {
+    const auto placement =
+        FindPlacement(strategy).make({&cluster_, &topology_, runtime_.get()}, {});
+    Allocation out;
+    PlacementRequest request;
+    request.gpus = gpus;
+    if (!placement->Find(resources_, request, &out)) return {};
+    return out.gpus;
+  }
+  Cluster cluster_;
+  Topology topology_;
+  std::unique_ptr<RuntimeModel> runtime_;
+  Resources resources_;
+};
+
+class Dgx1Topology : public TopologyPlacementTest {
+ protected:
+  Dgx1Topology() : TopologyPlacementTest("dgx1-v100") {}
+};
+
+TEST_F(Dgx1Topology, APairGoesOnADoubleNvlinkWhereFirstFitTakesASingleOne) {
+  // DGX-1V: GPUs 0-1 share one NVLink (25 GB/s per direction), 0-3 two (50 GB/s). First-fit
+  // takes the lowest GPUs {0,1}; topology takes the lowest pair with two links, {0,3}.
+  EXPECT_EQ(Place("first-fit", 2), (std::vector<int>{0, 1}));
+  EXPECT_EQ(Place("topology", 2), (std::vector<int>{0, 3}));
+}
+
+TEST_F(Dgx1Topology, FourGpusTieAtASingleLinkAndTakeTheLowestIndices) {
+  // The double NVLinks of a DGX-1V form one 8-cycle, 0-3-2-1-5-6-7-4-0, which contains no
+  // 4-cycle: every ring over 4 GPUs uses at least one single link, so at best 25 GB/s.
+  // {0,1,2,3} reaches it (ring 0-3-2-1-0: three double links and the single 1-0), and among the
+  // tied subsets it has the lowest indices.
+  EXPECT_EQ(Place("topology", 4), (std::vector<int>{0, 1, 2, 3}));
+}
+
+class RackTopology : public TopologyPlacementTest {
+ protected:
+  // 4 DGX A100 nodes, 2 per rack, uplinks oversubscribed 4:1. Node 1 (rack 0) has one GPU busy,
+  // so the whole free nodes are 0 (rack 0), 2 and 3 (rack 1).
+  RackTopology()
+      : TopologyPlacementTest(WriteSpec()) {
+    std::vector<int> busy = {8};
+    resources_.Allocate(busy);
+  }
+  static std::string WriteSpec() {
+    const std::string path = ::testing::TempDir() + "/racks.json";
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(R"({"nodes":[{"count":4,"gpu_type":"A100-80GB","gpus_per_node":8}],
+                  "network":{"nodes_per_rack":2,"oversubscription":4}})",
+               f);
+    std::fclose(f);
+    return path;
+  }
+};
+
+TEST_F(RackTopology, ASixteenGpuJobStaysUnderOneLeafSwitch) {
+  // First-fit takes the two lowest whole free nodes, 0 and 2, across racks; topology takes 2 and
+  // 3 in rack 1, whose ring crosses no oversubscribed uplink.
+  const auto ff = Place("first-fit", 16);
+  ASSERT_EQ(ff.size(), 16u);
+  EXPECT_EQ(ff.front(), 0);
+  EXPECT_EQ(ff.back(), 23);
+  const auto topo = Place("topology", 16);
+  ASSERT_EQ(topo.size(), 16u);
+  EXPECT_EQ(topo.front(), 16);
+  EXPECT_EQ(topo.back(), 31);
 }
 
 }  // namespace
