@@ -32,6 +32,7 @@ struct RunRecord {
   std::string error;
   std::string fingerprint;
   double timeseries_interval_seconds = 0;
+  double preemption_cost_seconds = 0;
 };
 
 class SqliteWriter {

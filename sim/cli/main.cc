@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "policies/registry.h"
 #include "sim/cli/run.h"
@@ -115,6 +116,10 @@ int CommandRun(int argc, char** argv) {
       "stop-time", po::value(&config.engine.stop_time), "stop the clock at this simulated time")(
       "out", po::value(&config.out)->default_value("results/clustersim.sqlite"),
       "SQLite database to append the run to")(
+      "preemption-cost", po::value(&config.engine.preemption_cost_seconds)->default_value(0),
+      "checkpoint save + restore paid by each preempted job, seconds")(
+      "config", po::value<std::string>(),
+      "run config JSON (keys as these options; params as an object); the command line wins")(
       "check", po::bool_switch(&config.engine.check_invariants),
       "verify engine invariants after every pass (slow)")(
       "no-progress", "never draw the progress bar")(
@@ -128,6 +133,16 @@ int CommandRun(int argc, char** argv) {
   po::notify(vm);
   SetLogLevel(log_level);
   for (const auto& p : params) config.params.AddAssignment(p);
+  if (vm.count("config")) {
+    std::set<std::string> given;
+    for (const auto& [name, value] : vm) {
+      if (!value.defaulted()) given.insert(name);
+    }
+    ApplyRunConfigFile(vm["config"].as<std::string>(), given, &config);
+  }
+  if (config.engine.preemption_cost_seconds < 0) {
+    throw InputError("--preemption-cost: expected a number of seconds >= 0");
+  }
   if (!(config.engine.timeseries_interval_seconds > 0)) {
     throw InputError("--interval: expected a positive number of seconds");
   }

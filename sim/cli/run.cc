@@ -2,12 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 #include "policies/registry.h"
 #include "sim/error.h"
+#include "sim/json_file.h"
 #include "sim/sha256.h"
 #include "sim/sqlite_writer.h"
 #include "sim/topology.h"
@@ -33,6 +35,62 @@ std::string HexFingerprint(uint64_t fingerprint) {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(fingerprint));
   return buffer;
+}
+
+void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
+                        RunConfig* config) {
+  const nlohmann::json doc = ParseJsonFile(path);
+  if (!doc.is_object()) throw InputError(path, 0, 0, "expected a JSON object of run options");
+  auto text = [&](const nlohmann::json& v, const std::string& key) {
+    return RequireString(v, path, key);
+  };
+  for (const auto& [key, value] : doc.items()) {
+    // Command-line options use dashes; the file may use either spelling.
+    std::string option = key;
+    std::replace(option.begin(), option.end(), '_', '-');
+    if (key == "params") {
+      if (!value.is_object()) throw InputError(path, 0, 0, "params: expected an object");
+      for (const auto& [name, v] : value.items()) {
+        if (config->params.values().count(name)) continue;  // --param wins
+        const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+        config->params.AddAssignment(name + "=" + s);
+      }
+      continue;
+    }
+    if (given.count(option)) continue;
+    if (option == "trace") {
+      config->trace_path = text(value, key);
+    } else if (option == "format") {
+      config->trace_format = text(value, key);
+    } else if (option == "cluster") {
+      config->cluster = text(value, key);
+    } else if (option == "hardware") {
+      config->hardware_path = text(value, key);
+    } else if (option == "policy") {
+      config->policy = text(value, key);
+    } else if (option == "placement") {
+      config->placement = text(value, key);
+    } else if (option == "runtime-model") {
+      config->runtime_model = text(value, key);
+    } else if (option == "out") {
+      config->out = text(value, key);
+    } else if (option == "seed") {
+      if (!value.is_number_integer()) throw InputError(path, 0, 0, key + ": expected an integer");
+      config->seed = value.get<int64_t>();
+    } else if (option == "interval") {
+      config->engine.timeseries_interval_seconds = RequireNumber(value, path, key);
+    } else if (option == "stop-time") {
+      config->engine.stop_time = RequireNumber(value, path, key);
+    } else if (option == "preemption-cost") {
+      config->engine.preemption_cost_seconds = RequireNumber(value, path, key);
+    } else {
+      throw InputError(path, 0, 0,
+                       "unknown key \"" + key +
+                           "\"; expected trace, format, cluster, hardware, policy, placement, "
+                           "runtime_model, params, seed, interval, stop_time, preemption_cost, "
+                           "out");
+    }
+  }
 }
 
 RunOutcome ExecuteRun(const RunConfig& config) {
@@ -100,6 +158,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     record.status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
     record.fingerprint = HexFingerprint(engine.fingerprint());
     record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
+    record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
     outcome.run_id = writer->WriteRun(record, &engine, outcome.summary);
     writer->Commit();
   }

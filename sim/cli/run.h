@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,14 @@ struct RunOutcome {
 
 // Throws InputError for bad inputs (nothing is written then) and InternalError for a bug.
 RunOutcome ExecuteRun(const RunConfig& config);
+
+// Applies a run config JSON file: an object with any of the keys trace, format, cluster,
+// hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
+// stop_time, preemption_cost, out. Keys named in `given` (option names set on the command line,
+// which win) are skipped; a params key also given as --param keeps the command-line value.
+// Throws InputError naming the file and key for an unknown key or a value of the wrong type.
+void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
+                        RunConfig* config);
 
 // The folder holding the bundled traces (CLUSTERSIM_DATA_DIR, else the source tree's traces/).
 std::string BundledTracesDir();

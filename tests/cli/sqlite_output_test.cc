@@ -97,7 +97,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                 "placement",      "params",       "runtime_model",
                                 "seed",           "version",      "wall_seconds",
                                 "events",         "passes",       "status",
-                                "error",          "fingerprint",  "timeseries_interval_seconds"}));
+                                "error",          "fingerprint",  "timeseries_interval_seconds",
+                                "preemption_cost_seconds"}));
   EXPECT_EQ(ColumnsOf(db, "jobs"), (std::vector<std::string>{"run_id",
                                                              "job_index",
                                                              "job_id",
