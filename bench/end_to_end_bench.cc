@@ -1,5 +1,5 @@
 // end_to_end_bench: the performance targets of DESIGN.md §13, measured with Google Benchmark on
-// seeded synthetic traces (bench/synthetic_trace.h: 1,000,000 jobs, Philly GPU counts, offered
+// seeded synthetic traces (workloads/generator.h: 1,000,000 jobs, Philly GPU counts, offered
 // load 0.9 on the cluster the case runs on unless named otherwise, mean duration 1 h).
 //
 // What it measures:
@@ -43,7 +43,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/synthetic_trace.h"
+#include "workloads/generator.h"
 #include "policies/registry.h"
 #include "sim/cli/run.h"
 #include "sim/sha256.h"
@@ -99,7 +99,7 @@ const fs::path& ScratchDir() {
 
 // Returns the cached synthetic trace for `gpus` at offered `load`, generating it on first use.
 std::string TracePath(int64_t gpus, double load = kLoad) {
-  SyntheticTraceOptions options;
+  GeneratorOptions options;
   options.jobs = JobCount();
   options.cluster_gpus = gpus;
   options.load = load;

@@ -30,11 +30,11 @@ done
 if [[ $SKIP_BUILD == 0 ]]; then
   # shellcheck disable=SC2086
   cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
-  cmake --build "$BUILD_DIR" -j"$(nproc)" --target clustersim end_to_end_bench make_synthetic_trace
+  cmake --build "$BUILD_DIR" -j"$(nproc)" --target clustersim end_to_end_bench
 fi
 
 BENCH="$BUILD_DIR/bench/end_to_end_bench"
-GENERATOR="$BUILD_DIR/bench/make_synthetic_trace"
+GENERATOR=("$BUILD_DIR/sim/cli/clustersim" trace generate)
 CLI="$BUILD_DIR/sim/cli/clustersim"
 mkdir -p "$RESULTS_DIR" "$DATA_DIR"
 SCRATCH="$(mktemp -d)"
@@ -44,7 +44,7 @@ trap 'rm -rf "$SCRATCH"' EXIT
 # case pays for generation.
 trace_for() {  # GPUS -> path
   local path="$DATA_DIR/synthetic_${JOBS}jobs_$1gpus_load0.9_seed42.csv"
-  [[ -f "$path" ]] || "$GENERATOR" --jobs "$JOBS" --gpus "$1" --load 0.9 --seed 42 --out "$path"
+  [[ -f "$path" ]] || "${GENERATOR[@]}" --jobs "$JOBS" --gpus "$1" --load 0.9 --seed 42 --out "$path"
   echo "$path"
 }
 cluster_for() {  # NODES -> path

@@ -22,7 +22,7 @@ CREATE TABLE IF NOT EXISTS runs (
   seed INTEGER, version TEXT,
   wall_seconds REAL, events INTEGER, passes INTEGER,
   status TEXT NOT NULL, error TEXT, fingerprint TEXT,
-  timeseries_interval_seconds REAL, preemption_cost_seconds REAL
+  timeseries_interval_seconds REAL, preemption_cost_seconds REAL, trace_filter TEXT
 );
 CREATE TABLE IF NOT EXISTS jobs (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -164,8 +164,8 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
                 "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
                 "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
                 "runtime_model, seed, version, wall_seconds, events, passes, status, error, "
-                "fingerprint, timeseries_interval_seconds, preemption_cost_seconds) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "fingerprint, timeseries_interval_seconds, preemption_cost_seconds, trace_filter) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string now = NowUtc();
     s.Bind(1, now);
     s.Bind(2, r.trace_path);
@@ -192,6 +192,7 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
     s.Bind(19, r.fingerprint);
     s.Bind(20, r.timeseries_interval_seconds);
     s.Bind(21, r.preemption_cost_seconds);
+    s.Bind(22, r.trace_filter);
     s.Step();
   }
   const int64_t run_id = sqlite3_last_insert_rowid(db_);

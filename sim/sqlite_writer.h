@@ -21,6 +21,7 @@ namespace clustersim {
 
 struct RunRecord {
   std::string trace_path, trace_sha256, trace_format;
+  std::string trace_filter = "{}";  // JSON: explicit filters and how many jobs they kept
   std::string cluster_spec, cluster_sha256, cluster_json;
   std::string policy, placement, params_json, runtime_model;
   int64_t seed = 0;

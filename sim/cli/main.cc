@@ -14,6 +14,7 @@
 
 #include "policies/registry.h"
 #include "sim/cli/run.h"
+#include "sim/cli/trace_commands.h"
 #include "sim/error.h"
 #include "sim/topology.h"
 #include "workloads/reader.h"
@@ -33,6 +34,7 @@ usage: clustersim <command> [options]      (clustersim <command> --help for its 
 
 commands:
   run             replay a trace on a cluster under a policy; write results to SQLite
+  trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   list            list policies | placements | gpus | clusters | formats
 )";
@@ -92,6 +94,7 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
 
 int CommandRun(int argc, char** argv) {
   RunConfig config;
+  FilterArgs filter_args;
   std::vector<std::string> params;
   std::string log_level = "warn";
   po::options_description desc(
@@ -124,6 +127,7 @@ int CommandRun(int argc, char** argv) {
       "verify engine invariants after every pass (slow)")(
       "no-progress", "never draw the progress bar")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
+  AddFilterOptions(desc, filter_args);
   po::variables_map vm;
   po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
   if (vm.count("help")) {
@@ -133,6 +137,7 @@ int CommandRun(int argc, char** argv) {
   po::notify(vm);
   SetLogLevel(log_level);
   for (const auto& p : params) config.params.AddAssignment(p);
+  config.filter = MakeFilter(filter_args);
   if (vm.count("config")) {
     std::set<std::string> given;
     for (const auto& [name, value] : vm) {
@@ -312,7 +317,8 @@ int Main(int argc, char** argv) {
       return CommandClusterShow(argc - 2, argv + 2);
     }
     if (command == "list") return CommandList(argc - 1, argv + 1);
-    throw InputError("unknown command \"" + command + "\"; valid: run, cluster show, list");
+    if (command == "trace") return CommandTrace(argc - 1, argv + 1);
+    throw InputError("unknown command \"" + command + "\"; valid: run, trace, cluster show, list");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

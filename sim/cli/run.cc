@@ -116,9 +116,26 @@ RunOutcome ExecuteRun(const RunConfig& config) {
 
   const std::string trace_path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
   spdlog::info("reading trace {}", trace_path);
-  const Trace trace = LoadTrace(trace_path, config.trace_format);
+  Trace trace = LoadTrace(trace_path, config.trace_format);
+  const FilterCounts counts = ApplyFilter(config.filter, &trace);
+  if (counts.kept != counts.before) {
+    spdlog::warn(
+        "trace filter kept {} of {} jobs (excluded: {} outside the window, {} other vc, {} other "
+        "user, {} other status, {} beyond --first)",
+        counts.kept, counts.before, counts.outside_window, counts.other_vc, counts.other_user,
+        counts.other_status, counts.beyond_first_n);
+  }
   spdlog::info("{} jobs ({} format); cluster {}: {} nodes, {} GPUs", trace.jobs.size(),
                trace.format, cluster.spec().origin, cluster.node_count(), cluster.total_gpus());
+  // The sanity report, before the run: problems are warnings (nothing is dropped for them).
+  SanityReport sanity = CheckTraceSanity(trace, &cluster);
+  if (!sanity.clean()) {
+    for (const SanityItem& item : sanity.items) {
+      std::string lines;
+      for (int64_t line : item.first_lines) lines += " " + std::to_string(line);
+      spdlog::warn("{}: {} {} (first lines:{})", trace_path, item.count, item.what, lines);
+    }
+  }
 
   // Open the output before simulating, so an unwritable path fails fast.
   std::unique_ptr<SqliteWriter> writer;
@@ -135,6 +152,8 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   outcome.gpus = cluster.total_gpus();
   outcome.runtime_model = runtime_name;
   outcome.trace_format = trace.format;
+  outcome.filter_counts = counts;
+  outcome.sanity = std::move(sanity);
   outcome.summary = ComputeSummary(engine);
   outcome.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -159,6 +178,12 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     record.fingerprint = HexFingerprint(engine.fingerprint());
     record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
     record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
+    nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
+    if (!config.filter.IsIdentity()) {
+      filter["jobs_before"] = counts.before;
+      filter["jobs_kept"] = counts.kept;
+    }
+    record.trace_filter = filter.dump();
     outcome.run_id = writer->WriteRun(record, &engine, outcome.summary);
     writer->Commit();
   }

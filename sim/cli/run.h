@@ -15,6 +15,7 @@
 #include "sim/engine.h"
 #include "sim/params.h"
 #include "sim/summary.h"
+#include "workloads/transforms.h"
 
 namespace clustersim {
 
@@ -27,6 +28,7 @@ struct RunConfig {
   std::string placement = "first-fit";
   std::string runtime_model;     // empty = hardware if the cluster is heterogeneous, else trace
   Params params;
+  TraceFilter filter;            // explicit exclusions and transforms applied after reading
   int64_t seed = 0;
   std::string out;               // empty = do not write a database
   EngineOptions engine;
@@ -42,6 +44,8 @@ struct RunOutcome {
   int gpus = 0;
   std::string runtime_model;
   std::string trace_format;
+  FilterCounts filter_counts;
+  SanityReport sanity;
   std::vector<SummaryRow> summary;
 };
 

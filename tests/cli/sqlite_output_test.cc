@@ -98,7 +98,7 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                 "seed",           "version",      "wall_seconds",
                                 "events",         "passes",       "status",
                                 "error",          "fingerprint",  "timeseries_interval_seconds",
-                                "preemption_cost_seconds"}));
+                                "preemption_cost_seconds", "trace_filter"}));
   EXPECT_EQ(ColumnsOf(db, "jobs"), (std::vector<std::string>{"run_id",
                                                              "job_index",
                                                              "job_id",

@@ -1,0 +1,163 @@
+#include "sim/cli/trace_commands.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "sim/cluster.h"
+#include "sim/error.h"
+#include "workloads/generator.h"
+#include "workloads/reader.h"
+
+namespace po = boost::program_options;
+
+namespace clustersim {
+namespace {
+
+constexpr const char* kTraceUsage =
+    "usage: clustersim trace stats FILE [--format F] [--cluster C] [filters]\n"
+    "       clustersim trace convert FILE --to native --out OUT.csv [--format F] [filters]\n"
+    "       clustersim trace generate --out OUT.csv [--jobs N] [--gpus G] [--load L] [--seed S]\n"
+    "              [--arrivals poisson|diurnal] [--curve CSV] [--durations exponential|philly]\n"
+    "              [--mean-duration S] [--models name:weight,...]\n"
+    "(clustersim trace SUBCOMMAND --help for details)\n";
+
+int Stats(int argc, char** argv) {
+  std::string path, format, cluster_name;
+  FilterArgs filter_args;
+  po::options_description desc(
+      "clustersim trace stats FILE: jobs, span, GPUs per job, duration percentiles, arrival rate,\n"
+      "offered load, and the sanity report\n\noptions");
+  desc.add_options()("help,h", "show this help")("trace", po::value(&path), "trace file")(
+      "format", po::value(&format), "trace format (default: detect)")(
+      "cluster", po::value(&cluster_name),
+      "also check jobs against this cluster (spec file or preset)");
+  AddFilterOptions(desc, filter_args);
+  po::positional_options_description positional;
+  positional.add("trace", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") || path.empty()) {
+    std::cout << desc << "\n";
+    return path.empty() && !vm.count("help") ? 2 : 0;
+  }
+  Trace trace = LoadTrace(path, format);
+  const FilterCounts counts = ApplyFilter(MakeFilter(filter_args), &trace);
+  std::unique_ptr<Cluster> cluster;
+  if (!cluster_name.empty()) {
+    cluster = std::make_unique<Cluster>(ClusterSpec::Load(cluster_name, HardwareCatalog::Default()),
+                                        HardwareCatalog::Default());
+  }
+  std::printf("trace           %s (%s format, sha256 %s)\n", path.c_str(), trace.format.c_str(),
+              trace.sha256.substr(0, 16).c_str());
+  if (counts.kept != counts.before) {
+    std::printf("filter          kept %lld of %lld jobs\n", static_cast<long long>(counts.kept),
+                static_cast<long long>(counts.before));
+  }
+  std::cout << FormatTraceStats(ComputeTraceStats(trace));
+  std::cout << CheckTraceSanity(trace, cluster.get()).ToText();
+  return 0;
+}
+
+int Convert(int argc, char** argv) {
+  std::string path, format, to = "native", out;
+  FilterArgs filter_args;
+  po::options_description desc("clustersim trace convert FILE --to native --out OUT.csv\n\noptions");
+  desc.add_options()("help,h", "show this help")("trace", po::value(&path), "trace file")(
+      "format", po::value(&format), "input format (default: detect)")(
+      "to", po::value(&to)->default_value("native"), "output format: native")(
+      "out", po::value(&out), "output CSV file");
+  AddFilterOptions(desc, filter_args);
+  po::positional_options_description positional;
+  positional.add("trace", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (path.empty() || out.empty()) throw InputError("trace convert: expected FILE and --out OUT.csv");
+  if (to != "native") throw InputError("--to " + to + ": expected native");
+  Trace trace = LoadTrace(path, format);
+  ApplyFilter(MakeFilter(filter_args), &trace);
+  WriteNativeCsv(trace, out);
+  std::printf("wrote %zu jobs to %s\n", trace.jobs.size(), out.c_str());
+  return 0;
+}
+
+int Generate(int argc, char** argv) {
+  GeneratorOptions options;
+  std::string out, models;
+  po::options_description desc(
+      "clustersim trace generate: a seeded synthetic trace in the native format\n\noptions");
+  desc.add_options()("help,h", "show this help")("out", po::value(&out), "output CSV file")(
+      "jobs", po::value(&options.jobs)->default_value(options.jobs), "number of jobs")(
+      "gpus", po::value(&options.cluster_gpus)->default_value(options.cluster_gpus),
+      "GPUs the offered load is computed on")(
+      "load", po::value(&options.load)->default_value(options.load), "target offered load")(
+      "seed", po::value(&options.seed)->default_value(options.seed), "random seed")(
+      "arrivals", po::value(&options.arrivals)->default_value(options.arrivals),
+      "poisson | diurnal (rate follows the Helios Venus 10-minute curve)")(
+      "curve", po::value(&options.curve_path), "diurnal curve CSV (default: bundled Helios)")(
+      "durations", po::value(&options.durations)->default_value(options.durations),
+      "exponential | philly (the Philly empirical distribution)")(
+      "mean-duration", po::value(&options.mean_duration_seconds)->default_value(3600),
+      "mean of exponential durations, seconds")(
+      "models", po::value(&models), "model mix name:weight,... (adds a model column)");
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    return 0;
+  }
+  if (out.empty()) throw InputError("trace generate: expected --out FILE");
+  if (!models.empty()) options.models = ParseModelMix(models);
+  WriteSyntheticTrace(options, out);
+  std::printf("wrote %lld jobs to %s (%.4f jobs/s on average, offered load %.2f on %lld GPUs)\n",
+              static_cast<long long>(options.jobs), out.c_str(), ArrivalRatePerSecond(options),
+              options.load, static_cast<long long>(options.cluster_gpus));
+  return 0;
+}
+
+}  // namespace
+
+void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
+  desc.add_options()("window", po::value(&args.window),
+                     "keep jobs submitted in START:END seconds (either may be empty)")(
+      "vc", po::value(&args.vc), "keep these virtual clusters (comma list)")(
+      "user", po::value(&args.user), "keep these users (comma list)")(
+      "status", po::value(&args.status), "keep these trace statuses (comma list)")(
+      "first", po::value(&args.first), "keep the first N jobs in submission order")(
+      "load-scale", po::value(&args.load_scale)->default_value(1.0),
+      "multiply inter-arrival gaps by this factor (> 1 lightens the load)")(
+      "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]");
+}
+
+TraceFilter MakeFilter(const FilterArgs& args) {
+  TraceFilter filter;
+  if (!args.window.empty()) ParseWindow(args.window, &filter);
+  filter.vcs = ParseList(args.vc);
+  filter.users = ParseList(args.user);
+  filter.statuses = ParseList(args.status);
+  if (args.first < -1) throw InputError("--first: expected a count >= 0");
+  filter.first_n = args.first;
+  filter.load_scale = args.load_scale;
+  if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
+  return filter;
+}
+
+int CommandTrace(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cout << kTraceUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string sub = argv[1];
+  if (sub == "stats") return Stats(argc - 1, argv + 1);
+  if (sub == "convert") return Convert(argc - 1, argv + 1);
+  if (sub == "generate") return Generate(argc - 1, argv + 1);
+  throw InputError("unknown trace subcommand \"" + sub + "\"; valid: stats, convert, generate");
+}
+
+}  // namespace clustersim

@@ -1,0 +1,28 @@
+// `clustersim trace stats|convert|generate`, and the trace filter options shared with `run`.
+#ifndef CLUSTERSIM_SIM_CLI_TRACE_COMMANDS_H_
+#define CLUSTERSIM_SIM_CLI_TRACE_COMMANDS_H_
+
+#include <boost/program_options.hpp>
+#include <string>
+
+#include "workloads/transforms.h"
+
+namespace clustersim {
+
+struct FilterArgs {
+  std::string window, vc, user, status, map_gpu;
+  int64_t first = -1;
+  double load_scale = 1.0;
+};
+
+// Adds --window, --vc, --user, --status, --first, --load-scale, --map-gpu.
+void AddFilterOptions(boost::program_options::options_description& desc, FilterArgs& args);
+// Turns the parsed options into a TraceFilter. Throws InputError for a malformed value.
+TraceFilter MakeFilter(const FilterArgs& args);
+
+// argv[0] is "trace". Returns the exit code; throws InputError for bad input.
+int CommandTrace(int argc, char** argv);
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_CLI_TRACE_COMMANDS_H_

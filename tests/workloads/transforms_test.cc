@@ -1,0 +1,248 @@
+// Trace transforms, the sanity report, trace statistics, native CSV writing and the generator.
+#include "workloads/transforms.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "sim/error.h"
+#include "sim/summary.h"
+#include "tests/test_util.h"
+#include "workloads/generator.h"
+#include "workloads/reader.h"
+
+namespace clustersim {
+namespace {
+
+using testing::MakeJob;
+
+Trace FiveJobs() {
+  // Submissions 0, 10, 20, 30, 40 s; vc a, b, a, b, a; users u1, u2, u1, u1, u2.
+  Trace trace;
+  const char* vcs[] = {"a", "b", "a", "b", "a"};
+  const char* users[] = {"u1", "u2", "u1", "u1", "u2"};
+  for (int i = 0; i < 5; ++i) {
+    Job job = MakeJob("j" + std::to_string(i), 10.0 * i, 1 + i % 2, 100);
+    job.vc = vcs[i];
+    job.user = users[i];
+    job.line = i + 2;
+    trace.jobs.push_back(job);
+  }
+  return trace;
+}
+
+std::vector<std::string> Ids(const Trace& trace) {
+  std::vector<std::string> ids;
+  for (const Job& job : trace.jobs) ids.push_back(job.id);
+  return ids;
+}
+
+TEST(TraceFilter, WindowVcUserAndFirstNKeepExactlyTheNamedJobs) {
+  Trace trace = FiveJobs();
+  TraceFilter filter;
+  ParseWindow("10:40", &filter);  // keeps 10, 20, 30
+  filter.vcs = {"b"};             // keeps j1 (10), j3 (30)
+  FilterCounts counts = ApplyFilter(filter, &trace);
+  EXPECT_EQ(Ids(trace), (std::vector<std::string>{"j1", "j3"}));
+  EXPECT_EQ(counts.before, 5);
+  EXPECT_EQ(counts.outside_window, 2);
+  EXPECT_EQ(counts.other_vc, 1);
+  EXPECT_EQ(counts.kept, 2);
+
+  Trace second = FiveJobs();
+  TraceFilter by_user;
+  by_user.users = {"u1"};  // j0, j2, j3
+  by_user.first_n = 2;     // j0, j2
+  counts = ApplyFilter(by_user, &second);
+  EXPECT_EQ(Ids(second), (std::vector<std::string>{"j0", "j2"}));
+  EXPECT_EQ(counts.other_user, 2);
+  EXPECT_EQ(counts.beyond_first_n, 1);
+}
+
+TEST(TraceFilter, LoadScalingMultipliesInterArrivalGapsFromTheFirstKeptJob) {
+  // Window [10, inf) keeps 10, 20, 30, 40; gaps of 10 s scaled by 0.5 -> 10, 15, 20, 25.
+  Trace trace = FiveJobs();
+  TraceFilter filter;
+  ParseWindow("10:", &filter);
+  filter.load_scale = 0.5;
+  ApplyFilter(filter, &trace);
+  ASSERT_EQ(trace.jobs.size(), 4u);
+  EXPECT_DOUBLE_EQ(trace.jobs[0].submit_time, 10);
+  EXPECT_DOUBLE_EQ(trace.jobs[1].submit_time, 15);
+  EXPECT_DOUBLE_EQ(trace.jobs[3].submit_time, 25);
+  filter.load_scale = 0;
+  EXPECT_THROW(ApplyFilter(filter, &trace), InputError);
+}
+
+TEST(TraceFilter, GpuTypeMappingRenamesEachNameInTheList) {
+  Trace trace = FiveJobs();
+  trace.jobs[0].gpu_type = "K80|P100-16GB";
+  TraceFilter filter;
+  filter.gpu_type_map = ParseGpuMap("K80=V100-16GB,P100-16GB=A100-40GB");
+  ApplyFilter(filter, &trace);
+  EXPECT_EQ(trace.jobs[0].gpu_type, "V100-16GB|A100-40GB");
+  EXPECT_THROW(ParseGpuMap("K80"), InputError);
+}
+
+TEST(SanityReport, CountsEachProblemWithTheFirstOffendingLines) {
+  // Lines 2..7 in file order: submissions 0, 50, 40 (unsorted), 60, 30 (unsorted), 70.
+  // Line 3 requests 64 GPUs on a 16-GPU cluster; lines 4 and 6 have zero duration; line 7
+  // repeats line 2's id; line 5 has an unknown status.
+  Trace trace;
+  const double submits[] = {0, 50, 40, 60, 30, 70};
+  for (int i = 0; i < 6; ++i) {
+    Job job = MakeJob(i == 5 ? "x0" : "x" + std::to_string(i), submits[i], 1, 10);
+    job.line = i + 2;
+    trace.jobs.push_back(job);
+  }
+  trace.jobs[1].gpus = 64;
+  trace.jobs[2].duration = 0;
+  trace.jobs[4].duration = 0;
+  trace.jobs[3].trace_status = "Exploded";
+  const auto& catalog = HardwareCatalog::Default();
+  const Cluster cluster(ClusterSpec::FromJsonText(testing::Nodes(2, 8), "c", catalog), catalog);
+  const SanityReport report = CheckTraceSanity(trace, &cluster);
+  auto item = [&](const std::string& prefix) -> const SanityItem* {
+    for (const auto& i : report.items) {
+      if (i.what.rfind(prefix, 0) == 0) return &i;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(item("jobs larger"), nullptr);
+  EXPECT_EQ(item("jobs larger")->first_lines, (std::vector<int64_t>{3}));
+  EXPECT_EQ(item("jobs of zero duration")->first_lines, (std::vector<int64_t>{4, 6}));
+  EXPECT_EQ(item("rows submitted earlier")->first_lines, (std::vector<int64_t>{4, 6}));
+  EXPECT_EQ(item("duplicate job ids")->first_lines, (std::vector<int64_t>{7}));
+  EXPECT_EQ(item("unknown trace statuses")->first_lines, (std::vector<int64_t>{5}));
+  EXPECT_EQ(item("jobs requesting 0 GPUs"), nullptr);
+}
+
+TEST(TraceStats, SummarizesSizesDurationsAndLoad) {
+  // FiveJobs: GPUs 1, 2, 1, 2, 1; durations all 100 s; submissions span 40 s.
+  // GPU-hours = 7 x 100 / 3600; arrivals = 4 gaps in 40 s = 360 per hour;
+  // offered GPU-hours per day = (700 / 3600) / (40 / 86400) = 420.
+  const TraceStats s = ComputeTraceStats(FiveJobs());
+  EXPECT_EQ(s.jobs, 5);
+  EXPECT_EQ(s.jobs_by_gpus.at(1), 3);
+  EXPECT_EQ(s.jobs_by_gpus.at(2), 2);
+  EXPECT_DOUBLE_EQ(s.duration_p50, 100);
+  EXPECT_NEAR(s.gpu_hours, 700.0 / 3600, 1e-12);
+  EXPECT_NEAR(s.arrivals_per_hour, 360, 1e-9);
+  EXPECT_NEAR(s.offered_gpu_hours_per_day, 420, 1e-9);
+}
+
+TEST(NativeCsvWriter, WhatItWritesReadsBackIdentically) {
+  Trace trace = FiveJobs();
+  trace.jobs[1].id = "has,comma \"and quote\"";
+  trace.jobs[2].walltime = 123.5;
+  trace.jobs[3].gpu_type = "A100-80GB|H100-80GB";
+  trace.jobs[4].submit_time = 40.1;
+  const std::string path = ::testing::TempDir() + "/written.csv";
+  WriteNativeCsv(trace, path);
+  const Trace back = LoadTrace(path);
+  ASSERT_EQ(back.jobs.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(back.jobs[i].id, trace.jobs[i].id);
+    EXPECT_EQ(back.jobs[i].submit_time, trace.jobs[i].submit_time);
+    EXPECT_EQ(back.jobs[i].gpus, trace.jobs[i].gpus);
+    EXPECT_EQ(back.jobs[i].walltime, trace.jobs[i].walltime);
+    EXPECT_EQ(back.jobs[i].gpu_type, trace.jobs[i].gpu_type);
+    EXPECT_EQ(back.jobs[i].vc, trace.jobs[i].vc);
+    EXPECT_EQ(back.jobs[i].user, trace.jobs[i].user);
+  }
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Generator, SameOptionsGiveTheSameBytesAndOtherSeedsDoNot) {
+  GeneratorOptions options;
+  options.jobs = 2000;
+  const std::string a = ::testing::TempDir() + "/ga.csv", b = ::testing::TempDir() + "/gb.csv",
+                    c = ::testing::TempDir() + "/gc.csv";
+  WriteSyntheticTrace(options, a);
+  WriteSyntheticTrace(options, b);
+  options.seed = 43;
+  WriteSyntheticTrace(options, c);
+  EXPECT_EQ(ReadAll(a), ReadAll(b));
+  EXPECT_NE(ReadAll(a), ReadAll(c));
+}
+
+TEST(Generator, PoissonArrivalsHitTheTargetRateAndPhillySizes) {
+  // Load 0.9 on 1,000 GPUs, exponential durations of mean 3,600 s: rate = 0.9 x 1000 /
+  // (1.30382 x 3600) = 0.19174 jobs/s, mean gap 5.215 s. Philly's 1-GPU share: 76,627 / 82,247
+  // = 93.17%. With 200,000 jobs the sample means are within 1% (std error ~0.2%).
+  GeneratorOptions options;
+  options.jobs = 200000;
+  options.cluster_gpus = 1000;
+  options.load = 0.9;
+  EXPECT_NEAR(PhillyMeanGpus(), 107235.0 / 82247, 1e-9);
+  // sum of gpus x jobs: 76,627 + 3,636 + 7,480 + 13,144 + 84 + 3,184 + 168 + 2,144 + 384 + 384
+  const double rate = 0.9 * 1000 / (107235.0 / 82247 * 3600);
+  EXPECT_NEAR(ArrivalRatePerSecond(options), rate, 1e-12);
+  const std::string path = ::testing::TempDir() + "/poisson.csv";
+  WriteSyntheticTrace(options, path);
+  const Trace trace = LoadTrace(path);
+  ASSERT_EQ(trace.jobs.size(), 200000u);
+  const double mean_gap = trace.jobs.back().submit_time / (trace.jobs.size() - 1);
+  EXPECT_NEAR(mean_gap * rate, 1.0, 0.01);
+  int64_t one = 0;
+  double duration = 0;
+  for (const Job& job : trace.jobs) {
+    one += job.gpus == 1;
+    duration += job.duration;
+  }
+  EXPECT_NEAR(static_cast<double>(one) / trace.jobs.size(), 76627.0 / 82247, 0.003);
+  EXPECT_NEAR(duration / trace.jobs.size() / 3600, 1.0, 0.01);
+}
+
+TEST(Generator, DiurnalArrivalsFollowTheCurve) {
+  // A two-slot curve (10-minute slots): 1 then 3 submissions. Normalized to mean 1: 0.5, 1.5.
+  // So three quarters of the arrivals fall in odd slots.
+  const std::string curve = ::testing::TempDir() + "/curve.csv";
+  std::ofstream(curve) << "time,submit_gpu_job\n2020-01-01 00:00:00,1\n2020-01-01 00:10:00,3\n";
+  GeneratorOptions options;
+  options.jobs = 40000;
+  options.cluster_gpus = 100;
+  options.arrivals = "diurnal";
+  options.curve_path = curve;
+  const std::string path = ::testing::TempDir() + "/diurnal.csv";
+  WriteSyntheticTrace(options, path);
+  const Trace trace = LoadTrace(path);
+  int64_t odd = 0;
+  for (const Job& job : trace.jobs) odd += static_cast<int64_t>(job.submit_time / 600) % 2;
+  EXPECT_NEAR(static_cast<double>(odd) / trace.jobs.size(), 0.75, 0.01);
+  // The mean rate is still the target's.
+  const double mean_gap = trace.jobs.back().submit_time / (trace.jobs.size() - 1);
+  EXPECT_NEAR(mean_gap * ArrivalRatePerSecond(options), 1.0, 0.02);
+}
+
+TEST(Generator, ModelMixAndPhillyDurations) {
+  GeneratorOptions options;
+  options.jobs = 20000;
+  options.durations = "philly";
+  options.models = ParseModelMix("resnet50:3,bert-large:1");
+  const std::string path = ::testing::TempDir() + "/models.csv";
+  WriteSyntheticTrace(options, path);
+  const Trace trace = LoadTrace(path);
+  int64_t resnet = 0;
+  std::vector<double> durations;
+  for (const Job& job : trace.jobs) {
+    resnet += job.model == "resnet50";
+    durations.push_back(job.duration);
+  }
+  EXPECT_NEAR(static_cast<double>(resnet) / trace.jobs.size(), 0.75, 0.015);
+  // The Philly median duration is 1,144 s (its 50th percentile).
+  EXPECT_NEAR(Percentile(durations, 0.5) / 1144, 1.0, 0.05);
+  EXPECT_THROW(ParseModelMix("resnet50"), InputError);
+  EXPECT_THROW(ParseModelMix("resnet50:-1"), InputError);
+}
+
+}  // namespace
+}  // namespace clustersim

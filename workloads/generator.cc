@@ -1,0 +1,277 @@
+#include "workloads/generator.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "sim/error.h"
+
+#ifndef CLUSTERSIM_SOURCE_DIR
+#define CLUSTERSIM_SOURCE_DIR "."
+#endif
+
+namespace clustersim {
+namespace {
+
+// Jobs by GPU count in the Microsoft Philly trace (pollux_philly.csv, 82,247 jobs).
+struct GpuCount {
+  int gpus;
+  uint64_t jobs;
+};
+constexpr std::array<GpuCount, 10> kPhillyGpuCounts = {
+    {{1, 76627}, {2, 1818}, {4, 1870}, {8, 1643}, {12, 7}, {16, 199}, {24, 7}, {32, 67}, {64, 6},
+     {128, 3}}};
+
+// Percentiles 0, 1, ..., 100 of the Philly job durations in seconds (pollux_philly.csv, linear
+// interpolation between closest ranks), computed once from the file.
+constexpr std::array<double, 101> kPhillyDurationPercentiles = {
+    1,       17,      25,      37,      44,      48,      51,      54,      57,      59,
+    61,      62,      64,      65,      66,      68,      69,      70,      71,      73,
+    75,      77,      81,      88,      100,     115,     135,     155,     173,     188,
+    209,     233,     271,     308,     330,     371,     448,     504,     539,     567,
+    599,     643,     690,     743.78,  807,     863,     900,     948,     1008,    1075,
+    1144,    1204,    1279,    1358.38, 1429,    1474,    1511,    1558,    1622,    1725,
+    1821,    1888,    1953,    2016,    2069,    2140,    2262,    2366,    2441,    2495.74,
+    2549,    2593,    2648,    2708,    2779,    2932,    3355,    3536,    3795.88, 4015,
+    4243.8,  4695,    5150,    5433,    5689,    5903,    6217.56, 7944.02, 8959.96, 10239.9,
+    11264.8, 13138.9, 15811.3, 21145.6, 28374.7, 43646.2, 61595.1, 92035.7, 147809,  254758,
+    4.62823e+06};
+
+uint64_t PhillyTotalJobs() {
+  uint64_t total = 0;
+  for (const GpuCount& c : kPhillyGpuCounts) total += c.jobs;
+  return total;
+}
+
+// Uniform in [0, 1) from the top 53 bits.
+double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+// Exponential with the given mean by inversion: -mean ln(1 - U).
+double Exponential(std::mt19937_64& rng, double mean) {
+  return -mean * std::log1p(-Uniform01(rng));
+}
+
+// Uniform integer in [0, n) without modulo bias.
+uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n) {
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  uint64_t x = rng();
+  while (x >= limit) x = rng();
+  return x % n;
+}
+
+int PhillyGpus(std::mt19937_64& rng) {
+  uint64_t r = UniformBelow(rng, PhillyTotalJobs());
+  for (const GpuCount& c : kPhillyGpuCounts) {
+    if (r < c.jobs) return c.gpus;
+    r -= c.jobs;
+  }
+  return kPhillyGpuCounts.back().gpus;
+}
+
+double PhillyDuration(std::mt19937_64& rng) {
+  const double position = Uniform01(rng) * 100;
+  const int lo = static_cast<int>(position);
+  const double fraction = position - lo;
+  return kPhillyDurationPercentiles[lo] +
+         fraction * (kPhillyDurationPercentiles[lo + 1] - kPhillyDurationPercentiles[lo]);
+}
+
+void AppendFixed3(double value, std::string* out) {
+  char buffer[64];
+  const auto result =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, 3);
+  out->append(buffer, result.ptr);
+}
+
+void AppendInt(int64_t value, std::string* out) {
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out->append(buffer, result.ptr);
+}
+
+// The diurnal curve: relative arrival rates per 10-minute slot, normalized to mean 1. Reads the
+// `submit_gpu_job` column of a Helios throughput file (or the second column of any CSV with a
+// header whose first column is the slot's time).
+std::vector<double> ReadCurve(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, 0, "cannot open the diurnal curve");
+  std::string line;
+  std::getline(in, line);
+  int column = 1;
+  {
+    std::stringstream header(line);
+    std::string name;
+    for (int i = 0; std::getline(header, name, ','); ++i) {
+      if (name == "submit_gpu_job") column = i;
+    }
+  }
+  std::vector<double> curve;
+  int64_t line_number = 1;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.empty()) continue;
+    std::stringstream fields(line);
+    std::string field;
+    for (int i = 0; i <= column && std::getline(fields, field, ','); ++i) {
+    }
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+    if (ec != std::errc() || ptr != field.data() + field.size() || v < 0) {
+      throw InputError(path, static_cast<int>(line_number), 0,
+                       "expected a non-negative count in column " + std::to_string(column + 1));
+    }
+    curve.push_back(v);
+  }
+  double sum = 0;
+  for (double v : curve) sum += v;
+  if (curve.empty() || sum <= 0) throw InputError(path, 0, 0, "the curve has no arrivals");
+  for (double& v : curve) v *= curve.size() / sum;
+  return curve;
+}
+
+}  // namespace
+
+double PhillyMeanGpus() {
+  uint64_t gpus = 0;
+  for (const GpuCount& c : kPhillyGpuCounts) gpus += c.jobs * static_cast<uint64_t>(c.gpus);
+  return static_cast<double>(gpus) / static_cast<double>(PhillyTotalJobs());
+}
+
+double PhillyMeanDurationSeconds() {
+  // The mean of a piecewise-linear inverse CDF: the average of each segment's end points.
+  double sum = 0;
+  for (size_t i = 0; i + 1 < kPhillyDurationPercentiles.size(); ++i) {
+    sum += (kPhillyDurationPercentiles[i] + kPhillyDurationPercentiles[i + 1]) / 2;
+  }
+  return sum / 100;
+}
+
+double MeanDurationSeconds(const GeneratorOptions& options) {
+  return options.durations == "philly" ? PhillyMeanDurationSeconds()
+                                       : options.mean_duration_seconds;
+}
+
+double ArrivalRatePerSecond(const GeneratorOptions& options) {
+  return options.load * static_cast<double>(options.cluster_gpus) /
+         (PhillyMeanGpus() * MeanDurationSeconds(options));
+}
+
+std::string DefaultDiurnalCurvePath() {
+  if (const char* dir = std::getenv("CLUSTERSIM_DATA_DIR")) {
+    return std::string(dir) + "/helios/lucid_venus_cluster_throughput_10min.csv";
+  }
+  return std::string(CLUSTERSIM_SOURCE_DIR) +
+         "/traces/helios/lucid_venus_cluster_throughput_10min.csv";
+}
+
+std::vector<std::pair<std::string, double>> ParseModelMix(const std::string& text) {
+  std::vector<std::pair<std::string, double>> out;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const auto colon = item.rfind(':');
+    double weight = 0;
+    if (colon == std::string::npos || colon == 0 ||
+        std::from_chars(item.data() + colon + 1, item.data() + item.size(), weight).ec !=
+            std::errc() ||
+        !(weight > 0)) {
+      throw InputError("--models " + text + ": expected name:weight,... with weights > 0");
+    }
+    out.emplace_back(item.substr(0, colon), weight);
+  }
+  return out;
+}
+
+void WriteSyntheticTrace(const GeneratorOptions& options, const std::string& path) {
+  if (options.jobs < 0) throw InputError("--jobs: expected a count >= 0");
+  if (options.cluster_gpus <= 0) throw InputError("--gpus: expected a count > 0");
+  if (!(options.load > 0) || !std::isfinite(options.load)) {
+    throw InputError("--load: expected a finite fraction > 0");
+  }
+  if (options.durations != "exponential" && options.durations != "philly") {
+    throw InputError("--durations " + options.durations + ": expected exponential or philly");
+  }
+  if (options.arrivals != "poisson" && options.arrivals != "diurnal") {
+    throw InputError("--arrivals " + options.arrivals + ": expected poisson or diurnal");
+  }
+  if (!(options.mean_duration_seconds > 0) || !std::isfinite(options.mean_duration_seconds)) {
+    throw InputError("--mean-duration: expected finite seconds > 0");
+  }
+  std::vector<double> curve;
+  double curve_max = 1;
+  if (options.arrivals == "diurnal") {
+    curve = ReadCurve(options.curve_path.empty() ? DefaultDiurnalCurvePath() : options.curve_path);
+    curve_max = *std::max_element(curve.begin(), curve.end());
+  }
+  double model_weight_total = 0;
+  for (const auto& [name, weight] : options.models) model_weight_total += weight;
+
+  const std::string temporary = path + ".partial";
+  std::FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (file == nullptr) throw InputError(path, 0, 0, "cannot write the trace file");
+  std::mt19937_64 rng(options.seed);
+  const double rate = ArrivalRatePerSecond(options);
+  constexpr double kSlotSeconds = 600;  // the curve's 10-minute slots
+  std::string chunk = options.models.empty() ? "job_id,submit_time,gpus,duration\n"
+                                             : "job_id,submit_time,gpus,duration,model\n";
+  constexpr size_t kChunkBytes = 1 << 20;
+  chunk.reserve(kChunkBytes + 256);
+  bool ok = true;
+  double submit_seconds = 0;
+  for (int64_t i = 0; i < options.jobs; ++i) {
+    // Draw order per job is fixed (arrival, GPUs, duration, model) so traces are reproducible.
+    if (curve.empty()) {
+      submit_seconds += Exponential(rng, 1 / rate);
+    } else {
+      // Thinning: candidates at the peak rate, each kept with probability rate(t) / peak.
+      while (true) {
+        submit_seconds += Exponential(rng, 1 / (rate * curve_max));
+        const size_t slot = static_cast<size_t>(submit_seconds / kSlotSeconds) % curve.size();
+        if (Uniform01(rng) * curve_max < curve[slot]) break;
+      }
+    }
+    const int gpus = PhillyGpus(rng);
+    const double duration_seconds = options.durations == "philly"
+                                        ? PhillyDuration(rng)
+                                        : Exponential(rng, options.mean_duration_seconds);
+    chunk += 'j';
+    AppendInt(i, &chunk);
+    chunk += ',';
+    AppendFixed3(submit_seconds, &chunk);
+    chunk += ',';
+    AppendInt(gpus, &chunk);
+    chunk += ',';
+    AppendFixed3(duration_seconds, &chunk);
+    if (!options.models.empty()) {
+      double r = Uniform01(rng) * model_weight_total;
+      size_t m = 0;
+      while (m + 1 < options.models.size() && r >= options.models[m].second) {
+        r -= options.models[m].second;
+        ++m;
+      }
+      chunk += ',';
+      chunk += options.models[m].first;
+    }
+    chunk += '\n';
+    if (chunk.size() >= kChunkBytes) {
+      ok = ok && std::fwrite(chunk.data(), 1, chunk.size(), file) == chunk.size();
+      chunk.clear();
+    }
+  }
+  ok = ok && std::fwrite(chunk.data(), 1, chunk.size(), file) == chunk.size();
+  ok = (std::fclose(file) == 0) && ok;
+  std::error_code error;
+  if (ok) std::filesystem::rename(temporary, path, error);
+  if (!ok || error) {
+    std::filesystem::remove(temporary, error);
+    throw InputError(path, 0, 0, "cannot write the trace file");
+  }
+}
+
+}  // namespace clustersim

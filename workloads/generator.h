@@ -1,0 +1,59 @@
+// The seeded synthetic workload generator (DESIGN.md §9; `clustersim trace generate`). It writes
+// a trace in the native CSV format:
+// - arrivals: Poisson, or "diurnal" — a non-homogeneous Poisson process whose rate follows a
+//   real arrival curve (by default the Helios Venus cluster's GPU-job submissions per 10 minutes,
+//   traces/helios/lucid_venus_cluster_throughput_10min.csv), scaled to the target mean rate and
+//   repeated past its end, sampled by thinning;
+// - GPUs per job: the Philly trace's empirical distribution;
+// - durations: exponential with a given mean, or the Philly trace's empirical distribution
+//   (inverse CDF interpolated linearly between its percentiles);
+// - an optional model mix (model name: weight), written to a `model` column;
+// - the arrival rate chosen so the offered load (rate x E[GPUs] x E[duration] / GPUs) is the
+//   target.
+// The output is a pure function of the options: draws come from std::mt19937_64 (whose output the
+// standard fixes) through our own inversion and integer sampling, never std::*_distribution, and
+// numbers are printed with fixed precision by std::to_chars.
+#ifndef CLUSTERSIM_WORKLOADS_GENERATOR_H_
+#define CLUSTERSIM_WORKLOADS_GENERATOR_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace clustersim {
+
+struct GeneratorOptions {
+  int64_t jobs = 1'000'000;
+  int64_t cluster_gpus = 8192;  // the GPUs the offered load is computed on
+  double load = 0.9;            // target offered load
+  uint64_t seed = 42;
+  std::string arrivals = "poisson";     // poisson | diurnal
+  std::string curve_path;               // diurnal curve CSV; empty = the bundled Helios curve
+  std::string durations = "exponential";  // exponential | philly
+  double mean_duration_seconds = 3600;    // for exponential durations
+  std::vector<std::pair<std::string, double>> models;  // model mix; empty = no model column
+};
+
+// Mean GPUs per job of the Philly distribution (about 1.304).
+double PhillyMeanGpus();
+// Mean of the generator's Philly duration distribution, seconds.
+double PhillyMeanDurationSeconds();
+// The mean duration the options imply, seconds.
+double MeanDurationSeconds(const GeneratorOptions& options);
+// The mean arrival rate in jobs per second that gives `options.load`.
+double ArrivalRatePerSecond(const GeneratorOptions& options);
+
+// Writes the trace to `path` through a temporary sibling renamed into place. Throws InputError
+// when an option is out of range, the curve cannot be read, or the file cannot be written.
+void WriteSyntheticTrace(const GeneratorOptions& options, const std::string& path);
+
+// Parses "name:weight,name:weight" (weights > 0). Throws InputError.
+std::vector<std::pair<std::string, double>> ParseModelMix(const std::string& text);
+
+// The bundled diurnal curve's path.
+std::string DefaultDiurnalCurvePath();
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_WORKLOADS_GENERATOR_H_

@@ -1,0 +1,319 @@
+#include "workloads/transforms.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sim/error.h"
+#include "sim/summary.h"
+
+namespace clustersim {
+namespace {
+
+double ParseSeconds(const std::string& text, const std::string& option) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v)) {
+    throw InputError(option + " " + text + ": expected a number of seconds");
+  }
+  return v;
+}
+
+bool KnownStatus(const std::string& status) {
+  std::string s = status;
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  static const char* kKnown[] = {"",         "pass",      "completed", "succeeded", "success",
+                                 "killed",   "failed",    "cancelled", "canceled",  "timeout",
+                                 "node_fail", "terminated", "running", "pending",   "out_of_memory",
+                                 "preempted", "finished", "0",         "1",         "5"};
+  for (const char* k : kKnown) {
+    if (s == k) return true;
+  }
+  return false;
+}
+
+void AppendField(const std::string& value, std::string* out) {
+  if (value.find_first_of(",\"\n") == std::string::npos) {
+    *out += value;
+    return;
+  }
+  *out += '"';
+  for (char c : value) {
+    if (c == '"') *out += '"';
+    *out += c;
+  }
+  *out += '"';
+}
+
+void AppendNumber(double value, std::string* out) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);  // shortest exact
+  out->append(buffer, result.ptr);
+}
+
+}  // namespace
+
+bool TraceFilter::IsIdentity() const {
+  return std::isinf(window_start) && std::isinf(window_end) && vcs.empty() && users.empty() &&
+         statuses.empty() && first_n < 0 && load_scale == 1.0 && gpu_type_map.empty();
+}
+
+std::string TraceFilter::ToJson() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (!std::isinf(window_start)) j["window_start"] = window_start;
+  if (!std::isinf(window_end)) j["window_end"] = window_end;
+  if (!vcs.empty()) j["vc"] = vcs;
+  if (!users.empty()) j["user"] = users;
+  if (!statuses.empty()) j["status"] = statuses;
+  if (first_n >= 0) j["first"] = first_n;
+  if (load_scale != 1.0) j["load_scale"] = load_scale;
+  if (!gpu_type_map.empty()) j["map_gpu"] = gpu_type_map;
+  return j.dump();
+}
+
+void ParseWindow(const std::string& text, TraceFilter* filter) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    throw InputError("--window " + text + ": expected START:END in seconds (either may be empty)");
+  }
+  const std::string start = text.substr(0, colon);
+  const std::string end = text.substr(colon + 1);
+  if (!start.empty()) filter->window_start = ParseSeconds(start, "--window");
+  if (!end.empty()) filter->window_end = ParseSeconds(end, "--window");
+}
+
+std::set<std::string> ParseList(const std::string& text) {
+  std::set<std::string> out;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    if (!item.empty()) out.insert(item);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> ParseGpuMap(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      throw InputError("--map-gpu " + text + ": expected OLD=NEW[,OLD=NEW...]");
+    }
+    out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace) {
+  if (!(filter.load_scale > 0) || !std::isfinite(filter.load_scale)) {
+    throw InputError("--load-scale: expected a factor > 0");
+  }
+  if (!(filter.window_end > filter.window_start)) {
+    throw InputError("--window: the end must be after the start");
+  }
+  FilterCounts counts;
+  counts.before = static_cast<int64_t>(trace->jobs.size());
+  if (filter.IsIdentity()) {
+    counts.kept = counts.before;
+    return counts;
+  }
+  std::vector<Job> kept;
+  kept.reserve(trace->jobs.size());
+  for (Job& job : trace->jobs) {
+    if (job.submit_time < filter.window_start || job.submit_time >= filter.window_end) {
+      ++counts.outside_window;
+    } else if (!filter.vcs.empty() && !filter.vcs.count(job.vc.str())) {
+      ++counts.other_vc;
+    } else if (!filter.users.empty() && !filter.users.count(job.user.str())) {
+      ++counts.other_user;
+    } else if (!filter.statuses.empty() && !filter.statuses.count(job.trace_status.str())) {
+      ++counts.other_status;
+    } else if (filter.first_n >= 0 && static_cast<int64_t>(kept.size()) >= filter.first_n) {
+      ++counts.beyond_first_n;
+    } else {
+      kept.push_back(std::move(job));
+    }
+  }
+  if (filter.load_scale != 1.0 && !kept.empty()) {
+    const double origin = kept.front().submit_time;
+    for (Job& job : kept) job.submit_time = origin + (job.submit_time - origin) * filter.load_scale;
+  }
+  if (!filter.gpu_type_map.empty()) {
+    for (Job& job : kept) {
+      if (job.gpu_type.empty()) continue;
+      std::string mapped;
+      std::stringstream names(job.gpu_type.str());
+      std::string name;
+      while (std::getline(names, name, '|')) {
+        auto it = filter.gpu_type_map.find(name);
+        mapped += (mapped.empty() ? "" : "|") + (it == filter.gpu_type_map.end() ? name : it->second);
+      }
+      job.gpu_type = mapped;
+    }
+  }
+  counts.kept = static_cast<int64_t>(kept.size());
+  trace->jobs = std::move(kept);
+  return counts;
+}
+
+std::string SanityReport::ToText() const {
+  if (items.empty()) return "sanity report: no problems found\n";
+  std::string out = "sanity report:\n";
+  for (const SanityItem& item : items) {
+    out += "  " + std::to_string(item.count) + " " + item.what + " (first lines:";
+    for (int64_t line : item.first_lines) out += " " + std::to_string(line);
+    out += ")\n";
+  }
+  return out;
+}
+
+SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
+  SanityItem larger{"jobs larger than the cluster (they will be rejected)", 0, {}};
+  SanityItem zero_gpus{"jobs requesting 0 GPUs (they will be rejected)", 0, {}};
+  SanityItem zero_duration{"jobs of zero duration", 0, {}};
+  SanityItem unsorted{"rows submitted earlier than a row above them (sorted before the run)", 0,
+                      {}};
+  SanityItem duplicates{"duplicate job ids", 0, {}};
+  SanityItem unknown_status{"unknown trace statuses", 0, {}};
+  auto note = [](SanityItem& item, int64_t line) {
+    if (item.first_lines.size() < kSanityLines) item.first_lines.push_back(line);
+    ++item.count;
+  };
+  // In file order, for unsorted rows and first-line reporting.
+  std::vector<const Job*> by_line;
+  by_line.reserve(trace.jobs.size());
+  for (const Job& job : trace.jobs) by_line.push_back(&job);
+  std::sort(by_line.begin(), by_line.end(), [](const Job* a, const Job* b) {
+    return a->line < b->line;
+  });
+  double latest = -std::numeric_limits<double>::infinity();
+  for (const Job* job : by_line) {
+    if (cluster && job->gpus > cluster->total_gpus()) note(larger, job->line);
+    if (job->gpus == 0) note(zero_gpus, job->line);
+    if (job->duration == 0) note(zero_duration, job->line);
+    if (job->submit_time < latest) note(unsorted, job->line);
+    latest = std::max(latest, job->submit_time);
+    if (!KnownStatus(job->trace_status.str())) note(unknown_status, job->line);
+  }
+  std::vector<std::pair<std::string_view, int64_t>> ids;
+  ids.reserve(by_line.size());
+  for (const Job* job : by_line) ids.emplace_back(job->id, job->line);
+  std::sort(ids.begin(), ids.end());
+  for (size_t i = 1; i < ids.size(); ++i) {
+    if (ids[i].first == ids[i - 1].first) note(duplicates, ids[i].second);
+  }
+  std::sort(duplicates.first_lines.begin(), duplicates.first_lines.end());
+  SanityReport report;
+  for (SanityItem* item : {&larger, &zero_gpus, &zero_duration, &unsorted, &duplicates,
+                           &unknown_status}) {
+    if (item->count > 0) report.items.push_back(std::move(*item));
+  }
+  return report;
+}
+
+TraceStats ComputeTraceStats(const Trace& trace) {
+  TraceStats s;
+  s.jobs = static_cast<int64_t>(trace.jobs.size());
+  if (trace.jobs.empty()) return s;
+  s.first_submit = trace.jobs.front().submit_time;
+  s.last_submit = trace.jobs.back().submit_time;
+  std::vector<double> durations;
+  durations.reserve(trace.jobs.size());
+  double total = 0;
+  for (const Job& job : trace.jobs) {
+    ++s.jobs_by_gpus[job.gpus];
+    durations.push_back(job.duration);
+    total += job.duration;
+    s.gpu_hours += job.gpus * job.duration / 3600;
+  }
+  s.duration_mean = total / durations.size();
+  s.duration_max = *std::max_element(durations.begin(), durations.end());
+  s.duration_p50 = Percentile(durations, 0.50);
+  s.duration_p90 = Percentile(durations, 0.90);
+  s.duration_p99 = Percentile(durations, 0.99);
+  const double span = s.last_submit - s.first_submit;
+  if (span > 0) {
+    s.arrivals_per_hour = (s.jobs - 1) / (span / 3600);
+    s.offered_gpu_hours_per_day = s.gpu_hours / (span / 86400);
+  }
+  return s;
+}
+
+std::string FormatTraceStats(const TraceStats& s) {
+  char line[256];
+  std::string out;
+  std::snprintf(line, sizeof line, "jobs            %lld\n", static_cast<long long>(s.jobs));
+  out += line;
+  std::snprintf(line, sizeof line, "submissions     %.0f s to %.0f s (span %.2f days)\n",
+                s.first_submit, s.last_submit, (s.last_submit - s.first_submit) / 86400);
+  out += line;
+  std::snprintf(line, sizeof line, "arrival rate    %.2f jobs/hour\n", s.arrivals_per_hour);
+  out += line;
+  std::snprintf(line, sizeof line,
+                "duration (s)    mean %.0f   p50 %.0f   p90 %.0f   p99 %.0f   max %.0f\n",
+                s.duration_mean, s.duration_p50, s.duration_p90, s.duration_p99, s.duration_max);
+  out += line;
+  std::snprintf(line, sizeof line, "offered load    %.0f GPU-hours in all, %.1f GPU-hours/day\n",
+                s.gpu_hours, s.offered_gpu_hours_per_day);
+  out += line;
+  out += "GPUs per job    ";
+  for (const auto& [gpus, count] : s.jobs_by_gpus) {
+    std::snprintf(line, sizeof line, "%d: %lld (%.1f%%)  ", gpus, static_cast<long long>(count),
+                  100.0 * count / std::max<int64_t>(1, s.jobs));
+    out += line;
+  }
+  out += "\n";
+  return out;
+}
+
+void WriteNativeCsv(const Trace& trace, const std::string& path) {
+  const std::string temporary = path + ".partial";
+  std::FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (!file) throw InputError(path, 0, 0, "cannot write file");
+  std::string chunk =
+      "job_id,submit_time,gpus,duration,walltime,gpu_type,user,vc,priority,model,batch_size,"
+      "status\n";
+  bool ok = true;
+  for (const Job& job : trace.jobs) {
+    AppendField(job.id, &chunk);
+    chunk += ',';
+    AppendNumber(job.submit_time, &chunk);
+    chunk += ',' + std::to_string(job.gpus) + ',';
+    AppendNumber(job.duration, &chunk);
+    chunk += ',';
+    if (job.walltime >= 0) AppendNumber(job.walltime, &chunk);
+    chunk += ',';
+    AppendField(job.gpu_type.str(), &chunk);
+    chunk += ',';
+    AppendField(job.user.str(), &chunk);
+    chunk += ',';
+    AppendField(job.vc.str(), &chunk);
+    chunk += ',' + std::to_string(job.priority) + ',';
+    AppendField(job.model.str(), &chunk);
+    chunk += ',';
+    if (job.batch_size > 0) chunk += std::to_string(job.batch_size);
+    chunk += ',';
+    AppendField(job.trace_status.str(), &chunk);
+    chunk += '\n';
+    if (chunk.size() > (1 << 20)) {
+      ok = ok && std::fwrite(chunk.data(), 1, chunk.size(), file) == chunk.size();
+      chunk.clear();
+    }
+  }
+  ok = ok && std::fwrite(chunk.data(), 1, chunk.size(), file) == chunk.size();
+  ok = std::fclose(file) == 0 && ok;
+  std::error_code error;
+  if (ok) std::filesystem::rename(temporary, path, error);
+  if (!ok || error) {
+    std::filesystem::remove(temporary, error);
+    throw InputError(path, 0, 0, "cannot write file");
+  }
+}
+
+}  // namespace clustersim
