@@ -395,4 +395,4 @@ CLUSTERSIM_REGISTER_TRACE_READER(native_json, "native-json",
                                    return clustersim::EndsWith(path, ".json") ||
                                           first.find_first_of("[{") == first.find_first_not_of(" \t");
                                  },
-                                 clustersim::ReadNativeJson);
+                                 clustersim::ReadNativeJson, /*generic=*/true);

@@ -15,15 +15,29 @@ std::deque<TraceReaderEntry>& Table() {
   return table;
 }
 
+// The first non-blank line, cut at 64 KiB: detection needs the start of a header only, and a
+// trace written on one line (a JSON log) must not be read whole for it.
 std::string FirstLine(const std::string& path) {
+  constexpr size_t kMaxBytes = 64 * 1024;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, "cannot open trace file");
   std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") != std::string::npos) return line;
+  char c = 0;
+  size_t read = 0;
+  while (read < 4 * kMaxBytes && in.get(c)) {
+    ++read;
+    if (c == '\n') {
+      if (line.find_first_not_of(" \t\r") != std::string::npos) break;
+      line.clear();
+      continue;
+    }
+    if (line.size() < kMaxBytes) line += c;
   }
-  throw InputError(path, 1, 1, "empty trace file: expected a header line");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.find_first_not_of(" \t") == std::string::npos) {
+    throw InputError(path, 1, 1, "empty trace file: expected a header line");
+  }
+  return line;
 }
 
 }  // namespace
@@ -51,10 +65,9 @@ Trace LoadTrace(const std::string& path, const std::string& format) {
     if (!reader) throw InputError("unknown trace format \"" + format + "\"; valid: " + names);
   } else {
     const std::string first = FirstLine(path);
-    for (const TraceReaderEntry* e : TraceReaders()) {
-      if (e->detect(path, first)) {
-        reader = e;
-        break;
+    for (bool generic : {false, true}) {
+      for (const TraceReaderEntry* e : TraceReaders()) {
+        if (!reader && e->generic == generic && e->detect(path, first)) reader = e;
       }
     }
     if (!reader) {

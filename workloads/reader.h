@@ -1,6 +1,7 @@
 // Trace readers: each format lives in one file of workloads/ and registers itself; every reader
 // produces the one Job type (sim/job.h). LoadTrace auto-detects the format from the file's first
-// line unless one is named, sorts jobs by (submit time, input order) and hashes the file.
+// line (at most its first 64 KiB) unless one is named — specific detectors first, generic ones
+// last — sorts jobs by (submit time, input order) and hashes the file.
 #ifndef CLUSTERSIM_WORKLOADS_READER_H_
 #define CLUSTERSIM_WORKLOADS_READER_H_
 
@@ -19,6 +20,8 @@ struct TraceReaderEntry {
   std::function<bool(const std::string& path, const std::string& first_line)> detect;
   // Appends the file's jobs in file order. Throws InputError (file, line, column, expected).
   std::function<void(const std::string& path, std::vector<Job>* jobs)> read;
+  // A catch-all detector (e.g. "any JSON array") is tried only after every specific one.
+  bool generic = false;
 };
 
 bool RegisterTraceReader(TraceReaderEntry entry);

@@ -1,0 +1,86 @@
+// acme: Shanghai AI Lab Acme job traces (`trace_seren.csv`, `trace_kalos.csv`), header
+// `job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,
+// gpu_time` (columns in any order; Kalos' extra columns mem_per_pod_GB, shared_mem_per_pod,
+// fail_time and stop_time are ignored). Detected by a header naming job_id, gpu_num, cpu_num,
+// type, state, submit_time and gpu_time. Mapping:
+//   job_id, user as given; trace_status = state (COMPLETED, CANCELLED, FAILED, TIMEOUT,
+//   NODE_FAIL; any text is kept);
+//   submit_time = submit_time minus the earliest submit_time in the file. Times carry a zone
+//   offset ("2023-03-01 00:18:22+08:00"): each is converted to UTC seconds first, so rows with
+//   different offsets compare correctly (absolute seconds stored in one pass, shifted at the end);
+//   gpus = gpu_num (a CPU-only job has 0 and is rejected by the engine with a reason);
+//   cpu_milli = 1000 x cpu_num;
+//   duration = duration (seconds, = end_time - start_time); when it is empty: end_time -
+//   start_time if both are given, else 0 (a job that never started);
+//   not used: node_num, type (the workload class: Pretrain, SFT, Evaluation, ...; it is not a
+//   model name), queue and gpu_time. No vc (Acme has none), wall time or GPU type (both clusters
+//   are A100 clusters: a cluster spec, not the trace, says so).
+#include "sim/error.h"
+#include "workloads/reader.h"
+#include "workloads/trace_csv.h"
+
+namespace clustersim {
+namespace {
+
+enum Column { kJobId, kUser, kGpuNum, kCpuNum, kState, kSubmit, kStart, kEnd, kDuration };
+const char* const kColumns =
+    "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,"
+    "queue,gpu_time";
+
+void ReadAcme(const std::string& path, std::vector<Job>* jobs) {
+  const size_t first = jobs->size();
+  LineReader reader(path);
+  CsvSplitter splitter;
+  std::string_view line;
+  while (reader.Next(&line) && line.find_first_not_of(" \t") == std::string_view::npos) {
+  }
+  const CsvHeader header(splitter.Split(line, path, reader.line_number()),
+                         {"job_id", "user", "gpu_num", "cpu_num", "state", "submit_time",
+                          "start_time", "end_time", "duration"},
+                         9, path, reader.line_number(), kColumns);
+  while (reader.Next(&line)) {
+    if (line.empty()) continue;
+    const int64_t n = reader.line_number();
+    const std::vector<CsvField>& row = splitter.Split(line, path, n);
+    header.CheckWidth(row, line, path, n);
+    const CsvFieldParser parse(path, n);
+    auto field = [&](Column c) -> const CsvField& { return row[header.position(c)]; };
+    Job job;
+    job.line = n;
+    job.id = parse.Text(field(kJobId), "job_id");
+    job.user = field(kUser).text;
+    job.gpus = static_cast<int>(parse.Integer(field(kGpuNum), "gpu_num", 0, 1'000'000));
+    if (!CsvFieldParser::IsMissing(field(kCpuNum).text)) {
+      job.cpu_milli =
+          static_cast<int>(1000 * parse.Integer(field(kCpuNum), "cpu_num", 0, 2'000'000));
+    }
+    job.trace_status = field(kState).text;
+    job.submit_time = parse.WallClock(field(kSubmit), "submit_time");
+    const bool has_start = !CsvFieldParser::IsMissing(field(kStart).text);
+    const bool has_end = !CsvFieldParser::IsMissing(field(kEnd).text);
+    const double start = has_start ? parse.WallClock(field(kStart), "start_time") : 0;
+    const double end = has_end ? parse.WallClock(field(kEnd), "end_time") : 0;
+    if (!CsvFieldParser::IsMissing(field(kDuration).text)) {
+      job.duration = parse.NonNegative(field(kDuration), "duration");
+    } else if (has_start && has_end) {
+      if (end < start) parse.Fail(field(kEnd), "end_time: expected a time >= start_time");
+      job.duration = end - start;
+    }
+    jobs->push_back(std::move(job));
+  }
+  ShiftToEarliestSubmit(jobs, first);
+}
+
+}  // namespace
+}  // namespace clustersim
+
+CLUSTERSIM_REGISTER_TRACE_READER(
+    acme, "acme",
+    "Acme trace_seren.csv / trace_kalos.csv: job_id,user,node_num,"
+    "gpu_num,cpu_num,type,state,submit_time,start_time,end_time,"
+    "duration,queue,gpu_time",
+    [](const std::string&, const std::string& first) {
+      return clustersim::HeaderHasColumns(
+          first, {"job_id", "gpu_num", "cpu_num", "type", "state", "submit_time", "gpu_time"});
+    },
+    clustersim::ReadAcme);

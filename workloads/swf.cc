@@ -1,0 +1,173 @@
+// swf: the Standard Workload Format of the Parallel Workloads Archive (Feitelson et al.), e.g.
+// lublin_256.swf, NASA-iPSC-1993-3.1-cln.swf (decompress .gz logs first). Lines starting with ';'
+// are header comments (MaxNodes, MaxProcs, UnixStartTime, ...) and are skipped; every other
+// non-empty line has 18 whitespace-separated numbers, -1 = unknown. Detected by a first line that
+// is a ';' comment or 18 numbers. Mapping (field numbers as in the SWF definition):
+//   job_id = 1 (job number, as written); submit_time = 2 (seconds from the log's start, kept);
+//   duration = 4 (run time); an unknown run time (-1) becomes 0, a job that takes no time;
+//   gpus = 5 (allocated processors), or 8 (requested processors) when 5 is unknown; one processor
+//   is one GPU (readers take no options; scale a cluster accordingly). A job whose processors are
+//   unknown or 0 gets 0 GPUs and is rejected by the engine with a reason;
+//   walltime = 9 (requested time) when > 0, else not given;
+//   trace_status = 11: 1 "completed", 0 "failed", 5 "cancelled", 2 "partial", 3 "partial-last",
+//   4 "partial-failed", -1 empty (unknown); another code is an error;
+//   user = 12, vc = 13 (group), when not -1. Not used: 3 (wait: the simulator queues the job
+//   itself), 6, 7, 10 (CPU time and memory), 14-18 (executable, queue, partition, preceding job,
+//   think time). Every field must be a number; submit_time must be >= 0.
+#include <charconv>
+#include <cmath>
+
+#include "sim/error.h"
+#include "workloads/reader.h"
+#include "workloads/trace_csv.h"
+
+namespace clustersim {
+namespace {
+
+constexpr int kSwfFields = 18;
+constexpr const char* kFieldNames[kSwfFields] = {"job number",
+                                                 "submit time",
+                                                 "wait time",
+                                                 "run time",
+                                                 "allocated processors",
+                                                 "average CPU time",
+                                                 "used memory",
+                                                 "requested processors",
+                                                 "requested time",
+                                                 "requested memory",
+                                                 "status",
+                                                 "user id",
+                                                 "group id",
+                                                 "executable",
+                                                 "queue",
+                                                 "partition",
+                                                 "preceding job",
+                                                 "think time"};
+
+// Splits at blanks; returns the fields with their columns.
+void SplitBlanks(std::string_view line, std::vector<CsvField>* fields) {
+  fields->clear();
+  size_t i = 0;
+  while (true) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i >= line.size()) return;
+    const size_t begin = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    fields->push_back({line.substr(begin, i - begin), static_cast<int>(begin) + 1});
+  }
+}
+
+bool IsNumber(std::string_view t) {
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  return !t.empty() && ec == std::errc() && ptr == t.data() + t.size() && std::isfinite(v);
+}
+
+bool IsSwfFirstLine(const std::string& first) {
+  const size_t start = first.find_first_not_of(" \t");
+  if (start != std::string::npos && first[start] == ';') return true;
+  std::vector<CsvField> fields;
+  SplitBlanks(first, &fields);
+  if (fields.size() != kSwfFields) return false;
+  for (const CsvField& f : fields) {
+    if (!IsNumber(f.text)) return false;
+  }
+  return true;
+}
+
+std::string StatusName(int64_t code) {
+  switch (code) {
+    case 0:
+      return "failed";
+    case 1:
+      return "completed";
+    case 2:
+      return "partial";
+    case 3:
+      return "partial-last";
+    case 4:
+      return "partial-failed";
+    case 5:
+      return "cancelled";
+    default:
+      return "";
+  }
+}
+
+// Returns the field as an integer id text ("-1" -> empty).
+std::string_view IdOrEmpty(const CsvField& f, const CsvFieldParser& parse, const char* name) {
+  const int64_t v = parse.Integer(f, name, -1, INT64_C(1'000'000'000'000));
+  return v == -1 ? std::string_view() : f.text;
+}
+
+void ReadSwf(const std::string& path, std::vector<Job>* jobs) {
+  LineReader reader(path);
+  std::string_view line;
+  std::vector<CsvField> fields;
+  while (reader.Next(&line)) {
+    const size_t start = line.find_first_not_of(" \t");
+    if (start == std::string_view::npos || line[start] == ';') continue;
+    const int64_t n = reader.line_number();
+    SplitBlanks(line, &fields);
+    if (fields.size() < kSwfFields) {
+      throw InputError(path, static_cast<int>(n), static_cast<int>(line.size()) + 1,
+                       "missing field(s): expected 18 whitespace-separated fields (field " +
+                           std::to_string(fields.size() + 1) + ", " + kFieldNames[fields.size()] +
+                           ", is missing), got " + std::to_string(fields.size()));
+    }
+    if (fields.size() > kSwfFields) {
+      throw InputError(path, static_cast<int>(n), fields[kSwfFields].column,
+                       "extra field: expected 18 whitespace-separated fields, got " +
+                           std::to_string(fields.size()));
+    }
+    const CsvFieldParser parse(path, n);
+    for (int i = 0; i < kSwfFields; ++i) {
+      if (!IsNumber(fields[i].text)) {
+        parse.Fail(fields[i], "field " + std::to_string(i + 1) + " (" + kFieldNames[i] +
+                                  "): expected a number (-1 = unknown), got \"" +
+                                  std::string(fields[i].text) + "\"");
+      }
+    }
+    Job job;
+    job.line = n;
+    job.id = fields[0].text;
+    job.submit_time = parse.Number(fields[1], "field 2 (submit time)");
+    if (job.submit_time < 0) {
+      parse.Fail(fields[1], "field 2 (submit time): expected seconds >= 0, got " +
+                                std::string(fields[1].text));
+    }
+    const double run = parse.Number(fields[3], "field 4 (run time)");
+    if (run < 0 && run != -1) {
+      parse.Fail(fields[3], "field 4 (run time): expected seconds >= 0 or -1 (unknown), got " +
+                                std::string(fields[3].text));
+    }
+    job.duration = run < 0 ? 0 : run;
+    const int64_t allocated =
+        parse.Integer(fields[4], "field 5 (allocated processors)", -1, 1'000'000'000);
+    const int64_t requested =
+        parse.Integer(fields[7], "field 8 (requested processors)", -1, 1'000'000'000);
+    job.gpus = static_cast<int>(allocated > 0 ? allocated : requested > 0 ? requested : 0);
+    const double requested_time = parse.Number(fields[8], "field 9 (requested time)");
+    if (requested_time > 0) job.walltime = requested_time;
+    const int64_t status = parse.Integer(fields[10], "field 11 (status)", -1, 1'000'000);
+    if (status > 5) {
+      parse.Fail(fields[10], "field 11 (status): expected -1, 0, 1, 2, 3, 4 or 5, got " +
+                                 std::string(fields[10].text));
+    }
+    job.trace_status = StatusName(status);
+    job.user = IdOrEmpty(fields[11], parse, "field 12 (user id)");
+    job.vc = IdOrEmpty(fields[12], parse, "field 13 (group id)");
+    jobs->push_back(std::move(job));
+  }
+}
+
+}  // namespace
+}  // namespace clustersim
+
+CLUSTERSIM_REGISTER_TRACE_READER(
+    swf, "swf",
+    "Standard Workload Format (Parallel Workloads Archive): ';' "
+    "header comments, 18 fields per job; 1 processor = 1 GPU",
+    [](const std::string&, const std::string& first) { return clustersim::IsSwfFirstLine(first); },
+    clustersim::ReadSwf);

@@ -1,0 +1,312 @@
+#include "workloads/trace_csv.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "sim/error.h"
+
+namespace clustersim {
+namespace {
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (H. Hinnant, "chrono-
+// Compatible Low-Level Date Algorithms", days_from_civil).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+// Reads exactly `width` digits at text[*pos].
+bool Digits(std::string_view text, size_t* pos, size_t width, int* value) {
+  if (*pos + width > text.size()) return false;
+  int v = 0;
+  for (size_t i = 0; i < width; ++i) {
+    const char c = text[*pos + i];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *pos += width;
+  *value = v;
+  return true;
+}
+
+bool Expect(std::string_view text, size_t* pos, char c) {
+  if (*pos >= text.size() || text[*pos] != c) return false;
+  ++*pos;
+  return true;
+}
+
+}  // namespace
+
+LineReader::LineReader(const std::string& path) : buffer_(1 << 20) {
+  in_.rdbuf()->pubsetbuf(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+  in_.open(path, std::ios::binary);
+  if (!in_) throw InputError(path, 0, 0, "cannot open trace file");
+}
+
+bool LineReader::Next(std::string_view* line) {
+  if (!std::getline(in_, line_)) return false;
+  ++line_number_;
+  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  *line = line_;
+  return true;
+}
+
+const std::vector<CsvField>& CsvSplitter::Split(std::string_view line, const std::string& path,
+                                                int64_t line_number) {
+  fields_.clear();
+  unquoted_.clear();
+  // Views into unquoted_ must stay valid while it grows: reserve the most it can hold.
+  unquoted_.reserve(line.size());
+  size_t i = 0;
+  while (true) {
+    size_t start = i;
+    while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
+    if (start < line.size() && line[start] == '"') {
+      const int column = static_cast<int>(start) + 1;
+      const size_t begin = unquoted_.size();
+      i = start + 1;
+      while (true) {
+        if (i >= line.size()) {
+          throw InputError(path, static_cast<int>(line_number), column,
+                           "unterminated quoted field: expected a closing '\"'");
+        }
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            unquoted_.push_back('"');
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        unquoted_.push_back(line[i++]);
+      }
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      if (i < line.size() && line[i] != separator_) {
+        throw InputError(path, static_cast<int>(line_number), static_cast<int>(i) + 1,
+                         std::string("expected '") + separator_ + "' after a quoted field");
+      }
+      fields_.push_back(
+          {std::string_view(unquoted_.data() + begin, unquoted_.size() - begin), column});
+    } else {
+      const size_t end = std::min(line.find(separator_, i), line.size());
+      fields_.push_back({Trim(line.substr(i, end - i)), static_cast<int>(i) + 1});
+      i = end;
+    }
+    if (i >= line.size()) return fields_;
+    ++i;  // the separator
+  }
+}
+
+std::vector<std::string_view> SplitPlain(std::string_view line, char separator) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (true) {
+    const size_t end = std::min(line.find(separator, i), line.size());
+    out.push_back(Trim(line.substr(i, end - i)));
+    if (end >= line.size()) return out;
+    i = end + 1;
+  }
+}
+
+bool HeaderHasColumns(std::string_view first_line,
+                      std::initializer_list<std::string_view> required) {
+  const std::vector<std::string_view> names = SplitPlain(first_line);
+  for (std::string_view r : required) {
+    if (std::find(names.begin(), names.end(), r) == names.end()) return false;
+  }
+  return true;
+}
+
+std::string JoinNames(const std::vector<std::string_view>& names, std::string_view separator) {
+  std::string out;
+  for (std::string_view n : names) {
+    if (!out.empty()) out += separator;
+    out += n;
+  }
+  return out;
+}
+
+CsvHeader::CsvHeader(const std::vector<CsvField>& header, std::vector<std::string_view> names,
+                     size_t required_count, const std::string& path, int64_t line_number,
+                     const std::string& format_columns)
+    : positions_(names.size(), -1), width_(header.size()) {
+  for (size_t f = 0; f < header.size(); ++f) {
+    header_names_.emplace_back(header[f].text);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (header[f].text != names[i]) continue;
+      if (positions_[i] >= 0) {
+        throw InputError(path, static_cast<int>(line_number), header[f].column,
+                         "duplicate column \"" + std::string(names[i]) + "\"");
+      }
+      positions_[i] = static_cast<int>(f);
+    }
+  }
+  for (size_t i = 0; i < required_count; ++i) {
+    if (positions_[i] < 0) {
+      throw InputError(path, static_cast<int>(line_number), 1,
+                       "header lacks the required column \"" + std::string(names[i]) +
+                           "\"; expected the columns " + format_columns);
+    }
+  }
+}
+
+void CsvHeader::CheckWidth(const std::vector<CsvField>& row, std::string_view line,
+                           const std::string& path, int64_t line_number) const {
+  if (row.size() < width_) {
+    throw InputError(path, static_cast<int>(line_number), static_cast<int>(line.size()) + 1,
+                     "missing field(s): expected " + std::to_string(width_) + " fields (" +
+                         header_names_[row.size()] + " is missing), got " +
+                         std::to_string(row.size()));
+  }
+  if (row.size() > width_) {
+    throw InputError(path, static_cast<int>(line_number), row[width_].column,
+                     "extra field: expected " + std::to_string(width_) + " fields, got " +
+                         std::to_string(row.size()));
+  }
+}
+
+bool CsvFieldParser::IsMissing(std::string_view text) {
+  return text.empty() || text == "None" || text == "NaN" || text == "nan" || text == "NULL" ||
+         text == "null";
+}
+
+double CsvFieldParser::Number(const CsvField& f, std::string_view name) const {
+  std::string_view t = f.text;
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(v)) {
+    Fail(f, std::string(name) + ": expected a number, got \"" + std::string(f.text) + "\"");
+  }
+  return v;
+}
+
+double CsvFieldParser::NonNegative(const CsvField& f, std::string_view name) const {
+  const double v = Number(f, name);
+  if (v < 0) Fail(f, std::string(name) + ": expected a value >= 0, got " + std::string(f.text));
+  return v;
+}
+
+int64_t CsvFieldParser::Integer(const CsvField& f, std::string_view name, int64_t min,
+                                int64_t max) const {
+  std::string_view t = f.text;
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
+    double d = 0;
+    auto [p2, e2] = std::from_chars(t.data(), t.data() + t.size(), d);
+    if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() || d != std::floor(d) ||
+        std::abs(d) > 1e15) {
+      Fail(f, std::string(name) + ": expected an integer, got \"" + std::string(f.text) + "\"");
+    }
+    v = static_cast<int64_t>(d);
+  }
+  if (v < min || v > max) {
+    Fail(f, std::string(name) + ": expected an integer in [" + std::to_string(min) + ", " +
+                std::to_string(max) + "], got " + std::string(f.text));
+  }
+  return v;
+}
+
+double CsvFieldParser::WallClock(const CsvField& f, std::string_view name) const {
+  double seconds = 0;
+  if (!ParseWallClock(f.text, &seconds)) {
+    Fail(f, std::string(name) +
+                ": expected a time YYYY-MM-DD HH:MM:SS (optionally with a zone "
+                "such as +08:00), got \"" +
+                std::string(f.text) + "\"");
+  }
+  return seconds;
+}
+
+std::string_view CsvFieldParser::Text(const CsvField& f, std::string_view name) const {
+  if (f.text.empty()) Fail(f, std::string(name) + ": expected a non-empty value");
+  return f.text;
+}
+
+void CsvFieldParser::Fail(const CsvField& f, const std::string& what) const {
+  Fail(f.column, what);
+}
+
+void CsvFieldParser::Fail(int column, const std::string& what) const {
+  throw InputError(path_, static_cast<int>(line_), column, what);
+}
+
+bool ParseWallClock(std::string_view text, double* seconds) {
+  size_t pos = 0;
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (!Digits(text, &pos, 4, &year) || !Expect(text, &pos, '-') || !Digits(text, &pos, 2, &month) ||
+      !Expect(text, &pos, '-') || !Digits(text, &pos, 2, &day)) {
+    return false;
+  }
+  if (pos >= text.size() || (text[pos] != ' ' && text[pos] != 'T')) return false;
+  ++pos;
+  if (!Digits(text, &pos, 2, &hour) || !Expect(text, &pos, ':') ||
+      !Digits(text, &pos, 2, &minute) || !Expect(text, &pos, ':') ||
+      !Digits(text, &pos, 2, &second)) {
+    return false;
+  }
+  static constexpr int kDaysInMonth[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month < 1 || month > 12 || day < 1 ||
+      day > kDaysInMonth[month - 1] + (month == 2 && IsLeap(year)) || hour > 23 || minute > 59 ||
+      second > 59) {
+    return false;
+  }
+  double fraction = 0;
+  if (pos < text.size() && text[pos] == '.') {
+    const size_t begin = pos;
+    ++pos;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+    if (pos == begin + 1) return false;
+    std::from_chars(text.data() + begin, text.data() + pos, fraction);
+  }
+  int offset_seconds = 0;
+  if (pos < text.size()) {
+    if (text[pos] == 'Z' && pos + 1 == text.size()) {
+      ++pos;
+    } else if (text[pos] == '+' || text[pos] == '-') {
+      const int sign = text[pos] == '+' ? 1 : -1;
+      ++pos;
+      int oh = 0, om = 0;
+      if (!Digits(text, &pos, 2, &oh)) return false;
+      if (pos < text.size()) {
+        Expect(text, &pos, ':');
+        if (!Digits(text, &pos, 2, &om)) return false;
+      }
+      if (oh > 23 || om > 59) return false;
+      offset_seconds = sign * (oh * 3600 + om * 60);
+    }
+  }
+  if (pos != text.size()) return false;
+  const int64_t days = DaysFromCivil(year, month, day);
+  *seconds =
+      static_cast<double>(days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds) +
+      fraction;
+  return true;
+}
+
+void ShiftToEarliestSubmit(std::vector<Job>* jobs, size_t first) {
+  if (jobs->size() <= first) return;
+  double earliest = std::numeric_limits<double>::infinity();
+  for (size_t i = first; i < jobs->size(); ++i)
+    earliest = std::min(earliest, (*jobs)[i].submit_time);
+  for (size_t i = first; i < jobs->size(); ++i) (*jobs)[i].submit_time -= earliest;
+}
+
+}  // namespace clustersim

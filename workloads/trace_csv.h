@@ -1,0 +1,129 @@
+// Shared parsing for the trace readers of public formats (philly_csv.cc, helios.cc, acme.cc,
+// openb.cc, pai2020.cc, swf.cc, philly_json.cc): a buffered line reader that counts lines, a CSV
+// splitter that keeps each field's column, a header map by column name, typed field parsers and
+// wall-clock time parsing. Every failure is an InputError naming the file, the 1-based line and
+// column (character position of the field) and what was expected. Nothing here allocates per
+// line beyond the reused buffers, so a reader built on it streams with memory proportional to
+// the jobs it keeps.
+#ifndef CLUSTERSIM_WORKLOADS_TRACE_CSV_H_
+#define CLUSTERSIM_WORKLOADS_TRACE_CSV_H_
+
+#include <cstdint>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/job.h"
+
+namespace clustersim {
+
+// Reads a file line by line through a 1 MiB buffer; strips a trailing '\r'.
+class LineReader {
+ public:
+  // Throws InputError if the file cannot be opened.
+  explicit LineReader(const std::string& path);
+  // Returns false at the end of the file; otherwise *line is valid until the next call.
+  bool Next(std::string_view* line);
+  // 1-based number of the line last returned by Next (0 before the first call).
+  int64_t line_number() const { return line_number_; }
+
+ private:
+  std::vector<char> buffer_;
+  std::ifstream in_;
+  std::string line_;
+  int64_t line_number_ = 0;
+};
+
+struct CsvField {
+  std::string_view text;  // unquoted, surrounding blanks removed
+  int column = 1;         // 1-based character position of the field in its line
+};
+
+// Splits CSV lines: fields separated by `separator`, optionally double-quoted ("" escapes a quote).
+class CsvSplitter {
+ public:
+  explicit CsvSplitter(char separator = ',') : separator_(separator) {}
+  // Splits `line`; the fields stay valid until the next call. Throws InputError naming the
+  // column of an unterminated or malformed quoted field.
+  const std::vector<CsvField>& Split(std::string_view line, const std::string& path,
+                                     int64_t line_number);
+
+ private:
+  char separator_;
+  std::vector<CsvField> fields_;
+  std::string unquoted_;
+};
+
+// Returns the fields of `line` split at commas without quote handling (for detectors).
+std::vector<std::string_view> SplitPlain(std::string_view line, char separator = ',');
+
+// Returns true if the CSV header `first_line` names every column of `required`.
+bool HeaderHasColumns(std::string_view first_line,
+                      std::initializer_list<std::string_view> required);
+
+// Maps a format's column names to their positions in a file's header. Columns the format does
+// not use are allowed (and ignored); a required one that is missing is an error naming it.
+class CsvHeader {
+ public:
+  // `names`: the columns the reader uses; the first `required_count` are required.
+  CsvHeader(const std::vector<CsvField>& header, std::vector<std::string_view> names,
+            size_t required_count, const std::string& path, int64_t line_number,
+            const std::string& format_columns);
+  // Position of names[i] in a row, or -1 if the file lacks this optional column.
+  int position(size_t i) const { return positions_[i]; }
+  size_t width() const { return width_; }
+  // Throws InputError unless `row` has exactly width() fields.
+  void CheckWidth(const std::vector<CsvField>& row, std::string_view line, const std::string& path,
+                  int64_t line_number) const;
+
+ private:
+  std::vector<std::string> header_names_;
+  std::vector<int> positions_;
+  size_t width_ = 0;
+};
+
+// Typed parsing of the fields of one line; failures throw InputError at the field's column.
+class CsvFieldParser {
+ public:
+  CsvFieldParser(const std::string& path, int64_t line_number) : path_(path), line_(line_number) {}
+
+  // Returns true if the field is empty or a conventional missing value ("None", "NaN", "nan",
+  // "NULL", "null").
+  static bool IsMissing(std::string_view text);
+  // A finite number.
+  double Number(const CsvField& f, std::string_view name) const;
+  // A finite number >= 0.
+  double NonNegative(const CsvField& f, std::string_view name) const;
+  // An integer in [min, max]; integral decimals such as "4.0" are accepted.
+  int64_t Integer(const CsvField& f, std::string_view name, int64_t min, int64_t max) const;
+  // Seconds since 1970-01-01 00:00:00 UTC of "YYYY-MM-DD HH:MM:SS" (a 'T' may separate date and
+  // time; optional fractional seconds; optional zone "Z", "+08:00", "+0800" or "+08"). A time
+  // without a zone is read as UTC: only differences between times of one file matter, and no
+  // daylight-saving adjustment is made.
+  double WallClock(const CsvField& f, std::string_view name) const;
+  // Non-empty text.
+  std::string_view Text(const CsvField& f, std::string_view name) const;
+
+  [[noreturn]] void Fail(const CsvField& f, const std::string& what) const;
+  [[noreturn]] void Fail(int column, const std::string& what) const;
+
+ private:
+  const std::string& path_;
+  int64_t line_;
+};
+
+// Returns seconds since the epoch (UTC) of `text` in the WallClock format, or false.
+bool ParseWallClock(std::string_view text, double* seconds);
+
+// Subtracts the earliest submit time of jobs[first..] from each of them, so the trace starts at 0
+// (for traces with absolute times: wall-clock dates or anonymized epoch offsets).
+void ShiftToEarliestSubmit(std::vector<Job>* jobs, size_t first);
+
+// Returns "a, b, c" for messages.
+std::string JoinNames(const std::vector<std::string_view>& names, std::string_view separator = ",");
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_WORKLOADS_TRACE_CSV_H_
