@@ -1,11 +1,11 @@
 // GPU model names of the Alibaba 2023 openb traces (cluster-trace-gpu-v2023) and the names
 // clustersim uses for them, shared by the pod-list reader (openb.cc, `gpu_spec`) and anything that
 // turns the node list (`model`) into a cluster, so both sides of a run agree on the names.
-// Models with a catalog entry (sim/data/gpus.json) map to it. A10, G2 and G3 have none: G2 and G3
-// are anonymized models, and the catalog has no A10. They keep their openb names; with the default
+// Models with a catalog entry (sim/data/gpus.json) map to it. G2 and G3 are anonymized models with
+// no public specification, so they have none: they keep their openb names; with the default
 // catalog a pod restricted to them stops the run with the engine's "unknown GPU type" error naming
-// its line, unless a catalog that defines them is given (--hardware) or the pods are mapped or
-// filtered first.
+// its line, unless a catalog that defines them is given (--hardware) or they are mapped to a
+// catalog type (--map-gpu G2=...) or the pods are filtered first.
 #ifndef CLUSTERSIM_WORKLOADS_OPENB_MODELS_H_
 #define CLUSTERSIM_WORKLOADS_OPENB_MODELS_H_
 
@@ -25,7 +25,7 @@ inline constexpr OpenbModel kOpenbModels[] = {
     {"V100M32", "V100-32GB", true},  // V100 32 GB
     {"P100", "P100-16GB", true},
     {"T4", "T4-16GB", true},
-    {"A10", "A10", false},
+    {"A10", "A10", true},
     {"G2", "G2", false},  // anonymized model
     {"G3", "G3", false},  // anonymized model
 };

@@ -1,11 +1,13 @@
 #include "sim/cli/trace_commands.h"
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "sim/cluster.h"
 #include "sim/error.h"
 #include "workloads/generator.h"
+#include "workloads/openb_cluster.h"
 #include "workloads/reader.h"
 
 namespace po = boost::program_options;
@@ -19,6 +21,7 @@ constexpr const char* kTraceUsage =
     "       clustersim trace generate --out OUT.csv [--jobs N] [--gpus G] [--load L] [--seed S]\n"
     "              [--arrivals poisson|diurnal] [--curve CSV] [--durations exponential|philly]\n"
     "              [--mean-duration S] [--models name:weight,...]\n"
+    "       clustersim trace cluster-from openb_node_list.csv [--map-gpu G2=TYPE,...] [--out spec.json]\n"
     "(clustersim trace SUBCOMMAND --help for details)\n";
 
 int Stats(int argc, char** argv) {
@@ -121,6 +124,39 @@ int Generate(int argc, char** argv) {
   return 0;
 }
 
+int ClusterFrom(int argc, char** argv) {
+  std::string path, out, map_gpu;
+  po::options_description desc(
+      "clustersim trace cluster-from NODE_LIST.csv: a cluster spec from an Alibaba openb node list\n"
+      "\noptions");
+  desc.add_options()("help,h", "show this help")("nodes", po::value(&path), "node list CSV")(
+      "map-gpu", po::value(&map_gpu), "GPU models without a catalog entry: MODEL=TYPE,...")(
+      "out", po::value(&out), "write the spec here (default: standard output)");
+  po::positional_options_description positional;
+  positional.add("nodes", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") || path.empty()) {
+    std::cout << desc << "\n";
+    return path.empty() && !vm.count("help") ? 2 : 0;
+  }
+  const OpenbClusterResult result = OpenbNodeListToClusterSpec(
+      path, map_gpu.empty() ? std::map<std::string, std::string>() : ParseGpuMap(map_gpu),
+      HardwareCatalog::Default());
+  if (out.empty()) {
+    std::cout << result.spec_json << "\n";
+  } else {
+    std::ofstream file(out);
+    file << result.spec_json << "\n";
+    if (!file) throw InputError(out, 0, 0, "cannot write file");
+  }
+  std::fprintf(stderr, "%lld GPU nodes, %lld GPUs; %lld nodes without GPUs left out\n",
+               static_cast<long long>(result.gpu_nodes), static_cast<long long>(result.gpus),
+               static_cast<long long>(result.cpu_only_nodes));
+  return 0;
+}
+
 }  // namespace
 
 void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
@@ -157,7 +193,9 @@ int CommandTrace(int argc, char** argv) {
   if (sub == "stats") return Stats(argc - 1, argv + 1);
   if (sub == "convert") return Convert(argc - 1, argv + 1);
   if (sub == "generate") return Generate(argc - 1, argv + 1);
-  throw InputError("unknown trace subcommand \"" + sub + "\"; valid: stats, convert, generate");
+  if (sub == "cluster-from") return ClusterFrom(argc - 1, argv + 1);
+  throw InputError("unknown trace subcommand \"" + sub +
+                   "\"; valid: stats, convert, generate, cluster-from");
 }
 
 }  // namespace clustersim

@@ -504,7 +504,7 @@ TEST_F(TraceReader, OpenbMapsGpuSpecsToCatalogNames) {
   EXPECT_EQ(trace.jobs[0].gpu_type, "V100-16GB|V100-32GB");
   EXPECT_EQ(trace.jobs[0].gpu_type_column, 21);
   EXPECT_EQ(trace.jobs[0].gpu_milli, 460);
-  EXPECT_EQ(trace.jobs[1].gpu_type, "A10|T4-16GB");  // no catalog entry for A10: kept
+  EXPECT_EQ(trace.jobs[1].gpu_type, "A10|T4-16GB");
   EXPECT_EQ(trace.jobs[1].duration, 40);
   EXPECT_EQ(trace.jobs[2].gpu_type, "G2");
   EXPECT_EQ(trace.jobs[2].duration, 54);  // never scheduled: deletion - creation
