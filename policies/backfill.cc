@@ -1,0 +1,348 @@
+#include "policies/backfill.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "sim/error.h"
+
+namespace clustersim {
+
+// ---- WalltimeRule ----
+
+WalltimeRule WalltimeRule::FromParams(const Params& params) {
+  const std::string value = params.String("walltime", "trace");
+  WalltimeRule rule;
+  if (value == "trace") {
+    rule.source_ = Source::kTrace;
+  } else if (value == "exact") {
+    rule.source_ = Source::kExact;
+  } else {
+    double factor = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), factor);
+    if (ec != std::errc() || ptr != value.data() + value.size() || !(factor > 0) ||
+        !std::isfinite(factor)) {
+      throw InputError("parameter walltime=" + value +
+                       ": expected trace, exact or a positive factor of the duration");
+    }
+    rule.source_ = Source::kFactor;
+    rule.factor_ = factor;
+  }
+  return rule;
+}
+
+double WalltimeRule::Requested(const Job& job) const {
+  switch (source_) {
+    case Source::kTrace:
+      return job.walltime;
+    case Source::kExact:
+      return -1;  // the true duration: nothing to kill
+    case Source::kFactor:
+      return factor_ * job.duration;
+  }
+  return -1;
+}
+
+double WalltimeRule::EstimatedEnd(const SchedulingContext& context, JobId id) const {
+  const JobRun& run = context.run(id);
+  const double now = context.now();
+  const double requested = Requested(context.job(id));
+  // The engine kills the job at this time (Engine::ScheduleFinish), so it never runs longer.
+  if (requested >= 0) return now + std::max(0.0, requested - run.run_seconds);
+  // No requested wall time: the true end, computed as the engine does.
+  return now + run.overhead_left + run.work_left / run.rate;
+}
+
+// ---- QueueIndex ----
+
+void QueueIndex::MinTree::PushBack(double value) {
+  if (size_ == leaves_) {
+    const int grown = std::max(1, leaves_ * 2);
+    std::vector<double> tree(2 * static_cast<size_t>(grown),
+                             std::numeric_limits<double>::infinity());
+    for (int i = 0; i < size_; ++i) tree[grown + i] = tree_[leaves_ + i];
+    for (int node = grown - 1; node >= 1; --node) {
+      tree[node] = std::min(tree[2 * node], tree[2 * node + 1]);
+    }
+    tree_ = std::move(tree);
+    leaves_ = grown;
+  }
+  Set(size_++, value);
+}
+
+void QueueIndex::MinTree::Set(int position, double value) {
+  int node = leaves_ + position;
+  tree_[node] = value;
+  for (node /= 2; node >= 1; node /= 2) {
+    tree_[node] = std::min(tree_[2 * node], tree_[2 * node + 1]);
+  }
+}
+
+int QueueIndex::MinTree::Descend(int node, int lo, int hi, int from, double limit) const {
+  if (hi < from || tree_[node] > limit) return -1;
+  if (lo == hi) return lo;
+  const int mid = lo + (hi - lo) / 2;
+  const int left = Descend(2 * node, lo, mid, from, limit);
+  return left >= 0 ? left : Descend(2 * node + 1, mid + 1, hi, from, limit);
+}
+
+int QueueIndex::MinTree::FirstAtMost(double limit, int from) const {
+  if (from >= size_) return -1;
+  return Descend(1, 0, leaves_ - 1, from, limit);
+}
+
+void QueueIndex::Add(JobId id, int cls, double planned_seconds) {
+  if (cls >= static_cast<int>(streams_.size())) {
+    streams_.resize(cls + 1);
+    cached_.resize(cls + 1);
+  }
+  Stream& stream = streams_[cls];
+  stream.ids.push_back(id);
+  stream.planned.PushBack(planned_seconds);
+  ++stream.waiting;
+  class_of_.emplace(id, cls);
+  ++walk_;
+}
+
+JobId QueueIndex::FindIn(int cls, JobId after, double limit) const {
+  const Stream& stream = streams_[cls];
+  const auto from = std::upper_bound(stream.ids.begin(), stream.ids.end(), after);
+  const int pos = stream.planned.FirstAtMost(limit, static_cast<int>(from - stream.ids.begin()));
+  return pos < 0 ? kNoJob : stream.ids[pos];
+}
+
+JobId QueueIndex::First() {
+  ++walk_;
+  cursor_ = kNoJob;
+  static const ClassFilter kAll;
+  return Next(kAll);
+}
+
+JobId QueueIndex::Next(const ClassFilter& filter) {
+  // A short-only limit is widened by a rounding margin: the caller decides exactly.
+  const double short_limit =
+      filter.short_limit() + 1e-9 * std::max(1.0, std::abs(filter.short_limit()));
+  JobId best = kNoJob;
+  for (int cls = 0; cls < static_cast<int>(streams_.size()); ++cls) {
+    if (streams_[cls].waiting == 0) continue;
+    const ClassFilter::Mode mode = filter.mode(cls);
+    if (mode == ClassFilter::kNone) continue;
+    const double limit =
+        mode == ClassFilter::kAny ? std::numeric_limits<double>::max() : short_limit;
+    Cached& cached = cached_[cls];
+    // A cached answer stays right while the cursor has not reached it: nothing between the
+    // cursor it was computed from and it was admitted, and no job is added during a walk.
+    if (cached.walk != walk_ || cached.mode != mode || cached.limit != limit ||
+        (cached.next != kNoJob && cached.next <= cursor_)) {
+      cached.next = FindIn(cls, cursor_, limit);
+      cached.mode = mode;
+      cached.limit = limit;
+      cached.walk = walk_;
+    }
+    if (cached.next != kNoJob && (best == kNoJob || cached.next < best)) best = cached.next;
+  }
+  if (best != kNoJob) cursor_ = best;
+  return best;
+}
+
+void QueueIndex::OnStart(JobId id) {
+  auto it = class_of_.find(id);
+  CHECK(it != class_of_.end(), "queue index: started job was not waiting");
+  Stream& stream = streams_[it->second];
+  const auto pos = std::lower_bound(stream.ids.begin(), stream.ids.end(), id);
+  stream.planned.Set(static_cast<int>(pos - stream.ids.begin()),
+                     std::numeric_limits<double>::infinity());
+  --stream.waiting;
+  class_of_.erase(it);
+}
+
+// ---- EasyBackfill ----
+
+int EasyBackfill::ClassOf(const SchedulingContext& context, JobId id) {
+  if (id >= static_cast<JobId>(class_of_.size())) {
+    class_of_.resize(std::max<size_t>(id + 1, class_of_.size() * 2), -1);
+  }
+  int& cls = class_of_[id];
+  if (cls < 0) {
+    const PlacementRequest& request = context.run(id).request;
+    const auto key = std::make_pair(request.gpus, request.type_mask);
+    auto it = class_ids_.find(key);
+    if (it == class_ids_.end()) {
+      it = class_ids_.emplace(key, static_cast<int>(class_ids_.size())).first;
+    }
+    cls = it->second;
+  }
+  return cls;
+}
+
+bool EasyBackfill::FitsOn(const SchedulingContext& context, const Resources& resources,
+                          const PlacementRequest& request, Allocation* out) {
+  bool enough = false;
+  for (int type : context.cluster().gpu_types()) {
+    if (request.AllowsType(type) && resources.free_of_type(type) >= request.gpus) {
+      enough = true;
+      break;
+    }
+  }
+  return enough && context.placement().Find(resources, request, out);
+}
+
+void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, JobId id,
+                            Allocation allocation) {
+  context.Start(id, std::move(allocation));
+  const double end = rule_.EstimatedEnd(context, id);
+  const std::vector<int>& gpus = context.run(id).allocation.gpus;
+  // The horizon holds the GPUs of every running job that ends after horizon_time_.
+  if (end > horizon_time_) horizon_->Allocate(gpus);
+  by_end_.emplace(std::make_pair(end, id), gpus);
+  end_of_[id] = end;
+  unreserved_current_ = false;
+  order.OnStart(id);
+}
+
+void EasyBackfill::OnCompletion(SchedulingContext& /*context*/, JobId id) {
+  auto it = end_of_.find(id);
+  if (it == end_of_.end()) return;
+  auto running = by_end_.find(std::make_pair(it->second, id));
+  if (it->second > horizon_time_) horizon_->Release(running->second);
+  by_end_.erase(running);
+  end_of_.erase(it);
+}
+
+bool EasyBackfill::StepForward() {
+  auto it = by_end_.upper_bound(std::make_pair(horizon_time_, std::numeric_limits<JobId>::max()));
+  if (it == by_end_.end()) return false;
+  const double end = it->first.first;
+  for (; it != by_end_.end() && it->first.first == end; ++it) horizon_->Release(it->second);
+  horizon_time_ = end;
+  return true;
+}
+
+bool EasyBackfill::StepBack() {
+  auto it = by_end_.upper_bound(std::make_pair(horizon_time_, std::numeric_limits<JobId>::max()));
+  if (it == by_end_.begin()) return false;
+  --it;
+  const double end = it->first.first;
+  while (true) {
+    horizon_->Allocate(it->second);
+    if (it == by_end_.begin()) {
+      horizon_time_ = -std::numeric_limits<double>::infinity();
+      return true;
+    }
+    --it;
+    if (it->first.first != end) {
+      horizon_time_ = it->first.first;
+      return true;
+    }
+  }
+}
+
+void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
+  const PlacementRequest& request = context.run(head).request;
+  // Fitting is monotone in tau (the horizon only gains free GPUs as tau grows), so the earliest
+  // end group at which the head fits is found by walking from wherever the horizon is.
+  if (FitsOn(context, *horizon_, request, &reserved_)) {
+    Allocation earlier;
+    while (true) {
+      // The head does not fit on the live state, so some released group is there to take back.
+      CHECK(StepBack(), "easy: the head fits on the horizon but not now, with nothing released");
+      if (!FitsOn(context, *horizon_, request, &earlier)) {
+        StepForward();
+        break;
+      }
+      reserved_ = earlier;
+    }
+  } else {
+    do {
+      // Every running job ends; on the empty cluster the head fits (it was not rejected).
+      CHECK(StepForward(), "easy: the head fits nowhere even with every running job ended");
+    } while (!FitsOn(context, *horizon_, request, &reserved_));
+  }
+  reservation_time_ = horizon_time_;
+  unreserved_current_ = false;
+}
+
+bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, JobId head,
+                                   Allocation* allocation) {
+  std::vector<int>& reserved = reserved_.gpus;
+  const std::vector<int>& gpus = allocation->gpus;
+  auto r = reserved.begin();
+  bool overlaps = false;
+  for (int g : gpus) {  // both ascending
+    while (r != reserved.end() && *r < g) ++r;
+    if (r != reserved.end() && *r == g) {
+      overlaps = true;
+      break;
+    }
+  }
+  if (!overlaps) return true;
+  // Can the head be placed at t_s elsewhere, with this job running?
+  horizon_->Allocate(gpus);
+  Allocation moved;
+  const bool head_fits = FitsOn(context, *horizon_, context.run(head).request, &moved);
+  horizon_->Release(gpus);
+  if (head_fits) {
+    reserved_ = std::move(moved);
+    unreserved_current_ = false;
+    return true;
+  }
+  // Else somewhere outside the reserved GPUs.
+  if (!unreserved_current_) {
+    if (unreserved_) {
+      *unreserved_ = context.resources();
+    } else {
+      unreserved_.emplace(context.resources());
+    }
+    std::vector<int> free_reserved;
+    for (int g : reserved) {
+      if (unreserved_->IsGpuFree(g)) free_reserved.push_back(g);
+    }
+    unreserved_->Allocate(free_reserved);
+    unreserved_current_ = true;
+  }
+  Allocation elsewhere;
+  if (!FitsOn(context, *unreserved_, context.run(id).request, &elsewhere)) return false;
+  *allocation = std::move(elsewhere);
+  return true;
+}
+
+void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool backfill) {
+  if (!horizon_) horizon_.emplace(context.resources());  // first pass: nothing running yet
+  Allocation allocation;
+  JobId head = order.First();
+  filter_.Reset();
+  while (head != kNoJob && context.TryPlace(head, &allocation)) {
+    StartJob(context, order, head, std::move(allocation));
+    head = order.Next(filter_);
+  }
+  if (head == kNoJob || !backfill) return;
+
+  bool reserved = false;
+  const double now = context.now();
+  for (JobId id = order.Next(filter_); id != kNoJob; id = order.Next(filter_)) {
+    if (context.resources().total_free() == 0) break;
+    const int cls = ClassOf(context, id);
+    if (!filter_.Admits(cls, rule_.Planned(context.job(id)))) continue;
+    if (!context.TryPlace(id, &allocation)) {
+      filter_.Set(cls, ClassFilter::kNone);
+      continue;
+    }
+    if (!reserved) {
+      Reserve(context, head);
+      filter_.SetShortLimit(reservation_time_ - now);
+      reserved = true;
+    }
+    const bool ends_in_time = now + rule_.Planned(context.job(id)) <= reservation_time_;
+    if (!ends_in_time) {
+      if (filter_.mode(cls) == ClassFilter::kShortOnly) continue;
+      if (!PlaceOutlasting(context, id, head, &allocation)) {
+        filter_.Set(cls, ClassFilter::kShortOnly);
+        continue;
+      }
+    }
+    StartJob(context, order, id, std::move(allocation));
+    filter_.Reset();  // the state changed: classes ruled out may fit again
+  }
+}
+
+}  // namespace clustersim

@@ -1,0 +1,204 @@
+// What the backfilling policies share (DESIGN.md §6): the requested wall time of a job
+// (parameter `walltime`) and EASY backfilling over an order the policy supplies (`easy` uses
+// submission order, `fair-share` with backfill=easy its fair-share order).
+//
+// WalltimeRule: `walltime=trace` (the trace's walltime column; a job without one is planned with
+// its true duration and never killed), `exact` (every job planned with its true duration, none
+// killed) or a number f > 0 (requested wall time = f x duration; a job running longer is killed).
+//
+// EasyBackfill owns the availability profile: the running jobs it started ordered by their
+// estimated end (start + requested wall time, or the true end when there is none; the engine
+// kills a job at its wall time, so no job runs past its estimate, but many end before it), plus
+// `horizon`, a scratch copy of the free GPUs as they will be at one time tau (live state with the
+// GPUs of every running job ending by tau released). The horizon is kept in step with every start
+// and completion and moved forward or back one end time at a time, so finding the head's
+// reservation costs the distance tau moves, not a walk over every running job.
+//
+// One pass (Pass): start jobs from the head of the order while they fit. When the head does not
+// fit and some later job fits now, give the head its reservation: the earliest t_s at which the
+// run's placement finds room for it on the horizon, and the GPUs it would take there (the
+// reserved set). Then scan the rest of the order once: a job that fits now starts if it ends, by
+// its requested wall time, no later than t_s; a job that outlasts t_s starts if the head keeps a
+// placement at t_s with it running: at once if its own placement avoids the reserved set; else if
+// the head can be re-placed at t_s around it (the reservation moves); else on the live state with
+// the reserved GPUs marked busy, if it fits there. With `pool` this is exactly the count rule of
+// §6 (it uses at most the extra GPUs left); with node-aware placements it keeps the head's GPUs.
+//
+// Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue).
+// A request class is (GPUs, allowed types): once a job of a class fails to fit, or fails the
+// reservation test, every later job of that class would too until the next start changes the
+// state (placements are deterministic), so the scan skips the class until then.
+#ifndef CLUSTERSIM_POLICIES_BACKFILL_H_
+#define CLUSTERSIM_POLICIES_BACKFILL_H_
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sim/params.h"
+#include "sim/policy.h"
+
+namespace clustersim {
+
+class WalltimeRule {
+ public:
+  // Reads parameter `walltime` (default `trace`). Throws InputError on anything else than
+  // trace, exact or a positive number.
+  static WalltimeRule FromParams(const Params& params);
+  // The `parameters` text for `clustersim list policies --verbose`.
+  static constexpr const char* kHelp =
+      "walltime (trace): the requested wall time: trace = the trace's walltime column (a job "
+      "without one is planned with its true duration and not killed); exact = every job's true "
+      "duration; a number f > 0 = f x duration. A job running past it is killed (timeout)";
+
+  // What Policy::RequestedWalltime returns: the kill limit in seconds, or -1 for none.
+  double Requested(const Job& job) const;
+  // The run time, in seconds, planned for a job that has not started: Requested if >= 0, else
+  // the trace duration (the true duration with the `trace` runtime model).
+  double Planned(const Job& job) const {
+    const double requested = Requested(job);
+    return requested >= 0 ? requested : job.duration;
+  }
+  // The estimated end of a job just started at context.now(): start + its requested wall time
+  // (the engine kills it then, so it never runs longer; it may end earlier), or its true end when
+  // it has none (computed as Engine::ScheduleFinish does).
+  double EstimatedEnd(const SchedulingContext& context, JobId id) const;
+
+ private:
+  enum class Source { kTrace, kExact, kFactor };
+  Source source_ = Source::kTrace;
+  double factor_ = 1;
+};
+
+// Which request classes a backfilling scan still considers: all their jobs (kAny), only those
+// planned to run at most `short_limit` seconds (kShortOnly), or none (kNone).
+class ClassFilter {
+ public:
+  enum Mode : uint8_t { kAny, kShortOnly, kNone };
+  Mode mode(int cls) const { return cls < static_cast<int>(modes_.size()) ? modes_[cls] : kAny; }
+  double short_limit() const { return short_limit_; }
+  void Set(int cls, Mode mode) {
+    if (cls >= static_cast<int>(modes_.size())) modes_.resize(cls + 1, kAny);
+    modes_[cls] = mode;
+  }
+  void SetShortLimit(double seconds) { short_limit_ = seconds; }
+  void Reset() { modes_.assign(modes_.size(), kAny); }
+  // True if a job of class `cls` planned to run `planned` seconds may be returned.
+  bool Admits(int cls, double planned) const {
+    const Mode m = mode(cls);
+    return m == kAny || (m == kShortOnly && planned <= short_limit_);
+  }
+
+ private:
+  std::vector<Mode> modes_;
+  double short_limit_ = std::numeric_limits<double>::infinity();
+};
+
+// The order a backfilling pass walks: a policy's view of its waiting jobs.
+class CandidateOrder {
+ public:
+  virtual ~CandidateOrder() = default;
+  // Restarts the walk and returns the first waiting job, or kNoJob.
+  virtual JobId First() = 0;
+  // Returns the next waiting job after the last one returned that `filter` admits (a superset
+  // is fine: the caller checks again), or kNoJob. Jobs already passed are not returned again.
+  virtual JobId Next(const ClassFilter& filter) = 0;
+  // Called after a job returned by First/Next was started.
+  virtual void OnStart(JobId id) = 0;
+};
+
+// The waiting jobs in submission order (JobId order), indexed by request class so a scan jumps
+// to the next job a filter admits: per class, the job ids and a min-tree of planned run times.
+// Add: O(log n) amortized; Next: O(classes) plus O(log n) per class whose answer changed.
+class QueueIndex final : public CandidateOrder {
+ public:
+  // REQUIRES: ids added in increasing order.
+  void Add(JobId id, int cls, double planned_seconds);
+  JobId First() override;
+  JobId Next(const ClassFilter& filter) override;
+  void OnStart(JobId id) override;
+
+ private:
+  // Min segment tree over a growing array of doubles; removed entries hold +infinity.
+  class MinTree {
+   public:
+    void PushBack(double value);
+    void Set(int position, double value);
+    // The lowest position >= from whose value is <= limit, or -1.
+    int FirstAtMost(double limit, int from) const;
+
+   private:
+    int Descend(int node, int lo, int hi, int from, double limit) const;
+    int leaves_ = 0;
+    int size_ = 0;
+    std::vector<double> tree_;  // 1-based heap layout over leaves_ leaves
+  };
+  struct Stream {
+    std::vector<JobId> ids;  // ascending
+    MinTree planned;
+    int waiting = 0;
+  };
+  struct Cached {
+    JobId next = kNoJob;
+    ClassFilter::Mode mode = ClassFilter::kAny;
+    double limit = 0;
+    uint64_t walk = 0;
+  };
+  JobId FindIn(int cls, JobId after, double limit) const;
+
+  std::vector<Stream> streams_;              // by class
+  std::vector<Cached> cached_;               // by class: the answer of the last Next for that class
+  std::unordered_map<JobId, int> class_of_;  // waiting jobs
+  JobId cursor_ = kNoJob;
+  uint64_t walk_ = 0;  // bumped by First and by Add: cached answers of older walks are stale
+};
+
+class EasyBackfill {
+ public:
+  explicit EasyBackfill(WalltimeRule rule) : rule_(rule) {}
+  const WalltimeRule& walltime() const { return rule_; }
+
+  // The request class of a job (GPUs, allowed types), assigned on first use.
+  int ClassOf(const SchedulingContext& context, JobId id);
+  // Forward Policy::OnCompletion here.
+  void OnCompletion(SchedulingContext& context, JobId id);
+  // One pass over `order` (see the file comment); with `backfill` false, strict blocking.
+  void Pass(SchedulingContext& context, CandidateOrder& order, bool backfill);
+
+ private:
+  void StartJob(SchedulingContext& context, CandidateOrder& order, JobId id, Allocation allocation);
+  // Free GPUs of some allowed type >= request, then the run's placement on `resources`.
+  static bool FitsOn(const SchedulingContext& context, const Resources& resources,
+                     const PlacementRequest& request, Allocation* out);
+  bool StepForward();  // releases the next end group on the horizon; false if none
+  bool StepBack();     // takes back the last released end group; false if none
+  void Reserve(const SchedulingContext& context, JobId head);
+  // For a job that outlasts t_s and fits now on `allocation`: true (with the allocation to use)
+  // if the head keeps a placement at t_s.
+  bool PlaceOutlasting(const SchedulingContext& context, JobId id, JobId head,
+                       Allocation* allocation);
+
+  WalltimeRule rule_;
+  std::map<std::pair<int, uint64_t>, int> class_ids_;
+  std::vector<int> class_of_;  // by JobId; -1 = not assigned yet
+  // Running jobs started by this policy, by (guaranteed end, id), with their GPUs.
+  std::map<std::pair<double, JobId>, std::vector<int>> by_end_;
+  std::unordered_map<JobId, double> end_of_;
+  std::optional<Resources> horizon_;  // free GPUs at horizon_time_ as estimated
+  double horizon_time_ = -std::numeric_limits<double>::infinity();
+  // Per pass: the head's reservation and, built on demand, the live state minus the reserved GPUs.
+  double reservation_time_ = 0;
+  Allocation reserved_;
+  std::optional<Resources> unreserved_;
+  bool unreserved_current_ = false;
+  ClassFilter filter_;
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_POLICIES_BACKFILL_H_

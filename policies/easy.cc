@@ -1,0 +1,44 @@
+// easy: EASY backfilling (DESIGN.md §6). Jobs start from the head of the submission-order queue
+// while the head fits; when it does not, it gets a reservation at the earliest time t_s at which
+// the running jobs, ending by their requested wall times, leave room for it, and any later job
+// that fits now starts if it ends by t_s or leaves the head's reservation intact (with `pool`:
+// uses no more than the extra GPUs left at t_s; with node-aware placements: keeps off the GPUs
+// reserved for the head unless the head can be placed elsewhere at t_s).
+// Parameters: walltime (trace) = trace | exact | a factor f > 0 of the duration; see
+// policies/backfill.h for the exact rule, the reservation on node-aware placements and the cost.
+#include "policies/backfill.h"
+#include "policies/registry.h"
+
+namespace clustersim {
+namespace {
+
+class Easy final : public Policy {
+ public:
+  explicit Easy(WalltimeRule rule) : backfill_(rule) {}
+
+  void Schedule(SchedulingContext& context) override { backfill_.Pass(context, queue_, true); }
+  void OnArrival(SchedulingContext& context, JobId id) override {
+    queue_.Add(id, backfill_.ClassOf(context, id), backfill_.walltime().Planned(context.job(id)));
+  }
+  void OnCompletion(SchedulingContext& context, JobId id) override {
+    backfill_.OnCompletion(context, id);
+  }
+  double RequestedWalltime(const Job& job) const override {
+    return backfill_.walltime().Requested(job);
+  }
+
+ private:
+  EasyBackfill backfill_;
+  QueueIndex queue_;  // the waiting jobs in submission order
+};
+
+}  // namespace
+}  // namespace clustersim
+
+CLUSTERSIM_REGISTER_POLICY(easy, "easy",
+                           "EASY backfilling: FCFS with a reservation for the blocked head; later "
+                           "jobs start if they do not delay it",
+                           clustersim::WalltimeRule::kHelp, [](const clustersim::Params& params) {
+                             return std::make_unique<clustersim::Easy>(
+                                 clustersim::WalltimeRule::FromParams(params));
+                           });

@@ -1,0 +1,278 @@
+// fair-share: Slurm-like fair-share priority (DESIGN.md §6). Each account (a user, or a virtual
+// cluster with by=vc) has the factor F = 2^(-U/S), where U is its decayed GPU-second usage over
+// the sum of every account's (U = 0 while nobody has used anything) and S its share over the sum
+// of the shares of the accounts seen so far; the waiting jobs are ordered by F descending, ties
+// by submit order, and served with strict head-of-line blocking or EASY backfilling.
+//
+// Usage accrues continuously while jobs run and decays with half-life h: the decayed usage at t is
+// u(t) = sum over running intervals [a, b] of GPUs x integral_a^b 2^(-(t - s)/h) ds. It is kept
+// exactly by advancing every account at each completion and each pass over dt = t - t_last with
+// the GPUs g it held throughout: u <- u x 2^(-dt/h) + g x (h / ln 2) x (1 - 2^(-dt/h)).
+//
+// Parameters:
+//   by (user): user | vc — the account a job is charged to;
+//   shares (equal): name:weight,... (weights > 0; an account not listed has weight 1);
+//   half_life (604800): seconds, > 0 (inf = no decay);
+//   backfill (none): none = strict blocking at the first job that does not fit; easy = EASY
+//     backfilling over the fair-share order (policies/backfill.h);
+//   walltime (trace): as for easy (wall times used by backfill=easy; kills apply in both modes).
+// A pass costs O(accounts x log accounts + jobs walked); with backfill=easy the walk visits the
+// waiting jobs in order until no GPU is left free.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <numbers>
+#include <queue>
+#include <unordered_map>
+
+#include "policies/backfill.h"
+#include "policies/registry.h"
+#include "sim/error.h"
+
+namespace clustersim {
+namespace {
+
+struct Account {
+  double weight = 1;
+  double usage = 0;  // decayed GPU-seconds at FairShare::updated_
+  int running_gpus = 0;
+  std::vector<JobId> jobs;  // submission order; started ones are skipped and compacted away
+  int started = 0;          // how many of `jobs` have started
+  double factor = 1;        // this pass
+};
+
+struct Options {
+  bool by_vc = false;
+  std::unordered_map<std::string, double> shares;
+  double half_life_seconds = 604800;
+  bool backfill = false;
+};
+
+// The waiting jobs in fair-share order: accounts by factor descending; accounts with equal
+// factors form a group whose jobs are merged by submission order.
+class FairShareOrder final : public CandidateOrder {
+ public:
+  FairShareOrder(std::vector<Account>& accounts, EasyBackfill& backfill,
+                 std::function<void(JobId)> on_start)
+      : accounts_(accounts), backfill_(backfill), on_start_(std::move(on_start)) {}
+
+  // Sorts the accounts with waiting jobs for this pass. REQUIRES: factors computed.
+  void Build(const SchedulingContext& context) {
+    context_ = &context;
+    sorted_.clear();
+    for (int a = 0; a < static_cast<int>(accounts_.size()); ++a) {
+      Account& account = accounts_[a];
+      if (account.started > 0 && 2 * account.started >= static_cast<int>(account.jobs.size())) {
+        std::erase_if(account.jobs, [&](JobId id) { return !IsWaiting(id); });
+        account.started = 0;
+      }
+      if (static_cast<int>(account.jobs.size()) > account.started) sorted_.push_back(a);
+    }
+    // Account indices are in order of first arrival; ties of factor are merged below anyway.
+    std::stable_sort(sorted_.begin(), sorted_.end(),
+                     [&](int a, int b) { return accounts_[a].factor > accounts_[b].factor; });
+  }
+
+  JobId First() override {
+    group_end_ = 0;
+    heap_ = {};
+    static const ClassFilter kAll;
+    return Next(kAll);
+  }
+
+  JobId Next(const ClassFilter& filter) override {
+    while (true) {
+      if (heap_.empty()) {
+        if (group_end_ >= sorted_.size()) return kNoJob;
+        OpenGroup();
+        continue;
+      }
+      const Entry entry = heap_.top();
+      heap_.pop();
+      Push(entry.account, entry.position + 1);
+      const JobId id = accounts_[entry.account].jobs[entry.position];
+      if (filter.Admits(backfill_.ClassOf(*context_, id),
+                        backfill_.walltime().Planned(context_->job(id)))) {
+        return id;
+      }
+    }
+  }
+
+  void OnStart(JobId id) override { on_start_(id); }
+
+ private:
+  struct Entry {
+    JobId id;
+    int account;
+    size_t position;
+    bool operator>(const Entry& other) const { return id > other.id; }
+  };
+
+  bool IsWaiting(JobId id) const { return context_->run(id).state == JobState::kQueued; }
+
+  // Pushes the account's first waiting job at or after `position`.
+  void Push(int account, size_t position) {
+    const std::vector<JobId>& jobs = accounts_[account].jobs;
+    while (position < jobs.size() && !IsWaiting(jobs[position])) ++position;
+    if (position < jobs.size()) heap_.push(Entry{jobs[position], account, position});
+  }
+
+  void OpenGroup() {
+    const size_t begin = group_end_;
+    const double factor = accounts_[sorted_[begin]].factor;
+    while (group_end_ < sorted_.size() && accounts_[sorted_[group_end_]].factor == factor) {
+      Push(sorted_[group_end_], 0);
+      ++group_end_;
+    }
+  }
+
+  std::vector<Account>& accounts_;
+  EasyBackfill& backfill_;
+  std::function<void(JobId)> on_start_;
+  const SchedulingContext* context_ = nullptr;
+  std::vector<int> sorted_;  // accounts with waiting jobs, by factor descending
+  size_t group_end_ = 0;     // sorted_[0, group_end_) have been opened
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+};
+
+class FairShare final : public Policy {
+ public:
+  FairShare(Options options, WalltimeRule walltime)
+      : options_(std::move(options)),
+        backfill_(walltime),
+        order_(accounts_, backfill_, [this](JobId id) { Charge(*context_, id, +1); }) {}
+
+  void Schedule(SchedulingContext& context) override {
+    Advance(context.now());
+    ComputeFactors();
+    order_.Build(context);
+    context_ = &context;
+    backfill_.Pass(context, order_, options_.backfill);
+  }
+
+  void OnArrival(SchedulingContext& context, JobId id) override {
+    const int a = AccountOf(context.job(id));
+    accounts_[a].jobs.push_back(id);
+    backfill_.ClassOf(context, id);
+  }
+
+  void OnCompletion(SchedulingContext& context, JobId id) override {
+    Advance(context.now());
+    Charge(context, id, -1);
+    backfill_.OnCompletion(context, id);
+  }
+
+  double RequestedWalltime(const Job& job) const override {
+    return backfill_.walltime().Requested(job);
+  }
+
+ private:
+  int AccountOf(const Job& job) {
+    const Symbol key = options_.by_vc ? job.vc : job.user;
+    auto it = account_of_.find(key.id());
+    if (it != account_of_.end()) return it->second;
+    Account account;
+    auto share = options_.shares.find(key.str());
+    if (share != options_.shares.end()) account.weight = share->second;
+    total_weight_ += account.weight;
+    accounts_.push_back(std::move(account));
+    const int index = static_cast<int>(accounts_.size()) - 1;
+    account_of_.emplace(key.id(), index);
+    return index;
+  }
+
+  // A started job adds its GPUs to its account's running GPUs; a finished one removes them.
+  void Charge(const SchedulingContext& context, JobId id, int sign) {
+    Account& account = accounts_[AccountOf(context.job(id))];
+    account.running_gpus += sign * context.run(id).request.gpus;
+    if (sign > 0) ++account.started;
+  }
+
+  void Advance(double now) {
+    if (!(now > updated_)) return;
+    const double dt = now - updated_;
+    const double h = options_.half_life_seconds;
+    // Over dt with g GPUs: u * 2^(-dt/h) + g * integral_0^dt 2^(-s/h) ds
+    //                    = u * 2^(-dt/h) + g * (h / ln 2) * (1 - 2^(-dt/h)).
+    const double decay = std::isinf(h) ? 1.0 : std::exp2(-dt / h);
+    const double gained_per_gpu =
+        std::isinf(h) ? dt : -std::expm1(-dt * std::numbers::ln2 / h) * h / std::numbers::ln2;
+    for (Account& account : accounts_) {
+      account.usage = account.usage * decay + account.running_gpus * gained_per_gpu;
+    }
+    updated_ = now;
+  }
+
+  void ComputeFactors() {
+    double total_usage = 0;
+    for (const Account& account : accounts_) total_usage += account.usage;
+    for (Account& account : accounts_) {
+      const double usage_share = total_usage > 0 ? account.usage / total_usage : 0;
+      const double share = account.weight / total_weight_;
+      account.factor = std::exp2(-usage_share / share);
+    }
+  }
+
+  Options options_;
+  const SchedulingContext* context_ = nullptr;    // during a pass
+  std::vector<Account> accounts_;                 // in order of first arrival
+  std::unordered_map<uint32_t, int> account_of_;  // symbol id -> account
+  double total_weight_ = 0;
+  double updated_ = 0;  // usage is as of this time
+  EasyBackfill backfill_;
+  FairShareOrder order_;
+};
+
+Options ParseOptions(const Params& params) {
+  Options options;
+  const std::string by = params.String("by", "user");
+  if (by != "user" && by != "vc") throw InputError("parameter by=" + by + ": expected user or vc");
+  options.by_vc = by == "vc";
+  const std::string backfill = params.String("backfill", "none");
+  if (backfill != "none" && backfill != "easy") {
+    throw InputError("parameter backfill=" + backfill + ": expected none or easy");
+  }
+  options.backfill = backfill == "easy";
+  options.half_life_seconds = params.Double("half_life", options.half_life_seconds);
+  if (!(options.half_life_seconds > 0)) {
+    throw InputError("parameter half_life: expected a number of seconds > 0");
+  }
+  const std::string shares = params.String("shares", "");
+  size_t begin = 0;
+  while (begin < shares.size()) {
+    size_t end = shares.find(',', begin);
+    if (end == std::string::npos) end = shares.size();
+    const std::string item = shares.substr(begin, end - begin);
+    const size_t colon = item.rfind(':');
+    double weight = 0;
+    const char* first = item.data() + (colon == std::string::npos ? 0 : colon + 1);
+    const char* last = item.data() + item.size();
+    auto [ptr, ec] = std::from_chars(first, last, weight);
+    if (colon == std::string::npos || colon == 0 || ec != std::errc() || ptr != last ||
+        !(weight > 0) || !std::isfinite(weight)) {
+      throw InputError("parameter shares: \"" + item + "\": expected name:weight with weight > 0");
+    }
+    options.shares[item.substr(0, colon)] = weight;
+    begin = end + 1;
+  }
+  return options;
+}
+
+}  // namespace
+}  // namespace clustersim
+
+CLUSTERSIM_REGISTER_POLICY(
+    fair_share, "fair-share",
+    "Slurm-like fair-share: factor 2^(-U/S) per user or vc, decayed usage; blocking or EASY",
+    "by (user): user | vc\n"
+    "                           shares (equal): name:weight,... (an account not listed: 1)\n"
+    "                           half_life (604800): usage half-life in seconds (inf: none)\n"
+    "                           backfill (none): none = strict blocking | easy = EASY "
+    "backfilling\n"
+    "                           walltime (trace): trace | exact | a factor of the duration, as "
+    "for easy",
+    [](const clustersim::Params& params) {
+      return std::make_unique<clustersim::FairShare>(clustersim::ParseOptions(params),
+                                                     clustersim::WalltimeRule::FromParams(params));
+    });

@@ -1,0 +1,679 @@
+// EASY and conservative backfilling (DESIGN.md §6, policies/easy.cc, policies/conservative.cc):
+// schedules on tiny traces, every start and end worked out by hand in the comments. Runtime model
+// `trace` throughout, so a job runs exactly its duration unless it is killed at its requested wall
+// time. Unless a test says otherwise, no job has a walltime, so its requested wall time is its
+// true duration (walltime=trace) and estimates are exact.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+#include <random>
+
+#include "sim/topology.h"
+#include "tests/cli/cli_test_util.h"
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::MakeJob;
+using testing::Nodes;
+using testing::TestSim;
+
+void ExpectInterval(const JobRun& run, double start, double end) {
+  EXPECT_EQ(run.state, JobState::kCompleted) << JobStateName(run.state);
+  EXPECT_DOUBLE_EQ(run.first_start, start);
+  EXPECT_DOUBLE_EQ(run.end_time, end);
+}
+
+void ExpectTimeout(const JobRun& run, double start, double end) {
+  EXPECT_EQ(run.state, JobState::kTimeout) << JobStateName(run.state);
+  EXPECT_DOUBLE_EQ(run.first_start, start);
+  EXPECT_DOUBLE_EQ(run.end_time, end);
+}
+
+Job WithWalltime(Job job, double walltime) {
+  job.walltime = walltime;
+  return job;
+}
+
+TestSim Sim(const std::string& cluster, std::vector<Job> jobs, const std::string& policy,
+            const std::string& placement = "first-fit",
+            std::map<std::string, std::string> params = {}) {
+  return TestSim(cluster, std::move(jobs), policy, placement, EngineOptions(), "trace",
+                 Params(std::move(params)));
+}
+
+// ---- EASY ----
+
+// 1 node x 4 GPUs. A t=0 2 GPUs 10 s; B t=0 4 GPUs 10 s; C t=1 1 GPU 5 s.
+std::vector<Job> ShortJobTrace() {
+  return {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 4, 10), MakeJob("C", 1, 1, 5)};
+}
+
+TEST(EasyBackfilling, StartsAShortJobAheadOfABlockedLargeOne) {
+  // t=0: A starts on 2 GPUs, ends 10. B (4) does not fit (2 free): it is the head.
+  // t=1: C arrives. B's reservation: t_s = 10 (A ends; then 4 free). C fits now (2 free) and
+  //      ends at 1 + 5 = 6 <= 10: it starts at 1, ends 6.
+  // t=10: A ends; B starts, ends 20.
+  TestSim sim = Sim(Nodes(1, 4), ShortJobTrace(), "easy");
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 10);
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 1, 6);
+}
+
+TEST(EasyBackfilling, FcfsOnTheSameTraceKeepsTheShortJobBehindTheHead) {
+  // Strict blocking: C waits behind B. B [10, 20) once A ends; C starts when B ends: [20, 25).
+  TestSim sim = Sim(Nodes(1, 4), ShortJobTrace(), "fcfs");
+  sim.Run();
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 20, 25);
+}
+
+TEST(EasyBackfilling, RefusesAJobThatWouldDelayTheReservation) {
+  // As above but C runs 15 s. t=1: t_s = 10; C would end at 16 > 10, and at t_s the 4 free GPUs
+  // are all B's (extra = 4 - 4 = 0): refused.
+  // t=10: A ends; B starts [10, 20); C (head now) finds 0 free. t=20: B ends; C [20, 35).
+  TestSim sim =
+      Sim(Nodes(1, 4), {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 4, 10), MakeJob("C", 1, 1, 15)},
+          "easy");
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 10);
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 20, 35);
+}
+
+TEST(EasyBackfilling, ALongJobMayUseOnlyTheExtraGpusAndConsumesThem) {
+  // pool, 1 node x 4 GPUs. A t=0 2 GPUs 10 s; B t=0 3 GPUs 10 s; C t=1 1 GPU 100 s;
+  // D t=2 1 GPU 100 s.
+  // t=0: A on {0,1} until 10. B (3) does not fit (2 free): head.
+  // t=1: t_s = 10 (4 free then), extra = 4 - 3 = 1. C fits now, ends 101 > 10, needs 1 <= 1
+  //      extra: starts on {2} at 1, ends 101.
+  // t=2: t_s = 10 again (free then: {0,1,3} = 3 = B's need), extra 0: D (fits now on {3}, ends
+  //      102 > 10) is refused.
+  // t=10: A ends: {0,1,3} free: B [10, 20). D is head, 0 free. t=20: B ends: D [20, 120).
+  TestSim sim = Sim(Nodes(1, 4),
+                    {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 3, 10), MakeJob("C", 1, 1, 100),
+                     MakeJob("D", 2, 1, 100)},
+                    "easy", "pool");
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 10);
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 1, 101);
+  ExpectInterval(sim.Of("D"), 20, 120);
+}
+
+TEST(EasyBackfilling, NodeAwareReservationKeepsTheHeadsNodeFromALongJobThatRunsElsewhere) {
+  // first-fit, 2 nodes x 4 GPUs (node 0: GPUs 0-3, node 1: 4-7).
+  // A t=0 2 GPUs 10 s; X t=0 3 GPUs 100 s; B t=0 4 GPUs 10 s; C t=1 1 GPU 50 s;
+  // D t=2 1 GPU 50 s.
+  // t=0: A -> node 0 {0,1}; X: node 0 has 2 free -> node 1 {4,5,6}. B (4 on one node): node 0
+  //      has 2 free, node 1 has 1: B is the head.
+  // t=1: B's reservation: at t_s = 10 A has ended and node 0 is empty: B would take node 0,
+  //      {0,1,2,3}. C (ends 51 > 10) fits now; first-fit would put it on node 0 (GPU 2), a
+  //      reserved GPU, and B has no other place at 10 (node 1 keeps X until 100). On the free
+  //      GPUs outside the reservation C fits on node 1 (GPU 7): it starts there at 1, ends 51.
+  // t=2: D (ends 52 > 10) fits now only on node 0 ({2,3}), reserved; nothing else is free: D is
+  //      refused.
+  // t=10: A ends; node 0 is empty: B [10, 20) — which it could not do had C taken GPU 2.
+  //      D (head) finds both nodes full. t=20: B ends: D [20, 70) on node 0.
+  TestSim sim = Sim(Nodes(2, 4),
+                    {MakeJob("A", 0, 2, 10), MakeJob("X", 0, 3, 100), MakeJob("B", 0, 4, 10),
+                     MakeJob("C", 1, 1, 50), MakeJob("D", 2, 1, 50)},
+                    "easy", "first-fit");
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 10);
+  ExpectInterval(sim.Of("X"), 0, 100);
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 1, 51);
+  ExpectInterval(sim.Of("D"), 20, 70);
+}
+
+TEST(EasyBackfilling, ReservationUsesTheRequestedWalltimeAndTheJobIsKilledAtIt) {
+  // 1 node x 3 GPUs. W t=0 2 GPUs duration 100, walltime 30; N t=0 3 GPUs 5 s; S t=1 1 GPU 20 s.
+  // t=0: W starts, estimated end 0 + 30 = 30. N (3) does not fit (1 free): head.
+  // t=1: t_s = 30 (W's estimated end); S ends 21 <= 30: starts [1, 21).
+  // t=30: W is killed (status timeout, end 30); N starts [30, 35).
+  TestSim sim = Sim(
+      Nodes(1, 3),
+      {WithWalltime(MakeJob("W", 0, 2, 100), 30), MakeJob("N", 0, 3, 5), MakeJob("S", 1, 1, 20)},
+      "easy");
+  sim.Run();
+  ExpectTimeout(sim.Of("W"), 0, 30);
+  ExpectInterval(sim.Of("N"), 30, 35);
+  ExpectInterval(sim.Of("S"), 1, 21);
+}
+
+TEST(EasyBackfilling, WalltimeFactorKillsEachJobAtThatFractionOfItsDuration) {
+  // walltime=0.5, 1 GPU. K t=0 40 s -> requested 20: killed at 20. M t=0 10 s -> requested 5:
+  // starts at 20, killed at 25.
+  TestSim sim = Sim(Nodes(1, 1), {MakeJob("K", 0, 1, 40), MakeJob("M", 0, 1, 10)}, "easy",
+                    "first-fit", {{"walltime", "0.5"}});
+  sim.Run();
+  ExpectTimeout(sim.Of("K"), 0, 20);
+  ExpectTimeout(sim.Of("M"), 20, 25);
+}
+
+TEST(EasyBackfilling, WalltimeExactIgnoresTheTraceColumn) {
+  // walltime=exact: W's trace walltime (30) is not used: W runs its full 100 s and is not killed.
+  // 1 node x 3 GPUs, N t=0 3 GPUs 5 s: head; t_s = 100 (W's true end). S t=1 1 GPU 20 s ends 21
+  // <= 100: [1, 21). N [100, 105).
+  TestSim sim = Sim(
+      Nodes(1, 3),
+      {WithWalltime(MakeJob("W", 0, 2, 100), 30), MakeJob("N", 0, 3, 5), MakeJob("S", 1, 1, 20)},
+      "easy", "first-fit", {{"walltime", "exact"}});
+  sim.Run();
+  ExpectInterval(sim.Of("W"), 0, 100);
+  ExpectInterval(sim.Of("N"), 100, 105);
+  ExpectInterval(sim.Of("S"), 1, 21);
+}
+
+TEST(EasyBackfilling, BackfillingTrustsWalltimesSoAnEarlyEndCanLeaveTheHeadWaiting) {
+  // 1 node x 3 GPUs. L t=0 2 GPUs duration 10 walltime 50; H t=0 3 GPUs 10 s; Y t=1 1 GPU 30 s.
+  // t=0: L starts, estimated end 50. H (3) does not fit: head, t_s = 50.
+  // t=1: Y fits now (1 free) and ends 31 <= 50: backfilled [1, 31).
+  // t=10: L completes, 40 s before its walltime. H needs 3, 2 are free: new t_s = 31 (Y's end).
+  // t=31: Y ends; H [31, 41).
+  TestSim sim = Sim(
+      Nodes(1, 3),
+      {WithWalltime(MakeJob("L", 0, 2, 10), 50), MakeJob("H", 0, 3, 10), MakeJob("Y", 1, 1, 30)},
+      "easy");
+  sim.Run();
+  ExpectInterval(sim.Of("L"), 0, 10);
+  ExpectInterval(sim.Of("H"), 31, 41);
+  ExpectInterval(sim.Of("Y"), 1, 31);
+}
+
+// ---- conservative ----
+
+// 1 node x 4 GPUs. A t=0 2 GPUs 10 s; B t=0 3 GPUs 10 s; C t=0 4 GPUs 10 s; D t=1 1 GPU 25 s.
+std::vector<Job> ConservativeTrace() {
+  return {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 3, 10), MakeJob("C", 0, 4, 10),
+          MakeJob("D", 1, 1, 25)};
+}
+
+TEST(ConservativeBackfilling, RefusesABackfillThatWouldDelayALaterReservation) {
+  // Arrivals at t=0 in order: A gets [0, 10) and starts. Profile: 2 free on [0, 10), 4 after.
+  // B (3 GPUs, 10 s): earliest slot 10 -> [10, 20); profile [10, 20) = 1. C (4, 10 s): [0, 10)
+  // has 2, [10, 20) has 1, from 20 there are 4 -> [20, 30); profile [20, 30) = 0.
+  // t=1: D (1 GPU, 25 s): from 1, [1, 10) has 2 and [10, 20) has 1, but [20, 30) has 0 < 1 before
+  // 1 + 25 = 26; the next start candidate is 30 -> D gets [30, 55).
+  // Every job ends at its estimate, so no compression moves anything: B [10, 20), C [20, 30),
+  // D [30, 55).
+  TestSim sim = Sim(Nodes(1, 4), ConservativeTrace(), "conservative");
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 10);
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 20, 30);
+  ExpectInterval(sim.Of("D"), 30, 55);
+}
+
+TEST(ConservativeBackfilling, EasyOnTheSameTraceBackfillsTheJobAndDelaysTheSecondJob) {
+  // EASY protects only the head. t=0: A [0, 10) on {0,1}; B (3) is the head; C (4) does not fit.
+  // t=1: t_s = 10 (4 free then), extra 4 - 3 = 1. D fits now, ends 26 > 10, needs 1 <= 1: it
+  // starts at 1, ends 26.
+  // t=10: A ends; 3 free: B [10, 20). t=20: B ends; C (4) does not fit beside D (3 free).
+  // t=26: D ends; C [26, 36) — later than its conservative reservation at 20.
+  TestSim sim = Sim(Nodes(1, 4), ConservativeTrace(), "easy");
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 10);
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 26, 36);
+  ExpectInterval(sim.Of("D"), 1, 26);
+}
+
+TEST(ConservativeBackfilling, CompressionMovesReservationsEarlierWhenAJobEndsBeforeItsWalltime) {
+  // 1 node x 4 GPUs. A t=0 4 GPUs duration 10 walltime 100; B t=1 4 GPUs duration 10 walltime 20;
+  // C t=2 2 GPUs duration 5 walltime 50.
+  // t=0: A starts, estimated end 100. t=1: B's earliest slot is 100 -> [100, 120).
+  // t=2: C: 0 free until 120 -> [120, 170).
+  // t=10: A completes, 90 s early. Compression in submission order: B is re-placed around C:
+  //       from 10 all 4 GPUs are free until 120 -> B [10, 30) (it ends at 20 in fact); then C
+  //       around B: [10, 30) has 0 free -> C [30, 80). B's reservation is now: B starts at 10.
+  // t=20: B completes, 10 s early. Compression: C from 20 -> [20, 70): starts at 20, ends 25.
+  TestSim sim =
+      Sim(Nodes(1, 4),
+          {WithWalltime(MakeJob("A", 0, 4, 10), 100), WithWalltime(MakeJob("B", 1, 4, 10), 20),
+           WithWalltime(MakeJob("C", 2, 2, 5), 50)},
+          "conservative");
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 10);
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 20, 25);
+}
+
+TEST(ConservativeBackfilling, WalltimeKillEndsTheJobAtItsReservationEnd) {
+  // 1 GPU. W t=0 duration 100 walltime 30 -> [0, 30) reserved and killed at 30 (timeout).
+  // V t=0 duration 5: reserved at 30 -> [30, 35).
+  TestSim sim = Sim(Nodes(1, 1), {WithWalltime(MakeJob("W", 0, 1, 100), 30), MakeJob("V", 0, 1, 5)},
+                    "conservative");
+  sim.Run();
+  ExpectTimeout(sim.Of("W"), 0, 30);
+  ExpectInterval(sim.Of("V"), 30, 35);
+}
+
+// 2 nodes x 4 GPUs. P t=0 3 GPUs 10 s; Q t=0 3 GPUs 100 s; R t=0 2 GPUs 5 s.
+std::vector<Job> FragmentedTrace() {
+  return {MakeJob("P", 0, 3, 10), MakeJob("Q", 0, 3, 100), MakeJob("R", 0, 2, 5)};
+}
+
+TEST(ConservativeBackfilling,
+     AJobWhosePlacementFailsAtItsReservedTimeIsReservedAtTheNextBreakpoint) {
+  // first-fit. Reservations at t=0 (counting GPUs of the type): P [0, 10) leaves 5 free; Q
+  // [0, 100) leaves 2 on [0, 10) and 5 on [10, 100); R (2 GPUs) fits the count at 0 -> [0, 5).
+  // Starts at 0: P -> node 0 {0,1,2}; Q -> node 1 {4,5,6} (node 0 has 1 free). R: one GPU free
+  // on each node, no node has 2: first-fit fails. R is re-placed from the next breakpoint of the
+  // profile after 0, which is 10 (P's end): 5 free on [10, 100) -> R reserved [10, 15).
+  // t=10: P ends (at its estimate, no compression); node 0 is empty: R [10, 15) on node 0.
+  TestSim sim = Sim(Nodes(2, 4), FragmentedTrace(), "conservative", "first-fit");
+  sim.Run();
+  ExpectInterval(sim.Of("P"), 0, 10);
+  ExpectInterval(sim.Of("Q"), 0, 100);
+  ExpectInterval(sim.Of("R"), 10, 15);
+}
+
+TEST(ConservativeBackfilling, WithPoolTheCountedReservationAlwaysPlaces) {
+  // pool on the same trace: P {0,1,2}, Q {3,4,5}, R takes the free {6,7} at its reserved time 0:
+  // [0, 5).
+  TestSim sim = Sim(Nodes(2, 4), FragmentedTrace(), "conservative", "pool");
+  sim.Run();
+  ExpectInterval(sim.Of("P"), 0, 10);
+  ExpectInterval(sim.Of("Q"), 0, 100);
+  ExpectInterval(sim.Of("R"), 0, 5);
+}
+
+// ---- the same rules written plainly ----
+//
+// Reference policies that transcribe DESIGN.md §6 directly, recomputing everything from scratch
+// for every decision (a fresh copy of the free GPUs per reservation, every interval summed per
+// time point). They are slow and obviously faithful; `easy` and `conservative` keep incremental
+// profiles and skip work, and must make exactly the same decisions on random traces.
+
+// Estimated end of a job just started (requested wall time, or the true end without one).
+double ReferenceEnd(const SchedulingContext& context, JobId id) {
+  const JobRun& run = context.run(id);
+  const double walltime = context.job(id).walltime;
+  if (walltime >= 0) return context.now() + walltime;
+  return context.now() + run.work_left / run.rate;
+}
+double ReferencePlanned(const Job& job) { return job.walltime >= 0 ? job.walltime : job.duration; }
+
+class ReferenceEasy final : public Policy {
+ public:
+  void Schedule(SchedulingContext& context) override {
+    const double now = context.now();
+    Allocation allocation;
+    JobId head = context.QueueFront();
+    while (head != kNoJob && context.TryPlace(head, &allocation)) {
+      Start(context, head, allocation);
+      head = context.QueueFront();
+    }
+    if (head == kNoJob) return;
+    const PlacementRequest& head_request = context.run(head).request;
+    // t_s: release running jobs in order of estimated end until the head fits.
+    std::vector<std::pair<double, JobId>> ends;
+    for (JobId id : context.running()) ends.emplace_back(end_.at(id), id);
+    std::sort(ends.begin(), ends.end());
+    Resources future = context.resources();
+    Allocation reserved;
+    double t_s = 0;
+    size_t i = 0;
+    while (!context.placement().Find(future, head_request, &reserved)) {
+      t_s = ends[i].first;
+      for (; i < ends.size() && ends[i].first == t_s; ++i) {
+        future.Release(gpus_.at(ends[i].second));
+      }
+    }
+    JobId next = kNoJob;
+    for (JobId id = context.QueueNext(head); id != kNoJob; id = next) {
+      next = context.QueueNext(id);
+      if (!context.TryPlace(id, &allocation)) continue;
+      bool ok = now + ReferencePlanned(context.job(id)) <= t_s;
+      if (!ok) {
+        std::vector<int> shared;
+        std::set_intersection(allocation.gpus.begin(), allocation.gpus.end(), reserved.gpus.begin(),
+                              reserved.gpus.end(), std::back_inserter(shared));
+        ok = shared.empty();
+        if (!ok) {
+          Resources with_job = future;
+          with_job.Allocate(allocation.gpus);
+          Allocation moved;
+          if (context.placement().Find(with_job, head_request, &moved)) {
+            reserved = moved;
+            ok = true;
+          }
+        }
+        if (!ok) {
+          Resources outside = context.resources();
+          for (int g : reserved.gpus) {
+            if (outside.IsGpuFree(g)) outside.Allocate(std::vector<int>{g});
+          }
+          ok = context.placement().Find(outside, context.run(id).request, &allocation);
+        }
+      }
+      if (!ok) continue;
+      Start(context, id, allocation);
+      if (end_.at(id) > t_s) future.Allocate(gpus_.at(id));
+    }
+  }
+  void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
+    end_.erase(id);
+    gpus_.erase(id);
+  }
+
+ private:
+  void Start(SchedulingContext& context, JobId id, const Allocation& allocation) {
+    context.Start(id, allocation);
+    end_[id] = ReferenceEnd(context, id);
+    gpus_[id] = allocation.gpus;
+  }
+  std::map<JobId, double> end_;
+  std::map<JobId, std::vector<int>> gpus_;
+};
+
+class ReferenceConservative final : public Policy {
+ public:
+  void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
+  void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
+    running_.erase(id);
+    completions_ = true;
+  }
+  void Schedule(SchedulingContext& context) override {
+    const double now = context.now();
+    if (completions_) {  // compress at every timestamp with completions
+      for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
+        if (!reserved_.count(id)) continue;
+        reserved_.erase(id);
+        Place(context, id, 0);
+      }
+      completions_ = false;
+    }
+    for (JobId id : arrivals_) Place(context, id, 0);
+    arrivals_.clear();
+    std::map<JobId, uint64_t> failed;
+    while (true) {
+      JobId due = kNoJob;
+      for (const auto& [id, slot] : reserved_) {
+        if (slot.start <= now && (due == kNoJob || std::make_pair(slot.start, id) <
+                                                       std::make_pair(reserved_[due].start, due))) {
+          due = id;
+        }
+      }
+      if (due == kNoJob) break;
+      const Interval slot = reserved_[due];
+      reserved_.erase(due);
+      PlacementRequest request = context.run(due).request;
+      request.type_mask = uint64_t{1} << slot.type;
+      Allocation allocation;
+      if (!context.placement().Find(context.resources(), request, &allocation)) {
+        failed[due] |= uint64_t{1} << slot.type;
+        Place(context, due, failed[due]);
+        continue;
+      }
+      context.Start(due, allocation);
+      running_[due] = Interval{now, ReferenceEnd(context, due), slot.type, request.gpus};
+    }
+  }
+
+ private:
+  struct Interval {
+    double start, end;
+    int type, gpus;
+  };
+  int Free(const SchedulingContext& context, int type, double t) const {
+    int free = context.cluster().GpusOfType(type);
+    for (const auto* map : {&running_, &reserved_}) {
+      for (const auto& [id, in] : *map) {
+        if (in.type == type && in.start <= t && t < in.end) free -= in.gpus;
+      }
+    }
+    return free;
+  }
+  std::vector<double> Boundaries(int type, double after) const {
+    std::vector<double> out;
+    for (const auto* map : {&running_, &reserved_}) {
+      for (const auto& [id, in] : *map) {
+        if (in.type != type) continue;
+        if (in.start > after) out.push_back(in.start);
+        if (in.end > after) out.push_back(in.end);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  bool Fits(const SchedulingContext& context, int type, int gpus, double start,
+            double seconds) const {
+    if (Free(context, type, start) < gpus) return false;
+    for (double b : Boundaries(type, start)) {
+      if (b < start + seconds && Free(context, type, b) < gpus) return false;
+    }
+    return true;
+  }
+  void Place(SchedulingContext& context, JobId id, uint64_t failed) {
+    const int gpus = context.run(id).request.gpus;
+    const double seconds = ReferencePlanned(context.job(id));
+    const double now = context.now();
+    Interval best{std::numeric_limits<double>::infinity(), 0, -1, gpus};
+    for (int type : context.cluster().gpu_types()) {
+      if (context.cluster().GpusOfType(type) < gpus) continue;
+      double from = now;
+      if ((failed >> type) & 1) {  // the next time the free count of this type changes
+        from = std::numeric_limits<double>::infinity();
+        int before = Free(context, type, now);
+        for (double b : Boundaries(type, now)) {
+          if (Free(context, type, b) != before) {
+            from = b;
+            break;
+          }
+        }
+      }
+      std::vector<double> candidates = {from};
+      for (double b : Boundaries(type, from)) candidates.push_back(b);
+      for (double c : candidates) {
+        if (c < best.start && Fits(context, type, gpus, c, seconds)) {
+          best = Interval{c, c + seconds, type, gpus};
+          break;
+        }
+      }
+    }
+    reserved_[id] = best;
+    if (best.start > now) context.SetTimer(best.start, id, 0);  // a pass at every reserved start
+  }
+  std::map<JobId, Interval> running_;
+  std::map<JobId, Interval> reserved_;
+  std::vector<JobId> arrivals_;
+  bool completions_ = false;
+};
+
+// Runs a policy object on any placement, as TestSim does with a registered policy.
+class PolicyRun {
+ public:
+  PolicyRun(const std::string& cluster_json, std::vector<Job> jobs, std::unique_ptr<Policy> policy,
+            const std::string& placement)
+      : cluster_(
+            ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
+            HardwareCatalog::Default()),
+        topology_(cluster_),
+        runtime_(MakeRuntimeModel("trace", cluster_, topology_)),
+        placement_(FindPlacement(placement).make(
+            PlacementEnv{&cluster_, &topology_, runtime_.get()}, Params())),
+        policy_(std::move(policy)) {
+    trace_.path = "test-trace";
+    trace_.jobs = std::move(jobs);
+    EngineOptions options;
+    options.check_invariants = true;
+    engine_ = std::make_unique<Engine>(trace_, cluster_, *placement_, *runtime_, *policy_,
+                                       "reference", options);
+    engine_->Run();
+  }
+  const Engine& engine() const { return *engine_; }
+
+ private:
+  Cluster cluster_;
+  Topology topology_;
+  std::unique_ptr<RuntimeModel> runtime_;
+  std::unique_ptr<Placement> placement_;
+  std::unique_ptr<Policy> policy_;
+  Trace trace_;
+  std::unique_ptr<Engine> engine_;
+};
+
+// A busy random trace: mostly small jobs, some wider than a node; a third without walltime, a
+// third overestimating it (up to 3x), a third underestimating it (killed at half the duration).
+std::vector<Job> RandomTrace(uint64_t seed, int count) {
+  std::mt19937_64 rng(seed);
+  const int sizes[] = {1, 1, 1, 1, 2, 2, 3, 4, 4, 8};
+  std::vector<Job> jobs;
+  double t = 0;
+  for (int i = 0; i < count; ++i) {
+    t += static_cast<double>(rng() % 120);
+    Job job = MakeJob("j" + std::to_string(i), t, sizes[rng() % 10],
+                      static_cast<double>(1 + rng() % 1800));
+    switch (rng() % 3) {
+      case 0:
+        break;
+      case 1:
+        job.walltime = job.duration * (1 + static_cast<double>(rng() % 200) / 100);
+        break;
+      default:
+        job.walltime = std::floor(job.duration / 2);
+    }
+    jobs.push_back(job);
+  }
+  return jobs;
+}
+
+constexpr const char* kMixedCluster = R"({"nodes":[
+  {"count":2,"gpu_type":"V100-32GB","gpus_per_node":8},
+  {"count":3,"gpu_type":"A100-80GB","gpus_per_node":4}]})";
+
+using Case = std::tuple<std::string, std::string>;  // placement, cluster JSON
+class MatchesReference : public ::testing::TestWithParam<Case> {};
+
+void ExpectSameSchedules(const Engine& expected, const Engine& actual, const std::vector<Job>& jobs,
+                         int* backfilled) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobRun& e = expected.runs()[i];
+    const JobRun& a = actual.runs()[i];
+    ASSERT_EQ(JobStateName(a.state), std::string(JobStateName(e.state))) << jobs[i].id;
+    ASSERT_DOUBLE_EQ(a.first_start, e.first_start) << jobs[i].id;
+    ASSERT_DOUBLE_EQ(a.end_time, e.end_time) << jobs[i].id;
+  }
+  // Count jobs that started before an earlier-submitted one: the traces must exercise backfilling.
+  double latest_start = -1;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const double start = actual.runs()[i].first_start;
+    if (start < latest_start) ++*backfilled;
+    latest_start = std::max(latest_start, start);
+  }
+}
+
+TEST_P(MatchesReference, EasyMakesTheDecisionsOfAPlainTranscriptionOfTheRule) {
+  const auto& [placement, cluster] = GetParam();
+  int backfilled = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    const std::vector<Job> jobs = RandomTrace(seed, 300);
+    PolicyRun reference(cluster, jobs, std::make_unique<ReferenceEasy>(), placement);
+    TestSim easy = Sim(cluster, jobs, "easy", placement);
+    easy.Run();
+    ExpectSameSchedules(reference.engine(), easy.engine(), jobs, &backfilled);
+  }
+  EXPECT_GT(backfilled, 100);
+}
+
+TEST_P(MatchesReference, ConservativeMakesTheDecisionsOfAPlainTranscriptionOfTheRule) {
+  const auto& [placement, cluster] = GetParam();
+  int backfilled = 0;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    const std::vector<Job> jobs = RandomTrace(seed, 150);
+    PolicyRun reference(cluster, jobs, std::make_unique<ReferenceConservative>(), placement);
+    TestSim conservative = Sim(cluster, jobs, "conservative", placement);
+    conservative.Run();
+    ExpectSameSchedules(reference.engine(), conservative.engine(), jobs, &backfilled);
+  }
+  EXPECT_GT(backfilled, 20);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Placements, MatchesReference,
+    ::testing::Values(Case{"pool", Nodes(4, 4)}, Case{"first-fit", Nodes(4, 4)},
+                      Case{"best-fit", Nodes(4, 4)}, Case{"pool", kMixedCluster},
+                      Case{"first-fit", kMixedCluster}, Case{"best-fit", kMixedCluster}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      std::string name = std::get<0>(info.param) +
+                         (std::get<1>(info.param) == kMixedCluster ? "_mixed" : "_uniform");
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+// ---- the command line ----
+
+TEST(BackfillingCli, WalltimeIsReadFromTheNativeCsvColumn) {
+  // The trace of ReservationUsesTheRequestedWalltimeAndTheJobIsKilledAtIt, as a file: W (2 GPUs,
+  // 100 s, walltime 30) is killed at 30; N (3 GPUs) waits for W's walltime and runs [30, 35);
+  // S (1 GPU, 20 s) is backfilled at 1 and ends 21.
+  testing::TempDir dir;
+  const std::string trace = dir.File("trace.csv");
+  const std::string cluster = dir.File("cluster.json");
+  const std::string out = dir.File("out.sqlite");
+  testing::WriteFile(trace,
+                     "job_id,submit_time,gpus,duration,walltime\n"
+                     "W,0,2,100,30\n"
+                     "N,0,3,5,\n"
+                     "S,1,1,20,\n");
+  testing::WriteFile(cluster, Nodes(1, 3));
+  const std::vector<std::string> args = {"run",       "--trace",         trace,   "--cluster",
+                                         cluster,     "--policy",        "easy",  "--placement",
+                                         "first-fit", "--runtime-model", "trace", "--out",
+                                         out,         "--no-progress"};
+  const testing::CliResult result = testing::RunCli(args);
+  ASSERT_EQ(result.exit_code, 0) << testing::Describe(args, result);
+  testing::Database db(out);
+  const auto rows =
+      db.Query("SELECT job_id, start_time, end_time, status FROM jobs ORDER BY job_id");
+  ASSERT_EQ(rows.size(), 3u);
+  // N: [30, 35) completed; S: [1, 21) completed; W: [0, 30) timeout.
+  EXPECT_EQ(*rows[0][0], "N");
+  EXPECT_DOUBLE_EQ(std::stod(*rows[0][1]), 30);
+  EXPECT_DOUBLE_EQ(std::stod(*rows[0][2]), 35);
+  EXPECT_EQ(*rows[0][3], "completed");
+  EXPECT_EQ(*rows[1][0], "S");
+  EXPECT_DOUBLE_EQ(std::stod(*rows[1][1]), 1);
+  EXPECT_DOUBLE_EQ(std::stod(*rows[1][2]), 21);
+  EXPECT_EQ(*rows[1][3], "completed");
+  EXPECT_EQ(*rows[2][0], "W");
+  EXPECT_DOUBLE_EQ(std::stod(*rows[2][1]), 0);
+  EXPECT_DOUBLE_EQ(std::stod(*rows[2][2]), 30);
+  EXPECT_EQ(*rows[2][3], "timeout");
+}
+
+TEST(BackfillingCli, ABadWalltimeParameterIsAnInputError) {
+  testing::TempDir dir;
+  const std::string trace = dir.File("trace.csv");
+  const std::string cluster = dir.File("cluster.json");
+  testing::WriteFile(trace, "job_id,submit_time,gpus,duration\nA,0,1,1\n");
+  testing::WriteFile(cluster, Nodes(1, 1));
+  const std::vector<std::string> args = {"run",
+                                         "--trace",
+                                         trace,
+                                         "--cluster",
+                                         cluster,
+                                         "--policy",
+                                         "easy",
+                                         "--param",
+                                         "walltime=-2",
+                                         "--out",
+                                         dir.File("out.sqlite"),
+                                         "--no-progress"};
+  const testing::CliResult result = testing::RunCli(args);
+  EXPECT_EQ(result.exit_code, 2) << testing::Describe(args, result);
+  EXPECT_NE(result.err.find("walltime=-2"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace clustersim
