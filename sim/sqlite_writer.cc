@@ -110,35 +110,43 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
     db_ = nullptr;
     throw InputError(path_, 0, 0, "cannot open database: " + message);
   }
-  if (fresh_) {
-    // The temporary file is renamed into place only when complete: no journal needed.
-    Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
-  }
-  Exec("BEGIN");
-  // An existing database must be one of ours: either empty or holding a `runs` table.
-  bool has_tables = false;
-  bool has_runs = false;
-  {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &stmt,
-                           nullptr) != SQLITE_OK) {
-      sqlite3_finalize(stmt);
-      throw InputError(path_, 0, 0, "not a SQLite database");
-    }
-    while (sqlite3_step(stmt) == SQLITE_ROW) {
-      has_tables = true;
-      const auto* name = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-      has_runs = has_runs || (name && std::string(name) == "runs");
-    }
-    sqlite3_finalize(stmt);
-  }
-  if (has_tables && !has_runs) {
-    throw InputError(path_, 0, 0, "not a clustersim database: it has tables but no `runs` table");
-  }
+  // The destructor does not run when the constructor throws: close and clean up here.
   try {
-    Exec(kSchema);
-  } catch (const InputError&) {
-    throw InputError(path_, 0, 0, "not a clustersim database (or not writable)");
+    if (fresh_) {
+      // The temporary file is renamed into place only when complete: no journal needed.
+      Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
+    }
+    Exec("BEGIN");
+    // An existing database must be one of ours: either empty or holding a `runs` table.
+    bool has_tables = false;
+    bool has_runs = false;
+    {
+      sqlite3_stmt* stmt = nullptr;
+      if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &stmt,
+                             nullptr) != SQLITE_OK) {
+        sqlite3_finalize(stmt);
+        throw InputError(path_, 0, 0, "not a SQLite database");
+      }
+      while (sqlite3_step(stmt) == SQLITE_ROW) {
+        has_tables = true;
+        const auto* name = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+        has_runs = has_runs || (name && std::string(name) == "runs");
+      }
+      sqlite3_finalize(stmt);
+    }
+    if (has_tables && !has_runs) {
+      throw InputError(path_, 0, 0, "not a clustersim database: it has tables but no `runs` table");
+    }
+    try {
+      Exec(kSchema);
+    } catch (const InputError&) {
+      throw InputError(path_, 0, 0, "not a clustersim database (or not writable)");
+    }
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    if (fresh_) std::remove(write_path_.c_str());
+    throw;
   }
 }
 
