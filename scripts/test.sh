@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds (Release) and runs every test with ctest.
+#   ./scripts/test.sh              Release build in build/
+#   ./scripts/test.sh --sanitize   AddressSanitizer + UBSan build in build-sanitize/ (slower)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh
-cd build
-ctest --output-on-failure -j"$(nproc)"
+./scripts/install_deps.sh
+if [ "${1:-}" = "--sanitize" ]; then
+  dir=build-sanitize
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLUSTERSIM_SANITIZE=ON \
+    -DCLUSTERSIM_BUILD_BENCH=OFF >/dev/null
+else
+  dir=build
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$dir" -j"$(nproc)"
+cd "$dir"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest --output-on-failure -j"$(nproc)" --timeout 1200
