@@ -1,0 +1,49 @@
+// sjf: non-preemptive shortest job first with oracle knowledge (DESIGN.md §6). The queue is in
+// order of trace duration (ties: submit order, then input order); jobs start from the head while
+// the head fits under the run's placement, and the pass stops at the first job that does not fit
+// (strict blocking, as fcfs).
+// Parameters: none.
+//
+// The key is the trace's duration even under the `hardware` runtime model (the oracle knows the
+// work, not the rate a placement will give). The policy keeps its own ordered queue, fed by
+// OnArrival: jobs enter the engine's queue only by arriving, as sjf never preempts.
+#include <set>
+#include <utility>
+
+#include "policies/registry.h"
+#include "sim/error.h"
+
+namespace clustersim {
+namespace {
+
+class Sjf final : public Policy {
+ public:
+  void OnArrival(SchedulingContext& context, JobId id) override {
+    queued_.emplace(context.job(id).duration, id);
+  }
+
+  void Schedule(SchedulingContext& context) override {
+    CHECK(static_cast<int>(queued_.size()) == context.QueueLength(),
+          "sjf: a job entered the queue other than by arriving");
+    Allocation allocation;
+    while (!queued_.empty()) {
+      const JobId id = queued_.begin()->second;
+      if (!context.TryPlace(id, &allocation)) return;
+      context.Start(id, std::move(allocation));
+      queued_.erase(queued_.begin());
+    }
+  }
+
+ private:
+  std::set<std::pair<double, JobId>> queued_;  // (trace duration, job): JobId is submit order
+};
+
+}  // namespace
+}  // namespace clustersim
+
+CLUSTERSIM_REGISTER_POLICY(sjf, "sjf",
+                           "shortest job first by trace duration (oracle), non-preemptive; "
+                           "strict blocking",
+                           "", [](const clustersim::Params&) {
+                             return std::make_unique<clustersim::Sjf>();
+                           });
