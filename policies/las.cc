@@ -28,6 +28,10 @@
 //   happens only while running); a job in queue 0 is never promoted.
 // How chosen jobs map to GPUs (chosen running jobs keep theirs; evictions; migrations):
 // policies/preemptive_plan.h.
+// Implementation: per queue k a free-GPU state busy exactly where the jobs running in queues < k
+// and in the running band of queue k are (kept up to date at every start, stop and demotion) is
+// the planner's RoomBound for queue k's queued jobs: one placement query tells that a job cannot
+// fit around the jobs before it, without evicting every job behind it to find out.
 #include <algorithm>
 #include <charconv>
 #include <cmath>

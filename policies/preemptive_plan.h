@@ -21,8 +21,10 @@
 //   eviction the pass starts jobs directly on the live state.
 // Cost per pass: queued jobs are scanned per shape and a shape is dropped at its first failure
 // (RunnableOrder), so the scan is bounded by the decisions plus the shapes; running jobs are
-// visited only for a queued job that does not fit (a GPU count check, then evictions); the pass
-// stops once no GPU is free and no lower-priority running job is left to evict.
+// visited only for a queued job that does not fit as things are (a GPU count check, then
+// evictions; if one eviction is not enough, the policy's RoomBound is asked first, so a job that
+// cannot fit is usually refused without touching every lower-priority job); the pass stops once
+// no GPU is free and no lower-priority running job is left to evict.
 #ifndef CLUSTERSIM_POLICIES_PREEMPTIVE_PLAN_H_
 #define CLUSTERSIM_POLICIES_PREEMPTIVE_PLAN_H_
 
@@ -56,8 +58,9 @@ class RunnableOrder {
   virtual JobId FirstQueued(int list) = 0;
   virtual JobId NextQueued(int list) = 0;
   // The running jobs from the lowest priority up: LowestRunning() (which restarts the walk),
-  // then NextHigherRunning() until kNoJob. Must hold every job running when the pass began; jobs
-  // the pass started may be listed too (they are never behind a job the pass considers later).
+  // then NextHigherRunning() until kNoJob. Must hold every job running when the pass began, but
+  // for those reported by OnLost; jobs the pass started may be listed too (they are never behind
+  // a job the pass considers later).
   virtual JobId LowestRunning() = 0;
   virtual JobId NextHigherRunning() = 0;
   // Optional, for speed: for a queued job, a free-GPU state in which every GPU is free except

@@ -14,13 +14,16 @@
 // policies/preemptive_plan.h.
 //
 // Implementation: jobs are compared by now + remaining work (then submit order). A running job
-// at rate 1 past its restore ("steady") has now + remaining = its projected end, a constant, so
+// at rate 1 past its restore ("steady") has now + remaining = its projected end, a constant (the
+// key used for it, equal up to rounding), so
 // steady jobs stay in one ordered set and a pass never sorts them; only the others (restoring, or
 // at another rate under the `hardware` model) are sorted, when a pass needs the running order.
-// For RoomBound, room_ is busy exactly where the steady jobs ending before threshold_ are.
+// For RoomBound, each job shape that asked for a bound has a Room: a free-GPU state busy exactly
+// where the steady jobs ending before its threshold are. The threshold follows the keys of that
+// shape's jobs, which move little from pass to pass, so updating it touches few jobs.
 #include <algorithm>
 #include <limits>
-#include <optional>
+#include <map>
 #include <set>
 #include <utility>
 #include <vector>
@@ -100,25 +103,30 @@ class Srtf final : public Policy, public RunnableOrder {
     --others_cursor_;
     return other;
   }
-  // The steady jobs ending before this job's key all come before it: room_ moves its threshold
-  // there. Within a pass keys only grow; a pass costs the steady jobs the threshold crosses.
+  // The steady jobs ending before this job's key all come before it: the room of its shape
+  // moves its threshold there, touching the steady jobs it crosses.
   const Resources* RoomBound(JobId id) override {
+    const PlacementRequest& request = context_->run(id).request;
+    auto [slot, added] = room_of_shape_.try_emplace({request.gpus, request.type_mask},
+                                                    static_cast<int>(rooms_.size()));
+    if (added) rooms_.push_back(Room{Resources(context_->cluster()), kNever});
+    Room& room = rooms_[slot->second];
     const double target = now_ + context_->run(id).work_left;
-    if (target > threshold_) {
-      for (auto it = steady_.lower_bound({threshold_, kNoJob});
+    if (target > room.threshold) {
+      for (auto it = steady_.lower_bound({room.threshold, kNoJob});
            it != steady_.end() && it->first < target; ++it) {
-        room_->Allocate(gpus_[it->second]);
+        room.state.Allocate(gpus_[it->second]);
       }
     } else {
       for (auto it = steady_.lower_bound({target, kNoJob});
-           it != steady_.end() && it->first < threshold_; ++it) {
-        room_->Release(gpus_[it->second]);
+           it != steady_.end() && it->first < room.threshold; ++it) {
+        room.state.Release(gpus_[it->second]);
       }
     }
-    threshold_ = target;
-    return &*room_;
+    room.threshold = target;
+    return &room.state;
   }
-  // Out of the steady set (and room_) at once; its key no longer matters in this pass.
+  // Out of the steady set (and the rooms) at once; its key no longer matters in this pass.
   void OnLost(JobId id) override { LeaveRunning(id); }
 
  private:
@@ -161,7 +169,9 @@ class Srtf final : public Policy, public RunnableOrder {
     Running& r = running_[id];
     r.where = kSteady;
     steady_.emplace(r.end, id);
-    if (r.end < threshold_) room_->Allocate(gpus_[id]);
+    for (Room& room : rooms_) {
+      if (r.end < room.threshold) room.state.Allocate(gpus_[id]);
+    }
   }
 
   void LeaveRunning(JobId id) {
@@ -170,7 +180,9 @@ class Srtf final : public Policy, public RunnableOrder {
     switch (r.where) {
       case kSteady:
         steady_.erase({r.end, id});
-        if (r.end < threshold_) room_->Release(gpus_[id]);
+        for (Room& room : rooms_) {
+          if (r.end < room.threshold) room.state.Release(gpus_[id]);
+        }
         break;
       case kRestoring:
         restoring_.erase({r.restored, id});
@@ -188,7 +200,6 @@ class Srtf final : public Policy, public RunnableOrder {
 
   // At the start of a pass: restores paid off by now make their jobs steady.
   void Refresh() {
-    if (!room_) room_.emplace(context_->cluster());
     while (!restoring_.empty() && restoring_.begin()->first <= now_) {
       const JobId id = restoring_.begin()->second;
       restoring_.erase(restoring_.begin());
@@ -209,7 +220,7 @@ class Srtf final : public Policy, public RunnableOrder {
   SchedulingContext* context_ = nullptr;  // during a pass
   double now_ = 0;
   std::vector<Running> running_;            // per job; kNowhere unless running
-  std::vector<std::vector<int>> gpus_;      // per job: held while running, for room_
+  std::vector<std::vector<int>> gpus_;      // per job: held while running, for the rooms
   std::set<std::pair<double, JobId>> steady_;      // (projected end, job)
   std::set<std::pair<double, JobId>> restoring_;   // (restore paid off, job)
   std::set<JobId> others_;                          // rate != 1
@@ -217,8 +228,13 @@ class Srtf final : public Policy, public RunnableOrder {
   bool others_sorted_ = false;
   std::vector<JobId> others_sorted_ids_;  // restoring and other-rate jobs, highest priority first
   size_t others_cursor_ = 0;
-  std::optional<Resources> room_;  // busy exactly where steady jobs ending before threshold_ are
-  double threshold_ = -std::numeric_limits<double>::infinity();
+  static constexpr double kNever = -std::numeric_limits<double>::infinity();
+  struct Room {
+    Resources state;   // busy exactly where steady jobs ending before `threshold` are
+    double threshold;
+  };
+  std::vector<Room> rooms_;
+  std::map<std::pair<int, uint64_t>, int> room_of_shape_;
   PreemptivePlanner planner_;
   PassOutcome outcome_;
 };
