@@ -121,6 +121,14 @@ bool ParseWallClock(std::string_view text, double* seconds);
 // (for traces with absolute times: wall-clock dates or anonymized epoch offsets).
 void ShiftToEarliestSubmit(std::vector<Job>* jobs, size_t first);
 
+// Reads a SLURM-style job log with a header naming job_id, user, [vc,] gpu_num, cpu_num, state,
+// submit_time, start_time, end_time, duration (other columns ignored), as Helios and Acme publish
+// them: status = state; CPU demand = 1000 x cpu_num; duration from its column, else end - start,
+// else 0; wall-clock times (zones honoured) shifted so the earliest submission is 0.
+// `format_columns` names the format's full column list in error messages.
+void ReadSlurmStyleJobLog(const std::string& path, std::vector<Job>* jobs, bool has_vc,
+                          const char* format_columns);
+
 // Returns "a, b, c" for messages.
 std::string JoinNames(const std::vector<std::string_view>& names, std::string_view separator = ",");
 
