@@ -78,6 +78,17 @@ cli_run fcfs_first_fit_1024x8 "$TRACE_8K" "$CLUSTER_1024" first-fit
 cli_run fcfs_first_fit_100k "$TRACE_100K" "$CLUSTER_12500" first-fit
 cli_run fcfs_pool_1024x8 "$TRACE_8K" "$CLUSTER_1024" pool
 
+# Reading with filters applied while reading (job_sink.h): the whole file, then the first 1,000
+# jobs and a one-hour window; peak RSS should follow the kept jobs, not the file.
+stats_run() {  # NAME ARGS...
+  local name="$1"; shift
+  /usr/bin/time -v -o "$RESULTS_DIR/read_$name.time" "$CLI" trace stats "$TRACE_8K" "$@" >/dev/null
+  echo "read $name: $(grep -E 'Elapsed|Maximum resident' "$RESULTS_DIR/read_$name.time" | tr -s ' \t' ' ')"
+}
+stats_run all
+stats_run first_1000 --first 1000
+stats_run window_1h --window 0:3600
+
 echo
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
   "$(awk '/MemTotal/ {printf "%.1f GiB RAM", $2 / 1048576}' /proc/meminfo)," \

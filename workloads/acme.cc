@@ -26,8 +26,8 @@ const char* const kColumns =
     "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,"
     "queue,gpu_time";
 
-void ReadAcme(const std::string& path, std::vector<Job>* jobs) {
-  ReadSlurmStyleJobLog(path, jobs, /*has_vc=*/false, kColumns);
+void ReadAcme(const std::string& path, JobSink* sink) {
+  ReadSlurmStyleJobLog(path, sink, /*has_vc=*/false, kColumns);
 }
 
 }  // namespace
@@ -42,4 +42,5 @@ CLUSTERSIM_REGISTER_TRACE_READER(
       return clustersim::HeaderHasColumns(
           first, {"job_id", "gpu_num", "cpu_num", "type", "state", "submit_time", "gpu_time"});
     },
-    clustersim::ReadAcme);
+    clustersim::ReadAcme, /*generic=*/false,
+    clustersim::TraceClock::kWallClock);

@@ -22,8 +22,8 @@ namespace {
 const char* const kColumns =
     "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue";
 
-void ReadHelios(const std::string& path, std::vector<Job>* jobs) {
-  ReadSlurmStyleJobLog(path, jobs, /*has_vc=*/true, kColumns);
+void ReadHelios(const std::string& path, JobSink* sink) {
+  ReadSlurmStyleJobLog(path, sink, /*has_vc=*/true, kColumns);
 }
 
 }  // namespace
@@ -37,4 +37,5 @@ CLUSTERSIM_REGISTER_TRACE_READER(
       return clustersim::HeaderHasColumns(
           first, {"job_id", "vc", "gpu_num", "cpu_num", "node_num", "state", "submit_time"});
     },
-    clustersim::ReadHelios);
+    clustersim::ReadHelios, /*generic=*/false,
+    clustersim::TraceClock::kWallClock);

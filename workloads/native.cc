@@ -157,47 +157,78 @@ int64_t CountLines(const std::string& path) {
   return lines;
 }
 
-// Job ids must be unique. Sorting (hash, position) pairs is several times faster than a
-// node-based hash map on a million ids; equal hashes are confirmed by comparing the ids. Reports
-// the duplicate that appears earliest in the file.
-void CheckUniqueIds(const std::string& path, const std::vector<Job>& jobs, size_t first,
-                    const std::vector<int>& id_columns) {
-  std::vector<std::pair<uint64_t, uint32_t>> keys;
-  keys.reserve(jobs.size() - first);
-  for (size_t i = first; i < jobs.size(); ++i) {
-    keys.emplace_back(std::hash<std::string_view>()(jobs[i].id), static_cast<uint32_t>(i));
+// Where each row's job id is: its hash, line and column. Kept for every row, excluded or not, so
+// duplicates are found across the whole file at 16 bytes a row rather than a stored job.
+struct IdKey {
+  uint64_t hash;
+  int64_t line;
+  int32_t column;
+};
+
+// The id field (index `id_field`) of each of `lines` (sorted, distinct), read again from the file.
+std::unordered_map<int64_t, std::string> IdsOnLines(const std::string& path,
+                                                    const std::vector<int64_t>& lines,
+                                                    size_t id_field) {
+  std::unordered_map<int64_t, std::string> ids;
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  std::vector<Field> fields;
+  std::string unquoted;
+  int error_column = 0;
+  int64_t number = 0;
+  size_t next = 0;
+  while (next < lines.size() && std::getline(in, line)) {
+    if (++number != lines[next]) continue;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    CHECK(SplitCsv(line, &fields, &unquoted, &error_column) && fields.size() > id_field,
+          "a row read before no longer splits");
+    ids.emplace(number, std::string(fields[id_field].text));
+    ++next;
   }
-  std::sort(keys.begin(), keys.end());
-  const Job* duplicate = nullptr;
-  const Job* original = nullptr;
+  return ids;
+}
+
+// Job ids must be unique. Sorting (hash, line) keys is several times faster than a node-based
+// hash map on a million ids; equal hashes are confirmed by reading both ids again. Reports the
+// duplicate that appears earliest in the file.
+void CheckUniqueIds(const std::string& path, std::vector<IdKey> keys, size_t id_field) {
+  std::sort(keys.begin(), keys.end(), [](const IdKey& a, const IdKey& b) {
+    return a.hash != b.hash ? a.hash < b.hash : a.line < b.line;
+  });
+  std::vector<std::pair<const IdKey*, const IdKey*>> candidates;  // (earlier, later)
+  std::vector<int64_t> lines;
   for (size_t k = 1; k < keys.size(); ++k) {
-    if (keys[k].first != keys[k - 1].first) continue;
-    // Within a run of equal hashes, compare each with the earlier ones (runs are tiny).
-    for (size_t j = k; j-- > 0 && keys[j].first == keys[k].first;) {
-      const Job& a = jobs[keys[j].second];
-      const Job& b = jobs[keys[k].second];
-      if (a.id != b.id) continue;
-      const Job& later = a.line > b.line ? a : b;
-      const Job& earlier = a.line > b.line ? b : a;
-      if (!duplicate || later.line < duplicate->line) {
-        duplicate = &later;
-        original = &earlier;
-      }
+    for (size_t j = k; j-- > 0 && keys[j].hash == keys[k].hash;) {
+      candidates.emplace_back(&keys[j], &keys[k]);
+      lines.push_back(keys[j].line);
+      lines.push_back(keys[k].line);
+    }
+  }
+  if (candidates.empty()) return;
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  const auto ids = IdsOnLines(path, lines, id_field);
+  const IdKey* duplicate = nullptr;
+  const IdKey* original = nullptr;
+  for (const auto& [earlier, later] : candidates) {
+    if (ids.at(earlier->line) != ids.at(later->line)) continue;
+    if (!duplicate || later->line < duplicate->line) {
+      duplicate = later;
+      original = earlier;
     }
   }
   if (duplicate) {
-    throw InputError(path, static_cast<int>(duplicate->line),
-                     id_columns[duplicate - jobs.data() - first],
-                     "duplicate job_id \"" + duplicate->id + "\" (first on line " +
+    throw InputError(path, static_cast<int>(duplicate->line), duplicate->column,
+                     "duplicate job_id \"" + ids.at(duplicate->line) + "\" (first on line " +
                          std::to_string(original->line) + ")");
   }
 }
 
-void ReadNativeCsv(const std::string& path, std::vector<Job>* jobs) {
-  const size_t first_job = jobs->size();
-  jobs->reserve(first_job + static_cast<size_t>(CountLines(path)));
-  std::vector<int> id_columns;  // column of each job's id, for the duplicate message
-  id_columns.reserve(jobs->capacity() - first_job);
+void ReadNativeCsv(const std::string& path, JobSink* sink) {
+  const size_t rows = static_cast<size_t>(CountLines(path));
+  sink->ReserveHint(rows);
+  std::vector<IdKey> id_keys;
+  id_keys.reserve(rows);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, "cannot open trace file");
   std::vector<char> buffer(1 << 20);
@@ -291,13 +322,13 @@ void ReadNativeCsv(const std::string& path, std::vector<Job>* jobs) {
       job.batch_size = static_cast<int>(parse.Integer(*f, "batch_size", 0));
     }
     if (auto* f = optional(kStatus)) job.trace_status = f->text;
-    id_columns.push_back(id.column);
-    jobs->push_back(std::move(job));
+    id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
+    sink->Add(std::move(job));
   }
-  CheckUniqueIds(path, *jobs, first_job, id_columns);
+  CheckUniqueIds(path, std::move(id_keys), static_cast<size_t>(position[kJobId]));
 }
 
-void ReadNativeJson(const std::string& path, std::vector<Job>* jobs) {
+void ReadNativeJson(const std::string& path, JobSink* sink) {
   const nlohmann::json doc = ParseJsonFile(path);
   const nlohmann::json* list = &doc;
   if (doc.is_object()) list = &RequireMember(doc, "jobs", path, "trace");
@@ -350,7 +381,7 @@ void ReadNativeJson(const std::string& path, std::vector<Job>* jobs) {
     if (!seen_ids.emplace(job.id, i).second) {
       throw InputError(path, 0, 0, where + ".job_id: duplicate id \"" + job.id + "\"");
     }
-    jobs->push_back(std::move(job));
+    sink->Add(std::move(job));
   }
 }
 

@@ -59,7 +59,7 @@ std::string MapGpuSpec(const CsvField& spec, const CsvFieldParser& parse) {
   return JoinNames(names, "|");
 }
 
-void ReadOpenb(const std::string& path, std::vector<Job>* jobs) {
+void ReadOpenb(const std::string& path, JobSink* sink) {
   LineReader reader(path);
   CsvSplitter splitter;
   std::string_view line;
@@ -128,7 +128,7 @@ void ReadOpenb(const std::string& path, std::vector<Job>* jobs) {
       job.gpu_type_column = spec->column;
     }
     if (const CsvField* phase = field(kPodPhase)) job.trace_status = phase->text;
-    jobs->push_back(std::move(job));
+    sink->Add(std::move(job));
   }
 }
 

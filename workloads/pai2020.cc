@@ -152,9 +152,11 @@ std::string TaskTablePath(const std::string& job_path) {
   return (p.parent_path() / name).string();
 }
 
-void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
-  const size_t first = jobs->size();
-  std::unordered_map<std::string, size_t> index;  // job_name -> position in *jobs
+// The job table is held whole: a job's GPUs, types and duration come from task rows that may
+// appear anywhere in the task table, so no job is complete before that table is read.
+void ReadPai2020(const std::string& path, JobSink* sink) {
+  std::vector<Job> table;
+  std::unordered_map<std::string, size_t> index;  // job_name -> position in table
   std::vector<Aggregate> aggregates;
   double trace_end = -std::numeric_limits<double>::infinity();
 
@@ -176,12 +178,12 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
     } else {
       trace_end = std::max(trace_end, parse.Number(f[kJobEnd], "end_time"));
     }
-    auto [it, inserted] = index.emplace(job.id, jobs->size());
+    auto [it, inserted] = index.emplace(job.id, table.size());
     if (!inserted) {
       parse.Fail(f[kJobName], "duplicate job_name \"" + job.id + "\" (first on line " +
-                                  std::to_string((*jobs)[it->second].line) + ")");
+                                  std::to_string(table[it->second].line) + ")");
     }
-    jobs->push_back(std::move(job));
+    table.push_back(std::move(job));
     aggregates.push_back(aggregate);
   }
 
@@ -198,7 +200,7 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
     const CsvFieldParser parse(task_path, task_table.line_number());
     auto it = index.find(std::string(f[kTaskJob].text));
     if (it == index.end()) continue;  // no job row: no submission time (see the header comment)
-    Aggregate& a = aggregates[it->second - first];
+    Aggregate& a = aggregates[it->second];
     a.has_tasks = true;
     const double inst_num =
         static_cast<double>(parse.Integer(f[kInstNum], "inst_num", 0, 1'000'000));
@@ -241,9 +243,9 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
     }
   }
 
-  for (size_t i = first; i < jobs->size(); ++i) {
-    Job& job = (*jobs)[i];
-    const Aggregate& a = aggregates[i - first];
+  for (size_t i = 0; i < table.size(); ++i) {
+    Job& job = table[i];
+    const Aggregate& a = aggregates[i];
     if (!a.has_tasks) {
       job.trace_status = job.trace_status.str() + ":no-tasks";
       continue;
@@ -269,7 +271,7 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
       job.duration = end - a.run_start;  // >= 0: the earliest-started task ended, or open
     }
   }
-  ShiftToEarliestSubmit(jobs, first);
+  for (Job& job : table) sink->Add(std::move(job));
 }
 
 bool IsPaiJobTable(const std::string& path, const std::string& first) {
@@ -284,4 +286,5 @@ bool IsPaiJobTable(const std::string& path, const std::string& first) {
 CLUSTERSIM_REGISTER_TRACE_READER(pai2020, "pai2020",
                                  "Alibaba PAI 2020 job table (job_name,inst_id,user,status,"
                                  "start_time,end_time) with the task table beside it",
-                                 clustersim::IsPaiJobTable, clustersim::ReadPai2020);
+                                 clustersim::IsPaiJobTable, clustersim::ReadPai2020,
+                                 /*generic=*/false, clustersim::TraceClock::kWallClock);

@@ -19,8 +19,7 @@ namespace {
 enum Column { kTimestamp, kDuration, kNumGpus, kCluster };
 const char* const kColumns = "timestamp,duration,num_gpus,gpu_time,cluster";
 
-void ReadPhillyCsv(const std::string& path, std::vector<Job>* jobs) {
-  const size_t first = jobs->size();
+void ReadPhillyCsv(const std::string& path, JobSink* sink) {
   LineReader reader(path);
   CsvSplitter splitter;
   std::string_view line;
@@ -43,9 +42,8 @@ void ReadPhillyCsv(const std::string& path, std::vector<Job>* jobs) {
     job.gpus =
         static_cast<int>(parse.Integer(row[header.position(kNumGpus)], "num_gpus", 0, 1'000'000));
     job.vc = row[header.position(kCluster)].text;
-    jobs->push_back(std::move(job));
+    sink->Add(std::move(job));
   }
-  ShiftToEarliestSubmit(jobs, first);
 }
 
 }  // namespace
@@ -56,4 +54,4 @@ CLUSTERSIM_REGISTER_TRACE_READER(
     [](const std::string&, const std::string& first) {
       return clustersim::HeaderHasColumns(first, {"timestamp", "duration", "num_gpus"});
     },
-    clustersim::ReadPhillyCsv);
+    clustersim::ReadPhillyCsv, /*generic=*/false, clustersim::TraceClock::kWallClock);

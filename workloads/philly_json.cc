@@ -111,8 +111,8 @@ using Json = nlohmann::json;
 
 class PhillyHandler : public nlohmann::json_sax<Json> {
  public:
-  PhillyHandler(const std::string& path, ByteSource* source, std::vector<Job>* jobs)
-      : path_(path), source_(source), jobs_(jobs), first_(jobs->size()) {}
+  PhillyHandler(const std::string& path, ByteSource* source, JobSink* sink)
+      : path_(path), source_(source), sink_(sink) {}
 
   bool null() override { return Scalar(Kind::kNull, std::string()); }
   bool boolean(bool) override { return Scalar(Kind::kOther, std::string()); }
@@ -221,12 +221,12 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
     Fail("invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
   }
 
-  // Applies the censoring and the time shift once the whole file is read.
+  // Jobs still running when the log ends are censored at its latest time, known at the end.
   void Finish() {
-    for (const auto& [index, start] : open_attempts_) {
-      (*jobs_)[index].duration += latest_time_ - start;  // >= 0: start is among the times
+    for (auto& [job, start] : open_jobs_) {
+      job.duration += latest_time_ - start;  // >= 0: start is among the times
+      sink_->Add(std::move(job));
     }
-    ShiftToEarliestSubmit(jobs_, first_);
   }
 
  private:
@@ -423,29 +423,31 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
       if (job_.missing_times > 0) suffix += ":missing-times";
       if (job_.last_open) {
         suffix += ":running-at-end";
-        open_attempts_.emplace_back(jobs_->size(), job_.open_start);
       }
       if (!suffix.empty()) job.trace_status = status + suffix;
     }
-    jobs_->push_back(std::move(job));
+    if (job_.attempts > 0 && job_.last_open) {
+      open_jobs_.emplace_back(std::move(job), job_.open_start);
+    } else {
+      sink_->Add(std::move(job));
+    }
   }
 
   const std::string& path_;
   ByteSource* source_;
-  std::vector<Job>* jobs_;
-  size_t first_;
+  JobSink* sink_;
   std::vector<Ctx> stack_;
   std::string key_;
   PendingJob job_;
   PendingAttempt attempt_;
   int64_t job_count_ = 0;
   double latest_time_ = -std::numeric_limits<double>::infinity();
-  std::vector<std::pair<size_t, double>> open_attempts_;  // job position, open attempt's start
+  std::vector<std::pair<Job, double>> open_jobs_;  // job, its open attempt's start
 };
 
-void ReadPhillyJson(const std::string& path, std::vector<Job>* jobs) {
+void ReadPhillyJson(const std::string& path, JobSink* sink) {
   ByteSource source(path);
-  PhillyHandler handler(path, &source, jobs);
+  PhillyHandler handler(path, &source, sink);
   Json::sax_parse(ByteIterator(&source), ByteIterator(nullptr), &handler);
   handler.Finish();
 }
@@ -469,4 +471,5 @@ bool IsPhillyJson(const std::string& path, const std::string& first) {
 CLUSTERSIM_REGISTER_TRACE_READER(philly_json, "philly-json",
                                  "Philly cluster_job_log JSON: [{status, vc, jobid, user, "
                                  "submitted_time, attempts: [{start_time, end_time, detail}]}]",
-                                 clustersim::IsPhillyJson, clustersim::ReadPhillyJson);
+                                 clustersim::IsPhillyJson, clustersim::ReadPhillyJson,
+                                 /*generic=*/false, clustersim::TraceClock::kWallClock);

@@ -1,6 +1,8 @@
 #include "workloads/reader.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <deque>
 #include <fstream>
 
@@ -54,7 +56,8 @@ std::vector<const TraceReaderEntry*> TraceReaders() {
   return out;
 }
 
-Trace LoadTrace(const std::string& path, const std::string& format) {
+Trace LoadTrace(const std::string& path, const std::string& format, const TraceFilter& filter,
+                FilterCounts* counts) {
   const TraceReaderEntry* reader = nullptr;
   std::string names;
   for (const TraceReaderEntry* e : TraceReaders()) names += (names.empty() ? "" : ", ") + e->name;
@@ -79,12 +82,21 @@ Trace LoadTrace(const std::string& path, const std::string& format) {
   Trace trace;
   trace.path = path;
   trace.format = reader->name;
-  reader->read(path, &trace.jobs);
-  auto by_submit = [](const Job& a, const Job& b) { return a.submit_time < b.submit_time; };
-  // Most traces are already in submission order; checking is far cheaper than a stable sort.
-  if (!std::is_sorted(trace.jobs.begin(), trace.jobs.end(), by_submit)) {
-    std::stable_sort(trace.jobs.begin(), trace.jobs.end(), by_submit);
+  double origin = 0;
+  if (reader->clock == TraceClock::kWallClock) {
+    origin = std::numeric_limits<double>::quiet_NaN();  // the earliest submission, found at the end
+    if (filter.HasWindow()) {
+      // The window is relative to the earliest submission: a first pass finds it, keeping nothing.
+      TraceFilter keep_none;
+      keep_none.first_n = 0;
+      JobSink scan(keep_none, 0.0);
+      reader->read(path, &scan);
+      origin = std::isinf(scan.earliest()) ? 0.0 : scan.earliest();
+    }
   }
+  JobSink sink(filter, origin);
+  reader->read(path, &sink);
+  trace.jobs = sink.Finish(counts);
   trace.sha256 = Sha256File(path);
   return trace;
 }

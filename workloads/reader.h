@@ -7,29 +7,38 @@
 
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "sim/job.h"
+#include "workloads/job_sink.h"
 
 namespace clustersim {
+
+enum class TraceClock { kRelative, kWallClock };
 
 struct TraceReaderEntry {
   std::string name;
   std::string summary;
   // Returns true if a file whose first non-empty line is `first_line` is in this format.
   std::function<bool(const std::string& path, const std::string& first_line)> detect;
-  // Appends the file's jobs in file order. Throws InputError (file, line, column, expected).
-  std::function<void(const std::string& path, std::vector<Job>* jobs)> read;
+  // Hands the file's jobs to `sink` (in file order where it can). Throws InputError (file,
+  // line, column, expected).
+  std::function<void(const std::string& path, JobSink* sink)> read;
   // A catch-all detector (e.g. "any JSON array") is tried only after every specific one.
   bool generic = false;
+  // kWallClock: the reader hands over absolute times (dates, epoch offsets) and the trace starts
+  // at its earliest submission; kRelative: times are seconds from the trace's own origin.
+  TraceClock clock = TraceClock::kRelative;
 };
 
 bool RegisterTraceReader(TraceReaderEntry entry);
 std::vector<const TraceReaderEntry*> TraceReaders();
 
-// `format` empty = auto-detect. Throws InputError for an unreadable file, an unknown or
-// undetectable format, or bad content.
-Trace LoadTrace(const std::string& path, const std::string& format = "");
+// Reads the trace at `path` keeping only what `filter` keeps (see job_sink.h), so memory grows
+// with the kept jobs, not the file. `format` empty = auto-detect. `counts` (optional) receives
+// the exclusions by reason. Throws InputError for an unreadable file, an unknown or
+// undetectable format, bad content or a bad filter.
+Trace LoadTrace(const std::string& path, const std::string& format = "",
+                const TraceFilter& filter = TraceFilter(), FilterCounts* counts = nullptr);
 
 }  // namespace clustersim
 

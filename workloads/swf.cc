@@ -101,7 +101,7 @@ std::string_view IdOrEmpty(const CsvField& f, const CsvFieldParser& parse, const
   return v == -1 ? std::string_view() : f.text;
 }
 
-void ReadSwf(const std::string& path, std::vector<Job>* jobs) {
+void ReadSwf(const std::string& path, JobSink* sink) {
   LineReader reader(path);
   std::string_view line;
   std::vector<CsvField> fields;
@@ -158,7 +158,7 @@ void ReadSwf(const std::string& path, std::vector<Job>* jobs) {
     job.trace_status = StatusName(status);
     job.user = IdOrEmpty(fields[11], parse, "field 12 (user id)");
     job.vc = IdOrEmpty(fields[12], parse, "field 13 (group id)");
-    jobs->push_back(std::move(job));
+    sink->Add(std::move(job));
   }
 }
 

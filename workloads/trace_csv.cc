@@ -301,16 +301,7 @@ bool ParseWallClock(std::string_view text, double* seconds) {
   return true;
 }
 
-void ShiftToEarliestSubmit(std::vector<Job>* jobs, size_t first) {
-  if (jobs->size() <= first) return;
-  double earliest = std::numeric_limits<double>::infinity();
-  for (size_t i = first; i < jobs->size(); ++i)
-    earliest = std::min(earliest, (*jobs)[i].submit_time);
-  for (size_t i = first; i < jobs->size(); ++i) (*jobs)[i].submit_time -= earliest;
-}
-
-
-void ReadSlurmStyleJobLog(const std::string& path, std::vector<Job>* jobs, bool has_vc,
+void ReadSlurmStyleJobLog(const std::string& path, JobSink* sink, bool has_vc,
                           const char* format_columns) {
   enum Column { kJobId, kUser, kGpuNum, kCpuNum, kState, kSubmit, kStart, kEnd, kDuration, kVc };
   std::vector<std::string_view> names = {"job_id",     "user",     "gpu_num",
@@ -318,7 +309,6 @@ void ReadSlurmStyleJobLog(const std::string& path, std::vector<Job>* jobs, bool 
                                          "start_time", "end_time", "duration"};
   if (has_vc) names.push_back("vc");
   const size_t required = names.size();
-  const size_t first = jobs->size();
   LineReader reader(path);
   CsvSplitter splitter;
   std::string_view line;
@@ -355,9 +345,8 @@ void ReadSlurmStyleJobLog(const std::string& path, std::vector<Job>* jobs, bool 
       if (end < start) parse.Fail(field(kEnd), "end_time: expected a time >= start_time");
       job.duration = end - start;
     }
-    jobs->push_back(std::move(job));
+    sink->Add(std::move(job));
   }
-  ShiftToEarliestSubmit(jobs, first);
 }
 
 }  // namespace clustersim

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/job.h"
+#include "workloads/job_sink.h"
 
 namespace clustersim {
 
@@ -117,16 +118,13 @@ class CsvFieldParser {
 // Returns seconds since the epoch (UTC) of `text` in the WallClock format, or false.
 bool ParseWallClock(std::string_view text, double* seconds);
 
-// Subtracts the earliest submit time of jobs[first..] from each of them, so the trace starts at 0
-// (for traces with absolute times: wall-clock dates or anonymized epoch offsets).
-void ShiftToEarliestSubmit(std::vector<Job>* jobs, size_t first);
-
 // Reads a SLURM-style job log with a header naming job_id, user, [vc,] gpu_num, cpu_num, state,
 // submit_time, start_time, end_time, duration (other columns ignored), as Helios and Acme publish
 // them: status = state; CPU demand = 1000 x cpu_num; duration from its column, else end - start,
-// else 0; wall-clock times (zones honoured) shifted so the earliest submission is 0.
+// else 0; wall-clock times (zones honoured) handed over as they are (register the reader with
+// TraceClock::kWallClock so that the earliest submission becomes 0).
 // `format_columns` names the format's full column list in error messages.
-void ReadSlurmStyleJobLog(const std::string& path, std::vector<Job>* jobs, bool has_vc,
+void ReadSlurmStyleJobLog(const std::string& path, JobSink* sink, bool has_vc,
                           const char* format_columns);
 
 // Returns "a, b, c" for messages.

@@ -58,24 +58,6 @@ void AppendNumber(double value, std::string* out) {
 
 }  // namespace
 
-bool TraceFilter::IsIdentity() const {
-  return std::isinf(window_start) && std::isinf(window_end) && vcs.empty() && users.empty() &&
-         statuses.empty() && first_n < 0 && load_scale == 1.0 && gpu_type_map.empty();
-}
-
-std::string TraceFilter::ToJson() const {
-  nlohmann::json j = nlohmann::json::object();
-  if (!std::isinf(window_start)) j["window_start"] = window_start;
-  if (!std::isinf(window_end)) j["window_end"] = window_end;
-  if (!vcs.empty()) j["vc"] = vcs;
-  if (!users.empty()) j["user"] = users;
-  if (!statuses.empty()) j["status"] = statuses;
-  if (first_n >= 0) j["first"] = first_n;
-  if (load_scale != 1.0) j["load_scale"] = load_scale;
-  if (!gpu_type_map.empty()) j["map_gpu"] = gpu_type_map;
-  return j.dump();
-}
-
 void ParseWindow(const std::string& text, TraceFilter* filter) {
   const auto colon = text.find(':');
   if (colon == std::string::npos) {
@@ -112,54 +94,14 @@ std::map<std::string, std::string> ParseGpuMap(const std::string& text) {
 }
 
 FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace) {
-  if (!(filter.load_scale > 0) || !std::isfinite(filter.load_scale)) {
-    throw InputError("--load-scale: expected a factor > 0");
-  }
-  if (!(filter.window_end > filter.window_start)) {
-    throw InputError("--window: the end must be after the start");
-  }
-  FilterCounts counts;
-  counts.before = static_cast<int64_t>(trace->jobs.size());
   if (filter.IsIdentity()) {
-    counts.kept = counts.before;
-    return counts;
+    const int64_t n = static_cast<int64_t>(trace->jobs.size());
+    return FilterCounts{.before = n, .kept = n};
   }
-  std::vector<Job> kept;
-  kept.reserve(trace->jobs.size());
-  for (Job& job : trace->jobs) {
-    if (job.submit_time < filter.window_start || job.submit_time >= filter.window_end) {
-      ++counts.outside_window;
-    } else if (!filter.vcs.empty() && !filter.vcs.count(job.vc.str())) {
-      ++counts.other_vc;
-    } else if (!filter.users.empty() && !filter.users.count(job.user.str())) {
-      ++counts.other_user;
-    } else if (!filter.statuses.empty() && !filter.statuses.count(job.trace_status.str())) {
-      ++counts.other_status;
-    } else if (filter.first_n >= 0 && static_cast<int64_t>(kept.size()) >= filter.first_n) {
-      ++counts.beyond_first_n;
-    } else {
-      kept.push_back(std::move(job));
-    }
-  }
-  if (filter.load_scale != 1.0 && !kept.empty()) {
-    const double origin = kept.front().submit_time;
-    for (Job& job : kept) job.submit_time = origin + (job.submit_time - origin) * filter.load_scale;
-  }
-  if (!filter.gpu_type_map.empty()) {
-    for (Job& job : kept) {
-      if (job.gpu_type.empty()) continue;
-      std::string mapped;
-      std::stringstream names(job.gpu_type.str());
-      std::string name;
-      while (std::getline(names, name, '|')) {
-        auto it = filter.gpu_type_map.find(name);
-        mapped += (mapped.empty() ? "" : "|") + (it == filter.gpu_type_map.end() ? name : it->second);
-      }
-      job.gpu_type = mapped;
-    }
-  }
-  counts.kept = static_cast<int64_t>(kept.size());
-  trace->jobs = std::move(kept);
+  JobSink sink(filter, 0.0);
+  for (Job& job : trace->jobs) sink.Add(std::move(job));
+  FilterCounts counts;
+  trace->jobs = sink.Finish(&counts);
   return counts;
 }
 

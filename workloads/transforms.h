@@ -1,11 +1,5 @@
-// Transforms on any trace (DESIGN.md §9) and the sanity report printed before every run.
-//
-// Transforms, applied in this order: time window on submit time [start, end); keep only listed
-// virtual clusters / users / trace statuses; keep the first N jobs in submission order; load
-// scaling (every inter-arrival gap multiplied by a factor: > 1 lightens, < 1 intensifies the
-// load; times stay relative to the first kept submission); GPU-type mapping (names in each job's
-// gpu_type list renamed, e.g. for traces from older hardware). Excluded jobs are counted by
-// reason: a job leaves a run only through an explicit filter, never silently.
+// The sanity report printed before every run, trace statistics, and the native writer
+// (DESIGN.md §9). The filters themselves live in job_sink.h: readers apply them while reading.
 #ifndef CLUSTERSIM_WORKLOADS_TRANSFORMS_H_
 #define CLUSTERSIM_WORKLOADS_TRANSFORMS_H_
 
@@ -18,34 +12,12 @@
 
 #include "sim/cluster.h"
 #include "sim/job.h"
+#include "workloads/job_sink.h"
 
 namespace clustersim {
 
-struct TraceFilter {
-  double window_start = -std::numeric_limits<double>::infinity();
-  double window_end = std::numeric_limits<double>::infinity();
-  std::set<std::string> vcs, users, statuses;  // empty = keep all
-  int64_t first_n = -1;                        // < 0 = all
-  double load_scale = 1.0;
-  std::map<std::string, std::string> gpu_type_map;
-
-  bool IsIdentity() const;
-  // A JSON object of the non-default settings, for the `runs` table.
-  std::string ToJson() const;
-};
-
-struct FilterCounts {
-  int64_t before = 0;
-  int64_t outside_window = 0;
-  int64_t other_vc = 0;
-  int64_t other_user = 0;
-  int64_t other_status = 0;
-  int64_t beyond_first_n = 0;
-  int64_t kept = 0;
-};
-
-// Applies `filter` to `trace` (jobs sorted by submission). Throws InputError for bad settings
-// (a load scale <= 0, a window with end <= start).
+// Applies `filter` to a trace already in memory (jobs sorted by submission, times relative to
+// its origin), e.g. a generated one. Throws InputError for bad settings.
 FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace);
 
 // Parses the command-line forms: window "START:END" (either side may be empty), lists "a,b",

@@ -116,8 +116,8 @@ RunOutcome ExecuteRun(const RunConfig& config) {
 
   const std::string trace_path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
   spdlog::info("reading trace {}", trace_path);
-  Trace trace = LoadTrace(trace_path, config.trace_format);
-  const FilterCounts counts = ApplyFilter(config.filter, &trace);
+  FilterCounts counts;
+  Trace trace = LoadTrace(trace_path, config.trace_format, config.filter, &counts);
   if (counts.kept != counts.before) {
     spdlog::warn(
         "trace filter kept {} of {} jobs (excluded: {} outside the window, {} other vc, {} other "

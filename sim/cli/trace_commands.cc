@@ -44,8 +44,8 @@ int Stats(int argc, char** argv) {
     std::cout << desc << "\n";
     return path.empty() && !vm.count("help") ? 2 : 0;
   }
-  Trace trace = LoadTrace(path, format);
-  const FilterCounts counts = ApplyFilter(MakeFilter(filter_args), &trace);
+  FilterCounts counts;
+  Trace trace = LoadTrace(path, format, MakeFilter(filter_args), &counts);
   std::unique_ptr<Cluster> cluster;
   if (!cluster_name.empty()) {
     cluster = std::make_unique<Cluster>(ClusterSpec::Load(cluster_name, HardwareCatalog::Default()),
@@ -82,8 +82,7 @@ int Convert(int argc, char** argv) {
   }
   if (path.empty() || out.empty()) throw InputError("trace convert: expected FILE and --out OUT.csv");
   if (to != "native") throw InputError("--to " + to + ": expected native");
-  Trace trace = LoadTrace(path, format);
-  ApplyFilter(MakeFilter(filter_args), &trace);
+  Trace trace = LoadTrace(path, format, MakeFilter(filter_args));
   WriteNativeCsv(trace, out);
   std::printf("wrote %zu jobs to %s\n", trace.jobs.size(), out.c_str());
   return 0;

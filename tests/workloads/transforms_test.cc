@@ -154,6 +154,102 @@ TEST(NativeCsvWriter, WhatItWritesReadsBackIdentically) {
   }
 }
 
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Filters applied while reading (job_sink.h) must keep what filtering the whole trace would.
+TEST(StreamingFilter, FirstNOfAnUnsortedWallClockFileKeepsTheEarliestSubmissions) {
+  // philly-csv rows out of order; minutes 5, 1, 4, 2, 3 after 10:00.
+  const std::string path = WriteFile("unsorted_philly.csv",
+                                     "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                     "2017-10-01 10:05:00,60,1,60,a\n"
+                                     "2017-10-01 10:01:00,60,2,120,a\n"
+                                     "2017-10-01 10:04:00,60,1,60,b\n"
+                                     "2017-10-01 10:02:00,60,4,240,b\n"
+                                     "2017-10-01 10:03:00,60,1,60,a\n");
+  TraceFilter filter;
+  filter.first_n = 2;
+  FilterCounts counts;
+  const Trace trace = LoadTrace(path, "", filter, &counts);
+  ASSERT_EQ(trace.jobs.size(), 2u);
+  // The origin is the earliest submission (10:01, line 3): kept are lines 3 (0 s) and 5 (60 s).
+  EXPECT_EQ(trace.jobs[0].line, 3);
+  EXPECT_EQ(trace.jobs[0].submit_time, 0);
+  EXPECT_EQ(trace.jobs[1].line, 5);
+  EXPECT_EQ(trace.jobs[1].submit_time, 60);
+  EXPECT_EQ(counts.before, 5);
+  EXPECT_EQ(counts.beyond_first_n, 3);
+  EXPECT_EQ(counts.kept, 2);
+}
+
+TEST(StreamingFilter, WindowIsRelativeToTheEarliestSubmissionEvenWhenThatJobIsFilteredOut) {
+  // The earliest row (09:00, vc b) is excluded by --vc a but still sets the origin, so the
+  // vc-a job at 10:00 is at 3600 s: inside [0, 3601), outside [0, 3600).
+  const std::string path = WriteFile("origin_philly.csv",
+                                     "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                     "2017-10-01 10:00:00,60,1,60,a\n"
+                                     "2017-10-01 09:00:00,60,1,60,b\n");
+  TraceFilter filter;
+  filter.vcs = {"a"};
+  ParseWindow("0:3601", &filter);
+  FilterCounts counts;
+  Trace trace = LoadTrace(path, "", filter, &counts);
+  ASSERT_EQ(trace.jobs.size(), 1u);
+  EXPECT_EQ(trace.jobs[0].submit_time, 3600);
+  EXPECT_EQ(counts.other_vc, 1);
+  ParseWindow("0:3600", &filter);
+  trace = LoadTrace(path, "", filter, &counts);
+  EXPECT_TRUE(trace.jobs.empty());
+  EXPECT_EQ(counts.outside_window, 1);
+  EXPECT_EQ(counts.other_vc, 1);
+}
+
+TEST(StreamingFilter, DuplicateIdsAreFoundAmongExcludedRowsToo) {
+  // The duplicate (line 5, column 1) is beyond --first 1, but the file is still wrong.
+  const std::string path = WriteFile("dup.csv",
+                                     "job_id,submit_time,gpus,duration\n"
+                                     "a,0,1,10\n"
+                                     "b,1,1,10\n"
+                                     "c,2,1,10\n"
+                                     "b,3,1,10\n");
+  TraceFilter filter;
+  filter.first_n = 1;
+  try {
+    LoadTrace(path, "", filter);
+    FAIL() << "expected a duplicate-id error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dup.csv:5:1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("duplicate job_id \"b\" (first on line 3)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(StreamingFilter, SinkKeepsAtMostTwiceFirstNWhileReading) {
+  // 10,000 jobs submitted in decreasing time order; the 3 kept must be the 3 latest added
+  // (earliest submitted), and the sink may never have held more than 6.
+  TraceFilter filter;
+  filter.first_n = 3;
+  JobSink sink(filter, 0.0);
+  for (int i = 0; i < 10'000; ++i) {
+    Job job = MakeJob("j" + std::to_string(i), 10'000.0 - i, 1, 1);
+    job.line = i + 2;
+    sink.Add(std::move(job));
+  }
+  FilterCounts counts;
+  const std::vector<Job> kept = sink.Finish(&counts);
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept[0].id, "j9999");
+  EXPECT_EQ(kept[1].id, "j9998");
+  EXPECT_EQ(kept[2].id, "j9997");
+  EXPECT_EQ(counts.beyond_first_n, 9'997);
+  EXPECT_EQ(sink.earliest(), 1.0);
+  EXPECT_LE(sink.max_held(), 6u);
+}
+
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;

@@ -1,0 +1,130 @@
+#include "workloads/job_sink.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sim/error.h"
+
+namespace clustersim {
+namespace {
+
+// Submission order: relative submit time, then the record's line, then arrival (stable sorts).
+bool SubmittedBefore(const Job& a, const Job& b) {
+  if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
+  return a.line < b.line;
+}
+
+std::string MapGpuTypes(const std::string& types,
+                        const std::map<std::string, std::string>& gpu_type_map) {
+  std::string mapped;
+  std::stringstream names(types);
+  std::string name;
+  while (std::getline(names, name, '|')) {
+    auto it = gpu_type_map.find(name);
+    mapped += (mapped.empty() ? "" : "|") + (it == gpu_type_map.end() ? name : it->second);
+  }
+  return mapped;
+}
+
+}  // namespace
+
+bool TraceFilter::IsIdentity() const {
+  return !HasWindow() && vcs.empty() && users.empty() && statuses.empty() && first_n < 0 &&
+         load_scale == 1.0 && gpu_type_map.empty();
+}
+
+std::string TraceFilter::ToJson() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (!std::isinf(window_start)) j["window_start"] = window_start;
+  if (!std::isinf(window_end)) j["window_end"] = window_end;
+  if (!vcs.empty()) j["vc"] = vcs;
+  if (!users.empty()) j["user"] = users;
+  if (!statuses.empty()) j["status"] = statuses;
+  if (first_n >= 0) j["first"] = first_n;
+  if (load_scale != 1.0) j["load_scale"] = load_scale;
+  if (!gpu_type_map.empty()) j["map_gpu"] = gpu_type_map;
+  return j.dump();
+}
+
+void TraceFilter::Validate() const {
+  if (!(load_scale > 0) || !std::isfinite(load_scale)) {
+    throw InputError("--load-scale: expected a factor > 0");
+  }
+  if (!(window_end > window_start)) throw InputError("--window: the end must be after the start");
+}
+
+JobSink::JobSink(const TraceFilter& filter, double origin)
+    : filter_(filter), origin_(origin), origin_known_(!std::isnan(origin)) {
+  filter_.Validate();
+  CHECK(origin_known_ || !filter_.HasWindow(), "a time window needs the trace's origin");
+}
+
+void JobSink::ReserveHint(size_t records) {
+  if (filter_.IsIdentity()) kept_.reserve(records);
+}
+
+void JobSink::Add(Job&& job) {
+  ++counts_.before;
+  earliest_ = std::min(earliest_, job.submit_time);
+  if (origin_known_) {
+    const double t = job.submit_time - origin_;
+    if (t < filter_.window_start || t >= filter_.window_end) {
+      ++counts_.outside_window;
+      return;
+    }
+  }
+  if (!filter_.vcs.empty() && !filter_.vcs.count(job.vc.str())) {
+    ++counts_.other_vc;
+  } else if (!filter_.users.empty() && !filter_.users.count(job.user.str())) {
+    ++counts_.other_user;
+  } else if (!filter_.statuses.empty() && !filter_.statuses.count(job.trace_status.str())) {
+    ++counts_.other_status;
+  } else {
+    kept_.push_back(std::move(job));
+    max_held_ = std::max(max_held_, kept_.size());
+    // Keep at most twice first_n: trimming then costs O(log n) per job, amortized.
+    if (filter_.first_n >= 0 &&
+        kept_.size() >= 2 * static_cast<size_t>(std::max<int64_t>(filter_.first_n, 1))) {
+      TrimToFirstN();
+    }
+  }
+}
+
+void JobSink::TrimToFirstN() {
+  // Relative and absolute times order alike: the origin is one constant for every job.
+  if (!std::is_sorted(kept_.begin(), kept_.end(), SubmittedBefore)) {
+    std::stable_sort(kept_.begin(), kept_.end(), SubmittedBefore);
+  }
+  const size_t n = static_cast<size_t>(filter_.first_n);
+  if (kept_.size() > n) {
+    counts_.beyond_first_n += static_cast<int64_t>(kept_.size() - n);
+    kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(n), kept_.end());
+  }
+}
+
+std::vector<Job> JobSink::Finish(FilterCounts* counts) {
+  const double origin = origin_known_ ? origin_ : (kept_.empty() ? 0.0 : earliest_);
+  if (origin != 0) {
+    for (Job& job : kept_) job.submit_time -= origin;
+  }
+  if (filter_.first_n >= 0) {
+    TrimToFirstN();
+  } else if (!std::is_sorted(kept_.begin(), kept_.end(), SubmittedBefore)) {
+    std::stable_sort(kept_.begin(), kept_.end(), SubmittedBefore);
+  }
+  if (filter_.load_scale != 1.0 && !kept_.empty()) {
+    const double first = kept_.front().submit_time;
+    for (Job& job : kept_) job.submit_time = first + (job.submit_time - first) * filter_.load_scale;
+  }
+  if (!filter_.gpu_type_map.empty()) {
+    for (Job& job : kept_) {
+      if (!job.gpu_type.empty()) job.gpu_type = MapGpuTypes(job.gpu_type.str(), filter_.gpu_type_map);
+    }
+  }
+  counts_.kept = static_cast<int64_t>(kept_.size());
+  if (counts) *counts = counts_;
+  return std::move(kept_);
+}
+
+}  // namespace clustersim

@@ -1,0 +1,94 @@
+// Where trace readers deliver their jobs, and the filters a run applies to a trace (DESIGN.md §9).
+//
+// A reader hands every record it parses to a JobSink, in file order. The sink applies the
+// filter as the jobs arrive, so only the jobs a run keeps are stored: reading a million-line
+// file for its first thousand jobs, or one virtual cluster, takes memory for those jobs only.
+//
+// Filters, applied in this order: time window on submit time [start, end); keep only listed
+// virtual clusters / users / trace statuses; keep the first N jobs in submission order; load
+// scaling (every inter-arrival gap multiplied by a factor: > 1 lightens, < 1 intensifies the
+// load; times stay relative to the first kept submission); GPU-type mapping (names in each job's
+// gpu_type list renamed, e.g. for traces from older hardware). Excluded jobs are counted by
+// reason: a job leaves a run only through an explicit filter, never silently.
+//
+// Times: readers of wall-clock formats hand over absolute times and the sink subtracts the
+// origin, the earliest submission among all records (kept or not). The window is on those
+// relative times, so it needs the origin before the first record: LoadTrace reads such a file
+// twice when a window is set (once for the origin), and once otherwise.
+#ifndef CLUSTERSIM_WORKLOADS_JOB_SINK_H_
+#define CLUSTERSIM_WORKLOADS_JOB_SINK_H_
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/job.h"
+
+namespace clustersim {
+
+struct TraceFilter {
+  double window_start = -std::numeric_limits<double>::infinity();
+  double window_end = std::numeric_limits<double>::infinity();
+  std::set<std::string> vcs, users, statuses;  // empty = keep all
+  int64_t first_n = -1;                        // < 0 = all
+  double load_scale = 1.0;
+  std::map<std::string, std::string> gpu_type_map;
+
+  bool IsIdentity() const;
+  bool HasWindow() const { return !std::isinf(window_start) || !std::isinf(window_end); }
+  // A JSON object of the non-default settings, for the `runs` table.
+  std::string ToJson() const;
+  // Throws InputError for bad settings (a load scale <= 0, a window with end <= start).
+  void Validate() const;
+};
+
+struct FilterCounts {
+  int64_t before = 0;
+  int64_t outside_window = 0;
+  int64_t other_vc = 0;
+  int64_t other_user = 0;
+  int64_t other_status = 0;
+  int64_t beyond_first_n = 0;
+  int64_t kept = 0;
+};
+
+class JobSink {
+ public:
+  // `origin` is subtracted from every submit time; NaN = the earliest submit time of all jobs
+  // added, known at Finish (then `filter` must not have a window). Throws InputError for a bad
+  // filter.
+  JobSink(const TraceFilter& filter, double origin);
+
+  void Add(Job&& job);
+  // A reader that knows how many records follow may say so; storage is reserved only when
+  // every record would be kept.
+  void ReserveHint(size_t records);
+
+  // The earliest submit time added so far (+inf before the first job), in the file's clock.
+  double earliest() const { return earliest_; }
+  // The most jobs held at once (for tests and benchmarks of the memory bound).
+  size_t max_held() const { return max_held_; }
+
+  // The kept jobs sorted by (relative submit time, line, arrival order), load-scaled and mapped.
+  std::vector<Job> Finish(FilterCounts* counts);
+
+ private:
+  // Keeps the first_n earliest of kept_ (stable), counting the rest.
+  void TrimToFirstN();
+
+  const TraceFilter& filter_;
+  double origin_;
+  bool origin_known_;
+  double earliest_ = std::numeric_limits<double>::infinity();
+  FilterCounts counts_;
+  std::vector<Job> kept_;
+  size_t max_held_ = 0;
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_WORKLOADS_JOB_SINK_H_
