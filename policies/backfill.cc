@@ -104,6 +104,18 @@ void QueueIndex::Add(JobId id, int cls, double planned_seconds) {
   ++walk_;
 }
 
+void QueueIndex::Readd(JobId id, int cls, double planned_seconds) {
+  // Started jobs keep their place in the stream (at +infinity), so it only needs its value back.
+  CHECK(cls < static_cast<int>(streams_.size()), "queue index: re-added job of an unknown class");
+  Stream& stream = streams_[cls];
+  const auto pos = std::lower_bound(stream.ids.begin(), stream.ids.end(), id);
+  CHECK(pos != stream.ids.end() && *pos == id, "queue index: re-added job was never added");
+  stream.planned.Set(static_cast<int>(pos - stream.ids.begin()), planned_seconds);
+  ++stream.waiting;
+  class_of_.emplace(id, cls);
+  ++walk_;
+}
+
 JobId QueueIndex::FindIn(int cls, JobId after, double limit) const {
   const Stream& stream = streams_[cls];
   const auto from = std::upper_bound(stream.ids.begin(), stream.ids.end(), after);
@@ -254,8 +266,15 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
     }
   } else {
     do {
-      // Every running job ends; on the empty cluster the head fits (it was not rejected).
-      CHECK(StepForward(), "easy: the head fits nowhere even with every running job ended");
+      // Every running job ends; on the empty cluster the head fits (it was not rejected), but
+      // failed GPUs may keep it out until a repair no one can foresee: then no reservation.
+      if (!StepForward()) {
+        CHECK(!context.failed_gpus().empty(),
+              "easy: the head fits nowhere even with every running job ended");
+        reserved_.gpus.clear();
+        horizon_time_ = std::numeric_limits<double>::infinity();
+        break;
+      }
     } while (!FitsOn(context, *horizon_, request, &reserved_));
   }
   reservation_time_ = horizon_time_;
@@ -306,8 +325,22 @@ bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, J
   return true;
 }
 
+void EasyBackfill::SyncFailedGpus(const SchedulingContext& context) {
+  if (context.failed_gpus_version() == failed_version_) return;
+  // Failed GPUs are held on the horizon at every time: nobody knows when they come back.
+  horizon_->Release(failed_);
+  failed_ = context.failed_gpus();
+  horizon_->Allocate(failed_);
+  failed_version_ = context.failed_gpus_version();
+}
+
 void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool backfill) {
-  if (!horizon_) horizon_.emplace(context.resources());  // first pass: nothing running yet
+  if (!horizon_) {
+    horizon_.emplace(context.resources());  // first pass: nothing running yet
+    failed_ = context.failed_gpus();        // already out of the live state copied
+    failed_version_ = context.failed_gpus_version();
+  }
+  SyncFailedGpus(context);
   Allocation allocation;
   JobId head = order.First();
   filter_.Reset();

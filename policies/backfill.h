@@ -119,6 +119,8 @@ class QueueIndex final : public CandidateOrder {
  public:
   // REQUIRES: ids added in increasing order.
   void Add(JobId id, int cls, double planned_seconds);
+  // A job added before and started since is waiting again (a failure put it back).
+  void Readd(JobId id, int cls, double planned_seconds);
   JobId First() override;
   JobId Next(const ClassFilter& filter) override;
   void OnStart(JobId id) override;
@@ -172,6 +174,8 @@ class EasyBackfill {
 
  private:
   void StartJob(SchedulingContext& context, CandidateOrder& order, JobId id, Allocation allocation);
+  // Holds the currently failed GPUs on the horizon (they come back at no known time).
+  void SyncFailedGpus(const SchedulingContext& context);
   // Free GPUs of some allowed type >= request, then the run's placement on `resources`.
   static bool FitsOn(const SchedulingContext& context, const Resources& resources,
                      const PlacementRequest& request, Allocation* out);
@@ -191,6 +195,8 @@ class EasyBackfill {
   std::unordered_map<JobId, double> end_of_;
   std::optional<Resources> horizon_;  // free GPUs at horizon_time_ as estimated
   double horizon_time_ = -std::numeric_limits<double>::infinity();
+  std::vector<int> failed_;      // failed GPUs held on the horizon
+  uint64_t failed_version_ = 0;  // SchedulingContext::failed_gpus_version() of failed_
   // Per pass: the head's reservation and, built on demand, the live state minus the reserved GPUs.
   double reservation_time_ = 0;
   Allocation reserved_;

@@ -256,6 +256,11 @@ class Conservative final : public Policy {
   void Schedule(SchedulingContext& context) override;
   void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
   void OnCompletion(SchedulingContext& context, JobId id) override;
+  // Its slot is freed as at a completion; it gets a new reservation at the next pass.
+  void OnRequeue(SchedulingContext& context, JobId id) override {
+    OnCompletion(context, id);
+    arrivals_.push_back(id);
+  }
   void OnTimer(SchedulingContext& context, JobId /*id*/, int /*tag*/) override {
     timers_.erase(context.now());
   }

@@ -23,6 +23,10 @@ class Easy final : public Policy {
   void OnCompletion(SchedulingContext& context, JobId id) override {
     backfill_.OnCompletion(context, id);
   }
+  void OnRequeue(SchedulingContext& context, JobId id) override {
+    backfill_.OnCompletion(context, id);
+    queue_.Readd(id, backfill_.ClassOf(context, id), backfill_.walltime().Planned(context.job(id)));
+  }
   double RequestedWalltime(const Job& job) const override {
     return backfill_.walltime().Requested(job);
   }

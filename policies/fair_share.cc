@@ -163,6 +163,18 @@ class FairShare final : public Policy {
     backfill_.OnCompletion(context, id);
   }
 
+  // Back among its account's waiting jobs: still listed (counted as started) unless compacted.
+  void OnRequeue(SchedulingContext& context, JobId id) override {
+    OnCompletion(context, id);
+    Account& account = accounts_[AccountOf(context.job(id))];
+    auto it = std::lower_bound(account.jobs.begin(), account.jobs.end(), id);
+    if (it != account.jobs.end() && *it == id) {
+      --account.started;
+    } else {
+      account.jobs.insert(it, id);
+    }
+  }
+
   double RequestedWalltime(const Job& job) const override {
     return backfill_.walltime().Requested(job);
   }

@@ -105,6 +105,18 @@ class Las final : public Policy, public RunnableOrder {
     LeaveRoom(id);
   }
 
+  // As a preemption: to the front of its queue's waiting band.
+  void OnRequeue(SchedulingContext& context, JobId id) override {
+    running_.erase({key_[id], id});
+    LeaveRoom(id);
+    ++generation_[id];
+    key_[id] = QueueKey{key_[id].queue, 1, --front_seq_};
+    queued_.Insert(context.run(id).request, key_[id], id);
+    if (starvation_seconds_ > 0 && key_[id].queue > 0) {
+      context.SetTimer(context.now() + starvation_seconds_, id, Tag(id, kPromote));
+    }
+  }
+
   void OnTimer(SchedulingContext& context, JobId id, int tag) override {
     if (static_cast<size_t>(id) >= key_.size() ||
         static_cast<uint32_t>(tag >> 1) != (generation_[id] & kGenerationMask)) {

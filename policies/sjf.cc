@@ -6,7 +6,8 @@
 //
 // The key is the trace's duration even under the `hardware` runtime model (the oracle knows the
 // work, not the rate a placement will give). The policy keeps its own ordered queue, fed by
-// OnArrival: jobs enter the engine's queue only by arriving, as sjf never preempts.
+// OnArrival and OnRequeue: jobs enter the engine's queue only by arriving or after a failure,
+// as sjf never preempts.
 #include <set>
 #include <utility>
 
@@ -21,6 +22,7 @@ class Sjf final : public Policy {
   void OnArrival(SchedulingContext& context, JobId id) override {
     queued_.emplace(context.job(id).duration, id);
   }
+  void OnRequeue(SchedulingContext& context, JobId id) override { OnArrival(context, id); }
 
   void Schedule(SchedulingContext& context) override {
     CHECK(static_cast<int>(queued_.size()) == context.QueueLength(),

@@ -50,6 +50,11 @@ class Srtf final : public Policy, public RunnableOrder {
   }
 
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override { LeaveRunning(id); }
+  void OnRequeue(SchedulingContext& context, JobId id) override {
+    LeaveRunning(id);
+    const JobRun& run = context.run(id);
+    queued_.Insert(run.request, run.work_left, id);
+  }
 
   void Schedule(SchedulingContext& context) override {
     CHECK(static_cast<int>(queued_.size()) == context.QueueLength(),

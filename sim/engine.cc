@@ -10,7 +10,9 @@ namespace clustersim {
 namespace {
 
 // Event kinds as recorded in the fingerprint.
-enum EventKind : int { kKindFinish = 0, kKindArrival = 2, kKindTimer = 3 };
+enum EventKind : int {
+  kKindFinish = 0, kKindFailure = 1, kKindArrival = 2, kKindTimer = 3, kKindRepair = 4
+};
 
 // One step of the fingerprint: FNV-1a's xor-multiply applied to a whole 64-bit word, followed
 // by a xor-shift so high bits feed back into low ones.
@@ -56,7 +58,8 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       resources_(cluster),
       empty_resources_(cluster),
       metrics_(cluster, options_.timeseries_interval_seconds),
-      runs_(trace.jobs.size()) {
+      runs_(trace.jobs.size()),
+      fault_rng_(options_.faults.seed) {
   CHECK(cluster.catalog().gpus().size() <= 64, "at most 64 GPU types are supported");
   ResolveRequests();
 }
@@ -124,6 +127,8 @@ void Engine::Run() {
   const auto& jobs = trace_.jobs;
   const double kInf = std::numeric_limits<double>::infinity();
   std::vector<Event> batch;
+  const bool faults = options_.faults.failures();
+  if (faults) StartFaults();
   while (true) {
     if (options_.interrupt && options_.interrupt->load(std::memory_order_relaxed)) {
       status_ = RunStatus::kInterrupted;
@@ -133,6 +138,8 @@ void Engine::Run() {
     const double t_arrival = next_arrival_ < jobs.size() ? jobs[next_arrival_].submit_time : kInf;
     const double t = std::min(t_heap, t_arrival);
     if (t == kInf) break;
+    // Failures and repairs go on for ever; the run is over when every job is.
+    if (faults && jobs_done_ == static_cast<int64_t>(jobs.size())) break;
     if (t > options_.stop_time) {
       now_ = options_.stop_time;
       metrics_.AdvanceTo(now_);
@@ -149,6 +156,10 @@ void Engine::Run() {
     size_t b = 0;
     for (; b < batch.size() && batch[b].rank() < kArrivalRank; ++b) {
       const Event& e = batch[b];
+      if (e.rank() == kFaultRank) {
+        Fault(e);
+        continue;
+      }
       const JobRun& run = runs_[e.job];
       if (run.state != JobState::kRunning || run.version != (e.aux & ~kKillBit)) continue;  // stale
       Record(t, kKindFinish, e.job);
@@ -187,7 +198,110 @@ void Engine::Run() {
       run.state = JobState::kUnfinished;
     }
   }
+  if (faults) AccrueDownTime();
   metrics_.Finish(now_);
+}
+
+void Engine::StartFaults() {
+  const FaultOptions& f = options_.faults;
+  gpu_down_.assign(cluster_.total_gpus(), 0);
+  node_down_.assign(cluster_.node_count(), 0);
+  auto mtbf = [](const std::vector<double>& by_type, int type) {
+    return static_cast<size_t>(type) < by_type.size() ? by_type[type] : FaultOptions::kNever;
+  };
+  // Draws in node order, then GPU order: the failure times depend on the seed and the cluster
+  // only, so every policy run with one seed meets the same failures.
+  for (int n = 0; n < cluster_.node_count(); ++n) {
+    const double mean = mtbf(f.node_mtbf_seconds, cluster_.node(n).gpu_type);
+    if (mean < FaultOptions::kNever) Push(fault_rng_.Next(mean), kFaultRank, n, 0);
+  }
+  for (int n = 0; n < cluster_.node_count(); ++n) {
+    const Node& node = cluster_.node(n);
+    const double mean = mtbf(f.gpu_mtbf_seconds, node.gpu_type);
+    if (!(mean < FaultOptions::kNever)) continue;
+    for (int g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+      Push(fault_rng_.Next(mean), kFaultRank, g, kFaultGpu);
+    }
+  }
+  CHECK(f.trace.size() < (size_t{1} << 28), "failure trace too long");
+  for (size_t i = 0; i < f.trace.size(); ++i) {
+    const FailureRecord& r = f.trace[i];
+    const Node& node = cluster_.node(r.node);
+    const bool gpu = r.gpu >= 0;
+    Push(r.time, kFaultRank, gpu ? node.first_gpu + r.gpu : r.node,
+         static_cast<uint32_t>(i << 3) | kFaultFromTrace | (gpu ? kFaultGpu : 0));
+  }
+}
+
+void Engine::AccrueDownTime() {
+  down_gpu_seconds_ += down_gpus_ * (now_ - down_since_);
+  down_node_seconds_ += down_nodes_ * (now_ - down_since_);
+  down_since_ = now_;
+}
+
+void Engine::Fault(const Event& e) {
+  const FaultOptions& f = options_.faults;
+  const bool repair = e.aux & kFaultRepair;
+  const bool gpu_level = e.aux & kFaultGpu;
+  const bool from_trace = e.aux & kFaultFromTrace;
+  Record(now_, repair ? kKindRepair : kKindFailure, e.job);
+  AccrueDownTime();
+  const int node = gpu_level ? cluster_.NodeOfGpu(e.job) : e.job;
+  const int first = gpu_level ? e.job : cluster_.node(node).first_gpu;
+  const int last = gpu_level ? e.job + 1 : first + cluster_.node(node).gpu_count;  // exclusive
+  if (!repair) {
+    ++failures_;
+    if (!gpu_level && node_down_[node]++ == 0) ++down_nodes_;
+    // Jobs holding any of [first, last): allocations are ascending, so one search each.
+    victims_.clear();
+    for (JobId id : running_) {
+      const std::vector<int>& gpus = runs_[id].allocation.gpus;
+      auto it = std::lower_bound(gpus.begin(), gpus.end(), first);
+      if (it != gpus.end() && *it < last) victims_.push_back(id);
+    }
+    std::sort(victims_.begin(), victims_.end());  // deterministic order for the policy's hooks
+    for (JobId id : victims_) FailJob(id);
+    for (int g = first; g < last; ++g) {
+      CHECK(gpu_down_[g] < 255, "more than 255 overlapping failures of one GPU");
+      if (gpu_down_[g]++ == 0) {
+        const int one[] = {g};
+        resources_.Allocate(one);
+        ++down_gpus_;
+        failed_gpus_.insert(std::lower_bound(failed_gpus_.begin(), failed_gpus_.end(), g), g);
+        ++failed_gpus_version_;
+      }
+    }
+    const double repair_after =
+        from_trace ? f.trace[e.aux >> 3].duration : f.mttr_seconds;
+    Push(now_ + repair_after, kFaultRank, e.job, e.aux | kFaultRepair);
+    return;
+  }
+  if (!gpu_level && --node_down_[node] == 0) --down_nodes_;
+  for (int g = first; g < last; ++g) {
+    if (--gpu_down_[g] == 0) {
+      const int one[] = {g};
+      resources_.Release(one);
+      --down_gpus_;
+      failed_gpus_.erase(std::lower_bound(failed_gpus_.begin(), failed_gpus_.end(), g));
+      ++failed_gpus_version_;
+    }
+  }
+  if (!from_trace) {
+    const std::vector<double>& by_type = gpu_level ? f.gpu_mtbf_seconds : f.node_mtbf_seconds;
+    const double mean = by_type[cluster_.node(node).gpu_type];
+    Push(now_ + fault_rng_.Next(mean), kFaultRank, e.job, e.aux & ~kFaultRepair);
+  }
+}
+
+void Engine::FailJob(JobId id) {
+  JobRun& run = runs_[id];
+  StopRunning(id, /*failed=*/true);
+  run.allocation.gpus.clear();
+  run.state = JobState::kQueued;
+  ++run.restarts;
+  run.overhead_left = options_.faults.restore_cost_seconds;  // restart from the checkpoint
+  QueueInsertSorted(id);
+  policy_.OnRequeue(*this, id);
 }
 
 void Engine::Arrive(JobId id) {
@@ -220,14 +334,37 @@ void Engine::Arrive(JobId id) {
   policy_.OnArrival(*this, id);
 }
 
-void Engine::StopRunning(JobId id) {
+void Engine::StopRunning(JobId id, bool failed) {
   JobRun& run = runs_[id];
   const double ran = now_ - run.last_start;
   const double n = static_cast<double>(run.allocation.gpus.size());
   const double overhead = std::min(ran, run.overhead_left);  // paid before any progress
   run.overhead_left -= overhead;
   run.overhead_seconds += overhead;
-  run.work_left = std::max(0.0, run.work_left - (ran - overhead) * run.rate);
+  const double active = ran - overhead;
+  double computed = active;
+  double saved = 0;  // computing time covered by completed checkpoints
+  const FaultOptions& f = options_.faults;
+  if (f.checkpoints()) {
+    // From the start of this interval: compute I, save for S, compute I, save for S, ...
+    const double cycle = f.checkpoint_interval_seconds + f.checkpoint_cost_seconds;
+    const double done = std::floor(active / cycle);
+    computed = done * f.checkpoint_interval_seconds +
+               std::min(active - done * cycle, f.checkpoint_interval_seconds);
+    saved = done * f.checkpoint_interval_seconds;
+    run.checkpoint_seconds += active - computed;
+    checkpoint_gpu_seconds_ += (active - computed) * n;
+    if (failed) {
+      // Lost: everything after the last completed save (the whole interval if none completed).
+      const double durable = done > 0 ? run.last_start + overhead + done * cycle : run.last_start;
+      run.lost_gpu_seconds += (now_ - durable) * n;
+      lost_gpu_seconds_ += (now_ - durable) * n;
+    }
+  } else if (failed) {
+    run.lost_gpu_seconds += ran * n;
+    lost_gpu_seconds_ += ran * n;
+  }
+  run.work_left = std::max(0.0, run.work_left - (failed ? saved : computed) * run.rate);
   run.run_seconds += ran;
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
@@ -261,7 +398,13 @@ void Engine::Finish(JobId id, bool walltime_kill) {
 void Engine::ScheduleFinish(JobId id) {
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
-  const double end = now_ + run.overhead_left + run.work_left / run.rate;
+  const double compute = run.work_left / run.rate;
+  double end = now_ + run.overhead_left + compute;
+  const FaultOptions& f = options_.faults;
+  if (f.checkpoints() && compute > f.checkpoint_interval_seconds) {
+    // A save after every full interval of computing, none after the last stretch.
+    end += (std::ceil(compute / f.checkpoint_interval_seconds) - 1) * f.checkpoint_cost_seconds;
+  }
   const double walltime = policy_.RequestedWalltime(job);
   if (options_.enforce_walltime && walltime >= 0) {
     const double kill = now_ + std::max(0.0, walltime - run.run_seconds);
@@ -450,8 +593,12 @@ void Engine::CheckInvariants() const {
     }
     running_gpu_seconds += (now_ - run.last_start) * run.allocation.gpus.size();
   }
-  CHECK(busy + resources_.total_free() == cluster_.total_gpus(),
-        "busy + free GPUs != cluster GPUs");
+  CHECK(busy + resources_.total_free() + down_gpus_ == cluster_.total_gpus(),
+        "busy + free + failed GPUs != cluster GPUs");
+  for (size_t g = 0; g < gpu_down_.size(); ++g) {
+    CHECK(!gpu_down_[g] || (!held[g] && !resources_.IsGpuFree(static_cast<int>(g))),
+          "failed GPU " + std::to_string(g) + " is free or held by a job");
+  }
   // Every job in exactly one state: the queue holds exactly the queued jobs.
   int queued = 0;
   for (JobId id = queue_head_; id != kNoJob; id = runs_[id].queue_next) {

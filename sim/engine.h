@@ -15,6 +15,10 @@
 //   time reaches it (status timeout) unless EngineOptions::enforce_walltime is false.
 // - Preemption costs EngineOptions::preemption_cost_seconds (checkpoint save + restore): a
 //   preempted job, once resumed, holds its GPUs that long without progress.
+// - Failures (EngineOptions::faults, sim/faults.h) are events ranked after completions: the
+//   failed GPUs leave placement until repaired, jobs on them go back to the queue having lost
+//   the work since their last checkpoint, and the policy hears of it through OnRequeue. With
+//   failures on, the run ends when every job is done (failures alone do not keep it going).
 // - The fingerprint hashes (time, kind, job index) of every event processed, in order.
 #ifndef CLUSTERSIM_SIM_ENGINE_H_
 #define CLUSTERSIM_SIM_ENGINE_H_
@@ -28,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/faults.h"
 #include "sim/metrics.h"
 #include "sim/policy.h"
 #include "sim/runtime_model.h"
@@ -46,6 +51,7 @@ struct EngineOptions {
   bool check_invariants = false;  // --check: verify invariants after every pass
   bool enforce_walltime = true;
   double preemption_cost_seconds = 0;  // save + restore per preemption (DESIGN.md §7)
+  FaultOptions faults;                 // failures and checkpoints; off by default
   double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
   const std::atomic<bool>* interrupt = nullptr;  // set asynchronously (Ctrl-C) to stop early
   std::function<void(const EngineProgress&)> progress;  // called every progress_every events
@@ -75,6 +81,13 @@ class Engine final : public SchedulingContext {
   const std::string& reason(JobId id) const;
   const Metrics& metrics() const { return metrics_; }
   const Trace& trace() const { return trace_; }
+  // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
+  // the run), GPU-seconds of work lost and spent saving checkpoints.
+  int64_t failures() const { return failures_; }
+  double down_gpu_seconds() const { return down_gpu_seconds_; }
+  double down_node_seconds() const { return down_node_seconds_; }
+  double lost_gpu_seconds() const { return lost_gpu_seconds_; }
+  double checkpoint_gpu_seconds() const { return checkpoint_gpu_seconds_; }
 
   // SchedulingContext
   double now() const override { return now_; }
@@ -87,17 +100,20 @@ class Engine final : public SchedulingContext {
   JobId QueueNext(JobId id) const override { return runs_[id].queue_next; }
   int QueueLength() const override { return queue_length_; }
   const std::vector<JobId>& running() const override { return running_; }
+  const std::vector<int>& failed_gpus() const override { return failed_gpus_; }
+  uint64_t failed_gpus_version() const override { return failed_gpus_version_; }
   void Start(JobId id, Allocation allocation) override;
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
   void SetTimer(double time, JobId id, int tag) override;
 
  private:
-  enum Rank : uint64_t { kFinishRank = 0, kArrivalRank = 2, kTimerRank = 3 };
+  enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
   // 24 bytes: the heap is the engine's hottest structure. `key` is the rank in the top 8 bits
   // and the insertion sequence below, so (time, key) is the (time, rank, sequence) order.
-  // `aux` is the job's version for a finish (top bit set for a wall-time kill) and the tag for a
-  // timer.
+  // `aux` is the job's version for a finish (top bit set for a wall-time kill), the tag for a
+  // timer, and kFault* bits (plus a failure-trace row << 3) for a fault, whose `job` is the
+  // node or the GPU.
   struct Event {
     double time;
     uint64_t key;
@@ -106,6 +122,7 @@ class Engine final : public SchedulingContext {
     uint64_t rank() const { return key >> 56; }
   };
   static constexpr uint32_t kKillBit = 1u << 31;
+  static constexpr uint32_t kFaultRepair = 1, kFaultGpu = 2, kFaultFromTrace = 4;
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
       if (a.time != b.time) return a.time > b.time;
@@ -118,7 +135,13 @@ class Engine final : public SchedulingContext {
   void Record(double time, int kind, JobId job);
   void Arrive(JobId id);
   void Finish(JobId id, bool walltime_kill);
-  void StopRunning(JobId id);  // bookkeeping shared by finish, preempt and resize
+  // Bookkeeping shared by finish, preempt, resize and failure; `failed`: the work since the last
+  // checkpoint is lost.
+  void StopRunning(JobId id, bool failed = false);
+  void StartFaults();
+  void Fault(const Event& e);
+  void FailJob(JobId id);
+  void AccrueDownTime();
   void ScheduleFinish(JobId id);
   void QueueAppend(JobId id);
   void QueueInsertSorted(JobId id);
@@ -159,6 +182,22 @@ class Engine final : public SchedulingContext {
   uint64_t passes_ = 0;
   uint64_t next_progress_ = 0;
   RunStatus status_ = RunStatus::kComplete;
+
+  // Faults (only when options_.faults.failures()).
+  ExponentialSource fault_rng_;
+  std::vector<uint8_t> gpu_down_;   // per GPU: failures covering it (node and GPU level)
+  std::vector<uint8_t> node_down_;  // per node: node-level failures in progress
+  int down_gpus_ = 0;
+  int down_nodes_ = 0;
+  double down_since_ = 0;  // time of the last change of the two counts above
+  int64_t failures_ = 0;
+  double down_gpu_seconds_ = 0;
+  double down_node_seconds_ = 0;
+  double lost_gpu_seconds_ = 0;
+  double checkpoint_gpu_seconds_ = 0;
+  std::vector<JobId> victims_;  // scratch: jobs on the GPUs of one failure
+  std::vector<int> failed_gpus_;  // ascending: the GPUs with gpu_down_ > 0
+  uint64_t failed_gpus_version_ = 0;
 };
 
 }  // namespace clustersim

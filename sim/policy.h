@@ -39,12 +39,14 @@ struct JobRun {
   double gpu_seconds = 0;       // sum over running intervals of GPUs x time
   double energy_joules = 0;
   double overhead_left = 0;     // checkpoint save + restore still to pay before progress resumes
-  double overhead_seconds = 0;  // total time spent on preemption overhead
+  double overhead_seconds = 0;  // total time spent on preemption and restart overhead
+  double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
+  double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
   PlacementRequest request;
   Allocation allocation;        // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;         // bumped on every rate change; stale finish events are ignored
   int preemptions = 0;
-  int restarts = 0;
+  int restarts = 0;             // restarts after failures of its GPUs
   int max_gpus = 0;             // largest allocation held
   int max_nodes = 0;
   JobId queue_prev = kNoJob;
@@ -70,6 +72,11 @@ class SchedulingContext {
   virtual int QueueLength() const = 0;
   // Running jobs, in no particular but deterministic order.
   virtual const std::vector<JobId>& running() const = 0;
+  // GPUs out of service (failed, not yet repaired), ascending; they are neither free nor held by
+  // a job. `failed_gpus_version` changes whenever the list does, so a policy keeping its own
+  // copy of the cluster state can tell when to update it.
+  virtual const std::vector<int>& failed_gpus() const = 0;
+  virtual uint64_t failed_gpus_version() const = 0;
 
   // Decisions. REQUIRES (CHECKed, naming the policy): Start — the job is queued and `allocation`
   // is free, of one allowed type and of the requested size; Preempt — running; Resize — running
@@ -95,6 +102,10 @@ class Policy {
   virtual void OnArrival(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnCompletion(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) {}
+  // A running job lost its GPUs to a failure and is queued again (in submission order), its
+  // work back at its last checkpoint. Policies that keep their own queue or running set must
+  // take it back there; the default does nothing (the engine's queue already holds it).
+  virtual void OnRequeue(SchedulingContext& /*context*/, JobId /*id*/) {}
   // The job's requested wall time in seconds (< 0: none). The engine kills a job whose running
   // time reaches it. Default: the trace's walltime; backfilling policies may estimate it
   // (exact duration, or duration x factor). Must not change while the job runs.

@@ -22,7 +22,8 @@ CREATE TABLE IF NOT EXISTS runs (
   seed INTEGER, version TEXT,
   wall_seconds REAL, events INTEGER, passes INTEGER,
   status TEXT NOT NULL, error TEXT, fingerprint TEXT,
-  timeseries_interval_seconds REAL, preemption_cost_seconds REAL, trace_filter TEXT
+  timeseries_interval_seconds REAL, preemption_cost_seconds REAL, trace_filter TEXT,
+  faults TEXT
 );
 CREATE TABLE IF NOT EXISTS jobs (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -34,7 +35,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   status TEXT NOT NULL, reason TEXT,
   preemptions INTEGER, restarts INTEGER, oom_failures INTEGER,
   batch_requested INTEGER, batch_used INTEGER, memory_per_gpu_gib REAL,
-  slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT
+  slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
+  checkpoint_seconds REAL, lost_gpu_seconds REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -139,6 +141,7 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
     }
     try {
       Exec(kSchema);
+      AddMissingColumns();
     } catch (const InputError&) {
       throw InputError(path_, 0, 0, "not a clustersim database (or not writable)");
     }
@@ -147,6 +150,29 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
     db_ = nullptr;
     if (fresh_) std::remove(write_path_.c_str());
     throw;
+  }
+}
+
+void SqliteWriter::AddMissingColumns() {
+  // Columns added to the schema after its first release: a database written by an earlier
+  // version gets them (NULL in its old rows) so runs can still be appended to it.
+  static const char* const kAdded[][3] = {
+      {"runs", "faults", "TEXT"},
+      {"jobs", "checkpoint_seconds", "REAL"},
+      {"jobs", "lost_gpu_seconds", "REAL"},
+  };
+  for (const auto& [table, column, type] : kAdded) {
+    sqlite3_stmt* stmt = nullptr;
+    const std::string query = std::string("SELECT 1 FROM pragma_table_info('") + table +
+                              "') WHERE name = '" + column + "'";
+    bool present = false;
+    if (sqlite3_prepare_v2(db_, query.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+      present = sqlite3_step(stmt) == SQLITE_ROW;
+    }
+    sqlite3_finalize(stmt);
+    if (!present) {
+      Exec((std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " " + type).c_str());
+    }
   }
 }
 
@@ -172,8 +198,8 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
                 "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
                 "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
                 "runtime_model, seed, version, wall_seconds, events, passes, status, error, "
-                "fingerprint, timeseries_interval_seconds, preemption_cost_seconds, trace_filter) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "fingerprint, timeseries_interval_seconds, preemption_cost_seconds, trace_filter, "
+                "faults) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string now = NowUtc();
     s.Bind(1, now);
     s.Bind(2, r.trace_path);
@@ -201,6 +227,7 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
     s.Bind(20, r.timeseries_interval_seconds);
     s.Bind(21, r.preemption_cost_seconds);
     s.Bind(22, r.trace_filter);
+    s.Bind(23, r.faults);
     s.Step();
   }
   const int64_t run_id = sqlite3_last_insert_rowid(db_);
@@ -210,7 +237,7 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   const Cluster& cluster = engine->cluster();
   {
     Statement s(db_,
-                "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
       const Job& job = trace.jobs[i];
@@ -259,6 +286,8 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       } else {
         s.Bind(27, job.trace_status.str());
       }
+      s.Bind(28, run.checkpoint_seconds);
+      s.Bind(29, run.lost_gpu_seconds);
       s.Step();
     }
   }

@@ -34,6 +34,7 @@ struct RunRecord {
   std::string fingerprint;
   double timeseries_interval_seconds = 0;
   double preemption_cost_seconds = 0;
+  std::string faults = "{}";  // JSON: failure and checkpoint settings (FaultOptions::ToJson)
 };
 
 class SqliteWriter {
@@ -53,6 +54,7 @@ class SqliteWriter {
 
  private:
   void Exec(const char* sql);
+  void AddMissingColumns();
   std::string path_;
   std::string write_path_;  // path_ or its temporary sibling
   bool fresh_ = false;

@@ -142,7 +142,11 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
   add("oom_rate", 0.0);
   add("preemptions", static_cast<double>(preemptions));
   add("restarts", static_cast<double>(restarts));
-  add("lost_gpu_hours", 0.0);
+  add("lost_gpu_hours", engine.lost_gpu_seconds() / 3600);
+  add("failures", static_cast<double>(engine.failures()));
+  add("gpu_hours_down", engine.down_gpu_seconds() / 3600);
+  add("node_hours_down", engine.down_node_seconds() / 3600);
+  add("checkpoint_gpu_hours", engine.checkpoint_gpu_seconds() / 3600);
   return out;
 }
 

@@ -121,6 +121,20 @@ int CommandRun(int argc, char** argv) {
       "SQLite database to append the run to")(
       "preemption-cost", po::value(&config.engine.preemption_cost_seconds)->default_value(0),
       "checkpoint save + restore paid by each preempted job, seconds")(
+      "node-mtbf", po::value(&config.node_mtbf),
+      "node failures: mean time between failures per node, hours (\"H\" or \"TYPE=H,...\")")(
+      "gpu-mtbf", po::value(&config.gpu_mtbf),
+      "single-GPU failures: mean time between failures per GPU, hours (same forms)")(
+      "mttr", po::value<double>(),
+      "hours until a failed node or GPU is repaired (default 4)")(
+      "failure-trace", po::value(&config.failure_trace),
+      "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
+      "checkpoint-interval", po::value(&config.engine.faults.checkpoint_interval_seconds),
+      "seconds of computing between a job's checkpoints (default: none; a failure loses all)")(
+      "checkpoint-cost", po::value(&config.engine.faults.checkpoint_cost_seconds)->default_value(0),
+      "seconds each checkpoint save takes, without progress")(
+      "restore-cost", po::value(&config.engine.faults.restore_cost_seconds)->default_value(0),
+      "seconds a job restarted after a failure spends restoring its checkpoint")(
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
       "check", po::bool_switch(&config.engine.check_invariants),
@@ -138,6 +152,7 @@ int CommandRun(int argc, char** argv) {
   SetLogLevel(log_level);
   for (const auto& p : params) config.params.AddAssignment(p);
   config.filter = MakeFilter(filter_args);
+  if (vm.count("mttr")) config.engine.faults.mttr_seconds = vm["mttr"].as<double>() * 3600;
   if (vm.count("config")) {
     std::set<std::string> given;
     for (const auto& [name, value] : vm) {

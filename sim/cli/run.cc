@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "sim/sha256.h"
 #include "sim/sqlite_writer.h"
 #include "sim/topology.h"
+#include "workloads/failure_trace.h"
 #include "workloads/reader.h"
 
 #ifndef CLUSTERSIM_SOURCE_DIR
@@ -83,15 +85,62 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->engine.stop_time = RequireNumber(value, path, key);
     } else if (option == "preemption-cost") {
       config->engine.preemption_cost_seconds = RequireNumber(value, path, key);
+    } else if (option == "node-mtbf" || option == "gpu-mtbf") {
+      // A number of hours for every type, or the TYPE=HOURS list as a string.
+      const std::string v = value.is_number() ? value.dump() : text(value, key);
+      (option == "node-mtbf" ? config->node_mtbf : config->gpu_mtbf) = v;
+    } else if (option == "mttr") {
+      config->engine.faults.mttr_seconds = RequireNumber(value, path, key) * 3600;
+    } else if (option == "failure-trace") {
+      config->failure_trace = text(value, key);
+    } else if (option == "checkpoint-interval") {
+      config->engine.faults.checkpoint_interval_seconds = RequireNumber(value, path, key);
+    } else if (option == "checkpoint-cost") {
+      config->engine.faults.checkpoint_cost_seconds = RequireNumber(value, path, key);
+    } else if (option == "restore-cost") {
+      config->engine.faults.restore_cost_seconds = RequireNumber(value, path, key);
     } else {
       throw InputError(path, 0, 0,
                        "unknown key \"" + key +
                            "\"; expected trace, format, cluster, hardware, policy, placement, "
                            "runtime_model, params, seed, interval, stop_time, preemption_cost, "
-                           "out");
+                           "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
+                           "checkpoint_cost, restore_cost, out");
     }
   }
 }
+
+namespace {
+
+// Checks the fault settings and fills in what needs the catalog and cluster.
+void ResolveFaults(const RunConfig& config, const Cluster& cluster, FaultOptions* faults) {
+  auto seconds = [](double v, const char* option, bool positive) {
+    if (!(positive ? v > 0 : v >= 0) || std::isnan(v)) {
+      throw InputError(std::string(option) + ": expected a number of seconds " +
+                       (positive ? "> 0" : ">= 0"));
+    }
+  };
+  seconds(faults->checkpoint_interval_seconds, "--checkpoint-interval", true);
+  seconds(faults->checkpoint_cost_seconds, "--checkpoint-cost", false);
+  seconds(faults->restore_cost_seconds, "--restore-cost", false);
+  if (!(faults->mttr_seconds > 0) || !std::isfinite(faults->mttr_seconds)) {
+    throw InputError("--mttr: expected a number of hours > 0");
+  }
+  if (!config.node_mtbf.empty()) {
+    faults->node_mtbf_seconds = ParseMtbfHours(config.node_mtbf, cluster.catalog(), "--node-mtbf");
+  }
+  if (!config.gpu_mtbf.empty()) {
+    faults->gpu_mtbf_seconds = ParseMtbfHours(config.gpu_mtbf, cluster.catalog(), "--gpu-mtbf");
+  }
+  if (!config.failure_trace.empty()) {
+    faults->trace = LoadFailureTrace(config.failure_trace, cluster);
+    faults->trace_path = config.failure_trace;
+  }
+  // One stream per run seed, apart from any other use of the seed.
+  faults->seed = static_cast<uint64_t>(config.seed) ^ 0xFA0175EEDull;
+}
+
+}  // namespace
 
 RunOutcome ExecuteRun(const RunConfig& config) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -107,6 +156,8 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   const Cluster cluster(ClusterSpec::Load(config.cluster, *catalog), *catalog);
   std::string runtime_name = config.runtime_model;
   if (runtime_name.empty()) runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
+  EngineOptions engine_options = config.engine;
+  ResolveFaults(config, cluster, &engine_options.faults);
   const Topology topology(cluster);
   const auto runtime = MakeRuntimeModel(runtime_name, cluster, topology);
   const auto placement =
@@ -141,7 +192,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   std::unique_ptr<SqliteWriter> writer;
   if (!config.out.empty()) writer = std::make_unique<SqliteWriter>(config.out);
 
-  Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, config.engine);
+  Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
   engine.Run();
 
   RunOutcome outcome;
@@ -178,6 +229,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     record.fingerprint = HexFingerprint(engine.fingerprint());
     record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
     record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
+    record.faults = engine_options.faults.ToJson(cluster.catalog());
     nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
     if (!config.filter.IsIdentity()) {
       filter["jobs_before"] = counts.before;

@@ -31,7 +31,10 @@ struct RunConfig {
   TraceFilter filter;            // explicit exclusions and transforms applied after reading
   int64_t seed = 0;
   std::string out;               // empty = do not write a database
-  EngineOptions engine;
+  EngineOptions engine;          // engine.faults: checkpoint settings and MTTR are taken as given
+  // Failures (DESIGN.md §7), resolved against the catalog and cluster by ExecuteRun: MTBF in the
+  // ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace CSV.
+  std::string node_mtbf, gpu_mtbf, failure_trace;
 };
 
 struct RunOutcome {
@@ -54,7 +57,8 @@ RunOutcome ExecuteRun(const RunConfig& config);
 
 // Applies a run config JSON file: an object with any of the keys trace, format, cluster,
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
-// stop_time, preemption_cost, out. Keys named in `given` (option names set on the command line,
+// stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval,
+// checkpoint_cost, restore_cost, out. Keys named in `given` (option names set on the command line,
 // which win) are skipped; a params key also given as --param keeps the command-line value.
 // Throws InputError naming the file and key for an unknown key or a value of the wrong type.
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,

@@ -98,7 +98,7 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                 "seed",           "version",      "wall_seconds",
                                 "events",         "passes",       "status",
                                 "error",          "fingerprint",  "timeseries_interval_seconds",
-                                "preemption_cost_seconds", "trace_filter"}));
+                                "preemption_cost_seconds", "trace_filter", "faults"}));
   EXPECT_EQ(ColumnsOf(db, "jobs"), (std::vector<std::string>{"run_id",
                                                              "job_index",
                                                              "job_id",
@@ -125,7 +125,9 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "slowdown",
                                                              "energy_kwh",
                                                              "trace_duration",
-                                                             "trace_status"}));
+                                                             "trace_status",
+                                                             "checkpoint_seconds",
+                                                             "lost_gpu_seconds"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
