@@ -24,19 +24,20 @@ StateBytesPerParameter StateBytesFor(Precision precision, Optimizer optimizer) {
 double GpuMemoryBytes(const GpuSpec& gpu) { return gpu.memory_gib * 1073741824.0; }
 
 MemoryBreakdown MemoryPerGpu(const ModelSpec& model, const ModelParallelism& parallelism,
-                             double gpu_memory_bytes) {
+                             double gpu_memory_bytes, const MemoryOptions& options) {
   CHECK(parallelism.tensor >= 1 && parallelism.pipeline >= 1,
         "model parallel degrees must be >= 1");
-  const StateBytesPerParameter per_param = StateBytesFor(model.precision, model.optimizer);
+  const StateBytesPerParameter per_param =
+      options.state ? *options.state : StateBytesFor(model.precision, model.optimizer);
   const double shards = parallelism.model_parallel_gpus();
   const double params = model.parameters / shards;
   MemoryBreakdown m;
   m.weights = params * per_param.weights;
   m.gradients = params * per_param.gradients;
   m.optimizer = params * per_param.optimizer;
-  m.workspace = kWorkspaceFractionOfWeights * m.weights;
+  m.workspace = options.workspace_fraction * m.weights;
   m.activation_per_sample = model.activation_bytes_per_sample / parallelism.tensor;
-  m.reserved = kReservedFraction * gpu_memory_bytes;
+  m.reserved = options.reserved_fraction * gpu_memory_bytes;
   return m;
 }
 

@@ -75,10 +75,17 @@ struct MemoryBreakdown {
   }
 };
 
+// Overrides of the defaults above (for what-if studies and the seeds' own accounting).
+struct MemoryOptions {
+  std::optional<StateBytesPerParameter> state;  // default: StateBytesFor(precision, optimizer)
+  double workspace_fraction = kWorkspaceFractionOfWeights;
+  double reserved_fraction = kReservedFraction;
+};
+
 // Returns the per-GPU breakdown of `model` on a GPU of `gpu_memory_bytes` under `parallelism`.
 // REQUIRES: tensor, pipeline >= 1.
 MemoryBreakdown MemoryPerGpu(const ModelSpec& model, const ModelParallelism& parallelism,
-                             double gpu_memory_bytes);
+                             double gpu_memory_bytes, const MemoryOptions& options = {});
 
 // Returns the GPU's memory in bytes (catalog GiB x 2^30).
 double GpuMemoryBytes(const GpuSpec& gpu);
