@@ -28,14 +28,13 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const GpuSpec& gpu,
                      "\" is not in the hardware catalog; valid types: " + catalog.NameList());
   }
   const GpuSpec& cal_gpu = catalog.gpu(*cal_index);
-  const double cal_eff =
-      cal.batch > 0 ? BatchEfficiency(cal.batch, model.batch_half) : 1.0;
+  const double cal_eff = cal.batch > 0 ? BatchEfficiency(cal.batch, model.batch_half) : 1.0;
   const double cal_sps = cal.samples_per_second > 0
                              ? cal.samples_per_second
                              : cal.mfu * cal_gpu.fp16_tflops * 1e12 / model.flops_per_sample;
   const double saturated_on_cal = cal_sps / cal_eff;
-  const double per_gpu = saturated_on_cal * gpu.SpeedupFor(model.family) /
-                         cal_gpu.SpeedupFor(model.family);
+  const double per_gpu =
+      saturated_on_cal * gpu.SpeedupFor(model.family) / cal_gpu.SpeedupFor(model.family);
   replica_saturated_sps_ = per_gpu * parallelism.model_parallel_gpus();
   memory_ = MemoryPerGpu(model, parallelism, GpuMemoryBytes(gpu));
   bandwidth_bytes_per_second_ = gpu.memory_bandwidth_gbps * 1e9;
@@ -70,8 +69,7 @@ StepEstimate ThroughputModel::Estimate(int64_t micro_batch, int64_t accumulation
   e.comm_seconds = dp.replicas < 2 ? 0.0
                                    : (1.0 - dp.comm_overlap) *
                                          RingAllReduceSeconds(dp.replicas, memory_.gradients,
-                                                              dp.ring_gbps,
-                                                              dp.hop_latency_seconds);
+                                                              dp.ring_gbps, dp.hop_latency_seconds);
   e.step_seconds = e.compute_seconds + e.optimizer_seconds + e.comm_seconds;
   e.samples_per_second = static_cast<double>(e.global_batch) / e.step_seconds;
   e.statistical_efficiency =

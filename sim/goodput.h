@@ -55,17 +55,17 @@ struct DataParallelSetup {
 };
 
 struct StepEstimate {
-  int64_t micro_batch = 0;   // per GPU
-  int64_t accumulation = 1;  // micro-batches per optimizer step
-  int64_t global_batch = 0;  // replicas x accumulation x micro_batch
-  double compute_seconds = 0;    // N x t_micro x bubble factor
+  int64_t micro_batch = 0;     // per GPU
+  int64_t accumulation = 1;    // micro-batches per optimizer step
+  int64_t global_batch = 0;    // replicas x accumulation x micro_batch
+  double compute_seconds = 0;  // N x t_micro x bubble factor
   double optimizer_seconds = 0;
-  double comm_seconds = 0;       // exposed part of T_comm
+  double comm_seconds = 0;  // exposed part of T_comm
   double step_seconds = 0;
   double samples_per_second = 0;  // whole job
   double statistical_efficiency = 0;
-  double goodput = 0;             // samples/s x statistical efficiency
-  double mfu = 0;                 // model FLOPs per GPU-second / peak
+  double goodput = 0;  // samples/s x statistical efficiency
+  double mfu = 0;      // model FLOPs per GPU-second / peak
 };
 
 class ThroughputModel {

@@ -14,9 +14,15 @@ StateBytesPerParameter StateBytesFor(Precision precision, Optimizer optimizer) {
   // Mixed precision keeps an FP32 master copy in the optimizer (ZeRO §3.1).
   const double master = mixed ? 4 : 0;
   switch (optimizer) {
-    case Optimizer::kAdam: s.optimizer = master + 4 + 4; break;  // m and v in FP32
-    case Optimizer::kSgdMomentum: s.optimizer = master + 4; break;
-    case Optimizer::kSgd: s.optimizer = master; break;
+    case Optimizer::kAdam:
+      s.optimizer = master + 4 + 4;
+      break;  // m and v in FP32
+    case Optimizer::kSgdMomentum:
+      s.optimizer = master + 4;
+      break;
+    case Optimizer::kSgd:
+      s.optimizer = master;
+      break;
   }
   return s;
 }
@@ -64,9 +70,8 @@ int64_t AccumulationSteps(int64_t target_batch, int64_t max_batch) {
   return (target_batch + max_batch - 1) / max_batch;
 }
 
-std::optional<ModelParallelism> MinimalModelParallelism(const ModelSpec& model,
-                                                        const GpuSpec& gpu, int max_tensor,
-                                                        int max_pipeline) {
+std::optional<ModelParallelism> MinimalModelParallelism(const ModelSpec& model, const GpuSpec& gpu,
+                                                        int max_tensor, int max_pipeline) {
   const double gpu_bytes = GpuMemoryBytes(gpu);
   std::optional<ModelParallelism> best;
   for (int tp = 1; tp <= max_tensor; tp *= 2) {

@@ -106,9 +106,8 @@ int64_t AccumulationSteps(int64_t target_batch, int64_t max_batch);
 // Returns the smallest model-parallel layout (fewest GPUs; among equals the larger TP, TP at most
 // `max_tensor`, a power of two, and PP a power of two up to `max_pipeline`) with which one sample
 // per GPU fits on `gpu`, or nullopt when none does.
-std::optional<ModelParallelism> MinimalModelParallelism(const ModelSpec& model,
-                                                        const GpuSpec& gpu, int max_tensor = 8,
-                                                        int max_pipeline = 128);
+std::optional<ModelParallelism> MinimalModelParallelism(const ModelSpec& model, const GpuSpec& gpu,
+                                                        int max_tensor = 8, int max_pipeline = 128);
 
 // Bytes written by a checkpoint save and read by a restore: everything but the gradients
 // (weights + FP32 master copy + optimizer moments), whole model (all TP x PP shards).

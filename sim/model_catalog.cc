@@ -20,50 +20,59 @@ std::string Lower(std::string s) {
 
 const char* PrecisionName(Precision p) {
   switch (p) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kMixedFp16: return "mixed-fp16";
-    case Precision::kMixedBf16: return "mixed-bf16";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kMixedFp16:
+      return "mixed-fp16";
+    case Precision::kMixedBf16:
+      return "mixed-bf16";
   }
   return "?";
 }
 
 const char* OptimizerName(Optimizer o) {
   switch (o) {
-    case Optimizer::kAdam: return "adam";
-    case Optimizer::kSgdMomentum: return "sgd-momentum";
-    case Optimizer::kSgd: return "sgd";
+    case Optimizer::kAdam:
+      return "adam";
+    case Optimizer::kSgdMomentum:
+      return "sgd-momentum";
+    case Optimizer::kSgd:
+      return "sgd";
   }
   return "?";
 }
 
 const char* RecomputationName(Recomputation r) {
   switch (r) {
-    case Recomputation::kNone: return "none";
-    case Recomputation::kSelective: return "selective";
-    case Recomputation::kFull: return "full";
+    case Recomputation::kNone:
+      return "none";
+    case Recomputation::kSelective:
+      return "selective";
+    case Recomputation::kFull:
+      return "full";
   }
   return "?";
 }
 
-double ModelSpec::TypicalNoiseScale() const {
-  return std::sqrt(noise_scale_min * noise_scale_max);
-}
+double ModelSpec::TypicalNoiseScale() const { return std::sqrt(noise_scale_min * noise_scale_max); }
 
 double TransformerActivationBytesPerSample(int layers, int hidden_size, int heads,
                                            int sequence_length, Recomputation recomputation) {
   const double s = sequence_length, h = hidden_size, a = heads, L = layers;
   const double one_layer = s * h * (34.0 + 5.0 * a * s / h);
   switch (recomputation) {
-    case Recomputation::kNone: return L * one_layer;
-    case Recomputation::kSelective: return 34.0 * L * s * h;
-    case Recomputation::kFull: return 2.0 * L * s * h + one_layer;
+    case Recomputation::kNone:
+      return L * one_layer;
+    case Recomputation::kSelective:
+      return 34.0 * L * s * h;
+    case Recomputation::kFull:
+      return 2.0 * L * s * h + one_layer;
   }
   return L * one_layer;
 }
 
 const ModelCatalog& ModelCatalog::Default() {
-  static const ModelCatalog catalog =
-      FromJsonText(kDefaultModelsJson, "<built-in models.json>");
+  static const ModelCatalog catalog = FromJsonText(kDefaultModelsJson, "<built-in models.json>");
   return catalog;
 }
 
@@ -106,9 +115,9 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     spec.name = text_of(m, "name", where);
     spec.family = text_of(m, "family", where);
     if (spec.family != "cnn" && spec.family != "transformer" && spec.family != "other") {
-      throw InputError(origin, 0, 0,
-                       where + ".family: expected cnn, transformer or other, got \"" +
-                           spec.family + "\"");
+      throw InputError(
+          origin, 0, 0,
+          where + ".family: expected cnn, transformer or other, got \"" + spec.family + "\"");
     }
     spec.architecture = optional_text(m, "architecture", where);
     spec.parameters = positive("parameters");
@@ -125,8 +134,11 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     } else if (precision == "mixed-bf16") {
       spec.precision = Precision::kMixedBf16;
     } else {
-      throw InputError(origin, 0, 0, where + ".precision: expected fp32, mixed-fp16 or "
-                                             "mixed-bf16, got \"" + precision + "\"");
+      throw InputError(origin, 0, 0,
+                       where +
+                           ".precision: expected fp32, mixed-fp16 or "
+                           "mixed-bf16, got \"" +
+                           precision + "\"");
     }
     const std::string optimizer = text_of(m, "optimizer", where);
     if (optimizer == "adam") {
@@ -136,12 +148,15 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     } else if (optimizer == "sgd") {
       spec.optimizer = Optimizer::kSgd;
     } else {
-      throw InputError(origin, 0, 0, where + ".optimizer: expected adam, sgd-momentum or sgd, "
-                                             "got \"" + optimizer + "\"");
+      throw InputError(origin, 0, 0,
+                       where +
+                           ".optimizer: expected adam, sgd-momentum or sgd, "
+                           "got \"" +
+                           optimizer + "\"");
     }
-    const std::string recompute =
-        m.contains("activation_recomputation") ? text_of(m, "activation_recomputation", where)
-                                               : "none";
+    const std::string recompute = m.contains("activation_recomputation")
+                                      ? text_of(m, "activation_recomputation", where)
+                                      : "none";
     if (recompute == "none") {
       spec.recomputation = Recomputation::kNone;
     } else if (recompute == "selective") {
@@ -149,8 +164,11 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     } else if (recompute == "full") {
       spec.recomputation = Recomputation::kFull;
     } else {
-      throw InputError(origin, 0, 0, where + ".activation_recomputation: expected none, "
-                                             "selective or full, got \"" + recompute + "\"");
+      throw InputError(origin, 0, 0,
+                       where +
+                           ".activation_recomputation: expected none, "
+                           "selective or full, got \"" +
+                           recompute + "\"");
     }
     spec.activation_bytes_per_sample = positive("activation_bytes_per_sample");
     spec.flops_per_sample = positive("flops_per_sample");
@@ -178,8 +196,10 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
       spec.calibration.batch = static_cast<int>(b);
     }
     if (cal.contains("samples_per_second") == cal.contains("mfu")) {
-      throw InputError(origin, 0, 0, cal_where + ": expected exactly one of samples_per_second "
-                                                 "and mfu");
+      throw InputError(origin, 0, 0,
+                       cal_where +
+                           ": expected exactly one of samples_per_second "
+                           "and mfu");
     }
     if (cal.contains("samples_per_second")) {
       spec.calibration.samples_per_second = number(cal, "samples_per_second", cal_where);

@@ -41,9 +41,9 @@ struct ModelSpec {
   double parameters = 0;     // count
   int layers = 0;
   int hidden_size = 0;
-  int attention_heads = 0;   // 0 for CNNs
-  int sequence_length = 0;   // tokens per sample; 0 for CNNs
-  int image_size = 0;        // pixels per side; 0 for language models
+  int attention_heads = 0;  // 0 for CNNs
+  int sequence_length = 0;  // tokens per sample; 0 for CNNs
+  int image_size = 0;       // pixels per side; 0 for language models
   Precision precision = Precision::kMixedFp16;
   Optimizer optimizer = Optimizer::kAdam;
   Recomputation recomputation = Recomputation::kNone;

@@ -38,9 +38,15 @@ std::string OptimizerParts(const ModelSpec& m, const StateBytesPerParameter& s) 
   std::string parts = mixed ? "FP32 master 4" : "";
   auto add = [&](const char* part) { parts += (parts.empty() ? "" : ", ") + std::string(part); };
   switch (m.optimizer) {
-    case Optimizer::kAdam: add("Adam m 4"); add("v 4"); break;
-    case Optimizer::kSgdMomentum: add("momentum 4"); break;
-    case Optimizer::kSgd: break;
+    case Optimizer::kAdam:
+      add("Adam m 4");
+      add("v 4");
+      break;
+    case Optimizer::kSgdMomentum:
+      add("momentum 4");
+      break;
+    case Optimizer::kSgd:
+      break;
   }
   char buffer[96];
   std::snprintf(buffer, sizeof buffer, "%g B/param%s%s%s", s.optimizer, parts.empty() ? "" : ": ",
@@ -94,8 +100,8 @@ int CommandAdvise(int argc, char** argv) {
       "batch that fits, throughput and goodput versus batch size, and a recommended\n"
       "configuration (per-GPU batch, gradient accumulation) for one model on one GPU type.\n"
       "Data-parallel replicas talk over an ideal ring (one NVLink domain, or PCIe).\n\noptions");
-  desc.add_options()("help,h", "show this help")(
-      "model", po::value(&model_name), "model name (clustersim list models)")(
+  desc.add_options()("help,h", "show this help")("model", po::value(&model_name),
+                                                 "model name (clustersim list models)")(
       "gpu", po::value(&gpu_name), "GPU type (clustersim list gpus)")(
       "gpus", po::value(&gpus)->default_value(1), "GPUs in all (data parallel x TP x PP)")(
       "global-batch", po::value(&global_batch)->default_value(0),
@@ -107,8 +113,8 @@ int CommandAdvise(int argc, char** argv) {
       "overlap", po::value(&overlap)->default_value(0),
       "fraction of the all-reduce hidden behind the backward pass, 0..1")(
       "storage-gbps", po::value(&storage_gbps)->default_value(2.0),
-      "checkpoint storage bandwidth, GB/s")(
-      "models", po::value(&models_path), "model catalog JSON (default: built in)")(
+      "checkpoint storage bandwidth, GB/s")("models", po::value(&models_path),
+                                            "model catalog JSON (default: built in)")(
       "hardware", po::value(&hardware_path), "hardware catalog JSON (default: built in)");
   po::variables_map vm;
   po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
@@ -133,8 +139,8 @@ int CommandAdvise(int argc, char** argv) {
   const GpuSpec& gpu = hardware.gpu(*gpu_index);
   if (tp < 1 || pp < 1 || gpus < 1) throw InputError("advise: --gpus, --tp, --pp must be >= 1");
   if (gpus % (tp * pp) != 0) {
-    throw InputError("advise: --gpus " + std::to_string(gpus) + " is not a multiple of TP x PP = " +
-                     std::to_string(tp * pp));
+    throw InputError("advise: --gpus " + std::to_string(gpus) +
+                     " is not a multiple of TP x PP = " + std::to_string(tp * pp));
   }
   if (global_batch < 0) throw InputError("advise: --global-batch must be >= 0");
   if (overlap < 0 || overlap > 1) throw InputError("advise: --overlap must be in [0, 1]");
@@ -157,9 +163,8 @@ int CommandAdvise(int argc, char** argv) {
 
   const StateBytesPerParameter per_param = StateBytesFor(model.precision, model.optimizer);
   const double shards = layout.model_parallel_gpus();
-  std::printf("advise: %s on %s, %d GPU%s (data parallel %d x TP %d x PP %d)\n",
-              model.name.c_str(), gpu.name.c_str(), gpus, gpus == 1 ? "" : "s", dp.replicas, tp,
-              pp);
+  std::printf("advise: %s on %s, %d GPU%s (data parallel %d x TP %d x PP %d)\n", model.name.c_str(),
+              gpu.name.c_str(), gpus, gpus == 1 ? "" : "s", dp.replicas, tp, pp);
   std::string shape = Count(model.parameters) + " parameters, " + std::to_string(model.layers) +
                       " layers, hidden " + std::to_string(model.hidden_size);
   if (model.attention_heads > 0) shape += ", " + std::to_string(model.attention_heads) + " heads";
@@ -168,8 +173,8 @@ int CommandAdvise(int argc, char** argv) {
   std::printf("model   %s; %s, %s, activation recomputation %s\n", shape.c_str(),
               PrecisionName(model.precision), OptimizerName(model.optimizer),
               RecomputationName(model.recomputation));
-  std::printf("memory per GPU (GiB; model state / TP x PP = %g, activations / TP = %d)\n",
-              shards, tp);
+  std::printf("memory per GPU (GiB; model state / TP x PP = %g, activations / TP = %d)\n", shards,
+              tp);
   std::printf("  %-20s %9.2f   (%g B/param)\n", "weights", mem.weights / kGib, per_param.weights);
   std::printf("  %-20s %9.2f   (%g B/param)\n", "gradients", mem.gradients / kGib,
               per_param.gradients);
@@ -211,9 +216,9 @@ int CommandAdvise(int argc, char** argv) {
       "\nthroughput and goodput (per-GPU batch, no accumulation; noise scale %.0f, reference batch "
       "%d%s)\n",
       noise_scale, model.reference_batch,
-      dp.replicas > 1 ? (", ring " + std::to_string(static_cast<int>(dp.ring_gbps)) + " GB/s")
-                            .c_str()
-                      : "");
+      dp.replicas > 1
+          ? (", ring " + std::to_string(static_cast<int>(dp.ring_gbps)) + " GB/s").c_str()
+          : "");
   std::printf("  %8s %8s %10s %12s %6s %9s %12s %9s\n", "batch", "global", "step_s", "samples/s",
               "MFU", "stat_eff", "goodput", "mem_GiB");
   std::vector<int64_t> batches;
@@ -233,14 +238,14 @@ int CommandAdvise(int argc, char** argv) {
               static_cast<long long>(best->global_batch),
               global_batch > 0 ? (" (target " + std::to_string(global_batch) + ")").c_str()
                                : " (highest goodput)");
-  std::printf("  %.1f samples/s, goodput %.1f (statistical efficiency %.3f), step %.4f s "
-              "(compute %.4f, optimizer %.4f, all-reduce %.4f), memory %.2f of %.0f GiB\n",
-              best->samples_per_second, best->goodput, best->statistical_efficiency,
-              best->step_seconds, best->compute_seconds, best->optimizer_seconds,
-              best->comm_seconds, mem.BytesAtBatch(best->micro_batch) / kGib, gpu.memory_gib);
+  std::printf(
+      "  %.1f samples/s, goodput %.1f (statistical efficiency %.3f), step %.4f s "
+      "(compute %.4f, optimizer %.4f, all-reduce %.4f), memory %.2f of %.0f GiB\n",
+      best->samples_per_second, best->goodput, best->statistical_efficiency, best->step_seconds,
+      best->compute_seconds, best->optimizer_seconds, best->comm_seconds,
+      mem.BytesAtBatch(best->micro_batch) / kGib, gpu.memory_gib);
   std::printf("checkpoint: %.2f GB of model state, save or restore %.1f s each at %.1f GB/s\n",
-              CheckpointBytes(model) / 1e9, CheckpointSeconds(model, storage_gbps),
-              storage_gbps);
+              CheckpointBytes(model) / 1e9, CheckpointSeconds(model, storage_gbps), storage_gbps);
   return 0;
 }
 

@@ -19,8 +19,8 @@ TEST(Advise, PrintsMemoryBmaxTableAndRecommendation) {
 
 TEST(Advise, GlobalBatchGivesAccumulation) {
   // B_max 71 on a V100-16GB: a global batch of 512 takes ceil(512/71) = 8 steps of 64.
-  const CliResult r = RunCli({"advise", "--model", "BERT-large", "--gpu", "V100-16GB",
-                              "--global-batch", "512"});
+  const CliResult r =
+      RunCli({"advise", "--model", "BERT-large", "--gpu", "V100-16GB", "--global-batch", "512"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("per-GPU batch 64, accumulation 8, global batch 512"), std::string::npos)
       << r.out;
@@ -62,7 +62,8 @@ TEST(ListModels, PrintsTheCatalogAndAcceptsAReplacement) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("tiny"), std::string::npos);
   EXPECT_EQ(r.out.find("ResNet-50"), std::string::npos);
-  r = RunCli({"advise", "--model", "tiny", "--gpu", "T4-16GB", "--models", dir.File("models.json")});
+  r = RunCli(
+      {"advise", "--model", "tiny", "--gpu", "T4-16GB", "--models", dir.File("models.json")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 

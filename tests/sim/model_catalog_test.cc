@@ -59,8 +59,7 @@ TEST(ModelCatalog, TransformerActivationsFollowKorthikanti) {
                 1.0)
         << m.name;
     // FLOPs per sample = 6 x parameters x tokens.
-    EXPECT_NEAR(m.flops_per_sample, 6 * m.parameters * m.sequence_length,
-                1e-9 * m.flops_per_sample)
+    EXPECT_NEAR(m.flops_per_sample, 6 * m.parameters * m.sequence_length, 1e-9 * m.flops_per_sample)
         << m.name;
   }
 }

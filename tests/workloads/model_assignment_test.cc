@@ -38,7 +38,8 @@ TEST(ModelAssignment, IsAPureFunctionOfJobAndSeed) {
   EXPECT_EQ(a.batch_size, b.batch_size);
   // Order independence: assigning a list and its reverse gives each job the same result.
   std::vector<Job> forward, backward;
-  for (int i = 0; i < 200; ++i) forward.push_back(MakeJob("j" + std::to_string(i), 1 + i % 8, 600.0 * i));
+  for (int i = 0; i < 200; ++i)
+    forward.push_back(MakeJob("j" + std::to_string(i), 1 + i % 8, 600.0 * i));
   backward.assign(forward.rbegin(), forward.rend());
   EXPECT_EQ(AssignModels(forward, 7), 200);
   EXPECT_EQ(AssignModels(backward, 7), 200);
