@@ -33,9 +33,7 @@ class HardwareRuntime final : public RuntimeModel {
     reference_ = &catalog.gpu(catalog.Require(catalog.reference(), "hardware catalog",
                                               "reference"));
     // Ideal ring: the reference GPU's NVLink per direction, else its PCIe x16 link.
-    ideal_ring_gbps_ = reference_->nvlink_gbps > 0
-                           ? reference_->nvlink_gbps / 2
-                           : 15.75 * std::pow(2.0, reference_->pcie_generation - 3);
+    ideal_ring_gbps_ = IdealRingGbps(*reference_);
   }
   const char* name() const override { return "hardware"; }
 
@@ -46,24 +44,19 @@ class HardwareRuntime final : public RuntimeModel {
     const int n = static_cast<int>(allocation.gpus.size());
     const double speedup = gpu.SpeedupFor(family) / reference_->SpeedupFor(family);
     const double ideal = profile.compute_seconds_per_iteration +
-                         CommSeconds(n, profile.gradient_bytes, ideal_ring_gbps_, kIdealHopSeconds);
+                         RingAllReduceSeconds(n, profile.gradient_bytes, ideal_ring_gbps_,
+                                              kIdealHopSeconds);
     const double actual =
         profile.compute_seconds_per_iteration / speedup +
         (n < 2 ? 0.0
-               : CommSeconds(n, profile.gradient_bytes,
-                             topology_.RingBandwidthGbps(allocation.gpus),
-                             topology_.RingHopLatencySeconds(allocation.gpus)));
+               : RingAllReduceSeconds(n, profile.gradient_bytes,
+                                      topology_.RingBandwidthGbps(allocation.gpus),
+                                      topology_.RingHopLatencySeconds(allocation.gpus)));
     return ideal / actual;
   }
 
  private:
   static constexpr double kIdealHopSeconds = 2e-6;
-
-  // Ring all-reduce, alpha-beta model (seed 001 §3.5.3).
-  static double CommSeconds(int n, double bytes, double ring_gbps, double hop_seconds) {
-    if (n < 2) return 0.0;
-    return 2.0 * (n - 1) / n * bytes / (ring_gbps * 1e9) + 2.0 * (n - 1) * hop_seconds;
-  }
 
   const Cluster& cluster_;
   const Topology& topology_;
@@ -72,6 +65,16 @@ class HardwareRuntime final : public RuntimeModel {
 };
 
 }  // namespace
+
+double RingAllReduceSeconds(int n, double bytes, double ring_gbps, double hop_seconds) {
+  if (n < 2) return 0.0;
+  return 2.0 * (n - 1) / n * bytes / (ring_gbps * 1e9) + 2.0 * (n - 1) * hop_seconds;
+}
+
+double IdealRingGbps(const GpuSpec& gpu) {
+  return gpu.nvlink_gbps > 0 ? gpu.nvlink_gbps / 2
+                             : 15.75 * std::pow(2.0, gpu.pcie_generation - 3);
+}
 
 std::string ModelFamilyOf(const std::string& model) {
   std::string m = model;

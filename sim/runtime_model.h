@@ -42,6 +42,15 @@ struct ModelFamilyProfile {
 std::string ModelFamilyOf(const std::string& model);
 const ModelFamilyProfile& ProfileOfFamily(const std::string& family);
 
+// Ring all-reduce time of `bytes` over n GPUs, alpha-beta model (seed 001 §3.5.3), seconds:
+// 2(n-1)/n x bytes / (ring_gbps x 1e9) + 2(n-1) x hop_seconds; 0 for n < 2.
+double RingAllReduceSeconds(int n, double bytes, double ring_gbps, double hop_seconds);
+
+// The ring bandwidth per direction, GB/s, of GPUs of type `gpu` in one ideal NVLink domain (half
+// the catalog's bidirectional NVLink figure), or over PCIe x16 of its generation without NVLink
+// (15.75 GB/s for gen 3, doubling per generation).
+double IdealRingGbps(const GpuSpec& gpu);
+
 // `name`: "trace" or "hardware". Throws InputError listing the valid names otherwise.
 std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cluster& cluster,
                                                const Topology& topology);

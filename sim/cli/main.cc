@@ -13,6 +13,7 @@
 #include <set>
 
 #include "policies/registry.h"
+#include "sim/cli/advise_command.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/error.h"
@@ -36,7 +37,8 @@ commands:
   run             replay a trace on a cluster under a policy; write results to SQLite
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
-  list            list policies | placements | gpus | clusters | formats
+  advise          memory, largest batch, throughput and goodput of a model on a GPU type
+  list            list policies | placements | gpus | models | clusters | formats
 )";
 
 void SetLogLevel(const std::string& level) {
@@ -257,9 +259,11 @@ int CommandClusterShow(int argc, char** argv) {
 int CommandList(int argc, char** argv) {
   std::string what;
   po::options_description desc(
-      "clustersim list policies|placements|gpus|clusters|formats\n\noptions");
+      "clustersim list policies|placements|gpus|models|clusters|formats\n\noptions");
+  std::string models_path;
   desc.add_options()("help,h", "show this help")("what", po::value(&what), "what to list")(
-      "verbose,v", "with parameters and sources");
+      "verbose,v", "with parameters and sources")(
+      "models", po::value(&models_path), "model catalog JSON for `list models`");
   po::positional_options_description positional;
   positional.add("what", 1);
   po::variables_map vm;
@@ -292,6 +296,8 @@ int CommandList(int argc, char** argv) {
                   g.price_per_gpu_hour);
       if (verbose) std::printf("    source: %s\n", g.source.c_str());
     }
+  } else if (what == "models") {
+    PrintModelList(models_path.empty() ? nullptr : models_path.c_str(), verbose);
   } else if (what == "clusters") {
     for (const auto& name : ClusterSpec::PresetNames()) {
       const Cluster c(ClusterSpec::Load(name, HardwareCatalog::Default()),
@@ -304,7 +310,7 @@ int CommandList(int argc, char** argv) {
     }
   } else {
     throw InputError("list " + what +
-                     ": expected policies, placements, gpus, clusters or formats");
+                     ": expected policies, placements, gpus, models, clusters or formats");
   }
   return 0;
 }
@@ -333,7 +339,9 @@ int Main(int argc, char** argv) {
     }
     if (command == "list") return CommandList(argc - 1, argv + 1);
     if (command == "trace") return CommandTrace(argc - 1, argv + 1);
-    throw InputError("unknown command \"" + command + "\"; valid: run, trace, cluster show, list");
+    if (command == "advise") return CommandAdvise(argc - 1, argv + 1);
+    throw InputError("unknown command \"" + command +
+                     "\"; valid: run, trace, cluster show, advise, list");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

@@ -1,0 +1,115 @@
+// The seeded rule that gives trace jobs without a model a model and a per-GPU batch.
+#include "workloads/model_assignment.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "sim/model_catalog.h"
+
+namespace clustersim {
+namespace {
+
+Job MakeJob(const std::string& id, int gpus, double seconds) {
+  Job job;
+  job.id = id;
+  job.gpus = gpus;
+  job.duration = seconds;
+  return job;
+}
+
+TEST(ModelAssignment, EveryModelOfTheRuleIsInTheCatalogAndWeightsSumToOne) {
+  for (const GpuTimeClass& c : ModelAssignmentClasses()) {
+    double total = 0;
+    for (const ModelChoice& choice : c.choices) {
+      EXPECT_NE(ModelCatalog::Default().Find(choice.model), nullptr) << choice.model;
+      EXPECT_GE(choice.max_batch, choice.min_batch);
+      total += choice.weight;
+    }
+    EXPECT_NEAR(total, 1.0, 1e-12) << c.name;
+  }
+}
+
+TEST(ModelAssignment, IsAPureFunctionOfJobAndSeed) {
+  const Job job = MakeJob("job-17", 4, 7200);
+  const ModelAssignment a = AssignModel(job, 42);
+  const ModelAssignment b = AssignModel(job, 42);
+  EXPECT_EQ(a.model, b.model);
+  EXPECT_EQ(a.batch_size, b.batch_size);
+  // Order independence: assigning a list and its reverse gives each job the same result.
+  std::vector<Job> forward, backward;
+  for (int i = 0; i < 200; ++i)
+    forward.push_back(MakeJob("j" + std::to_string(i), 1 + i % 8, 600.0 * i));
+  backward.assign(forward.rbegin(), forward.rend());
+  EXPECT_EQ(AssignModels(forward, 7), 200);
+  EXPECT_EQ(AssignModels(backward, 7), 200);
+  for (size_t i = 0; i < forward.size(); ++i) {
+    EXPECT_EQ(forward[i].model, backward[forward.size() - 1 - i].model);
+    EXPECT_EQ(forward[i].batch_size, backward[forward.size() - 1 - i].batch_size);
+  }
+  // Another seed changes some assignments.
+  int differ = 0;
+  for (int i = 0; i < 200; ++i) {
+    const Job j = MakeJob("j" + std::to_string(i), 1, 600);
+    const ModelAssignment x = AssignModel(j, 1), y = AssignModel(j, 2);
+    differ += x.model != y.model || x.batch_size != y.batch_size;
+  }
+  EXPECT_GT(differ, 50);
+}
+
+TEST(ModelAssignment, ClassesFollowGpuHours) {
+  // 1 GPU x 3599 s < 1 GPU-hour: small. 16 GPUs x 1 h = 16 GPU-hours: large. 64 x 4 h = 256: huge.
+  auto model_of = [](int gpus, double seconds, int i) {
+    return AssignModel(MakeJob("c" + std::to_string(i), gpus, seconds), 3).model;
+  };
+  for (int i = 0; i < 50; ++i) {
+    const std::string small = model_of(1, 3599, i);
+    EXPECT_TRUE(small == "ResNet-50" || small == "BERT-base") << small;
+    const std::string large = model_of(16, 3600, i);
+    EXPECT_TRUE(large == "BERT-large" || large == "GPT-2-1.5B") << large;
+    const std::string huge = model_of(64, 4 * 3600, i);
+    EXPECT_TRUE(huge == "LLaMA-7B" || huge == "LLaMA-13B") << huge;
+  }
+}
+
+TEST(ModelAssignment, DrawsFollowTheStatedDistribution) {
+  // 40,000 small jobs: ResNet-50 and BERT-base each 50%; ResNet-50 batches 32..512 uniformly over
+  // the 5 powers of two (20% each). Binomial standard deviation for p = 0.5, n = 40,000 is 0.25%;
+  // for p = 0.2 over ~20,000 draws 0.28%: 1.5% tolerances are over 5 sigma.
+  std::map<std::string, int> models;
+  std::map<int, int> resnet_batches;
+  int resnet = 0;
+  const int n = 40000;
+  for (int i = 0; i < n; ++i) {
+    const ModelAssignment a = AssignModel(MakeJob("s" + std::to_string(i), 1, 600), 11);
+    ++models[a.model];
+    if (a.model == "ResNet-50") {
+      ++resnet;
+      ++resnet_batches[a.batch_size];
+    }
+  }
+  EXPECT_EQ(models.size(), 2u);
+  EXPECT_NEAR(models["ResNet-50"] / double(n), 0.5, 0.015);
+  EXPECT_NEAR(models["BERT-base"] / double(n), 0.5, 0.015);
+  ASSERT_EQ(resnet_batches.size(), 5u);
+  for (int b : {32, 64, 128, 256, 512}) {
+    EXPECT_NEAR(resnet_batches[b] / double(resnet), 0.2, 0.015) << b;
+  }
+}
+
+TEST(ModelAssignment, JobsThatNameAModelKeepIt) {
+  std::vector<Job> jobs = {MakeJob("a", 1, 60), MakeJob("b", 1, 60), MakeJob("c", 1, 60)};
+  jobs[0].model = "BERT-large";
+  jobs[0].batch_size = 24;
+  jobs[1].model = "GPT-2-1.5B";  // no batch: drawn from the model's range
+  jobs[2].model = "my-own-net";  // not in the table: left alone
+  EXPECT_EQ(AssignModels(jobs, 5), 1);
+  EXPECT_EQ(jobs[0].model, "BERT-large");
+  EXPECT_EQ(jobs[0].batch_size, 24);
+  EXPECT_GE(jobs[1].batch_size, 1);
+  EXPECT_LE(jobs[1].batch_size, 32);
+  EXPECT_EQ(jobs[2].batch_size, 0);
+}
+
+}  // namespace
+}  // namespace clustersim

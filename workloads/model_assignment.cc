@@ -1,0 +1,109 @@
+#include "workloads/model_assignment.h"
+
+#include <string_view>
+
+namespace clustersim {
+namespace {
+
+uint64_t SplitMix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t Fnv1a(std::string_view text) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+double Uniform01(uint64_t& state) {
+  return static_cast<double>(SplitMix64(state) >> 11) * 0x1.0p-53;
+}
+
+int Log2(int power_of_two) {
+  int n = 0;
+  while ((1 << (n + 1)) <= power_of_two) ++n;
+  return n;
+}
+
+int DrawBatch(const ModelChoice& choice, uint64_t& state) {
+  const int lo = Log2(choice.min_batch), hi = Log2(choice.max_batch);
+  const int steps = hi - lo + 1;
+  int k = static_cast<int>(Uniform01(state) * steps);
+  if (k >= steps) k = steps - 1;
+  return 1 << (lo + k);
+}
+
+uint64_t JobState(const Job& job, uint64_t seed) {
+  uint64_t state = seed ^ Fnv1a(job.id);
+  SplitMix64(state);  // decorrelate nearby seeds
+  return state;
+}
+
+}  // namespace
+
+const std::vector<GpuTimeClass>& ModelAssignmentClasses() {
+  static const std::vector<GpuTimeClass> classes = {
+      {"small", 1.0, {{"ResNet-50", 0.5, 32, 512}, {"BERT-base", 0.5, 16, 256}}},
+      {"medium",
+       16.0,
+       {{"ResNet-50", 0.3, 32, 512}, {"BERT-large", 0.4, 8, 128}, {"ViT-L/16", 0.3, 8, 128}}},
+      {"large", 256.0, {{"BERT-large", 0.4, 8, 128}, {"GPT-2-1.5B", 0.6, 1, 32}}},
+      {"huge", 0.0, {{"LLaMA-7B", 0.7, 1, 16}, {"LLaMA-13B", 0.3, 1, 16}}},
+  };
+  return classes;
+}
+
+ModelAssignment AssignModel(const Job& job, uint64_t seed) {
+  const double gpu_hours = job.gpus * job.duration / 3600.0;
+  const auto& classes = ModelAssignmentClasses();
+  const GpuTimeClass* cls = &classes.back();
+  for (const GpuTimeClass& c : classes) {
+    if (&c != &classes.back() && gpu_hours < c.max_gpu_hours) {
+      cls = &c;
+      break;
+    }
+  }
+  uint64_t state = JobState(job, seed);
+  double r = Uniform01(state);
+  const ModelChoice* choice = &cls->choices.back();
+  for (const ModelChoice& c : cls->choices) {
+    if (r < c.weight) {
+      choice = &c;
+      break;
+    }
+    r -= c.weight;
+  }
+  return {choice->model, DrawBatch(*choice, state)};
+}
+
+int64_t AssignModels(std::span<Job> jobs, uint64_t seed) {
+  int64_t changed = 0;
+  for (Job& job : jobs) {
+    if (job.model.empty()) {
+      const ModelAssignment a = AssignModel(job, seed);
+      job.model = a.model;
+      job.batch_size = a.batch_size;
+      ++changed;
+    } else if (job.batch_size == 0) {
+      for (const GpuTimeClass& c : ModelAssignmentClasses()) {
+        for (const ModelChoice& choice : c.choices) {
+          if (job.model.str() == choice.model && job.batch_size == 0) {
+            uint64_t state = JobState(job, seed);
+            Uniform01(state);  // the model draw of AssignModel, so batches line up
+            job.batch_size = DrawBatch(choice, state);
+            ++changed;
+          }
+        }
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace clustersim
