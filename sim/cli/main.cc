@@ -13,6 +13,8 @@
 #include <set>
 
 #include "policies/registry.h"
+#include "sim/cli/plan_command.h"
+#include "sim/cli/queueing_command.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/error.h"
@@ -37,6 +39,8 @@ commands:
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   list            list policies | placements | gpus | clusters | formats
+  plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
+  queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
 )";
 
 void SetLogLevel(const std::string& level) {
@@ -318,7 +322,10 @@ int Main(int argc, char** argv) {
     }
     if (command == "list") return CommandList(argc - 1, argv + 1);
     if (command == "trace") return CommandTrace(argc - 1, argv + 1);
-    throw InputError("unknown command \"" + command + "\"; valid: run, trace, cluster show, list");
+    if (command == "plan") return CommandPlan(argc - 1, argv + 1);
+    if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
+    throw InputError("unknown command \"" + command +
+                     "\"; valid: run, trace, cluster show, list, plan, queueing");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

@@ -23,6 +23,7 @@ struct RunConfig {
   std::string trace_path;
   std::string trace_format;      // empty = auto-detect
   std::string cluster = "default";  // preset name or JSON path
+  std::string cluster_json;      // if non-empty, the spec's JSON text itself (`cluster` names it)
   std::string hardware_path;     // empty = built-in catalog
   std::string policy = "fcfs";
   std::string placement = "first-fit";
