@@ -51,6 +51,8 @@ struct RunOutcome {
 };
 
 // Throws InputError for bad inputs (nothing is written then) and InternalError for a bug.
+// Without an output database it may run on several threads at once (`clustersim plan` does),
+// each with its own RunConfig: Params records which keys were read, so a config is not shared.
 RunOutcome ExecuteRun(const RunConfig& config);
 
 // Applies a run config JSON file: an object with any of the keys trace, format, cluster,
