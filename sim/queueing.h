@@ -33,14 +33,14 @@ struct MmcFigures {
   double lambda = 0;
   double mu = 0;
   int servers = 0;
-  double offered_load = 0;  // a = lambda / mu, Erlangs (busy servers on average)
-  double utilization = 0;   // rho = a / c
-  bool stable = false;      // rho < 1; every figure below is +inf when not stable
-  double wait_probability = 0;    // Erlang C
-  double mean_wait = 0;           // W_q
-  double mean_response = 0;       // W = W_q + 1 / mu
-  double mean_queue_length = 0;   // L_q = lambda W_q
-  double mean_in_system = 0;      // L = lambda W
+  double offered_load = 0;       // a = lambda / mu, Erlangs (busy servers on average)
+  double utilization = 0;        // rho = a / c
+  bool stable = false;           // rho < 1; every figure below is +inf when not stable
+  double wait_probability = 0;   // Erlang C
+  double mean_wait = 0;          // W_q
+  double mean_response = 0;      // W = W_q + 1 / mu
+  double mean_queue_length = 0;  // L_q = lambda W_q
+  double mean_in_system = 0;     // L = lambda W
 
   // Returns the q-quantile of the wait, 0 < q < 1: 0 if P(wait > 0) <= 1 - q, else
   // ln(C / (1 - q)) / (c mu - lambda). +inf when not stable.

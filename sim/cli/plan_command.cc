@@ -35,9 +35,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Tunable limits of the search, each overridable on the command line.
-constexpr int kDefaultMaxNodes = 1024;   // per node type; the upward doubling stops here
-constexpr int kDefaultMixSteps = 4;      // grid steps per non-last type in the mix search
-constexpr int kDefaultMaxEvals = 200;    // simulations in all; the search stops (reported) there
+constexpr int kDefaultMaxNodes = 1024;  // per node type; the upward doubling stops here
+constexpr int kDefaultMixSteps = 4;     // grid steps per non-last type in the mix search
+constexpr int kDefaultMaxEvals = 200;   // simulations in all; the search stops (reported) there
 constexpr int kMaxGpusPerNode = 1024;
 
 std::string Lower(std::string s) {
@@ -94,14 +94,14 @@ NodeKind ParseNodeKind(const std::string& text, const HardwareCatalog& catalog) 
     if (Lower(g.name) == Lower(type_text)) gpu = &g;
   }
   if (gpu == nullptr) {
-    throw InputError(where + ": unknown GPU type \"" + type_text + "\"; valid: " +
-                     catalog.NameList());
+    throw InputError(where + ": unknown GPU type \"" + type_text +
+                     "\"; valid: " + catalog.NameList());
   }
   // Through the spec parser, so the node gets the same default topology and NIC as a spec file.
-  const ClusterSpec spec = ClusterSpec::FromJsonText(
-      R"({"nodes":[{"count":1,"gpu_type":")" + gpu->name + R"(","gpus_per_node":)" +
-          std::to_string(gpus) + "}]}",
-      where, catalog);
+  const ClusterSpec spec =
+      ClusterSpec::FromJsonText(R"({"nodes":[{"count":1,"gpu_type":")" + gpu->name +
+                                    R"(","gpus_per_node":)" + std::to_string(gpus) + "}]}",
+                                where, catalog);
   kind.label = gpu->name + "x" + std::to_string(gpus);
   kind.group = spec.groups[0];
   kind.network = spec.network;
@@ -187,8 +187,10 @@ SloCondition ParseSlo(const std::string& text) {
     slo.at_most = false;
   }
   if (op == std::string::npos || op == 0) {
-    throw InputError(where + ": expected METRIC<=VALUE or METRIC>=VALUE, e.g. p95_wait<=3600 or "
-                             "utilization>=0.6; metrics: " + SloNames());
+    throw InputError(where +
+                     ": expected METRIC<=VALUE or METRIC>=VALUE, e.g. p95_wait<=3600 or "
+                     "utilization>=0.6; metrics: " +
+                     SloNames());
   }
   const std::string name = Lower(text.substr(0, op));
   const SloMetric* metric = nullptr;
@@ -220,7 +222,8 @@ SloCondition ParseSlo(const std::string& text) {
     if (suffix == "%") scale = 0.01;
     if (scale == 0) throw InputError(where + ": expected a fraction (0.6) or a percentage (60%)");
   } else {
-    if (!suffix.empty()) throw InputError(where + ": unexpected \"" + suffix + "\" after the number");
+    if (!suffix.empty())
+      throw InputError(where + ": unexpected \"" + suffix + "\" after the number");
     scale = 1;
   }
   slo.bound = number * scale;
@@ -460,9 +463,9 @@ struct Chain {
   std::string search;
   std::vector<int> fixed;  // counts; entry `kind` is the searched one
   int kind = 0;
-  int min_count = 0;       // counts below fail without simulation (cannot hold the largest job)
-  int max_count = 0;       // the search never goes above
-  int start = 0;           // the first guess (Erlang C)
+  int min_count = 0;  // counts below fail without simulation (cannot hold the largest job)
+  int max_count = 0;  // the search never goes above
+  int start = 0;      // the first guess (Erlang C)
   std::optional<int> assumed_pass;  // a count taken to pass without simulation
   std::map<int, bool> results;      // simulated counts: capacity conditions met?
   int saturated_at = INT_MAX;       // counts >= this fail (no job waited, still failing)
@@ -577,9 +580,13 @@ void WriteCsv(const std::string& path, const std::vector<NodeKind>& kinds,
     out << "order,search";
     for (const NodeKind& k : kinds) out << "," << k.label;
     out << ",gpus";
-    for (const SloCondition& s : slos) out << "," << s.metric.summary_metric;
-    out << ",gpu_utilization,jobs_rejected,capacity_ok,meets_all,failed,cost_per_hour,"
-           "wall_seconds\n";
+    bool utilization_is_slo = false;
+    for (const SloCondition& s : slos) {
+      out << "," << s.metric.summary_metric;
+      utilization_is_slo = utilization_is_slo || std::string(s.metric.name) == "utilization";
+    }
+    if (!utilization_is_slo) out << ",gpu_utilization";
+    out << ",jobs_rejected,capacity_ok,meets_all,failed,cost_per_hour,wall_seconds\n";
     char buffer[64];
     auto number = [&](double v) {
       std::snprintf(buffer, sizeof buffer, "%.10g", v);
@@ -590,9 +597,12 @@ void WriteCsv(const std::string& path, const std::vector<NodeKind>& kinds,
       for (int c : e->counts) out << "," << c;
       out << "," << e->gpus;
       for (double v : e->values) out << "," << (std::isnan(v) ? "" : number(v));
-      out << "," << number(e->utilization) << "," << e->rejected << ","
-          << (e->capacity_ok ? 1 : 0) << "," << (e->all_ok ? 1 : 0) << ",\"" << e->failed
-          << "\"," << number(e->cost_per_hour) << "," << number(e->wall_seconds) << "\n";
+      if (!utilization_is_slo) out << "," << number(e->utilization);
+      std::string failed = e->failed;  // names joined by '+' here: no quoting needed
+      std::replace(failed.begin(), failed.end(), ',', '+');
+      out << "," << e->rejected << "," << (e->capacity_ok ? 1 : 0) << "," << (e->all_ok ? 1 : 0)
+          << "," << failed << "," << number(e->cost_per_hour) << "," << number(e->wall_seconds)
+          << "\n";
     }
     if (!out) throw InputError(path, 0, 0, "cannot write file");
   }
@@ -620,12 +630,13 @@ int CommandPlan(int argc, char** argv) {
       "Node types: GPUTYPExGPUS_PER_NODE with a catalog GPU type (clustersim list gpus), or a "
       "one-type\npreset (dgx1-v100, dgx-a100, dgx-h100, pcie-v100); priced per GPU-hour from the "
       "catalog unless\n--price overrides. SLO conditions METRIC<=VALUE or METRIC>=VALUE, all must "
-      "hold; metrics:\n  " + SloNames() +
+      "hold; metrics:\n  " +
+      SloNames() +
       "\n(times in seconds, or with s, min, h, d; utilization as 0.6 or 60%). A point also fails "
       "if\nany job is rejected (too large for it). Exit code 0 when something meets the SLO and "
       "budget, 1\nwhen nothing does.\n\noptions");
-  desc.add_options()("help,h", "show this help")(
-      "trace", po::value(&base.trace_path), "trace file (default: the bundled Philly window)")(
+  desc.add_options()("help,h", "show this help")("trace", po::value(&base.trace_path),
+                                                 "trace file (default: the bundled Philly window)")(
       "format", po::value(&base.trace_format), "trace format (default: detect from the header)")(
       "hardware", po::value(&base.hardware_path), "hardware catalog JSON (default: built in)")(
       "policy", po::value(&base.policy)->default_value("fcfs"), "ordering policy")(
@@ -750,8 +761,8 @@ int CommandPlan(int argc, char** argv) {
       max_count = static_cast<int>(
           std::min<double>(max_count, std::floor(budget / kind.NodeCostPerHour())));
     }
-    estimates.push_back(EstimateStart(trace, workload, kind, *catalog,
-                                      base.runtime_model == "hardware", slos));
+    estimates.push_back(
+        EstimateStart(trace, workload, kind, *catalog, base.runtime_model == "hardware", slos));
     min_counts.push_back(min_count);
     max_counts.push_back(max_count);
     const ErlangEstimate& e = estimates.back();
@@ -759,10 +770,11 @@ int CommandPlan(int argc, char** argv) {
                 kind.label.c_str(), kind.price_per_gpu_hour, kind.NodeCostPerHour(),
                 workload.max_gpus, min_count, min_count == 1 ? "" : "s");
     if (e.valid) {
-      std::printf("\n  %-16s Erlang C: offered load a = %.2f GPUs (lambda %.5g GPU-requests/s, "
-                  "1/mu %.0f s), c = %d GPUs (%s) -> %d node%s\n",
-                  "", e.lambda / e.mu, e.lambda, 1 / e.mu, e.gpus, e.basis.c_str(), e.nodes,
-                  e.nodes == 1 ? "" : "s");
+      std::printf(
+          "\n  %-16s Erlang C: offered load a = %.2f GPUs (lambda %.5g GPU-requests/s, "
+          "1/mu %.0f s), c = %d GPUs (%s) -> %d node%s\n",
+          "", e.lambda / e.mu, e.lambda, 1 / e.mu, e.gpus, e.basis.c_str(), e.nodes,
+          e.nodes == 1 ? "" : "s");
     } else {
       std::printf("\n");
     }
@@ -827,8 +839,8 @@ int CommandPlan(int argc, char** argv) {
       RunChains(&mixes, &evaluator, threads);
     }
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                    wall_start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   // The table of evaluated points: by search, then by counts.
   std::vector<const Evaluation*> rows;
@@ -843,10 +855,11 @@ int CommandPlan(int argc, char** argv) {
     if (section(a) != section(b)) return section(a) < section(b);
     return a->counts < b->counts;
   });
-  std::printf("\nevaluated points (%zu simulations, %d at a time, %.2f s):\n", rows.size(),
-              threads, wall);
+  std::printf("\nevaluated points (%zu simulations, %d at a time, %.2f s):\n", rows.size(), threads,
+              wall);
   std::printf("  %-4s %-16s", "#", "search");
-  for (const NodeKind& k : kinds) std::printf(" %*s", std::max<int>(6, k.label.size()), k.label.c_str());
+  for (const NodeKind& k : kinds)
+    std::printf(" %*s", std::max<int>(6, k.label.size()), k.label.c_str());
   std::printf(" %6s", "GPUs");
   bool utilization_is_slo = false;
   for (const SloCondition& s : slos) {
@@ -876,7 +889,8 @@ int CommandPlan(int argc, char** argv) {
     if (!c.Done() || !pass) {
       if (c.Done()) {
         std::printf("  %-16s not met up to %d nodes%s\n", kinds[k].label.c_str(), c.Ceiling(),
-                    c.saturated_at != INT_MAX ? " (no job waits beyond that: more nodes cannot help)"
+                    c.saturated_at != INT_MAX
+                        ? " (no job waits beyond that: more nodes cannot help)"
                     : c.max_count < max_nodes ? " (the budget limit)"
                                               : " (--max-nodes)");
       } else {
@@ -894,7 +908,8 @@ int CommandPlan(int argc, char** argv) {
     } else {
       std::printf("; fewer cannot hold the largest job");
     }
-    if (!e->all_ok) std::printf("; but %s fails there, so no count of it meets all", e->failed.c_str());
+    if (!e->all_ok)
+      std::printf("; but %s fails there, so no count of it meets all", e->failed.c_str());
     std::printf("\n");
   }
   if (!mix_note.empty()) std::printf("  (%s)\n", mix_note.c_str());

@@ -23,8 +23,8 @@ int CommandQueueing(int argc, char** argv) {
       "first come first served. Rates in any one time unit; times are printed in that unit.\n"
       "For a GPU cluster: lambda = one-GPU jobs per hour, 1/mu = mean job hours, c = GPUs.\n\n"
       "options");
-  desc.add_options()("help,h", "show this help")(
-      "lambda", po::value(&lambda)->required(), "arrival rate (per time unit), > 0")(
+  desc.add_options()("help,h", "show this help")("lambda", po::value(&lambda)->required(),
+                                                 "arrival rate (per time unit), > 0")(
       "mu", po::value(&mu)->required(), "service rate of one server (per time unit), > 0")(
       "c", po::value(&servers)->required(), "number of servers, >= 1")(
       "quantile", po::value(&quantile)->default_value(0.95),
@@ -47,9 +47,10 @@ int CommandQueueing(int argc, char** argv) {
   std::printf("  %-32s %.6g Erlangs\n", "offered load a = lambda/mu", f.offered_load);
   std::printf("  %-32s %.6g\n", "utilization rho = a/c", f.utilization);
   if (!f.stable) {
-    std::printf("  unstable: rho >= 1, the queue and the waits grow without bound "
-                "(at least %d servers are needed)\n",
-                static_cast<int>(std::floor(f.offered_load)) + 1);
+    std::printf(
+        "  unstable: rho >= 1, the queue and the waits grow without bound "
+        "(at least %d servers are needed)\n",
+        static_cast<int>(std::floor(f.offered_load)) + 1);
     return 0;
   }
   const int percent = static_cast<int>(std::lround(quantile * 100));

@@ -25,8 +25,8 @@ std::vector<RunConfig> Configs() {
     c.filter.first_n = 600 + 50 * i;
     if (i % 2) {
       c.cluster = "in-memory";
-      c.cluster_json = ClusterSpecJson({NodeGroupSpec{.count = 3 + i, .gpu_type = "A100-80GB"}},
-                                       NetworkSpec{});
+      c.cluster_json =
+          ClusterSpecJson({NodeGroupSpec{.count = 3 + i, .gpu_type = "A100-80GB"}}, NetworkSpec{});
     } else {
       c.cluster = "default";  // heterogeneous: the hardware runtime model and the topology
     }

@@ -111,8 +111,9 @@ TEST_F(PlanMmc, ErlangCAnswerIsTheSmallestCountWithTheTargetMeanWait) {
 
 TEST_F(PlanMmc, SimulatedAnswerAgreesWithErlangCWithinOneNode) {
   const std::string csv = dir_->File("points.csv");
-  const std::vector<std::string> args = {"plan", "--trace", Trace(), "--node-type", "A100-80GBx1",
-                                         "--slo", "mean_wait<=50", "--jobs", "2", "--csv", csv};
+  const std::vector<std::string> args = {
+      "plan", "--trace", Trace(), "--node-type", "A100-80GBx1", "--slo", "mean_wait<=50", "--jobs",
+      "2",    "--csv",   csv};
   const CliResult r = RunCli(args);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   const int answer = SmallestCount(r.out, "A100-80GBx1");
@@ -135,8 +136,8 @@ TEST_F(PlanMmc, SimulatedAnswerAgreesWithErlangCWithinOneNode) {
   // error): a 40,000-job mean wait has a relative sampling error of several percent.
   for (int c : {answer - 1, answer}) {
     const double erlang = SolveMmc(g_sample.lambda, g_sample.mu, c).mean_wait;
-    EXPECT_NEAR(wait[c] / erlang, 1.0, 0.25) << "c = " << c << ": simulated " << wait[c]
-                                             << " s, Erlang C " << erlang << " s";
+    EXPECT_NEAR(wait[c] / erlang, 1.0, 0.25)
+        << "c = " << c << ": simulated " << wait[c] << " s, Erlang C " << erlang << " s";
     std::printf("M/M/%d: simulated mean wait %.1f s, Erlang C %.1f s (sample a = %.3f)\n", c,
                 wait[c], erlang, g_sample.lambda / g_sample.mu);
   }
@@ -148,9 +149,9 @@ TEST_F(PlanMmc, BracketSearchFindsTheSameAnswerFromAFarStart) {
   // Starting at 40 nodes (everything passes) the search must come down by bisection to the same
   // boundary, and from 2 nodes (unstable) it must double its way up.
   for (const std::string start : {"40", "2"}) {
-    const std::vector<std::string> args = {"plan",  "--trace",       Trace(), "--node-type",
-                                           "A100-80GBx1", "--slo", "mean_wait<=50s",
-                                           "--jobs", "2", "--start-nodes", start};
+    const std::vector<std::string> args = {
+        "plan",           "--trace", Trace(), "--node-type",   "A100-80GBx1", "--slo",
+        "mean_wait<=50s", "--jobs",  "2",     "--start-nodes", start};
     const CliResult r = RunCli(args);
     ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
     EXPECT_NEAR(SmallestCount(r.out, "A100-80GBx1"), kErlangAnswer, 1) << r.out;
@@ -163,10 +164,25 @@ TEST_F(PlanMmc, CheapestMixOfEquivalentNodesIsAllOfTheCheaperType) {
   // type's answer behaves the same, so the cheapest meeting the SLO is the cheaper type alone,
   // and every mix the search settles on has that same total.
   const std::string csv = dir_->File("mix.csv");
-  const std::vector<std::string> args = {
-      "plan", "--trace", Trace(), "--node-types", "A100-80GBx1,V100-32GBx1", "--price",
-      "A100-80GB=2", "--price", "V100-32GBx1=1", "--runtime-model", "trace",
-      "--slo", "mean_wait<=50", "--mix-steps", "2", "--jobs", "2", "--csv", csv};
+  const std::vector<std::string> args = {"plan",
+                                         "--trace",
+                                         Trace(),
+                                         "--node-types",
+                                         "A100-80GBx1,V100-32GBx1",
+                                         "--price",
+                                         "A100-80GB=2",
+                                         "--price",
+                                         "V100-32GBx1=1",
+                                         "--runtime-model",
+                                         "trace",
+                                         "--slo",
+                                         "mean_wait<=50",
+                                         "--mix-steps",
+                                         "2",
+                                         "--jobs",
+                                         "2",
+                                         "--csv",
+                                         csv};
   const CliResult r = RunCli(args);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   const int a = SmallestCount(r.out, "A100-80GBx1");
@@ -189,9 +205,10 @@ TEST_F(PlanMmc, CheapestMixOfEquivalentNodesIsAllOfTheCheaperType) {
 
 TEST_F(PlanMmc, BudgetBelowTheAnswerMeansNothingMeetsIt) {
   // 12 one-GPU A100 nodes cost 12 x $5.12 = $61.44/h; with $40/h at most 7 nodes are affordable.
-  const std::vector<std::string> args = {"plan",          "--trace", Trace(), "--node-type",
-                                         "A100-80GBx1",   "--slo",   "mean_wait<=50",
-                                         "--budget", "40", "--jobs", "2"};
+  const std::vector<std::string> args = {
+      "plan",  "--trace",       Trace(),    "--node-type", "A100-80GBx1",
+      "--slo", "mean_wait<=50", "--budget", "40",          "--jobs",
+      "2"};
   const CliResult r = RunCli(args);
   EXPECT_EQ(r.exit_code, 1) << Describe(args, r);
   EXPECT_NE(r.out.find("not met up to 7 nodes"), std::string::npos) << r.out;
@@ -201,9 +218,9 @@ TEST_F(PlanMmc, BudgetBelowTheAnswerMeansNothingMeetsIt) {
 }
 
 TEST(Plan, PrintsTheEvaluatedPointsOnTheBundledTrace) {
-  const std::vector<std::string> args = {"plan",     "--first",      "400",  "--node-type",
-                                         "dgx-a100", "--slo",        "p95_wait<=2h", "--slo",
-                                         "mean_jct<=1d", "--jobs", "2", "--max-evals", "8"};
+  const std::vector<std::string> args = {
+      "plan",  "--first",      "400",    "--node-type", "dgx-a100",    "--slo", "p95_wait<=2h",
+      "--slo", "mean_jct<=1d", "--jobs", "2",           "--max-evals", "8"};
   const CliResult r = RunCli(args);
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << Describe(args, r);
   EXPECT_NE(r.out.find("evaluated points"), std::string::npos) << r.out;
@@ -247,8 +264,8 @@ TEST(Plan, BadInputIsRejectedWithExitCode2) {
 
 TEST(Queueing, PrintsTheErlangCFiguresOfThePublishedExample) {
   // 48 Erlangs on 55 agents (see tests/sim/queueing_test.cc): P(wait) 0.2387, ASA 8.18 s.
-  const std::vector<std::string> args = {"queueing", "--lambda", "0.2", "--mu",
-                                         "0.004166666666666667", "--c", "55"};
+  const std::vector<std::string> args = {
+      "queueing", "--lambda", "0.2", "--mu", "0.004166666666666667", "--c", "55"};
   const CliResult r = RunCli(args);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   EXPECT_NE(r.out.find("48 Erlangs"), std::string::npos) << r.out;
