@@ -164,6 +164,26 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
   return spec;
 }
 
+std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const NodeGroupSpec& g : groups) {
+    nlohmann::json group = {{"count", g.count},
+                            {"gpu_type", g.gpu_type},
+                            {"gpus_per_node", g.gpus_per_node},
+                            {"topology", NodeTopologyName(g.topology)},
+                            {"nic_gbps", g.nic_gbps}};
+    if (g.cpus > 0) group["cpus"] = g.cpus;
+    if (g.host_memory_gib > 0) group["host_memory_gib"] = g.host_memory_gib;
+    nodes.push_back(std::move(group));
+  }
+  const nlohmann::json doc = {{"nodes", std::move(nodes)},
+                              {"network",
+                               {{"nodes_per_rack", network.nodes_per_rack},
+                                {"oversubscription", network.oversubscription},
+                                {"latency_us", network.latency_us}}}};
+  return doc.dump();
+}
+
 Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
     : spec_(std::move(spec)), catalog_(&catalog) {
   gpus_per_type_.assign(catalog.gpus().size(), 0);

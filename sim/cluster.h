@@ -51,6 +51,11 @@ struct ClusterSpec {
   static std::string PresetText(const std::string& name);  // empty if not a preset
 };
 
+// Returns the JSON text of a cluster spec with these node groups (each with its count) and
+// network, accepted by ClusterSpec::FromJsonText: a way to build clusters in memory (e.g. the
+// homogeneous N-node clusters of `clustersim plan`). Unknown (0) cpus / host memory are left out.
+std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network);
+
 struct Node {
   int index = 0;
   int group = 0;

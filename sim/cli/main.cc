@@ -14,6 +14,8 @@
 
 #include "policies/registry.h"
 #include "sim/cli/advise_command.h"
+#include "sim/cli/plan_command.h"
+#include "sim/cli/queueing_command.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/error.h"
@@ -39,6 +41,8 @@ commands:
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   advise          memory, largest batch, throughput and goodput of a model on a GPU type
   list            list policies | placements | gpus | models | clusters | formats
+  plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
+  queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
 )";
 
 void SetLogLevel(const std::string& level) {
@@ -340,8 +344,10 @@ int Main(int argc, char** argv) {
     if (command == "list") return CommandList(argc - 1, argv + 1);
     if (command == "trace") return CommandTrace(argc - 1, argv + 1);
     if (command == "advise") return CommandAdvise(argc - 1, argv + 1);
+    if (command == "plan") return CommandPlan(argc - 1, argv + 1);
+    if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
     throw InputError("unknown command \"" + command +
-                     "\"; valid: run, trace, cluster show, advise, list");
+                     "\"; valid: run, trace, cluster show, advise, list, plan, queueing");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

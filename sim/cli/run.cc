@@ -153,7 +153,11 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   // Validate every name before any heavy work, so errors come fast.
   const PolicyEntry& policy_entry = FindPolicy(config.policy);
   const PlacementEntry& placement_entry = FindPlacement(config.placement);
-  const Cluster cluster(ClusterSpec::Load(config.cluster, *catalog), *catalog);
+  const Cluster cluster(
+      config.cluster_json.empty()
+          ? ClusterSpec::Load(config.cluster, *catalog)
+          : ClusterSpec::FromJsonText(config.cluster_json, config.cluster, *catalog),
+      *catalog);
   std::string runtime_name = config.runtime_model;
   if (runtime_name.empty()) runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
   EngineOptions engine_options = config.engine;

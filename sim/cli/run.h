@@ -23,6 +23,7 @@ struct RunConfig {
   std::string trace_path;
   std::string trace_format;      // empty = auto-detect
   std::string cluster = "default";  // preset name or JSON path
+  std::string cluster_json;      // if non-empty, the spec's JSON text itself (`cluster` names it)
   std::string hardware_path;     // empty = built-in catalog
   std::string policy = "fcfs";
   std::string placement = "first-fit";
@@ -53,6 +54,8 @@ struct RunOutcome {
 };
 
 // Throws InputError for bad inputs (nothing is written then) and InternalError for a bug.
+// Without an output database it may run on several threads at once (`clustersim plan` does),
+// each with its own RunConfig: Params records which keys were read, so a config is not shared.
 RunOutcome ExecuteRun(const RunConfig& config);
 
 // Applies a run config JSON file: an object with any of the keys trace, format, cluster,

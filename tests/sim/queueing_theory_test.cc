@@ -2,32 +2,18 @@
 // with Poisson arrivals, exponential durations and one-GPU jobs on c GPUs. Its mean wait is given
 // by Erlang C; Little's law ties the time-averaged queue length to the mean wait.
 //
-// Erlang C (standard form): with offered load a = lambda / mu and rho = a / c,
-//   C(c, a) = (a^c / c! * c / (c - a)) / (sum_{k<c} a^k / k! + a^c / c! * c / (c - a)),
-//   W_q = C(c, a) / (c mu - lambda).
-// (Seed 001 writes W_q with an extra factor 1/mu; that is dimensionally a typo: with mu in jobs
-// per hour, C / (c mu - lambda) is already in hours.)
+// Erlang C comes from sim/queueing.h (its own unit tests are in queueing_test.cc).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
+#include "sim/queueing.h"
 #include "sim/summary.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
 namespace {
-
-double ErlangC(int c, double a) {
-  double term = 1;  // a^k / k!
-  double sum = 0;
-  for (int k = 0; k < c; ++k) {
-    sum += term;
-    term *= a / (k + 1);
-  }
-  const double tail = term * c / (c - a);  // term is now a^c / c!
-  return tail / (sum + tail);
-}
 
 // Exponential variates by inversion, so the test does not depend on the standard library's
 // distribution algorithms.
@@ -84,11 +70,6 @@ QueueRun SimulateMmc(int c, double rho, int jobs, uint64_t seed, int warmup) {
   return out;
 }
 
-TEST(ErlangC, MatchesAKnownValue) {
-  // c = 2, a = 1 (rho = 0.5): C = (1/2 * 2) / (1 + 1 + 1) = 1/3.
-  EXPECT_NEAR(ErlangC(2, 1.0), 1.0 / 3, 1e-12);
-}
-
 class MmcQueue : public ::testing::TestWithParam<double> {};
 
 TEST_P(MmcQueue, MeanWaitIsWithinFivePercentOfErlangC) {
@@ -99,7 +80,7 @@ TEST_P(MmcQueue, MeanWaitIsWithinFivePercentOfErlangC) {
   const int c = 4;
   const double mu = 1 / 1000.0;
   const double lambda = rho * c * mu;
-  const double expected = ErlangC(c, lambda / mu) / (c * mu - lambda);
+  const double expected = SolveMmc(lambda, mu, c).mean_wait;
   const QueueRun run = SimulateMmc(c, rho, 1'000'000, 20261122, 20'000);
   std::printf("M/M/%d rho %.1f: mean wait %.2f s simulated, %.2f s Erlang C (ratio %.4f)\n", c,
               rho, run.mean_wait, expected, run.mean_wait / expected);

@@ -1,0 +1,111 @@
+// scripts/plot.py on a database holding several runs: every figure is written as a valid PNG
+// (signature, an IHDR chunk with sensible dimensions) and a valid PDF (%PDF- header, %%EOF
+// trailer), each of non-trivial size; a missing database or an unknown run id is exit code 2.
+// Runs /usr/bin/python3 (Debian's, with python3-matplotlib: scripts/install_deps.sh).
+#include <gtest/gtest.h>
+
+#include "tests/cli/cli_test_util.h"
+
+namespace clustersim::testing {
+namespace {
+
+const char* kPython = "/usr/bin/python3";
+const char* kFigures[] = {"jct_cdf", "wait_cdf", "timelines", "gpu_type_utilization", "headline"};
+
+// Runs `python3 scripts/plot.py args...` with stdout and stderr captured.
+CliResult RunPlot(const std::vector<std::string>& args) {
+  TempDir capture;
+  const std::string out_path = capture.File("stdout"), err_path = capture.File("stderr");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> all = {kPython, std::string(CLUSTERSIM_SOURCE_DIR) + "/scripts/plot.py"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  CliResult result;
+  const int rc = posix_spawn(&pid, kPython, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    result.err = std::string("posix_spawn ") + kPython + " failed: " + std::strerror(rc);
+    return result;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = ReadFile(out_path);
+  result.err = ReadFile(err_path);
+  return result;
+}
+
+uint32_t BigEndian32(const std::string& bytes, size_t at) {
+  return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) |
+         (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint32_t(uint8_t(bytes[at + 3]));
+}
+
+class PlotScript : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    // Three runs in one database: two policies on the default cluster and one on 16 DGX A100.
+    const std::vector<std::vector<std::string>> runs = {
+        {"--policy", "fcfs"},
+        {"--policy", "easy", "--param", "walltime=exact"},
+        {"--cluster", "dgx-a100"}};
+    for (const auto& extra : runs) {
+      std::vector<std::string> args = {"run", "--first", "800", "--out", Db(), "--no-progress"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const CliResult r = RunCli(args);
+      ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+    }
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string Db() { return dir_->File("runs.sqlite"); }
+  static TempDir* dir_;
+};
+TempDir* PlotScript::dir_ = nullptr;
+
+TEST_F(PlotScript, WritesEveryFigureAsValidPngAndPdf) {
+  const std::string out = dir_->File("figures");
+  // --run with every id: the selection path, and one rendering only (matplotlib is slow).
+  const CliResult r = RunPlot({Db(), "--out", out, "--run", "1", "2", "3", "--dpi", "60"});
+  ASSERT_EQ(r.exit_code, 0) << "plot.py failed:\n" << r.out << r.err;
+  for (const char* name : kFigures) {
+    const std::string png = ReadFile(out + "/" + name + ".png");
+    ASSERT_GT(png.size(), 5000u) << name << ".png missing or tiny";
+    EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << name;
+    // The first chunk is IHDR: length 13, type, then width and height (big-endian).
+    EXPECT_EQ(BigEndian32(png, 8), 13u) << name;
+    EXPECT_EQ(png.substr(12, 4), "IHDR") << name;
+    const uint32_t width = BigEndian32(png, 16), height = BigEndian32(png, 20);
+    EXPECT_GE(width, 200u) << name;
+    EXPECT_GE(height, 150u) << name;
+    EXPECT_LE(width, 5000u) << name;
+    EXPECT_LE(height, 5000u) << name;
+
+    const std::string pdf = ReadFile(out + "/" + name + ".pdf");
+    ASSERT_GT(pdf.size(), 3000u) << name << ".pdf missing or tiny";
+    EXPECT_EQ(pdf.substr(0, 5), "%PDF-") << name;
+    EXPECT_NE(pdf.find("%%EOF", pdf.size() - 32), std::string::npos) << name;
+    EXPECT_NE(r.out.find(std::string(name) + ".png"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(PlotScript, BadDatabaseOrRunIsExitCode2) {
+  const CliResult missing = RunPlot({dir_->File("nope.sqlite"), "--out", dir_->File("x")});
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("no such database"), std::string::npos) << missing.err;
+  const CliResult bad_run = RunPlot({Db(), "--out", dir_->File("y"), "--run", "99"});
+  EXPECT_EQ(bad_run.exit_code, 2) << bad_run.err;
+  EXPECT_NE(bad_run.err.find("no run 99"), std::string::npos) << bad_run.err;
+}
+
+}  // namespace
+}  // namespace clustersim::testing
