@@ -1,5 +1,6 @@
 #include "sim/faults.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -35,6 +36,12 @@ bool FaultOptions::failures() const {
 std::string FaultOptions::ToJson(const HardwareCatalog& catalog) const {
   nlohmann::json j = nlohmann::json::object();
   auto by_type = [&](const std::vector<double>& v) {
+    // One figure for every type is written as that figure, in hours.
+    if (!v.empty() && v.front() < kNever && std::all_of(v.begin(), v.end(), [&](double x) {
+          return x == v.front();
+        })) {
+      return nlohmann::json(v.front() / 3600);
+    }
     nlohmann::json o = nlohmann::json::object();
     for (size_t t = 0; t < v.size(); ++t) {
       if (v[t] < kNever) o[catalog.gpu(static_cast<int>(t)).name] = v[t] / 3600;

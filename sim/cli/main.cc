@@ -92,6 +92,12 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
               v("node_imbalance_mean"));
   std::printf("  %-14s %.0f kWh   cost $%.0f (used $%.0f)   Jain (users) %.3f\n", "energy/cost",
               v("energy_kwh"), v("cost_usd"), v("used_cost_usd"), v("jain_index_users"));
+  if (v("failures") > 0 || v("checkpoint_gpu_hours") > 0) {
+    std::printf("  %-14s %.0f (restarts %.0f)   lost %.1f GPU-h   down %.1f GPU-h   "
+                "checkpointing %.1f GPU-h\n",
+                "failures", v("failures"), v("restarts"), v("lost_gpu_hours"),
+                v("gpu_hours_down"), v("checkpoint_gpu_hours"));
+  }
   std::printf("  %-14s %s   events %llu   wall %.2f s\n", "fingerprint",
               HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
               o.wall_seconds);
