@@ -48,7 +48,9 @@ struct EngineProgress {
 
 struct EngineOptions {
   double timeseries_interval_seconds = 300;
-  bool check_invariants = false;  // --check: verify invariants after every pass
+  // --check: verify invariants after every pass (the O(jobs) state census on every 64th pass
+  // for traces of more than 100,000 jobs).
+  bool check_invariants = false;
   bool enforce_walltime = true;
   double preemption_cost_seconds = 0;  // save + restore per preemption (DESIGN.md §7)
   FaultOptions faults;                 // failures and checkpoints; off by default
@@ -186,6 +188,7 @@ class Engine final : public SchedulingContext {
   // Faults (only when options_.faults.failures()).
   ExponentialSource fault_rng_;
   std::vector<uint8_t> gpu_down_;   // per GPU: failures covering it (node and GPU level)
+  std::vector<JobId> holder_;       // per GPU: the running job holding it, or kNoJob
   std::vector<uint8_t> node_down_;  // per node: node-level failures in progress
   int down_gpus_ = 0;
   int down_nodes_ = 0;
