@@ -13,6 +13,7 @@
 #include <set>
 
 #include "policies/registry.h"
+#include "sim/cli/experiment_commands.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/error.h"
@@ -34,6 +35,9 @@ usage: clustersim <command> [options]      (clustersim <command> --help for its 
 
 commands:
   run             replay a trace on a cluster under a policy; write results to SQLite
+  compare         several policies (x placements) on one trace and cluster, side by side
+  sweep           run the cross product of a JSON sweep spec in parallel (--shard for Slurm)
+  merge           join result databases into one
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   list            list policies | placements | gpus | clusters | formats
@@ -306,6 +310,9 @@ int Main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     if (command == "run") return CommandRun(argc - 1, argv + 1);
+    if (command == "compare") return CommandCompare(argc - 1, argv + 1);
+    if (command == "sweep") return CommandSweep(argc - 1, argv + 1);
+    if (command == "merge") return CommandMerge(argc - 1, argv + 1);
     if (command == "cluster") {
       if (argc < 3 || std::string(argv[2]) != "show") {
         if (argc >= 3 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
@@ -318,7 +325,7 @@ int Main(int argc, char** argv) {
     }
     if (command == "list") return CommandList(argc - 1, argv + 1);
     if (command == "trace") return CommandTrace(argc - 1, argv + 1);
-    throw InputError("unknown command \"" + command + "\"; valid: run, trace, cluster show, list");
+    throw InputError("unknown command \"" + command + "\"; valid: run, compare, sweep, merge, trace, cluster show, list");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;
