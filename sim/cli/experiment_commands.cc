@@ -327,6 +327,7 @@ int CommandSweep(int argc, char** argv) {
       "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
       "shard", po::value(&shard_text)->default_value("0/1"),
       "i/N: run only the runs whose index mod N is i (a Slurm array task)")(
+      "dry-run", "check the spec, list the shard's runs (file and description) and exit")(
       "log-level", po::value(&log_level)->default_value("error"),
       "trace|debug|info|warn|error (warn shows each run's trace sanity report)");
   po::positional_options_description positional;
@@ -348,6 +349,14 @@ int CommandSweep(int argc, char** argv) {
   options.jobs = jobs;
   options.interrupt = &g_stop;
   const SweepSpec spec = LoadSweepSpec(spec_path);
+  if (vm.count("dry-run")) {
+    for (const SweepRun& run : spec.runs) {
+      if (options.shard.Contains(run.index)) {
+        std::printf("%s  %s\n", run.file_name.c_str(), run.label.c_str());
+      }
+    }
+    return 0;
+  }
   CatchSignals();
   const SweepReport report = RunSweep(spec, options);
   std::printf("sweep: shard %d/%d: %lld runs: %lld complete now, %lld already complete, %lld "
