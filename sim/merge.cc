@@ -94,7 +94,8 @@ class SourceDatabase {
 
 std::string KeyDescription() {
   std::string text;
-  for (const char* column : kRunKeyColumns) text += (text.empty() ? "" : ", ") + std::string(column);
+  for (const char* column : kRunKeyColumns)
+    text += (text.empty() ? "" : ", ") + std::string(column);
   return text;
 }
 
@@ -117,8 +118,8 @@ MergeResult MergeDatabases(const std::string& out, const std::vector<std::string
     const auto [it, inserted] = seen.emplace(run.key, where);
     if (!inserted) {
       throw InputError(out, 0, 0,
-                       "duplicate run: " + where + " is the same run as " + it->second +
-                           " (same " + KeyDescription() + "); nothing was written");
+                       "duplicate run: " + where + " is the same run as " + it->second + " (same " +
+                           KeyDescription() + "); nothing was written");
     }
   };
   // Open and check every input before writing anything.
@@ -140,8 +141,7 @@ MergeResult MergeDatabases(const std::string& out, const std::vector<std::string
       try {
         result.new_run_ids.push_back(writer.CopyRun(sources[i]->get(), run.run_id));
       } catch (const InputError& e) {
-        throw InputError(inputs[i], 0, 0,
-                         "run " + std::to_string(run.run_id) + ": " + e.what());
+        throw InputError(inputs[i], 0, 0, "run " + std::to_string(run.run_id) + ": " + e.what());
       }
       ++result.runs;
       if (run.status != "complete") ++result.failed_runs;

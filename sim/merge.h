@@ -22,17 +22,24 @@
 namespace clustersim {
 
 // The runs columns that identify a run (results/README.md, "merge").
-inline constexpr const char* kRunKeyColumns[] = {
-    "trace_sha256", "cluster_sha256", "policy", "placement", "params", "runtime_model", "seed",
-    "trace_filter", "timeseries_interval_seconds", "preemption_cost_seconds"};
+inline constexpr const char* kRunKeyColumns[] = {"trace_sha256",
+                                                 "cluster_sha256",
+                                                 "policy",
+                                                 "placement",
+                                                 "params",
+                                                 "runtime_model",
+                                                 "seed",
+                                                 "trace_filter",
+                                                 "timeseries_interval_seconds",
+                                                 "preemption_cost_seconds"};
 
 struct MergeOptions {
   bool reject_duplicates = true;
 };
 
 struct MergeResult {
-  int64_t runs = 0;         // runs copied
-  int64_t failed_runs = 0;  // of which recorded with status failed or interrupted
+  int64_t runs = 0;                  // runs copied
+  int64_t failed_runs = 0;           // of which recorded with status failed or interrupted
   std::vector<int64_t> new_run_ids;  // in input order
 };
 

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 
 #include "sim/error.h"
@@ -335,8 +335,8 @@ int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
     }
     const bool is_runs = std::string(table) == "runs";
     // rowid order keeps the source's row order (job_index order for jobs).
-    const std::string select = "SELECT " + list + " FROM \"" + table +
-                               "\" WHERE run_id = ? ORDER BY rowid";
+    const std::string select =
+        "SELECT " + list + " FROM \"" + table + "\" WHERE run_id = ? ORDER BY rowid";
     const std::string insert = "INSERT INTO \"" + std::string(table) + "\" (" +
                                (is_runs ? "" : "run_id,") + list + ") VALUES (" +
                                (is_runs ? "" : "?,") + marks + ")";

@@ -125,8 +125,8 @@ void PrintCompareTable(const std::vector<CompareRun>& runs) {
   for (const Column& c : kColumns) std::printf(" %9s", c.title);
   std::printf("\n");
   for (const CompareRun& run : runs) {
-    std::printf("%4lld  %-12s %-10s", static_cast<long long>(run.run_id),
-                run.config.policy.c_str(), run.config.placement.c_str());
+    std::printf("%4lld  %-12s %-10s", static_cast<long long>(run.run_id), run.config.policy.c_str(),
+                run.config.placement.c_str());
     for (const Column& c : kColumns) {
       const double v = SummaryValue(run.outcome.summary, c.metric);
       if (std::isnan(v)) {
@@ -144,9 +144,10 @@ void PrintCompareTable(const std::vector<CompareRun>& runs) {
     if (run.outcome.status != RunStatus::kComplete) std::printf("  (interrupted)");
     std::printf("\n");
   }
-  std::printf("times (JCT, wait, makespan) in %s; slowdown = JCT / run time; util = GPU "
-              "utilization\n",
-              hours ? "hours" : "seconds");
+  std::printf(
+      "times (JCT, wait, makespan) in %s; slowdown = JCT / run time; util = GPU "
+      "utilization\n",
+      hours ? "hours" : "seconds");
 }
 
 void PrintCompareCsv(const std::vector<CompareRun>& runs) {
@@ -188,24 +189,24 @@ int CommandCompare(int argc, char** argv) {
       "printed, or CSV with --csv. --param NAME:key=value applies only to runs whose policy or\n"
       "placement is NAME (e.g. --param easy:walltime=exact); a plain key=value to every run.\n\n"
       "options");
-  desc.add_options()("help,h", "show this help")(
-      "trace", po::value(&base.trace_path), "trace file (default: the bundled Philly window)")(
+  desc.add_options()("help,h", "show this help")("trace", po::value(&base.trace_path),
+                                                 "trace file (default: the bundled Philly window)")(
       "format", po::value(&base.trace_format), "trace format (default: detect from the header)")(
       "cluster", po::value(&base.cluster)->default_value("default"),
-      "cluster spec JSON file or preset name")(
-      "hardware", po::value(&base.hardware_path), "hardware catalog JSON (default: built in)")(
+      "cluster spec JSON file or preset name")("hardware", po::value(&base.hardware_path),
+                                               "hardware catalog JSON (default: built in)")(
       "policies", po::value(&policies_text)->default_value("fcfs,easy"),
-      "comma-separated ordering policies")(
-      "placements", po::value(&placements_text)->default_value("first-fit"),
-      "comma-separated placement strategies")(
+      "comma-separated ordering policies")("placements",
+                                           po::value(&placements_text)->default_value("first-fit"),
+                                           "comma-separated placement strategies")(
       "runtime-model", po::value(&base.runtime_model),
       "trace | hardware (default: hardware on a heterogeneous cluster, else trace)")(
       "param", po::value(&params)->composing(),
       "[NAME:]key=value policy or placement parameter (repeatable)")(
       "seed", po::value(&base.seed)->default_value(0), "random seed")(
       "interval", po::value(&base.engine.timeseries_interval_seconds)->default_value(300),
-      "timeseries interval, seconds")(
-      "stop-time", po::value(&base.engine.stop_time), "stop the clock at this simulated time")(
+      "timeseries interval, seconds")("stop-time", po::value(&base.engine.stop_time),
+                                      "stop the clock at this simulated time")(
       "preemption-cost", po::value(&base.engine.preemption_cost_seconds)->default_value(0),
       "checkpoint save + restore paid by each preempted job, seconds")(
       "out", po::value(&base.out)->default_value("results/compare.sqlite"),
@@ -296,11 +297,11 @@ int CommandCompare(int argc, char** argv) {
     PrintCompareCsv(runs);
   } else {
     const RunOutcome& first = runs.front().outcome;
-    std::printf("clustersim compare: %s (%zu jobs) x %s (%d GPUs), runtime %s, seed %lld\n",
-                base.trace_path.empty() ? "bundled traces/philly_default.csv"
-                                        : base.trace_path.c_str(),
-                first.jobs, base.cluster.c_str(), first.gpus, first.runtime_model.c_str(),
-                static_cast<long long>(base.seed));
+    std::printf(
+        "clustersim compare: %s (%zu jobs) x %s (%d GPUs), runtime %s, seed %lld\n",
+        base.trace_path.empty() ? "bundled traces/philly_default.csv" : base.trace_path.c_str(),
+        first.jobs, base.cluster.c_str(), first.gpus, first.runtime_model.c_str(),
+        static_cast<long long>(base.seed));
     PrintCompareTable(runs);
     std::printf("written to %s (runs %lld-%lld)\n", base.out.c_str(),
                 static_cast<long long>(runs.front().run_id),
@@ -359,12 +360,13 @@ int CommandSweep(int argc, char** argv) {
   }
   CatchSignals();
   const SweepReport report = RunSweep(spec, options);
-  std::printf("sweep: shard %d/%d: %lld runs: %lld complete now, %lld already complete, %lld "
-              "failed, %lld interrupted; databases in %s\n",
-              options.shard.index, options.shard.count, static_cast<long long>(report.in_shard),
-              static_cast<long long>(report.complete), static_cast<long long>(report.skipped),
-              static_cast<long long>(report.failed), static_cast<long long>(report.interrupted),
-              out_dir.c_str());
+  std::printf(
+      "sweep: shard %d/%d: %lld runs: %lld complete now, %lld already complete, %lld "
+      "failed, %lld interrupted; databases in %s\n",
+      options.shard.index, options.shard.count, static_cast<long long>(report.in_shard),
+      static_cast<long long>(report.complete), static_cast<long long>(report.skipped),
+      static_cast<long long>(report.failed), static_cast<long long>(report.interrupted),
+      out_dir.c_str());
   if (report.interrupted > 0) return 130;
   return report.failed > 0 ? 1 : 0;
 }
@@ -378,8 +380,8 @@ int CommandMerge(int argc, char** argv) {
       "rows follow. The same run twice (same trace and cluster SHA-256, policy, placement,\n"
       "params, runtime model, seed, trace filter, interval and preemption cost) is an error\n"
       "naming both files, and nothing is written.\n\noptions");
-  desc.add_options()("help,h", "show this help")(
-      "databases", po::value(&arguments)->composing(), "OUT.sqlite then the inputs");
+  desc.add_options()("help,h", "show this help")("databases", po::value(&arguments)->composing(),
+                                                 "OUT.sqlite then the inputs");
   po::positional_options_description positional;
   positional.add("databases", -1);
   po::variables_map vm;
@@ -390,8 +392,9 @@ int CommandMerge(int argc, char** argv) {
   }
   po::notify(vm);
   if (arguments.size() < 2) {
-    throw InputError("merge: expected OUT.sqlite and at least one input (see clustersim merge "
-                     "--help)");
+    throw InputError(
+        "merge: expected OUT.sqlite and at least one input (see clustersim merge "
+        "--help)");
   }
   const std::string out = arguments.front();
   const std::vector<std::string> inputs =

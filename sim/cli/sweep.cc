@@ -87,9 +87,12 @@ Params ParamsForRun(const std::map<std::string, std::string>& given, const std::
 SweepSpec LoadSweepSpec(const std::string& path) {
   const json doc = ParseJsonFile(path);
   if (!doc.is_object()) throw InputError(path, 0, 0, "expected a JSON object (a sweep spec)");
+  static const std::set<std::string> kKnown = {
+      "traces",       "clusters",        "policies",      "placements", "params",
+      "load_factors", "seeds",           "runtime_model", "format",     "hardware",
+      "interval",     "preemption_cost", "stop_time"};
   for (const auto& [key, value] : doc.items()) {
-    const std::string known = std::string(", ") + kSpecKeys + ",";
-    if (known.find(", " + key + ",") == std::string::npos) {
+    if (!kKnown.count(key)) {
       throw InputError(path, 0, 0, "unknown key \"" + key + "\"; expected " + kSpecKeys);
     }
   }
@@ -110,7 +113,9 @@ SweepSpec LoadSweepSpec(const std::string& path) {
     }
     return value;
   };
-  auto where = [](const char* key, size_t i) { return std::string(key) + "[" + std::to_string(i) + "]"; };
+  auto where = [](const char* key, size_t i) {
+    return std::string(key) + "[" + std::to_string(i) + "]";
+  };
   auto strings = [&](const char* key, json fallback) {
     std::vector<std::string> out;
     const json values = list(key, std::move(fallback));
@@ -172,9 +177,9 @@ SweepSpec LoadSweepSpec(const std::string& path) {
       std::map<std::string, std::string> set;
       for (const auto& [key, value] : values[i].items()) {
         if (!value.is_string() && !value.is_number() && !value.is_boolean()) {
-          throw InputError(path, 0, 0,
-                           where("params", i) + "." + key +
-                               ": expected a string, number or boolean");
+          throw InputError(
+              path, 0, 0,
+              where("params", i) + "." + key + ": expected a string, number or boolean");
         }
         set[key] = value.is_string() ? value.get<std::string>() : value.dump();
       }
@@ -256,9 +261,8 @@ SweepSpec LoadSweepSpec(const std::string& path) {
                 // it is listed once.
                 if (!keys.insert(run.key_json).second) continue;
                 run.label = fs::path(trace).filename().string() + " x " +
-                            fs::path(cluster).filename().string() + " " + policy + "/" +
-                            placement + " load " + FormatNumber(load) + " seed " +
-                            std::to_string(seed);
+                            fs::path(cluster).filename().string() + " " + policy + "/" + placement +
+                            " load " + FormatNumber(load) + " seed " + std::to_string(seed);
                 if (!run.config.params.values().empty()) {
                   run.label += " " + run.config.params.ToJson();
                 }
@@ -363,9 +367,8 @@ SweepReport RunSweep(const SweepSpec& spec, const SweepOptions& options) {
   {
     json manifest = {{"spec", spec.path}, {"runs", json::array()}};
     for (const SweepRun& run : spec.runs) {
-      manifest["runs"].push_back({{"index", run.index},
-                                  {"file", run.file_name},
-                                  {"key", json::parse(run.key_json)}});
+      manifest["runs"].push_back(
+          {{"index", run.index}, {"file", run.file_name}, {"key", json::parse(run.key_json)}});
     }
     WriteFileAtomically((fs::path(options.out_dir) / "sweep.json").string(),
                         manifest.dump(2) + "\n");

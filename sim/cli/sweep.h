@@ -13,9 +13,11 @@
 // trace-reader registries are filled during static initialization and only read afterwards, the
 // hardware catalog is a function-local static, the Symbol pool locks, spdlog loggers are
 // thread-safe, SQLite (Debian builds it serialized) gets one connection per run, and the writer
-// formats times with gmtime_r. Threads rather than child processes: no re-parsing of options, one
-// Ctrl-C flag for all runs, and a failing run is an exception caught per run; the price is that
-// a crash (a bug) stops the whole invocation — a resumed sweep then redoes only what is missing.
+// formats times with gmtime_r. (A ThreadSanitizer build ran sweeps and compares with 2
+// threads, failing runs and logging included, without a report.) Threads rather than child
+// processes: no re-parsing of options, one Ctrl-C flag for all runs, and a failing run is an
+// exception caught per run; the price is that a crash (a bug) stops the whole invocation — a
+// resumed sweep then redoes only what is missing.
 #ifndef CLUSTERSIM_SIM_CLI_SWEEP_H_
 #define CLUSTERSIM_SIM_CLI_SWEEP_H_
 
@@ -81,11 +83,11 @@ struct SweepOptions {
 };
 
 struct SweepReport {
-  int64_t in_shard = 0;      // runs of the spec in this shard
-  int64_t skipped = 0;       // already complete in out_dir (resume)
-  int64_t complete = 0;      // run now and complete
-  int64_t failed = 0;        // run now and recorded as failed
-  int64_t interrupted = 0;   // stopped or never started because of Ctrl-C
+  int64_t in_shard = 0;     // runs of the spec in this shard
+  int64_t skipped = 0;      // already complete in out_dir (resume)
+  int64_t complete = 0;     // run now and complete
+  int64_t failed = 0;       // run now and recorded as failed
+  int64_t interrupted = 0;  // stopped or never started because of Ctrl-C
 };
 
 // Runs the spec's runs of `options.shard` into out_dir (one database per run, named by its

@@ -42,8 +42,8 @@ std::string WriteSpec(const TempDir& dir, const std::string& name, const std::st
   WriteFile(dir.File("tiny_trace.csv"), ReadFile(TestData("tiny_trace.csv")));
   WriteFile(dir.File("tiny_cluster.json"), ReadFile(TestData("tiny_cluster.json")));
   const std::string path = dir.File(name);
-  WriteFile(path, R"({"traces": ["tiny_trace.csv"], "clusters": ["tiny_cluster.json"])" + rest +
-                      "}");
+  WriteFile(path,
+            R"({"traces": ["tiny_trace.csv"], "clusters": ["tiny_cluster.json"])" + rest + "}");
   return path;
 }
 
@@ -63,7 +63,8 @@ std::vector<std::string> RunFiles(const std::string& dir) {
 std::vector<std::string> Statuses(const std::string& path) {
   Database db(path);
   std::vector<std::string> out;
-  for (const auto& row : db.Query("SELECT status FROM runs ORDER BY run_id")) out.push_back(*row[0]);
+  for (const auto& row : db.Query("SELECT status FROM runs ORDER BY run_id"))
+    out.push_back(*row[0]);
   return out;
 }
 
@@ -72,9 +73,11 @@ std::vector<std::string> Statuses(const std::string& path) {
 std::vector<std::string> RowsByRunKey(const std::string& path, const std::string& table) {
   Database db(path);
   std::vector<std::string> names;
-  const auto rows = db.Query("SELECT r.policy, r.placement, r.params, r.seed, r.trace_filter, t.* "
-                             "FROM " + table + " t JOIN runs r ON r.run_id = t.run_id",
-                             &names);
+  const auto rows = db.Query(
+      "SELECT r.policy, r.placement, r.params, r.seed, r.trace_filter, t.* "
+      "FROM " +
+          table + " t JOIN runs r ON r.run_id = t.run_id",
+      &names);
   std::vector<std::string> out;
   for (const auto& row : rows) {
     std::string text;
@@ -132,8 +135,7 @@ TEST(Sweep, TwoPoliciesTwoSeedsTwoLoadsGiveEightCompleteRuns) {
     EXPECT_EQ(Statuses(out + "/" + files[i]), std::vector<std::string>{"complete"}) << files[i];
   }
   EXPECT_TRUE(Exists(out + "/sweep.json"));
-  EXPECT_NE(r.out.find("8 complete now, 0 already complete, 0 failed"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("8 complete now, 0 already complete, 0 failed"), std::string::npos) << r.out;
   // Index 2 is fcfs, load factor 2, seed 0 (policy, load, seed; seed fastest).
   Database db(out + "/" + files[2]);
   EXPECT_EQ(db.Value("SELECT policy || ' ' || seed FROM runs"), "fcfs 0");
@@ -148,10 +150,12 @@ TEST(Sweep, ShardsAreDisjointAndTogetherComplete) {
   const std::string all = dir.File("all");
   const std::string sharded = dir.File("sharded");
   ASSERT_EQ(RunCli({"sweep", spec, "--out", all, "--jobs", "2"}).exit_code, 0);
-  const CliResult shard0 = RunCli({"sweep", spec, "--out", sharded, "--shard", "0/2", "--jobs", "1"});
+  const CliResult shard0 =
+      RunCli({"sweep", spec, "--out", sharded, "--shard", "0/2", "--jobs", "1"});
   ASSERT_EQ(shard0.exit_code, 0) << shard0.err;
   const auto after0 = RunFiles(sharded);
-  const CliResult shard1 = RunCli({"sweep", spec, "--out", sharded, "--shard", "1/2", "--jobs", "1"});
+  const CliResult shard1 =
+      RunCli({"sweep", spec, "--out", sharded, "--shard", "1/2", "--jobs", "1"});
   ASSERT_EQ(shard1.exit_code, 0) << shard1.err;
   const auto after1 = RunFiles(sharded);
   // Shard 0 of 2 holds the even indices, shard 1 the odd ones: 4 each, nothing twice.
@@ -160,8 +164,7 @@ TEST(Sweep, ShardsAreDisjointAndTogetherComplete) {
     EXPECT_EQ((name[7] - '0') % 2, 0) << name;
   }
   EXPECT_EQ(after1.size(), 8u);
-  EXPECT_NE(shard1.out.find("4 complete now, 0 already complete"), std::string::npos)
-      << shard1.out;
+  EXPECT_NE(shard1.out.find("4 complete now, 0 already complete"), std::string::npos) << shard1.out;
   // The same names (stable keys) as the single-process sweep.
   EXPECT_EQ(after1, RunFiles(all));
 }
@@ -170,12 +173,12 @@ TEST(Sweep, MergedShardsEqualASingleProcessSweep) {
   TempDir dir;
   const std::string spec = EightRunSpec(dir);
   ASSERT_EQ(RunCli({"sweep", spec, "--out", dir.File("all"), "--jobs", "2"}).exit_code, 0);
-  ASSERT_EQ(RunCli({"sweep", spec, "--out", dir.File("s0"), "--shard", "0/2", "--jobs", "1"})
-                .exit_code,
-            0);
-  ASSERT_EQ(RunCli({"sweep", spec, "--out", dir.File("s1"), "--shard", "1/2", "--jobs", "1"})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      RunCli({"sweep", spec, "--out", dir.File("s0"), "--shard", "0/2", "--jobs", "1"}).exit_code,
+      0);
+  ASSERT_EQ(
+      RunCli({"sweep", spec, "--out", dir.File("s1"), "--shard", "1/2", "--jobs", "1"}).exit_code,
+      0);
   const std::string single = dir.File("single.sqlite");
   const std::string merged = dir.File("merged.sqlite");
   const CliResult m1 = RunCli({"merge", single, dir.File("all")});
@@ -238,8 +241,7 @@ TEST(Sweep, ARunWithABadParameterIsRecordedAsFailedWhileTheOthersFinish) {
   const std::vector<std::string> args = {"sweep", spec, "--out", out};
   const CliResult r = RunCli(args);
   EXPECT_EQ(r.exit_code, kExitRunsFailed) << Describe(args, r);
-  EXPECT_NE(r.out.find("2 complete now, 0 already complete, 2 failed"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("2 complete now, 0 already complete, 2 failed"), std::string::npos) << r.out;
   const auto files = RunFiles(out);
   ASSERT_EQ(files.size(), 4u);
   for (size_t i = 0; i < 4; ++i) {
@@ -317,18 +319,17 @@ TEST(Merge, RejectsTheSameRunTwiceNamingBothFilesAndWritesNothing) {
   const std::vector<std::string> args = {"merge", merged, again};
   const CliResult r = RunCli(args);
   EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(args, r);
-  EXPECT_NE(r.err.find("duplicate run: " + again + " (run 1) is the same run as " + merged +
-                       " (run 4)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("duplicate run: " + again + " (run 1) is the same run as " + merged + " (run 4)"),
+      std::string::npos)
       << r.err;
   EXPECT_EQ(Database(merged).Number("SELECT count(*) FROM runs"), 8);
   // Two inputs holding the same run: the new output is not created.
   const std::string fresh = dir.File("fresh.sqlite");
-  const CliResult r2 = RunCli({"merge", fresh, out + "/" + files[0], out + "/" + files[1],
-                               out + "/" + files[0]});
+  const CliResult r2 =
+      RunCli({"merge", fresh, out + "/" + files[0], out + "/" + files[1], out + "/" + files[0]});
   EXPECT_EQ(r2.exit_code, kExitBadInput);
-  EXPECT_NE(r2.err.find("is the same run as " + out + "/" + files[0]), std::string::npos)
-      << r2.err;
+  EXPECT_NE(r2.err.find("is the same run as " + out + "/" + files[0]), std::string::npos) << r2.err;
   EXPECT_FALSE(Exists(fresh));
   EXPECT_TRUE(EntriesContaining(dir.path(), ".tmp-").empty());
 }
@@ -369,8 +370,7 @@ TEST(Merge, RejectsForeignAndInvalidDatabases) {
   ASSERT_EQ(RunCli({"merge", out, good}).exit_code, 0);
   const CliResult self = RunCli({"merge", out, out});
   EXPECT_EQ(self.exit_code, kExitBadInput);
-  EXPECT_NE(self.err.find(out + ": is the output database itself"), std::string::npos)
-      << self.err;
+  EXPECT_NE(self.err.find(out + ": is the output database itself"), std::string::npos) << self.err;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -379,9 +379,15 @@ TEST(Merge, RejectsForeignAndInvalidDatabases) {
 TEST(Compare, PrintsOneRowPerPolicyAndWritesEveryRunToOneDatabase) {
   TempDir dir;
   const std::string out = dir.File("compare.sqlite");
-  const std::vector<std::string> args = {
-      "compare",  "--trace",    TestData("tiny_trace.csv"), "--cluster", TestData("tiny_cluster.json"),
-      "--policies", "fcfs,easy,sjf", "--out", out};
+  const std::vector<std::string> args = {"compare",
+                                         "--trace",
+                                         TestData("tiny_trace.csv"),
+                                         "--cluster",
+                                         TestData("tiny_cluster.json"),
+                                         "--policies",
+                                         "fcfs,easy,sjf",
+                                         "--out",
+                                         out};
   const CliResult r = RunCli(args);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   Database db(out);
@@ -410,12 +416,20 @@ TEST(Compare, PrintsOneRowPerPolicyAndWritesEveryRunToOneDatabase) {
 TEST(Compare, CsvParsesWithOneLinePerRunAndScopedParameters) {
   TempDir dir;
   const std::string out = dir.File("compare.sqlite");
-  const std::vector<std::string> args = {"compare",    "--trace",      TestData("tiny_trace.csv"),
-                                         "--cluster",  TestData("tiny_cluster.json"),
-                                         "--policies", "fcfs,easy",    "--placements",
-                                         "first-fit,best-fit",         "--param",
-                                         "easy:walltime=exact",        "--csv",
-                                         "--out",      out};
+  const std::vector<std::string> args = {"compare",
+                                         "--trace",
+                                         TestData("tiny_trace.csv"),
+                                         "--cluster",
+                                         TestData("tiny_cluster.json"),
+                                         "--policies",
+                                         "fcfs,easy",
+                                         "--placements",
+                                         "first-fit,best-fit",
+                                         "--param",
+                                         "easy:walltime=exact",
+                                         "--csv",
+                                         "--out",
+                                         out};
   const CliResult r = RunCli(args);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   const auto lines = Lines(r.out);
@@ -456,9 +470,17 @@ TEST(Compare, AFailingRunWritesNothingAndExitsTwo) {
   TempDir dir;
   const std::string out = dir.File("compare.sqlite");
   // walltime applies to easy only; given to every run, fcfs rejects it.
-  const std::vector<std::string> args = {
-      "compare",  "--trace",  TestData("tiny_trace.csv"), "--cluster", TestData("tiny_cluster.json"),
-      "--policies", "fcfs,easy", "--param", "walltime=exact", "--out", out};
+  const std::vector<std::string> args = {"compare",
+                                         "--trace",
+                                         TestData("tiny_trace.csv"),
+                                         "--cluster",
+                                         TestData("tiny_cluster.json"),
+                                         "--policies",
+                                         "fcfs,easy",
+                                         "--param",
+                                         "walltime=exact",
+                                         "--out",
+                                         out};
   const CliResult r = RunCli(args);
   EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(args, r);
   EXPECT_NE(r.err.find("policy fcfs"), std::string::npos) << r.err;
@@ -466,8 +488,8 @@ TEST(Compare, AFailingRunWritesNothingAndExitsTwo) {
   EXPECT_NE(r.err.find("NAME:key=value"), std::string::npos) << r.err;
   EXPECT_FALSE(Exists(out));
   EXPECT_TRUE(EntriesContaining(dir.path(), "compare-tmp").empty());
-  const CliResult unknown = RunCli({"compare", "--trace", TestData("tiny_trace.csv"),
-                                    "--policies", "fcfs,nope", "--out", out});
+  const CliResult unknown = RunCli(
+      {"compare", "--trace", TestData("tiny_trace.csv"), "--policies", "fcfs,nope", "--out", out});
   EXPECT_EQ(unknown.exit_code, kExitBadInput);
   EXPECT_NE(unknown.err.find("unknown policy \"nope\""), std::string::npos) << unknown.err;
   EXPECT_FALSE(Exists(out));
