@@ -31,14 +31,16 @@ class SourceDatabase {
       problem = SchemaProblem(db_);
     } catch (const InputError& e) {
       // SQLite reads the header lazily: a file that is not a database fails here.
+      problem = std::string("not a SQLite database (") + e.what() + ")";
+    } catch (...) {
       sqlite3_close(db_);
-      db_ = nullptr;
-      throw InputError(path, 0, 0, std::string("not a SQLite database (") + e.what() + ")");
+      throw;
     }
     if (!problem.empty()) {
       sqlite3_close(db_);
       db_ = nullptr;
-      throw InputError(path, 0, 0, "not a clustersim database: " + problem);
+      if (problem.rfind("not a SQLite", 0) != 0) problem = "not a clustersim database: " + problem;
+      throw InputError(path, 0, 0, problem);
     }
   }
   ~SourceDatabase() { sqlite3_close(db_); }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <memory>
 
 #include "sim/error.h"
 
@@ -340,30 +341,31 @@ int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
     const std::string insert = "INSERT INTO \"" + std::string(table) + "\" (" +
                                (is_runs ? "" : "run_id,") + list + ") VALUES (" +
                                (is_runs ? "" : "?,") + marks + ")";
-    sqlite3_stmt* from = nullptr;
-    if (sqlite3_prepare_v2(source, select.c_str(), -1, &from, nullptr) != SQLITE_OK) {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(source, select.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
       const std::string message = sqlite3_errmsg(source);
-      sqlite3_finalize(from);
+      sqlite3_finalize(raw);
       throw InputError("SQLite: reading table " + std::string(table) + ": " + message);
     }
-    sqlite3_bind_int64(from, 1, source_run_id);
+    // Finalized on every path, errors included: an open statement keeps the source from closing.
+    const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> from(raw, sqlite3_finalize);
+    sqlite3_bind_int64(from.get(), 1, source_run_id);
     Statement to(db_, insert.c_str());
     sqlite3_stmt* out = to.get();
     const int offset = is_runs ? 1 : 2;
     int rc = 0;
-    while ((rc = sqlite3_step(from)) == SQLITE_ROW) {
+    while ((rc = sqlite3_step(from.get())) == SQLITE_ROW) {
       if (!is_runs) sqlite3_bind_int64(out, 1, run_id);
       for (size_t c = 0; c < columns.size(); ++c) {
         sqlite3_bind_value(out, static_cast<int>(c) + offset,
-                           sqlite3_column_value(from, static_cast<int>(c)));
+                           sqlite3_column_value(from.get(), static_cast<int>(c)));
       }
       to.Step();
       if (is_runs) run_id = sqlite3_last_insert_rowid(db_);
     }
-    const std::string message = sqlite3_errmsg(source);
-    sqlite3_finalize(from);
     if (rc != SQLITE_DONE) {
-      throw InputError("SQLite: reading table " + std::string(table) + ": " + message);
+      throw InputError("SQLite: reading table " + std::string(table) + ": " +
+                       sqlite3_errmsg(source));
     }
     if (is_runs && run_id < 0) {
       throw InputError("no run " + std::to_string(source_run_id) + " to copy");
