@@ -3,9 +3,12 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <memory>
 
 #include "sim/error.h"
 
@@ -59,6 +62,7 @@ class Statement {
     }
   }
   ~Statement() { sqlite3_finalize(stmt_); }
+  sqlite3_stmt* get() { return stmt_; }
   void Bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
   void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
   // Text is bound without a copy (SQLITE_STATIC): it must outlive Step(), hence no temporaries.
@@ -90,8 +94,32 @@ class Statement {
 std::string NowUtc() {
   char buffer[32];
   const std::time_t t = std::time(nullptr);
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  std::tm utc{};
+  ::gmtime_r(&t, &utc);  // not std::gmtime: sweeps write from several threads at once
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return buffer;
+}
+
+constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
+
+// The column names of `table` in `db`, in declaration order (empty if there is no such table).
+std::vector<std::string> TableColumns(sqlite3* db, const std::string& table) {
+  std::vector<std::string> columns;
+  sqlite3_stmt* stmt = nullptr;
+  const std::string sql = "PRAGMA main.table_info(\"" + table + "\")";
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+    const std::string message = sqlite3_errmsg(db);
+    sqlite3_finalize(stmt);
+    throw InputError("SQLite: " + message);
+  }
+  int rc = 0;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    columns.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1)));
+  }
+  const std::string message = sqlite3_errmsg(db);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) throw InputError("SQLite: " + message);
+  return columns;
 }
 
 }  // namespace
@@ -322,6 +350,89 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
     }
   }
   return run_id;
+}
+
+int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
+  int64_t run_id = -1;
+  for (const char* table : kTables) {
+    std::vector<std::string> columns = TableColumns(db_, table);
+    std::erase(columns, "run_id");
+    std::string list;
+    std::string marks;
+    for (const std::string& c : columns) {
+      list += (list.empty() ? "\"" : ",\"") + c + "\"";
+      marks += marks.empty() ? "?" : ",?";
+    }
+    const bool is_runs = std::string(table) == "runs";
+    // rowid order keeps the source's row order (job_index order for jobs).
+    const std::string select =
+        "SELECT " + list + " FROM \"" + table + "\" WHERE run_id = ? ORDER BY rowid";
+    const std::string insert = "INSERT INTO \"" + std::string(table) + "\" (" +
+                               (is_runs ? "" : "run_id,") + list + ") VALUES (" +
+                               (is_runs ? "" : "?,") + marks + ")";
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(source, select.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+      const std::string message = sqlite3_errmsg(source);
+      sqlite3_finalize(raw);
+      throw InputError("SQLite: reading table " + std::string(table) + ": " + message);
+    }
+    // Finalized on every path, errors included: an open statement keeps the source from closing.
+    const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> from(raw, sqlite3_finalize);
+    sqlite3_bind_int64(from.get(), 1, source_run_id);
+    Statement to(db_, insert.c_str());
+    sqlite3_stmt* out = to.get();
+    const int offset = is_runs ? 1 : 2;
+    int rc = 0;
+    while ((rc = sqlite3_step(from.get())) == SQLITE_ROW) {
+      if (!is_runs) sqlite3_bind_int64(out, 1, run_id);
+      for (size_t c = 0; c < columns.size(); ++c) {
+        sqlite3_bind_value(out, static_cast<int>(c) + offset,
+                           sqlite3_column_value(from.get(), static_cast<int>(c)));
+      }
+      to.Step();
+      if (is_runs) run_id = sqlite3_last_insert_rowid(db_);
+    }
+    if (rc != SQLITE_DONE) {
+      throw InputError("SQLite: reading table " + std::string(table) + ": " +
+                       sqlite3_errmsg(source));
+    }
+    if (is_runs && run_id < 0) {
+      throw InputError("no run " + std::to_string(source_run_id) + " to copy");
+    }
+  }
+  return run_id;
+}
+
+std::string SchemaProblem(sqlite3* db) {
+  // The reference: the schema as this version writes it, in a private in-memory database.
+  sqlite3* reference = nullptr;
+  if (sqlite3_open(":memory:", &reference) != SQLITE_OK ||
+      sqlite3_exec(reference, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    sqlite3_close(reference);
+    throw InternalError("cannot create the reference schema in memory");
+  }
+  std::string problem;
+  try {
+    for (const char* table : kTables) {
+      const std::vector<std::string> have = TableColumns(db, table);
+      if (have.empty()) {
+        problem = std::string("no table ") + table;
+        break;
+      }
+      for (const std::string& column : TableColumns(reference, table)) {
+        if (std::find(have.begin(), have.end(), column) == have.end()) {
+          problem = std::string("table ") + table + " has no column " + column;
+          break;
+        }
+      }
+      if (!problem.empty()) break;
+    }
+  } catch (...) {
+    sqlite3_close(reference);
+    throw;
+  }
+  sqlite3_close(reference);
+  return problem;
 }
 
 void SqliteWriter::Commit() {

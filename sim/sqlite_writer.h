@@ -49,6 +49,10 @@ class SqliteWriter {
   // Writes one run: its `runs` row, every job, the timeseries and the summary. Returns run_id.
   int64_t WriteRun(const RunRecord& record, const Engine* engine,
                    const std::vector<SummaryRow>& summary);
+  // Copies run `source_run_id` of the clustersim database open on `source` (its `runs` row with
+  // every column but run_id, and its jobs, timeseries and summary rows) into this database under
+  // a new run id, which it returns. REQUIRES: SchemaProblem(source) is empty.
+  int64_t CopyRun(sqlite3* source, int64_t source_run_id);
   // Commits and, for a new database, renames the temporary file into place.
   void Commit();
 
@@ -61,6 +65,10 @@ class SqliteWriter {
   bool committed_ = false;
   sqlite3* db_ = nullptr;
 };
+
+// Returns "" when the database open on `db` has every table and column of the clustersim schema
+// (it may have more), else what is missing, e.g. "table jobs has no column trace_status".
+std::string SchemaProblem(sqlite3* db);
 
 }  // namespace clustersim
 

@@ -16,6 +16,7 @@
 #include "sim/cli/advise_command.h"
 #include "sim/cli/plan_command.h"
 #include "sim/cli/queueing_command.h"
+#include "sim/cli/experiment_commands.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/error.h"
@@ -37,6 +38,9 @@ usage: clustersim <command> [options]      (clustersim <command> --help for its 
 
 commands:
   run             replay a trace on a cluster under a policy; write results to SQLite
+  compare         several policies (x placements) on one trace and cluster, side by side
+  sweep           run the cross product of a JSON sweep spec in parallel (--shard for Slurm)
+  merge           join result databases into one
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   advise          memory, largest batch, throughput and goodput of a model on a GPU type
@@ -337,6 +341,9 @@ int Main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     if (command == "run") return CommandRun(argc - 1, argv + 1);
+    if (command == "compare") return CommandCompare(argc - 1, argv + 1);
+    if (command == "sweep") return CommandSweep(argc - 1, argv + 1);
+    if (command == "merge") return CommandMerge(argc - 1, argv + 1);
     if (command == "cluster") {
       if (argc < 3 || std::string(argv[2]) != "show") {
         if (argc >= 3 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {
@@ -353,7 +360,8 @@ int Main(int argc, char** argv) {
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
     throw InputError("unknown command \"" + command +
-                     "\"; valid: run, trace, cluster show, advise, list, plan, queueing");
+                     "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, "
+                     "list, plan, queueing");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;
