@@ -54,17 +54,13 @@ class PlotScript : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    // Three runs in one database: two policies on the default cluster and one on 16 DGX A100.
-    const std::vector<std::vector<std::string>> runs = {
-        {"--policy", "fcfs"},
-        {"--policy", "easy", "--param", "walltime=exact"},
-        {"--cluster", "dgx-a100"}};
-    for (const auto& extra : runs) {
-      std::vector<std::string> args = {"run", "--first", "800", "--out", Db(), "--no-progress"};
-      args.insert(args.end(), extra.begin(), extra.end());
-      const CliResult r = RunCli(args);
-      ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
-    }
+    // Three runs in one database from `clustersim compare`: fcfs, easy and sjf.
+    const std::vector<std::string> args = {"compare",  "--first",  "800",
+                                           "--policies", "fcfs,easy,sjf",
+                                           "--param",  "easy:walltime=exact",
+                                           "--out",    Db()};
+    const CliResult r = RunCli(args);
+    ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   }
   static void TearDownTestSuite() { delete dir_; }
   static std::string Db() { return dir_->File("runs.sqlite"); }
