@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/options.h"
 #include "sim/error.h"
 #include "sim/goodput.h"
 #include "sim/hardware.h"
@@ -117,12 +118,7 @@ int CommandAdvise(int argc, char** argv) {
                                             "model catalog JSON (default: built in)")(
       "hardware", po::value(&hardware_path), "hardware catalog JSON (default: built in)");
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   const ModelCatalog models = LoadModels(models_path);
   const HardwareCatalog hardware = LoadHardware(hardware_path);
   if (model_name.empty()) {

@@ -17,6 +17,7 @@
 #include "sim/cli/run.h"
 #include "sim/cli/sweep.h"
 #include "sim/cli/trace_commands.h"
+#include "sim/cli/options.h"
 #include "sim/error.h"
 #include "sim/merge.h"
 
@@ -34,15 +35,6 @@ void OnSignal(int) { g_stop.store(true); }
 void CatchSignals() {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
-}
-
-void SetLogLevel(const std::string& level) {
-  const auto parsed = spdlog::level::from_str(level);
-  if (parsed == spdlog::level::off && level != "off") {
-    throw InputError("--log-level " + level +
-                     ": expected trace, debug, info, warn, error, critical or off");
-  }
-  spdlog::set_level(parsed);
 }
 
 // "a,b,c" in the order given; an empty item or a repeated one is an error naming the option.
@@ -217,12 +209,7 @@ int CommandCompare(int argc, char** argv) {
       "trace|debug|info|warn|error (warn shows each run's trace sanity report)");
   AddFilterOptions(desc, filter_args);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);
   if (base.engine.preemption_cost_seconds < 0) {
     throw InputError("--preemption-cost: expected a number of seconds >= 0");
@@ -334,12 +321,7 @@ int CommandSweep(int argc, char** argv) {
   po::positional_options_description positional;
   positional.add("spec", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!ParseOptions(argc, argv, desc, &vm, &positional)) return 0;
   SetLogLevel(log_level);
   if (spec_path.empty()) throw InputError("sweep: missing SPEC.json (see clustersim sweep --help)");
   if (out_dir.empty()) throw InputError("sweep: missing --out DIR (see clustersim sweep --help)");
@@ -385,12 +367,7 @@ int CommandMerge(int argc, char** argv) {
   po::positional_options_description positional;
   positional.add("databases", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!ParseOptions(argc, argv, desc, &vm, &positional)) return 0;
   if (arguments.size() < 2) {
     throw InputError(
         "merge: expected OUT.sqlite and at least one input (see clustersim merge "

@@ -19,6 +19,7 @@
 #include "sim/cli/experiment_commands.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
+#include "sim/cli/options.h"
 #include "sim/error.h"
 #include "sim/topology.h"
 #include "workloads/reader.h"
@@ -48,15 +49,6 @@ commands:
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
 )";
-
-void SetLogLevel(const std::string& level) {
-  const auto parsed = spdlog::level::from_str(level);
-  if (parsed == spdlog::level::off && level != "off") {
-    throw InputError("--log-level " + level +
-                     ": expected trace, debug, info, warn, error, critical or off");
-  }
-  spdlog::set_level(parsed);
-}
 
 std::string Hours(double seconds) {
   char buffer[32];
@@ -159,12 +151,7 @@ int CommandRun(int argc, char** argv) {
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
   AddFilterOptions(desc, filter_args);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);
   for (const auto& p : params) config.params.AddAssignment(p);
   config.filter = MakeFilter(filter_args);

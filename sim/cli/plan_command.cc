@@ -22,6 +22,7 @@
 #include "policies/registry.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
+#include "sim/cli/options.h"
 #include "sim/error.h"
 #include "sim/queueing.h"
 #include "sim/runtime_model.h"
@@ -666,17 +667,8 @@ int CommandPlan(int argc, char** argv) {
       "log-level", po::value(&log_level)->default_value("error"), "trace|debug|info|warn|error");
   AddFilterOptions(desc, filter_args);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  po::notify(vm);
-  const auto level = spdlog::level::from_str(log_level);
-  if (level == spdlog::level::off && log_level != "off") {
-    throw InputError("--log-level " + log_level + ": expected trace, debug, info, warn, error");
-  }
-  spdlog::set_level(level);
+  if (!ParseOptions(argc, argv, desc, &vm)) return 0;
+  SetLogLevel(log_level);
   if (threads < 1) throw InputError("--jobs: expected at least 1");
   if (max_nodes < 1) throw InputError("--max-nodes: expected at least 1");
   if (mix_steps < 0) throw InputError("--mix-steps: expected 0 or more");

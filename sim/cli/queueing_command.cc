@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "sim/cli/options.h"
 #include "sim/error.h"
 #include "sim/queueing.h"
 
@@ -30,12 +31,7 @@ int CommandQueueing(int argc, char** argv) {
       "quantile", po::value(&quantile)->default_value(0.95),
       "which wait quantile to print, 0 < q < 1");
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
-  po::notify(vm);
+  if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   if (!(lambda > 0) || !std::isfinite(lambda)) throw InputError("--lambda: expected a rate > 0");
   if (!(mu > 0) || !std::isfinite(mu)) throw InputError("--mu: expected a rate > 0");
   if (servers < 1) throw InputError("--c: expected a number of servers >= 1");

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "sim/cluster.h"
+#include "sim/cli/options.h"
 #include "sim/error.h"
 #include "workloads/generator.h"
 #include "workloads/openb_cluster.h"
@@ -74,12 +75,7 @@ int Convert(int argc, char** argv) {
   po::positional_options_description positional;
   positional.add("trace", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (!ParseOptions(argc, argv, desc, &vm, &positional)) return 0;
   if (path.empty() || out.empty()) throw InputError("trace convert: expected FILE and --out OUT.csv");
   if (to != "native") throw InputError("--to " + to + ": expected native");
   Trace trace = LoadTrace(path, format, MakeFilter(filter_args));
@@ -108,12 +104,7 @@ int Generate(int argc, char** argv) {
       "mean of exponential durations, seconds")(
       "models", po::value(&models), "model mix name:weight,... (adds a model column)");
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\n";
-    return 0;
-  }
+  if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   if (out.empty()) throw InputError("trace generate: expected --out FILE");
   if (!models.empty()) options.models = ParseModelMix(models);
   WriteSyntheticTrace(options, out);
