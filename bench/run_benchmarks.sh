@@ -44,7 +44,7 @@ trap 'rm -rf "$SCRATCH"' EXIT
 # case pays for generation.
 trace_for() {  # GPUS -> path
   local path="$DATA_DIR/synthetic_${JOBS}jobs_$1gpus_load0.9_seed42.csv"
-  [[ -f "$path" ]] || "${GENERATOR[@]}" --jobs "$JOBS" --gpus "$1" --load 0.9 --seed 42 --out "$path"
+  [[ -f "$path" ]] || "${GENERATOR[@]}" --jobs "$JOBS" --gpus "$1" --load 0.9 --seed 42 --out "$path" >&2
   echo "$path"
 }
 cluster_for() {  # NODES -> path
@@ -66,17 +66,23 @@ for case in EndToEnd/fcfs_first_fit_1024x8 EndToEnd/fcfs_first_fit_100k EndToEnd
     2>&1 | grep -E "^(EndToEnd|EngineOnly|Phases)/" || true
 done
 
-cli_run() {  # NAME TRACE CLUSTER PLACEMENT
-  local db="$SCRATCH/$1.sqlite"
+cli_run() {  # NAME TRACE CLUSTER PLACEMENT [RUN OPTIONS...]
+  local name="$1" trace="$2" cluster="$3" placement="$4"
+  shift 4
+  local db="$SCRATCH/$name.sqlite"
   rm -f "$db"
-  /usr/bin/time -v -o "$RESULTS_DIR/cli_$1.time" "$CLI" run --trace "$2" --cluster "$3" \
-    --placement "$4" --runtime-model trace --out "$db" --no-progress >"$RESULTS_DIR/cli_$1.log"
+  /usr/bin/time -v -o "$RESULTS_DIR/cli_$name.time" "$CLI" run --trace "$trace" --cluster "$cluster" \
+    --placement "$placement" --runtime-model trace --out "$db" --no-progress "$@" \
+    >"$RESULTS_DIR/cli_$name.log"
   rm -f "$db"
-  echo "cli $1: $(grep -E 'Elapsed|Maximum resident' "$RESULTS_DIR/cli_$1.time" | tr -s ' \t' ' ')"
+  echo "cli $name: $(grep -E 'Elapsed|Maximum resident' "$RESULTS_DIR/cli_$name.time" | tr -s ' \t' ' ')"
 }
 cli_run fcfs_first_fit_1024x8 "$TRACE_8K" "$CLUSTER_1024" first-fit
 cli_run fcfs_first_fit_100k "$TRACE_100K" "$CLUSTER_12500" first-fit
 cli_run fcfs_pool_1024x8 "$TRACE_8K" "$CLUSTER_1024" pool
+# Failures at scale (issue 7): node and GPU failures with checkpoints on 100,000 GPUs.
+cli_run fcfs_failures_100k "$TRACE_100K" "$CLUSTER_12500" first-fit --node-mtbf 200 \
+  --gpu-mtbf 2000 --mttr 4 --checkpoint-interval 3600 --checkpoint-cost 30 --restore-cost 60
 
 # Reading with filters applied while reading (job_sink.h): the whole file, then the first 1,000
 # jobs and a one-hour window; peak RSS should follow the kept jobs, not the file.
