@@ -248,6 +248,19 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
       job.trace_status = job.trace_status.str() + ":no-tasks";
       continue;
     }
+    // Limits as the other readers' (gpus <= 1e6, cpu_milli < 2^31): a larger sum is an error at
+    // the job's row, never a clamped or overflowed value.
+    if (a.gpus > 1'000'000) {
+      throw InputError(path, static_cast<int>(job.line), 1,
+                       "job_name " + job.id + ": its tasks ask for " + std::to_string(a.gpus) +
+                           " GPUs (sum of inst_num x plan_gpu / 100): expected at most 1000000");
+    }
+    if (a.cpu_percent * 10 > 2'000'000'000) {
+      throw InputError(path, static_cast<int>(job.line), 1,
+                       "job_name " + job.id + ": its tasks ask for " +
+                           std::to_string(a.cpu_percent / 100) +
+                           " cores (sum of inst_num x plan_cpu / 100): expected at most 2000000");
+    }
     if (a.gpus > 0 && a.gpus < 1) {
       const int milli = static_cast<int>(std::lround(a.gpus * 1000));
       job.gpus = 1;
@@ -255,7 +268,7 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
     } else {
       job.gpus = static_cast<int>(std::ceil(a.gpus - 1e-9));
     }
-    job.cpu_milli = static_cast<int>(std::min(std::lround(a.cpu_percent * 10), 2'000'000'000L));
+    job.cpu_milli = static_cast<int>(std::lround(a.cpu_percent * 10));
     if (a.types != 0 && !(a.types & kAnyType)) {
       std::string types;
       for (size_t t = 0; t < std::size(kPaiTypes); ++t) {
