@@ -67,6 +67,11 @@ class DomParser : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
 }  // namespace
 
 nlohmann::json ParseJsonText(const std::string& text, const std::string& origin) {
+  if (text.rfind("\xFF\xFE", 0) == 0 || text.rfind("\xFE\xFF", 0) == 0) {
+    throw InputError(origin, 1, 1,
+                     "the file is UTF-16 text (it starts with a UTF-16 byte-order mark): expected "
+                     "UTF-8 JSON; convert it, e.g. iconv -f UTF-16 -t UTF-8");
+  }
   nlohmann::json doc;
   DomParser parser(&doc);
   nlohmann::json::sax_parse(text, &parser);
@@ -127,7 +132,9 @@ int RequirePositiveInt(const nlohmann::json& value, const std::string& origin,
                        const std::string& where) {
   if (!value.is_number_integer() || value.get<long long>() <= 0 ||
       value.get<long long>() > 100'000'000) {
-    throw InputError(origin, 0, 0, where + ": expected a positive integer, got " + value.dump());
+    throw InputError(origin, 0, 0,
+                     where + ": expected a positive integer (at most 100000000), got " +
+                         value.dump());
   }
   return static_cast<int>(value.get<long long>());
 }

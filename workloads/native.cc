@@ -274,7 +274,8 @@ void ReadNativeCsv(const std::string& path, std::vector<Job>* jobs) {
     if (line.empty()) continue;
     if (!SplitCsv(line, &fields, &unquoted, &error_column)) {
       throw InputError(path, static_cast<int>(line_number), error_column,
-                       "unterminated or malformed quoted field");
+                       "unterminated or malformed quoted field: expected a closing '\"' followed "
+                       "by ',' or the end of the line");
     }
     if (fields.size() < width) {
       throw InputError(path, static_cast<int>(line_number), static_cast<int>(line.size()) + 1,

@@ -28,6 +28,7 @@
 //   plan_mem, inst_id and the task status are not used.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <unordered_map>
@@ -138,6 +139,13 @@ class PaiTable {
   bool pending_ = false;
   std::vector<CsvField> ordered_;
 };
+
+// "1.5e+300", "12": a figure for messages.
+std::string Approximate(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
 
 std::string TaskTablePath(const std::string& job_path) {
   const std::filesystem::path p(job_path);
@@ -252,14 +260,13 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
     // the job's row, never a clamped or overflowed value.
     if (a.gpus > 1'000'000) {
       throw InputError(path, static_cast<int>(job.line), 1,
-                       "job_name " + job.id + ": its tasks ask for " + std::to_string(a.gpus) +
+                       "job_name " + job.id + ": its tasks ask for " + Approximate(a.gpus) +
                            " GPUs (sum of inst_num x plan_gpu / 100): expected at most 1000000");
     }
     if (a.cpu_percent * 10 > 2'000'000'000) {
       throw InputError(path, static_cast<int>(job.line), 1,
                        "job_name " + job.id + ": its tasks ask for " +
-                           std::to_string(a.cpu_percent / 100) +
-                           " cores (sum of inst_num x plan_cpu / 100): expected at most 2000000");
+                           Approximate(a.cpu_percent / 100) + " cores (sum of inst_num x plan_cpu / 100): expected at most 2000000");
     }
     if (a.gpus > 0 && a.gpus < 1) {
       const int milli = static_cast<int>(std::lround(a.gpus * 1000));

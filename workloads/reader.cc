@@ -41,7 +41,7 @@ std::string FirstLine(const std::string& path) {
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (line.find_first_not_of(" \t") == std::string::npos) {
-    throw InputError(path, 1, 1, "empty trace file: expected a header line");
+    throw InputError(path, 1, 1, "empty trace file: expected a header line or a JSON list of jobs");
   }
   return line;
 }
