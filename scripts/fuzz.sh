@@ -4,8 +4,8 @@
 #   ./scripts/fuzz.sh --seconds 20 swf acme two targets, 20 s each
 #   ./scripts/fuzz.sh --list                the target names
 # Each target starts from its seed corpus fuzz/corpus/<target>/ plus the inputs that once found
-# a bug (fuzz/regressions/<target>/); new interesting inputs go to build-fuzz/corpus/<target>/
-# (not committed). Prints the executions per target (libFuzzer's stat::number_of_executed_units)
+# a bug (fuzz/regressions/<target>/), with a dictionary of its syntax and keys (fuzz/dict/); new
+# interesting inputs go to build-fuzz/corpus/<target>/ (not committed). Prints the executions per target (libFuzzer's stat::number_of_executed_units)
 # and exits non-zero if any target found a crash, a sanitizer report or an unexpected exception;
 # the input is then in build-fuzz/findings/<target>/: fix the bug and copy the input to
 # fuzz/regressions/<target>/ so the normal test suite replays it (tests/fuzz/fuzz_replay_test.cc).
@@ -32,7 +32,9 @@ for t in "${targets[@]}"; do
   case " $all " in *" $t "*) ;; *) echo "fuzz.sh: unknown target $t (valid: $all)" >&2; exit 2 ;; esac
 done
 
-command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is required (apt-get install clang)" >&2; exit 2; }
+# clang with libFuzzer and the sanitizer runtimes (Debian 12: clang-14, libclang-rt-14-dev).
+./scripts/install_deps.sh clang libclang-rt-14-dev
+command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is required" >&2; exit 2; }
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 jobs=$(nproc); [ "$jobs" -gt 2 ] && jobs=2
@@ -52,8 +54,14 @@ for t in "${targets[@]}"; do
   mkdir -p "$work" "$findings" build-fuzz/logs
   seeds=()
   for d in fuzz/corpus/$t fuzz/regressions/$t; do [ -d "$d" ] && seeds+=("$d"); done
+  case "$t" in
+    native-json|philly-json|cluster-spec|hardware-catalog|run-config) dict=fuzz/dict/json.dict ;;
+    autodetect) cat fuzz/dict/csv.dict fuzz/dict/json.dict > build-fuzz/all.dict
+                dict=build-fuzz/all.dict ;;
+    *) dict=fuzz/dict/csv.dict ;;
+  esac
   status=0
-  CLUSTERSIM_FUZZ_TARGET=$t build-fuzz/fuzz/clustersim_fuzz "$work" "${seeds[@]}" \
+  CLUSTERSIM_FUZZ_TARGET=$t build-fuzz/fuzz/clustersim_fuzz "$work" "${seeds[@]}" -dict="$dict" \
     -max_total_time="$seconds" -print_final_stats=1 -max_len=16384 -timeout=10 \
     -rss_limit_mb=2048 -artifact_prefix="$findings/" >"$log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units:[[:space:]]*//p' "$log" | tail -1)

@@ -174,6 +174,20 @@ TEST(MalformedLongLine, AnErrorAtTheEndOfATenMegabyteLineNamesItsColumn) {
         "{file}:1:" + std::to_string(column) + ": invalid JSON: syntax error");
 }
 
+// trace convert quotes what the native reader would split or trim, so the jobs read back the same.
+TEST(MalformedText, ConvertQuotesBlanksCommasQuotesAndCarriageReturns) {
+  TempDir dir;
+  const std::string out = dir.File("converted.csv");
+  const std::vector<std::string> args = {"trace", "convert",
+                                         kMalformed + "/native_json/text_needing_quotes.json",
+                                         "--to", "native", "--out", out};
+  const CliResult r = RunCli(args);
+  ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+  EXPECT_EQ(ReadFile(out),
+            "job_id,submit_time,gpus,duration,walltime,gpu_type,user,vc,priority,model,batch_size,"
+            "status\n\" a,\"\"b\"\" \",0,1,1,,,\"u\r\",,0,,,\n");
+}
+
 // A user name in Latin-1 bytes: the trace keeps it as bytes (see traces/README.md), and the same
 // bytes given to --user select its job and are recorded in the runs table without stopping the
 // run (the filter is stored as JSON, which must be UTF-8).
