@@ -6,7 +6,7 @@
 // is in pai_*_table.header): each table may start with its header line (prepend it with
 // `cat pai_job_table.header pai_job_table.csv > ...`) or not; without one, the columns are in the
 // published order. Detected by a job-table header, or a file named pai_job_table.csv whose first
-// line has 6 fields. Times are seconds (anonymized epoch offsets); missing values are empty.
+// line has 6 fields. Times are seconds >= 0 (anonymized epoch offsets); missing values are empty.
 // Mapping (one job per job-table row; its task rows, matched by job_name, are aggregated):
 //   job_id = job_name; user; trace_status = status (Terminated, Failed, Running, Waiting);
 //   submit_time = job start_time (the submission) minus the earliest one in the job table;
@@ -176,13 +176,13 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
     job.id = parse.Text(f[kJobName], "job_name");
     job.user = f[kUser].text;
     job.trace_status = f[kJobStatus].text;
-    job.submit_time = parse.Number(f[kJobStart], "start_time");
+    job.submit_time = parse.NonNegative(f[kJobStart], "start_time");
     trace_end = std::max(trace_end, job.submit_time);
     Aggregate aggregate;
     if (CsvFieldParser::IsMissing(f[kJobEnd].text)) {
       aggregate.open = true;
     } else {
-      trace_end = std::max(trace_end, parse.Number(f[kJobEnd], "end_time"));
+      trace_end = std::max(trace_end, parse.NonNegative(f[kJobEnd], "end_time"));
     }
     auto [it, inserted] = index.emplace(job.id, jobs->size());
     if (!inserted) {
@@ -235,11 +235,11 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
     const bool has_start = !CsvFieldParser::IsMissing(f[kTaskStart].text);
     const bool has_end = !CsvFieldParser::IsMissing(f[kTaskEnd].text);
     if (has_start) {
-      const double start = parse.Number(f[kTaskStart], "start_time");
+      const double start = parse.NonNegative(f[kTaskStart], "start_time");
       a.run_start = std::min(a.run_start, start);
       trace_end = std::max(trace_end, start);
       if (has_end) {
-        const double end = parse.Number(f[kTaskEnd], "end_time");
+        const double end = parse.NonNegative(f[kTaskEnd], "end_time");
         if (end < start) parse.Fail(f[kTaskEnd], "end_time: expected a time >= start_time");
         a.run_end = std::max(a.run_end, end);
         trace_end = std::max(trace_end, end);
