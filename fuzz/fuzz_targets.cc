@@ -14,6 +14,7 @@
 #include "sim/error.h"
 #include "sim/hardware.h"
 #include "sim/runtime_model.h"
+#include "sim/summary.h"
 #include "sim/topology.h"
 #include "workloads/openb_cluster.h"
 #include "workloads/reader.h"
@@ -297,6 +298,48 @@ void RunConfigTarget(std::string_view input) {
   }
 }
 
+// A whole simulation of a fuzzed native trace: the first byte picks the policy, the second the
+// placement and the runtime model, the rest is the CSV (at most kMaxSimulatedJobs jobs are
+// kept, so one input stays fast). Run on the default heterogeneous preset (four GPU types) with
+// --check, so a broken engine invariant or an invalid policy decision (InternalError) is a
+// finding; an InputError (a job naming an unknown GPU type, a span the timeseries cannot hold)
+// is an expected outcome.
+constexpr size_t kMaxSimulatedJobs = 200;
+
+void SimulateTarget(std::string_view input) {
+  if (input.size() < 2) return;
+  const std::vector<const PolicyEntry*> policies = Policies();
+  const std::vector<const PlacementEntry*> placements = Placements();
+  const PolicyEntry& policy_entry = *policies[static_cast<unsigned char>(input[0]) % policies.size()];
+  const unsigned char second = static_cast<unsigned char>(input[1]);
+  const PlacementEntry& placement_entry = *placements[second % placements.size()];
+  const char* runtime_name = (second / placements.size()) % 2 ? "hardware" : "trace";
+  Trace trace;
+  try {
+    trace = LoadTrace(Dir().Write("trace.csv", input.substr(2)), "native");
+  } catch (const InputError&) {
+    return;
+  }
+  CheckJobs(trace);
+  if (trace.jobs.size() > kMaxSimulatedJobs) trace.jobs.resize(kMaxSimulatedJobs);
+  const Cluster& cluster = DefaultCluster();
+  static const Topology topology(cluster);
+  try {
+    const auto runtime = MakeRuntimeModel(runtime_name, cluster, topology);
+    const Params params;
+    const auto placement =
+        placement_entry.make(PlacementEnv{&cluster, &topology, runtime.get()}, params);
+    const auto policy = policy_entry.make(params);
+    EngineOptions options;
+    options.check_invariants = true;
+    Engine engine(trace, cluster, *placement, *runtime, *policy, policy_entry.name, options);
+    engine.Run();
+    ComputeSummary(engine);
+  } catch (const InputError&) {
+    return;
+  }
+}
+
 constexpr char kCsv[] = "trace.csv";
 constexpr char kJson[] = "trace.json";
 constexpr char kSwfName[] = "trace.swf";
@@ -333,6 +376,8 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"hardware-catalog", "a hardware catalog JSON, loaded and used", HardwareCatalogTarget},
       {"run-config", "a run config JSON, applied, with its policy and placement built",
        RunConfigTarget},
+      {"simulate", "a policy byte, a placement byte, a native CSV trace; simulated with --check",
+       SimulateTarget},
   };
   return targets;
 }

@@ -201,6 +201,23 @@ def main():
     put("run-config", "easy.json", b'{"policy": "easy", "placement": "best-fit", "params": {"walltime": "exact"}, "stop_time": 3600}\n')
     put("run-config", "fair_share.json", b'{"policy": "fair-share", "placement": "topology", "runtime_model": "hardware", "seed": 3}\n')
 
+    # simulate: byte 1 % 7 picks the policy (registry order: conservative, easy, fair-share, fcfs,
+    # las, sjf, srtf), byte 2 % 4 the placement (best-fit, first-fit, pool, topology) and
+    # (byte 2 / 4) % 2 the runtime model (trace, hardware); the rest is a native CSV trace.
+    tiny = read(os.path.join(data, "tiny_trace.csv"))
+    typed = (b"job_id,submit_time,gpus,duration,walltime,gpu_type,user,vc,model\n"
+             b"a,0,8,100,150,A100-80GB|H100-80GB,alice,vc1,bert-large\n"
+             b"b,0,16,50,,V100-32GB,bob,vc2,resnet50\n"
+             b"c,5,3,0,,,carol,vc1,\n"
+             b"d,5,0,10,,,dave,vc2,\n"
+             b"e,6,200,10,,,erin,vc1,\n"
+             b"f,7,1,1000,10,,alice,vc1,gpt\n"
+             b"g,7,4,30,,H100-80GB,bob,vc2,vit\n")
+    for policy in range(7):
+        first = bytes([70 + (policy - 70) % 7])
+        put("simulate", "policy%d_tiny.csv" % policy, first + bytes([0x40 + policy % 8]) + tiny)
+        put("simulate", "policy%d_typed.csv" % policy, first + bytes([0x44 + policy % 4]) + typed)
+
 
 if __name__ == "__main__":
     main()
