@@ -4,14 +4,14 @@
 // target, e.g. fuzz_native-csv). An InputError is the expected outcome and is swallowed inside
 // the target; anything that escapes it is reported and aborts, which libFuzzer records as a crash
 // with the input that caused it.
+#include <spdlog/spdlog.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
 #include <typeinfo>
-
-#include <spdlog/spdlog.h>
 
 #include "fuzz/fuzz_targets.h"
 
@@ -55,8 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     g_target->run(std::string_view(reinterpret_cast<const char*>(data), size));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "clustersim fuzz finding (%s): %s: %s\n", g_target->name,
-                 typeid(e).name(), e.what());
+    std::fprintf(stderr, "clustersim fuzz finding (%s): %s: %s\n", g_target->name, typeid(e).name(),
+                 e.what());
     std::abort();
   } catch (...) {
     std::fprintf(stderr, "clustersim fuzz finding (%s): a non-standard exception\n",

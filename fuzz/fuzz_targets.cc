@@ -126,8 +126,8 @@ void CheckNativeRoundTrip(const Trace& trace) {
   try {
     back = LoadTrace(path, "native");
   } catch (const InputError& e) {
-    Finding("the native CSV written for a " + trace.format + " trace does not read back: " +
-            e.what());
+    Finding("the native CSV written for a " + trace.format +
+            " trace does not read back: " + e.what());
   }
   if (back.jobs.size() != trace.jobs.size()) {
     Finding("native round trip: " + std::to_string(trace.jobs.size()) + " jobs became " +
@@ -174,8 +174,9 @@ void ReaderTarget(std::string_view input) {
 void Pai2020Target(std::string_view input) {
   const size_t at = input.find(kPaiTaskTableMarker);
   const std::string_view jobs = input.substr(0, at);
-  const std::string_view tasks =
-      at == std::string_view::npos ? std::string_view() : input.substr(at + kPaiTaskTableMarker.size());
+  const std::string_view tasks = at == std::string_view::npos
+                                     ? std::string_view()
+                                     : input.substr(at + kPaiTaskTableMarker.size());
   Dir().Write("pai_task_table.csv", tasks);
   ReadTrace(Dir().Write("pai_job_table.csv", jobs), "pai2020");
 }
@@ -183,8 +184,7 @@ void Pai2020Target(std::string_view input) {
 // Auto-detection looks at the file name too (.json, pai_job_table.csv): the first byte of the
 // input picks one (its low two bits), the rest is the file.
 void AutodetectTarget(std::string_view input) {
-  static const char* const kNames[] = {"trace.csv", "trace.json", "pai_job_table.csv",
-                                       "trace.swf"};
+  static const char* const kNames[] = {"trace.csv", "trace.json", "pai_job_table.csv", "trace.swf"};
   if (input.empty()) return;
   const std::string name = kNames[static_cast<unsigned char>(input[0]) & 3];
   Dir().Write("pai_task_table.csv", "");
@@ -245,7 +245,8 @@ void OpenbNodesTarget(std::string_view input) {
 void ClusterSpecTarget(std::string_view input) {
   ClusterSpec spec;
   try {
-    spec = ClusterSpec::FromJsonText(std::string(input), "cluster.json", HardwareCatalog::Default());
+    spec =
+        ClusterSpec::FromJsonText(std::string(input), "cluster.json", HardwareCatalog::Default());
   } catch (const InputError&) {
     return;
   }
@@ -310,7 +311,8 @@ void SimulateTarget(std::string_view input) {
   if (input.size() < 2) return;
   const std::vector<const PolicyEntry*> policies = Policies();
   const std::vector<const PlacementEntry*> placements = Placements();
-  const PolicyEntry& policy_entry = *policies[static_cast<unsigned char>(input[0]) % policies.size()];
+  const PolicyEntry& policy_entry =
+      *policies[static_cast<unsigned char>(input[0]) % policies.size()];
   const unsigned char second = static_cast<unsigned char>(input[1]);
   const PlacementEntry& placement_entry = *placements[second % placements.size()];
   const char* runtime_name = (second / placements.size()) % 2 ? "hardware" : "trace";

@@ -41,8 +41,8 @@ HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text, const std
     auto non_negative = [&](const char* key) {
       const double v = number(key);
       if (v < 0) {
-        throw InputError(origin, 0, 0, where + "." + key + ": expected a number >= 0, got " +
-                                           g[key].dump());
+        throw InputError(origin, 0, 0,
+                         where + "." + key + ": expected a number >= 0, got " + g[key].dump());
       }
       return v;
     };

@@ -132,9 +132,9 @@ int RequirePositiveInt(const nlohmann::json& value, const std::string& origin,
                        const std::string& where) {
   if (!value.is_number_integer() || value.get<long long>() <= 0 ||
       value.get<long long>() > 100'000'000) {
-    throw InputError(origin, 0, 0,
-                     where + ": expected a positive integer (at most 100000000), got " +
-                         value.dump());
+    throw InputError(
+        origin, 0, 0,
+        where + ": expected a positive integer (at most 100000000), got " + value.dump());
   }
   return static_cast<int>(value.get<long long>());
 }

@@ -81,7 +81,8 @@ OpenbClusterResult OpenbNodeListToClusterSpec(const std::string& path,
   nlohmann::json spec;
   spec["nodes"] = nlohmann::json::array();
   for (const Group& g : groups) {
-    nlohmann::json group = {{"count", g.count}, {"gpu_type", g.gpu_type}, {"gpus_per_node", g.gpus}};
+    nlohmann::json group = {
+        {"count", g.count}, {"gpu_type", g.gpu_type}, {"gpus_per_node", g.gpus}};
     if (g.cpus > 0) group["cpus"] = g.cpus;  // cpu_milli 0: unknown, which a spec says by omission
     group["host_memory_gib"] = g.memory_gib;
     spec["nodes"].push_back(std::move(group));

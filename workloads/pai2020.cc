@@ -266,7 +266,8 @@ void ReadPai2020(const std::string& path, std::vector<Job>* jobs) {
     if (a.cpu_percent * 10 > 2'000'000'000) {
       throw InputError(path, static_cast<int>(job.line), 1,
                        "job_name " + job.id + ": its tasks ask for " +
-                           Approximate(a.cpu_percent / 100) + " cores (sum of inst_num x plan_cpu / 100): expected at most 2000000");
+                           Approximate(a.cpu_percent / 100) +
+                           " cores (sum of inst_num x plan_cpu / 100): expected at most 2000000");
     }
     if (a.gpus > 0 && a.gpus < 1) {
       const int milli = static_cast<int>(std::lround(a.gpus * 1000));

@@ -227,14 +227,13 @@ int64_t CsvFieldParser::Integer(const CsvField& f, std::string_view name, int64_
     auto [p2, e2] = std::from_chars(t.data(), t.data() + t.size(), d);
     // A number too large for int64_t or for a double (2^70, 1e400) is still a number: the range
     // check below says so.
-    const bool huge = (e2 == std::errc::result_out_of_range && p2 == t.data() + t.size()) ||
-                      (e2 == std::errc() && p2 == t.data() + t.size() && std::isfinite(d) &&
-                         std::abs(d) > 1e15);
+    const bool huge =
+        (e2 == std::errc::result_out_of_range && p2 == t.data() + t.size()) ||
+        (e2 == std::errc() && p2 == t.data() + t.size() && std::isfinite(d) && std::abs(d) > 1e15);
     if (huge) {
       v = t.front() == '-' ? std::numeric_limits<int64_t>::min()
                            : std::numeric_limits<int64_t>::max();
-    } else if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() ||
-               d != std::floor(d)) {
+    } else if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() || d != std::floor(d)) {
       Fail(f, std::string(name) + ": expected an integer, got \"" + std::string(f.text) + "\"");
     } else {
       v = static_cast<int64_t>(d);

@@ -41,9 +41,8 @@ bool KnownStatus(const std::string& status) {
 // it (a comma, a quote, a carriage return, blanks at either end). REQUIRES: no '\n' (the native
 // format is read line by line; WriteNativeCsv checks).
 void AppendField(const std::string& value, std::string* out) {
-  const bool blank_edge =
-      !value.empty() && (value.front() == ' ' || value.front() == '\t' || value.back() == ' ' ||
-                         value.back() == '\t');
+  const bool blank_edge = !value.empty() && (value.front() == ' ' || value.front() == '\t' ||
+                                             value.back() == ' ' || value.back() == '\t');
   if (!blank_edge && value.find_first_of(",\"\r") == std::string::npos) {
     *out += value;
     return;

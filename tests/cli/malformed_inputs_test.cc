@@ -53,7 +53,8 @@ std::vector<Case> ReadManifest() {
     ++row;
     if (line.empty() || line[0] == '#') continue;
     const std::vector<std::string> f = Split(line, '\t');
-    if (f.size() != 4) throw std::runtime_error("expected.tsv:" + std::to_string(row) + ": 4 fields");
+    if (f.size() != 4)
+      throw std::runtime_error("expected.tsv:" + std::to_string(row) + ": 4 fields");
     cases.push_back({row, f[0], f[1], std::stoi(f[2]), f[3]});
   }
   return cases;
@@ -96,8 +97,8 @@ TEST_P(MalformedInput, GivesItsExpectedAnswer) {
 
 INSTANTIATE_TEST_SUITE_P(Manifest, MalformedInput, ::testing::ValuesIn(ReadManifest()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                           std::string name = "row" + std::to_string(info.param.row) + "_" +
-                                              info.param.file;
+                           std::string name =
+                               "row" + std::to_string(info.param.row) + "_" + info.param.file;
                            for (char& ch : name) {
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            }
@@ -178,9 +179,9 @@ TEST(MalformedLongLine, AnErrorAtTheEndOfATenMegabyteLineNamesItsColumn) {
 TEST(MalformedText, ConvertQuotesBlanksCommasQuotesAndCarriageReturns) {
   TempDir dir;
   const std::string out = dir.File("converted.csv");
-  const std::vector<std::string> args = {"trace", "convert",
-                                         kMalformed + "/native_json/text_needing_quotes.json",
-                                         "--to", "native", "--out", out};
+  const std::vector<std::string> args = {
+      "trace", "convert", kMalformed + "/native_json/text_needing_quotes.json", "--to", "native",
+      "--out", out};
   const CliResult r = RunCli(args);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   EXPECT_EQ(ReadFile(out),
@@ -194,9 +195,15 @@ TEST(MalformedText, ConvertQuotesBlanksCommasQuotesAndCarriageReturns) {
 TEST(MalformedEncoding, ALatin1UserFilterSelectsItsJobs) {
   TempDir dir;
   const std::string out = dir.File("out.sqlite");
-  const std::vector<std::string> args = {
-      "run", "--trace", kMalformed + "/native/latin1_user.csv", "--cluster",
-      TestData("tiny_cluster.json"), "--out", out, "--user", "Jos\xe9"};
+  const std::vector<std::string> args = {"run",
+                                         "--trace",
+                                         kMalformed + "/native/latin1_user.csv",
+                                         "--cluster",
+                                         TestData("tiny_cluster.json"),
+                                         "--out",
+                                         out,
+                                         "--user",
+                                         "Jos\xe9"};
   const CliResult r = RunCli(args);
   EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
   EXPECT_NE(r.out.find("completed 1 "), std::string::npos) << Describe(args, r);
