@@ -133,6 +133,9 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
     if (g.contains("cpus")) group.cpus = RequirePositiveInt(g["cpus"], origin, where + ".cpus");
     if (g.contains("host_memory_gib")) {
       group.host_memory_gib = RequireNumber(g["host_memory_gib"], origin, where + ".host_memory_gib");
+      if (group.host_memory_gib < 0) {
+        throw InputError(origin, 0, 0, where + ".host_memory_gib: expected a number >= 0");
+      }
     }
     if (g.contains("nic_gbps")) {
       group.nic_gbps = RequireNumber(g["nic_gbps"], origin, where + ".nic_gbps");
@@ -156,11 +159,18 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
     }
     if (n.contains("latency_us")) {
       spec.network.latency_us = RequireNumber(n["latency_us"], origin, "network.latency_us");
+      if (spec.network.latency_us < 0) {
+        throw InputError(origin, 0, 0, "network.latency_us: expected a number >= 0");
+      }
     }
   }
   long long total = 0;
   for (const auto& g : spec.groups) total += static_cast<long long>(g.count) * g.gpus_per_node;
-  if (total > 50'000'000) throw InputError(origin, 0, 0, "cluster has more than 50M GPUs");
+  if (total > 50'000'000) {
+    throw InputError(origin, 0, 0,
+                     "the node groups hold " + std::to_string(total) +
+                         " GPUs in all (sum of count x gpus_per_node): expected at most 50000000");
+  }
   return spec;
 }
 

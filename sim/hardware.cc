@@ -1,5 +1,7 @@
 #include "sim/hardware.h"
 
+#include <cmath>
+
 #include "sim/error.h"
 #include "sim/gpus_json.h"  // generated from sim/data/gpus.json: kDefaultGpusJson
 #include "sim/json_file.h"
@@ -36,13 +38,30 @@ HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text, const std
     auto number = [&](const char* key) {
       return RequireNumber(RequireMember(g, key, origin, where), origin, where + "." + key);
     };
+    auto non_negative = [&](const char* key) {
+      const double v = number(key);
+      if (v < 0) {
+        throw InputError(origin, 0, 0,
+                         where + "." + key + ": expected a number >= 0, got " + g[key].dump());
+      }
+      return v;
+    };
+    auto integer = [&](const char* key, int min, int max) {
+      const double v = number(key);
+      if (v != std::floor(v) || v < min || v > max) {
+        throw InputError(origin, 0, 0,
+                         where + "." + key + ": expected an integer in [" + std::to_string(min) +
+                             ", " + std::to_string(max) + "], got " + g[key].dump());
+      }
+      return static_cast<int>(v);
+    };
     spec.memory_gib = number("memory_gib");
     spec.fp16_tflops = number("fp16_tflops");
-    spec.fp32_tflops = number("fp32_tflops");
-    spec.memory_bandwidth_gbps = number("memory_bandwidth_gbps");
-    spec.nvlink_generation = static_cast<int>(number("nvlink_generation"));
-    spec.nvlink_gbps = number("nvlink_gbps");
-    spec.pcie_generation = static_cast<int>(number("pcie_generation"));
+    spec.fp32_tflops = non_negative("fp32_tflops");
+    spec.memory_bandwidth_gbps = non_negative("memory_bandwidth_gbps");
+    spec.nvlink_generation = integer("nvlink_generation", 0, 10);  // 0 = none
+    spec.nvlink_gbps = non_negative("nvlink_gbps");
+    spec.pcie_generation = integer("pcie_generation", 1, 5);  // those sim/topology.cc knows
     spec.tdp_watts = number("tdp_watts");
     spec.idle_watts = number("idle_watts");
     spec.price_per_gpu_hour = number("price_per_gpu_hour");

@@ -1,5 +1,6 @@
 #include "sim/json_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -22,27 +23,79 @@ std::string InputError::Format(const std::string& file, int line, int column,
   return out;
 }
 
-nlohmann::json ParseJsonText(const std::string& text, const std::string& origin) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is the 1-based offset of the offending byte; turn it into line and column.
-    int line = 1;
-    int column = 1;
-    const size_t end = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    for (size_t i = 0; i < end; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    std::string what = e.what();
-    const auto pos = what.find("syntax error");
-    throw InputError(origin, line, column,
-                     "invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+namespace {
+
+// Builds the document as nlohmann::json::parse does, but keeps every parse error as a value with
+// its byte offset instead of throwing: besides syntax errors, nlohmann reports a number that
+// does not fit a double (1e400) as out_of_range 406, an exception type parse() callers do not
+// expect from bad text.
+class DomParser : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
+ public:
+  explicit DomParser(nlohmann::json* result) : json_sax_dom_parser(*result, false) {}
+
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
+    failed_ = true;
+    position_ = position;
+    token_ = token;
+    message_ = e.what();
+    return false;
   }
+
+  bool failed() const { return failed_; }
+  std::size_t position() const { return position_; }  // bytes read, the offending one included
+  const std::string& token() const { return token_; }
+  // The library's message from "syntax error" on (its line and column count differently), or
+  // without its "[json.exception.<kind>.<id>] " prefix.
+  std::string message() const {
+    if (const auto at = message_.find("syntax error"); at != std::string::npos) {
+      return message_.substr(at);
+    }
+    const auto end = message_.find("] ");
+    return message_.rfind("[json.exception", 0) == 0 && end != std::string::npos
+               ? message_.substr(end + 2)
+               : message_;
+  }
+
+ private:
+  bool failed_ = false;
+  std::size_t position_ = 0;
+  std::string token_;
+  std::string message_;
+};
+
+}  // namespace
+
+nlohmann::json ParseJsonText(const std::string& text, const std::string& origin) {
+  if (text.rfind("\xFF\xFE", 0) == 0 || text.rfind("\xFE\xFF", 0) == 0) {
+    throw InputError(origin, 1, 1,
+                     "the file is UTF-16 text (it starts with a UTF-16 byte-order mark): expected "
+                     "UTF-8 JSON; convert it, e.g. iconv -f UTF-16 -t UTF-8");
+  }
+  nlohmann::json doc;
+  DomParser parser(&doc);
+  nlohmann::json::sax_parse(text, &parser);
+  if (!parser.failed()) return doc;
+  // The position counts the bytes read up to and including the offending one (for a number
+  // that overflows, the byte after it); turn the start of the offending token into line and
+  // column.
+  std::string what = parser.message();
+  size_t end = std::min<size_t>(parser.position() == 0 ? 0 : parser.position() - 1, text.size());
+  if (what.rfind("number overflow", 0) == 0) {
+    end = end >= parser.token().size() ? end - parser.token().size() : 0;
+    what = "number out of range: " + parser.token() + " (expected a number a double can hold)";
+  }
+  int line = 1;
+  int column = 1;
+  for (size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  throw InputError(origin, line, column, "invalid JSON: " + what);
 }
 
 std::string ReadFileText(const std::string& path) {
@@ -79,7 +132,9 @@ int RequirePositiveInt(const nlohmann::json& value, const std::string& origin,
                        const std::string& where) {
   if (!value.is_number_integer() || value.get<long long>() <= 0 ||
       value.get<long long>() > 100'000'000) {
-    throw InputError(origin, 0, 0, where + ": expected a positive integer, got " + value.dump());
+    throw InputError(
+        origin, 0, 0,
+        where + ": expected a positive integer (at most 100000000), got " + value.dump());
   }
   return static_cast<int>(value.get<long long>());
 }

@@ -1,6 +1,7 @@
 #include "sim/metrics.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "sim/error.h"
 
@@ -103,6 +104,19 @@ void Metrics::AdvanceTo(double t) {
     return;
   }
   CHECK(t >= last_, "time went backwards");
+  // The timeseries keeps a row per interval (and GPU type) in memory: a trace whose times or
+  // durations reach centuries (or 1e20 s, where adding the interval no longer changes a double)
+  // would exhaust memory or never end. Such a run is refused with what to change.
+  if (t - start_ > kMaxTimeseriesIntervals * interval_ ||
+      interval_start_ + interval_ == interval_start_) {
+    char what[256];
+    std::snprintf(what, sizeof what,
+                  "the simulated clock reached %g s: the timeseries at an interval of %g s would "
+                  "need more than %g intervals; raise --interval or check the trace's times and "
+                  "durations",
+                  t, interval_, kMaxTimeseriesIntervals);
+    throw InputError(what);
+  }
   while (interval_start_ + interval_ <= t) {
     const double end = interval_start_ + interval_;
     Integrate(last_, end, bucket_);

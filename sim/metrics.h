@@ -32,6 +32,10 @@ struct TimeseriesRow {
   double node_imbalance = -1;
 };
 
+// Most timeseries intervals one run may hold (rows are kept in memory until written): 10^6 is
+// 9.5 years at the default 300 s. A run that would need more throws InputError.
+inline constexpr double kMaxTimeseriesIntervals = 1e6;
+
 class Metrics {
  public:
   Metrics(const Cluster& cluster, double interval_seconds);

@@ -69,6 +69,10 @@ void Params::RejectUnused(const std::string& owner) const {
                                   : "; it takes: " + known));
 }
 
-std::string Params::ToJson() const { return nlohmann::json(values_).dump(); }
+// Values that are not UTF-8 (bytes from the command line) are recorded with U+FFFD rather than
+// stopping the run.
+std::string Params::ToJson() const {
+  return nlohmann::json(values_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 }  // namespace clustersim

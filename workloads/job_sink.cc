@@ -44,7 +44,9 @@ std::string TraceFilter::ToJson() const {
   if (first_n >= 0) j["first"] = first_n;
   if (load_scale != 1.0) j["load_scale"] = load_scale;
   if (!gpu_type_map.empty()) j["map_gpu"] = gpu_type_map;
-  return j.dump();
+  // Names come from the command line as bytes: one that is not UTF-8 (a Latin-1 user name) must
+  // not stop the run, so invalid bytes are recorded as U+FFFD.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void TraceFilter::Validate() const {

@@ -14,11 +14,13 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <unordered_map>
 
 #include "sim/error.h"
 #include "sim/json_file.h"
 #include "workloads/reader.h"
+#include "workloads/trace_csv.h"
 
 namespace clustersim {
 namespace {
@@ -98,6 +100,10 @@ class FieldParser {
   double NonNegative(const Field& f, const char* name) const {
     double v = 0;
     auto [ptr, ec] = std::from_chars(f.text.data(), f.text.data() + f.text.size(), v);
+    if (ec == std::errc::result_out_of_range && ptr == f.text.data() + f.text.size()) {
+      Fail(f, std::string(name) + ": number out of range: \"" + std::string(f.text) +
+                  "\" (expected a finite number of seconds a double can hold)");
+    }
     if (f.text.empty() || ec != std::errc() || ptr != f.text.data() + f.text.size() ||
         !std::isfinite(v)) {
       Fail(f, std::string(name) + ": expected a number of seconds, got \"" +
@@ -116,17 +122,28 @@ class FieldParser {
       // Accept integral values written as decimals, e.g. "4.0".
       double d = 0;
       auto [p2, e2] = std::from_chars(t.data(), t.data() + t.size(), d);
-      if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() || d != std::floor(d) ||
-          std::abs(d) > 1e15) {
+      // A number too large for int64_t or for a double (2^70, 1e400) is still a number: say so.
+      const bool huge = (e2 == std::errc::result_out_of_range && p2 == t.data() + t.size()) ||
+                        (e2 == std::errc() && p2 == t.data() + t.size() && std::isfinite(d) &&
+                         std::abs(d) > 1e15);
+      if (huge) {
+        v = t.front() == '-' ? std::numeric_limits<int64_t>::min()
+                             : std::numeric_limits<int64_t>::max();
+      } else if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() ||
+                 d != std::floor(d)) {
         Fail(f, std::string(name) + ": expected an integer, got \"" + std::string(f.text) + "\"");
+      } else {
+        v = static_cast<int64_t>(d);
       }
-      v = static_cast<int64_t>(d);
     }
     if (v < min) {
       Fail(f, std::string(name) + ": expected an integer >= " + std::to_string(min) + ", got " +
                   std::string(f.text));
     }
-    if (v > 1'000'000'000) Fail(f, std::string(name) + ": value too large: " + std::string(f.text));
+    if (v > 1'000'000'000) {
+      Fail(f, std::string(name) + ": value too large: expected at most 1000000000, got " +
+                  std::string(f.text));
+    }
     return v;
   }
 
@@ -143,7 +160,7 @@ class FieldParser {
 int64_t CountLines(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return 0;
-  std::vector<char> buffer(1 << 20);
+  std::vector<char> buffer(kTraceReadBufferBytes);
   int64_t lines = 0;
   size_t n = 0;
   while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
@@ -231,7 +248,7 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
   id_keys.reserve(rows);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, "cannot open trace file");
-  std::vector<char> buffer(1 << 20);
+  std::vector<char> buffer(kTraceReadBufferBytes);
   in.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
   std::string line;
   std::vector<Field> fields;
@@ -241,10 +258,17 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
   std::vector<int> column_of_field;  // field index -> Column
 
   // Header.
-  while (std::getline(in, line)) {
+  bool has_header = false;
+  while (!has_header && std::getline(in, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") != std::string::npos) break;
+    if (line_number == 1 && line.rfind(kUtf8ByteOrderMark, 0) == 0) {
+      line.erase(0, kUtf8ByteOrderMark.size());
+    }
+    has_header = line.find_first_not_of(" \t") != std::string::npos;
+  }
+  if (!has_header) {
+    throw InputError(path, 1, 1, "empty trace file: expected a header line naming the columns");
   }
   if (!SplitCsv(line, &fields, &unquoted, &error_column)) {
     throw InputError(path, static_cast<int>(line_number), error_column, "malformed header");
@@ -281,7 +305,8 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
     if (line.empty()) continue;
     if (!SplitCsv(line, &fields, &unquoted, &error_column)) {
       throw InputError(path, static_cast<int>(line_number), error_column,
-                       "unterminated or malformed quoted field");
+                       "unterminated or malformed quoted field: expected a closing '\"' followed "
+                       "by ',' or the end of the line");
     }
     if (fields.size() < width) {
       throw InputError(path, static_cast<int>(line_number), static_cast<int>(line.size()) + 1,
@@ -352,6 +377,11 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
       if (integer && v != std::floor(v)) {
         throw InputError(path, 0, 0, where + "." + key + ": expected an integer");
       }
+      // The same bound as the CSV form's: larger counts would not fit the job's int fields.
+      if (integer && v > 1'000'000'000) {
+        throw InputError(path, 0, 0,
+                         where + "." + key + ": value too large: expected at most 1000000000");
+      }
       return v;
     };
     Job job;
@@ -368,6 +398,10 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
     }
     if (o.contains("priority") && !o["priority"].is_null()) {
       const double p = RequireNumber(o["priority"], path, where + ".priority");
+      if (p != std::floor(p) || std::abs(p) > 1'000'000'000) {
+        throw InputError(path, 0, 0,
+                         where + ".priority: expected an integer in [-1000000000, 1000000000]");
+      }
       job.priority = static_cast<int>(p);
     }
     auto text = [&](const char* key, Symbol* out) {

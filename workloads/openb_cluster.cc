@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "sim/cluster.h"
 #include "sim/error.h"
 #include "workloads/openb_models.h"
 #include "workloads/trace_csv.h"
@@ -80,13 +81,16 @@ OpenbClusterResult OpenbNodeListToClusterSpec(const std::string& path,
   nlohmann::json spec;
   spec["nodes"] = nlohmann::json::array();
   for (const Group& g : groups) {
-    spec["nodes"].push_back({{"count", g.count},
-                             {"gpu_type", g.gpu_type},
-                             {"gpus_per_node", g.gpus},
-                             {"cpus", g.cpus},
-                             {"host_memory_gib", g.memory_gib}});
+    nlohmann::json group = {
+        {"count", g.count}, {"gpu_type", g.gpu_type}, {"gpus_per_node", g.gpus}};
+    if (g.cpus > 0) group["cpus"] = g.cpus;  // cpu_milli 0: unknown, which a spec says by omission
+    group["host_memory_gib"] = g.memory_gib;
+    spec["nodes"].push_back(std::move(group));
   }
   result.spec_json = spec.dump(1);
+  // The spec is for `run --cluster`: whatever it would reject (more GPUs than a cluster may
+  // hold) is this node list's error, reported now rather than by the run.
+  ClusterSpec::FromJsonText(result.spec_json, path, catalog);
   return result;
 }
 

@@ -6,7 +6,7 @@
 // is in pai_*_table.header): each table may start with its header line (prepend it with
 // `cat pai_job_table.header pai_job_table.csv > ...`) or not; without one, the columns are in the
 // published order. Detected by a job-table header, or a file named pai_job_table.csv whose first
-// line has 6 fields. Times are seconds (anonymized epoch offsets); missing values are empty.
+// line has 6 fields. Times are seconds >= 0 (anonymized epoch offsets); missing values are empty.
 // Mapping (one job per job-table row; its task rows, matched by job_name, are aggregated):
 //   job_id = job_name; user; trace_status = status (Terminated, Failed, Running, Waiting);
 //   submit_time = job start_time (the submission) minus the earliest one in the job table;
@@ -28,6 +28,7 @@
 //   plan_mem, inst_id and the task status are not used.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <unordered_map>
@@ -139,6 +140,13 @@ class PaiTable {
   std::vector<CsvField> ordered_;
 };
 
+// "1.5e+300", "12": a figure for messages.
+std::string Approximate(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
 std::string TaskTablePath(const std::string& job_path) {
   const std::filesystem::path p(job_path);
   std::string name = p.filename().string();
@@ -170,13 +178,13 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
     job.id = parse.Text(f[kJobName], "job_name");
     job.user = f[kUser].text;
     job.trace_status = f[kJobStatus].text;
-    job.submit_time = parse.Number(f[kJobStart], "start_time");
+    job.submit_time = parse.NonNegative(f[kJobStart], "start_time");
     trace_end = std::max(trace_end, job.submit_time);
     Aggregate aggregate;
     if (CsvFieldParser::IsMissing(f[kJobEnd].text)) {
       aggregate.open = true;
     } else {
-      trace_end = std::max(trace_end, parse.Number(f[kJobEnd], "end_time"));
+      trace_end = std::max(trace_end, parse.NonNegative(f[kJobEnd], "end_time"));
     }
     auto [it, inserted] = index.emplace(job.id, table.size());
     if (!inserted) {
@@ -229,11 +237,11 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
     const bool has_start = !CsvFieldParser::IsMissing(f[kTaskStart].text);
     const bool has_end = !CsvFieldParser::IsMissing(f[kTaskEnd].text);
     if (has_start) {
-      const double start = parse.Number(f[kTaskStart], "start_time");
+      const double start = parse.NonNegative(f[kTaskStart], "start_time");
       a.run_start = std::min(a.run_start, start);
       trace_end = std::max(trace_end, start);
       if (has_end) {
-        const double end = parse.Number(f[kTaskEnd], "end_time");
+        const double end = parse.NonNegative(f[kTaskEnd], "end_time");
         if (end < start) parse.Fail(f[kTaskEnd], "end_time: expected a time >= start_time");
         a.run_end = std::max(a.run_end, end);
         trace_end = std::max(trace_end, end);
@@ -250,6 +258,19 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
       job.trace_status = job.trace_status.str() + ":no-tasks";
       continue;
     }
+    // Limits as the other readers' (gpus <= 1e6, cpu_milli < 2^31): a larger sum is an error at
+    // the job's row, never a clamped or overflowed value.
+    if (a.gpus > 1'000'000) {
+      throw InputError(path, static_cast<int>(job.line), 1,
+                       "job_name " + job.id + ": its tasks ask for " + Approximate(a.gpus) +
+                           " GPUs (sum of inst_num x plan_gpu / 100): expected at most 1000000");
+    }
+    if (a.cpu_percent * 10 > 2'000'000'000) {
+      throw InputError(path, static_cast<int>(job.line), 1,
+                       "job_name " + job.id + ": its tasks ask for " +
+                           Approximate(a.cpu_percent / 100) +
+                           " cores (sum of inst_num x plan_cpu / 100): expected at most 2000000");
+    }
     if (a.gpus > 0 && a.gpus < 1) {
       const int milli = static_cast<int>(std::lround(a.gpus * 1000));
       job.gpus = 1;
@@ -257,7 +278,7 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
     } else {
       job.gpus = static_cast<int>(std::ceil(a.gpus - 1e-9));
     }
-    job.cpu_milli = static_cast<int>(std::min(std::lround(a.cpu_percent * 10), 2'000'000'000L));
+    job.cpu_milli = static_cast<int>(std::lround(a.cpu_percent * 10));
     if (a.types != 0 && !(a.types & kAnyType)) {
       std::string types;
       for (size_t t = 0; t < std::size(kPaiTypes); ++t) {

@@ -42,7 +42,7 @@ class ByteSource {
  public:
   explicit ByteSource(const std::string& path) : file_(std::fopen(path.c_str(), "rb")) {
     if (!file_) throw InputError(path, 0, 0, "cannot open trace file");
-    buffer_.resize(1 << 20);
+    buffer_.resize(kTraceReadBufferBytes);
   }
   ~ByteSource() { std::fclose(file_); }
   ByteSource(const ByteSource&) = delete;

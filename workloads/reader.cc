@@ -8,6 +8,7 @@
 
 #include "sim/error.h"
 #include "sim/sha256.h"
+#include "workloads/trace_csv.h"
 
 namespace clustersim {
 namespace {
@@ -24,6 +25,11 @@ std::string FirstLine(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, "cannot open trace file");
   std::string line;
+  char bom[3] = {};
+  if (!in.read(bom, 3) || std::string_view(bom, 3) != kUtf8ByteOrderMark) {
+    in.clear();
+    in.seekg(0);
+  }
   char c = 0;
   size_t read = 0;
   while (read < 4 * kMaxBytes && in.get(c)) {
@@ -37,9 +43,38 @@ std::string FirstLine(const std::string& path) {
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (line.find_first_not_of(" \t") == std::string::npos) {
-    throw InputError(path, 1, 1, "empty trace file: expected a header line");
+    throw InputError(path, 1, 1, "empty trace file: expected a header line or a JSON list of jobs");
   }
   return line;
+}
+
+// Traces are UTF-8 (or ASCII) text. The start of the file shows the usual other cases: a UTF-16
+// byte-order mark, or a NUL byte (binary data, UTF-16 without a mark, UTF-32). A UTF-8
+// byte-order mark is accepted (the readers skip it).
+void RejectNonText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, 0, "cannot open trace file");
+  char head[4096];
+  in.read(head, sizeof head);
+  const std::string_view bytes(head, static_cast<size_t>(in.gcount()));
+  if (bytes.substr(0, 2) == "\xFF\xFE" || bytes.substr(0, 2) == "\xFE\xFF") {
+    throw InputError(path, 1, 1,
+                     "the file is UTF-16 text (it starts with a UTF-16 byte-order mark): expected "
+                     "UTF-8; convert it, e.g. iconv -f UTF-16 -t UTF-8");
+  }
+  if (const size_t nul = bytes.find('\0'); nul != std::string_view::npos) {
+    int line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < nul; ++i) {
+      if (bytes[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    }
+    throw InputError(path, line, static_cast<int>(nul - line_start) + 1,
+                     "a NUL byte: expected a text file (UTF-8), not binary data or UTF-16/UTF-32 "
+                     "text");
+  }
 }
 
 }  // namespace
@@ -58,6 +93,7 @@ std::vector<const TraceReaderEntry*> TraceReaders() {
 
 Trace LoadTrace(const std::string& path, const std::string& format, const TraceFilter& filter,
                 FilterCounts* counts) {
+  RejectNonText(path);
   const TraceReaderEntry* reader = nullptr;
   std::string names;
   for (const TraceReaderEntry* e : TraceReaders()) names += (names.empty() ? "" : ", ") + e->name;

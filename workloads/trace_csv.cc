@@ -51,16 +51,22 @@ bool Expect(std::string_view text, size_t* pos, char c) {
 
 }  // namespace
 
-LineReader::LineReader(const std::string& path) : buffer_(1 << 20) {
+LineReader::LineReader(const std::string& path) : buffer_(kTraceReadBufferBytes) {
   in_.rdbuf()->pubsetbuf(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
   in_.open(path, std::ios::binary);
   if (!in_) throw InputError(path, 0, 0, "cannot open trace file");
 }
 
 bool LineReader::Next(std::string_view* line) {
-  if (!std::getline(in_, line_)) return false;
+  if (!std::getline(in_, line_)) {
+    *line = std::string_view();  // not a view of the emptied buffer with the old length
+    return false;
+  }
   ++line_number_;
   if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  if (line_number_ == 1 && line_.rfind(kUtf8ByteOrderMark, 0) == 0) {
+    line_.erase(0, kUtf8ByteOrderMark.size());
+  }
   *line = line_;
   return true;
 }
@@ -145,6 +151,10 @@ CsvHeader::CsvHeader(const std::vector<CsvField>& header, std::vector<std::strin
                      size_t required_count, const std::string& path, int64_t line_number,
                      const std::string& format_columns)
     : positions_(names.size(), -1), width_(header.size()) {
+  if (header.size() == 1 && header[0].text.empty()) {
+    throw InputError(path, static_cast<int>(std::max<int64_t>(line_number, 1)), 1,
+                     "no header: expected a header line naming the columns " + format_columns);
+  }
   for (size_t f = 0; f < header.size(); ++f) {
     header_names_.emplace_back(header[f].text);
     for (size_t i = 0; i < names.size(); ++i) {
@@ -190,6 +200,10 @@ double CsvFieldParser::Number(const CsvField& f, std::string_view name) const {
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
   double v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc::result_out_of_range && ptr == t.data() + t.size()) {
+    Fail(f, std::string(name) + ": number out of range: \"" + std::string(f.text) +
+                "\" (expected a finite number a double can hold)");
+  }
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(v)) {
     Fail(f, std::string(name) + ": expected a number, got \"" + std::string(f.text) + "\"");
   }
@@ -211,11 +225,19 @@ int64_t CsvFieldParser::Integer(const CsvField& f, std::string_view name, int64_
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
     double d = 0;
     auto [p2, e2] = std::from_chars(t.data(), t.data() + t.size(), d);
-    if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() || d != std::floor(d) ||
-        std::abs(d) > 1e15) {
+    // A number too large for int64_t or for a double (2^70, 1e400) is still a number: the range
+    // check below says so.
+    const bool huge =
+        (e2 == std::errc::result_out_of_range && p2 == t.data() + t.size()) ||
+        (e2 == std::errc() && p2 == t.data() + t.size() && std::isfinite(d) && std::abs(d) > 1e15);
+    if (huge) {
+      v = t.front() == '-' ? std::numeric_limits<int64_t>::min()
+                           : std::numeric_limits<int64_t>::max();
+    } else if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() || d != std::floor(d)) {
       Fail(f, std::string(name) + ": expected an integer, got \"" + std::string(f.text) + "\"");
+    } else {
+      v = static_cast<int64_t>(d);
     }
-    v = static_cast<int64_t>(d);
   }
   if (v < min || v > max) {
     Fail(f, std::string(name) + ": expected an integer in [" + std::to_string(min) + ", " +

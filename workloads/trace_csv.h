@@ -20,7 +20,21 @@
 
 namespace clustersim {
 
-// Reads a file line by line through a 1 MiB buffer; strips a trailing '\r'.
+// Bytes of the read buffer of each open trace file (LineReader, the native and Philly JSON
+// readers). 1 MiB keeps reading a multi-GB trace to few system calls. The fuzz build, which opens
+// thousands of tiny files a second, defines a small value: there each fresh 1 MiB buffer costs
+// hundreds of page faults and would be most of the time spent per input.
+#ifndef CLUSTERSIM_TRACE_READ_BUFFER_BYTES
+#define CLUSTERSIM_TRACE_READ_BUFFER_BYTES (1 << 20)
+#endif
+inline constexpr size_t kTraceReadBufferBytes = CLUSTERSIM_TRACE_READ_BUFFER_BYTES;
+
+// The UTF-8 byte-order mark some tools (spreadsheets) write at the start of a CSV file. Readers
+// skip it: a trace is UTF-8 text, with or without it.
+inline constexpr std::string_view kUtf8ByteOrderMark = "\xEF\xBB\xBF";
+
+// Reads a file line by line through a 1 MiB buffer; strips a trailing '\r' and a UTF-8
+// byte-order mark at the start of the file.
 class LineReader {
  public:
   // Throws InputError if the file cannot be opened.

@@ -37,8 +37,13 @@ bool KnownStatus(const std::string& status) {
   return false;
 }
 
+// Appends `value` as one CSV field, quoted when the native reader would otherwise split or trim
+// it (a comma, a quote, a carriage return, blanks at either end). REQUIRES: no '\n' (the native
+// format is read line by line; WriteNativeCsv checks).
 void AppendField(const std::string& value, std::string* out) {
-  if (value.find_first_of(",\"\n") == std::string::npos) {
+  const bool blank_edge = !value.empty() && (value.front() == ' ' || value.front() == '\t' ||
+                                             value.back() == ' ' || value.back() == '\t');
+  if (!blank_edge && value.find_first_of(",\"\r") == std::string::npos) {
     *out += value;
     return;
   }
@@ -237,6 +242,21 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
       "status\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
+    for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
+                                    &job.model.str(), &job.trace_status.str()}) {
+      if (text->find('\n') != std::string::npos) {
+        std::fclose(file);
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        std::string id;
+        for (char c : job.id) id += c == '\n' ? std::string("\\n") : std::string(1, c);
+        throw InputError(trace.path, 0, 0,
+                         "job \"" + id + "\" (record " + std::to_string(job.line) +
+                             "): a text field (job_id, gpu_type, user, vc, model or status) holds "
+                             "a line break, which the native CSV format (one job per line) "
+                             "cannot hold");
+      }
+    }
     AppendField(job.id, &chunk);
     chunk += ',';
     AppendNumber(job.submit_time, &chunk);

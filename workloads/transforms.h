@@ -59,7 +59,9 @@ TraceStats ComputeTraceStats(const Trace& trace);
 std::string FormatTraceStats(const TraceStats& stats);
 
 // Writes `trace` in the native CSV format (all columns) through a temporary file renamed into
-// place. Throws InputError when the file cannot be written.
+// place. Throws InputError when the file cannot be written or a job's text field holds a line
+// break (the format has one job per line); text with commas, quotes, carriage returns or blanks
+// at either end is quoted, so the native reader reads back the same jobs.
 void WriteNativeCsv(const Trace& trace, const std::string& path);
 
 }  // namespace clustersim

@@ -53,6 +53,7 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
     if (key == "params") {
       if (!value.is_object()) throw InputError(path, 0, 0, "params: expected an object");
       for (const auto& [name, v] : value.items()) {
+        if (name.empty()) throw InputError(path, 0, 0, "params: expected non-empty names");
         if (config->params.values().count(name)) continue;  // --param wins
         const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
         config->params.AddAssignment(name + "=" + s);
@@ -81,10 +82,19 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->seed = value.get<int64_t>();
     } else if (option == "interval") {
       config->engine.timeseries_interval_seconds = RequireNumber(value, path, key);
+      if (config->engine.timeseries_interval_seconds <= 0) {
+        throw InputError(path, 0, 0, key + ": expected a positive number of seconds");
+      }
     } else if (option == "stop-time") {
       config->engine.stop_time = RequireNumber(value, path, key);
+      if (config->engine.stop_time < 0) {
+        throw InputError(path, 0, 0, key + ": expected a number of seconds >= 0");
+      }
     } else if (option == "preemption-cost") {
       config->engine.preemption_cost_seconds = RequireNumber(value, path, key);
+      if (config->engine.preemption_cost_seconds < 0) {
+        throw InputError(path, 0, 0, key + ": expected a number of seconds >= 0");
+      }
     } else if (option == "node-mtbf" || option == "gpu-mtbf") {
       // A number of hours for every type, or the TYPE=HOURS list as a string.
       const std::string v = value.is_number() ? value.dump() : text(value, key);
