@@ -233,7 +233,8 @@ int64_t CsvFieldParser::Integer(const CsvField& f, std::string_view name, int64_
     if (huge) {
       v = t.front() == '-' ? std::numeric_limits<int64_t>::min()
                            : std::numeric_limits<int64_t>::max();
-    } else if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() || d != std::floor(d)) {
+    } else if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() || !std::isfinite(d) ||
+               d != std::floor(d)) {
       Fail(f, std::string(name) + ": expected an integer, got \"" + std::string(f.text) + "\"");
     } else {
       v = static_cast<int64_t>(d);

@@ -347,7 +347,10 @@ class Evaluator {
   // reached (then exhausted() is true and the rest are skipped).
   void EvaluateAll(const std::vector<std::pair<std::vector<int>, std::string>>& points) {
     std::vector<Evaluation> todo;
-    for (const auto& [counts, search] : points) {
+    for (const auto& point : points) {
+      // Named, not a structured binding: lambdas below capture it (clang 14 cannot capture one).
+      const std::vector<int>& counts = point.first;
+      const std::string& search = point.second;
       if (results_.count(counts)) continue;
       if (std::any_of(todo.begin(), todo.end(), [&](auto& e) { return e.counts == counts; })) {
         continue;
