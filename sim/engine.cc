@@ -234,6 +234,12 @@ void Engine::StartFaults() {
   }
 }
 
+double Engine::lost_gpu_seconds() const {
+  double total = 0;
+  for (const JobRun& run : runs_) total += run.lost_gpu_seconds;
+  return total;
+}
+
 void Engine::AccrueDownTime() {
   down_gpu_seconds_ += down_gpus_ * (now_ - down_since_);
   down_node_seconds_ += down_nodes_ * (now_ - down_since_);
@@ -342,26 +348,23 @@ void Engine::StopRunning(JobId id, bool failed) {
   run.overhead_seconds += overhead;
   const double active = ran - overhead;
   double computed = active;
-  double saved = 0;  // computing time covered by completed checkpoints
+  double done = 0;   // checkpoints completed in this interval
+  double cycle = 0;  // computing interval + save
   const FaultOptions& f = options_.faults;
   if (f.checkpoints()) {
     // From the start of this interval: compute I, save for S, compute I, save for S, ...
-    const double cycle = f.checkpoint_interval_seconds + f.checkpoint_cost_seconds;
-    const double done = std::floor(active / cycle);
+    cycle = f.checkpoint_interval_seconds + f.checkpoint_cost_seconds;
+    done = std::floor(active / cycle);
     computed = done * f.checkpoint_interval_seconds +
                std::min(active - done * cycle, f.checkpoint_interval_seconds);
-    saved = done * f.checkpoint_interval_seconds;
     run.checkpoint_seconds += active - computed;
     checkpoint_gpu_seconds_ += (active - computed) * n;
-    if (failed) {
-      // Lost: everything after the last completed save (the whole interval if none completed).
-      const double durable = done > 0 ? run.last_start + overhead + done * cycle : run.last_start;
-      run.lost_gpu_seconds += (now_ - durable) * n;
-      lost_gpu_seconds_ += (now_ - durable) * n;
-    }
-  } else if (failed) {
-    run.lost_gpu_seconds += ran * n;
-    lost_gpu_seconds_ += ran * n;
+  }
+  const double saved = done > 0 ? done * f.checkpoint_interval_seconds : 0;  // what saves cover
+  if (failed) {
+    // Lost: everything after the last completed save (the whole interval if none completed).
+    const double durable = done > 0 ? run.last_start + overhead + done * cycle : run.last_start;
+    run.lost_gpu_seconds += (now_ - durable) * n;
   }
   run.work_left = std::max(0.0, run.work_left - (failed ? saved : computed) * run.rate);
   run.run_seconds += ran;

@@ -88,7 +88,7 @@ class Engine final : public SchedulingContext {
   int64_t failures() const { return failures_; }
   double down_gpu_seconds() const { return down_gpu_seconds_; }
   double down_node_seconds() const { return down_node_seconds_; }
-  double lost_gpu_seconds() const { return lost_gpu_seconds_; }
+  double lost_gpu_seconds() const;  // sum over jobs (O(jobs))
   double checkpoint_gpu_seconds() const { return checkpoint_gpu_seconds_; }
 
   // SchedulingContext
@@ -196,7 +196,6 @@ class Engine final : public SchedulingContext {
   int64_t failures_ = 0;
   double down_gpu_seconds_ = 0;
   double down_node_seconds_ = 0;
-  double lost_gpu_seconds_ = 0;
   double checkpoint_gpu_seconds_ = 0;
   std::vector<JobId> victims_;  // scratch: jobs on the GPUs of one failure
   std::vector<int> failed_gpus_;  // ascending: the GPUs with gpu_down_ > 0
