@@ -21,12 +21,21 @@ struct PlacementRequest {
   int gpus = 0;
   uint64_t type_mask = ~uint64_t{0};  // bit t set = catalog GPU type t allowed
   const Job* job = nullptr;           // the job asking, for strategies that score with a model
+  // A share of one GPU in thousandths (1..999; then gpus == 1), asked for when the trace gives a
+  // fractional request (Job::gpu_milli) and the run's placement shares GPUs; 0 = whole GPUs.
+  int milli = 0;
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 
 struct Allocation {
   int gpu_type = -1;
   std::vector<int> gpus;  // global GPU indices, ascending
+  // 0: the GPUs are held whole. 1..999: this share of each listed GPU (GPU sharing); the other
+  // shares may hold other jobs (Resources::free_milli).
+  int milli = 0;
+  // Per-GPU micro-batch the job runs with; 0 = its current batch (JobRun::batch). Only an
+  // elastic policy (Policy::Elastic) chooses it.
+  int batch = 0;
   bool empty() const { return gpus.empty(); }
 };
 
@@ -44,6 +53,9 @@ class Placement {
   // `resources` now; false otherwise. Deterministic: ties go to the lowest index.
   virtual bool Find(const Resources& resources, const PlacementRequest& request,
                     Allocation* out) const = 0;
+  // True if the strategy places fractional requests (PlacementRequest::milli > 0) on shares of
+  // GPUs; otherwise a fractional job is given a whole GPU.
+  virtual bool SharesGpus() const { return false; }
 };
 
 }  // namespace clustersim

@@ -16,6 +16,8 @@
 
 namespace clustersim {
 
+class ModelRuntime;  // sim/model_runtime.h
+
 enum class JobState : uint8_t {
   kPending,     // not yet submitted (simulated time < submit time)
   kQueued,      // submitted, waiting (possibly after a preemption)
@@ -42,6 +44,12 @@ struct JobRun {
   double overhead_seconds = 0;  // total time spent on preemption and restart overhead
   double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
   double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
+  // Model-aware runs (sim/model_runtime.h); zero otherwise.
+  int batch = 0;                  // per-GPU batch it runs (or will next run) with
+  int oom_failures = 0;           // starts that ran out of GPU memory
+  double memory_per_gpu = 0;      // bytes per GPU at its last start (M(B), or the share held)
+  double oom_gpu_seconds = 0;     // GPU-seconds held by starts that ran out of memory
+  double oom_delay = 0;           // seconds from its first start to its last (OOM retries)
   PlacementRequest request;
   Allocation allocation;        // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;         // bumped on every rate change; stale finish events are ignored
@@ -77,10 +85,20 @@ class SchedulingContext {
   // copy of the cluster state can tell when to update it.
   virtual const std::vector<int>& failed_gpus() const = 0;
   virtual uint64_t failed_gpus_version() const = 0;
+  // The model-aware view (memory, batch limits, rate factors), or nullptr when the run has no
+  // model information.
+  virtual const ModelRuntime* models() const = 0;
+  // Bytes of GPU `gpu`'s memory held by running jobs (a job without a model holds its GPUs'
+  // whole memory, or its share of it).
+  virtual double gpu_memory_used(int gpu) const = 0;
+  // Seconds a preempted or resized job spends saving and restoring before it progresses again.
+  virtual double preemption_cost() const = 0;
 
   // Decisions. REQUIRES (CHECKed, naming the policy): Start — the job is queued and `allocation`
-  // is free, of one allowed type and of the requested size; Preempt — running; Resize — running
-  // and `allocation` free apart from the job's own GPUs.
+  // is free, of one allowed type and of the requested size (an elastic policy: 1..requested);
+  // a share (Allocation::milli) must be free on each GPU and the memory of the GPU's jobs must
+  // fit; Preempt — running; Resize — running and `allocation` free apart from the job's own GPUs.
+  // A resize costs the preemption cost (checkpoint on the old GPUs, restore on the new).
   virtual void Start(JobId id, Allocation allocation) = 0;
   virtual void Preempt(JobId id) = 0;
   virtual void Resize(JobId id, Allocation allocation) = 0;
@@ -110,6 +128,10 @@ class Policy {
   // time reaches it. Default: the trace's walltime; backfilling policies may estimate it
   // (exact duration, or duration x factor). Must not change while the job runs.
   virtual double RequestedWalltime(const Job& job) const { return job.walltime; }
+  // True if the policy chooses GPU counts (up to the request) and per-GPU batches itself
+  // (Allocation::batch), as `cosched` does; the engine then rates each start by
+  // ModelRuntime::RateFactor. A non-elastic policy runs every job at its user's batch.
+  virtual bool Elastic() const { return false; }
 };
 
 }  // namespace clustersim

@@ -9,6 +9,8 @@ Resources::Resources(const Cluster& cluster) : cluster_(&cluster) {
   const int types = static_cast<int>(cluster.catalog().gpus().size());
   free_bits_.assign((cluster.total_gpus() + 63) / 64, 0);
   for (int g = 0; g < cluster.total_gpus(); ++g) free_bits_[g >> 6] |= uint64_t{1} << (g & 63);
+  free_milli_.assign(cluster.total_gpus(), 1000);
+  shared_gpus_ = IndexSet(cluster.total_gpus());
   node_free_.resize(node_count);
   type_free_.assign(types, 0);
   node_partition_.resize(node_count);
@@ -89,6 +91,7 @@ void Resources::Allocate(std::span<const int> gpus) {
       const int g = gpus[i];
       CHECK(IsGpuFree(g), "GPU " + std::to_string(g) + " allocated twice");
       free_bits_[g >> 6] &= ~(uint64_t{1} << (g & 63));
+      free_milli_[g] = 0;
       ++taken;
     }
     SetNodeFree(node, node_free_[node] - taken);
@@ -103,10 +106,42 @@ void Resources::Release(std::span<const int> gpus) {
     for (; i < gpus.size() && cluster_->NodeOfGpu(gpus[i]) == node; ++i) {
       const int g = gpus[i];
       CHECK(!IsGpuFree(g), "GPU " + std::to_string(g) + " released while free");
+      CHECK(free_milli_[g] == 0, "GPU " + std::to_string(g) + " released whole while shared");
       free_bits_[g >> 6] |= uint64_t{1} << (g & 63);
+      free_milli_[g] = 1000;
       ++given;
     }
     SetNodeFree(node, node_free_[node] + given);
+  }
+}
+
+void Resources::AllocateShare(int gpu, int milli) {
+  CHECK(milli > 0 && milli < 1000, "a share must be 1..999 thousandths of a GPU");
+  CHECK(free_milli_[gpu] >= milli, "GPU " + std::to_string(gpu) + " has too small a share left");
+  if (free_milli_[gpu] == 1000) {
+    const int one[] = {gpu};
+    Allocate(one);  // leaves the whole-GPU indexes
+    free_milli_[gpu] = 1000;
+  }
+  free_milli_[gpu] = static_cast<int16_t>(free_milli_[gpu] - milli);
+  if (free_milli_[gpu] > 0) {
+    if (!shared_gpus_.Contains(gpu)) shared_gpus_.Insert(gpu);
+  } else if (shared_gpus_.Contains(gpu)) {
+    shared_gpus_.Erase(gpu);
+  }
+}
+
+void Resources::ReleaseShare(int gpu, int milli) {
+  CHECK(milli > 0 && milli < 1000 && !IsGpuFree(gpu) && free_milli_[gpu] + milli <= 1000,
+        "GPU " + std::to_string(gpu) + ": released share not held");
+  free_milli_[gpu] = static_cast<int16_t>(free_milli_[gpu] + milli);
+  if (free_milli_[gpu] == 1000) {
+    if (shared_gpus_.Contains(gpu)) shared_gpus_.Erase(gpu);
+    free_milli_[gpu] = 0;
+    const int one[] = {gpu};
+    Release(one);
+  } else if (!shared_gpus_.Contains(gpu)) {
+    shared_gpus_.Insert(gpu);
   }
 }
 

@@ -5,6 +5,12 @@
 //
 // Partitions: nodes of the same GPU type and GPUs per node, in the order of their first node.
 // Multi-node placements stay within one partition.
+//
+// GPU sharing (DESIGN.md §4, §6): a GPU may also be held in shares of thousandths ("milli", as
+// Alibaba's gpu_milli). free_milli(g) is 1000 for a whole free GPU and 0 for one held whole or
+// fully shared. A GPU with any share taken is not free in the whole-GPU indexes above (so
+// whole-GPU placement never lands on a shared GPU); it returns to them when its last share is
+// released. shared_gpus() holds the GPUs with 0 < free_milli < 1000, for placements that share.
 #ifndef CLUSTERSIM_SIM_RESOURCES_H_
 #define CLUSTERSIM_SIM_RESOURCES_H_
 
@@ -40,6 +46,13 @@ class Resources {
   void Allocate(std::span<const int> gpus);
   void Release(std::span<const int> gpus);
 
+  // Shares. REQUIRES 0 < milli < 1000 and free_milli(gpu) >= milli (resp. the share is held).
+  int free_milli(int gpu) const { return free_milli_[gpu]; }
+  void AllocateShare(int gpu, int milli);
+  void ReleaseShare(int gpu, int milli);
+  // GPUs partly shared (0 < free_milli < 1000), as an IndexSet over global GPU indices.
+  const IndexSet& shared_gpus() const { return shared_gpus_; }
+
   // Appends the `count` lowest-index free GPUs of `node`. REQUIRES free_gpus(node) >= count.
   void AppendLowestFreeGpus(int node, int count, std::vector<int>* out) const;
 
@@ -55,6 +68,8 @@ class Resources {
 
   const Cluster* cluster_;
   std::vector<uint64_t> free_bits_;  // bit g set = GPU g free
+  std::vector<int16_t> free_milli_;  // per GPU, thousandths free
+  IndexSet shared_gpus_;
   std::vector<int> node_free_;
   std::vector<int> type_free_;
   int total_free_ = 0;
