@@ -517,6 +517,10 @@ void Engine::Resize(JobId id, Allocation allocation) {
   Start(id, std::move(allocation));
 }
 
+double Engine::gpu_memory_used(int gpu) const {
+  return gpu_memory_.empty() ? 0.0 : gpu_memory_[gpu];
+}
+
 void Engine::SetTimer(double time, JobId id, int tag) {
   if (!(time >= now_)) PolicyBug("timer set in the past");
   if (tag < 0) PolicyBug("timer with a negative tag");

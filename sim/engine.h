@@ -54,6 +54,9 @@ struct EngineOptions {
   bool enforce_walltime = true;
   double preemption_cost_seconds = 0;  // save + restore per preemption (DESIGN.md §7)
   FaultOptions faults;                 // failures and checkpoints; off by default
+  // Model-aware run (memory, OOM, batch, sharing; sim/model_runtime.h); nullptr = off. Must
+  // outlive the engine and be built from the same trace.
+  const ModelRuntime* models = nullptr;
   double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
   const std::atomic<bool>* interrupt = nullptr;  // set asynchronously (Ctrl-C) to stop early
   std::function<void(const EngineProgress&)> progress;  // called every progress_every events
@@ -104,6 +107,9 @@ class Engine final : public SchedulingContext {
   const std::vector<JobId>& running() const override { return running_; }
   const std::vector<int>& failed_gpus() const override { return failed_gpus_; }
   uint64_t failed_gpus_version() const override { return failed_gpus_version_; }
+  const ModelRuntime* models() const override { return options_.models; }
+  double gpu_memory_used(int gpu) const override;
+  double preemption_cost() const override { return options_.preemption_cost_seconds; }
   void Start(JobId id, Allocation allocation) override;
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
@@ -199,6 +205,9 @@ class Engine final : public SchedulingContext {
   double checkpoint_gpu_seconds_ = 0;
   std::vector<JobId> victims_;  // scratch: jobs on the GPUs of one failure
   std::vector<int> failed_gpus_;  // ascending: the GPUs with gpu_down_ > 0
+
+  // Model-aware runs (only when options_.models).
+  std::vector<double> gpu_memory_;  // per GPU: bytes held by running jobs
   uint64_t failed_gpus_version_ = 0;
 };
 
