@@ -154,6 +154,8 @@ int CommandRun(int argc, char** argv) {
       "resubmissions with half the batch after OOM failures")(
       "colocation-speed", po::value(&config.models.options.colocation_speed)->default_value(0.7),
       "speed of each of two jobs sharing one GPU, (0, 1]")(
+      "storage-gbps", po::value(&config.models.options.storage_gbps)->default_value(0),
+      "checkpoint storage bandwidth, GB/s: a modelled job's save/restore = state bytes / it")(
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
       "check", po::bool_switch(&config.engine.check_invariants),
