@@ -94,6 +94,12 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
                 "failures", v("failures"), v("restarts"), v("lost_gpu_hours"),
                 v("gpu_hours_down"), v("checkpoint_gpu_hours"));
   }
+  if (config.models.enabled || config.models.assign) {
+    std::printf("  %-14s memory utilization %.1f %%   OOM rate %.2f %% (%.0f failures, "
+                "%.1f GPU-h wasted)   oom-failed %.0f\n",
+                "memory", 100 * v("memory_utilization"), 100 * v("oom_rate"), v("oom_failures"),
+                v("oom_wasted_gpu_hours"), v("jobs_failed"));
+  }
   std::printf("  %-14s %s   events %llu   wall %.2f s\n", "fingerprint",
               HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
               o.wall_seconds);
