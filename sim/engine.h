@@ -87,6 +87,7 @@ class Engine final : public SchedulingContext {
   const std::string& reason(JobId id) const;
   const Metrics& metrics() const { return metrics_; }
   const Trace& trace() const { return trace_; }
+  bool policy_is_elastic() const { return elastic_; }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
   int64_t failures() const { return failures_; }
