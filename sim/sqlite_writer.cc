@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
   t_start REAL NOT NULL, t_end REAL NOT NULL, gpu_type TEXT NOT NULL,
   busy_gpus REAL, utilization REAL, memory_utilization REAL, power_watts REAL,
-  queue_length REAL, running_jobs REAL, stranded_gpus REAL, i_frag REAL, node_imbalance REAL
+  queue_length REAL, running_jobs REAL, stranded_gpus REAL, i_frag REAL, node_imbalance REAL,
+  f_mem REAL, fgd_fragmentation REAL, fgd_fragmented_gpus REAL
 );
 CREATE TABLE IF NOT EXISTS summary (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -188,6 +189,9 @@ void SqliteWriter::AddMissingColumns() {
       {"runs", "faults", "TEXT"},
       {"jobs", "checkpoint_seconds", "REAL"},
       {"jobs", "lost_gpu_seconds", "REAL"},
+      {"timeseries", "f_mem", "REAL"},
+      {"timeseries", "fgd_fragmentation", "REAL"},
+      {"timeseries", "fgd_fragmented_gpus", "REAL"},
   };
   for (const auto& [table, column, type] : kAdded) {
     sqlite3_stmt* stmt = nullptr;
@@ -320,7 +324,12 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
     }
   }
   {
-    Statement s(db_, "INSERT INTO timeseries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    // Columns by name: a database upgraded by AddMissingColumns has them in another order.
+    Statement s(db_,
+                "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
+                "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
+                "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string all = "all";
     for (const TimeseriesRow& row : engine->metrics().rows()) {
       s.Bind(1, run_id);
@@ -336,6 +345,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       s.BindOptional(11, row.stranded_gpus, row.gpu_type < 0);
       s.BindOptional(12, row.i_frag, row.gpu_type < 0);
       s.BindOptional(13, row.node_imbalance, row.gpu_type < 0);
+      s.BindOptional(14, row.f_mem, row.gpu_type < 0);
+      s.BindOptional(15, row.fgd_fragmentation, row.fgd_fragmentation >= 0);
+      s.BindOptional(16, row.fgd_fragmented_gpus, row.fgd_fragmented_gpus >= 0);
       s.Step();
     }
   }
