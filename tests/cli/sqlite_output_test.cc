@@ -324,6 +324,8 @@ TEST(SqliteOutput, AnOlderDatabaseGetsTheFragmentationColumns) {
     }
     sqlite3_close(raw);
   }
+  const std::string old_copy = dir.File("old.sqlite");
+  std::filesystem::copy_file(out, old_copy);
   RunOk(TinyRunArgs(out));
   Database db(out);
   const auto columns = ColumnsOf(db, "timeseries");
@@ -345,6 +347,14 @@ TEST(SqliteOutput, AnOlderDatabaseGetsTheFragmentationColumns) {
       "queue_length, running_jobs, stranded_gpus, i_frag, node_imbalance FROM timeseries WHERE "
       "run_id = ";
   EXPECT_EQ(db.Query(older + "1 ORDER BY rowid"), db.Query(older + "2 ORDER BY rowid"));
+
+  // merge accepts the older database as a source and copies NULL into the new columns.
+  const std::string merged = dir.File("merged.sqlite");
+  RunOk({"merge", merged, old_copy});
+  Database m(merged);
+  EXPECT_EQ(ColumnsOf(m, "timeseries").size(), 16u);
+  EXPECT_EQ(m.Number("SELECT COUNT(*) FROM timeseries WHERE f_mem IS NOT NULL"), 0);
+  EXPECT_EQ(m.Query(older + "1 ORDER BY rowid"), db.Query(older + "1 ORDER BY rowid"));
 }
 
 // Determinism on a less trivial input: the bundled Philly-derived trace (about 11,000 jobs) on
