@@ -101,7 +101,8 @@ class FragAware final : public Placement {
     };
     for (int f = std::max(need, 1); f < g; ++f) {
       if (part.by_free_count[f] == 0) continue;
-      for (int pos = part.by_free[f].FindFirst(); pos >= 0; pos = part.by_free[f].FindFrom(pos + 1)) {
+      for (int pos = part.by_free[f].FindFirst(); pos >= 0;
+           pos = part.by_free[f].FindFrom(pos + 1)) {
         if (excluded(pos)) continue;
         const int node = part.nodes[pos];
         const double delta = WholeDelta(resources, node, need, classes);

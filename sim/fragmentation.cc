@@ -25,7 +25,8 @@ std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes, bool
     int64_t count;
   };
   std::vector<Counted> all;
-  for (const auto& [key, count] : counts) all.push_back({TaskClass{key.first, key.second, 0}, count});
+  for (const auto& [key, count] : counts)
+    all.push_back({TaskClass{key.first, key.second, 0}, count});
   // Most frequent first; the map order (fewer GPUs, then smaller milli) breaks ties.
   std::stable_sort(all.begin(), all.end(),
                    [](const Counted& a, const Counted& b) { return a.count > b.count; });
@@ -79,9 +80,8 @@ double ClassFragment(std::span<const int> free_milli, const TaskClass& task) {
     max_free = std::max(max_free, f);
     if (f == kMilliPerGpu) ++full;
   }
-  const bool fits = task.milli > 0
-                        ? max_free >= task.milli
-                        : full >= WholeNeed(task, static_cast<int>(free_milli.size()));
+  const bool fits = task.milli > 0 ? max_free >= task.milli
+                                   : full >= WholeNeed(task, static_cast<int>(free_milli.size()));
   return static_cast<double>(fits ? below : idle);
 }
 
@@ -127,8 +127,7 @@ double NodeFragmentationView::AfterChange(int from, int to) const {
 // Same arithmetic as NodeFragmentation (a weighted sum in class order) so that both give the
 // same double for the same state: placement ties then compare equal.
 double NodeFragmentationView::Evaluate(int64_t idle, int max_free, int full,
-                                       const std::vector<int64_t>& below, int from,
-                                       int to) const {
+                                       const std::vector<int64_t>& below, int from, int to) const {
   double sum = 0;
   for (size_t c = 0; c < classes_.size(); ++c) {
     const TaskClass& task = classes_[c];

@@ -57,8 +57,7 @@ inline constexpr int kDefaultMaxTaskClasses = 32;
 // never assumed smaller than its neighbours), so the weights still count every job. (The
 // authors' simulator instead drops the tail and renormalizes.) Empty if no job asks for GPUs.
 // REQUIRES max_classes >= 1.
-std::vector<TaskClass> WorkloadClasses(const Trace& trace,
-                                       int max_classes = kDefaultMaxTaskClasses,
+std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes = kDefaultMaxTaskClasses,
                                        bool fractional = true);
 
 // The fragment of a node for one class, in milli. `free_milli` holds the node's GPUs' free
@@ -80,16 +79,16 @@ class NodeFragmentationView {
   double AfterChange(int from, int to) const;
 
  private:
-  double Evaluate(int64_t idle, int max_free, int full, const std::vector<int64_t>& below,
-                  int from, int to) const;
+  double Evaluate(int64_t idle, int max_free, int full, const std::vector<int64_t>& below, int from,
+                  int to) const;
 
   std::span<const TaskClass> classes_;
   int gpus_ = 0;
-  int64_t idle_ = 0;     // sum of free milli
-  int full_ = 0;         // GPUs with 1000 free
-  int top_ = -1;         // largest free milli
-  int top_count_ = 0;    // GPUs holding it
-  int second_ = -1;      // largest free milli below top_, -1 if none
+  int64_t idle_ = 0;            // sum of free milli
+  int full_ = 0;                // GPUs with 1000 free
+  int top_ = -1;                // largest free milli
+  int top_count_ = 0;           // GPUs holding it
+  int second_ = -1;             // largest free milli below top_, -1 if none
   std::vector<int64_t> below_;  // per class: sum of free milli of GPUs below its per-GPU demand
   double current_ = 0;
 };

@@ -31,12 +31,16 @@ Metrics::Metrics(const Cluster& cluster, double interval_seconds)
   for (const Node& node : cluster.nodes()) {
     const double gib = cluster.catalog().gpu(node.gpu_type).memory_gib;
     total_memory_gib_ += node.gpu_count * gib;
-    for (int i = 0; i < node.gpu_count; ++i) capacity_bytes_[node.first_gpu + i] = gib * kBytesPerGib;
+    for (int i = 0; i < node.gpu_count; ++i) {
+      capacity_bytes_[node.first_gpu + i] = gib * kBytesPerGib;
+    }
   }
   while (mem_leaves_ < gpus) mem_leaves_ *= 2;
   free_max_.assign(2 * mem_leaves_, 0.0);
   free_sum_.assign(2 * mem_leaves_, 0.0);
-  for (int g = 0; g < gpus; ++g) free_max_[mem_leaves_ + g] = free_sum_[mem_leaves_ + g] = capacity_bytes_[g];
+  for (int g = 0; g < gpus; ++g) {
+    free_max_[mem_leaves_ + g] = free_sum_[mem_leaves_ + g] = capacity_bytes_[g];
+  }
   for (int i = mem_leaves_ - 1; i >= 1; --i) {
     free_max_[i] = std::max(free_max_[2 * i], free_max_[2 * i + 1]);
     free_sum_[i] = free_sum_[2 * i] + free_sum_[2 * i + 1];

@@ -132,8 +132,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
                                 "utilization", "memory_utilization", "power_watts", "queue_length",
-                                "running_jobs", "stranded_gpus", "i_frag", "node_imbalance", "f_mem",
-                                "fgd_fragmentation", "fgd_fragmented_gpus"}));
+                                "running_jobs", "stranded_gpus", "i_frag", "node_imbalance",
+                                "f_mem", "fgd_fragmentation", "fgd_fragmented_gpus"}));
   EXPECT_EQ(ColumnsOf(db, "summary"),
             (std::vector<std::string>{"run_id", "metric", "scope", "value"}));
 
