@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "sim/error.h"
+#include "sim/fragmentation.h"
 #include "sim/model_runtime.h"
 
 namespace clustersim {
@@ -64,7 +65,10 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
   CHECK(cluster.catalog().gpus().size() <= 64, "at most 64 GPU types are supported");
   elastic_ = policy_.Elastic();
   ResolveRequests();
+  metrics_.set_resources(&resources_);
+  metrics_.SetWorkload(WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus()));
   if (options_.models != nullptr) {
+    metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);
     oom_pending_.assign(trace.jobs.size(), 0);
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
@@ -302,6 +306,7 @@ void Engine::Fault(const Event& e) {
         ++failed_gpus_version_;
       }
     }
+    metrics_.OnNodeChanged(node);
     const double repair_after =
         from_trace ? f.trace[e.aux >> 3].duration : f.mttr_seconds;
     Push(now_ + repair_after, kFaultRank, e.job, e.aux | kFaultRepair);
@@ -317,6 +322,7 @@ void Engine::Fault(const Event& e) {
       ++failed_gpus_version_;
     }
   }
+  metrics_.OnNodeChanged(node);
   if (!from_trace) {
     const std::vector<double>& by_type = gpu_level ? f.gpu_mtbf_seconds : f.node_mtbf_seconds;
     const double mean = by_type[cluster_.node(node).gpu_type];
@@ -402,6 +408,7 @@ void Engine::PlaceMemory(JobId id, int sign) {
   for (int g : run.allocation.gpus) {
     gpu_memory_[g] += sign * run.memory_per_gpu;
     if (gpu_memory_[g] < 0) gpu_memory_[g] = 0;  // rounding of sums of shares
+    metrics_.OnGpuMemory(g, sign * run.memory_per_gpu);
   }
 }
 

@@ -7,7 +7,9 @@
 
 namespace clustersim {
 namespace {
-constexpr int kQueueSlots = 6;  // queue, running, stranded, i_frag, F, memory GiB
+// queue, running, stranded, i_frag, F, memory GiB, F_mem, FGD ratio, FGD fragmented GPUs
+constexpr int kQueueSlots = 9;
+constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
 }
 
 Metrics::Metrics(const Cluster& cluster, double interval_seconds)
@@ -16,15 +18,103 @@ Metrics::Metrics(const Cluster& cluster, double interval_seconds)
   types_ = cluster.gpu_types();
   type_slot_.assign(cluster.catalog().gpus().size(), -1);
   for (size_t i = 0; i < types_.size(); ++i) type_slot_[types_[i]] = static_cast<int>(i);
-  q_index_ = static_cast<int>(types_.size());
+  q_index_ = 2 * static_cast<int>(types_.size());
   state_.assign(q_index_ + kQueueSlots, 0.0);
   total_.assign(state_.size(), 0.0);
   bucket_.assign(state_.size(), 0.0);
   node_busy_.assign(cluster.node_count(), 0);
   node_multi_busy_.assign(cluster.node_count(), 0);
+  const int gpus = cluster.total_gpus();
+  held_milli_.assign(gpus, 0);
+  reported_bytes_.assign(gpus, 0.0);
+  capacity_bytes_.assign(gpus, 0.0);
   for (const Node& node : cluster.nodes()) {
-    total_memory_gib_ += node.gpu_count * cluster.catalog().gpu(node.gpu_type).memory_gib;
+    const double gib = cluster.catalog().gpu(node.gpu_type).memory_gib;
+    total_memory_gib_ += node.gpu_count * gib;
+    for (int i = 0; i < node.gpu_count; ++i) {
+      capacity_bytes_[node.first_gpu + i] = gib * kBytesPerGib;
+    }
   }
+  while (mem_leaves_ < gpus) mem_leaves_ *= 2;
+  free_max_.assign(2 * mem_leaves_, 0.0);
+  free_sum_.assign(2 * mem_leaves_, 0.0);
+  for (int g = 0; g < gpus; ++g) {
+    free_max_[mem_leaves_ + g] = free_sum_[mem_leaves_ + g] = capacity_bytes_[g];
+  }
+  for (int i = mem_leaves_ - 1; i >= 1; --i) {
+    free_max_[i] = std::max(free_max_[2 * i], free_max_[2 * i + 1]);
+    free_sum_[i] = free_sum_[2 * i] + free_sum_[2 * i + 1];
+  }
+  UpdateFragmentationState();
+}
+
+bool Metrics::IsGpuDown(int gpu) const {
+  return resources_ != nullptr && held_milli_[gpu] == 0 && resources_->free_milli(gpu) == 0;
+}
+
+void Metrics::RefreshGpuMemory(int gpu) {
+  const double used = memory_reported_ ? reported_bytes_[gpu]
+                                        : capacity_bytes_[gpu] * held_milli_[gpu] / kMilliPerGpu;
+  const double free = IsGpuDown(gpu) ? 0.0 : std::max(0.0, capacity_bytes_[gpu] - used);
+  int i = mem_leaves_ + gpu;
+  free_max_[i] = free_sum_[i] = free;
+  for (i /= 2; i >= 1; i /= 2) {
+    free_max_[i] = std::max(free_max_[2 * i], free_max_[2 * i + 1]);
+    free_sum_[i] = free_sum_[2 * i] + free_sum_[2 * i + 1];
+  }
+}
+
+// F_mem (seed 001 §3.5.4): 1 - (largest free memory on one GPU) / (total free GPU memory); 0 when
+// no memory is free. FGD: expected fragmented idle milli / idle milli (0 when nothing is idle),
+// and the fragmented milli in GPUs.
+void Metrics::UpdateFragmentationState() {
+  const double sum = free_sum_[1];
+  state_[q_index_ + 6] = sum > 0 ? std::max(0.0, 1.0 - free_max_[1] / sum) : 0.0;
+  if (fgd_) {
+    const double fragmented = std::max(0.0, fgd_->total());
+    const int64_t idle = fgd_->idle_milli();
+    state_[q_index_ + 7] = idle > 0 ? std::min(1.0, fragmented / static_cast<double>(idle)) : 0.0;
+    state_[q_index_ + 8] = fragmented / kMilliPerGpu;
+  }
+}
+
+void Metrics::set_memory_reported(bool reported) {
+  CHECK(!allocated_any_, "the memory accounting mode must be set before the first allocation");
+  memory_reported_ = reported;
+}
+
+void Metrics::OnGpuMemory(int gpu, double delta_bytes) {
+  CHECK(memory_reported_, "OnGpuMemory without set_memory_reported(true)");
+  CHECK(gpu >= 0 && gpu < cluster_.total_gpus(), "OnGpuMemory: no GPU " + std::to_string(gpu));
+  double& bytes = reported_bytes_[gpu];
+  bytes += delta_bytes;
+  CHECK(bytes >= -1, "GPU " + std::to_string(gpu) + ": more memory removed than placed");
+  if (bytes < 0) bytes = 0;
+  const double gib = delta_bytes / kBytesPerGib;
+  state_[q_index_ + 5] += gib;
+  state_[types_.size() + type_slot_[cluster_.node(cluster_.NodeOfGpu(gpu)).gpu_type]] += gib;
+  RefreshGpuMemory(gpu);
+  UpdateFragmentationState();
+}
+
+void Metrics::set_resources(const Resources* resources) {
+  resources_ = resources;
+  for (int g = 0; g < cluster_.total_gpus(); ++g) RefreshGpuMemory(g);
+  UpdateFragmentationState();
+}
+
+void Metrics::SetWorkload(const std::vector<TaskClass>& classes) {
+  CHECK(resources_ != nullptr, "Metrics::SetWorkload before set_resources");
+  fgd_ = std::make_unique<FgdTracker>(cluster_, classes);
+  for (int node = 0; node < cluster_.node_count(); ++node) fgd_->NodeChanged(node, *resources_);
+  UpdateFragmentationState();
+}
+
+void Metrics::OnNodeChanged(int node) {
+  const Node& n = cluster_.node(node);
+  for (int i = 0; i < n.gpu_count; ++i) RefreshGpuMemory(n.first_gpu + i);
+  if (fgd_) fgd_->NodeChanged(node, *resources_);
+  UpdateFragmentationState();
 }
 
 // Node imbalance F of one node (seed 001 §3.3.3): the population standard deviation of its
@@ -42,22 +132,42 @@ double Metrics::NodeImbalance(int node) const {
 void Metrics::Change(const Allocation& allocation, bool multi_node, int sign) {
   const int slot = type_slot_[allocation.gpu_type];
   CHECK(slot >= 0, "allocation of a GPU type absent from the cluster");
-  state_[slot] += sign * static_cast<double>(allocation.gpus.size());
-  const double gib = cluster_.catalog().gpu(allocation.gpu_type).memory_gib;
-  state_[q_index_ + 5] += sign * gib * static_cast<double>(allocation.gpus.size());
+  CHECK(allocation.milli >= 0 && allocation.milli < kMilliPerGpu, "allocation share out of range");
+  allocated_any_ = true;
+  const bool share = allocation.milli > 0;
+  // A share counts as milli/1000 of a busy GPU per listed GPU; whole GPUs keep the integer
+  // arithmetic of before shares existed (same sums, same results).
+  const double per_gpu = share ? allocation.milli / static_cast<double>(kMilliPerGpu) : 1.0;
+  const double count = static_cast<double>(allocation.gpus.size());
+  state_[slot] += share ? sign * per_gpu * count : sign * count;
+  if (!memory_reported_) {
+    const double gib = cluster_.catalog().gpu(allocation.gpu_type).memory_gib;
+    const double held = share ? sign * gib * per_gpu * count : sign * gib * count;
+    state_[q_index_ + 5] += held;
+    state_[types_.size() + slot] += held;
+  }
+  const int milli = share ? allocation.milli : kMilliPerGpu;
   size_t i = 0;
   while (i < allocation.gpus.size()) {
     const int node = cluster_.NodeOfGpu(allocation.gpus[i]);
-    int count = 0;
+    int on_node = 0;
     for (; i < allocation.gpus.size() && cluster_.NodeOfGpu(allocation.gpus[i]) == node; ++i) {
-      ++count;
+      const int g = allocation.gpus[i];
+      held_milli_[g] += sign * milli;
+      CHECK(held_milli_[g] >= 0 && held_milli_[g] <= kMilliPerGpu,
+            "GPU " + std::to_string(g) + ": metrics' held share out of range");
+      RefreshGpuMemory(g);
+      ++on_node;
     }
+    const double busy = share ? per_gpu * on_node : on_node;
     imbalance_sum_ -= NodeImbalance(node);
-    node_busy_[node] += sign * count;
-    if (multi_node) node_multi_busy_[node] += sign * count;
+    node_busy_[node] += sign * busy;
+    if (multi_node) node_multi_busy_[node] += sign * busy;
     imbalance_sum_ += NodeImbalance(node);
+    if (fgd_) fgd_->NodeChanged(node, *resources_);
   }
   state_[q_index_ + 4] = cluster_.node_count() > 0 ? imbalance_sum_ / cluster_.node_count() : 0;
+  UpdateFragmentationState();
 }
 
 void Metrics::ObserveQueue(const Resources& resources, const PlacementRequest* head,
@@ -144,7 +254,9 @@ void Metrics::FlushInterval(double end) {
       row.gpu_type = types_[i];
       row.busy_gpus = bucket_[i] / length;
       row.utilization = row.busy_gpus / gpus;
-      row.memory_utilization = row.utilization;
+      row.memory_utilization = memory_reported_
+                                   ? bucket_[types_.size() + i] / length / (gpus * gpu.memory_gib)
+                                   : row.utilization;
       row.power_watts = row.busy_gpus * gpu.tdp_watts + (gpus - row.busy_gpus) * gpu.idle_watts;
       all_busy += row.busy_gpus;
       all_power += row.power_watts;
@@ -163,6 +275,11 @@ void Metrics::FlushInterval(double end) {
     row.stranded_gpus = bucket_[q_index_ + 2] / length;
     row.i_frag = bucket_[q_index_ + 3] / length;
     row.node_imbalance = bucket_[q_index_ + 4] / length;
+    row.f_mem = bucket_[q_index_ + 6] / length;
+    if (fgd_) {
+      row.fgd_fragmentation = bucket_[q_index_ + 7] / length;
+      row.fgd_fragmented_gpus = bucket_[q_index_ + 8] / length;
+    }
     rows_.push_back(row);
   }
   std::fill(bucket_.begin(), bucket_.end(), 0.0);

@@ -5,12 +5,25 @@
 //
 // The engine reports every allocation change (OnAllocate / OnRelease) and, after each pass, the
 // queue state (ObserveQueue). Metrics owns no job state.
+//
+// GPU sharing: an allocation with milli > 0 counts as milli/1000 of a busy GPU per listed GPU
+// (busy GPUs, utilization, power, energy, node imbalance, memory held).
+// GPU memory: by default a job holds the whole memory of its GPUs (a share of milli holds that
+// share of the memory). With set_memory_reported(true) the engine reports the bytes each job
+// places on each GPU (OnGpuMemory) and memory utilization and F_mem follow those reports.
+// Fragmentation kept incrementally per change: F_mem (seed 001 §3.5.4) over the per-GPU free
+// memory, in O(log GPUs) per GPU changed; FGD expected fragmentation (sim/fragmentation.h) once
+// the workload is given (set_resources + SetWorkload), in O(classes x GPUs) per node changed.
+// Both read a GPU as down (no free memory, no idle capacity) when Resources holds it while no
+// allocation does.
 #ifndef CLUSTERSIM_SIM_METRICS_H_
 #define CLUSTERSIM_SIM_METRICS_H_
 
+#include <memory>
 #include <vector>
 
 #include "sim/cluster.h"
+#include "sim/fragmentation.h"
 #include "sim/placement.h"
 #include "sim/resources.h"
 
@@ -30,6 +43,10 @@ struct TimeseriesRow {
   double stranded_gpus = -1;
   double i_frag = -1;
   double node_imbalance = -1;
+  double f_mem = -1;
+  // Negative also when FGD is not tracked (no workload given).
+  double fgd_fragmentation = -1;
+  double fgd_fragmented_gpus = -1;
 };
 
 // Most timeseries intervals one run may hold (rows are kept in memory until written): 10^6 is
@@ -53,6 +70,24 @@ class Metrics {
   // Closes the last partial interval at `t`.
   void Finish(double t);
 
+  // Memory accounting mode (see the header comment). REQUIRES: set before the first OnAllocate.
+  void set_memory_reported(bool reported);
+  bool memory_reported() const { return memory_reported_; }
+  // `delta_bytes` of a job's memory were placed on (> 0) or removed from (< 0) GPU `gpu`.
+  // REQUIRES memory_reported() (CHECKed); the GPU's reported bytes never go below 0 (CHECKed,
+  // with a tolerance of 1 byte for rounding).
+  void OnGpuMemory(int gpu, double delta_bytes);
+  // The engine's live Resources (it outlives the Metrics), read by the FGD tracker and to tell
+  // down GPUs. REQUIRES: OnAllocate / OnRelease are called after Resources has been updated.
+  void set_resources(const Resources* resources);
+  // Enables FGD expected fragmentation for the workload `classes` (WorkloadClasses), starting
+  // from the current Resources state. REQUIRES set_resources first.
+  void SetWorkload(const std::vector<TaskClass>& classes);
+  bool fgd_enabled() const { return fgd_ != nullptr; }
+  // Resources changed on `node` outside an allocation (a failure or repair took its GPUs out or
+  // gave them back): recomputes the node's FGD value and its GPUs' free memory.
+  void OnNodeChanged(int node);
+
   const std::vector<TimeseriesRow>& rows() const { return rows_; }
   double start_time() const { return start_; }
   double last_time() const { return last_; }
@@ -66,6 +101,13 @@ class Metrics {
   double i_frag_seconds() const { return total_[q_index_ + 3]; }
   double node_imbalance_seconds() const { return total_[q_index_ + 4]; }
   double memory_used_gib_seconds() const { return total_[q_index_ + 5]; }
+  double f_mem_seconds() const { return total_[q_index_ + 6]; }
+  double fgd_fragmentation_seconds() const { return total_[q_index_ + 7]; }
+  double fgd_fragmented_gpu_seconds() const { return total_[q_index_ + 8]; }
+  // Current values (tests, invariant checks).
+  double f_mem_now() const { return state_[q_index_ + 6]; }
+  double fgd_fragmentation_now() const { return state_[q_index_ + 7]; }
+  double memory_used_gib_now() const { return state_[q_index_ + 5]; }
   double total_memory_gib() const { return total_memory_gib_; }
   // Current busy GPUs (for the invariant checker).
   double busy_gpus_now() const;
@@ -75,6 +117,10 @@ class Metrics {
   void Integrate(double from, double to, std::vector<double>& into) const;
   void FlushInterval(double end);
   double NodeImbalance(int node) const;
+  // Recomputes the free memory of `gpu` in the max/sum tree (F_mem) from its state.
+  void RefreshGpuMemory(int gpu);
+  void UpdateFragmentationState();
+  bool IsGpuDown(int gpu) const;
 
   const Cluster& cluster_;
   double interval_;
@@ -82,7 +128,8 @@ class Metrics {
   double start_ = 0;
   double last_ = 0;
   double interval_start_ = 0;
-  // State vector: [busy GPUs per present type..., queue, running, stranded, i_frag, F, mem GiB].
+  // State vector: [busy GPUs per present type..., memory GiB held per type..., queue, running,
+  // stranded, i_frag, F, memory GiB, F_mem, FGD ratio, FGD fragmented GPUs].
   std::vector<int> types_;       // present catalog types, order of the state slots
   std::vector<int> type_slot_;   // catalog type -> slot
   int q_index_ = 0;
@@ -91,10 +138,23 @@ class Metrics {
   std::vector<double> bucket_;
   std::vector<TimeseriesRow> rows_;
   // Node imbalance bookkeeping (seed 001 §3.3.3).
-  std::vector<int> node_busy_;
-  std::vector<int> node_multi_busy_;
+  std::vector<double> node_busy_;  // GPUs (shares as fractions)
+  std::vector<double> node_multi_busy_;
   double imbalance_sum_ = 0;
   double total_memory_gib_ = 0;
+  // Per-GPU memory (F_mem): held thousandths, reported bytes, and a tree over GPUs holding the
+  // max and the sum of free bytes (leaves at mem_leaves_ + gpu), recomputed along one path per
+  // change so the sum never drifts.
+  bool memory_reported_ = false;
+  bool allocated_any_ = false;
+  std::vector<int> held_milli_;
+  std::vector<double> reported_bytes_;
+  std::vector<double> capacity_bytes_;
+  int mem_leaves_ = 1;
+  std::vector<double> free_max_;
+  std::vector<double> free_sum_;
+  const Resources* resources_ = nullptr;
+  std::unique_ptr<FgdTracker> fgd_;
 };
 
 }  // namespace clustersim

@@ -14,6 +14,7 @@ namespace clustersim {
 
 class Topology;
 class RuntimeModel;
+struct TaskClass;
 
 struct Job;
 
@@ -39,11 +40,15 @@ struct Allocation {
   bool empty() const { return gpus.empty(); }
 };
 
-// What a strategy may consult besides the free state (both outlive the strategy).
+// What a strategy may consult besides the free state (all outlive the strategy).
 struct PlacementEnv {
   const Cluster* cluster = nullptr;
   const Topology* topology = nullptr;
   const RuntimeModel* runtime = nullptr;
+  // The run's workload as task classes (sim/fragmentation.h, WorkloadClasses), for strategies
+  // that score against the size distribution (frag-aware); nullptr = unknown. The vector may be
+  // filled after the strategy is made (`run` reads the trace later) but before the first Find.
+  const std::vector<TaskClass>* workload = nullptr;
 };
 
 class Placement {

@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
   t_start REAL NOT NULL, t_end REAL NOT NULL, gpu_type TEXT NOT NULL,
   busy_gpus REAL, utilization REAL, memory_utilization REAL, power_watts REAL,
-  queue_length REAL, running_jobs REAL, stranded_gpus REAL, i_frag REAL, node_imbalance REAL
+  queue_length REAL, running_jobs REAL, stranded_gpus REAL, i_frag REAL, node_imbalance REAL,
+  f_mem REAL, fgd_fragmentation REAL, fgd_fragmented_gpus REAL
 );
 CREATE TABLE IF NOT EXISTS summary (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -101,6 +102,33 @@ std::string NowUtc() {
 }
 
 constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
+
+// Columns added to the schema after its first release: a database written by an earlier version
+// lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
+// copies NULL from a source without them, except for columns of the runs' identity key
+// (sim/merge.cc), which a source must have.
+struct AddedColumn {
+  const char* table;
+  const char* column;
+  const char* type;
+  bool source_may_lack;
+};
+constexpr AddedColumn kAddedColumns[] = {
+    {"runs", "faults", "TEXT", false},
+    {"runs", "models", "TEXT", false},
+    {"jobs", "checkpoint_seconds", "REAL", true},
+    {"jobs", "lost_gpu_seconds", "REAL", true},
+    {"timeseries", "f_mem", "REAL", true},
+    {"timeseries", "fgd_fragmentation", "REAL", true},
+    {"timeseries", "fgd_fragmented_gpus", "REAL", true},
+};
+
+bool SourceMayLack(const std::string& table, const std::string& column) {
+  for (const AddedColumn& added : kAddedColumns) {
+    if (table == added.table && column == added.column) return added.source_may_lack;
+  }
+  return false;
+}
 
 // The column names of `table` in `db`, in declaration order (empty if there is no such table).
 std::vector<std::string> TableColumns(sqlite3* db, const std::string& table) {
@@ -182,15 +210,7 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
 }
 
 void SqliteWriter::AddMissingColumns() {
-  // Columns added to the schema after its first release: a database written by an earlier
-  // version gets them (NULL in its old rows) so runs can still be appended to it.
-  static const char* const kAdded[][3] = {
-      {"runs", "faults", "TEXT"},
-      {"runs", "models", "TEXT"},
-      {"jobs", "checkpoint_seconds", "REAL"},
-      {"jobs", "lost_gpu_seconds", "REAL"},
-  };
-  for (const auto& [table, column, type] : kAdded) {
+  for (const auto& [table, column, type, source_may_lack] : kAddedColumns) {
     sqlite3_stmt* stmt = nullptr;
     const std::string query = std::string("SELECT 1 FROM pragma_table_info('") + table +
                               "') WHERE name = '" + column + "'";
@@ -324,7 +344,12 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
     }
   }
   {
-    Statement s(db_, "INSERT INTO timeseries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    // Columns by name: a database upgraded by AddMissingColumns has them in another order.
+    Statement s(db_,
+                "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
+                "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
+                "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string all = "all";
     for (const TimeseriesRow& row : engine->metrics().rows()) {
       s.Bind(1, run_id);
@@ -340,6 +365,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       s.BindOptional(11, row.stranded_gpus, row.gpu_type < 0);
       s.BindOptional(12, row.i_frag, row.gpu_type < 0);
       s.BindOptional(13, row.node_imbalance, row.gpu_type < 0);
+      s.BindOptional(14, row.f_mem, row.gpu_type < 0);
+      s.BindOptional(15, row.fgd_fragmentation, row.fgd_fragmentation >= 0);
+      s.BindOptional(16, row.fgd_fragmented_gpus, row.fgd_fragmented_gpus >= 0);
       s.Step();
     }
   }
@@ -361,16 +389,20 @@ int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
   for (const char* table : kTables) {
     std::vector<std::string> columns = TableColumns(db_, table);
     std::erase(columns, "run_id");
+    const std::vector<std::string> have = TableColumns(source, table);
     std::string list;
+    std::string select_list;  // NULL for a column added after the source was written
     std::string marks;
     for (const std::string& c : columns) {
       list += (list.empty() ? "\"" : ",\"") + c + "\"";
+      const bool present = std::find(have.begin(), have.end(), c) != have.end();
+      select_list += (select_list.empty() ? "" : ",") + (present ? "\"" + c + "\"" : "NULL");
       marks += marks.empty() ? "?" : ",?";
     }
     const bool is_runs = std::string(table) == "runs";
     // rowid order keeps the source's row order (job_index order for jobs).
     const std::string select =
-        "SELECT " + list + " FROM \"" + table + "\" WHERE run_id = ? ORDER BY rowid";
+        "SELECT " + select_list + " FROM \"" + table + "\" WHERE run_id = ? ORDER BY rowid";
     const std::string insert = "INSERT INTO \"" + std::string(table) + "\" (" +
                                (is_runs ? "" : "run_id,") + list + ") VALUES (" +
                                (is_runs ? "" : "?,") + marks + ")";
@@ -424,6 +456,7 @@ std::string SchemaProblem(sqlite3* db) {
         break;
       }
       for (const std::string& column : TableColumns(reference, table)) {
+        if (SourceMayLack(table, column)) continue;  // an older database may lack it
         if (std::find(have.begin(), have.end(), column) == have.end()) {
           problem = std::string("table ") + table + " has no column " + column;
           break;

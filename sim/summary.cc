@@ -135,6 +135,11 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
     add("stranded_gpus_mean", metrics.stranded_gpu_seconds() / span);
     add("i_frag_mean", metrics.i_frag_seconds() / span);
     add("node_imbalance_mean", metrics.node_imbalance_seconds() / span);
+    add("f_mem", metrics.f_mem_seconds() / span);
+    if (metrics.fgd_enabled()) {
+      add("fgd_fragmentation", metrics.fgd_fragmentation_seconds() / span);
+      add("fgd_fragmented_gpus", metrics.fgd_fragmented_gpu_seconds() / span);
+    }
   }
   add("busy_gpu_hours", metrics.busy_gpu_seconds() / 3600.0);
   std::vector<double> shares;

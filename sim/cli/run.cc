@@ -10,6 +10,7 @@
 
 #include "policies/registry.h"
 #include "sim/error.h"
+#include "sim/fragmentation.h"
 #include "sim/json_file.h"
 #include "sim/sha256.h"
 #include "sim/sqlite_writer.h"
@@ -224,8 +225,11 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   ResolveFaults(config, cluster, &engine_options.faults);
   const Topology topology(cluster);
   const auto runtime = MakeRuntimeModel(runtime_name, cluster, topology);
-  const auto placement =
-      placement_entry.make(PlacementEnv{&cluster, &topology, runtime.get()}, config.params);
+  // The workload's request sizes, for placements that score against them (frag-aware); filled
+  // once the trace is read, before the run.
+  std::vector<TaskClass> workload;
+  const auto placement = placement_entry.make(
+      PlacementEnv{&cluster, &topology, runtime.get(), &workload}, config.params);
   const auto policy = policy_entry.make(config.params);
   config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   const bool model_aware = config.models.enabled || config.models.assign;
@@ -275,6 +279,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   std::unique_ptr<SqliteWriter> writer;
   if (!config.out.empty()) writer = std::make_unique<SqliteWriter>(config.out);
 
+  workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus());
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
   engine.Run();
 

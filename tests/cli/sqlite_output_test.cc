@@ -133,7 +133,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
                                 "utilization", "memory_utilization", "power_watts", "queue_length",
-                                "running_jobs", "stranded_gpus", "i_frag", "node_imbalance"}));
+                                "running_jobs", "stranded_gpus", "i_frag", "node_imbalance",
+                                "f_mem", "fgd_fragmentation", "fgd_fragmented_gpus"}));
   EXPECT_EQ(ColumnsOf(db, "summary"),
             (std::vector<std::string>{"run_id", "metric", "scope", "value"}));
 
@@ -306,6 +307,61 @@ TEST(SqliteOutput, SecondRunIntoTheSameFileIsAppended) {
             RowsWithoutRunId(db, "SELECT * FROM jobs WHERE run_id = 2 ORDER BY job_index"));
   EXPECT_TRUE(EntriesContaining(dir.path(), ".tmp-").empty());
   EXPECT_TRUE(EntriesContaining(dir.path(), "-journal").empty());
+}
+
+// A database written before the fragmentation columns existed (timeseries without f_mem,
+// fgd_fragmentation, fgd_fragmented_gpus) gets them appended, NULL in its old rows, and a new run's
+// values land in the columns named, not by position.
+TEST(SqliteOutput, AnOlderDatabaseGetsTheFragmentationColumns) {
+  TempDir dir;
+  const std::string out = dir.File("runs.sqlite");
+  RunOk(TinyRunArgs(out));
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(out.c_str(), &raw), SQLITE_OK);
+    for (const char* column : {"f_mem", "fgd_fragmentation", "fgd_fragmented_gpus"}) {
+      const std::string sql = std::string("ALTER TABLE timeseries DROP COLUMN ") + column;
+      EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << column;
+    }
+    sqlite3_close(raw);
+  }
+  const std::string old_copy = dir.File("old.sqlite");
+  std::filesystem::copy_file(out, old_copy);
+  RunOk(TinyRunArgs(out));
+  Database db(out);
+  const auto columns = ColumnsOf(db, "timeseries");
+  ASSERT_EQ(columns.size(), 16u);
+  EXPECT_EQ(std::vector<std::string>(columns.end() - 3, columns.end()),
+            (std::vector<std::string>{"f_mem", "fgd_fragmentation", "fgd_fragmented_gpus"}));
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM timeseries WHERE run_id = 1 AND f_mem IS NOT NULL"), 0);
+  // Run 2: F_mem and FGD on the whole-cluster rows only, within [0, 1].
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM timeseries WHERE run_id = 2 AND gpu_type = 'all' AND "
+                      "(f_mem IS NULL OR f_mem < 0 OR f_mem > 1)"),
+            0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM timeseries WHERE run_id = 2 AND gpu_type != 'all' AND "
+                      "f_mem IS NOT NULL"),
+            0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM timeseries WHERE run_id = 2 AND gpu_type = 'all' AND "
+                      "(fgd_fragmentation IS NULL OR fgd_fragmentation < 0 OR "
+                      "fgd_fragmentation > 1)"),
+            0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM timeseries WHERE run_id = 1 AND "
+                      "fgd_fragmentation IS NOT NULL"),
+            0);
+  // The older columns hold the same values in both runs.
+  const std::string older =
+      "SELECT t_start, t_end, gpu_type, busy_gpus, utilization, memory_utilization, power_watts, "
+      "queue_length, running_jobs, stranded_gpus, i_frag, node_imbalance FROM timeseries WHERE "
+      "run_id = ";
+  EXPECT_EQ(db.Query(older + "1 ORDER BY rowid"), db.Query(older + "2 ORDER BY rowid"));
+
+  // merge accepts the older database as a source and copies NULL into the new columns.
+  const std::string merged = dir.File("merged.sqlite");
+  RunOk({"merge", merged, old_copy});
+  Database m(merged);
+  EXPECT_EQ(ColumnsOf(m, "timeseries").size(), 16u);
+  EXPECT_EQ(m.Number("SELECT COUNT(*) FROM timeseries WHERE f_mem IS NOT NULL"), 0);
+  EXPECT_EQ(m.Query(older + "1 ORDER BY rowid"), db.Query(older + "1 ORDER BY rowid"));
 }
 
 // Determinism on a less trivial input: the bundled Philly-derived trace (about 11,000 jobs) on

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "sim/error.h"
 #include "sim/summary.h"
 #include "tests/test_util.h"
 
@@ -144,6 +145,129 @@ TEST(Summary, PercentilesInterpolateBetweenClosestRanks) {
   EXPECT_DOUBLE_EQ(Percentile(v, 1.0), 10);
   std::vector<double> one = {7};
   EXPECT_DOUBLE_EQ(Percentile(one, 0.99), 7);
+}
+
+}  // namespace
+}  // namespace clustersim
+
+// Metrics driven directly (no engine): GPU shares, reported memory, F_mem and FGD.
+namespace clustersim {
+namespace {
+
+constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
+
+class DirectMetrics : public ::testing::Test {
+ protected:
+  explicit DirectMetrics(const std::string& spec = testing::Nodes(1, 2, "V100-16GB"))
+      : cluster_(ClusterSpec::FromJsonText(spec, "m", HardwareCatalog::Default()),
+                 HardwareCatalog::Default()),
+        resources_(cluster_),
+        metrics_(cluster_, 100) {}
+  Allocation On(std::vector<int> gpus, int milli = 0) {
+    Allocation a;
+    a.gpu_type = cluster_.node(0).gpu_type;
+    a.gpus = std::move(gpus);
+    a.milli = milli;
+    return a;
+  }
+  const TimeseriesRow& AllRow() const {
+    for (const TimeseriesRow& row : metrics_.rows()) {
+      if (row.gpu_type < 0) return row;
+    }
+    throw std::logic_error("no whole-cluster row");
+  }
+  const TimeseriesRow& TypeRow() const {
+    for (const TimeseriesRow& row : metrics_.rows()) {
+      if (row.gpu_type >= 0) return row;
+    }
+    throw std::logic_error("no per-type row");
+  }
+
+  Cluster cluster_;
+  Resources resources_;
+  Metrics metrics_;
+};
+
+TEST_F(DirectMetrics, FmemFollowsReportedMemoryPerGpu) {
+  // Two GPUs of 16 GiB holding 4 and 10 GiB: free 12 and 6. F_mem = 1 - 12/18 = 1/3.
+  metrics_.set_memory_reported(true);
+  metrics_.AdvanceTo(0);
+  EXPECT_DOUBLE_EQ(metrics_.f_mem_now(), 1 - 16.0 / 32);  // empty: 1 - one GPU / both
+  metrics_.OnAllocate(On({0}), false);
+  metrics_.OnAllocate(On({1}), false);
+  EXPECT_DOUBLE_EQ(metrics_.memory_used_gib_now(), 0);  // reported: nothing placed yet
+  metrics_.OnGpuMemory(0, 4 * kGib);
+  metrics_.OnGpuMemory(1, 10 * kGib);
+  EXPECT_DOUBLE_EQ(metrics_.f_mem_now(), 1 - 12.0 / 18);
+  metrics_.Finish(10);
+  EXPECT_DOUBLE_EQ(metrics_.f_mem_seconds(), 10 * (1 - 12.0 / 18));
+  EXPECT_DOUBLE_EQ(metrics_.memory_used_gib_seconds(), 140);
+  EXPECT_DOUBLE_EQ(AllRow().memory_utilization, 14.0 / 32);
+  EXPECT_DOUBLE_EQ(TypeRow().memory_utilization, 14.0 / 32);
+  EXPECT_DOUBLE_EQ(AllRow().f_mem, 1 - 12.0 / 18);
+  EXPECT_LT(TypeRow().f_mem, 0);           // whole-cluster rows only
+  EXPECT_LT(AllRow().fgd_fragmentation, 0);  // no workload given: not tracked
+  // Removing more than was placed is a bug.
+  EXPECT_THROW(metrics_.OnGpuMemory(0, -5 * kGib), InternalError);
+}
+
+TEST_F(DirectMetrics, MemoryCannotBeReportedUnlessAskedFor) {
+  EXPECT_THROW(metrics_.OnGpuMemory(0, kGib), InternalError);
+  metrics_.OnAllocate(On({0}), false);
+  EXPECT_THROW(metrics_.set_memory_reported(true), InternalError);
+}
+
+TEST_F(DirectMetrics, AShareCountsAsItsFractionOfABusyGpuAndOfItsMemory) {
+  // 250 milli of GPU 0 for 8 s: 0.25 busy GPU, 4 GiB of 16 held; free memory 12 and 16 GiB:
+  // F_mem = 1 - 16/28 = 3/7. Node imbalance sqrt(3)/4 x (0.25 / 2 GPUs).
+  metrics_.AdvanceTo(0);
+  metrics_.OnAllocate(On({0}, 250), false);
+  EXPECT_DOUBLE_EQ(metrics_.busy_gpus_now(), 0.25);
+  EXPECT_DOUBLE_EQ(metrics_.f_mem_now(), 1 - 16.0 / 28);
+  metrics_.AdvanceTo(8);
+  metrics_.OnRelease(On({0}, 250), false);
+  metrics_.Finish(8);
+  EXPECT_DOUBLE_EQ(metrics_.busy_gpu_seconds(), 2);
+  EXPECT_DOUBLE_EQ(metrics_.memory_used_gib_seconds(), 32);
+  EXPECT_NEAR(metrics_.node_imbalance_seconds(), 8 * std::sqrt(3.0) / 4 * 0.125, 1e-12);
+  const GpuSpec& gpu = cluster_.catalog().gpu(cluster_.node(0).gpu_type);
+  EXPECT_NEAR(metrics_.energy_joules(), 2 * gpu.tdp_watts + (16 - 2) * gpu.idle_watts, 1e-9);
+  EXPECT_DOUBLE_EQ(AllRow().utilization, 2.0 / 16);
+  EXPECT_DOUBLE_EQ(metrics_.busy_gpus_now(), 0);
+}
+
+class FgdMetrics : public DirectMetrics {
+ protected:
+  FgdMetrics() : DirectMetrics(testing::Nodes(1, 4)) {}
+};
+
+TEST_F(FgdMetrics, ExpectedFragmentationIsTimeAveragedAndFollowsFailures) {
+  // Workload: 500-milli tasks. 600 milli of GPU 0 taken: {400, 1000, 1000, 1000}: fragment 400 of
+  // 3400 idle. A failure then takes GPU 1 out: 400 of 2400.
+  metrics_.set_resources(&resources_);
+  metrics_.SetWorkload({{1, 500, 1.0}});
+  EXPECT_TRUE(metrics_.fgd_enabled());
+  metrics_.AdvanceTo(0);
+  resources_.AllocateShare(0, 600);
+  metrics_.OnAllocate(On({0}, 600), false);
+  EXPECT_DOUBLE_EQ(metrics_.fgd_fragmentation_now(), 400.0 / 3400);
+  // A100-80GB: GPU 0 holds 0.6 x 80 = 48 GiB: free {32, 80, 80, 80}.
+  EXPECT_DOUBLE_EQ(metrics_.f_mem_now(), 1 - 80.0 / 272);
+  metrics_.AdvanceTo(10);
+  const int failed[] = {1};
+  resources_.Allocate(failed);
+  metrics_.OnNodeChanged(0);
+  EXPECT_DOUBLE_EQ(metrics_.fgd_fragmentation_now(), 400.0 / 2400);
+  EXPECT_DOUBLE_EQ(metrics_.f_mem_now(), 1 - 80.0 / 192);  // the failed GPU has no free memory
+  metrics_.Finish(20);
+  EXPECT_DOUBLE_EQ(metrics_.fgd_fragmentation_seconds(), 10 * 400.0 / 3400 + 10 * 400.0 / 2400);
+  EXPECT_DOUBLE_EQ(metrics_.fgd_fragmented_gpu_seconds(), 20 * 0.4);
+  EXPECT_DOUBLE_EQ(AllRow().fgd_fragmentation, (400.0 / 3400 + 400.0 / 2400) / 2);
+  EXPECT_DOUBLE_EQ(AllRow().fgd_fragmented_gpus, 0.4);
+}
+
+TEST_F(FgdMetrics, WorkloadNeedsTheResources) {
+  EXPECT_THROW(metrics_.SetWorkload({{1, 500, 1.0}}), InternalError);
 }
 
 }  // namespace
