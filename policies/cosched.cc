@@ -246,18 +246,23 @@ class Cosched final : public Policy {
   }
 
   void ServeQueue(SchedulingContext& context) {
-    // Starving jobs: a prefix of the engine's queue (submission order), collected first because
-    // starting a job (or its sharing partner) unlinks it from that queue.
-    starving_.clear();
+    // Starving jobs: a prefix of the engine's queue (submission order). The walk ends once the
+    // holds cover every type (nothing else can start), so under overload it costs O(starts).
     const double starve_before = context.now() - options_.starvation_seconds;
-    for (JobId id = context.QueueFront();
-         id != kNoJob && context.job(id).submit_time < starve_before; id = context.QueueNext(id)) {
-      starving_.push_back(id);
-    }
-    for (JobId id : starving_) {
-      if (context.run(id).state != JobState::kQueued) continue;  // started as a partner
-      tried_[id] = pass_;
-      if (!TryStart(context, id)) held_mask_ |= info_[id].allowed;
+    uint64_t present = 0;
+    for (int t : types_) present |= uint64_t{1} << t;
+    JobId id = context.QueueFront();
+    while (id != kNoJob && context.job(id).submit_time < starve_before &&
+           (held_mask_ & present) != present) {
+      const JobId next = context.QueueNext(id);
+      if (tried_[id] != pass_) {
+        tried_[id] = pass_;
+        if (!TryStart(context, id)) held_mask_ |= info_[id].allowed;
+      }
+      // A sharing partner started with it has left the queue: walk again from the front
+      // (rare; jobs already tried are skipped).
+      id = next == kNoJob || context.run(next).state == JobState::kQueued ? next
+                                                                          : context.QueueFront();
     }
     for (auto it = queued_.begin(); it != queued_.end(); ++it) {
       const JobId id = it->id;
@@ -541,7 +546,6 @@ class Cosched final : public Policy {
   std::vector<int> half_free_;
   bool half_free_valid_ = false;
   std::vector<JobId> started_;
-  std::vector<JobId> starving_;
   std::optional<Resources> scratch_;  // free GPUs as planned during a re-optimization
   bool timer_armed_ = false;
   bool reoptimize_due_ = false;
