@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "sim/error.h"
+#include "sim/model_runtime.h"
 
 namespace clustersim {
 namespace {
@@ -61,7 +62,15 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       runs_(trace.jobs.size()),
       fault_rng_(options_.faults.seed) {
   CHECK(cluster.catalog().gpus().size() <= 64, "at most 64 GPU types are supported");
+  elastic_ = policy_.Elastic();
   ResolveRequests();
+  if (options_.models != nullptr) {
+    gpu_memory_.assign(cluster.total_gpus(), 0.0);
+    oom_pending_.assign(trace.jobs.size(), 0);
+    for (size_t i = 0; i < trace.jobs.size(); ++i) {
+      runs_[i].batch = options_.models->user_batch(static_cast<JobId>(i));
+    }
+  }
 }
 
 void Engine::ResolveRequests() {
@@ -72,6 +81,9 @@ void Engine::ResolveRequests() {
     JobRun& run = runs_[i];
     run.request.gpus = job.gpus;
     run.request.job = &job;
+    if (placement_.SharesGpus() && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
+      run.request.milli = job.gpu_milli;
+    }
     run.work_left = job.duration;
     if (job.gpu_type.empty()) continue;
     auto it = masks.find(job.gpu_type.id());
@@ -161,9 +173,13 @@ void Engine::Run() {
         continue;
       }
       const JobRun& run = runs_[e.job];
-      if (run.state != JobState::kRunning || run.version != (e.aux & ~kKillBit)) continue;  // stale
+      if (run.state != JobState::kRunning || run.version != (e.aux & kVersionMask)) continue;  // stale
       Record(t, kKindFinish, e.job);
-      Finish(e.job, (e.aux & kKillBit) != 0);
+      if (e.aux & kOomBit) {
+        OomFail(e.job);
+      } else {
+        Finish(e.job, (e.aux & kKillBit) != 0);
+      }
     }
     while (next_arrival_ < jobs.size() && jobs[next_arrival_].submit_time == t) {
       const JobId id = static_cast<JobId>(next_arrival_++);
@@ -263,6 +279,16 @@ void Engine::Fault(const Event& e) {
     for (int g = first; g < last; ++g) {
       if (holder_[g] != kNoJob) victims_.push_back(holder_[g]);
     }
+    if (options_.models != nullptr || placement_.SharesGpus()) {
+      // Jobs on shares are not in holder_ (a GPU may have several): found among the running.
+      for (JobId id : running_) {
+        const Allocation& a = runs_[id].allocation;
+        if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),
+                                        [&](int g) { return g >= first && g < last; })) {
+          victims_.push_back(id);
+        }
+      }
+    }
     std::sort(victims_.begin(), victims_.end());  // deterministic order for the policy's hooks
     victims_.erase(std::unique(victims_.begin(), victims_.end()), victims_.end());
     for (JobId id : victims_) FailJob(id);
@@ -309,10 +335,115 @@ void Engine::FailJob(JobId id) {
   policy_.OnRequeue(*this, id);
 }
 
+void Engine::OomFail(JobId id) {
+  JobRun& run = runs_[id];
+  const Allocation allocation = run.allocation;
+  StopRunning(id);
+  run.allocation.gpus.clear();
+  ++run.oom_failures;
+  if (run.oom_failures > options_.models->options().oom_retries || run.batch <= 1) {
+    const ModelRuntime& models = *options_.models;
+    const GpuSpec& gpu = cluster_.catalog().gpu(allocation.gpu_type);
+    const bool fits_layout = models.layout(id, allocation.gpu_type) != nullptr &&
+                             static_cast<int>(allocation.gpus.size()) >=
+                                 models.min_gpus(id, allocation.gpu_type);
+    std::string need = "does not fit at all";
+    if (fits_layout) {
+      char text[96];
+      std::snprintf(text, sizeof text, "needs %.1f GiB per GPU",
+                    models.MemoryBytes(id, allocation.gpu_type, run.batch) / (1u << 30));
+      need = text;
+    }
+    reasons_[id] = "out of GPU memory: " + models.model(id)->name + " at batch " +
+                   std::to_string(run.batch) + " per GPU " + need + " on " + gpu.name +
+                   " (" + std::to_string(run.oom_failures) + " attempts)";
+    run.state = JobState::kFailed;
+    run.end_time = now_;
+    ++jobs_done_;
+    policy_.OnCompletion(*this, id);
+    return;
+  }
+  run.batch = std::max(1, run.batch / 2);  // the user's retry: half the batch
+  run.state = JobState::kQueued;
+  QueueInsertSorted(id);
+  policy_.OnRequeue(*this, id);
+}
+
+double Engine::JobMemory(JobId id, const Allocation& allocation, int batch, bool* oom) const {
+  *oom = false;
+  const GpuSpec& gpu = cluster_.catalog().gpu(allocation.gpu_type);
+  const double gpu_bytes = static_cast<double>(gpu.memory_gib) * (1u << 30);
+  const ModelRuntime& models = *options_.models;
+  if (models.model(id) == nullptr || batch < 1) {
+    return allocation.milli > 0 ? gpu_bytes * allocation.milli / 1000.0 : gpu_bytes;
+  }
+  const int type = allocation.gpu_type;
+  // Memory already held on the fullest of the GPUs (other jobs' shares).
+  double used = 0;
+  if (allocation.milli > 0) {
+    for (int g : allocation.gpus) used = std::max(used, gpu_memory_[g]);
+  }
+  const double reserve = gpu_bytes - models.CapacityBytes(type);
+  if (static_cast<int>(allocation.gpus.size()) < models.min_gpus(id, type) ||
+      models.min_gpus(id, type) == 0) {
+    *oom = true;
+    return gpu_bytes - used;
+  }
+  const double need = models.MemoryBytes(id, type, batch);
+  if (used + need + reserve > gpu_bytes) {
+    *oom = true;
+    return std::max(0.0, gpu_bytes - used);
+  }
+  return need;
+}
+
+void Engine::PlaceMemory(JobId id, int sign) {
+  JobRun& run = runs_[id];
+  for (int g : run.allocation.gpus) {
+    gpu_memory_[g] += sign * run.memory_per_gpu;
+    if (gpu_memory_[g] < 0) gpu_memory_[g] = 0;  // rounding of sums of shares
+  }
+}
+
+double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
+  double rate = runtime_.Rate(trace_.jobs[id], allocation);
+  if (options_.models != nullptr) {
+    const ModelRuntime& models = *options_.models;
+    if (batch >= 1) {
+      rate *= models.RateFactor(id, allocation.gpu_type,
+                                static_cast<int>(allocation.gpus.size()), batch);
+    }
+    rate *= models.ShareSpeed(trace_.jobs[id], allocation.milli);
+  } else {
+    rate *= ShareSpeed(trace_.jobs[id], allocation.milli, ModelRuntimeOptions{}.colocation_speed);
+  }
+  return rate;
+}
+
 void Engine::Arrive(JobId id) {
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
-  const auto key = std::make_pair(run.request.gpus, run.request.type_mask);
+  if (options_.models != nullptr && options_.models->model(id) != nullptr) {
+    // A model too big for the job's GPUs of every allowed type can never run.
+    const ModelRuntime& models = *options_.models;
+    int fewest = 0;
+    for (int type : cluster_.gpu_types()) {
+      if (!run.request.AllowsType(type)) continue;
+      const int need = models.min_gpus(id, type);
+      if (need > 0 && (fewest == 0 || need < fewest)) fewest = need;
+    }
+    if (fewest == 0 || fewest > job.gpus) {
+      run.state = JobState::kRejected;
+      run.end_time = now_;
+      reasons_[id] = "model " + models.model(id)->name + " needs " +
+                     (fewest == 0 ? std::string("more than 1024") : std::to_string(fewest)) +
+                     " GPUs of one allowed type to hold one sample; requests " +
+                     std::to_string(job.gpus);
+      ++jobs_done_;
+      return;
+    }
+  }
+  const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask);
   auto it = fits_empty_cache_.find(key);
   if (it == fits_empty_cache_.end()) {
     Allocation scratch;
@@ -342,43 +473,55 @@ void Engine::Arrive(JobId id) {
 void Engine::StopRunning(JobId id, bool failed) {
   JobRun& run = runs_[id];
   const double ran = now_ - run.last_start;
-  const double n = static_cast<double>(run.allocation.gpus.size());
-  const double overhead = std::min(ran, run.overhead_left);  // paid before any progress
-  run.overhead_left -= overhead;
-  run.overhead_seconds += overhead;
-  const double active = ran - overhead;
-  double computed = active;
-  double done = 0;   // checkpoints completed in this interval
-  double cycle = 0;  // computing interval + save
-  const FaultOptions& f = options_.faults;
-  if (f.checkpoints()) {
-    // From the start of this interval: compute I, save for S, compute I, save for S, ...
-    cycle = f.checkpoint_interval_seconds + f.checkpoint_cost_seconds;
-    done = std::floor(active / cycle);
-    computed = done * f.checkpoint_interval_seconds +
-               std::min(active - done * cycle, f.checkpoint_interval_seconds);
-    run.checkpoint_seconds += active - computed;
-    checkpoint_gpu_seconds_ += (active - computed) * n;
+  const double n = HeldGpus(run.allocation);
+  if (!oom_pending_.empty() && oom_pending_[id]) {
+    // Started at a batch that does not fit: no progress and no checkpoint; the time is wasted
+    // (the restore still to pay stays due).
+    oom_pending_[id] = 0;
+    run.oom_gpu_seconds += ran * n;
+  } else {
+    const double overhead = std::min(ran, run.overhead_left);  // paid before any progress
+    run.overhead_left -= overhead;
+    run.overhead_seconds += overhead;
+    const double active = ran - overhead;
+    double computed = active;
+    double done = 0;   // checkpoints completed in this interval
+    double cycle = 0;  // computing interval + save
+    const FaultOptions& f = options_.faults;
+    if (f.checkpoints()) {
+      // From the start of this interval: compute I, save for S, compute I, save for S, ...
+      cycle = f.checkpoint_interval_seconds + f.checkpoint_cost_seconds;
+      done = std::floor(active / cycle);
+      computed = done * f.checkpoint_interval_seconds +
+                 std::min(active - done * cycle, f.checkpoint_interval_seconds);
+      run.checkpoint_seconds += active - computed;
+      checkpoint_gpu_seconds_ += (active - computed) * n;
+    }
+    const double saved = done > 0 ? done * f.checkpoint_interval_seconds : 0;  // what saves cover
+    if (failed) {
+      // Lost: everything after the last completed save (the whole interval if none completed).
+      const double durable = done > 0 ? run.last_start + overhead + done * cycle : run.last_start;
+      run.lost_gpu_seconds += (now_ - durable) * n;
+    }
+    run.work_left = std::max(0.0, run.work_left - (failed ? saved : computed) * run.rate);
   }
-  const double saved = done > 0 ? done * f.checkpoint_interval_seconds : 0;  // what saves cover
-  if (failed) {
-    // Lost: everything after the last completed save (the whole interval if none completed).
-    const double durable = done > 0 ? run.last_start + overhead + done * cycle : run.last_start;
-    run.lost_gpu_seconds += (now_ - durable) * n;
-  }
-  run.work_left = std::max(0.0, run.work_left - (failed ? saved : computed) * run.rate);
   run.run_seconds += ran;
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
   run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
-  resources_.Release(run.allocation.gpus);
-  if (!holder_.empty()) {
-    for (int g : run.allocation.gpus) holder_[g] = kNoJob;
+  if (run.allocation.milli > 0) {
+    for (int g : run.allocation.gpus) resources_.ReleaseShare(g, run.allocation.milli);
+  } else {
+    resources_.Release(run.allocation.gpus);
+    if (!holder_.empty()) {
+      for (int g : run.allocation.gpus) holder_[g] = kNoJob;
+    }
   }
+  if (!gpu_memory_.empty()) PlaceMemory(id, -1);
   metrics_.OnRelease(run.allocation, cluster_.NodeOfGpu(run.allocation.gpus.front()) !=
                                          cluster_.NodeOfGpu(run.allocation.gpus.back()));
   RunningRemove(id);
-  run.version = (run.version + 1) & ~kKillBit;
+  run.version = (run.version + 1) & kVersionMask;
 }
 
 void Engine::Finish(JobId id, bool walltime_kill) {
@@ -403,6 +546,11 @@ void Engine::Finish(JobId id, bool walltime_kill) {
 void Engine::ScheduleFinish(JobId id) {
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
+  if (!oom_pending_.empty() && oom_pending_[id]) {
+    Push(now_ + options_.models->options().oom_startup_seconds, kFinishRank, id,
+         run.version | kOomBit);
+    return;
+  }
   const double compute = run.work_left / run.rate;
   double end = now_ + run.overhead_left + compute;
   const FaultOptions& f = options_.faults;
@@ -434,6 +582,10 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
     PolicyBug(std::string(verb) + " job " + trace_.jobs[id].id + ": " + what);
   };
   if (allocation.gpus.empty()) fail("no GPUs");
+  if (allocation.milli < 0 || allocation.milli >= 1000) fail("a share outside 1..999");
+  if (allocation.batch < 0 || (allocation.batch > 0 && !elastic_)) {
+    fail("a batch chosen by a policy that is not elastic");
+  }
   if (allocation.gpu_type < 0 || !run.request.AllowsType(allocation.gpu_type)) {
     fail("a GPU type it may not use");
   }
@@ -444,7 +596,12 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
     if (cluster_.node(cluster_.NodeOfGpu(g)).gpu_type != allocation.gpu_type) {
       fail("GPU " + std::to_string(g) + " is not of the allocation's type");
     }
-    if (!resources_.IsGpuFree(g)) {
+    if (allocation.milli > 0) {
+      if (resources_.free_milli(g) < allocation.milli) {
+        fail("GPU " + std::to_string(g) + " has less than a share of " +
+             std::to_string(allocation.milli) + " thousandths free");
+      }
+    } else if (!resources_.IsGpuFree(g)) {
       const bool own = own_gpus_allowed && std::binary_search(run.allocation.gpus.begin(),
                                                               run.allocation.gpus.end(), g);
       if (!own) fail("GPU " + std::to_string(g) + " is busy");
@@ -458,26 +615,51 @@ void Engine::Start(JobId id, Allocation allocation) {
   if (run.state != JobState::kQueued) {
     PolicyBug("start of job " + trace_.jobs[id].id + " in state " + JobStateName(run.state));
   }
-  if (static_cast<int>(allocation.gpus.size()) != run.request.gpus) {
-    PolicyBug("start of job " + trace_.jobs[id].id + " on " +
-              std::to_string(allocation.gpus.size()) + " GPUs; it requests " +
-              std::to_string(run.request.gpus));
+  const int size = static_cast<int>(allocation.gpus.size());
+  if (elastic_ ? size > run.request.gpus : size != run.request.gpus) {
+    PolicyBug("start of job " + trace_.jobs[id].id + " on " + std::to_string(size) +
+              " GPUs; it requests " + std::to_string(run.request.gpus));
   }
   ValidateAllocation(id, allocation, "start of", false);
+  const int batch = allocation.batch > 0 ? allocation.batch : run.batch;
+  bool oom = false;
+  if (!gpu_memory_.empty()) {
+    run.memory_per_gpu = JobMemory(id, allocation, batch, &oom);
+    if (oom && elastic_) {
+      PolicyBug("start of job " + trace_.jobs[id].id + " at batch " + std::to_string(batch) +
+                " on " + std::to_string(size) + " GPUs of type " +
+                cluster_.catalog().gpu(allocation.gpu_type).name + " runs out of memory");
+    }
+  }
   QueueRemove(id);
-  resources_.Allocate(allocation.gpus);
+  if (allocation.milli > 0) {
+    for (int g : allocation.gpus) resources_.AllocateShare(g, allocation.milli);
+  } else {
+    resources_.Allocate(allocation.gpus);
+  }
   const bool multi_node = cluster_.NodeOfGpu(allocation.gpus.front()) !=
                           cluster_.NodeOfGpu(allocation.gpus.back());
   metrics_.OnAllocate(allocation, multi_node);
   run.allocation = std::move(allocation);
-  if (!holder_.empty()) {
+  run.allocation.batch = 0;
+  if (!holder_.empty() && run.allocation.milli == 0) {
     for (int g : run.allocation.gpus) holder_[g] = id;
   }
   run.state = JobState::kRunning;
   if (run.first_start < 0) run.first_start = now_;
   run.last_start = now_;
-  run.rate = runtime_.Rate(trace_.jobs[id], run.allocation);
-  CHECK(run.rate > 0, "runtime model returned a non-positive rate");
+  if (!gpu_memory_.empty()) {
+    run.batch = batch;
+    PlaceMemory(id, +1);
+    if (run.oom_failures > 0) run.oom_delay = now_ - run.first_start;
+    oom_pending_[id] = oom;
+  }
+  if (oom) {
+    run.rate = 0;  // no progress until the out-of-memory failure
+  } else {
+    run.rate = RateOf(id, run.allocation, batch);
+    CHECK(run.rate > 0, "runtime model returned a non-positive rate");
+  }
   run.max_gpus = std::max(run.max_gpus, static_cast<int>(run.allocation.gpus.size()));
   int nodes = 1;
   for (size_t i = 1; i < run.allocation.gpus.size(); ++i) {
@@ -510,10 +692,13 @@ void Engine::Resize(JobId id, Allocation allocation) {
   }
   ValidateAllocation(id, allocation, "resize of", true);
   JobRun& run = runs_[id];
+  if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
   StopRunning(id);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);
-  run.request.gpus = static_cast<int>(allocation.gpus.size());
+  // An elastic policy starts jobs on up to their request, which stays; others resize it.
+  if (!elastic_) run.request.gpus = static_cast<int>(allocation.gpus.size());
+  run.overhead_left += options_.preemption_cost_seconds;  // checkpoint, restore on the new GPUs
   Start(id, std::move(allocation));
 }
 
@@ -590,26 +775,43 @@ void Engine::RunningRemove(JobId id) {
 }
 
 void Engine::CheckInvariants() const {
-  // No GPU over-committed: running allocations are disjoint, busy, and add up with the free ones.
-  std::vector<char> held(cluster_.total_gpus(), 0);
-  int busy = 0;
+  // No GPU over-committed: whole allocations are disjoint, shares of a GPU add up to at most
+  // all of it, every held GPU is busy, and busy + free + failed GPUs make the cluster.
+  std::vector<int> held(cluster_.total_gpus(), 0);  // thousandths held, 1000 = whole
+  std::vector<char> whole_held(cluster_.total_gpus(), 0);
+  int whole = 0;
+  double busy_fraction = 0;
   double running_gpu_seconds = 0;
   for (JobId id : running_) {
     const JobRun& run = runs_[id];
     CHECK(run.state == JobState::kRunning, "running list holds a job not running");
+    const int milli = run.allocation.milli;
     for (int g : run.allocation.gpus) {
-      CHECK(!held[g], "GPU " + std::to_string(g) + " held by two jobs");
+      CHECK(!whole_held[g] && (milli > 0 ? held[g] + milli <= 1000 : held[g] == 0),
+            "GPU " + std::to_string(g) + " held by two jobs");
       CHECK(!resources_.IsGpuFree(g), "GPU " + std::to_string(g) + " held but marked free");
-      CHECK(holder_.empty() || holder_[g] == id, "GPU " + std::to_string(g) + " holder out of step");
-      held[g] = 1;
-      ++busy;
+      if (milli == 0) {
+        CHECK(holder_.empty() || holder_[g] == id,
+              "GPU " + std::to_string(g) + " holder out of step");
+        ++whole;
+        whole_held[g] = 1;
+      }
+      held[g] += milli > 0 ? milli : 1000;
     }
-    running_gpu_seconds += (now_ - run.last_start) * run.allocation.gpus.size();
+    busy_fraction += HeldGpus(run.allocation);
+    running_gpu_seconds += (now_ - run.last_start) * HeldGpus(run.allocation);
+  }
+  int busy = 0;
+  for (int g = 0; g < cluster_.total_gpus(); ++g) {
+    if (held[g] == 0) continue;
+    ++busy;
+    CHECK(resources_.free_milli(g) == 1000 - held[g],
+          "GPU " + std::to_string(g) + " shares out of step with the free state");
   }
   CHECK(busy + resources_.total_free() + down_gpus_ == cluster_.total_gpus(),
         "busy + free + failed GPUs != cluster GPUs");
   CHECK(holder_.empty() || std::count_if(holder_.begin(), holder_.end(),
-                                         [](JobId h) { return h != kNoJob; }) == busy,
+                                         [](JobId h) { return h != kNoJob; }) == whole,
         "a GPU has a holder that no running job accounts for");
   for (size_t g = 0; g < gpu_down_.size(); ++g) {
     CHECK(!gpu_down_[g] || (!held[g] && !resources_.IsGpuFree(static_cast<int>(g))),
@@ -641,7 +843,8 @@ void Engine::CheckInvariants() const {
   CHECK(std::abs(expected - integrated) <= 1e-6 * std::max(1.0, expected),
         "busy GPU-seconds integrated " + std::to_string(integrated) + " != jobs' " +
             std::to_string(expected));
-  CHECK(metrics_.busy_gpus_now() == busy, "metrics' busy GPUs out of step");
+  CHECK(std::abs(metrics_.busy_gpus_now() - busy_fraction) <= 1e-9 * std::max(1.0, busy_fraction),
+        "metrics' busy GPUs out of step");
 }
 
 }  // namespace clustersim

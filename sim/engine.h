@@ -30,6 +30,7 @@
 #include <map>
 #include <queue>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/faults.h"
@@ -130,6 +131,8 @@ class Engine final : public SchedulingContext {
     uint64_t rank() const { return key >> 56; }
   };
   static constexpr uint32_t kKillBit = 1u << 31;
+  static constexpr uint32_t kOomBit = 1u << 30;  // a finish that is an out-of-memory failure
+  static constexpr uint32_t kVersionMask = ~(kKillBit | kOomBit);
   static constexpr uint32_t kFaultRepair = 1, kFaultGpu = 2, kFaultFromTrace = 4;
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
@@ -149,6 +152,17 @@ class Engine final : public SchedulingContext {
   void StartFaults();
   void Fault(const Event& e);
   void FailJob(JobId id);
+  void OomFail(JobId id);
+  // Adds (sign +1) or removes (-1) the job's memory on its GPUs.
+  void PlaceMemory(JobId id, int sign);
+  // Bytes per GPU the job holds on its allocation, and whether its batch runs out of memory.
+  double JobMemory(JobId id, const Allocation& allocation, int batch, bool* oom) const;
+  double RateOf(JobId id, const Allocation& allocation, int batch) const;
+  // GPUs of the allocation as a busy count (a share counts its fraction).
+  static double HeldGpus(const Allocation& allocation) {
+    return static_cast<double>(allocation.gpus.size()) *
+           (allocation.milli > 0 ? allocation.milli / 1000.0 : 1.0);
+  }
   void AccrueDownTime();
   void ScheduleFinish(JobId id);
   void QueueAppend(JobId id);
@@ -182,7 +196,7 @@ class Engine final : public SchedulingContext {
   JobId queue_tail_ = kNoJob;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  std::map<std::pair<int, uint64_t>, bool> fits_empty_cache_;
+  std::map<std::tuple<int, int, uint64_t>, bool> fits_empty_cache_;
   int64_t jobs_done_ = 0;
   double finished_gpu_seconds_ = 0;
   uint64_t fingerprint_ = 14695981039346656037ull;
@@ -208,6 +222,8 @@ class Engine final : public SchedulingContext {
 
   // Model-aware runs (only when options_.models).
   std::vector<double> gpu_memory_;  // per GPU: bytes held by running jobs
+  std::vector<uint8_t> oom_pending_;  // per job: its current start runs out of memory
+  bool elastic_ = false;
   uint64_t failed_gpus_version_ = 0;
 };
 

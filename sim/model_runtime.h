@@ -58,6 +58,10 @@ struct ModelRuntimeOptions {
   MemoryOptions memory;
 };
 
+// Speed factor of `job` on a share of `milli` thousandths of a GPU (0 = a whole GPU: 1), with
+// `colocation_speed` the speed of each of two jobs sharing a GPU (see the header comment).
+double ShareSpeed(const Job& job, int milli, double colocation_speed);
+
 class ModelRuntime {
  public:
   // Jobs whose model is not in `models` (or names none) have no model information: they hold
@@ -107,6 +111,7 @@ class ModelRuntime {
   struct JobEntry {
     int model = -1;  // index in models_
     int user_batch = 0;
+    int gpus = 0;  // requested
   };
   double Goodput(const ModelEntry& m, int type, int gpus, int batch) const;
 
