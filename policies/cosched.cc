@@ -46,26 +46,33 @@
 //   pass: later jobs neither start nor grow on them (so the GPUs released by finishing jobs
 //   accumulate for it).
 // - Growth. At the first pass at or after each re-optimization timer (armed while some running
-//   job holds less than it asked for), after the queue was served, each such job (in the order
-//   above; at most once per interval) is resized to the largest count n' in (n, R] of its type
-//   the placement finds on the free GPUs plus its own (or to one whole GPU, for a shared job)
-//   when remaining work x (1/rate - 1/rate') > realloc_margin x preemption_cost, rate' = rate x
-//   RateFactor(n', BestBatch(n')) / (RateFactor(n, b) x ShareSpeed). Jobs only grow, so a job is
-//   resized at most log-many times and never back and forth.
-// - Without model information (models() == nullptr, or a job naming no known model, or one whose
-//   layout needs more GPUs than it requests on every allowed type) a job runs its whole request
-//   at its own batch under the run's placement (Allocation::batch 0). With models() == nullptr
-//   the policy is thus a greedy first-fit with backfill over whole requests in the order above,
-//   with the starvation hold; no growth, no sharing.
+//   job holds fewer whole GPUs than it asked for), after the queue was served — so only GPUs no
+//   queued job could use are left — each such job (in the order above; at most once per
+//   interval; not on a held type) is resized to the largest count n' in (n, R] of its type the
+//   placement finds on the free GPUs plus its own, when its remaining work w satisfies
+//   w / rate - w / rate' > realloc_margin x preemption_cost, with rate' = rate x
+//   RateFactor(n', BestBatch(n')) / RateFactor(n, b) (same type: the runtime model's part of the
+//   rate is taken as unchanged). Jobs only grow, so no job is resized back and forth. Jobs on a
+//   share are not resized (the engine does not move shares).
+// - Without model information (models() == nullptr, a job naming no known model, or one without
+//   a user batch, for which RateFactor is 1 everywhere) a job runs its whole request at its own
+//   batch under the run's placement (Allocation::batch 0); no OOM is possible for it. With
+//   models() == nullptr the policy is thus a greedy first-fit with backfill over whole requests
+//   in the order above, with the starvation hold; no growth, no sharing.
+// - Under sustained overload (every queued job waiting longer than starvation_seconds) the hold
+//   makes the order strict: the oldest job that does not fit blocks its types, as in fcfs, and
+//   the gains left are the elastic starts and the batch choice. starvation_seconds=inf removes it.
 //
-// Cost. Per job on arrival: O(T) (T = GPU types in the cluster). Per pass: O(S) for the starving
-// prefix, then a walk of the ordered queue that stops as soon as no type has a free GPU; a job is
-// skipped in O(T) when its floor is at least the smallest count that already failed on each type
-// in this pass (placements are monotone in the count), else it costs O(T) placement queries
-// (O(log N) each for the index-based strategies) and O(T) rate evaluations; failed queries per
-// type and pass are at most the largest request. So a pass is O(S + Q x T + starts x T x
-// (log N + rate)) with Q the queued jobs walked. A re-optimization adds one copy of the free
-// state (O(N)) and O(U x R) placement queries for U under-allocated jobs.
+// Cost. Per job on arrival: O(T) (T = GPU types in the cluster). Per pass: the starving prefix
+// of the queue until the holds cover every type (O(starts + T) under overload), then a walk of
+// the ordered queue that stops as soon as no type has a free GPU; a job is skipped in O(T) when
+// its floor is at least the smallest count that already failed on each type in this pass
+// (placements are monotone in the count), else it costs O(T) placement queries (O(log N) each
+// for the index-based strategies) and O(T) rate evaluations (BestBatch: O(log B_max) goodput
+// estimates); failed queries per type and pass are at most the largest request. So a pass is
+// O(Q x T + starts x T x (log N + log B_max)), Q the queued jobs walked, plus the sharing
+// lookahead (kPartnerLookahead) for 1-GPU jobs. A re-optimization adds one copy of the free state
+// (O(N)) and O(U x R) placement queries for U under-allocated jobs.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -214,7 +221,12 @@ class Cosched final : public Policy {
                         job.submit_time + options_.age_weight_seconds * std::max(job.gpus, 1), id};
     const ModelRuntime* models = context.models();
     info.modelled = false;
-    if (models == nullptr || models->model(id) == nullptr || job.gpus < 1) return;
+    // Without a user batch RateFactor is 1 for every configuration (nothing to compare a count
+    // or batch against), so such a job is treated as having no model information.
+    if (models == nullptr || models->model(id) == nullptr || models->user_batch(id) < 1 ||
+        job.gpus < 1) {
+      return;
+    }
     if (context.run(id).request.milli > 0) return;  // a fractional trace request: kept as is
     const std::string& family = models->model(id)->family;
     const int by_fraction =
@@ -454,7 +466,9 @@ class Cosched final : public Policy {
   }
 
   void Begin(SchedulingContext& context, JobId id, Allocation allocation) {
-    const bool under = allocation.milli > 0 ||
+    // Shares are never resized (the engine does not move a share), so only whole-GPU starts on
+    // fewer GPUs than requested wait to grow.
+    const bool under = allocation.milli == 0 &&
                        static_cast<int>(allocation.gpus.size()) < info_[id].request;
     context.Start(id, std::move(allocation));
     started_.push_back(id);
@@ -479,27 +493,22 @@ class Cosched final : public Policy {
     for (const OrderKey& key : under_) {
       const JobId id = key.id;
       const JobRun& run = context.run(id);
-      if (run.state != JobState::kRunning) continue;
-      if (context.now() - last_resize_[id] < options_.interval_seconds) continue;
-      const int t = run.allocation.gpu_type;
-      const int p = Slot(t);
-      if (p < 0 || IsHeld(p) || context.resources().free_of_type(t) == 0) continue;
-      const bool shared = run.allocation.milli > 0;
       const int held = static_cast<int>(run.allocation.gpus.size());
       const int request = info_[id].request;
-      if (!shared && held >= request) {
+      if (run.state != JobState::kRunning || held >= request) {
         done.push_back(id);
         continue;
       }
-      const double old_factor =
-          models.RateFactor(id, t, held, std::max(run.batch, 1)) *
-          (shared ? models.ShareSpeed(context.job(id), run.allocation.milli) : 1.0);
+      if (context.now() - last_resize_[id] < options_.interval_seconds) continue;
+      const int t = run.allocation.gpu_type;
+      const int p = Slot(t);
+      if (p < 0 || IsHeld(p) || scratch.free_of_type(t) == 0) continue;
+      const double old_factor = models.RateFactor(id, t, held, std::max(run.batch, 1));
       if (!(old_factor > 0) || !(run.rate > 0)) continue;
-      if (!shared) scratch.Release(run.allocation.gpus);
-      const int low = shared ? 1 : held + 1;
+      scratch.Release(run.allocation.gpus);
       int n = std::min(request, scratch.free_of_type(t));
       Allocation allocation;
-      for (; n >= low; --n) {
+      for (; n > held; --n) {
         PlacementRequest want;
         want.gpus = n;
         want.type_mask = uint64_t{1} << t;
@@ -507,11 +516,13 @@ class Cosched final : public Policy {
         if (context.placement().Find(scratch, want, &allocation)) break;
       }
       bool resized = false;
-      if (n >= low) {
+      if (n > held) {
         const int batch = models.BestBatch(id, t, n);
         const double new_factor = batch >= 1 ? models.RateFactor(id, t, n, batch) : 0;
-        const double work = WorkLeft(context, id);
         if (new_factor > old_factor) {
+          // Same type, so the runtime model's part of the rate stays (up to the placement's
+          // communication cost, which this prediction leaves out).
+          const double work = WorkLeft(context, id);
           const double new_rate = run.rate * new_factor / old_factor;
           const double saving = work / run.rate - work / new_rate;
           if (saving > threshold) {
@@ -524,7 +535,7 @@ class Cosched final : public Policy {
           }
         }
       }
-      if (!resized && !shared) scratch.Allocate(context.run(id).allocation.gpus);
+      if (!resized) scratch.Allocate(run.allocation.gpus);
     }
     for (JobId id : done) under_.erase(key_[id]);
   }
