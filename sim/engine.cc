@@ -36,8 +36,8 @@ const char* JobStateName(JobState state) {
       return "completed";
     case JobState::kTimeout:
       return "timeout";
-    case JobState::kFailed:
-      return "failed";
+    case JobState::kOomFailed:
+      return "oom-failed";
     case JobState::kRejected:
       return "rejected";
     case JobState::kUnfinished:
@@ -357,7 +357,7 @@ void Engine::OomFail(JobId id) {
     reasons_[id] = "out of GPU memory: " + models.model(id)->name + " at batch " +
                    std::to_string(run.batch) + " per GPU " + need + " on " + gpu.name +
                    " (" + std::to_string(run.oom_failures) + " attempts)";
-    run.state = JobState::kFailed;
+    run.state = JobState::kOomFailed;
     run.end_time = now_;
     ++jobs_done_;
     policy_.OnCompletion(*this, id);

@@ -32,7 +32,8 @@ inline constexpr const char* kRunKeyColumns[] = {"trace_sha256",
                                                  "trace_filter",
                                                  "timeseries_interval_seconds",
                                                  "preemption_cost_seconds",
-                                                 "faults"};
+                                                 "faults",
+                                                 "models"};
 
 struct MergeOptions {
   bool reject_duplicates = true;

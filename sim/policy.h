@@ -24,7 +24,7 @@ enum class JobState : uint8_t {
   kRunning,
   kCompleted,
   kTimeout,     // killed at its requested wall time
-  kFailed,
+  kOomFailed,   // ran out of GPU memory at every batch it was retried with
   kRejected,    // can never be placed on this cluster; never queued
   kUnfinished,  // still queued or running when the run stopped
 };

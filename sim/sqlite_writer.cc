@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS runs (
   wall_seconds REAL, events INTEGER, passes INTEGER,
   status TEXT NOT NULL, error TEXT, fingerprint TEXT,
   timeseries_interval_seconds REAL, preemption_cost_seconds REAL, trace_filter TEXT,
-  faults TEXT
+  faults TEXT, models TEXT
 );
 CREATE TABLE IF NOT EXISTS jobs (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -186,6 +186,7 @@ void SqliteWriter::AddMissingColumns() {
   // version gets them (NULL in its old rows) so runs can still be appended to it.
   static const char* const kAdded[][3] = {
       {"runs", "faults", "TEXT"},
+      {"runs", "models", "TEXT"},
       {"jobs", "checkpoint_seconds", "REAL"},
       {"jobs", "lost_gpu_seconds", "REAL"},
   };
@@ -227,7 +228,7 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
                 "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
                 "runtime_model, seed, version, wall_seconds, events, passes, status, error, "
                 "fingerprint, timeseries_interval_seconds, preemption_cost_seconds, trace_filter, "
-                "faults) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "faults, models) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string now = NowUtc();
     s.Bind(1, now);
     s.Bind(2, r.trace_path);
@@ -256,6 +257,7 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
     s.Bind(21, r.preemption_cost_seconds);
     s.Bind(22, r.trace_filter);
     s.Bind(23, r.faults);
+    s.Bind(24, r.models);
     s.Step();
   }
   const int64_t run_id = sqlite3_last_insert_rowid(db_);
@@ -272,7 +274,7 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       const JobRun& run = engine->runs()[i];
       const bool started = run.first_start >= 0;
       const bool ended = run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
-                         run.state == JobState::kFailed;
+                         run.state == JobState::kOomFailed;
       s.Bind(1, run_id);
       s.Bind(2, static_cast<int64_t>(i));
       s.Bind(3, job.id);
@@ -301,10 +303,12 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       }
       s.Bind(18, static_cast<int64_t>(run.preemptions));
       s.Bind(19, static_cast<int64_t>(run.restarts));
-      s.Bind(20, int64_t{0});
+      s.Bind(20, static_cast<int64_t>(run.oom_failures));
       s.BindOptional(21, job.batch_size, job.batch_size > 0);
-      s.BindNull(22);
-      s.BindNull(23);
+      // Batch and memory are known in model-aware runs (memory_per_gpu > 0 once started).
+      const bool modelled = started && run.memory_per_gpu > 0;
+      s.BindOptional(22, run.batch, modelled && run.batch > 0);
+      s.BindOptional(23, run.memory_per_gpu / (1u << 30), modelled);
       s.BindOptional(24, (run.end_time - job.submit_time) / run.run_seconds,
                      ended && run.run_seconds > 0);
       s.Bind(25, run.energy_joules / 3.6e6);

@@ -35,6 +35,7 @@ struct RunRecord {
   double timeseries_interval_seconds = 0;
   double preemption_cost_seconds = 0;
   std::string faults = "{}";  // JSON: failure and checkpoint settings (FaultOptions::ToJson)
+  std::string models = "{}";  // JSON: model-aware settings (ModelConfig::ToJson), {} = off
 };
 
 class SqliteWriter {

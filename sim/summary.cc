@@ -47,6 +47,10 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
   std::vector<double> jct, wait, slowdown;
   int64_t completed = 0, rejected = 0, timeout = 0, unfinished = 0, failed = 0;
   int64_t preemptions = 0, restarts = 0;
+  // Out-of-memory failures (model-aware runs).
+  int64_t started = 0, oom_jobs = 0, oom_failures = 0;
+  double oom_gpu_seconds = 0, oom_delay = 0;
+  std::vector<double> oom_jct;
   double first_submit = trace.jobs.empty() ? 0 : trace.jobs.front().submit_time;
   double last_end = first_submit;
   std::map<Symbol, double> user_gpu_seconds;
@@ -60,6 +64,14 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
       continue;
     }
     user_gpu_seconds[job.user] += run.gpu_seconds;
+    started += run.first_start >= 0;
+    oom_failures += run.oom_failures;
+    oom_gpu_seconds += run.oom_gpu_seconds;
+    if (run.oom_failures > 0) {
+      ++oom_jobs;
+      oom_delay += run.oom_delay;
+      if (run.end_time >= 0) oom_jct.push_back(run.end_time - job.submit_time);
+    }
     if (run.first_start >= 0) wait.push_back(run.first_start - job.submit_time);
     switch (run.state) {
       case JobState::kCompleted:
@@ -68,7 +80,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
       case JobState::kTimeout:
         ++timeout;
         break;
-      case JobState::kFailed:
+      case JobState::kOomFailed:
         ++failed;
         break;
       default:
@@ -76,7 +88,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
         break;
     }
     if (run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
-        run.state == JobState::kFailed) {
+        run.state == JobState::kOomFailed) {
       const double j = run.end_time - job.submit_time;
       jct.push_back(j);
       // Slowdown = JCT / the time the job actually ran (its isolated run time on the GPUs it got).
@@ -139,7 +151,17 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
   }
   add("cost_usd", cluster_cost);
   add("used_cost_usd", used_cost);
-  add("oom_rate", 0.0);
+  // OOM rate: share of the jobs that started at least once whose start ran out of memory.
+  add("oom_rate", started > 0 ? static_cast<double>(oom_jobs) / started : 0.0);
+  add("oom_jobs", static_cast<double>(oom_jobs));
+  add("oom_failures", static_cast<double>(oom_failures));
+  add("oom_wasted_gpu_hours", oom_gpu_seconds / 3600);
+  if (oom_jobs > 0) add("oom_delay_mean_seconds", oom_delay / oom_jobs);
+  if (!oom_jct.empty()) {
+    double sum = 0;
+    for (double x : oom_jct) sum += x;
+    add("oom_jct_mean_seconds", sum / oom_jct.size());
+  }
   add("preemptions", static_cast<double>(preemptions));
   add("restarts", static_cast<double>(restarts));
   add("lost_gpu_hours", engine.lost_gpu_seconds() / 3600);

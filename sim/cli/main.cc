@@ -143,6 +143,17 @@ int CommandRun(int argc, char** argv) {
       "seconds each checkpoint save takes, without progress")(
       "restore-cost", po::value(&config.engine.faults.restore_cost_seconds)->default_value(0),
       "seconds a job restarted after a failure spends restoring its checkpoint")(
+      "model-aware", po::bool_switch(&config.models.enabled),
+      "simulate GPU memory: OOM failures at the user's batch, batch-aware rates, sharing")(
+      "assign-models", po::bool_switch(&config.models.assign),
+      "give jobs without a model one and a batch (seeded by --seed); implies --model-aware")(
+      "models", po::value(&config.models.catalog_path), "model catalog JSON (default: built in)")(
+      "oom-startup", po::value(&config.models.options.oom_startup_seconds)->default_value(120),
+      "seconds a job runs before running out of memory")(
+      "oom-retries", po::value(&config.models.options.oom_retries)->default_value(4),
+      "resubmissions with half the batch after OOM failures")(
+      "colocation-speed", po::value(&config.models.options.colocation_speed)->default_value(0.7),
+      "speed of each of two jobs sharing one GPU, (0, 1]")(
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
       "check", po::bool_switch(&config.engine.check_invariants),

@@ -15,6 +15,7 @@
 #include "sim/sqlite_writer.h"
 #include "sim/topology.h"
 #include "workloads/failure_trace.h"
+#include "workloads/model_assignment.h"
 #include "workloads/reader.h"
 
 #ifndef CLUSTERSIM_SOURCE_DIR
@@ -109,18 +110,61 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->engine.faults.checkpoint_cost_seconds = RequireNumber(value, path, key);
     } else if (option == "restore-cost") {
       config->engine.faults.restore_cost_seconds = RequireNumber(value, path, key);
+    } else if (option == "model-aware" || option == "assign-models") {
+      if (!value.is_boolean()) throw InputError(path, 0, 0, key + ": expected true or false");
+      (option == "model-aware" ? config->models.enabled : config->models.assign) =
+          value.get<bool>();
+    } else if (option == "models") {
+      config->models.catalog_path = text(value, key);
+    } else if (option == "oom-startup") {
+      config->models.options.oom_startup_seconds = RequireNumber(value, path, key);
+    } else if (option == "oom-retries") {
+      if (!value.is_number_integer()) throw InputError(path, 0, 0, key + ": expected an integer");
+      const int64_t retries = value.get<int64_t>();
+      if (retries < 0 || retries > 64) {
+        throw InputError(path, 0, 0, key + ": expected an integer in 0..64");
+      }
+      config->models.options.oom_retries = static_cast<int>(retries);
+    } else if (option == "colocation-speed") {
+      config->models.options.colocation_speed = RequireNumber(value, path, key);
     } else {
       throw InputError(path, 0, 0,
                        "unknown key \"" + key +
                            "\"; expected trace, format, cluster, hardware, policy, placement, "
                            "runtime_model, params, seed, interval, stop_time, preemption_cost, "
                            "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
-                           "checkpoint_cost, restore_cost, out");
+                           "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
+                           "oom_startup, oom_retries, colocation_speed, out");
     }
   }
 }
 
+std::string ModelConfig::ToJson(int64_t seed) const {
+  if (!enabled && !assign) return "{}";
+  nlohmann::json j;
+  j["assign"] = assign;
+  if (assign) j["assign_seed"] = seed;
+  j["catalog"] = catalog_path.empty() ? "built-in" : catalog_path;
+  j["oom_startup_seconds"] = options.oom_startup_seconds;
+  j["oom_retries"] = options.oom_retries;
+  j["colocation_speed"] = options.colocation_speed;
+  return j.dump();
+}
+
 namespace {
+
+void CheckModelOptions(const ModelConfig& models) {
+  const ModelRuntimeOptions& o = models.options;
+  if (!(o.oom_startup_seconds >= 0) || !std::isfinite(o.oom_startup_seconds)) {
+    throw InputError("--oom-startup: expected a number of seconds >= 0");
+  }
+  if (o.oom_retries < 0 || o.oom_retries > 64) {
+    throw InputError("--oom-retries: expected an integer in 0..64");
+  }
+  if (!(o.colocation_speed > 0 && o.colocation_speed <= 1)) {
+    throw InputError("--colocation-speed: expected a number in (0, 1]");
+  }
+}
 
 // Checks the fault settings and fills in what needs the catalog and cluster.
 void ResolveFaults(const RunConfig& config, const Cluster& cluster, FaultOptions* faults) {
@@ -178,6 +222,14 @@ RunOutcome ExecuteRun(const RunConfig& config) {
       placement_entry.make(PlacementEnv{&cluster, &topology, runtime.get()}, config.params);
   const auto policy = policy_entry.make(config.params);
   config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
+  const bool model_aware = config.models.enabled || config.models.assign;
+  CheckModelOptions(config.models);
+  ModelCatalog custom_models;
+  const ModelCatalog* models = &ModelCatalog::Default();
+  if (!config.models.catalog_path.empty()) {
+    custom_models = ModelCatalog::FromFile(config.models.catalog_path);
+    models = &custom_models;
+  }
 
   const std::string trace_path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
   spdlog::info("reading trace {}", trace_path);
@@ -189,6 +241,17 @@ RunOutcome ExecuteRun(const RunConfig& config) {
         "user, {} other status, {} beyond --first)",
         counts.kept, counts.before, counts.outside_window, counts.other_vc, counts.other_user,
         counts.other_status, counts.beyond_first_n);
+  }
+  if (config.models.assign) {
+    const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed));
+    spdlog::info("assigned a model and batch to {} jobs (seed {})", assigned, config.seed);
+  }
+  std::unique_ptr<ModelRuntime> model_runtime;
+  if (model_aware) {
+    model_runtime = std::make_unique<ModelRuntime>(trace, *catalog, *models, config.models.options);
+    engine_options.models = model_runtime.get();
+    spdlog::info("{} of {} jobs name a model of the catalog", model_runtime->modelled_jobs(),
+                 trace.jobs.size());
   }
   spdlog::info("{} jobs ({} format); cluster {}: {} nodes, {} GPUs", trace.jobs.size(),
                trace.format, cluster.spec().origin, cluster.node_count(), cluster.total_gpus());
@@ -244,6 +307,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
     record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
     record.faults = engine_options.faults.ToJson(cluster.catalog());
+    record.models = config.models.ToJson(config.seed);
     nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
     if (!config.filter.IsIdentity()) {
       filter["jobs_before"] = counts.before;

@@ -13,11 +13,22 @@
 #include <vector>
 
 #include "sim/engine.h"
+#include "sim/model_runtime.h"
 #include "sim/params.h"
 #include "sim/summary.h"
 #include "workloads/transforms.h"
 
 namespace clustersim {
+
+// Model-aware simulation (DESIGN.md §5, sim/model_runtime.h); off by default.
+struct ModelConfig {
+  bool enabled = false;      // memory model, OOM, batch-aware rates, GPU sharing of models
+  bool assign = false;       // give jobs without a model one (workloads/model_assignment.h)
+  std::string catalog_path;  // empty = the built-in model catalog
+  ModelRuntimeOptions options;
+  // The settings as JSON for the runs table ("{}" when off).
+  std::string ToJson(int64_t seed) const;
+};
 
 struct RunConfig {
   std::string trace_path;
@@ -36,6 +47,7 @@ struct RunConfig {
   // Failures (DESIGN.md §7), resolved against the catalog and cluster by ExecuteRun: MTBF in the
   // ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace CSV.
   std::string node_mtbf, gpu_mtbf, failure_trace;
+  ModelConfig models;
 };
 
 struct RunOutcome {
@@ -61,7 +73,8 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // Applies a run config JSON file: an object with any of the keys trace, format, cluster,
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
 // stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval,
-// checkpoint_cost, restore_cost, out. Keys named in `given` (option names set on the command line,
+// checkpoint_cost, restore_cost, model_aware, assign_models, models, oom_startup, oom_retries,
+// colocation_speed, out. Keys named in `given` (option names set on the command line,
 // which win) are skipped; a params key also given as --param keeps the command-line value.
 // Throws InputError naming the file and key for an unknown key or a value of the wrong type.
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
