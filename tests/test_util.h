@@ -9,6 +9,7 @@
 
 #include "policies/registry.h"
 #include "sim/engine.h"
+#include "sim/model_runtime.h"
 #include "sim/topology.h"
 
 namespace clustersim::testing {
@@ -32,7 +33,8 @@ class TestSim {
   TestSim(const std::string& cluster_json, std::vector<Job> jobs,
           const std::string& policy = "fcfs", const std::string& placement = "first-fit",
           EngineOptions options = {}, const std::string& runtime = "trace",
-          Params params = Params())
+          Params params = Params(), const ModelCatalog* models = nullptr,
+          ModelRuntimeOptions model_options = {})
       : cluster_(ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
                  HardwareCatalog::Default()),
         topology_(cluster_),
@@ -45,12 +47,16 @@ class TestSim {
     std::stable_sort(trace_.jobs.begin(), trace_.jobs.end(),
                      [](const Job& a, const Job& b) { return a.submit_time < b.submit_time; });
     options.check_invariants = true;
+    if (models != nullptr) {
+      models_ = std::make_unique<ModelRuntime>(trace_, cluster_.catalog(), *models, model_options);
+      options.models = models_.get();
+    }
     engine_ = std::make_unique<Engine>(trace_, cluster_, *placement_, *runtime_, *policy_, policy,
                                        options);
   }
   // Uses a policy object owned by the test instead of a registered one.
   TestSim(const std::string& cluster_json, std::vector<Job> jobs, std::unique_ptr<Policy> policy,
-          EngineOptions options = {})
+          EngineOptions options = {}, const ModelCatalog* models = nullptr)
       : cluster_(ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
                  HardwareCatalog::Default()),
         topology_(cluster_),
@@ -61,6 +67,11 @@ class TestSim {
     trace_.path = "test-trace";
     trace_.jobs = std::move(jobs);
     options.check_invariants = true;
+    if (models != nullptr) {
+      models_ = std::make_unique<ModelRuntime>(trace_, cluster_.catalog(), *models,
+                                               ModelRuntimeOptions{});
+      options.models = models_.get();
+    }
     engine_ = std::make_unique<Engine>(trace_, cluster_, *placement_, *runtime_, *policy_,
                                        "test-policy", options);
   }
@@ -73,11 +84,10 @@ class TestSim {
   const Cluster& cluster() const { return cluster_; }
   // The run of the job whose trace id is `id`.
   const JobRun& Of(const std::string& id) const { return engine_->runs()[IndexOf(id)]; }
+  const ModelRuntime* models() const { return models_.get(); }
   const std::string& ReasonOf(const std::string& id) const {
     return engine_->reason(IndexOf(id));
   }
-
- private:
   JobId IndexOf(const std::string& id) const {
     for (size_t i = 0; i < trace_.jobs.size(); ++i) {
       if (trace_.jobs[i].id == id) return static_cast<JobId>(i);
@@ -85,12 +95,14 @@ class TestSim {
     throw std::out_of_range("no job " + id);
   }
 
+ private:
   Cluster cluster_;
   Topology topology_;
   std::unique_ptr<RuntimeModel> runtime_;
   std::unique_ptr<Placement> placement_;
   std::unique_ptr<Policy> policy_;
   Trace trace_;
+  std::unique_ptr<ModelRuntime> models_;
   std::unique_ptr<Engine> engine_;
 };
 

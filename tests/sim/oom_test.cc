@@ -1,0 +1,223 @@
+// Model-aware runs (DESIGN.md §5, sim/model_runtime.h): OOM after start-up with half-batch
+// resubmission and a retry limit, the goodput rate factor, elastic starts, GPU shares. A toy model
+// keeps every figure computable by hand: 1,000 parameters (model state ~16 KB, negligible), 1 GiB
+// of activations per sample, a saturated rate of 100 samples/s on a V100-16GB, batch_half 8 and a
+// gradient noise scale of 64 samples.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/error.h"
+#include "sim/model_runtime.h"
+#include "sim/summary.h"
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::MakeJob;
+using testing::Nodes;
+using testing::TestSim;
+
+const char kToyCatalog[] = R"({"models": [
+  {"name": "Toy", "family": "other", "architecture": "cnn",
+   "parameters": 1000, "layers": 1, "hidden_size": 1, "attention_heads": 0,
+   "sequence_length": 0, "image_size": 1,
+   "precision": "mixed-fp16", "optimizer": "adam", "activation_recomputation": "none",
+   "activation_bytes_per_sample": 1073741824, "activation_source": "test",
+   "flops_per_sample": 1e9, "flops_source": "test",
+   "gradient_noise_scale": [64, 64], "noise_source": "test",
+   "reference_batch": 16, "reference_batch_source": "test", "batch_half": 8,
+   "calibration": {"gpu": "V100-16GB", "batch": 0, "samples_per_second": 100, "source": "test"},
+   "source": "test"}]})";
+
+const ModelCatalog& Toy() {
+  static const ModelCatalog catalog = ModelCatalog::FromJsonText(kToyCatalog, "toy");
+  return catalog;
+}
+
+Job ToyJob(const std::string& id, double submit, int gpus, double duration, int batch) {
+  Job job = MakeJob(id, submit, gpus, duration);
+  job.model = Symbol("Toy");
+  job.batch_size = batch;
+  return job;
+}
+
+// B_max on a V100-16GB: floor((16 GiB - 16.2 KB static - 1.6 GiB reserve) / 1 GiB) = 14.
+TEST(ModelRuntime, MaxBatchAndRateFactorByHand) {
+  TestSim sim(Nodes(1, 1, "V100-16GB"), {ToyJob("a", 0, 1, 1000, 32)}, "fcfs", "first-fit", {},
+              "trace", Params(), &Toy());
+  const ModelRuntime& m = *sim.models();
+  const int v100 = *sim.cluster().catalog().Find("V100-16GB");
+  EXPECT_EQ(m.MaxBatch(0, v100), 14);
+  EXPECT_TRUE(m.Fits(0, v100, 14));
+  EXPECT_FALSE(m.Fits(0, v100, 15));
+  // Goodput per GPU at batch b: throughput b / (b + 8) x 100 times efficiency (64 + 16) / (64 + b).
+  // Against the user's batch 32: (8/16 / 72) / (32/40 / 96) = (1/144) / (1/120) = 5/6.
+  EXPECT_NEAR(m.RateFactor(0, v100, 1, 8), 5.0 / 6.0, 1e-6);
+  EXPECT_NEAR(m.RateFactor(0, v100, 1, 32), 1.0, 1e-12);
+  // Goodput b / ((b + 8)(64 + b)) peaks at b = sqrt(8 x 64) = 22.6, beyond B_max: the best batch
+  // that fits is B_max.
+  EXPECT_EQ(m.BestBatch(0, v100, 1), 14);
+}
+
+TEST(Oom, UserBatchTooLargeFailsAfterStartupAndRetriesWithHalfTheBatch) {
+  // Batch 32 and 16 do not fit (B_max 14); 8 does. Start-up 120 s: OOM at 120 and 240, then the
+  // job runs at batch 8, 5/6 as fast as at its user's batch: 1000 s of work take 1200 s.
+  TestSim sim(Nodes(1, 1, "V100-16GB"), {ToyJob("a", 0, 1, 1000, 32)}, "fcfs", "first-fit", {},
+              "trace", Params(), &Toy());
+  Engine& engine = sim.Run();
+  const JobRun& a = sim.Of("a");
+  EXPECT_EQ(a.state, JobState::kCompleted);
+  EXPECT_EQ(a.oom_failures, 2);
+  EXPECT_EQ(a.batch, 8);
+  EXPECT_DOUBLE_EQ(a.first_start, 0);
+  EXPECT_DOUBLE_EQ(a.last_start, 240);
+  EXPECT_DOUBLE_EQ(a.oom_delay, 240);
+  EXPECT_DOUBLE_EQ(a.oom_gpu_seconds, 240);
+  EXPECT_NEAR(a.end_time, 240 + 1200, 1e-3);
+  EXPECT_NEAR(a.memory_per_gpu, 8.0 * (1 << 30) + 16.2e3, 1.0);
+  const auto summary = ComputeSummary(engine);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_rate"), 1.0);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_failures"), 2);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_wasted_gpu_hours"), 240.0 / 3600);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_delay_mean_seconds"), 240);
+}
+
+TEST(Oom, RetryLimitEndsTheJobOomFailed) {
+  ModelRuntimeOptions options;
+  options.oom_retries = 1;
+  options.oom_startup_seconds = 60;
+  // 32 fails at 60, the one retry at 16 fails at 120: oom-failed then; the second job waited.
+  TestSim sim(Nodes(1, 1, "V100-16GB"),
+              {ToyJob("a", 0, 1, 1000, 32), ToyJob("b", 0, 1, 500, 4)}, "fcfs", "first-fit", {},
+              "trace", Params(), &Toy(), options);
+  sim.Run();
+  const JobRun& a = sim.Of("a");
+  EXPECT_EQ(a.state, JobState::kOomFailed);
+  EXPECT_EQ(a.oom_failures, 2);
+  EXPECT_DOUBLE_EQ(a.end_time, 120);
+  EXPECT_NE(sim.ReasonOf("a").find("out of GPU memory: Toy at batch 16"), std::string::npos);
+  // b (batch 4 of its own, fits) starts when a is gone, at its user's batch: rate 1.
+  // b is behind a in submission order: fcfs starts it at 60 while a waits? No: a requeues at
+  // the head (submission order), and b fits only on the single GPU a leaves; at 60 the pass
+  // starts a again first.
+  const JobRun& b = sim.Of("b");
+  EXPECT_DOUBLE_EQ(b.first_start, 120);
+  EXPECT_NEAR(b.end_time, 620, 1e-6);
+}
+
+TEST(Oom, AJobWithoutAModelNeverRunsOutOfMemory) {
+  // The same trace with and without the memory model: jobs naming no model behave identically.
+  auto fingerprint = [](bool models) {
+    TestSim sim(Nodes(2, 2, "V100-16GB"),
+                {MakeJob("a", 0, 2, 100), MakeJob("b", 5, 1, 50), MakeJob("c", 5, 4, 30)}, "fcfs",
+                "first-fit", {}, "trace", Params(), models ? &Toy() : nullptr);
+    return sim.Run().fingerprint();
+  };
+  EXPECT_EQ(fingerprint(true), fingerprint(false));
+}
+
+TEST(Oom, ModelTooLargeForTheRequestedGpusIsRejected) {
+  // A model whose one sample needs more than a GPU (activations 20 GiB > 14.4 GiB usable)
+  // cannot run on one V100-16GB at any layout of one GPU.
+  std::string big = kToyCatalog;
+  big.replace(big.find("1073741824"), 10, "21474836480");
+  const ModelCatalog catalog = ModelCatalog::FromJsonText(big, "big");
+  TestSim sim(Nodes(1, 1, "V100-16GB"), {ToyJob("a", 0, 1, 100, 1)}, "fcfs", "first-fit", {},
+              "trace", Params(), &catalog);
+  sim.Run();
+  EXPECT_EQ(sim.Of("a").state, JobState::kRejected);
+  EXPECT_NE(sim.ReasonOf("a").find("model Toy needs"), std::string::npos);
+}
+
+// An elastic test policy: starts the queue head on `gpus` GPUs at `batch`, optionally as a share.
+class ElasticOnce : public Policy {
+ public:
+  ElasticOnce(int gpus, int batch, int milli) : gpus_(gpus), batch_(batch), milli_(milli) {}
+  bool Elastic() const override { return true; }
+  void Schedule(SchedulingContext& context) override {
+    for (JobId id = context.QueueFront(); id != kNoJob;) {
+      const JobId next = context.QueueNext(id);
+      Allocation a;
+      a.gpu_type = context.cluster().node(0).gpu_type;
+      if (milli_ > 0) {
+        a.gpus = {0};  // every job on GPU 0's shares
+        a.milli = milli_;
+        if (context.resources().free_milli(0) < milli_) return;
+      } else {
+        for (int g = 0; g < context.cluster().total_gpus() &&
+                        static_cast<int>(a.gpus.size()) < gpus_; ++g) {
+          if (context.resources().IsGpuFree(g)) a.gpus.push_back(g);
+        }
+        if (static_cast<int>(a.gpus.size()) < gpus_) return;
+      }
+      a.batch = batch_;
+      context.Start(id, a);
+      id = next;
+    }
+  }
+
+ private:
+  int gpus_, batch_, milli_;
+};
+
+TEST(Elastic, StartOnFewerGpusAtAChosenBatchProgressesAtTheGoodputRatio) {
+  // Requested 2 GPUs at batch 8 per GPU; started on 1 GPU at batch 8: one replica instead of two.
+  // Goodput: 1 x (8/16 x 100) x E(8) against 2 x (8/16 x 100) x E(16), E(M) = 80 / (64 + M):
+  // ratio (80/72) / (2 x 80/80) = 0.5555...; 1000 s of work would take 1800 s. The user's two
+  // replicas also pay a ring all-reduce per 0.16 s step: 2 (n-1) x 2 us hop latency = 4 us (the
+  // 2 KB of gradients add 13 ns), which the single replica saves: 1800 / (1 + 4e-6 / 0.16).
+  std::vector<Job> jobs = {ToyJob("a", 0, 2, 1000, 8)};
+  TestSim sim(Nodes(1, 2, "V100-16GB"), jobs, std::make_unique<ElasticOnce>(1, 8, 0), {}, &Toy());
+  sim.Run();
+  const JobRun& a = sim.Of("a");
+  EXPECT_EQ(a.state, JobState::kCompleted);
+  EXPECT_EQ(a.max_gpus, 1);
+  EXPECT_EQ(a.oom_failures, 0);
+  EXPECT_NEAR(a.end_time, 1800 / (1 + 4e-6 / 0.16), 1e-3);
+}
+
+TEST(Elastic, AStartThatWouldRunOutOfMemoryIsAPolicyBug) {
+  std::vector<Job> jobs = {ToyJob("a", 0, 1, 1000, 8)};
+  TestSim sim(Nodes(1, 1, "V100-16GB"), jobs, std::make_unique<ElasticOnce>(1, 15, 0), {}, &Toy());
+  EXPECT_THROW(sim.Run(), InternalError);
+}
+
+TEST(Sharing, TwoJobsShareOneGpuWhenTheirMemoryFitsAndRunAtTheColocationSpeed) {
+  // Two 1-GPU jobs at batch 4 (4 GiB each; 8 GiB of 14.4 usable) on halves of one GPU. Each runs
+  // at 0.7 of its speed (the default co-location speed) and at its user's batch: 700 s of work
+  // take 1000 s. A third job (batch 8: 8 GiB more, 16 > 14.4) cannot join; the policy leaves it.
+  std::vector<Job> jobs = {ToyJob("a", 0, 1, 700, 4), ToyJob("b", 0, 1, 700, 4)};
+  TestSim sim(Nodes(1, 1, "V100-16GB"), jobs, std::make_unique<ElasticOnce>(1, 4, 500), {}, &Toy());
+  Engine& engine = sim.Run();
+  EXPECT_NEAR(sim.Of("a").end_time, 1000, 1e-6);
+  EXPECT_NEAR(sim.Of("b").end_time, 1000, 1e-6);
+  EXPECT_DOUBLE_EQ(sim.Of("a").first_start, 0);
+  EXPECT_DOUBLE_EQ(sim.Of("b").first_start, 0);
+  // Busy GPU-seconds count each half: 2 x 0.5 x 1000.
+  EXPECT_NEAR(engine.metrics().busy_gpu_seconds(), 1000, 1e-6);
+}
+
+TEST(Sharing, ASharedStartBeyondTheGpusMemoryIsAPolicyBug) {
+  // Batch 8 each: 8 + 8 GiB > 14.4 GiB usable.
+  std::vector<Job> jobs = {ToyJob("a", 0, 1, 700, 8), ToyJob("b", 0, 1, 700, 8)};
+  TestSim sim(Nodes(1, 1, "V100-16GB"), jobs, std::make_unique<ElasticOnce>(1, 8, 500), {}, &Toy());
+  EXPECT_THROW(sim.Run(), InternalError);
+}
+
+TEST(Sharing, FractionalTraceJobsRunTheirTraceTimeOnTheirShare) {
+  // gpu_milli 300 and 500 on one GPU (no model): speed 1, each its trace duration.
+  Job a = MakeJob("a", 0, 1, 100);
+  a.gpu_milli = 300;
+  Job b = MakeJob("b", 0, 1, 200);
+  b.gpu_milli = 300;
+  TestSim sim(Nodes(1, 1, "V100-16GB"), {a, b}, std::make_unique<ElasticOnce>(1, 0, 300));
+  Engine& engine = sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 100);
+  EXPECT_DOUBLE_EQ(sim.Of("b").end_time, 200);
+  EXPECT_NEAR(engine.metrics().busy_gpu_seconds(), 0.3 * 100 + 0.3 * 200, 1e-9);
+}
+
+}  // namespace
+}  // namespace clustersim
