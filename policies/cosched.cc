@@ -45,15 +45,18 @@
 // - Holding. A starving job that does not start holds its allowed GPU types for the rest of the
 //   pass: later jobs neither start nor grow on them (so the GPUs released by finishing jobs
 //   accumulate for it).
-// - Growth. At the first pass at or after each re-optimization timer (armed while some running
-//   job holds fewer whole GPUs than it asked for), after the queue was served — so only GPUs no
-//   queued job could use are left — each such job (in the order above; at most once per
-//   interval; not on a held type) is resized to the largest count n' in (n, R] of its type the
-//   placement finds on the free GPUs plus its own, when its remaining work w satisfies
-//   w / rate - w / rate' > realloc_margin x preemption_cost, with rate' = rate x
-//   RateFactor(n', BestBatch(n')) / RateFactor(n, b) (same type: the runtime model's part of the
-//   rate is taken as unchanged). Jobs only grow, so no job is resized back and forth. Jobs on a
-//   share are not resized (the engine does not move shares).
+// - Growth. After the queue was served — so only GPUs no queued job could use are left — each
+//   running job holding fewer whole GPUs than it asked for (in the order above; not on a held
+//   type) that started or was resized at least `interval` seconds ago is resized to the largest
+//   count n' in (n, R] of its type the placement finds on the free GPUs plus its own, when its
+//   remaining work w satisfies w / rate - w / rate' > realloc_margin x preemption_cost, with
+//   rate' = rate x RateFactor(n', BestBatch(n')) / RateFactor(n, b) (same type: the runtime
+//   model's part of the rate is taken as unchanged). This re-optimization runs at most once per
+//   `interval`, at a pass with free GPUs; when such a pass comes too early (for the last
+//   re-optimization or for the jobs' last allocation change) a timer (SetTimer) brings a pass
+//   at the time it may run. So a job is resized at most once per interval, only grows (never
+//   back and forth), and no timer is pending while nothing could grow. Jobs on a share are not
+//   resized (the engine does not move shares).
 // - Without model information (models() == nullptr, a job naming no known model, or one without
 //   a user batch, for which RateFactor is 1 everywhere) a job runs its whole request at its own
 //   batch under the run's placement (Allocation::batch 0); no OOM is possible for it. With
@@ -147,11 +150,8 @@ class Cosched final : public Policy {
     queued_.insert(key_[id]);
   }
 
-  void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int tag) override {
-    if (tag != kReoptimizeTag) return;
-    timer_armed_ = false;
-    reoptimize_due_ = true;
-  }
+  // The re-optimization timer only makes the engine run a pass; Schedule decides what to do.
+  void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) override {}
 
   void Schedule(SchedulingContext& context) override {
     CHECK(static_cast<int>(queued_.size()) == context.QueueLength(),
@@ -166,14 +166,7 @@ class Cosched final : public Policy {
     if (!queued_.empty()) ServeQueue(context);
     for (JobId id : started_) queued_.erase(key_[id]);
 
-    if (reoptimize_due_) {
-      reoptimize_due_ = false;
-      if (context.models() != nullptr && !under_.empty()) Grow(context);
-    }
-    if (!under_.empty() && !timer_armed_) {
-      context.SetTimer(context.now() + options_.interval_seconds, kNoJob, kReoptimizeTag);
-      timer_armed_ = true;
-    }
+    Reoptimize(context);
   }
 
  private:
@@ -471,6 +464,7 @@ class Cosched final : public Policy {
     const bool under = allocation.milli == 0 &&
                        static_cast<int>(allocation.gpus.size()) < info_[id].request;
     context.Start(id, std::move(allocation));
+    last_resize_[id] = context.now();  // a start counts as an allocation change
     started_.push_back(id);
     tried_[id] = pass_;
     if (under && info_[id].modelled) under_.insert(key_[id]);
@@ -484,10 +478,35 @@ class Cosched final : public Policy {
     return std::max(0.0, run.work_left - active * run.rate);
   }
 
-  void Grow(SchedulingContext& context) {
+  // Growth, when it may pay: some job waits to grow and GPUs are free after the queue was served.
+  // Runs Grow when the last re-optimization that looked at a job is an interval ago, else (or
+  // for jobs not yet eligible) sets a timer for when it may run, so no timer is pending while
+  // nothing could grow (a pending timer keeps the run going).
+  void Reoptimize(SchedulingContext& context) {
+    if (context.models() == nullptr || under_.empty() || context.resources().total_free() == 0) {
+      return;
+    }
+    const double now = context.now();
+    double wake = next_reoptimization_;
+    if (now >= next_reoptimization_) {
+      bool looked = false;
+      wake = Grow(context, &looked);
+      if (looked) next_reoptimization_ = now + options_.interval_seconds;
+      wake = std::max(wake, next_reoptimization_);
+    }
+    if (std::isfinite(wake) && !(timer_at_ > now && timer_at_ <= wake)) {
+      context.SetTimer(wake, kNoJob, kReoptimizeTag);
+      timer_at_ = wake;
+    }
+  }
+
+  // Grows the eligible under-allocated jobs (see the header comment). Sets *looked when some job
+  // was eligible. Returns the earliest time a job not yet eligible (started or resized less than
+  // an interval ago) on a type with free GPUs becomes eligible, or infinity.
+  double Grow(SchedulingContext& context, bool* looked) {
     const ModelRuntime& models = *context.models();
-    scratch_.emplace(context.resources());
-    Resources& scratch = *scratch_;
+    double next_eligible = std::numeric_limits<double>::infinity();
+    scratch_.reset();  // copied from the live state when the first eligible job is looked at
     const double threshold = options_.realloc_margin * context.preemption_cost();
     std::vector<JobId> done;
     for (const OrderKey& key : under_) {
@@ -499,10 +518,18 @@ class Cosched final : public Policy {
         done.push_back(id);
         continue;
       }
-      if (context.now() - last_resize_[id] < options_.interval_seconds) continue;
       const int t = run.allocation.gpu_type;
       const int p = Slot(t);
-      if (p < 0 || IsHeld(p) || scratch.free_of_type(t) == 0) continue;
+      if (p < 0 || IsHeld(p) || context.resources().free_of_type(t) == 0) continue;
+      const double eligible = last_resize_[id] + options_.interval_seconds;
+      if (context.now() < eligible) {
+        next_eligible = std::min(next_eligible, eligible);
+        continue;
+      }
+      *looked = true;
+      if (!scratch_) scratch_.emplace(context.resources());
+      Resources& scratch = *scratch_;
+      if (scratch.free_of_type(t) == 0) continue;
       const double old_factor = models.RateFactor(id, t, held, std::max(run.batch, 1));
       if (!(old_factor > 0) || !(run.rate > 0)) continue;
       scratch.Release(run.allocation.gpus);
@@ -538,6 +565,7 @@ class Cosched final : public Policy {
       if (!resized) scratch.Allocate(run.allocation.gpus);
     }
     for (JobId id : done) under_.erase(key_[id]);
+    return next_eligible;
   }
 
   const Options options_;
@@ -558,8 +586,8 @@ class Cosched final : public Policy {
   bool half_free_valid_ = false;
   std::vector<JobId> started_;
   std::optional<Resources> scratch_;  // free GPUs as planned during a re-optimization
-  bool timer_armed_ = false;
-  bool reoptimize_due_ = false;
+  double next_reoptimization_ = -std::numeric_limits<double>::infinity();
+  double timer_at_ = -1;  // time of the latest re-optimization timer set
 };
 
 }  // namespace

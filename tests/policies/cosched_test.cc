@@ -43,31 +43,14 @@ Job ModelJob(const std::string& id, double submit, int gpus, double duration,
   return job;
 }
 
-// A model-aware TestSim: the ModelRuntime is built from the jobs in TestSim's order.
-class ModelSim {
- public:
-  ModelSim(const std::string& cluster_json, std::vector<Job> jobs, const std::string& policy,
-           std::map<std::string, std::string> params = {}, double preemption_cost = 0,
-           const std::string& placement = "first-fit") {
-    std::stable_sort(jobs.begin(), jobs.end(),
-                     [](const Job& a, const Job& b) { return a.submit_time < b.submit_time; });
-    trace_.jobs = jobs;
-    models_ = std::make_unique<ModelRuntime>(trace_, HardwareCatalog::Default(),
-                                             ModelCatalog::Default(), ModelRuntimeOptions{});
-    EngineOptions options;
-    options.models = models_.get();
-    options.preemption_cost_seconds = preemption_cost;
-    sim_ = std::make_unique<TestSim>(cluster_json, jobs, policy, placement, options, "trace",
-                                     Params(std::move(params)));
-  }
-  Engine& Run() { return sim_->Run(); }
-  const JobRun& Of(const std::string& id) const { return sim_->Of(id); }
-
- private:
-  Trace trace_;
-  std::unique_ptr<ModelRuntime> models_;
-  std::unique_ptr<TestSim> sim_;
-};
+// A model-aware run on the compiled-in catalogs.
+TestSim ModelSim(const std::string& cluster_json, std::vector<Job> jobs, const std::string& policy,
+                 std::map<std::string, std::string> params = {}, double preemption_cost = 0) {
+  EngineOptions options;
+  options.preemption_cost_seconds = preemption_cost;
+  return TestSim(cluster_json, std::move(jobs), policy, "first-fit", options, "trace",
+                 ParamsOf(std::move(params)), &ModelCatalog::Default());
+}
 
 TEST(Cosched, StartsAJobWhoseUserBatchDoesNotFitWithABatchThatFitsWhereFcfsRunsOutOfMemory) {
   // One V100-16GB. BERT-large at the user's batch 128 needs 23.2e9 B > 15.46e9 B (header).
@@ -78,13 +61,13 @@ TEST(Cosched, StartsAJobWhoseUserBatchDoesNotFitWithABatchThatFitsWhereFcfsRunsO
   // up to b ~ sqrt(8 x 6481) = 228 > 71: it rises over all of 1..71, and the best batch is B_max
   // itself, 71. It starts at t=0 and never runs out of memory.
   const std::vector<Job> jobs = {ModelJob("bert", 0, 1, 1000, "BERT-large", 128)};
-  ModelSim fcfs(Nodes(1, 1, "V100-16GB"), jobs, "fcfs");
+  TestSim fcfs = ModelSim(Nodes(1, 1, "V100-16GB"), jobs, "fcfs");
   fcfs.Run();
   EXPECT_EQ(fcfs.Of("bert").oom_failures, 1);
   EXPECT_EQ(fcfs.Of("bert").batch, 64);
   EXPECT_DOUBLE_EQ(fcfs.Of("bert").oom_delay, 120);
 
-  ModelSim cosched(Nodes(1, 1, "V100-16GB"), jobs, "cosched");
+  TestSim cosched = ModelSim(Nodes(1, 1, "V100-16GB"), jobs, "cosched");
   cosched.Run();
   const JobRun& run = cosched.Of("bert");
   EXPECT_EQ(run.state, JobState::kCompleted);
@@ -96,24 +79,28 @@ TEST(Cosched, StartsAJobWhoseUserBatchDoesNotFitWithABatchThatFitsWhereFcfsRunsO
 }
 
 TEST(Cosched, StartsAJobOnFewerGpusThanRequestedWhenOnlyThatManyAreFree) {
-  // 1 node x 4 A100-80GB. B (no model, 2 GPUs, 500 s) and, at t=10, A (ResNet-50, 4 GPUs).
-  // At t=10 two GPUs are free; A's floor is max(min_gpus 1, ceil(0.5 x 4)) = 2: it starts at 10
-  // on 2 GPUs (fcfs would wait for B until 500). interval=1e9 keeps it from growing.
+  // 1 node x 4 A100-80GB. B (no model, 2 GPUs, 500 s) and, at t=10, A (ResNet-50, 4 GPUs,
+  // 4000 s). At t=10 two GPUs are free; A's floor is max(min_gpus 1, ceil(0.5 x 4)) = 2: it
+  // starts at 10 on 2 GPUs (fcfs waits for B until 500). B ends at 500; A may grow an interval
+  // (600 s) after its start, so a timer brings a pass at 610, where it grows to 4 GPUs (no
+  // preemption cost): GPU-seconds = 2 x 600 + 4 x (end - 610).
   const std::vector<Job> jobs = {MakeJob("B", 0, 2, 500),
-                                 ModelJob("A", 10, 4, 2000, "ResNet-50", 256)};
-  ModelSim sim(Nodes(1, 4), jobs, "cosched", {{"interval", "1e9"}});
+                                 ModelJob("A", 10, 4, 4000, "ResNet-50", 256)};
+  TestSim sim = ModelSim(Nodes(1, 4), jobs, "cosched");
   sim.Run();
-  EXPECT_DOUBLE_EQ(sim.Of("A").first_start, 10);
-  EXPECT_EQ(sim.Of("A").max_gpus, 2);
-  EXPECT_EQ(sim.Of("A").state, JobState::kCompleted);
-  EXPECT_EQ(sim.Of("A").oom_failures, 0);
+  const JobRun& a = sim.Of("A");
+  EXPECT_EQ(a.state, JobState::kCompleted);
+  EXPECT_DOUBLE_EQ(a.first_start, 10);
+  EXPECT_EQ(a.oom_failures, 0);
+  EXPECT_EQ(a.max_gpus, 4);
+  EXPECT_NEAR(a.gpu_seconds, 2 * 600 + 4 * (a.end_time - 610), 1e-6);
 
-  ModelSim fcfs(Nodes(1, 4), jobs, "fcfs");
+  TestSim fcfs = ModelSim(Nodes(1, 4), jobs, "fcfs");
   fcfs.Run();
   EXPECT_DOUBLE_EQ(fcfs.Of("A").first_start, 500);
 
   // min_fraction=1: whole requests only, so A waits for B as under fcfs.
-  ModelSim whole(Nodes(1, 4), jobs, "cosched", {{"interval", "1e9"}, {"min_fraction", "1"}});
+  TestSim whole = ModelSim(Nodes(1, 4), jobs, "cosched", {{"min_fraction", "1"}});
   whole.Run();
   EXPECT_DOUBLE_EQ(whole.Of("A").first_start, 500);
   EXPECT_EQ(whole.Of("A").max_gpus, 4);
@@ -132,7 +119,7 @@ TEST(Cosched, CoLocatesTwoSmallJobsOnOneGpuWhenNoWholeGpuIsFreeForBoth) {
   const std::vector<Job> jobs = {MakeJob("L", 0, 1, 5000),
                                  ModelJob("S1", 10, 1, 700, "ResNet-50", 256),
                                  ModelJob("S2", 10, 1, 700, "ResNet-50", 256)};
-  ModelSim sim(Nodes(1, 2), jobs, "cosched");
+  TestSim sim = ModelSim(Nodes(1, 2), jobs, "cosched");
   Engine& engine = sim.Run();
   for (const char* id : {"S1", "S2"}) {
     const JobRun& run = sim.Of(id);
@@ -147,7 +134,7 @@ TEST(Cosched, CoLocatesTwoSmallJobsOnOneGpuWhenNoWholeGpuIsFreeForBoth) {
   EXPECT_NEAR(engine.metrics().busy_gpu_seconds(), 5000 + 2 * 0.5 * 1000, 1e-6);
 
   // With share=false S2 waits for S1's whole GPU: S1 [10, 710], S2 [710, 1410].
-  ModelSim apart(Nodes(1, 2), jobs, "cosched", {{"share", "false"}});
+  TestSim apart = ModelSim(Nodes(1, 2), jobs, "cosched", {{"share", "false"}});
   apart.Run();
   EXPECT_DOUBLE_EQ(apart.Of("S1").first_start, 10);
   EXPECT_DOUBLE_EQ(apart.Of("S1").end_time, 710);
@@ -161,7 +148,7 @@ TEST(Cosched, DoesNotShareWhenAWholeGpuIsFreeForEachJob) {
   const std::vector<Job> jobs = {MakeJob("L", 0, 1, 5000),
                                  ModelJob("S1", 10, 1, 700, "ResNet-50", 256),
                                  ModelJob("S2", 10, 1, 700, "ResNet-50", 256)};
-  ModelSim sim(Nodes(1, 3), jobs, "cosched");
+  TestSim sim = ModelSim(Nodes(1, 3), jobs, "cosched");
   sim.Run();
   for (const char* id : {"S1", "S2"}) {
     EXPECT_EQ(sim.Of(id).allocation.milli, 0) << id;
@@ -203,7 +190,7 @@ TEST(Cosched, GrowsAJobStartedOnFewerGpusAtTheNextReoptimization) {
   // restore, and holds 4 GPUs from then on: GPU-seconds = 2 x 600 + 4 x (end - 600).
   const std::vector<Job> jobs = {MakeJob("B", 0, 2, 300),
                                  ModelJob("A", 0, 4, 20000, "ResNet-50", 256)};
-  ModelSim grown(Nodes(1, 4), jobs, "cosched", {}, /*preemption_cost=*/10);
+  TestSim grown = ModelSim(Nodes(1, 4), jobs, "cosched", {}, /*preemption_cost=*/10);
   grown.Run();
   const JobRun& a = grown.Of("A");
   EXPECT_EQ(a.state, JobState::kCompleted);
@@ -212,19 +199,13 @@ TEST(Cosched, GrowsAJobStartedOnFewerGpusAtTheNextReoptimization) {
   EXPECT_DOUBLE_EQ(a.overhead_seconds, 10);  // exactly one resize
   EXPECT_NEAR(a.gpu_seconds, 2 * 600 + 4 * (a.end_time - 600), 1e-6);
 
-  // Never grown (interval beyond the run): 2 GPUs throughout, and it ends later.
-  ModelSim kept(Nodes(1, 4), jobs, "cosched", {{"interval", "1e9"}}, 10);
+  // A reallocation cost above any possible saving (the remaining time is at most ~40000 s at
+  // half speed, 2 x 1e6 s of cost): the job is not grown, holds 2 GPUs throughout and ends later.
+  TestSim kept = ModelSim(Nodes(1, 4), jobs, "cosched", {}, /*preemption_cost=*/1e6);
   kept.Run();
   EXPECT_EQ(kept.Of("A").max_gpus, 2);
   EXPECT_DOUBLE_EQ(kept.Of("A").overhead_seconds, 0);
   EXPECT_GT(kept.Of("A").end_time, a.end_time);
-
-  // A reallocation cost above any possible saving (remaining time at most ~40000 s at half
-  // speed): the job is not grown.
-  ModelSim costly(Nodes(1, 4), jobs, "cosched", {}, /*preemption_cost=*/1e6);
-  costly.Run();
-  EXPECT_EQ(costly.Of("A").max_gpus, 2);
-  EXPECT_DOUBLE_EQ(costly.Of("A").overhead_seconds, 0);
 }
 
 TEST(Cosched, WithoutModelsBackfillsWholeRequestsSmallJobsFirst) {
