@@ -139,7 +139,7 @@ class Cosched final : public Policy {
 
   void OnArrival(SchedulingContext& context, JobId id) override {
     Prepare(context, id);
-    queued_.insert(key_[id]);
+    Enqueue(id);
   }
 
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override { under_.erase(key_[id]); }
@@ -147,7 +147,7 @@ class Cosched final : public Policy {
   // A failure sent it back to the queue: wait again, in the same order as before.
   void OnRequeue(SchedulingContext& /*context*/, JobId id) override {
     under_.erase(key_[id]);
-    queued_.insert(key_[id]);
+    Enqueue(id);
   }
 
   // The re-optimization timer only makes the engine run a pass; Schedule decides what to do.
@@ -164,7 +164,7 @@ class Cosched final : public Policy {
     started_.clear();
 
     if (!queued_.empty()) ServeQueue(context);
-    for (JobId id : started_) queued_.erase(key_[id]);
+    for (JobId id : started_) Dequeue(id);
 
     Reoptimize(context);
   }
@@ -180,6 +180,9 @@ class Cosched final : public Policy {
   void InitTypes(const SchedulingContext& context) {
     types_ = context.cluster().gpu_types();
     min_failed_.assign(types_.size(), std::numeric_limits<int>::max());
+    floors_.assign(types_.size(), {});
+    share_demand_.assign(types_.size(), {});
+    half_free_room_.assign(types_.size(), -1.0);
   }
 
   int Slot(int catalog_type) const {
@@ -189,10 +192,9 @@ class Cosched final : public Policy {
     return -1;
   }
 
-  int Floor(JobId id, int p) const { return floor_[static_cast<size_t>(id) * types_.size() + p]; }
-  double Speed(JobId id, int p) const {
-    return speed_[static_cast<size_t>(id) * types_.size() + p];
-  }
+  size_t Cell(JobId id, int p) const { return static_cast<size_t>(id) * types_.size() + p; }
+  int Floor(JobId id, int p) const { return floor_[Cell(id, p)]; }
+  double Speed(JobId id, int p) const { return speed_[Cell(id, p)]; }
 
   void Prepare(const SchedulingContext& context, JobId id) {
     if (types_.empty()) InitTypes(context);
@@ -205,6 +207,8 @@ class Cosched final : public Policy {
       tried_.resize(size, 0);
       floor_.resize(size * slots, 0);
       speed_.resize(size * slots, 0.0);
+      share_bytes_.resize(size * slots, -1.0);
+      share_batch_.resize(size * slots, 0);
     }
     const Job& job = context.job(id);
     JobInfo& info = info_[id];
@@ -234,20 +238,67 @@ class Cosched final : public Policy {
       floor_[at] = std::clamp(by_fraction, min_gpus, job.gpus);
       speed_[at] = context.cluster().catalog().gpu(t).SpeedupFor(family);
       info.modelled = true;
+      // Shareable on this type: 1 GPU, M(b) at its best 1-GPU batch at most half the capacity.
+      if (options_.share && job.gpus == 1 && floor_[at] == 1) {
+        const int batch = models->BestBatch(id, t, 1);
+        const double bytes = batch >= 1 ? models->MemoryBytes(id, t, batch) : -1;
+        if (batch >= 1 && bytes <= models->CapacityBytes(t) / 2) {
+          share_bytes_[at] = bytes;
+          share_batch_[at] = batch;
+        }
+      }
     }
   }
 
   bool IsHeld(int p) const { return (held_mask_ >> types_[p]) & 1; }
 
-  // True if some type still has a free GPU a job could be given (or a half GPU to join).
+  // Demand indexes: per type slot, the floors of the queued jobs that may use it and the shared
+  // memory of the queued shareable jobs, so a pass can tell in O(T) that no queued job can start.
+  void Enqueue(JobId id) {
+    queued_.insert(key_[id]);
+    for (size_t p = 0; p < types_.size(); ++p) {
+      const int floor = DemandFloor(id, static_cast<int>(p));
+      if (floor > 0) floors_[p].insert(floor);
+      const double bytes = share_bytes_[Cell(id, static_cast<int>(p))];
+      if (bytes >= 0) share_demand_[p].insert(bytes);
+    }
+  }
+  void Dequeue(JobId id) {
+    queued_.erase(key_[id]);
+    for (size_t p = 0; p < types_.size(); ++p) {
+      const int floor = DemandFloor(id, static_cast<int>(p));
+      if (floor > 0) floors_[p].erase(floors_[p].find(floor));
+      const double bytes = share_bytes_[Cell(id, static_cast<int>(p))];
+      if (bytes >= 0) share_demand_[p].erase(share_demand_[p].find(bytes));
+    }
+  }
+  // Fewest whole GPUs of slot p the job can start on; 0 if it cannot use the type.
+  int DemandFloor(JobId id, int p) const {
+    const JobInfo& info = info_[id];
+    if (info.modelled) return Floor(id, p);
+    return (info.allowed >> types_[p]) & 1 ? std::max(1, info.request) : 0;
+  }
+
+  // True if some queued job may still start: a type with at least the smallest floor free (and
+  // no smaller count failed there in this pass), or a half-shared GPU with room for the smallest
+  // shareable job. Jobs already tried in this pass still count, so this is an upper bound.
   bool AnyRoom(const SchedulingContext& context) {
     for (size_t p = 0; p < types_.size(); ++p) {
-      if (!IsHeld(static_cast<int>(p)) && min_failed_[p] > 1 &&
-          context.resources().free_of_type(types_[p]) > 0) {
+      if (IsHeld(static_cast<int>(p)) || floors_[p].empty()) continue;
+      const int smallest = *floors_[p].begin();
+      if (min_failed_[p] > smallest && context.resources().free_of_type(types_[p]) >= smallest) {
         return true;
       }
     }
-    return options_.share && context.models() != nullptr && !HalfFree(context).empty();
+    if (!options_.share || context.models() == nullptr) return false;
+    HalfFree(context);
+    for (size_t p = 0; p < types_.size(); ++p) {
+      if (!IsHeld(static_cast<int>(p)) && !share_demand_[p].empty() &&
+          half_free_room_[p] >= *share_demand_[p].begin()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   void ServeQueue(SchedulingContext& context) {
@@ -295,7 +346,7 @@ class Cosched final : public Policy {
         const int gpu = best.allocation.gpus.front();
         Begin(context, id, Allocation{t, {gpu}, kShareMilli, best.batch});
         Begin(context, partner,
-              Allocation{t, {gpu}, kShareMilli, context.models()->BestBatch(partner, t, 1)});
+              Allocation{t, {gpu}, kShareMilli, share_batch_[Cell(partner, best.type_slot)]});
         return true;
       }
     }
@@ -388,14 +439,10 @@ class Cosched final : public Policy {
 
   // M(b) on one GPU of type slot p at its best 1-GPU batch, or a negative value when the job is
   // not shareable there (more than half a GPU, or not runnable on one GPU of that type).
-  double ShareBytes(const SchedulingContext& context, JobId id, int p, int* batch) const {
-    if (!info_[id].modelled || info_[id].request != 1 || Floor(id, p) != 1 || IsHeld(p)) return -1;
-    const ModelRuntime& models = *context.models();
-    const int t = types_[p];
-    *batch = models.BestBatch(id, t, 1);
-    if (*batch < 1) return -1;
-    const double bytes = models.MemoryBytes(id, t, *batch);
-    return bytes <= models.CapacityBytes(t) / 2 ? bytes : -1;
+  double ShareBytes(JobId id, int p, int* batch) const {
+    if (IsHeld(p)) return -1;
+    *batch = share_batch_[Cell(id, p)];
+    return share_bytes_[Cell(id, p)];
   }
 
   // Sharing rule (b): a later queued shareable job that could use no other whole GPU and fits
@@ -405,7 +452,7 @@ class Cosched final : public Policy {
     const int p = best.type_slot;
     const int t = types_[p];
     int batch = 0;
-    const double mine = ShareBytes(context, id, p, &batch);
+    const double mine = ShareBytes(id, p, &batch);
     if (mine < 0) return kNoJob;
     const double capacity = context.models()->CapacityBytes(t);
     auto it = position == nullptr ? queued_.upper_bound(key_[id]) : std::next(*position);
@@ -413,7 +460,7 @@ class Cosched final : public Policy {
       const JobId k = it->id;
       if (k == id || context.run(k).state != JobState::kQueued) continue;
       int k_batch = 0;
-      const double theirs = ShareBytes(context, k, p, &k_batch);
+      const double theirs = ShareBytes(k, p, &k_batch);
       if (theirs < 0 || mine + theirs > capacity) continue;
       // Its only whole GPU would be the one `id` takes.
       if (UsableFreeWhole(context, k) != 1) continue;
@@ -422,7 +469,8 @@ class Cosched final : public Policy {
     return kNoJob;
   }
 
-  // Half-shared GPUs (free_milli >= 500) this pass, collected on first use.
+  // Half-shared GPUs (free_milli >= 500) this pass, collected on first use, and per type slot
+  // the most memory one of them has left (CapacityBytes - gpu_memory_used; -1 if none).
   const std::vector<int>& HalfFree(const SchedulingContext& context) {
     if (!half_free_valid_) {
       half_free_.clear();
@@ -431,9 +479,22 @@ class Cosched final : public Policy {
       for (int g = shared.FindFirst(); g >= 0; g = shared.FindFrom(g + 1)) {
         if (resources.free_milli(g) >= kShareMilli) half_free_.push_back(g);
       }
+      ComputeHalfFreeRoom(context);
       half_free_valid_ = true;
     }
     return half_free_;
+  }
+  void ComputeHalfFreeRoom(const SchedulingContext& context) {
+    half_free_room_.assign(types_.size(), -1.0);
+    if (context.models() == nullptr) return;
+    const Cluster& cluster = context.cluster();
+    for (int g : half_free_) {
+      const int t = cluster.node(cluster.NodeOfGpu(g)).gpu_type;
+      const int p = Slot(t);
+      if (p < 0) continue;
+      const double room = context.models()->CapacityBytes(t) - context.gpu_memory_used(g);
+      half_free_room_[p] = std::max(half_free_room_[p], room);
+    }
   }
 
   // Sharing rule (a): join a half-shared GPU when no whole GPU of a usable type is free.
@@ -449,10 +510,11 @@ class Cosched final : public Policy {
       const int p = Slot(t);
       int batch = 0;
       if (p < 0 || context.resources().free_milli(g) < kShareMilli) continue;
-      const double bytes = ShareBytes(context, id, p, &batch);
+      const double bytes = ShareBytes(id, p, &batch);
       if (bytes < 0 || context.gpu_memory_used(g) + bytes > models.CapacityBytes(t)) continue;
       half_free_.erase(half_free_.begin() + static_cast<std::ptrdiff_t>(i));
       Begin(context, id, Allocation{t, {g}, kShareMilli, batch});
+      ComputeHalfFreeRoom(context);
       return true;
     }
     return false;
@@ -574,6 +636,10 @@ class Cosched final : public Policy {
   std::vector<OrderKey> key_;
   std::vector<int> floor_;     // job x slot: smallest count on that type, 0 = not usable
   std::vector<double> speed_;  // job x slot: the catalog's speedup for the job's model family
+  std::vector<double> share_bytes_;  // job x slot: M(b) when shareable there, else -1
+  std::vector<int> share_batch_;     // job x slot: its best 1-GPU batch b when shareable
+  std::vector<std::multiset<int>> floors_;           // per slot: DemandFloor of queued jobs
+  std::vector<std::multiset<double>> share_demand_;  // per slot: share_bytes_ of queued jobs
   std::vector<double> last_resize_;
   std::vector<uint64_t> tried_;  // pass in which the job was last considered
   std::set<OrderKey> queued_;    // waiting jobs in priority order
@@ -583,6 +649,7 @@ class Cosched final : public Policy {
   uint64_t held_mask_ = 0;       // catalog types held for starving jobs
   std::vector<int> min_failed_;  // per slot: smallest count that did not fit in this pass
   std::vector<int> half_free_;
+  std::vector<double> half_free_room_;  // per slot
   bool half_free_valid_ = false;
   std::vector<JobId> started_;
   std::optional<Resources> scratch_;  // free GPUs as planned during a re-optimization
