@@ -95,6 +95,19 @@ stats_run all
 stats_run first_1000 --first 1000
 stats_run window_1h --window 0:3600
 
+# Model-aware runs on the 82,248-job Philly trace (issue 5; DESIGN.md §13: cosched end to end
+# within 60 s): models assigned, the default mixed cluster, each policy with the SQLite output.
+philly_run() {  # POLICY
+  local policy="$1" db="$SCRATCH/philly_$1.sqlite"
+  /usr/bin/time -v -o "$RESULTS_DIR/philly_$policy.time" "$CLI" run \
+    --trace "$ROOT/traces/philly/pollux_philly.csv" --policy "$policy" --assign-models \
+    --out "$db" --no-progress >"$RESULTS_DIR/philly_$policy.log"
+  rm -f "$db"
+  echo "philly $policy (82,248 jobs, --assign-models, default cluster):" \
+    "$(grep -E 'Elapsed|Maximum resident' "$RESULTS_DIR/philly_$policy.time" | tr -s ' \t' ' ')"
+}
+for policy in fcfs easy cosched; do philly_run "$policy"; done
+
 echo
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
   "$(awk '/MemTotal/ {printf "%.1f GiB RAM", $2 / 1048576}' /proc/meminfo)," \

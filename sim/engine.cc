@@ -330,7 +330,7 @@ void Engine::FailJob(JobId id) {
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
   ++run.restarts;
-  run.overhead_left = options_.faults.restore_cost_seconds;  // restart from the checkpoint
+  run.overhead_left = RestoreSeconds(id);  // restart from the checkpoint
   QueueInsertSorted(id);
   policy_.OnRequeue(*this, id);
 }
@@ -490,7 +490,7 @@ void Engine::StopRunning(JobId id, bool failed) {
     const FaultOptions& f = options_.faults;
     if (f.checkpoints()) {
       // From the start of this interval: compute I, save for S, compute I, save for S, ...
-      cycle = f.checkpoint_interval_seconds + f.checkpoint_cost_seconds;
+      cycle = f.checkpoint_interval_seconds + SaveSeconds(id);
       done = std::floor(active / cycle);
       computed = done * f.checkpoint_interval_seconds +
                  std::min(active - done * cycle, f.checkpoint_interval_seconds);
@@ -556,7 +556,7 @@ void Engine::ScheduleFinish(JobId id) {
   const FaultOptions& f = options_.faults;
   if (f.checkpoints() && compute > f.checkpoint_interval_seconds) {
     // A save after every full interval of computing, none after the last stretch.
-    end += (std::ceil(compute / f.checkpoint_interval_seconds) - 1) * f.checkpoint_cost_seconds;
+    end += (std::ceil(compute / f.checkpoint_interval_seconds) - 1) * SaveSeconds(id);
   }
   const double walltime = policy_.RequestedWalltime(job);
   if (options_.enforce_walltime && walltime >= 0) {
@@ -681,7 +681,7 @@ void Engine::Preempt(JobId id) {
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
   ++run.preemptions;
-  run.overhead_left += options_.preemption_cost_seconds;
+  run.overhead_left += PreemptionSeconds(id);
   QueueInsertSorted(id);
 }
 
@@ -698,8 +698,23 @@ void Engine::Resize(JobId id, Allocation allocation) {
   QueueInsertSorted(id);
   // An elastic policy starts jobs on up to their request, which stays; others resize it.
   if (!elastic_) run.request.gpus = static_cast<int>(allocation.gpus.size());
-  run.overhead_left += options_.preemption_cost_seconds;  // checkpoint, restore on the new GPUs
+  run.overhead_left += PreemptionSeconds(id);  // checkpoint, restore on the new GPUs
   Start(id, std::move(allocation));
+}
+
+double Engine::SaveSeconds(JobId id) const {
+  const double modelled = options_.models ? options_.models->CheckpointSeconds(id) : 0.0;
+  return modelled > 0 ? modelled : options_.faults.checkpoint_cost_seconds;
+}
+
+double Engine::RestoreSeconds(JobId id) const {
+  const double modelled = options_.models ? options_.models->CheckpointSeconds(id) : 0.0;
+  return modelled > 0 ? modelled : options_.faults.restore_cost_seconds;
+}
+
+double Engine::PreemptionSeconds(JobId id) const {
+  const double modelled = options_.models ? options_.models->CheckpointSeconds(id) : 0.0;
+  return modelled > 0 ? 2 * modelled : options_.preemption_cost_seconds;
 }
 
 double Engine::gpu_memory_used(int gpu) const {

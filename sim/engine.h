@@ -87,6 +87,7 @@ class Engine final : public SchedulingContext {
   const std::string& reason(JobId id) const;
   const Metrics& metrics() const { return metrics_; }
   const Trace& trace() const { return trace_; }
+  bool policy_is_elastic() const { return elastic_; }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
   int64_t failures() const { return failures_; }
@@ -111,6 +112,8 @@ class Engine final : public SchedulingContext {
   const ModelRuntime* models() const override { return options_.models; }
   double gpu_memory_used(int gpu) const override;
   double preemption_cost() const override { return options_.preemption_cost_seconds; }
+  // The same for one job (model state / storage bandwidth when known).
+  double preemption_cost(JobId id) const override { return PreemptionSeconds(id); }
   void Start(JobId id, Allocation allocation) override;
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
@@ -158,6 +161,12 @@ class Engine final : public SchedulingContext {
   // Bytes per GPU the job holds on its allocation, and whether its batch runs out of memory.
   double JobMemory(JobId id, const Allocation& allocation, int batch, bool* oom) const;
   double RateOf(JobId id, const Allocation& allocation, int batch) const;
+  // Checkpoint save, restore, and preemption (save + restore) seconds of a job: from its model
+  // state and the storage bandwidth when both are known (ModelRuntime::CheckpointSeconds), else
+  // the run's constants.
+  double SaveSeconds(JobId id) const;
+  double RestoreSeconds(JobId id) const;
+  double PreemptionSeconds(JobId id) const;
   // GPUs of the allocation as a busy count (a share counts its fraction).
   static double HeldGpus(const Allocation& allocation) {
     return static_cast<double>(allocation.gpus.size()) *

@@ -19,7 +19,8 @@ ModelRuntime::ModelRuntime(const Trace& trace, const HardwareCatalog& hardware,
                            const ModelCatalog& models, ModelRuntimeOptions options)
     : hardware_(hardware), options_(std::move(options)), jobs_(trace.jobs.size()) {
   CHECK(options_.oom_startup_seconds >= 0 && options_.oom_retries >= 0 &&
-            options_.colocation_speed > 0 && options_.colocation_speed <= 1,
+            options_.colocation_speed > 0 && options_.colocation_speed <= 1 &&
+            options_.storage_gbps >= 0,
         "model runtime options out of range");
   const int types = static_cast<int>(hardware.gpus().size());
   std::map<const ModelSpec*, int> index;
@@ -138,6 +139,12 @@ double ShareSpeed(const Job& job, int milli, double colocation_speed) {
   if (milli <= 0 || milli >= 1000) return 1.0;
   if (job.gpu_milli > 0 && milli >= job.gpu_milli) return 1.0;  // ran its trace time on a share
   return std::min(1.0, milli / 500.0 * colocation_speed);
+}
+
+double ModelRuntime::CheckpointSeconds(JobId id) const {
+  const int m = jobs_[id].model;
+  if (m < 0 || options_.storage_gbps <= 0) return 0.0;
+  return clustersim::CheckpointSeconds(*models_[m].spec, options_.storage_gbps);
 }
 
 double ModelRuntime::ShareSpeed(const Job& job, int milli) const {

@@ -30,6 +30,9 @@
 // (Xiao et al., OSDI'18) packs jobs only when the pair's throughput beats time-slicing. Vary it
 // (`--colocation-speed`) in any study that depends on it.
 //
+// Checkpoints (DESIGN.md §7): with a storage bandwidth, a modelled job's checkpoint save and
+// restore each take its model state bytes / bandwidth, and a preemption or resize both.
+//
 // OOM (DESIGN.md §5): a non-elastic policy starts a job at its current batch; when that batch
 // does not fit the job holds its GPUs for oom_startup_seconds, fails with an OOM, and is
 // resubmitted with half the batch, at most oom_retries times (then it ends oom-failed).
@@ -55,6 +58,8 @@ struct ModelRuntimeOptions {
   int oom_retries = 4;
   // Speed of each of two jobs sharing one GPU (see the header comment).
   double colocation_speed = 0.7;
+  // Storage bandwidth for checkpoints, GB/s; 0 = checkpoint costs are the run's constants.
+  double storage_gbps = 0;
   MemoryOptions memory;
 };
 
@@ -97,6 +102,9 @@ class ModelRuntime {
   int BestBatch(JobId id, int type, int gpus) const;
   // Speed factor of `job` on a share of `milli` thousandths (0 = a whole GPU: 1).
   double ShareSpeed(const Job& job, int milli) const;
+  // Seconds to save (or restore) the job's checkpoint: model state bytes / storage bandwidth
+  // (sim/memory_model.h CheckpointSeconds); 0 without a model or without storage_gbps.
+  double CheckpointSeconds(JobId id) const;
 
  private:
   struct PerType {

@@ -91,8 +91,11 @@ class SchedulingContext {
   // Bytes of GPU `gpu`'s memory held by running jobs (a job without a model holds its GPUs'
   // whole memory, or its share of it).
   virtual double gpu_memory_used(int gpu) const = 0;
-  // Seconds a preempted or resized job spends saving and restoring before it progresses again.
+  // Seconds a preempted or resized job spends saving and restoring before it progresses again:
+  // the run's constant, and for one job (from its model state and the storage bandwidth in
+  // model-aware runs with --storage-gbps, else the constant).
   virtual double preemption_cost() const = 0;
+  virtual double preemption_cost(JobId id) const = 0;
 
   // Decisions. REQUIRES (CHECKed, naming the policy): Start — the job is queued and `allocation`
   // is free, of one allowed type and of the requested size (an elastic policy: 1..requested);

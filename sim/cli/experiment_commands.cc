@@ -208,6 +208,7 @@ int CommandCompare(int argc, char** argv) {
       "log-level", po::value(&log_level)->default_value("error"),
       "trace|debug|info|warn|error (warn shows each run's trace sanity report)");
   AddFilterOptions(desc, filter_args);
+  AddModelOptions(desc, base.models);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);

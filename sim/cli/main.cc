@@ -94,6 +94,12 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
                 "failures", v("failures"), v("restarts"), v("lost_gpu_hours"),
                 v("gpu_hours_down"), v("checkpoint_gpu_hours"));
   }
+  if (config.models.enabled || config.models.assign) {
+    std::printf("  %-14s memory utilization %.1f %%   OOM rate %.2f %% (%.0f failures, "
+                "%.1f GPU-h wasted)   oom-failed %.0f\n",
+                "memory", 100 * v("memory_utilization"), 100 * v("oom_rate"), v("oom_failures"),
+                v("oom_wasted_gpu_hours"), v("jobs_failed"));
+  }
   std::printf("  %-14s %s   events %llu   wall %.2f s\n", "fingerprint",
               HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
               o.wall_seconds);
@@ -143,17 +149,7 @@ int CommandRun(int argc, char** argv) {
       "seconds each checkpoint save takes, without progress")(
       "restore-cost", po::value(&config.engine.faults.restore_cost_seconds)->default_value(0),
       "seconds a job restarted after a failure spends restoring its checkpoint")(
-      "model-aware", po::bool_switch(&config.models.enabled),
-      "simulate GPU memory: OOM failures at the user's batch, batch-aware rates, sharing")(
-      "assign-models", po::bool_switch(&config.models.assign),
-      "give jobs without a model one and a batch (seeded by --seed); implies --model-aware")(
-      "models", po::value(&config.models.catalog_path), "model catalog JSON (default: built in)")(
-      "oom-startup", po::value(&config.models.options.oom_startup_seconds)->default_value(120),
-      "seconds a job runs before running out of memory")(
-      "oom-retries", po::value(&config.models.options.oom_retries)->default_value(4),
-      "resubmissions with half the batch after OOM failures")(
-      "colocation-speed", po::value(&config.models.options.colocation_speed)->default_value(0.7),
-      "speed of each of two jobs sharing one GPU, (0, 1]")(
+
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
       "check", po::bool_switch(&config.engine.check_invariants),
@@ -161,6 +157,7 @@ int CommandRun(int argc, char** argv) {
       "no-progress", "never draw the progress bar")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
   AddFilterOptions(desc, filter_args);
+  AddModelOptions(desc, config.models);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);

@@ -127,6 +127,8 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.options.oom_retries = static_cast<int>(retries);
     } else if (option == "colocation-speed") {
       config->models.options.colocation_speed = RequireNumber(value, path, key);
+    } else if (option == "storage-gbps") {
+      config->models.options.storage_gbps = RequireNumber(value, path, key);
     } else {
       throw InputError(path, 0, 0,
                        "unknown key \"" + key +
@@ -134,7 +136,7 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
                            "runtime_model, params, seed, interval, stop_time, preemption_cost, "
                            "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
                            "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
-                           "oom_startup, oom_retries, colocation_speed, out");
+                           "oom_startup, oom_retries, colocation_speed, storage_gbps, out");
     }
   }
 }
@@ -148,6 +150,7 @@ std::string ModelConfig::ToJson(int64_t seed) const {
   j["oom_startup_seconds"] = options.oom_startup_seconds;
   j["oom_retries"] = options.oom_retries;
   j["colocation_speed"] = options.colocation_speed;
+  if (options.storage_gbps > 0) j["storage_gbps"] = options.storage_gbps;
   return j.dump();
 }
 
@@ -163,6 +166,9 @@ void CheckModelOptions(const ModelConfig& models) {
   }
   if (!(o.colocation_speed > 0 && o.colocation_speed <= 1)) {
     throw InputError("--colocation-speed: expected a number in (0, 1]");
+  }
+  if (!(o.storage_gbps >= 0) || !std::isfinite(o.storage_gbps)) {
+    throw InputError("--storage-gbps: expected a number of GB/s >= 0");
   }
 }
 

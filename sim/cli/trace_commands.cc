@@ -149,6 +149,25 @@ int ClusterFrom(int argc, char** argv) {
 
 }  // namespace
 
+void AddModelOptions(po::options_description& desc, ModelConfig& models) {
+  po::options_description group("model-aware simulation (GPU memory, OOM, batch, sharing)");
+  group.add_options()(
+      "model-aware", po::bool_switch(&models.enabled),
+      "simulate GPU memory: OOM failures at the user's batch, batch-aware rates, sharing")(
+      "assign-models", po::bool_switch(&models.assign),
+      "give jobs without a model one and a batch (seeded by --seed); implies --model-aware")(
+      "models", po::value(&models.catalog_path), "model catalog JSON (default: built in)")(
+      "oom-startup", po::value(&models.options.oom_startup_seconds)->default_value(120),
+      "seconds a job runs before running out of memory")(
+      "oom-retries", po::value(&models.options.oom_retries)->default_value(4),
+      "resubmissions with half the batch after OOM failures")(
+      "colocation-speed", po::value(&models.options.colocation_speed)->default_value(0.7, "0.7"),
+      "speed of each of two jobs sharing one GPU, (0, 1]")(
+      "storage-gbps", po::value(&models.options.storage_gbps)->default_value(0),
+      "checkpoint storage bandwidth, GB/s: a modelled job's save/restore = state bytes / it");
+  desc.add(group);
+}
+
 void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
   desc.add_options()("window", po::value(&args.window),
                      "keep jobs submitted in START:END seconds (either may be empty)")(

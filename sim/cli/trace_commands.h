@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <string>
 
+#include "sim/cli/run.h"
 #include "workloads/transforms.h"
 
 namespace clustersim {
@@ -17,6 +18,9 @@ struct FilterArgs {
 
 // Adds --window, --vc, --user, --status, --first, --load-scale, --map-gpu.
 void AddFilterOptions(boost::program_options::options_description& desc, FilterArgs& args);
+// The model-aware options (--model-aware, --assign-models, --models, --oom-startup, --oom-retries,
+// --colocation-speed, --storage-gbps) of run and compare.
+void AddModelOptions(boost::program_options::options_description& desc, ModelConfig& models);
 // Turns the parsed options into a TraceFilter. Throws InputError for a malformed value.
 TraceFilter MakeFilter(const FilterArgs& args);
 

@@ -98,7 +98,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                 "seed",           "version",      "wall_seconds",
                                 "events",         "passes",       "status",
                                 "error",          "fingerprint",  "timeseries_interval_seconds",
-                                "preemption_cost_seconds", "trace_filter", "faults"}));
+                                "preemption_cost_seconds", "trace_filter", "faults",
+                                "models"}));
   EXPECT_EQ(ColumnsOf(db, "jobs"), (std::vector<std::string>{"run_id",
                                                              "job_index",
                                                              "job_id",
@@ -346,6 +347,41 @@ TEST(SqliteOutput, SameInputsGiveIdenticalRowsAndFingerprint) {
   RunOk(other);
   Database c(third);
   EXPECT_NE(c.Value("SELECT fingerprint FROM runs"), a.Value("SELECT fingerprint FROM runs"));
+}
+
+TEST(SqliteOutput, ModelAwareRunRecordsBatchesMemoryAndOomFailures) {
+  // The bundled trace's first 3,000 jobs with models assigned (seed 7) under fcfs: the jobs
+  // table's model columns must agree with each other and with the summary, counted here in SQL.
+  TempDir dir;
+  const std::string out = dir.File("models.sqlite");
+  RunOk({"run", "--first", "3000", "--assign-models", "--seed", "7", "--out", out,
+         "--no-progress"});
+  Database db(out);
+  const std::string models = db.Value("SELECT models FROM runs").value_or("");
+  EXPECT_NE(models.find("\"assign\":true"), std::string::npos) << models;
+  EXPECT_NE(models.find("\"assign_seed\":7"), std::string::npos) << models;
+  // Every job got a batch; every started job records the batch it ran and its memory per GPU.
+  EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE batch_requested IS NULL").value_or(""), "0");
+  EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE start_time IS NOT NULL AND "
+                     "(batch_used IS NULL OR memory_per_gpu_gib IS NULL)").value_or(""),
+            "0");
+  // A job's batch halves once per OOM failure (down to 1).
+  EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE start_time IS NOT NULL AND batch_used != "
+                     "max(1, batch_requested >> oom_failures) AND status != 'oom-failed'").value_or(""),
+            "0");
+  // Memory per GPU never exceeds the GPU's memory (80 GiB at most on the default cluster).
+  EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE memory_per_gpu_gib > 80").value_or(""), "0");
+  const int oom_jobs = std::stoi(db.Value("SELECT count(*) FROM jobs WHERE oom_failures > 0 AND start_time IS NOT NULL").value_or(""));
+  const int started = std::stoi(db.Value("SELECT count(*) FROM jobs WHERE start_time IS NOT NULL").value_or(""));
+  EXPECT_GT(oom_jobs, 0);  // the assigned batches straddle B_max on purpose
+  EXPECT_NEAR(std::stod(db.Value("SELECT value FROM summary WHERE metric = 'oom_rate'").value_or("")),
+              static_cast<double>(oom_jobs) / started, 1e-12);
+  EXPECT_EQ(db.Value("SELECT value FROM summary WHERE metric = 'oom_failures'").value_or(""),
+            db.Value("SELECT CAST(sum(oom_failures) AS REAL) FROM jobs").value_or(""));
+  // Jobs that gave up carry their reason.
+  EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE status = 'oom-failed' AND "
+                     "reason NOT LIKE 'out of GPU memory:%'").value_or(""),
+            "0");
 }
 
 }  // namespace

@@ -98,10 +98,8 @@ TEST(Oom, RetryLimitEndsTheJobOomFailed) {
   EXPECT_EQ(a.oom_failures, 2);
   EXPECT_DOUBLE_EQ(a.end_time, 120);
   EXPECT_NE(sim.ReasonOf("a").find("out of GPU memory: Toy at batch 16"), std::string::npos);
-  // b (batch 4 of its own, fits) starts when a is gone, at its user's batch: rate 1.
-  // b is behind a in submission order: fcfs starts it at 60 while a waits? No: a requeues at
-  // the head (submission order), and b fits only on the single GPU a leaves; at 60 the pass
-  // starts a again first.
+  // b waits behind a: a goes back to the head of the queue (submission order) and takes the
+  // GPU again at 60; b starts at 120, at its own batch 4 (which fits): rate 1, 500 s.
   const JobRun& b = sim.Of("b");
   EXPECT_DOUBLE_EQ(b.first_start, 120);
   EXPECT_NEAR(b.end_time, 620, 1e-6);
@@ -129,6 +127,35 @@ TEST(Oom, ModelTooLargeForTheRequestedGpusIsRejected) {
   sim.Run();
   EXPECT_EQ(sim.Of("a").state, JobState::kRejected);
   EXPECT_NE(sim.ReasonOf("a").find("model Toy needs"), std::string::npos);
+}
+
+TEST(Checkpoints, SaveAndRestoreTakeTheModelStateOverTheStorageBandwidth) {
+  // Toy's checkpoint: weights 2 + optimizer 12 bytes per parameter = 14,000 bytes; at 1e-5 GB/s
+  // (10 KB/s) a save or restore takes 1.4 s. Checkpoints every 300 s of computing; the node fails
+  // at 700 s for 100 s. 0-300 compute, 300-301.4 save, 301.4-601.4 compute, 601.4-602.8 save
+  // (600 s of work durable), 602.8-700 lost (97.2 s); 800-801.4 restore; 400 s of work left:
+  // 801.4-1101.4 compute, 1101.4-1102.8 save, 1102.8-1202.8 compute.
+  EngineOptions options;
+  options.faults.checkpoint_interval_seconds = 300;
+  options.faults.checkpoint_cost_seconds = 50;  // the constants apply to jobs without a model
+  options.faults.restore_cost_seconds = 50;
+  FailureRecord failure;
+  failure.time = 700;
+  failure.node = 0;
+  failure.duration = 100;
+  options.faults.trace = {failure};
+  ModelRuntimeOptions model_options;
+  model_options.storage_gbps = 1e-5;
+  TestSim sim(Nodes(1, 1, "V100-16GB"), {ToyJob("a", 0, 1, 1000, 8)}, "fcfs", "first-fit",
+              options, "trace", Params(), &Toy(), model_options);
+  // Batch 8 is the user's: rate 1.
+  EXPECT_NEAR(sim.models()->CheckpointSeconds(0), 1.4, 1e-9);
+  sim.Run();
+  const JobRun& a = sim.Of("a");
+  EXPECT_NEAR(a.end_time, 1202.8, 1e-6);
+  EXPECT_NEAR(a.lost_gpu_seconds, 97.2, 1e-6);
+  EXPECT_NEAR(a.checkpoint_seconds, 3 * 1.4, 1e-6);
+  EXPECT_NEAR(a.overhead_seconds, 1.4, 1e-6);
 }
 
 // An elastic test policy: starts the queue head on `gpus` GPUs at `batch`, optionally as a share.
