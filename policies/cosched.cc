@@ -17,7 +17,7 @@
 //     use: nothing else starts or grows on them until it starts.
 //   interval (600): seconds between re-optimizations (growth of running jobs).
 //   realloc_margin (2): a job is grown only when the predicted saving of its remaining time
-//     exceeds realloc_margin x the preemption cost (a resize pays checkpoint + restore).
+//     exceeds realloc_margin x its preemption cost (a resize pays checkpoint + restore).
 //
 // The rule, exactly:
 // - Order. Jobs waiting longer than starvation_seconds (since submission) come first, in
@@ -49,7 +49,7 @@
 //   running job holding fewer whole GPUs than it asked for (in the order above; not on a held
 //   type) that started or was resized at least `interval` seconds ago is resized to the largest
 //   count n' in (n, R] of its type the placement finds on the free GPUs plus its own, when its
-//   remaining work w satisfies w / rate - w / rate' > realloc_margin x preemption_cost, with
+//   remaining work w satisfies w / rate - w / rate' > realloc_margin x preemption_cost(job), with
 //   rate' = rate x RateFactor(n', BestBatch(n')) / RateFactor(n, b) (same type: the runtime
 //   model's part of the rate is taken as unchanged). This re-optimization runs at most once per
 //   `interval`, at a pass with free GPUs; when such a pass comes too early (for the last
@@ -573,7 +573,6 @@ class Cosched final : public Policy {
     const ModelRuntime& models = *context.models();
     double next_eligible = std::numeric_limits<double>::infinity();
     scratch_.reset();  // copied from the live state when the first eligible job is looked at
-    const double threshold = options_.realloc_margin * context.preemption_cost();
     std::vector<JobId> done;
     for (const OrderKey& key : under_) {
       const JobId id = key.id;
@@ -618,7 +617,7 @@ class Cosched final : public Policy {
           const double work = WorkLeft(context, id);
           const double new_rate = run.rate * new_factor / old_factor;
           const double saving = work / run.rate - work / new_rate;
-          if (saving > threshold) {
+          if (saving > options_.realloc_margin * context.preemption_cost(id)) {
             scratch.Allocate(allocation.gpus);
             allocation.batch = batch;
             context.Resize(id, std::move(allocation));
