@@ -527,8 +527,8 @@ class Cosched final : public Policy {
   void Begin(SchedulingContext& context, JobId id, Allocation allocation) {
     // Shares are never resized (the engine does not move a share), so only whole-GPU starts on
     // fewer GPUs than requested wait to grow.
-    const bool under = allocation.milli == 0 &&
-                       static_cast<int>(allocation.gpus.size()) < info_[id].request;
+    const bool under =
+        allocation.milli == 0 && static_cast<int>(allocation.gpus.size()) < info_[id].request;
     context.Start(id, std::move(allocation));
     last_resize_[id] = context.now();  // a start counts as an allocation change
     started_.push_back(id);
@@ -637,8 +637,8 @@ class Cosched final : public Policy {
   std::vector<int> types_;  // catalog GPU types present in the cluster ("slots")
   std::vector<JobInfo> info_;
   std::vector<OrderKey> key_;
-  std::vector<int> floor_;     // job x slot: smallest count on that type, 0 = not usable
-  std::vector<double> speed_;  // job x slot: the catalog's speedup for the job's model family
+  std::vector<int> floor_;           // job x slot: smallest count on that type, 0 = not usable
+  std::vector<double> speed_;        // job x slot: the catalog's speedup for the job's model family
   std::vector<double> share_bytes_;  // job x slot: M(b) when shareable there, else -1
   std::vector<int> share_batch_;     // job x slot: its best 1-GPU batch b when shareable
   std::vector<std::multiset<int>> floors_;           // per slot: DemandFloor of queued jobs
@@ -692,8 +692,9 @@ CLUSTERSIM_REGISTER_POLICY(
       }
       options.starvation_seconds = params.Double("starvation_seconds", options.starvation_seconds);
       if (!(options.starvation_seconds >= 0)) {
-        throw InputError("parameter starvation_seconds: expected a number of seconds >= 0 "
-                         "(inf: never)");
+        throw InputError(
+            "parameter starvation_seconds: expected a number of seconds >= 0 "
+            "(inf: never)");
       }
       options.interval_seconds = params.Double("interval", options.interval_seconds);
       if (!(options.interval_seconds > 0) || !std::isfinite(options.interval_seconds)) {
