@@ -1,0 +1,236 @@
+// cosched (policies/cosched.cc): schedules and batches computed by hand in the comments, on
+// clusters small enough to follow. Runtime model `trace`, so a job progresses at
+// RateFactor x ShareSpeed (1 at its user's configuration on a whole GPU). Model-aware runs use
+// the compiled-in model and hardware catalogs, through a ModelRuntime built from the same sorted
+// job list TestSim runs (so job indices agree).
+//
+// Memory figures used below (sim/memory_model.h: 16 B/param for mixed precision + Adam, 12 for
+// mixed + SGD with momentum; workspace 10% of the 2-byte weights; reserve 10% of the GPU; 1 GiB =
+// 2^30 B):
+// - BERT-large (340M params, Adam, k = 138,412,032 B/sample) on V100-16GB (17,179,869,184 B):
+//   M_static = 340e6 x 16 + 0.1 x 680e6 = 5,508,000,000 B; reserve 1,717,986,918.4 B;
+//   B_max = floor((17,179,869,184 - 5,508,000,000 - 1,717,986,918.4) / 138,412,032)
+//         = floor(71.9) = 71. The user's batch 128 needs 5.508e9 + 128 k = 23.2e9 B: out of memory;
+//   half of it, 64, needs 14.37e9 B <= 15.46e9 B of capacity: fits.
+// - ResNet-50 (25.6M params, SGD momentum, k = 43,452,416 B/sample) on A100-80GB
+//   (85,899,345,920 B): M_static = 25.6e6 x 12 + 0.1 x 51.2e6 = 312,320,000 B;
+//   M(256) = 312,320,000 + 256 k = 11,436,138,496 B <= half the capacity
+//   (0.9 x 85,899,345,920 / 2 = 38,654,705,664 B); two of them fit on one GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+#include "sim/error.h"
+#include "sim/model_runtime.h"
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::MakeJob;
+using testing::Nodes;
+using testing::TestSim;
+
+Params ParamsOf(std::map<std::string, std::string> values) { return Params(std::move(values)); }
+
+Job ModelJob(const std::string& id, double submit, int gpus, double duration,
+             const std::string& model, int batch) {
+  Job job = MakeJob(id, submit, gpus, duration);
+  job.model = model;
+  job.batch_size = batch;
+  return job;
+}
+
+// A model-aware run on the compiled-in catalogs.
+TestSim ModelSim(const std::string& cluster_json, std::vector<Job> jobs, const std::string& policy,
+                 std::map<std::string, std::string> params = {}, double preemption_cost = 0) {
+  EngineOptions options;
+  options.preemption_cost_seconds = preemption_cost;
+  return TestSim(cluster_json, std::move(jobs), policy, "first-fit", options, "trace",
+                 ParamsOf(std::move(params)), &ModelCatalog::Default());
+}
+
+TEST(Cosched, StartsAJobWhoseUserBatchDoesNotFitWithABatchThatFitsWhereFcfsRunsOutOfMemory) {
+  // One V100-16GB. BERT-large at the user's batch 128 needs 23.2e9 B > 15.46e9 B (header).
+  // fcfs starts it at 128 at t=0: out of memory after the 120 s start-up, resubmitted at 64,
+  // which fits; it starts again at 120.
+  // cosched picks the goodput-maximizing batch <= B_max = 71. BERT-large's noise scale is
+  // sqrt(2100 x 20000) = 6481 samples and b_half = 8, so goodput ~ b / ((b + 8)(b + 6481)) rises
+  // up to b ~ sqrt(8 x 6481) = 228 > 71: it rises over all of 1..71, and the best batch is B_max
+  // itself, 71. It starts at t=0 and never runs out of memory.
+  const std::vector<Job> jobs = {ModelJob("bert", 0, 1, 1000, "BERT-large", 128)};
+  TestSim fcfs = ModelSim(Nodes(1, 1, "V100-16GB"), jobs, "fcfs");
+  fcfs.Run();
+  EXPECT_EQ(fcfs.Of("bert").oom_failures, 1);
+  EXPECT_EQ(fcfs.Of("bert").batch, 64);
+  EXPECT_DOUBLE_EQ(fcfs.Of("bert").oom_delay, 120);
+
+  TestSim cosched = ModelSim(Nodes(1, 1, "V100-16GB"), jobs, "cosched");
+  cosched.Run();
+  const JobRun& run = cosched.Of("bert");
+  EXPECT_EQ(run.state, JobState::kCompleted);
+  EXPECT_EQ(run.oom_failures, 0);
+  EXPECT_EQ(run.batch, 71);
+  EXPECT_DOUBLE_EQ(run.first_start, 0);
+  // M(71) = 5,508,000,000 + 71 x 138,412,032 = 15,335,254,272 B <= 15,461,882,265.6 B.
+  EXPECT_DOUBLE_EQ(run.memory_per_gpu, 15335254272.0);
+}
+
+TEST(Cosched, StartsAJobOnFewerGpusThanRequestedWhenOnlyThatManyAreFree) {
+  // 1 node x 4 A100-80GB. B (no model, 2 GPUs, 500 s) and, at t=10, A (ResNet-50, 4 GPUs,
+  // 4000 s). At t=10 two GPUs are free; A's floor is max(min_gpus 1, ceil(0.5 x 4)) = 2: it
+  // starts at 10 on 2 GPUs (fcfs waits for B until 500). B ends at 500; A may grow an interval
+  // (600 s) after its start, so a timer brings a pass at 610, where it grows to 4 GPUs (no
+  // preemption cost): GPU-seconds = 2 x 600 + 4 x (end - 610).
+  const std::vector<Job> jobs = {MakeJob("B", 0, 2, 500),
+                                 ModelJob("A", 10, 4, 4000, "ResNet-50", 256)};
+  TestSim sim = ModelSim(Nodes(1, 4), jobs, "cosched");
+  sim.Run();
+  const JobRun& a = sim.Of("A");
+  EXPECT_EQ(a.state, JobState::kCompleted);
+  EXPECT_DOUBLE_EQ(a.first_start, 10);
+  EXPECT_EQ(a.oom_failures, 0);
+  EXPECT_EQ(a.max_gpus, 4);
+  EXPECT_NEAR(a.gpu_seconds, 2 * 600 + 4 * (a.end_time - 610), 1e-6);
+
+  TestSim fcfs = ModelSim(Nodes(1, 4), jobs, "fcfs");
+  fcfs.Run();
+  EXPECT_DOUBLE_EQ(fcfs.Of("A").first_start, 500);
+
+  // min_fraction=1: whole requests only, so A waits for B as under fcfs.
+  TestSim whole = ModelSim(Nodes(1, 4), jobs, "cosched", {{"min_fraction", "1"}});
+  whole.Run();
+  EXPECT_DOUBLE_EQ(whole.Of("A").first_start, 500);
+  EXPECT_EQ(whole.Of("A").max_gpus, 4);
+}
+
+TEST(Cosched, CoLocatesTwoSmallJobsOnOneGpuWhenNoWholeGpuIsFreeForBoth) {
+  // 1 node x 2 A100-80GB. L (no model, 1 GPU, 5000 s) takes GPU 0 at t=0. At t=10, S1 and S2
+  // (ResNet-50, 1 GPU, user batch 256, 700 s each) arrive; one whole GPU is free.
+  // Best batch on one A100-80GB: noise scale sqrt(1000 x 30000) = 5477, b_half = 16 (plus well
+  // under one sample of optimizer time): goodput ~ b / ((b + 16)(b + 5477)) peaks near
+  // sqrt(16 x 5477) = 296; of the candidates 256 gives 256 / (272 x 5733) = 1.642e-4 and 512
+  // gives 512 / (528 x 5989) = 1.619e-4: 256, the user's batch (rate factor 1).
+  // M(256) = 11.44e9 B is at most half the capacity and the pair (22.9e9 B) fits: S1 would take
+  // the last free GPU while S2 could use no other, so both start at t=10 on halves of GPU 1.
+  // Each runs at ShareSpeed(500) = 500/500 x 0.7: 700 / 0.7 = 1000 s, ending at 1010.
+  const std::vector<Job> jobs = {MakeJob("L", 0, 1, 5000),
+                                 ModelJob("S1", 10, 1, 700, "ResNet-50", 256),
+                                 ModelJob("S2", 10, 1, 700, "ResNet-50", 256)};
+  TestSim sim = ModelSim(Nodes(1, 2), jobs, "cosched");
+  Engine& engine = sim.Run();
+  for (const char* id : {"S1", "S2"}) {
+    const JobRun& run = sim.Of(id);
+    EXPECT_EQ(run.state, JobState::kCompleted) << id;
+    EXPECT_DOUBLE_EQ(run.first_start, 10) << id;
+    EXPECT_EQ(run.batch, 256) << id;
+    EXPECT_EQ(run.allocation.milli, 500) << id;
+    EXPECT_NEAR(run.end_time, 1010, 1e-6) << id;
+    EXPECT_EQ(run.oom_failures, 0) << id;
+  }
+  // Both shares on one GPU: each held half a GPU for 1000 s; L held GPU 0 for 5000 s.
+  EXPECT_NEAR(engine.metrics().busy_gpu_seconds(), 5000 + 2 * 0.5 * 1000, 1e-6);
+
+  // With share=false S2 waits for S1's whole GPU: S1 [10, 710], S2 [710, 1410].
+  TestSim apart = ModelSim(Nodes(1, 2), jobs, "cosched", {{"share", "false"}});
+  apart.Run();
+  EXPECT_DOUBLE_EQ(apart.Of("S1").first_start, 10);
+  EXPECT_DOUBLE_EQ(apart.Of("S1").end_time, 710);
+  EXPECT_DOUBLE_EQ(apart.Of("S2").first_start, 710);
+  EXPECT_EQ(apart.Of("S2").allocation.milli, 0);
+}
+
+TEST(Cosched, DoesNotShareWhenAWholeGpuIsFreeForEachJob) {
+  // 1 node x 3 A100-80GB, the same jobs as above: S1 and S2 each get a whole GPU at t=10 and
+  // run at full speed, [10, 710].
+  const std::vector<Job> jobs = {MakeJob("L", 0, 1, 5000),
+                                 ModelJob("S1", 10, 1, 700, "ResNet-50", 256),
+                                 ModelJob("S2", 10, 1, 700, "ResNet-50", 256)};
+  TestSim sim = ModelSim(Nodes(1, 3), jobs, "cosched");
+  sim.Run();
+  for (const char* id : {"S1", "S2"}) {
+    EXPECT_EQ(sim.Of(id).allocation.milli, 0) << id;
+    EXPECT_DOUBLE_EQ(sim.Of(id).end_time, 710) << id;
+  }
+}
+
+TEST(Cosched, AStarvingJobIsNotOvertaken) {
+  // 1 node x 4 GPUs, no model information. A (1 GPU, 1000 s) at 0; Big (4 GPUs, 100 s) at 1;
+  // S1 (1 GPU, 1000 s) at 500; S2 (1 GPU, 1000 s) at 1200.
+  // starvation_seconds=100: from t=101 Big starves. At 500 it does not fit (3 free) and holds
+  // the GPUs: S1 waits. At 1000 A ends: Big runs [1000, 1100]; at 1100 S1 starts [1100, 2100];
+  // S2 starts at 1200 [1200, 2200].
+  const std::vector<Job> jobs = {MakeJob("A", 0, 1, 1000), MakeJob("Big", 1, 4, 100),
+                                 MakeJob("S1", 500, 1, 1000), MakeJob("S2", 1200, 1, 1000)};
+  TestSim held(Nodes(1, 4), jobs, "cosched", "first-fit", {}, "trace",
+               ParamsOf({{"starvation_seconds", "100"}}));
+  held.Run();
+  EXPECT_DOUBLE_EQ(held.Of("Big").first_start, 1000);
+  EXPECT_DOUBLE_EQ(held.Of("S1").first_start, 1100);
+  EXPECT_DOUBLE_EQ(held.Of("S2").first_start, 1200);
+
+  // Without the hold the small jobs keep one GPU busy: S1 [500, 1500] overlaps A's end, S2
+  // [1200, 2200] overlaps S1's; Big starts only at 2200.
+  TestSim free(Nodes(1, 4), jobs, "cosched", "first-fit", {}, "trace",
+               ParamsOf({{"starvation_seconds", "inf"}}));
+  free.Run();
+  EXPECT_DOUBLE_EQ(free.Of("S1").first_start, 500);
+  EXPECT_DOUBLE_EQ(free.Of("S2").first_start, 1200);
+  EXPECT_DOUBLE_EQ(free.Of("Big").first_start, 2200);
+}
+
+TEST(Cosched, GrowsAJobStartedOnFewerGpusAtTheNextReoptimization) {
+  // 1 node x 4 A100-80GB. B (no model, 2 GPUs, 300 s) and A (ResNet-50, 4 GPUs, 20000 s) at 0.
+  // Order (age_weight 300 s per GPU): B (0 + 600) before A (0 + 1200); A starts on the 2 GPUs
+  // left, at about half its rate, and the re-optimization timer is set for 600. B ends at 300.
+  // At 600 two GPUs are free and nobody waits: A grows to 4 GPUs (remaining work ~ 19700 s at
+  // about half speed: the saving is hours, far above 2 x the 10 s preemption cost), pays 10 s of
+  // restore, and holds 4 GPUs from then on: GPU-seconds = 2 x 600 + 4 x (end - 600).
+  const std::vector<Job> jobs = {MakeJob("B", 0, 2, 300),
+                                 ModelJob("A", 0, 4, 20000, "ResNet-50", 256)};
+  TestSim grown = ModelSim(Nodes(1, 4), jobs, "cosched", {}, /*preemption_cost=*/10);
+  grown.Run();
+  const JobRun& a = grown.Of("A");
+  EXPECT_EQ(a.state, JobState::kCompleted);
+  EXPECT_DOUBLE_EQ(a.first_start, 0);
+  EXPECT_EQ(a.max_gpus, 4);
+  EXPECT_DOUBLE_EQ(a.overhead_seconds, 10);  // exactly one resize
+  EXPECT_NEAR(a.gpu_seconds, 2 * 600 + 4 * (a.end_time - 600), 1e-6);
+
+  // A reallocation cost above any possible saving (the remaining time is at most ~40000 s at
+  // half speed, 2 x 1e6 s of cost): the job is not grown, holds 2 GPUs throughout and ends later.
+  TestSim kept = ModelSim(Nodes(1, 4), jobs, "cosched", {}, /*preemption_cost=*/1e6);
+  kept.Run();
+  EXPECT_EQ(kept.Of("A").max_gpus, 2);
+  EXPECT_DOUBLE_EQ(kept.Of("A").overhead_seconds, 0);
+  EXPECT_GT(kept.Of("A").end_time, a.end_time);
+}
+
+TEST(Cosched, WithoutModelsBackfillsWholeRequestsSmallJobsFirst) {
+  // 1 node x 4 GPUs, no model information: whole requests. A (3 GPUs, 100 s) at 0, B (2 GPUs,
+  // 100 s) at 1, C (1 GPU, 100 s) at 2. At 2, C fits in the free GPU and starts although B
+  // waits (greedy backfill; C's key 2 + 300 is before B's 1 + 600 anyway). B starts at 100.
+  TestSim sim(Nodes(1, 4),
+              {MakeJob("A", 0, 3, 100), MakeJob("B", 1, 2, 100), MakeJob("C", 2, 1, 100)},
+              "cosched");
+  sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("A").first_start, 0);
+  EXPECT_DOUBLE_EQ(sim.Of("C").first_start, 2);
+  EXPECT_DOUBLE_EQ(sim.Of("B").first_start, 100);
+  EXPECT_EQ(sim.Of("B").max_gpus, 2);
+}
+
+TEST(Cosched, RejectsParametersOutOfRange) {
+  const PolicyEntry& entry = FindPolicy("cosched");
+  EXPECT_THROW(entry.make(ParamsOf({{"min_fraction", "0"}})), InputError);
+  EXPECT_THROW(entry.make(ParamsOf({{"min_fraction", "1.5"}})), InputError);
+  EXPECT_THROW(entry.make(ParamsOf({{"interval", "0"}})), InputError);
+  EXPECT_THROW(entry.make(ParamsOf({{"age_weight", "-1"}})), InputError);
+  EXPECT_THROW(entry.make(ParamsOf({{"realloc_margin", "-1"}})), InputError);
+  EXPECT_NO_THROW(entry.make(ParamsOf({{"starvation_seconds", "inf"}, {"share", "false"}})));
+}
+
+}  // namespace
+}  // namespace clustersim
