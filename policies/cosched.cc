@@ -595,7 +595,7 @@ class Cosched final : public Policy {
       if (!scratch_) scratch_.emplace(context.resources());
       Resources& scratch = *scratch_;
       if (scratch.free_of_type(t) == 0) continue;
-      const double old_factor = models.RateFactor(id, t, held, std::max(run.batch, 1));
+      const double old_factor = models.RateFactor(id, t, held, std::max(context.model_run(id).batch, 1));
       if (!(old_factor > 0) || !(run.rate > 0)) continue;
       scratch.Release(run.allocation.gpus);
       int n = std::min(request, scratch.free_of_type(t));

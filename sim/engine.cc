@@ -71,8 +71,9 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
     metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);
     oom_pending_.assign(trace.jobs.size(), 0);
+    model_runs_.resize(trace.jobs.size());
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
-      runs_[i].batch = options_.models->user_batch(static_cast<JobId>(i));
+      model_runs_[i].batch = options_.models->user_batch(static_cast<JobId>(i));
     }
   }
 }
@@ -343,11 +344,12 @@ void Engine::FailJob(JobId id) {
 
 void Engine::OomFail(JobId id) {
   JobRun& run = runs_[id];
+  ModelRun& mrun = model_runs_[id];
   const Allocation allocation = run.allocation;
   StopRunning(id);
   run.allocation.gpus.clear();
-  ++run.oom_failures;
-  if (run.oom_failures > options_.models->options().oom_retries || run.batch <= 1) {
+  ++mrun.oom_failures;
+  if (mrun.oom_failures > options_.models->options().oom_retries || mrun.batch <= 1) {
     const ModelRuntime& models = *options_.models;
     const GpuSpec& gpu = cluster_.catalog().gpu(allocation.gpu_type);
     const bool fits_layout = models.layout(id, allocation.gpu_type) != nullptr &&
@@ -357,19 +359,19 @@ void Engine::OomFail(JobId id) {
     if (fits_layout) {
       char text[96];
       std::snprintf(text, sizeof text, "needs %.1f GiB per GPU",
-                    models.MemoryBytes(id, allocation.gpu_type, run.batch) / (1u << 30));
+                    models.MemoryBytes(id, allocation.gpu_type, mrun.batch) / (1u << 30));
       need = text;
     }
     reasons_[id] = "out of GPU memory: " + models.model(id)->name + " at batch " +
-                   std::to_string(run.batch) + " per GPU " + need + " on " + gpu.name +
-                   " (" + std::to_string(run.oom_failures) + " attempts)";
+                   std::to_string(mrun.batch) + " per GPU " + need + " on " + gpu.name +
+                   " (" + std::to_string(mrun.oom_failures) + " attempts)";
     run.state = JobState::kOomFailed;
     run.end_time = now_;
     ++jobs_done_;
     policy_.OnCompletion(*this, id);
     return;
   }
-  run.batch = std::max(1, run.batch / 2);  // the user's retry: half the batch
+  mrun.batch = std::max(1, mrun.batch / 2);  // the user's retry: half the batch
   run.state = JobState::kQueued;
   QueueInsertSorted(id);
   policy_.OnRequeue(*this, id);
@@ -404,11 +406,12 @@ double Engine::JobMemory(JobId id, const Allocation& allocation, int batch, bool
 }
 
 void Engine::PlaceMemory(JobId id, int sign) {
-  JobRun& run = runs_[id];
+  const JobRun& run = runs_[id];
+  const ModelRun& mrun = model_runs_[id];
   for (int g : run.allocation.gpus) {
-    gpu_memory_[g] += sign * run.memory_per_gpu;
+    gpu_memory_[g] += sign * mrun.memory_per_gpu;
     if (gpu_memory_[g] < 0) gpu_memory_[g] = 0;  // rounding of sums of shares
-    metrics_.OnGpuMemory(g, sign * run.memory_per_gpu);
+    metrics_.OnGpuMemory(g, sign * mrun.memory_per_gpu);
   }
 }
 
@@ -485,7 +488,7 @@ void Engine::StopRunning(JobId id, bool failed) {
     // Started at a batch that does not fit: no progress and no checkpoint; the time is wasted
     // (the restore still to pay stays due).
     oom_pending_[id] = 0;
-    run.oom_gpu_seconds += ran * n;
+    model_runs_[id].oom_gpu_seconds += ran * n;
   } else {
     const double overhead = std::min(ran, run.overhead_left);  // paid before any progress
     run.overhead_left -= overhead;
@@ -628,10 +631,12 @@ void Engine::Start(JobId id, Allocation allocation) {
               " GPUs; it requests " + std::to_string(run.request.gpus));
   }
   ValidateAllocation(id, allocation, "start of", false);
-  const int batch = allocation.batch > 0 ? allocation.batch : run.batch;
+  const bool modelled = !model_runs_.empty();
+  const int batch =
+      allocation.batch > 0 ? allocation.batch : (modelled ? model_runs_[id].batch : 0);
   bool oom = false;
   if (!gpu_memory_.empty()) {
-    run.memory_per_gpu = JobMemory(id, allocation, batch, &oom);
+    model_runs_[id].memory_per_gpu = JobMemory(id, allocation, batch, &oom);
     if (oom && elastic_) {
       PolicyBug("start of job " + trace_.jobs[id].id + " at batch " + std::to_string(batch) +
                 " on " + std::to_string(size) + " GPUs of type " +
@@ -656,9 +661,10 @@ void Engine::Start(JobId id, Allocation allocation) {
   if (run.first_start < 0) run.first_start = now_;
   run.last_start = now_;
   if (!gpu_memory_.empty()) {
-    run.batch = batch;
+    ModelRun& mrun = model_runs_[id];
+    mrun.batch = batch;
     PlaceMemory(id, +1);
-    if (run.oom_failures > 0) run.oom_delay = now_ - run.first_start;
+    if (mrun.oom_failures > 0) mrun.oom_delay = now_ - run.first_start;
     oom_pending_[id] = oom;
   }
   if (oom) {

@@ -103,6 +103,10 @@ class Engine final : public SchedulingContext {
   const Placement& placement() const override { return placement_; }
   const Job& job(JobId id) const override { return trace_.jobs[id]; }
   const JobRun& run(JobId id) const override { return runs_[id]; }
+  const ModelRun& model_run(JobId id) const override {
+    static const ModelRun kNone;
+    return model_runs_.empty() ? kNone : model_runs_[id];
+  }
   JobId QueueFront() const override { return queue_head_; }
   JobId QueueNext(JobId id) const override { return runs_[id].queue_next; }
   int QueueLength() const override { return queue_length_; }
@@ -232,6 +236,7 @@ class Engine final : public SchedulingContext {
   // Model-aware runs (only when options_.models).
   std::vector<double> gpu_memory_;  // per GPU: bytes held by running jobs
   std::vector<uint8_t> oom_pending_;  // per job: its current start runs out of memory
+  std::vector<ModelRun> model_runs_;  // per job
   bool elastic_ = false;
   uint64_t failed_gpus_version_ = 0;
 };

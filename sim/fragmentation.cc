@@ -1,6 +1,8 @@
 #include "sim/fragmentation.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -156,11 +158,26 @@ void FgdTracker::NodeChanged(int node, const Resources& resources) {
   const Node& n = cluster_->node(node);
   scratch_.resize(n.gpu_count);
   int64_t idle = 0;
+  int free_whole = 0;
+  bool shared = false;
   for (int i = 0; i < n.gpu_count; ++i) {
     scratch_[i] = resources.free_milli(n.first_gpu + i);
     idle += scratch_[i];
+    free_whole += scratch_[i] == kMilliPerGpu;
+    shared |= scratch_[i] != 0 && scratch_[i] != kMilliPerGpu;
   }
-  const double value = NodeFragmentation(scratch_, classes_);
+  double value;
+  if (shared) {
+    value = NodeFragmentation(scratch_, classes_);
+  } else {
+    if (whole_value_.size() <= static_cast<size_t>(n.gpu_count)) {
+      whole_value_.resize(n.gpu_count + 1);
+    }
+    std::vector<double>& table = whole_value_[n.gpu_count];
+    if (table.empty()) table.assign(n.gpu_count + 1, std::numeric_limits<double>::quiet_NaN());
+    if (std::isnan(table[free_whole])) table[free_whole] = NodeFragmentation(scratch_, classes_);
+    value = table[free_whole];
+  }
   total_ += value - node_value_[node];
   idle_ += idle - node_idle_[node];
   node_value_[node] = value;

@@ -94,7 +94,10 @@ class NodeFragmentationView {
 };
 
 // The cluster's expected fragmentation kept per node: NodeChanged recomputes one node in
-// O(classes x GPUs of the node), so nothing scans the cluster per event.
+// O(classes x GPUs of the node), so nothing scans the cluster per event. A node whose GPUs are
+// each wholly free or wholly held (no shares) has a value that depends only on its GPU count and
+// its free GPUs (the measure depends on the free amounts, not on which GPU holds which): it is
+// looked up in a table filled on first use, O(GPUs of the node).
 class FgdTracker {
  public:
   // Starts from the empty cluster (every GPU free).
@@ -117,6 +120,8 @@ class FgdTracker {
   double total_ = 0;
   int64_t idle_ = 0;
   std::vector<int> scratch_;
+  // whole_value_[gpu_count][free GPUs], NaN until computed.
+  std::vector<std::vector<double>> whole_value_;
 };
 
 }  // namespace clustersim

@@ -52,6 +52,11 @@ bool Metrics::IsGpuDown(int gpu) const {
   return resources_ != nullptr && held_milli_[gpu] == 0 && resources_->free_milli(gpu) == 0;
 }
 
+void Metrics::BuildMemoryTree() {
+  tree_live_ = true;
+  for (int g = 0; g < cluster_.total_gpus(); ++g) RefreshGpuMemory(g);
+}
+
 void Metrics::RefreshGpuMemory(int gpu) {
   const double used = memory_reported_ ? reported_bytes_[gpu]
                                         : capacity_bytes_[gpu] * held_milli_[gpu] / kMilliPerGpu;
@@ -68,8 +73,21 @@ void Metrics::RefreshGpuMemory(int gpu) {
 // no memory is free. FGD: expected fragmented idle milli / idle milli (0 when nothing is idle),
 // and the fragmented milli in GPUs.
 void Metrics::UpdateFragmentationState() {
-  const double sum = free_sum_[1];
-  state_[q_index_ + 6] = sum > 0 ? std::max(0.0, 1.0 - free_max_[1] / sum) : 0.0;
+  double sum = 0;
+  double largest = 0;
+  if (tree_live_) {
+    sum = free_sum_[1];
+    largest = free_max_[1];
+  } else {
+    for (int type : types_) {
+      const int free = resources_->free_of_type(type);
+      if (free == 0) continue;
+      const double capacity = cluster_.catalog().gpu(type).memory_gib * kBytesPerGib;
+      sum += free * capacity;
+      largest = std::max(largest, capacity);
+    }
+  }
+  state_[q_index_ + 6] = sum > 0 ? std::max(0.0, 1.0 - largest / sum) : 0.0;
   if (fgd_) {
     const double fragmented = std::max(0.0, fgd_->total());
     const int64_t idle = fgd_->idle_milli();
@@ -81,6 +99,7 @@ void Metrics::UpdateFragmentationState() {
 void Metrics::set_memory_reported(bool reported) {
   CHECK(!allocated_any_, "the memory accounting mode must be set before the first allocation");
   memory_reported_ = reported;
+  if (reported && !tree_live_) BuildMemoryTree();
 }
 
 void Metrics::OnGpuMemory(int gpu, double delta_bytes) {
@@ -99,7 +118,11 @@ void Metrics::OnGpuMemory(int gpu, double delta_bytes) {
 
 void Metrics::set_resources(const Resources* resources) {
   resources_ = resources;
-  for (int g = 0; g < cluster_.total_gpus(); ++g) RefreshGpuMemory(g);
+  if (resources_ != nullptr && !memory_reported_ && !allocated_any_) {
+    tree_live_ = false;
+  } else {
+    BuildMemoryTree();
+  }
   UpdateFragmentationState();
 }
 
@@ -112,7 +135,9 @@ void Metrics::SetWorkload(const std::vector<TaskClass>& classes) {
 
 void Metrics::OnNodeChanged(int node) {
   const Node& n = cluster_.node(node);
-  for (int i = 0; i < n.gpu_count; ++i) RefreshGpuMemory(n.first_gpu + i);
+  if (tree_live_) {
+    for (int i = 0; i < n.gpu_count; ++i) RefreshGpuMemory(n.first_gpu + i);
+  }
   if (fgd_) fgd_->NodeChanged(node, *resources_);
   UpdateFragmentationState();
 }
@@ -156,7 +181,7 @@ void Metrics::Change(const Allocation& allocation, bool multi_node, int sign) {
       held_milli_[g] += sign * milli;
       CHECK(held_milli_[g] >= 0 && held_milli_[g] <= kMilliPerGpu,
             "GPU " + std::to_string(g) + ": metrics' held share out of range");
-      RefreshGpuMemory(g);
+      if (tree_live_) RefreshGpuMemory(g);
       ++on_node;
     }
     const double busy = share ? per_gpu * on_node : on_node;
@@ -167,6 +192,7 @@ void Metrics::Change(const Allocation& allocation, bool multi_node, int sign) {
     if (fgd_) fgd_->NodeChanged(node, *resources_);
   }
   state_[q_index_ + 4] = cluster_.node_count() > 0 ? imbalance_sum_ / cluster_.node_count() : 0;
+  if (share && !tree_live_) BuildMemoryTree();  // the first share: per-GPU memory from now on
   UpdateFragmentationState();
 }
 

@@ -150,6 +150,11 @@ class Metrics {
   std::vector<int> held_milli_;
   std::vector<double> reported_bytes_;
   std::vector<double> capacity_bytes_;
+  // Whether the tree is kept up to date. With the Resources known, whole GPUs and unreported
+  // memory (the common case), free memory per GPU is its capacity or nothing, and F_mem follows
+  // from the free GPUs per type in O(types); the tree is built on the first share or report.
+  bool tree_live_ = true;
+  void BuildMemoryTree();
   int mem_leaves_ = 1;
   std::vector<double> free_max_;
   std::vector<double> free_sum_;

@@ -44,12 +44,6 @@ struct JobRun {
   double overhead_seconds = 0;  // total time spent on preemption and restart overhead
   double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
   double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
-  // Model-aware runs (sim/model_runtime.h); zero otherwise.
-  int batch = 0;                  // per-GPU batch it runs (or will next run) with
-  int oom_failures = 0;           // starts that ran out of GPU memory
-  double memory_per_gpu = 0;      // bytes per GPU at its last start (M(B), or the share held)
-  double oom_gpu_seconds = 0;     // GPU-seconds held by starts that ran out of memory
-  double oom_delay = 0;           // seconds from its first start to its last (OOM retries)
   PlacementRequest request;
   Allocation allocation;        // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;         // bumped on every rate change; stale finish events are ignored
@@ -63,6 +57,16 @@ struct JobRun {
   JobState state = JobState::kPending;
 };
 
+// What a model-aware run (sim/model_runtime.h) adds per job; kept apart from JobRun so that runs
+// without models do not carry it. All zero outside model-aware runs.
+struct ModelRun {
+  int batch = 0;               // per-GPU batch it runs (or will next run) with
+  int oom_failures = 0;        // starts that ran out of GPU memory
+  double memory_per_gpu = 0;   // bytes per GPU at its last start (M(B), or the share held)
+  double oom_gpu_seconds = 0;  // GPU-seconds held by starts that ran out of memory
+  double oom_delay = 0;        // seconds from its first start to its last (OOM retries)
+};
+
 class SchedulingContext {
  public:
   virtual ~SchedulingContext() = default;
@@ -73,6 +77,8 @@ class SchedulingContext {
   virtual const Placement& placement() const = 0;
   virtual const Job& job(JobId id) const = 0;
   virtual const JobRun& run(JobId id) const = 0;
+  // The job's model-aware state (all zero outside model-aware runs).
+  virtual const ModelRun& model_run(JobId id) const = 0;
 
   // The waiting queue in (submit time, input order): QueueFront, then QueueNext until kNoJob.
   virtual JobId QueueFront() const = 0;

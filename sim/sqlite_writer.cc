@@ -323,12 +323,13 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       }
       s.Bind(18, static_cast<int64_t>(run.preemptions));
       s.Bind(19, static_cast<int64_t>(run.restarts));
-      s.Bind(20, static_cast<int64_t>(run.oom_failures));
+      const ModelRun& model = engine->model_run(static_cast<JobId>(i));
+      s.Bind(20, static_cast<int64_t>(model.oom_failures));
       s.BindOptional(21, job.batch_size, job.batch_size > 0);
       // Batch and memory are known in model-aware runs (memory_per_gpu > 0 once started).
-      const bool modelled = started && run.memory_per_gpu > 0;
-      s.BindOptional(22, run.batch, modelled && run.batch > 0);
-      s.BindOptional(23, run.memory_per_gpu / (1u << 30), modelled);
+      const bool modelled = started && model.memory_per_gpu > 0;
+      s.BindOptional(22, model.batch, modelled && model.batch > 0);
+      s.BindOptional(23, model.memory_per_gpu / (1u << 30), modelled);
       s.BindOptional(24, (run.end_time - job.submit_time) / run.run_seconds,
                      ended && run.run_seconds > 0);
       s.Bind(25, run.energy_joules / 3.6e6);

@@ -65,11 +65,12 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
     }
     user_gpu_seconds[job.user] += run.gpu_seconds;
     started += run.first_start >= 0;
-    oom_failures += run.oom_failures;
-    oom_gpu_seconds += run.oom_gpu_seconds;
-    if (run.oom_failures > 0) {
+    const ModelRun& model = engine.model_run(static_cast<JobId>(i));
+    oom_failures += model.oom_failures;
+    oom_gpu_seconds += model.oom_gpu_seconds;
+    if (model.oom_failures > 0) {
       ++oom_jobs;
-      oom_delay += run.oom_delay;
+      oom_delay += model.oom_delay;
       if (run.end_time >= 0) oom_jct.push_back(run.end_time - job.submit_time);
     }
     if (run.first_start >= 0) wait.push_back(run.first_start - job.submit_time);

@@ -63,19 +63,19 @@ TEST(Cosched, StartsAJobWhoseUserBatchDoesNotFitWithABatchThatFitsWhereFcfsRunsO
   const std::vector<Job> jobs = {ModelJob("bert", 0, 1, 1000, "BERT-large", 128)};
   TestSim fcfs = ModelSim(Nodes(1, 1, "V100-16GB"), jobs, "fcfs");
   fcfs.Run();
-  EXPECT_EQ(fcfs.Of("bert").oom_failures, 1);
-  EXPECT_EQ(fcfs.Of("bert").batch, 64);
-  EXPECT_DOUBLE_EQ(fcfs.Of("bert").oom_delay, 120);
+  EXPECT_EQ(fcfs.ModelOf("bert").oom_failures, 1);
+  EXPECT_EQ(fcfs.ModelOf("bert").batch, 64);
+  EXPECT_DOUBLE_EQ(fcfs.ModelOf("bert").oom_delay, 120);
 
   TestSim cosched = ModelSim(Nodes(1, 1, "V100-16GB"), jobs, "cosched");
   cosched.Run();
   const JobRun& run = cosched.Of("bert");
   EXPECT_EQ(run.state, JobState::kCompleted);
-  EXPECT_EQ(run.oom_failures, 0);
-  EXPECT_EQ(run.batch, 71);
+  EXPECT_EQ(cosched.ModelOf("bert").oom_failures, 0);
+  EXPECT_EQ(cosched.ModelOf("bert").batch, 71);
   EXPECT_DOUBLE_EQ(run.first_start, 0);
   // M(71) = 5,508,000,000 + 71 x 138,412,032 = 15,335,254,272 B <= 15,461,882,265.6 B.
-  EXPECT_DOUBLE_EQ(run.memory_per_gpu, 15335254272.0);
+  EXPECT_DOUBLE_EQ(cosched.ModelOf("bert").memory_per_gpu, 15335254272.0);
 }
 
 TEST(Cosched, StartsAJobOnFewerGpusThanRequestedWhenOnlyThatManyAreFree) {
@@ -91,7 +91,7 @@ TEST(Cosched, StartsAJobOnFewerGpusThanRequestedWhenOnlyThatManyAreFree) {
   const JobRun& a = sim.Of("A");
   EXPECT_EQ(a.state, JobState::kCompleted);
   EXPECT_DOUBLE_EQ(a.first_start, 10);
-  EXPECT_EQ(a.oom_failures, 0);
+  EXPECT_EQ(sim.ModelOf("A").oom_failures, 0);
   EXPECT_EQ(a.max_gpus, 4);
   EXPECT_NEAR(a.gpu_seconds, 2 * 600 + 4 * (a.end_time - 610), 1e-6);
 
@@ -125,10 +125,10 @@ TEST(Cosched, CoLocatesTwoSmallJobsOnOneGpuWhenNoWholeGpuIsFreeForBoth) {
     const JobRun& run = sim.Of(id);
     EXPECT_EQ(run.state, JobState::kCompleted) << id;
     EXPECT_DOUBLE_EQ(run.first_start, 10) << id;
-    EXPECT_EQ(run.batch, 256) << id;
+    EXPECT_EQ(sim.ModelOf(id).batch, 256) << id;
     EXPECT_EQ(run.allocation.milli, 500) << id;
     EXPECT_NEAR(run.end_time, 1010, 1e-6) << id;
-    EXPECT_EQ(run.oom_failures, 0) << id;
+    EXPECT_EQ(sim.ModelOf(id).oom_failures, 0) << id;
   }
   // Both shares on one GPU: each held half a GPU for 1000 s; L held GPU 0 for 5000 s.
   EXPECT_NEAR(engine.metrics().busy_gpu_seconds(), 5000 + 2 * 0.5 * 1000, 1e-6);

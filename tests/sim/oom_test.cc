@@ -68,15 +68,16 @@ TEST(Oom, UserBatchTooLargeFailsAfterStartupAndRetriesWithHalfTheBatch) {
               "trace", Params(), &Toy());
   Engine& engine = sim.Run();
   const JobRun& a = sim.Of("a");
+  const ModelRun& am = sim.ModelOf("a");
   EXPECT_EQ(a.state, JobState::kCompleted);
-  EXPECT_EQ(a.oom_failures, 2);
-  EXPECT_EQ(a.batch, 8);
+  EXPECT_EQ(am.oom_failures, 2);
+  EXPECT_EQ(am.batch, 8);
   EXPECT_DOUBLE_EQ(a.first_start, 0);
   EXPECT_DOUBLE_EQ(a.last_start, 240);
-  EXPECT_DOUBLE_EQ(a.oom_delay, 240);
-  EXPECT_DOUBLE_EQ(a.oom_gpu_seconds, 240);
+  EXPECT_DOUBLE_EQ(am.oom_delay, 240);
+  EXPECT_DOUBLE_EQ(am.oom_gpu_seconds, 240);
   EXPECT_NEAR(a.end_time, 240 + 1200, 1e-3);
-  EXPECT_NEAR(a.memory_per_gpu, 8.0 * (1 << 30) + 16.2e3, 1.0);
+  EXPECT_NEAR(am.memory_per_gpu, 8.0 * (1 << 30) + 16.2e3, 1.0);
   const auto summary = ComputeSummary(engine);
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_rate"), 1.0);
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_failures"), 2);
@@ -95,7 +96,7 @@ TEST(Oom, RetryLimitEndsTheJobOomFailed) {
   sim.Run();
   const JobRun& a = sim.Of("a");
   EXPECT_EQ(a.state, JobState::kOomFailed);
-  EXPECT_EQ(a.oom_failures, 2);
+  EXPECT_EQ(sim.ModelOf("a").oom_failures, 2);
   EXPECT_DOUBLE_EQ(a.end_time, 120);
   EXPECT_NE(sim.ReasonOf("a").find("out of GPU memory: Toy at batch 16"), std::string::npos);
   // b waits behind a: a goes back to the head of the queue (submission order) and takes the
@@ -201,7 +202,7 @@ TEST(Elastic, StartOnFewerGpusAtAChosenBatchProgressesAtTheGoodputRatio) {
   const JobRun& a = sim.Of("a");
   EXPECT_EQ(a.state, JobState::kCompleted);
   EXPECT_EQ(a.max_gpus, 1);
-  EXPECT_EQ(a.oom_failures, 0);
+  EXPECT_EQ(sim.ModelOf("a").oom_failures, 0);
   EXPECT_NEAR(a.end_time, 1800 / (1 + 4e-6 / 0.16), 1e-3);
 }
 

@@ -101,10 +101,12 @@ TEST_P(ModelSoak, ModelAwareRunsKeepEveryInvariantWithOomFailuresAndFailures) {
   };
   const auto sim = run();
   int64_t ended = 0, oom_failures = 0;
-  for (const JobRun& r : sim->engine().runs()) {
-    ended += r.state == JobState::kCompleted || r.state == JobState::kRejected ||
-             r.state == JobState::kOomFailed;
-    oom_failures += r.oom_failures;
+  const Engine& engine = sim->engine();
+  for (JobId id = 0; id < static_cast<JobId>(engine.runs().size()); ++id) {
+    const JobState state = engine.run(id).state;
+    ended += state == JobState::kCompleted || state == JobState::kRejected ||
+             state == JobState::kOomFailed;
+    oom_failures += engine.model_run(id).oom_failures;
   }
   EXPECT_EQ(ended, static_cast<int64_t>(trace.jobs.size()));
   if (sim->engine().policy_is_elastic()) {
