@@ -140,6 +140,7 @@ class Cosched final : public Policy {
   explicit Cosched(Options options) : options_(options) {}
 
   bool Elastic() const override { return true; }
+  bool SupportsShares() const override { return true; }
 
   void OnArrival(SchedulingContext& context, JobId id) override {
     Prepare(context, id);
@@ -359,6 +360,28 @@ class Cosched final : public Policy {
     return true;
   }
 
+  // Sets allocation->batch to the user's batch, or the largest below it, that fits beside the
+  // memory already on the allocation's (shared) GPUs; false if not even one sample does.
+  static bool FitShare(const SchedulingContext& context, JobId id, Allocation* allocation) {
+    const ModelRuntime& models = *context.models();
+    const int t = allocation->gpu_type;
+    if (models.min_gpus(id, t) != 1) return false;
+    double used = 0;
+    for (int g : allocation->gpus) used = std::max(used, context.gpu_memory_used(g));
+    const double fixed = models.MemoryBytes(id, t, 0);
+    const double per_sample = models.MemoryBytes(id, t, 1) - fixed;
+    const double room = models.CapacityBytes(t) - used - fixed;
+    if (room < per_sample) return false;
+    int batch = static_cast<int>(std::min<double>(context.model_run(id).batch,
+                                                  std::floor(room / per_sample)));
+    while (batch > 1 && models.MemoryBytes(id, t, batch) + used > models.CapacityBytes(t)) {
+      --batch;  // rounding at the boundary
+    }
+    if (models.MemoryBytes(id, t, batch) + used > models.CapacityBytes(t)) return false;
+    allocation->batch = batch;
+    return true;
+  }
+
   // A job without model information: its whole request at its own batch, on any allowed type
   // that is not held.
   bool TryStartWhole(SchedulingContext& context, JobId id) {
@@ -389,6 +412,27 @@ class Cosched final : public Policy {
       return false;
     }
     allocation.batch = 0;
+    const ModelRuntime* models = context.models();
+    if (allocation.milli > 0 && models != nullptr && models->model(id) != nullptr &&
+        context.model_run(id).batch >= 1) {
+      // A fractional trace request with a model, on a share next to other jobs: the batch must
+      // fit in what they leave (no OOM by construction): the user's batch, or the largest below
+      // it that fits. If nothing fits there, the share is taken on a whole free GPU instead;
+      // failing that the job waits.
+      if (!FitShare(context, id, &allocation)) {
+        PlacementRequest whole = request;
+        whole.milli = 0;
+        whole.gpus = 1;
+        for (int t : types_) {
+          if (models->min_gpus(id, t) != 1) whole.type_mask &= ~(uint64_t{1} << t);
+        }
+        Allocation fresh;
+        if (!context.placement().Find(context.resources(), whole, &fresh)) return false;
+        fresh.milli = request.milli;
+        if (!FitShare(context, id, &fresh)) return false;
+        allocation = std::move(fresh);
+      }
+    }
     Begin(context, id, std::move(allocation));
     return true;
   }

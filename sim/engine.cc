@@ -81,12 +81,13 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
 void Engine::ResolveRequests() {
   const HardwareCatalog& catalog = cluster_.catalog();
   std::map<uint32_t, uint64_t> masks;  // gpu_type symbol -> mask, parsed once per distinct value
+  const bool shares = placement_.SharesGpus() && policy_.SupportsShares();
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     const Job& job = trace_.jobs[i];
     JobRun& run = runs_[i];
     run.request.gpus = job.gpus;
     run.request.job = &job;
-    if (placement_.SharesGpus() && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
+    if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
       run.request.milli = job.gpu_milli;
     }
     run.work_left = job.duration;

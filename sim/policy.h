@@ -141,6 +141,11 @@ class Policy {
   // (Allocation::batch), as `cosched` does; the engine then rates each start by
   // ModelRuntime::RateFactor. A non-elastic policy runs every job at its user's batch.
   virtual bool Elastic() const { return false; }
+  // True if the policy copes with GPU shares (Allocation::milli): a placement that shares GPUs
+  // then places fractional trace requests on shares. Policies that plan on their own copy of the
+  // free state (backfilling horizons, LAS and SRTF rooms) say false, and their fractional jobs
+  // hold whole GPUs.
+  virtual bool SupportsShares() const { return false; }
 };
 
 }  // namespace clustersim
