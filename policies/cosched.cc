@@ -372,8 +372,8 @@ class Cosched final : public Policy {
     const double per_sample = models.MemoryBytes(id, t, 1) - fixed;
     const double room = models.CapacityBytes(t) - used - fixed;
     if (room < per_sample) return false;
-    int batch = static_cast<int>(std::min<double>(context.model_run(id).batch,
-                                                  std::floor(room / per_sample)));
+    int batch = static_cast<int>(
+        std::min<double>(context.model_run(id).batch, std::floor(room / per_sample)));
     while (batch > 1 && models.MemoryBytes(id, t, batch) + used > models.CapacityBytes(t)) {
       --batch;  // rounding at the boundary
     }
@@ -639,7 +639,8 @@ class Cosched final : public Policy {
       if (!scratch_) scratch_.emplace(context.resources());
       Resources& scratch = *scratch_;
       if (scratch.free_of_type(t) == 0) continue;
-      const double old_factor = models.RateFactor(id, t, held, std::max(context.model_run(id).batch, 1));
+      const double old_factor =
+          models.RateFactor(id, t, held, std::max(context.model_run(id).batch, 1));
       if (!(old_factor > 0) || !(run.rate > 0)) continue;
       scratch.Release(run.allocation.gpus);
       int n = std::min(request, scratch.free_of_type(t));

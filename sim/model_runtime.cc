@@ -83,8 +83,8 @@ int ModelRuntime::MaxBatch(JobId id, int type) const {
   if (jobs_[id].model < 0) return 0;
   const PerType& per = models_[jobs_[id].model].types[type];
   if (per.throughput == nullptr) return 0;
-  const int64_t b = clustersim::MaxBatch(per.throughput->memory(),
-                                         GpuMemoryBytes(hardware_.gpu(type)));
+  const int64_t b =
+      clustersim::MaxBatch(per.throughput->memory(), GpuMemoryBytes(hardware_.gpu(type)));
   return static_cast<int>(std::min<int64_t>(b, 1 << 20));
 }
 

@@ -90,9 +90,8 @@ TEST(Oom, RetryLimitEndsTheJobOomFailed) {
   options.oom_retries = 1;
   options.oom_startup_seconds = 60;
   // 32 fails at 60, the one retry at 16 fails at 120: oom-failed then; the second job waited.
-  TestSim sim(Nodes(1, 1, "V100-16GB"),
-              {ToyJob("a", 0, 1, 1000, 32), ToyJob("b", 0, 1, 500, 4)}, "fcfs", "first-fit", {},
-              "trace", Params(), &Toy(), options);
+  TestSim sim(Nodes(1, 1, "V100-16GB"), {ToyJob("a", 0, 1, 1000, 32), ToyJob("b", 0, 1, 500, 4)},
+              "fcfs", "first-fit", {}, "trace", Params(), &Toy(), options);
   sim.Run();
   const JobRun& a = sim.Of("a");
   EXPECT_EQ(a.state, JobState::kOomFailed);
@@ -147,8 +146,8 @@ TEST(Checkpoints, SaveAndRestoreTakeTheModelStateOverTheStorageBandwidth) {
   options.faults.trace = {failure};
   ModelRuntimeOptions model_options;
   model_options.storage_gbps = 1e-5;
-  TestSim sim(Nodes(1, 1, "V100-16GB"), {ToyJob("a", 0, 1, 1000, 8)}, "fcfs", "first-fit",
-              options, "trace", Params(), &Toy(), model_options);
+  TestSim sim(Nodes(1, 1, "V100-16GB"), {ToyJob("a", 0, 1, 1000, 8)}, "fcfs", "first-fit", options,
+              "trace", Params(), &Toy(), model_options);
   // Batch 8 is the user's: rate 1.
   EXPECT_NEAR(sim.models()->CheckpointSeconds(0), 1.4, 1e-9);
   sim.Run();
@@ -174,8 +173,8 @@ class ElasticOnce : public Policy {
         a.milli = milli_;
         if (context.resources().free_milli(0) < milli_) return;
       } else {
-        for (int g = 0; g < context.cluster().total_gpus() &&
-                        static_cast<int>(a.gpus.size()) < gpus_; ++g) {
+        for (int g = 0;
+             g < context.cluster().total_gpus() && static_cast<int>(a.gpus.size()) < gpus_; ++g) {
           if (context.resources().IsGpuFree(g)) a.gpus.push_back(g);
         }
         if (static_cast<int>(a.gpus.size()) < gpus_) return;
