@@ -179,7 +179,8 @@ void Engine::Run() {
         continue;
       }
       const JobRun& run = runs_[e.job];
-      if (run.state != JobState::kRunning || run.version != (e.aux & kVersionMask)) continue;  // stale
+      if (run.state != JobState::kRunning || run.version != (e.aux & kVersionMask))
+        continue;  // stale
       Record(t, kKindFinish, e.job);
       if (e.aux & kOomBit) {
         OomFail(e.job);
@@ -290,7 +291,7 @@ void Engine::Fault(const Event& e) {
       for (JobId id : running_) {
         const Allocation& a = runs_[id].allocation;
         if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),
-                                        [&](int g) { return g >= first && g < last; })) {
+                                       [&](int g) { return g >= first && g < last; })) {
           victims_.push_back(id);
         }
       }
@@ -353,9 +354,9 @@ void Engine::OomFail(JobId id) {
   if (mrun.oom_failures > options_.models->options().oom_retries || mrun.batch <= 1) {
     const ModelRuntime& models = *options_.models;
     const GpuSpec& gpu = cluster_.catalog().gpu(allocation.gpu_type);
-    const bool fits_layout = models.layout(id, allocation.gpu_type) != nullptr &&
-                             static_cast<int>(allocation.gpus.size()) >=
-                                 models.min_gpus(id, allocation.gpu_type);
+    const bool fits_layout =
+        models.layout(id, allocation.gpu_type) != nullptr &&
+        static_cast<int>(allocation.gpus.size()) >= models.min_gpus(id, allocation.gpu_type);
     std::string need = "does not fit at all";
     if (fits_layout) {
       char text[96];
@@ -364,8 +365,8 @@ void Engine::OomFail(JobId id) {
       need = text;
     }
     reasons_[id] = "out of GPU memory: " + models.model(id)->name + " at batch " +
-                   std::to_string(mrun.batch) + " per GPU " + need + " on " + gpu.name +
-                   " (" + std::to_string(mrun.oom_failures) + " attempts)";
+                   std::to_string(mrun.batch) + " per GPU " + need + " on " + gpu.name + " (" +
+                   std::to_string(mrun.oom_failures) + " attempts)";
     run.state = JobState::kOomFailed;
     run.end_time = now_;
     ++jobs_done_;
@@ -421,8 +422,8 @@ double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
   if (options_.models != nullptr) {
     const ModelRuntime& models = *options_.models;
     if (batch >= 1) {
-      rate *= models.RateFactor(id, allocation.gpu_type,
-                                static_cast<int>(allocation.gpus.size()), batch);
+      rate *= models.RateFactor(id, allocation.gpu_type, static_cast<int>(allocation.gpus.size()),
+                                batch);
     }
     rate *= models.ShareSpeed(trace_.jobs[id], allocation.milli);
   } else {

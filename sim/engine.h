@@ -234,7 +234,7 @@ class Engine final : public SchedulingContext {
   std::vector<int> failed_gpus_;  // ascending: the GPUs with gpu_down_ > 0
 
   // Model-aware runs (only when options_.models).
-  std::vector<double> gpu_memory_;  // per GPU: bytes held by running jobs
+  std::vector<double> gpu_memory_;    // per GPU: bytes held by running jobs
   std::vector<uint8_t> oom_pending_;  // per job: its current start runs out of memory
   std::vector<ModelRun> model_runs_;  // per job
   bool elastic_ = false;

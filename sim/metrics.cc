@@ -59,7 +59,7 @@ void Metrics::BuildMemoryTree() {
 
 void Metrics::RefreshGpuMemory(int gpu) {
   const double used = memory_reported_ ? reported_bytes_[gpu]
-                                        : capacity_bytes_[gpu] * held_milli_[gpu] / kMilliPerGpu;
+                                       : capacity_bytes_[gpu] * held_milli_[gpu] / kMilliPerGpu;
   const double free = IsGpuDown(gpu) ? 0.0 : std::max(0.0, capacity_bytes_[gpu] - used);
   int i = mem_leaves_ + gpu;
   free_max_[i] = free_sum_[i] = free;

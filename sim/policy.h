@@ -19,8 +19,8 @@ namespace clustersim {
 class ModelRuntime;  // sim/model_runtime.h
 
 enum class JobState : uint8_t {
-  kPending,     // not yet submitted (simulated time < submit time)
-  kQueued,      // submitted, waiting (possibly after a preemption)
+  kPending,  // not yet submitted (simulated time < submit time)
+  kQueued,   // submitted, waiting (possibly after a preemption)
   kRunning,
   kCompleted,
   kTimeout,     // killed at its requested wall time

@@ -69,8 +69,8 @@ class SqliteWriter {
 
 // Returns "" when the database open on `db` has every table and column of the clustersim schema
 // (it may have more; some columns added after the first release may be missing, as in a
-// database written by an earlier version: CopyRun copies NULL for them), else what is missing, e.g. "table jobs has no column
-// trace_status".
+// database written by an earlier version: CopyRun copies NULL for them), else what is missing, e.g.
+// "table jobs has no column trace_status".
 std::string SchemaProblem(sqlite3* db);
 
 }  // namespace clustersim

@@ -35,12 +35,13 @@ class TestSim {
           EngineOptions options = {}, const std::string& runtime = "trace",
           Params params = Params(), const ModelCatalog* models = nullptr,
           ModelRuntimeOptions model_options = {})
-      : cluster_(ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
-                 HardwareCatalog::Default()),
+      : cluster_(
+            ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
+            HardwareCatalog::Default()),
         topology_(cluster_),
         runtime_(MakeRuntimeModel(runtime, cluster_, topology_)),
-        placement_(FindPlacement(placement).make(PlacementEnv{&cluster_, &topology_, runtime_.get()},
-                                                 params)),
+        placement_(FindPlacement(placement).make(
+            PlacementEnv{&cluster_, &topology_, runtime_.get()}, params)),
         policy_(FindPolicy(policy).make(params)) {
     trace_.path = "test-trace";
     trace_.jobs = std::move(jobs);
@@ -57,12 +58,13 @@ class TestSim {
   // Uses a policy object owned by the test instead of a registered one.
   TestSim(const std::string& cluster_json, std::vector<Job> jobs, std::unique_ptr<Policy> policy,
           EngineOptions options = {}, const ModelCatalog* models = nullptr)
-      : cluster_(ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
-                 HardwareCatalog::Default()),
+      : cluster_(
+            ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
+            HardwareCatalog::Default()),
         topology_(cluster_),
         runtime_(MakeRuntimeModel("trace", cluster_, topology_)),
-        placement_(FindPlacement("first-fit").make(PlacementEnv{&cluster_, &topology_, runtime_.get()},
-                                                   Params())),
+        placement_(FindPlacement("first-fit")
+                       .make(PlacementEnv{&cluster_, &topology_, runtime_.get()}, Params())),
         policy_(std::move(policy)) {
     trace_.path = "test-trace";
     trace_.jobs = std::move(jobs);
@@ -86,9 +88,7 @@ class TestSim {
   const JobRun& Of(const std::string& id) const { return engine_->runs()[IndexOf(id)]; }
   const ModelRun& ModelOf(const std::string& id) const { return engine_->model_run(IndexOf(id)); }
   const ModelRuntime* models() const { return models_.get(); }
-  const std::string& ReasonOf(const std::string& id) const {
-    return engine_->reason(IndexOf(id));
-  }
+  const std::string& ReasonOf(const std::string& id) const { return engine_->reason(IndexOf(id)); }
   JobId IndexOf(const std::string& id) const {
     for (size_t i = 0; i < trace_.jobs.size(); ++i) {
       if (trace_.jobs[i].id == id) return static_cast<JobId>(i);

@@ -89,17 +89,31 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
   EXPECT_EQ(tables, (std::vector<std::string>{"jobs", "runs", "summary", "timeseries"}));
 
   // The lists below are the schema in sim/sqlite_writer.cc (kSchema), column for column.
-  EXPECT_EQ(
-      ColumnsOf(db, "runs"),
-      (std::vector<std::string>{"run_id",         "created_at",   "trace_path",
-                                "trace_sha256",   "trace_format", "cluster_spec",
-                                "cluster_sha256", "cluster_json", "policy",
-                                "placement",      "params",       "runtime_model",
-                                "seed",           "version",      "wall_seconds",
-                                "events",         "passes",       "status",
-                                "error",          "fingerprint",  "timeseries_interval_seconds",
-                                "preemption_cost_seconds", "trace_filter", "faults",
-                                "models"}));
+  EXPECT_EQ(ColumnsOf(db, "runs"), (std::vector<std::string>{"run_id",
+                                                             "created_at",
+                                                             "trace_path",
+                                                             "trace_sha256",
+                                                             "trace_format",
+                                                             "cluster_spec",
+                                                             "cluster_sha256",
+                                                             "cluster_json",
+                                                             "policy",
+                                                             "placement",
+                                                             "params",
+                                                             "runtime_model",
+                                                             "seed",
+                                                             "version",
+                                                             "wall_seconds",
+                                                             "events",
+                                                             "passes",
+                                                             "status",
+                                                             "error",
+                                                             "fingerprint",
+                                                             "timeseries_interval_seconds",
+                                                             "preemption_cost_seconds",
+                                                             "trace_filter",
+                                                             "faults",
+                                                             "models"}));
   EXPECT_EQ(ColumnsOf(db, "jobs"), (std::vector<std::string>{"run_id",
                                                              "job_index",
                                                              "job_id",
@@ -410,8 +424,8 @@ TEST(SqliteOutput, ModelAwareRunRecordsBatchesMemoryAndOomFailures) {
   // table's model columns must agree with each other and with the summary, counted here in SQL.
   TempDir dir;
   const std::string out = dir.File("models.sqlite");
-  RunOk({"run", "--first", "3000", "--assign-models", "--seed", "7", "--out", out,
-         "--no-progress"});
+  RunOk(
+      {"run", "--first", "3000", "--assign-models", "--seed", "7", "--out", out, "--no-progress"});
   Database db(out);
   const std::string models = db.Value("SELECT models FROM runs").value_or("");
   EXPECT_NE(models.find("\"assign\":true"), std::string::npos) << models;
@@ -419,24 +433,31 @@ TEST(SqliteOutput, ModelAwareRunRecordsBatchesMemoryAndOomFailures) {
   // Every job got a batch; every started job records the batch it ran and its memory per GPU.
   EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE batch_requested IS NULL").value_or(""), "0");
   EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE start_time IS NOT NULL AND "
-                     "(batch_used IS NULL OR memory_per_gpu_gib IS NULL)").value_or(""),
+                     "(batch_used IS NULL OR memory_per_gpu_gib IS NULL)")
+                .value_or(""),
             "0");
   // A job's batch halves once per OOM failure (down to 1).
   EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE start_time IS NOT NULL AND batch_used != "
-                     "max(1, batch_requested >> oom_failures) AND status != 'oom-failed'").value_or(""),
+                     "max(1, batch_requested >> oom_failures) AND status != 'oom-failed'")
+                .value_or(""),
             "0");
   // Memory per GPU never exceeds the GPU's memory (80 GiB at most on the default cluster).
   EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE memory_per_gpu_gib > 80").value_or(""), "0");
-  const int oom_jobs = std::stoi(db.Value("SELECT count(*) FROM jobs WHERE oom_failures > 0 AND start_time IS NOT NULL").value_or(""));
-  const int started = std::stoi(db.Value("SELECT count(*) FROM jobs WHERE start_time IS NOT NULL").value_or(""));
+  const int oom_jobs = std::stoi(
+      db.Value("SELECT count(*) FROM jobs WHERE oom_failures > 0 AND start_time IS NOT NULL")
+          .value_or(""));
+  const int started =
+      std::stoi(db.Value("SELECT count(*) FROM jobs WHERE start_time IS NOT NULL").value_or(""));
   EXPECT_GT(oom_jobs, 0);  // the assigned batches straddle B_max on purpose
-  EXPECT_NEAR(std::stod(db.Value("SELECT value FROM summary WHERE metric = 'oom_rate'").value_or("")),
-              static_cast<double>(oom_jobs) / started, 1e-12);
+  EXPECT_NEAR(
+      std::stod(db.Value("SELECT value FROM summary WHERE metric = 'oom_rate'").value_or("")),
+      static_cast<double>(oom_jobs) / started, 1e-12);
   EXPECT_EQ(db.Value("SELECT value FROM summary WHERE metric = 'oom_failures'").value_or(""),
             db.Value("SELECT CAST(sum(oom_failures) AS REAL) FROM jobs").value_or(""));
   // Jobs that gave up carry their reason.
   EXPECT_EQ(db.Value("SELECT count(*) FROM jobs WHERE status = 'oom-failed' AND "
-                     "reason NOT LIKE 'out of GPU memory:%'").value_or(""),
+                     "reason NOT LIKE 'out of GPU memory:%'")
+                .value_or(""),
             "0");
 }
 

@@ -205,7 +205,7 @@ TEST_F(DirectMetrics, FmemFollowsReportedMemoryPerGpu) {
   EXPECT_DOUBLE_EQ(AllRow().memory_utilization, 14.0 / 32);
   EXPECT_DOUBLE_EQ(TypeRow().memory_utilization, 14.0 / 32);
   EXPECT_DOUBLE_EQ(AllRow().f_mem, 1 - 12.0 / 18);
-  EXPECT_LT(TypeRow().f_mem, 0);           // whole-cluster rows only
+  EXPECT_LT(TypeRow().f_mem, 0);             // whole-cluster rows only
   EXPECT_LT(AllRow().fgd_fragmentation, 0);  // no workload given: not tracked
   // Removing more than was placed is a bug.
   EXPECT_THROW(metrics_.OnGpuMemory(0, -5 * kGib), InternalError);

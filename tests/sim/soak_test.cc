@@ -88,14 +88,13 @@ TEST_P(ModelSoak, ModelAwareRunsKeepEveryInvariantWithOomFailuresAndFailures) {
   options.faults.seed = 11;
   ModelRuntimeOptions model_options;
   model_options.storage_gbps = 2;
-  const std::string cluster =
-      R"({"nodes":[{"count":4,"gpu_type":"V100-16GB","gpus_per_node":8},)"
-      R"({"count":4,"gpu_type":"A100-40GB","gpus_per_node":8},)"
-      R"({"count":4,"gpu_type":"H100-80GB","gpus_per_node":8}]})";
+  const std::string cluster = R"({"nodes":[{"count":4,"gpu_type":"V100-16GB","gpus_per_node":8},)"
+                              R"({"count":4,"gpu_type":"A100-40GB","gpus_per_node":8},)"
+                              R"({"count":4,"gpu_type":"H100-80GB","gpus_per_node":8}]})";
   auto run = [&] {
-    auto sim = std::make_unique<TestSim>(cluster, trace.jobs, GetParam(), "first-fit", options,
-                                         "hardware", Params(), &ModelCatalog::Default(),
-                                         model_options);
+    auto sim =
+        std::make_unique<TestSim>(cluster, trace.jobs, GetParam(), "first-fit", options, "hardware",
+                                  Params(), &ModelCatalog::Default(), model_options);
     sim->Run();
     return sim;
   };
