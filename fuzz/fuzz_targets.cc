@@ -16,6 +16,7 @@
 #include "sim/runtime_model.h"
 #include "sim/summary.h"
 #include "sim/topology.h"
+#include "workloads/model_assignment.h"
 #include "workloads/openb_cluster.h"
 #include "workloads/reader.h"
 #include "workloads/transforms.h"
@@ -300,7 +301,8 @@ void RunConfigTarget(std::string_view input) {
 }
 
 // A whole simulation of a fuzzed native trace: the first byte picks the policy, the second the
-// placement and the runtime model, the rest is the CSV (at most kMaxSimulatedJobs jobs are
+// placement, the runtime model and whether the run is model-aware (models and batches assigned,
+// memory, OOM retries, shares, model-sized checkpoints), the rest is the CSV (at most kMaxSimulatedJobs jobs are
 // kept, so one input stays fast). Run on the default heterogeneous preset (four GPU types) with
 // --check, so a broken engine invariant or an invalid policy decision (InternalError) is a
 // finding; an InputError (a job naming an unknown GPU type, a span the timeseries cannot hold)
@@ -316,6 +318,7 @@ void SimulateTarget(std::string_view input) {
   const unsigned char second = static_cast<unsigned char>(input[1]);
   const PlacementEntry& placement_entry = *placements[second % placements.size()];
   const char* runtime_name = (second / placements.size()) % 2 ? "hardware" : "trace";
+  const bool model_aware = (second / placements.size() / 2) % 2;
   Trace trace;
   try {
     trace = LoadTrace(Dir().Write("trace.csv", input.substr(2)), "native");
@@ -334,6 +337,15 @@ void SimulateTarget(std::string_view input) {
     const auto policy = policy_entry.make(params);
     EngineOptions options;
     options.check_invariants = true;
+    std::unique_ptr<ModelRuntime> models;
+    if (model_aware) {
+      AssignModels(trace.jobs, second);
+      ModelRuntimeOptions model_options;
+      model_options.storage_gbps = 1;
+      models = std::make_unique<ModelRuntime>(trace, cluster.catalog(), ModelCatalog::Default(),
+                                              model_options);
+      options.models = models.get();
+    }
     Engine engine(trace, cluster, *placement, *runtime, *policy, policy_entry.name, options);
     engine.Run();
     ComputeSummary(engine);
