@@ -32,7 +32,7 @@ using nlohmann::json;
 
 constexpr const char* kSpecKeys =
     "traces, clusters, policies, placements, params, load_factors, seeds, runtime_model, format, "
-    "hardware, interval, preemption_cost, stop_time";
+    "hardware, interval, preemption_cost, stop_time, models";
 
 // Index width in file names: at least 4 digits, more for larger sweeps, so names sort by index.
 int IndexDigits(size_t count) {
@@ -90,7 +90,7 @@ SweepSpec LoadSweepSpec(const std::string& path) {
   static const std::set<std::string> kKnown = {
       "traces",       "clusters",        "policies",      "placements", "params",
       "load_factors", "seeds",           "runtime_model", "format",     "hardware",
-      "interval",     "preemption_cost", "stop_time"};
+      "interval",     "preemption_cost", "stop_time",     "models"};
   for (const auto& [key, value] : doc.items()) {
     if (!kKnown.count(key)) {
       throw InputError(path, 0, 0, "unknown key \"" + key + "\"; expected " + kSpecKeys);
@@ -209,6 +209,44 @@ SweepSpec LoadSweepSpec(const std::string& path) {
     if (!(stop_time > 0)) throw InputError(path, 0, 0, "stop_time: expected seconds > 0");
     engine.stop_time = stop_time;
   }
+  // Model-aware settings for every run of the sweep: an object with any of model_aware,
+  // assign_models (booleans), models (catalog path), oom_startup, oom_retries, colocation_speed,
+  // storage_gbps, as the run options of the same names.
+  ModelConfig models;
+  if (doc.contains("models")) {
+    const json& m = doc["models"];
+    if (!m.is_object()) throw InputError(path, 0, 0, "models: expected an object");
+    for (const auto& [key, value] : m.items()) {
+      const std::string where = "models." + key;
+      auto flag = [&] {
+        if (!value.is_boolean()) throw InputError(path, 0, 0, where + ": expected true or false");
+        return value.get<bool>();
+      };
+      if (key == "model_aware") {
+        models.enabled = flag();
+      } else if (key == "assign_models") {
+        models.assign = flag();
+      } else if (key == "models") {
+        models.catalog_path = RequireString(value, path, where);
+      } else if (key == "oom_startup") {
+        models.options.oom_startup_seconds = RequireNumber(value, path, where);
+      } else if (key == "oom_retries") {
+        if (!value.is_number_integer() || value.get<int64_t>() < 0 || value.get<int64_t>() > 64) {
+          throw InputError(path, 0, 0, where + ": expected an integer in 0..64");
+        }
+        models.options.oom_retries = static_cast<int>(value.get<int64_t>());
+      } else if (key == "colocation_speed") {
+        models.options.colocation_speed = RequireNumber(value, path, where);
+      } else if (key == "storage_gbps") {
+        models.options.storage_gbps = RequireNumber(value, path, where);
+      } else {
+        throw InputError(path, 0, 0,
+                         "unknown key \"" + where +
+                             "\"; expected model_aware, assign_models, models, oom_startup, "
+                             "oom_retries, colocation_speed, storage_gbps");
+      }
+    }
+  }
 
   // Relative paths are relative to the spec's folder, so a spec and its inputs move together.
   const fs::path folder = fs::path(path).parent_path();
@@ -242,7 +280,9 @@ SweepSpec LoadSweepSpec(const std::string& path) {
                 run.config.filter.load_scale = load;
                 run.config.seed = seed;
                 run.config.engine = engine;
-                const json key = {
+                run.config.models = models;
+                run.config.models.catalog_path = resolve(models.catalog_path);
+                json key = {
                     {"trace", trace},
                     {"cluster", cluster},
                     {"policy", policy},
@@ -256,6 +296,8 @@ SweepSpec LoadSweepSpec(const std::string& path) {
                     {"interval", engine.timeseries_interval_seconds},
                     {"preemption_cost", engine.preemption_cost_seconds},
                     {"stop_time", doc.contains("stop_time") ? json(stop_time) : json()}};
+                // Only when given, so the keys (and file names) of earlier sweeps stay the same.
+                if (doc.contains("models")) key["models"] = doc["models"];
                 run.key_json = key.dump();
                 // A parameter scoped to another policy can make two combinations the same run:
                 // it is listed once.
@@ -353,6 +395,7 @@ void RecordFailedRun(const RunConfig& config, const std::string& error) {
   record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
   record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
   record.trace_filter = config.filter.ToJson();
+  record.models = config.models.ToJson(config.seed);
   SqliteWriter writer(config.out);
   writer.WriteRun(record, nullptr, {});
   writer.Commit();

@@ -265,6 +265,32 @@ TEST(Sweep, ARunWithABadParameterIsRecordedAsFailedWhileTheOthersFinish) {
       << again.out;
 }
 
+TEST(Sweep, ModelSettingsApplyToEveryRunAndAreRecorded) {
+  // Models assigned with each run's seed: runs.models records the settings and that seed, and
+  // the run key includes them (a sweep without "models" keeps its earlier keys).
+  TempDir dir;
+  const std::string spec = WriteSpec(
+      dir, "spec.json",
+      R"(, "policies": ["fcfs", "cosched"], "seeds": [3], )"
+      R"("models": {"assign_models": true, "oom_retries": 2, "storage_gbps": 5})");
+  const std::string out = dir.File("out");
+  const std::vector<std::string> args = {"sweep", spec, "--out", out};
+  const CliResult r = RunCli(args);
+  ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+  const auto files = RunFiles(out);
+  ASSERT_EQ(files.size(), 2u);
+  for (const std::string& file : files) {
+    Database db(out + "/" + file);
+    const std::string models = db.Value("SELECT models FROM runs").value_or("");
+    EXPECT_NE(models.find("\"assign_seed\":3"), std::string::npos) << models;
+    EXPECT_NE(models.find("\"oom_retries\":2"), std::string::npos) << models;
+    EXPECT_NE(models.find("\"storage_gbps\":5"), std::string::npos) << models;
+    EXPECT_EQ(db.Number("SELECT count(*) FROM jobs WHERE batch_requested IS NULL"), 0) << file;
+  }
+  const std::string manifest = ReadFile(out + "/sweep.json");
+  EXPECT_NE(manifest.find("assign_models"), std::string::npos);
+}
+
 TEST(Sweep, BadSpecsNameTheKeyExitTwoAndWriteNothing) {
   struct Case {
     const char* rest;
@@ -279,6 +305,8 @@ TEST(Sweep, BadSpecsNameTheKeyExitTwoAndWriteNothing) {
       {R"(, "seed": [1])", "unknown key \"seed\""},
       {R"(, "params": [{"walltime": [1]}])", "params[0].walltime"},
       {R"(, "policies": [])", "policies: expected a non-empty list"},
+      {R"(, "models": {"oom_retries": -1})", "models.oom_retries: expected an integer in 0..64"},
+      {R"(, "models": {"assign": true})", "unknown key \"models.assign\""},
   };
   for (const Case& c : cases) {
     TempDir dir;
