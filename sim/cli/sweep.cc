@@ -216,7 +216,9 @@ SweepSpec LoadSweepSpec(const std::string& path) {
   if (doc.contains("models")) {
     const json& m = doc["models"];
     if (!m.is_object()) throw InputError(path, 0, 0, "models: expected an object");
-    for (const auto& [key, value] : m.items()) {
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      const std::string& key = it.key();
+      const json& value = it.value();  // not a structured binding: lambdas capture it
       const std::string where = "models." + key;
       auto flag = [&] {
         if (!value.is_boolean()) throw InputError(path, 0, 0, where + ": expected true or false");
