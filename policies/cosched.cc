@@ -144,15 +144,15 @@ class Cosched final : public Policy {
 
   void OnArrival(SchedulingContext& context, JobId id) override {
     Prepare(context, id);
-    Enqueue(id);
+    Enqueue(id, context);
   }
 
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override { under_.erase(key_[id]); }
 
   // A failure sent it back to the queue: wait again, in the same order as before.
-  void OnRequeue(SchedulingContext& /*context*/, JobId id) override {
+  void OnRequeue(SchedulingContext& context, JobId id) override {
     under_.erase(key_[id]);
-    Enqueue(id);
+    Enqueue(id, context);
   }
 
   // The re-optimization timer only makes the engine run a pass; Schedule decides what to do.
@@ -166,10 +166,11 @@ class Cosched final : public Policy {
     held_mask_ = 0;
     std::fill(min_failed_.begin(), min_failed_.end(), std::numeric_limits<int>::max());
     half_free_valid_ = false;
+    shared_room_ = -1;
     started_.clear();
 
     if (!queued_.empty()) ServeQueue(context);
-    for (JobId id : started_) Dequeue(id);
+    for (JobId id : started_) Dequeue(id, context);
 
     Reoptimize(context);
   }
@@ -240,7 +241,9 @@ class Cosched final : public Policy {
       if (!((info.allowed >> t) & 1)) continue;
       const int min_gpus = models->min_gpus(id, t);
       if (min_gpus < 1 || min_gpus > job.gpus) continue;
-      floor_[at] = std::clamp(by_fraction, min_gpus, job.gpus);
+      // Counts are whole replicas (multiples of TP x PP): GPUs beyond one would sit idle.
+      const int replicas = (std::max(by_fraction, min_gpus) + min_gpus - 1) / min_gpus;
+      floor_[at] = std::min(replicas * min_gpus, job.gpus / min_gpus * min_gpus);
       speed_[at] = context.cluster().catalog().gpu(t).SpeedupFor(family);
       info.modelled = true;
       // Shareable on this type: 1 GPU, M(b) at its best 1-GPU batch at most half the capacity.
@@ -259,8 +262,9 @@ class Cosched final : public Policy {
 
   // Demand indexes: per type slot, the floors of the queued jobs that may use it and the shared
   // memory of the queued shareable jobs, so a pass can tell in O(T) that no queued job can start.
-  void Enqueue(JobId id) {
+  void Enqueue(JobId id, const SchedulingContext& context) {
     queued_.insert(key_[id]);
+    if (context.run(id).request.milli > 0) fractional_.insert(context.run(id).request.milli);
     for (size_t p = 0; p < types_.size(); ++p) {
       const int floor = DemandFloor(id, static_cast<int>(p));
       if (floor > 0) floors_[p].insert(floor);
@@ -268,8 +272,11 @@ class Cosched final : public Policy {
       if (bytes >= 0) share_demand_[p].insert(bytes);
     }
   }
-  void Dequeue(JobId id) {
+  void Dequeue(JobId id, const SchedulingContext& context) {
     queued_.erase(key_[id]);
+    if (context.run(id).request.milli > 0) {
+      fractional_.erase(fractional_.find(context.run(id).request.milli));
+    }
     for (size_t p = 0; p < types_.size(); ++p) {
       const int floor = DemandFloor(id, static_cast<int>(p));
       if (floor > 0) floors_[p].erase(floors_[p].find(floor));
@@ -288,6 +295,18 @@ class Cosched final : public Policy {
   // no smaller count failed there in this pass), or a half-shared GPU with room for the smallest
   // shareable job. Jobs already tried in this pass still count, so this is an upper bound.
   bool AnyRoom(const SchedulingContext& context) {
+    // A queued fractional trace request may fit on a partly shared GPU (of any type: cheap and
+    // rare enough not to index by type).
+    if (!fractional_.empty()) {
+      if (shared_room_ < 0) {  // the largest free share on a partly shared GPU, once per change
+        shared_room_ = 0;
+        const IndexSet& shared = context.resources().shared_gpus();
+        for (int g = shared.FindFirst(); g >= 0; g = shared.FindFrom(g + 1)) {
+          shared_room_ = std::max(shared_room_, context.resources().free_milli(g));
+        }
+      }
+      if (shared_room_ >= *fractional_.begin()) return true;
+    }
     for (size_t p = 0; p < types_.size(); ++p) {
       if (IsHeld(static_cast<int>(p)) || floors_[p].empty()) continue;
       const int smallest = *floors_[p].begin();
@@ -449,8 +468,9 @@ class Cosched final : public Policy {
       if (floor == 0 || IsHeld(slot)) continue;
       const int t = types_[p];
       const int high = std::min({request, context.resources().free_of_type(t), min_failed_[p] - 1});
-      int n = high;
-      for (; n >= floor; --n) {
+      const int step = models.min_gpus(id, t);  // whole replicas of TP x PP GPUs
+      int n = high - high % step;
+      for (; n >= floor; n -= step) {
         PlacementRequest want;
         want.gpus = n;
         want.type_mask = uint64_t{1} << t;
@@ -573,6 +593,10 @@ class Cosched final : public Policy {
     // fewer GPUs than requested wait to grow.
     const bool under =
         allocation.milli == 0 && static_cast<int>(allocation.gpus.size()) < info_[id].request;
+    if (allocation.milli > 0) {
+      half_free_valid_ = false;  // the shared GPUs changed
+      shared_room_ = -1;
+    }
     context.Start(id, std::move(allocation));
     last_resize_[id] = context.now();  // a start counts as an allocation change
     started_.push_back(id);
@@ -643,9 +667,11 @@ class Cosched final : public Policy {
           models.RateFactor(id, t, held, std::max(context.model_run(id).batch, 1));
       if (!(old_factor > 0) || !(run.rate > 0)) continue;
       scratch.Release(run.allocation.gpus);
+      const int step = models.min_gpus(id, t);  // whole replicas of TP x PP GPUs
       int n = std::min(request, scratch.free_of_type(t));
+      n -= n % step;
       Allocation allocation;
-      for (; n > held; --n) {
+      for (; n > held; n -= step) {
         PlacementRequest want;
         want.gpus = n;
         want.type_mask = uint64_t{1} << t;
@@ -699,6 +725,8 @@ class Cosched final : public Policy {
   std::vector<int> half_free_;
   std::vector<double> half_free_room_;  // per slot
   bool half_free_valid_ = false;
+  std::multiset<int> fractional_;  // shares (milli) of the queued fractional trace requests
+  int shared_room_ = -1;           // largest free_milli of a shared GPU this pass; -1 = unknown
   std::vector<JobId> started_;
   std::optional<Resources> scratch_;  // free GPUs as planned during a re-optimization
   double next_reoptimization_ = -std::numeric_limits<double>::infinity();

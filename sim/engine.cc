@@ -397,7 +397,7 @@ double Engine::JobMemory(JobId id, const Allocation& allocation, int batch, bool
   if (static_cast<int>(allocation.gpus.size()) < models.min_gpus(id, type) ||
       models.min_gpus(id, type) == 0) {
     *oom = true;
-    return gpu_bytes - used;
+    return std::max(0.0, gpu_bytes - used);
   }
   const double need = models.MemoryBytes(id, type, batch);
   if (used + need + reserve > gpu_bytes) {
@@ -558,9 +558,17 @@ void Engine::Finish(JobId id, bool walltime_kill) {
 void Engine::ScheduleFinish(JobId id) {
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
+  const double walltime = policy_.RequestedWalltime(job);
+  const double kill = options_.enforce_walltime && walltime >= 0
+                          ? now_ + std::max(0.0, walltime - run.run_seconds)
+                          : std::numeric_limits<double>::infinity();
   if (!oom_pending_.empty() && oom_pending_[id]) {
-    Push(now_ + options_.models->options().oom_startup_seconds, kFinishRank, id,
-         run.version | kOomBit);
+    const double oom = now_ + options_.models->options().oom_startup_seconds;
+    if (kill < oom) {
+      Push(kill, kFinishRank, id, run.version | kKillBit);  // its wall time ends first
+    } else {
+      Push(oom, kFinishRank, id, run.version | kOomBit);
+    }
     return;
   }
   const double compute = run.work_left / run.rate;
@@ -570,13 +578,9 @@ void Engine::ScheduleFinish(JobId id) {
     // A save after every full interval of computing, none after the last stretch.
     end += (std::ceil(compute / f.checkpoint_interval_seconds) - 1) * SaveSeconds(id);
   }
-  const double walltime = policy_.RequestedWalltime(job);
-  if (options_.enforce_walltime && walltime >= 0) {
-    const double kill = now_ + std::max(0.0, walltime - run.run_seconds);
-    if (kill < end) {
-      Push(kill, kFinishRank, id, run.version | kKillBit);
-      return;
-    }
+  if (kill < end) {
+    Push(kill, kFinishRank, id, run.version | kKillBit);
+    return;
   }
   Push(end, kFinishRank, id, run.version);
 }
@@ -666,15 +670,16 @@ void Engine::Start(JobId id, Allocation allocation) {
     ModelRun& mrun = model_runs_[id];
     mrun.batch = batch;
     PlaceMemory(id, +1);
-    if (mrun.oom_failures > 0) mrun.oom_delay = now_ - run.first_start;
+    // The delay the OOM retries caused: until the first start that fits (later restarts after
+    // preemptions or failures do not count).
+    if (mrun.oom_failures > 0 && !oom && mrun.oom_delay == 0) mrun.oom_delay = now_ - run.first_start;
     oom_pending_[id] = oom;
   }
-  if (oom) {
-    run.rate = 0;  // no progress until the out-of-memory failure
-  } else {
-    run.rate = RateOf(id, run.allocation, batch);
-    CHECK(run.rate > 0, "runtime model returned a non-positive rate");
-  }
+  // An OOM start makes no progress (StopRunning ignores its rate), but keeps the rate it would
+  // have, so that policies estimating its end (backfilling reservations, srtf) see a finite one.
+  run.rate = RateOf(id, run.allocation, batch);
+  if (oom && !(run.rate > 0)) run.rate = runtime_.Rate(trace_.jobs[id], run.allocation);
+  CHECK(run.rate > 0, "runtime model returned a non-positive rate");
   run.max_gpus = std::max(run.max_gpus, static_cast<int>(run.allocation.gpus.size()));
   int nodes = 1;
   for (size_t i = 1; i < run.allocation.gpus.size(); ++i) {

@@ -147,8 +147,9 @@ void Metrics::OnNodeChanged(int node) {
 // the whole memory of its GPUs and the node's CPUs in proportion to its GPUs (so those two equal
 // the GPU utilization u), and a multi-node job uses the NIC in proportion to its GPUs on the node
 // (network utilization b). The deviation of (u, u, u, b) is sqrt(3)/4 |u - b|, and u - b is the
-// share of the node's GPUs held by single-node jobs. When the memory model brings per-job memory
-// and traces bring CPU demands, this becomes the general four-value deviation.
+// share of the node's GPUs held by single-node jobs. Reported per-job memory (model-aware runs)
+// and trace CPU demands are not used here yet; with them this becomes the general four-value
+// deviation.
 double Metrics::NodeImbalance(int node) const {
   static const double kFactor = std::sqrt(3.0) / 4;
   return kFactor * (node_busy_[node] - node_multi_busy_[node]) / cluster_.node(node).gpu_count;

@@ -105,9 +105,11 @@ class SchedulingContext {
 
   // Decisions. REQUIRES (CHECKed, naming the policy): Start — the job is queued and `allocation`
   // is free, of one allowed type and of the requested size (an elastic policy: 1..requested);
-  // a share (Allocation::milli) must be free on each GPU and the memory of the GPU's jobs must
-  // fit; Preempt — running; Resize — running and `allocation` free apart from the job's own GPUs.
-  // A resize costs the preemption cost (checkpoint on the old GPUs, restore on the new).
+  // a share (Allocation::milli) must be free on each GPU; an elastic policy's start must fit in
+  // memory (beside the GPU's other jobs), while any other policy's start that does not fit runs
+  // out of memory after the start-up time (sim/model_runtime.h); Preempt — running; Resize —
+  // running and `allocation` free apart from the job's own GPUs. A resize costs the preemption
+  // cost (checkpoint on the old GPUs, restore on the new).
   virtual void Start(JobId id, Allocation allocation) = 0;
   virtual void Preempt(JobId id) = 0;
   virtual void Resize(JobId id, Allocation allocation) = 0;

@@ -234,3 +234,36 @@ TEST(Cosched, RejectsParametersOutOfRange) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+TEST(CoschedShares, AFractionalPodJoinsAPartlySharedGpuAtOnce) {
+  // One A100-80GB, frag-aware placement, no models. p0 holds 500 thousandths from t=0; p1 asks
+  // for 300 at t=100: 500 are free on the shared GPU, so it starts at once, and runs its trace
+  // time on its share (speed 1): ends at 1100.
+  Job p0 = MakeJob("p0", 0, 1, 10000);
+  p0.gpu_milli = 500;
+  Job p1 = MakeJob("p1", 100, 1, 1000);
+  p1.gpu_milli = 300;
+  TestSim sim(Nodes(1, 1), {p0, p1}, "cosched", "frag-aware");
+  sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("p1").first_start, 100);
+  EXPECT_DOUBLE_EQ(sim.Of("p1").end_time, 1100);
+  EXPECT_EQ(sim.Of("p1").allocation.milli, 300);
+}
+
+TEST(CoschedCounts, AModelParallelJobGetsWholeReplicasOnly) {
+  // LLaMA-7B needs TP = 2 on an A100-80GB (tests/sim/memory_model_test.cc), so a replica is 2
+  // GPUs. With 3 of 8 GPUs free (X holds 5), L (4 requested, floor 2) starts on 2 GPUs, not 3:
+  // a third GPU would hold no replica.
+  std::vector<Job> jobs = {MakeJob("X", 0, 5, 100000), ModelJob("L", 1, 4, 1000, "LLaMA-7B", 1)};
+  TestSim sim = ModelSim(Nodes(1, 8), jobs, "cosched");
+  sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("L").first_start, 1);
+  EXPECT_EQ(sim.Of("L").max_gpus, 2);
+  EXPECT_EQ(sim.ModelOf("L").oom_failures, 0);
+}
+
+}  // namespace
+}  // namespace clustersim

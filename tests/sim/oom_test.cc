@@ -105,6 +105,41 @@ TEST(Oom, RetryLimitEndsTheJobOomFailed) {
   EXPECT_NEAR(b.end_time, 620, 1e-6);
 }
 
+TEST(Oom, TheWallTimeStillKillsDuringAStartThatRunsOutOfMemory) {
+  // Requested wall time 60 s, start-up 120 s: the kill comes first, at 60, while the start is
+  // running out of memory; the 60 s are wasted, nothing progressed.
+  Job job = ToyJob("a", 0, 1, 1000, 32);
+  job.walltime = 60;
+  TestSim sim(Nodes(1, 1, "V100-16GB"), {job}, "fcfs", "first-fit", {}, "trace", Params(),
+              &Toy());
+  sim.Run();
+  EXPECT_EQ(sim.Of("a").state, JobState::kTimeout);
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 60);
+  EXPECT_DOUBLE_EQ(sim.Of("a").run_seconds, 60);
+  EXPECT_DOUBLE_EQ(sim.ModelOf("a").oom_gpu_seconds, 60);
+  EXPECT_EQ(sim.ModelOf("a").oom_failures, 0);  // killed before its OOM
+  EXPECT_DOUBLE_EQ(sim.Of("a").work_left, 1000);
+}
+
+TEST(Oom, BackfillingReservationsStayFiniteWhileAStartRunsOutOfMemory) {
+  // Four V100-16GB GPUs, easy. A (1 GPU, batch 32) runs out of memory at 120 and, with no
+  // retries, ends oom-failed; B (2 GPUs, batch 4: fits) runs 10,000 s; C (4 GPUs) waits at the
+  // head: its reservation is at B's end, 10,000 (A's estimate while it starts is its work at
+  // its rate, finite). D (1 GPU, 50,000 s) would delay C, so it does not backfill: C starts at
+  // 10,000, D after C at 10,100.
+  ModelRuntimeOptions options;
+  options.oom_retries = 0;
+  TestSim sim(Nodes(1, 4, "V100-16GB"),
+              {ToyJob("A", 0, 1, 1000, 32), ToyJob("B", 0, 2, 10000, 4), MakeJob("C", 1, 4, 100),
+               MakeJob("D", 2, 1, 50000)},
+              "easy", "first-fit", {}, "trace", Params(), &Toy(), options);
+  sim.Run();
+  EXPECT_EQ(sim.Of("A").state, JobState::kOomFailed);
+  EXPECT_DOUBLE_EQ(sim.Of("A").end_time, 120);
+  EXPECT_DOUBLE_EQ(sim.Of("C").first_start, 10000);
+  EXPECT_DOUBLE_EQ(sim.Of("D").first_start, 10100);
+}
+
 TEST(Oom, AJobWithoutAModelNeverRunsOutOfMemory) {
   // The same trace with and without the memory model: jobs naming no model behave identically.
   auto fingerprint = [](bool models) {
