@@ -154,8 +154,31 @@ FgdTracker::FgdTracker(const Cluster& cluster, std::vector<TaskClass> classes)
   }
 }
 
+double FgdTracker::WholeNodeValue(int gpu_count, int free) {
+  if (whole_value_.size() <= static_cast<size_t>(gpu_count)) whole_value_.resize(gpu_count + 1);
+  std::vector<double>& table = whole_value_[gpu_count];
+  if (table.empty()) table.assign(gpu_count + 1, std::numeric_limits<double>::quiet_NaN());
+  if (std::isnan(table[free])) {
+    std::vector<int> gpus(gpu_count, 0);
+    std::fill(gpus.begin(), gpus.begin() + free, kMilliPerGpu);
+    table[free] = NodeFragmentation(gpus, classes_);
+  }
+  return table[free];
+}
+
 void FgdTracker::NodeChanged(int node, const Resources& resources) {
   const Node& n = cluster_->node(node);
+  if (resources.shared_gpus().empty()) {
+    // No share anywhere: the node's GPUs are whole-free or held, O(1) from the free count.
+    const int free = resources.free_gpus(node);
+    const int64_t idle = int64_t{free} * kMilliPerGpu;
+    const double value = WholeNodeValue(n.gpu_count, free);
+    total_ += value - node_value_[node];
+    idle_ += idle - node_idle_[node];
+    node_value_[node] = value;
+    node_idle_[node] = idle;
+    return;
+  }
   scratch_.resize(n.gpu_count);
   int64_t idle = 0;
   int free_whole = 0;
@@ -170,13 +193,7 @@ void FgdTracker::NodeChanged(int node, const Resources& resources) {
   if (shared) {
     value = NodeFragmentation(scratch_, classes_);
   } else {
-    if (whole_value_.size() <= static_cast<size_t>(n.gpu_count)) {
-      whole_value_.resize(n.gpu_count + 1);
-    }
-    std::vector<double>& table = whole_value_[n.gpu_count];
-    if (table.empty()) table.assign(n.gpu_count + 1, std::numeric_limits<double>::quiet_NaN());
-    if (std::isnan(table[free_whole])) table[free_whole] = NodeFragmentation(scratch_, classes_);
-    value = table[free_whole];
+    value = WholeNodeValue(n.gpu_count, free_whole);
   }
   total_ += value - node_value_[node];
   idle_ += idle - node_idle_[node];

@@ -120,6 +120,8 @@ class FgdTracker {
   double total_ = 0;
   int64_t idle_ = 0;
   std::vector<int> scratch_;
+  // The value of a node of `gpu_count` GPUs with `free` whole-free GPUs and the rest held whole.
+  double WholeNodeValue(int gpu_count, int free);
   // whole_value_[gpu_count][free GPUs], NaN until computed.
   std::vector<std::vector<double>> whole_value_;
 };
