@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "policies/node_placement.h"
 #include "policies/registry.h"
 #include "sim/fragmentation.h"
 
@@ -132,35 +133,16 @@ class FragAware final : public Placement {
       resources.AppendLowestFreeGpus(best.node, n, &out->gpus);
       return true;
     }
-    // Larger than a node: whole free nodes plus the remainder, in one partition.
-    for (const Partition& part : resources.partitions()) {
-      const int g = part.gpus_per_node;
-      if (!request.AllowsType(part.gpu_type) || n <= g) continue;
-      const int whole = n / g;
-      const int remainder = n % g;
-      if (part.by_free_count[g] < whole) continue;
-      std::vector<int> chosen;  // positions, ascending
-      for (int pos = part.by_free[g].FindFirst();
-           pos >= 0 && static_cast<int>(chosen.size()) < whole;
-           pos = part.by_free[g].FindFrom(pos + 1)) {
-        chosen.push_back(pos);
-      }
-      Best rest;
-      if (remainder > 0) {
-        ScorePartition(resources, part, remainder, classes, chosen, &rest);
-        if (rest.node < 0) continue;
-      }
-      std::vector<int> nodes;
-      for (int pos : chosen) nodes.push_back(part.nodes[pos]);
-      if (rest.node >= 0) nodes.push_back(rest.node);
-      std::sort(nodes.begin(), nodes.end());
-      out->gpu_type = part.gpu_type;
-      for (int node : nodes) {
-        resources.AppendLowestFreeGpus(node, node == rest.node ? remainder : g, &out->gpus);
-      }
-      return true;
-    }
-    return false;
+    // Larger than a node: whole free nodes plus the remainder (least FGD growth), in one
+    // partition, as first-fit takes them.
+    return PlaceAcrossNodes(
+        resources, request,
+        [&](const Partition& part, int remainder, const std::vector<int>& chosen) {
+          Best rest;
+          ScorePartition(resources, part, remainder, classes, chosen, &rest);
+          return rest.node < 0 ? -1 : resources.position_of(rest.node);
+        },
+        out);
   }
 
   bool FindShare(const Resources& resources, const PlacementRequest& request,

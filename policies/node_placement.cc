@@ -67,7 +67,19 @@ bool PlaceOnNodes(const Resources& resources, const PlacementRequest& request, N
   }
 
   // Several nodes: whole free nodes plus one node for the remainder, in one partition.
-  for (const Partition& part : partitions) {
+  return PlaceAcrossNodes(
+      resources, request,
+      [rule](const Partition& part, int remainder, const std::vector<int>& chosen) {
+        int free_count = 0;
+        return PickNode(part, remainder, rule, chosen, &free_count);
+      },
+      out);
+}
+
+bool PlaceAcrossNodes(const Resources& resources, const PlacementRequest& request,
+                      const RemainderPicker& pick_remainder, Allocation* out) {
+  const int n = request.gpus;
+  for (const Partition& part : resources.partitions()) {
     const int g = part.gpus_per_node;
     if (!request.AllowsType(part.gpu_type) || n <= g) continue;
     const int whole = n / g;
@@ -80,8 +92,7 @@ bool PlaceOnNodes(const Resources& resources, const PlacementRequest& request, N
     }
     int remainder_pos = -1;
     if (remainder > 0) {
-      int free_count = 0;
-      remainder_pos = PickNode(part, remainder, rule, chosen, &free_count);
+      remainder_pos = pick_remainder(part, remainder, chosen);
       if (remainder_pos < 0) continue;
     }
     std::vector<int> nodes;

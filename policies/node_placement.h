@@ -5,6 +5,7 @@
 #ifndef CLUSTERSIM_POLICIES_NODE_PLACEMENT_H_
 #define CLUSTERSIM_POLICIES_NODE_PLACEMENT_H_
 
+#include <functional>
 #include <vector>
 
 #include "sim/placement.h"
@@ -24,6 +25,15 @@ int PickNode(const Partition& part, int gpus, NodeRule rule, const std::vector<i
 // best-fit), else multi-node in the first allowed partition with G < n where it fits.
 bool PlaceOnNodes(const Resources& resources, const PlacementRequest& request, NodeRule rule,
                   Allocation* out);
+
+// The multi-node part of the above for a request larger than a node, with the remainder node
+// chosen by `pick_remainder(part, remainder, chosen)`: a position in `part` not in `chosen` (the
+// whole free nodes taken, ascending positions), or -1 if none fits. First allowed partition with
+// G < n where it fits; false if none.
+using RemainderPicker =
+    std::function<int(const Partition& part, int remainder, const std::vector<int>& chosen)>;
+bool PlaceAcrossNodes(const Resources& resources, const PlacementRequest& request,
+                      const RemainderPicker& pick_remainder, Allocation* out);
 
 }  // namespace clustersim
 

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "sim/error.h"
-#include "sim/fragmentation.h"
 #include "sim/model_runtime.h"
 
 namespace clustersim {
@@ -66,7 +65,10 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
   elastic_ = policy_.Elastic();
   ResolveRequests();
   metrics_.set_resources(&resources_);
-  metrics_.SetWorkload(WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus()));
+  metrics_.SetWorkload(options_.workload != nullptr
+                           ? *options_.workload
+                           : WorkloadClasses(trace_, kDefaultMaxTaskClasses,
+                                             placement_.SharesGpus()));
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);
@@ -382,7 +384,7 @@ void Engine::OomFail(JobId id) {
 double Engine::JobMemory(JobId id, const Allocation& allocation, int batch, bool* oom) const {
   *oom = false;
   const GpuSpec& gpu = cluster_.catalog().gpu(allocation.gpu_type);
-  const double gpu_bytes = static_cast<double>(gpu.memory_gib) * (1u << 30);
+  const double gpu_bytes = GpuMemoryBytes(gpu);
   const ModelRuntime& models = *options_.models;
   if (models.model(id) == nullptr || batch < 1) {
     return allocation.milli > 0 ? gpu_bytes * allocation.milli / 1000.0 : gpu_bytes;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "sim/faults.h"
+#include "sim/fragmentation.h"
 #include "sim/metrics.h"
 #include "sim/policy.h"
 #include "sim/runtime_model.h"
@@ -58,6 +59,9 @@ struct EngineOptions {
   // Model-aware run (memory, OOM, batch, sharing; sim/model_runtime.h); nullptr = off. Must
   // outlive the engine and be built from the same trace.
   const ModelRuntime* models = nullptr;
+  // The trace's request classes for the FGD metric (sim/fragmentation.h), when the caller has
+  // them already (run.cc builds them for the placement); nullptr = computed from the trace.
+  const std::vector<TaskClass>* workload = nullptr;
   double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
   const std::atomic<bool>* interrupt = nullptr;  // set asynchronously (Ctrl-C) to stop early
   std::function<void(const EngineProgress&)> progress;  // called every progress_every events

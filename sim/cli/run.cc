@@ -280,6 +280,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   if (!config.out.empty()) writer = std::make_unique<SqliteWriter>(config.out);
 
   workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus());
+  engine_options.workload = &workload;  // the same classes for the FGD metric
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
   engine.Run();
 
