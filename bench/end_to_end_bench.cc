@@ -43,13 +43,13 @@
 #include <string>
 #include <vector>
 
-#include "workloads/generator.h"
 #include "policies/registry.h"
 #include "sim/cli/run.h"
-#include "sim/sha256.h"
-#include "sim/sqlite_writer.h"
-#include "sim/summary.h"
-#include "sim/topology.h"
+#include "sim/engine/summary.h"
+#include "sim/hardware/topology.h"
+#include "sim/output/sqlite_writer.h"
+#include "sim/util/sha256.h"
+#include "workloads/generator.h"
 #include "workloads/reader.h"
 
 #ifndef CLUSTERSIM_BENCH_DATA_DIR

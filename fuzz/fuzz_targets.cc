@@ -10,12 +10,12 @@
 
 #include "policies/registry.h"
 #include "sim/cli/run.h"
-#include "sim/cluster.h"
-#include "sim/error.h"
-#include "sim/hardware.h"
-#include "sim/runtime_model.h"
-#include "sim/summary.h"
-#include "sim/topology.h"
+#include "sim/engine/runtime_model.h"
+#include "sim/engine/summary.h"
+#include "sim/hardware/cluster.h"
+#include "sim/hardware/hardware.h"
+#include "sim/hardware/topology.h"
+#include "sim/util/error.h"
 #include "workloads/model_assignment.h"
 #include "workloads/openb_cluster.h"
 #include "workloads/reader.h"
@@ -79,7 +79,7 @@ const Cluster& DefaultCluster() {
   return cluster;
 }
 
-// What every reader promises about the jobs it returns (sim/job.h, traces/README.md).
+// What every reader promises about the jobs it returns (sim/engine/job.h, traces/README.md).
 void CheckJobs(const Trace& trace) {
   double previous_submit = 0;
   for (size_t i = 0; i < trace.jobs.size(); ++i) {

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 

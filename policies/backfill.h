@@ -40,8 +40,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/params.h"
-#include "sim/policy.h"
+#include "sim/engine/policy.h"
+#include "sim/util/params.h"
 
 namespace clustersim {
 

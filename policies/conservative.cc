@@ -37,7 +37,7 @@
 
 #include "policies/backfill.h"
 #include "policies/registry.h"
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {

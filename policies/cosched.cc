@@ -91,8 +91,8 @@
 #include <vector>
 
 #include "policies/registry.h"
-#include "sim/error.h"
-#include "sim/model_runtime.h"
+#include "sim/engine/model_runtime.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {

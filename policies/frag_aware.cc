@@ -1,11 +1,11 @@
 // frag-aware placement (DESIGN.md §6): Alibaba's Fragmentation Gradient Descent (Weng et al.,
 // USENIX ATC'23). Among the nodes where a request fits, it takes the one (and the GPUs in it) whose
-// expected fragmentation (sim/fragmentation.h: the node's idle GPU capacity that a task drawn from
-// the workload's size distribution could not use) grows least; ties go to the lowest node index,
-// then the lowest GPU index. It shares GPUs: a fractional request (milli > 0) may land on a
-// partly shared GPU with enough free milli or on a whole free GPU; a whole-GPU request of n <= G
-// GPUs takes n whole free GPUs of one node (all alike, so the lowest-index ones); a request larger
-// than a node takes floor(n/G) completely free nodes (lowest positions) of the first allowed
+// expected fragmentation (sim/engine/fragmentation.h: the node's idle GPU capacity that a task
+// drawn from the workload's size distribution could not use) grows least; ties go to the lowest
+// node index, then the lowest GPU index. It shares GPUs: a fractional request (milli > 0) may land
+// on a partly shared GPU with enough free milli or on a whole free GPU; a whole-GPU request of n <=
+// G GPUs takes n whole free GPUs of one node (all alike, so the lowest-index ones); a request
+// larger than a node takes floor(n/G) completely free nodes (lowest positions) of the first allowed
 // partition where it fits, as first-fit does, and puts the remainder on the node of least growth.
 //
 // The workload is PlacementEnv::workload (the trace's classes, built by `run`); without it the
@@ -24,7 +24,7 @@
 
 #include "policies/node_placement.h"
 #include "policies/registry.h"
-#include "sim/fragmentation.h"
+#include "sim/engine/fragmentation.h"
 
 namespace clustersim {
 namespace {

@@ -45,7 +45,7 @@
 
 #include "policies/preemptive_plan.h"
 #include "policies/registry.h"
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {

@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "sim/placement.h"
+#include "sim/engine/placement.h"
 
 namespace clustersim {
 

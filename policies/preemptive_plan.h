@@ -35,7 +35,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/policy.h"
+#include "sim/engine/policy.h"
 
 namespace clustersim {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <deque>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {

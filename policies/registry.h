@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/params.h"
-#include "sim/placement.h"
-#include "sim/policy.h"
+#include "sim/engine/placement.h"
+#include "sim/engine/policy.h"
+#include "sim/util/params.h"
 
 namespace clustersim {
 

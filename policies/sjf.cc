@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "policies/registry.h"
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {

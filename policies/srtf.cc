@@ -6,10 +6,10 @@
 //
 // Remaining work is in seconds at rate 1: the trace duration minus the work done. For a running
 // job it is computed at the pass's time exactly as the engine accounts it when the job stops
-// (sim/engine.cc StopRunning): work_left - (elapsed - overhead paid) x rate, where the overhead
-// paid is the part of the elapsed time spent on checkpoint restore (min(elapsed, overhead_left)).
-// Under the `hardware` runtime model the key stays work, not time: a queued job's rate depends on
-// where it will be placed. A queued job's pending restore overhead does not count.
+// (sim/engine/engine.cc StopRunning): work_left - (elapsed - overhead paid) x rate, where the
+// overhead paid is the part of the elapsed time spent on checkpoint restore (min(elapsed,
+// overhead_left)). Under the `hardware` runtime model the key stays work, not time: a queued job's
+// rate depends on where it will be placed. A queued job's pending restore overhead does not count.
 // How chosen jobs map to GPUs (chosen running jobs keep theirs; evictions; migrations):
 // policies/preemptive_plan.h.
 //
@@ -30,7 +30,7 @@
 
 #include "policies/preemptive_plan.h"
 #include "policies/registry.h"
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {

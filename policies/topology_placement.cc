@@ -12,10 +12,10 @@
 
 #include "policies/node_placement.h"
 #include "policies/registry.h"
-#include "sim/error.h"
-#include "sim/job.h"
-#include "sim/runtime_model.h"
-#include "sim/topology.h"
+#include "sim/engine/job.h"
+#include "sim/engine/runtime_model.h"
+#include "sim/hardware/topology.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {

@@ -2,7 +2,7 @@
 # Soak at scale (issue 7): every registered policy replays a 200,000-job synthetic trace on a
 # 256-GPU cluster whose nodes and GPUs fail and get repaired, with checkpoints, restore and
 # preemption costs, under the invariant checker (--check). Prints one line per policy and fails
-# on the first error. The CI suite runs a 10,000-job version of the same (tests/sim/soak_test.cc).
+# on the first error. The CI suite runs a 10,000-job version of the same (tests/sim/engine/soak_test.cc).
 #
 # Usage: scripts/soak.sh [--jobs N]   (BUILD_DIR defaults to build/)
 set -euo pipefail

@@ -3,14 +3,17 @@
 #ifndef CLUSTERSIM_TESTS_TEST_UTIL_H_
 #define CLUSTERSIM_TESTS_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
+
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "policies/registry.h"
-#include "sim/engine.h"
-#include "sim/model_runtime.h"
-#include "sim/topology.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/model_runtime.h"
+#include "sim/hardware/topology.h"
 
 namespace clustersim::testing {
 
@@ -106,6 +109,29 @@ class TestSim {
   std::unique_ptr<ModelRuntime> models_;
   std::unique_ptr<Engine> engine_;
 };
+
+// A TestSim of the registered `policy` with runtime `trace`, default engine options (invariant
+// checks on) and `params`: the fixture of the policies' hand-computed schedules.
+inline TestSim PolicySim(const std::string& cluster, std::vector<Job> jobs,
+                         const std::string& policy, const std::string& placement = "first-fit",
+                         std::map<std::string, std::string> params = {}) {
+  return TestSim(cluster, std::move(jobs), policy, placement, EngineOptions(), "trace",
+                 Params(std::move(params)));
+}
+
+// Expects `run` completed, first started at `start` and ended at `end` (seconds).
+inline void ExpectInterval(const JobRun& run, double start, double end) {
+  EXPECT_EQ(run.state, JobState::kCompleted) << JobStateName(run.state);
+  EXPECT_DOUBLE_EQ(run.first_start, start);
+  EXPECT_DOUBLE_EQ(run.end_time, end);
+}
+
+// Expects `run` killed at its requested wall time: first started at `start`, ended at `end`.
+inline void ExpectTimeout(const JobRun& run, double start, double end) {
+  EXPECT_EQ(run.state, JobState::kTimeout) << JobStateName(run.state);
+  EXPECT_DOUBLE_EQ(run.first_start, start);
+  EXPECT_DOUBLE_EQ(run.end_time, end);
+}
 
 }  // namespace clustersim::testing
 

@@ -15,7 +15,7 @@
 //   not used: node_num, type (the workload class: Pretrain, SFT, Evaluation, ...; it is not a
 //   model name), queue and gpu_time. No vc (Acme has none), wall time or GPU type (both clusters
 //   are A100 clusters: a cluster spec, not the trace, says so).
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"
 

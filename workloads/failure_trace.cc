@@ -1,6 +1,6 @@
 #include "workloads/failure_trace.h"
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/trace_csv.h"
 
 namespace clustersim {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster.h"
-#include "sim/faults.h"
+#include "sim/engine/faults.h"
+#include "sim/hardware/cluster.h"
 
 namespace clustersim {
 

@@ -10,7 +10,7 @@
 #include <random>
 #include <sstream>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 #ifndef CLUSTERSIM_SOURCE_DIR
 #define CLUSTERSIM_SOURCE_DIR "."

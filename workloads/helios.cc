@@ -12,7 +12,7 @@
 //   start_time if both are given, else 0 (a job that never started);
 //   start_time and end_time are checked when given; node_num and queue (the queueing delay) are
 //   not used: the simulator places and queues the job itself. No wall time or GPU type.
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"
 

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/job.h"
+#include "sim/engine/job.h"
 
 namespace clustersim {
 

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/job.h"
+#include "sim/engine/job.h"
 
 namespace clustersim {
 

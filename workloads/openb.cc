@@ -20,7 +20,7 @@
 // reader reports that it cannot be replayed instead of inventing times.
 #include <algorithm>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/openb_models.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "sim/cluster.h"
-#include "sim/error.h"
+#include "sim/hardware/cluster.h"
+#include "sim/util/error.h"
 #include "workloads/openb_models.h"
 #include "workloads/trace_csv.h"
 

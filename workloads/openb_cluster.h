@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include "sim/hardware.h"
+#include "sim/hardware/hardware.h"
 
 namespace clustersim {
 

@@ -33,7 +33,7 @@
 #include <limits>
 #include <unordered_map>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"
 
@@ -308,4 +308,5 @@ CLUSTERSIM_REGISTER_TRACE_READER(pai2020, "pai2020",
                                  "Alibaba PAI 2020 job table (job_name,inst_id,user,status,"
                                  "start_time,end_time) with the task table beside it",
                                  clustersim::IsPaiJobTable, clustersim::ReadPai2020,
-                                 /*generic=*/false, clustersim::TraceClock::kWallClock);
+                                 /*generic=*/false, clustersim::TraceClock::kWallClock,
+                                 /*rejects_duplicate_ids=*/true);

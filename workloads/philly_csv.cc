@@ -9,7 +9,7 @@
 //                 seconds in one pass and shifts them when the file is read (no second pass);
 //   gpus = num_gpus (integer >= 0; 0 is kept and rejected by the engine with a reason);
 //   duration = duration (seconds >= 0); vc = cluster. No user, status, GPU type or wall time.
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"
 

@@ -30,7 +30,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"
 

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <deque>
 #include <fstream>
+#include <limits>
 
-#include "sim/error.h"
-#include "sim/sha256.h"
+#include "sim/util/error.h"
+#include "sim/util/sha256.h"
 #include "workloads/trace_csv.h"
 
 namespace clustersim {
@@ -133,6 +133,7 @@ Trace LoadTrace(const std::string& path, const std::string& format, const TraceF
   JobSink sink(filter, origin);
   reader->read(path, &sink);
   trace.jobs = sink.Finish(counts);
+  trace.ids_unique = reader->rejects_duplicate_ids;
   trace.sha256 = Sha256File(path);
   return trace;
 }

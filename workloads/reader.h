@@ -1,14 +1,14 @@
 // Trace readers: each format lives in one file of workloads/ and registers itself; every reader
-// produces the one Job type (sim/job.h). LoadTrace auto-detects the format from the file's first
-// line (at most its first 64 KiB) unless one is named — specific detectors first, generic ones
-// last — sorts jobs by (submit time, input order) and hashes the file.
+// produces the one Job type (sim/engine/job.h). LoadTrace auto-detects the format from the file's
+// first line (at most its first 64 KiB) unless one is named — specific detectors first, generic
+// ones last — sorts jobs by (submit time, input order) and hashes the file.
 #ifndef CLUSTERSIM_WORKLOADS_READER_H_
 #define CLUSTERSIM_WORKLOADS_READER_H_
 
 #include <functional>
 #include <string>
 
-#include "sim/job.h"
+#include "sim/engine/job.h"
 #include "workloads/job_sink.h"
 
 namespace clustersim {
@@ -28,6 +28,9 @@ struct TraceReaderEntry {
   // kWallClock: the reader hands over absolute times (dates, epoch offsets) and the trace starts
   // at its earliest submission; kRelative: times are seconds from the trace's own origin.
   TraceClock clock = TraceClock::kRelative;
+  // True if `read` rejects duplicate job ids itself (the trace's sanity report then skips its
+  // own search for them).
+  bool rejects_duplicate_ids = false;
 };
 
 bool RegisterTraceReader(TraceReaderEntry entry);

@@ -17,7 +17,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
@@ -216,33 +216,65 @@ double CsvFieldParser::NonNegative(const CsvField& f, std::string_view name) con
   return v;
 }
 
-int64_t CsvFieldParser::Integer(const CsvField& f, std::string_view name, int64_t min,
-                                int64_t max) const {
+double CsvFieldParser::Seconds(const CsvField& f, std::string_view name) const {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(f.text.data(), f.text.data() + f.text.size(), v);
+  if (ec == std::errc::result_out_of_range && ptr == f.text.data() + f.text.size()) {
+    Fail(f, std::string(name) + ": number out of range: \"" + std::string(f.text) +
+                "\" (expected a finite number of seconds a double can hold)");
+  }
+  if (f.text.empty() || ec != std::errc() || ptr != f.text.data() + f.text.size() ||
+      !std::isfinite(v)) {
+    Fail(f,
+         std::string(name) + ": expected a number of seconds, got \"" + std::string(f.text) + "\"");
+  }
+  if (v < 0) Fail(f, std::string(name) + ": expected a value >= 0, got " + std::string(f.text));
+  return v;
+}
+
+int64_t CsvFieldParser::ParseInteger(const CsvField& f, std::string_view name) const {
   std::string_view t = f.text;
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
-    double d = 0;
-    auto [p2, e2] = std::from_chars(t.data(), t.data() + t.size(), d);
-    // A number too large for int64_t or for a double (2^70, 1e400) is still a number: the range
-    // check below says so.
-    const bool huge =
-        (e2 == std::errc::result_out_of_range && p2 == t.data() + t.size()) ||
-        (e2 == std::errc() && p2 == t.data() + t.size() && std::isfinite(d) && std::abs(d) > 1e15);
-    if (huge) {
-      v = t.front() == '-' ? std::numeric_limits<int64_t>::min()
-                           : std::numeric_limits<int64_t>::max();
-    } else if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() || !std::isfinite(d) ||
-               d != std::floor(d)) {
-      Fail(f, std::string(name) + ": expected an integer, got \"" + std::string(f.text) + "\"");
-    } else {
-      v = static_cast<int64_t>(d);
-    }
+  if (!t.empty() && ec == std::errc() && ptr == t.data() + t.size()) return v;
+  double d = 0;
+  auto [p2, e2] = std::from_chars(t.data(), t.data() + t.size(), d);
+  // A number too large for int64_t or for a double (2^70, 1e400) is still a number: the callers'
+  // range checks say so.
+  const bool huge =
+      (e2 == std::errc::result_out_of_range && p2 == t.data() + t.size()) ||
+      (e2 == std::errc() && p2 == t.data() + t.size() && std::isfinite(d) && std::abs(d) > 1e15);
+  if (huge) {
+    return t.front() == '-' ? std::numeric_limits<int64_t>::min()
+                            : std::numeric_limits<int64_t>::max();
   }
+  if (t.empty() || e2 != std::errc() || p2 != t.data() + t.size() || !std::isfinite(d) ||
+      d != std::floor(d)) {
+    Fail(f, std::string(name) + ": expected an integer, got \"" + std::string(f.text) + "\"");
+  }
+  return static_cast<int64_t>(d);
+}
+
+int64_t CsvFieldParser::Integer(const CsvField& f, std::string_view name, int64_t min,
+                                int64_t max) const {
+  const int64_t v = ParseInteger(f, name);
   if (v < min || v > max) {
     Fail(f, std::string(name) + ": expected an integer in [" + std::to_string(min) + ", " +
                 std::to_string(max) + "], got " + std::string(f.text));
+  }
+  return v;
+}
+
+int64_t CsvFieldParser::Count(const CsvField& f, std::string_view name, int64_t min) const {
+  const int64_t v = ParseInteger(f, name);
+  if (v < min) {
+    Fail(f, std::string(name) + ": expected an integer >= " + std::to_string(min) + ", got " +
+                std::string(f.text));
+  }
+  if (v > kMaxCount) {
+    Fail(f, std::string(name) + ": value too large: expected at most " + std::to_string(kMaxCount) +
+                ", got " + std::string(f.text));
   }
   return v;
 }

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/job.h"
+#include "sim/engine/job.h"
 #include "workloads/job_sink.h"
 
 namespace clustersim {
@@ -111,8 +111,14 @@ class CsvFieldParser {
   double Number(const CsvField& f, std::string_view name) const;
   // A finite number >= 0.
   double NonNegative(const CsvField& f, std::string_view name) const;
+  // A finite number >= 0 of seconds (the native format's times).
+  double Seconds(const CsvField& f, std::string_view name) const;
   // An integer in [min, max]; integral decimals such as "4.0" are accepted.
   int64_t Integer(const CsvField& f, std::string_view name, int64_t min, int64_t max) const;
+  // An integer in [min, kMaxCount], the errors phrased for a count with a lower bound (">= min",
+  // "value too large"); integral decimals are accepted.
+  int64_t Count(const CsvField& f, std::string_view name, int64_t min) const;
+  static constexpr int64_t kMaxCount = 1'000'000'000;
   // Seconds since 1970-01-01 00:00:00 UTC of "YYYY-MM-DD HH:MM:SS" (a 'T' may separate date and
   // time; optional fractional seconds; optional zone "Z", "+08:00", "+0800" or "+08"). A time
   // without a zone is read as UTC: only differences between times of one file matter, and no
@@ -125,6 +131,10 @@ class CsvFieldParser {
   [[noreturn]] void Fail(int column, const std::string& what) const;
 
  private:
+  // The integer in `f` (or INT64_MIN / INT64_MAX for a number too large for it); fails on
+  // anything that is not an integer.
+  int64_t ParseInteger(const CsvField& f, std::string_view name) const;
+
   const std::string& path_;
   int64_t line_;
 };

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sim/error.h"
-#include "sim/summary.h"
+#include "sim/engine/summary.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
@@ -151,25 +151,28 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
     latest = std::max(latest, job->submit_time);
     if (!KnownStatus(job->trace_status.str())) note(unknown_status, job->line);
   }
-  // Duplicate ids: sort (hash, line) pairs, then confirm equal hashes by comparing the ids (much
-  // cheaper than sorting the strings of a million-job trace). Runs of equal hashes are tiny.
-  std::vector<std::pair<uint64_t, const Job*>> ids;
-  ids.reserve(by_line.size());
-  for (const Job* job : by_line) ids.emplace_back(std::hash<std::string_view>()(job->id), job);
-  std::sort(ids.begin(), ids.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first < b.first : a.second->line < b.second->line;
-  });
-  std::vector<int64_t> duplicate_lines;
-  for (size_t k = 1; k < ids.size(); ++k) {
-    for (size_t j = k; j-- > 0 && ids[j].first == ids[k].first;) {
-      if (ids[j].second->id == ids[k].second->id) {
-        duplicate_lines.push_back(ids[k].second->line);
-        break;
+  // Duplicate ids, unless the reader rejected them already: sort (hash, line) pairs, then confirm
+  // equal hashes by comparing the ids (much cheaper than sorting the strings of a million-job
+  // trace). Runs of equal hashes are tiny.
+  if (!trace.ids_unique) {
+    std::vector<std::pair<uint64_t, const Job*>> ids;
+    ids.reserve(by_line.size());
+    for (const Job* job : by_line) ids.emplace_back(std::hash<std::string_view>()(job->id), job);
+    std::sort(ids.begin(), ids.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second->line < b.second->line;
+    });
+    std::vector<int64_t> duplicate_lines;
+    for (size_t k = 1; k < ids.size(); ++k) {
+      for (size_t j = k; j-- > 0 && ids[j].first == ids[k].first;) {
+        if (ids[j].second->id == ids[k].second->id) {
+          duplicate_lines.push_back(ids[k].second->line);
+          break;
+        }
       }
     }
+    std::sort(duplicate_lines.begin(), duplicate_lines.end());
+    for (int64_t line : duplicate_lines) note(duplicates, line);
   }
-  std::sort(duplicate_lines.begin(), duplicate_lines.end());
-  for (int64_t line : duplicate_lines) note(duplicates, line);
   SanityReport report;
   for (SanityItem* item : {&larger, &zero_gpus, &zero_duration, &unsorted, &duplicates,
                            &unknown_status}) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster.h"
-#include "sim/job.h"
+#include "sim/engine/job.h"
+#include "sim/hardware/cluster.h"
 #include "workloads/job_sink.h"
 
 namespace clustersim {

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "sim/cli/options.h"
-#include "sim/error.h"
-#include "sim/goodput.h"
-#include "sim/hardware.h"
-#include "sim/memory_model.h"
-#include "sim/model_catalog.h"
-#include "sim/runtime_model.h"
+#include "sim/engine/runtime_model.h"
+#include "sim/hardware/hardware.h"
+#include "sim/models/goodput.h"
+#include "sim/models/memory_model.h"
+#include "sim/models/model_catalog.h"
+#include "sim/util/error.h"
 
 namespace po = boost::program_options;
 

@@ -14,12 +14,12 @@
 #include <set>
 
 #include "policies/registry.h"
+#include "sim/cli/options.h"
 #include "sim/cli/run.h"
 #include "sim/cli/sweep.h"
 #include "sim/cli/trace_commands.h"
-#include "sim/cli/options.h"
-#include "sim/error.h"
-#include "sim/merge.h"
+#include "sim/output/merge.h"
+#include "sim/util/error.h"
 
 namespace po = boost::program_options;
 

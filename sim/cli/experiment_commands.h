@@ -4,7 +4,7 @@
 //   one database (default results/compare.sqlite) and printed side by side (or as CSV).
 // sweep: the cross product of a JSON spec, one database per run in a directory, in parallel, by
 //   shard, resumable (sim/cli/sweep.h).
-// merge: joins databases into one (sim/merge.h).
+// merge: joins databases into one (sim/output/merge.h).
 //
 // Each takes argv with argv[0] = the command name, returns the exit code, and throws InputError
 // for bad input (main prints it, exit 2).

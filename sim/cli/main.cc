@@ -14,14 +14,14 @@
 
 #include "policies/registry.h"
 #include "sim/cli/advise_command.h"
+#include "sim/cli/experiment_commands.h"
+#include "sim/cli/options.h"
 #include "sim/cli/plan_command.h"
 #include "sim/cli/queueing_command.h"
-#include "sim/cli/experiment_commands.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
-#include "sim/cli/options.h"
-#include "sim/error.h"
-#include "sim/topology.h"
+#include "sim/hardware/topology.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 
 namespace po = boost::program_options;

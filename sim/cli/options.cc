@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 namespace po = boost::program_options;
 

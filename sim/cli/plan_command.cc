@@ -20,12 +20,12 @@
 #include <thread>
 
 #include "policies/registry.h"
+#include "sim/cli/options.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
-#include "sim/cli/options.h"
-#include "sim/error.h"
-#include "sim/queueing.h"
-#include "sim/runtime_model.h"
+#include "sim/engine/runtime_model.h"
+#include "sim/models/queueing.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 
 namespace po = boost::program_options;

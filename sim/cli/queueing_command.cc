@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "sim/cli/options.h"
-#include "sim/error.h"
-#include "sim/queueing.h"
+#include "sim/models/queueing.h"
+#include "sim/util/error.h"
 
 namespace po = boost::program_options;
 

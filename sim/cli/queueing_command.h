@@ -1,5 +1,5 @@
-// `clustersim queueing --lambda L --mu M --c C`: the M/M/c figures of sim/queueing.h (Erlang C)
-// for given rates, in whatever time unit the rates use.
+// `clustersim queueing --lambda L --mu M --c C`: the M/M/c figures of sim/models/queueing.h (Erlang
+// C) for given rates, in whatever time unit the rates use.
 #ifndef CLUSTERSIM_SIM_CLI_QUEUEING_COMMAND_H_
 #define CLUSTERSIM_SIM_CLI_QUEUEING_COMMAND_H_
 

@@ -9,12 +9,12 @@
 #include <cstdlib>
 
 #include "policies/registry.h"
-#include "sim/error.h"
-#include "sim/fragmentation.h"
-#include "sim/json_file.h"
-#include "sim/sha256.h"
-#include "sim/sqlite_writer.h"
-#include "sim/topology.h"
+#include "sim/engine/fragmentation.h"
+#include "sim/hardware/topology.h"
+#include "sim/output/sqlite_writer.h"
+#include "sim/util/error.h"
+#include "sim/util/json_file.h"
+#include "sim/util/sha256.h"
 #include "workloads/failure_trace.h"
 #include "workloads/model_assignment.h"
 #include "workloads/reader.h"

@@ -12,15 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine.h"
-#include "sim/model_runtime.h"
-#include "sim/params.h"
-#include "sim/summary.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/model_runtime.h"
+#include "sim/engine/summary.h"
+#include "sim/util/params.h"
 #include "workloads/transforms.h"
 
 namespace clustersim {
 
-// Model-aware simulation (DESIGN.md §5, sim/model_runtime.h); off by default.
+// Model-aware simulation (DESIGN.md §5, sim/engine/model_runtime.h); off by default.
 struct ModelConfig {
   bool enabled = false;      // memory model, OOM, batch-aware rates, GPU sharing of models
   bool assign = false;       // give jobs without a model one (workloads/model_assignment.h)

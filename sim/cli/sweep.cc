@@ -13,12 +13,12 @@
 #include <thread>
 
 #include "policies/registry.h"
-#include "sim/cluster.h"
-#include "sim/error.h"
-#include "sim/json_file.h"
-#include "sim/merge.h"
-#include "sim/sha256.h"
-#include "sim/sqlite_writer.h"
+#include "sim/hardware/cluster.h"
+#include "sim/output/merge.h"
+#include "sim/output/sqlite_writer.h"
+#include "sim/util/error.h"
+#include "sim/util/json_file.h"
+#include "sim/util/sha256.h"
 
 #ifndef CLUSTERSIM_VERSION
 #define CLUSTERSIM_VERSION "0.0.0"

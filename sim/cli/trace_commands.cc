@@ -4,9 +4,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "sim/cluster.h"
 #include "sim/cli/options.h"
-#include "sim/error.h"
+#include "sim/hardware/cluster.h"
+#include "sim/util/error.h"
 #include "workloads/generator.h"
 #include "workloads/openb_cluster.h"
 #include "workloads/reader.h"

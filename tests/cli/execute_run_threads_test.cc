@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "sim/cli/run.h"
-#include "sim/summary.h"
+#include "sim/engine/summary.h"
 
 namespace clustersim {
 namespace {

@@ -17,7 +17,7 @@
 #include <regex>
 #include <sstream>
 
-#include "sim/queueing.h"
+#include "sim/models/queueing.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace clustersim::testing {
@@ -263,7 +263,7 @@ TEST(Plan, BadInputIsRejectedWithExitCode2) {
 }
 
 TEST(Queueing, PrintsTheErlangCFiguresOfThePublishedExample) {
-  // 48 Erlangs on 55 agents (see tests/sim/queueing_test.cc): P(wait) 0.2387, ASA 8.18 s.
+  // 48 Erlangs on 55 agents (see tests/sim/models/queueing_test.cc): P(wait) 0.2387, ASA 8.18 s.
   const std::vector<std::string> args = {
       "queueing", "--lambda", "0.2", "--mu", "0.004166666666666667", "--c", "55"};
   const CliResult r = RunCli(args);

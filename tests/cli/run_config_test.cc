@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "sim/cli/run.h"
-#include "sim/error.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {

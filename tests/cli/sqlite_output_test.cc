@@ -1,4 +1,4 @@
-// The SQLite output of `clustersim run` (sim/sqlite_writer.cc): the four tables and their
+// The SQLite output of `clustersim run` (sim/output/sqlite_writer.cc): the four tables and their
 // documented columns, one jobs row per trace job with the schedule worked out by hand, appending
 // runs to an existing file, and determinism (same inputs, same rows and fingerprint).
 //
@@ -88,7 +88,7 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
   }
   EXPECT_EQ(tables, (std::vector<std::string>{"jobs", "runs", "summary", "timeseries"}));
 
-  // The lists below are the schema in sim/sqlite_writer.cc (kSchema), column for column.
+  // The lists below are the schema in sim/output/sqlite_writer.cc (kSchema), column for column.
   EXPECT_EQ(ColumnsOf(db, "runs"), (std::vector<std::string>{"run_id",
                                                              "created_at",
                                                              "trace_path",

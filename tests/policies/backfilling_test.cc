@@ -11,39 +11,23 @@
 #include <map>
 #include <random>
 
-#include "sim/topology.h"
+#include "sim/hardware/topology.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
 namespace {
 
+using testing::ExpectInterval;
+using testing::ExpectTimeout;
 using testing::MakeJob;
 using testing::Nodes;
+using testing::PolicySim;
 using testing::TestSim;
-
-void ExpectInterval(const JobRun& run, double start, double end) {
-  EXPECT_EQ(run.state, JobState::kCompleted) << JobStateName(run.state);
-  EXPECT_DOUBLE_EQ(run.first_start, start);
-  EXPECT_DOUBLE_EQ(run.end_time, end);
-}
-
-void ExpectTimeout(const JobRun& run, double start, double end) {
-  EXPECT_EQ(run.state, JobState::kTimeout) << JobStateName(run.state);
-  EXPECT_DOUBLE_EQ(run.first_start, start);
-  EXPECT_DOUBLE_EQ(run.end_time, end);
-}
 
 Job WithWalltime(Job job, double walltime) {
   job.walltime = walltime;
   return job;
-}
-
-TestSim Sim(const std::string& cluster, std::vector<Job> jobs, const std::string& policy,
-            const std::string& placement = "first-fit",
-            std::map<std::string, std::string> params = {}) {
-  return TestSim(cluster, std::move(jobs), policy, placement, EngineOptions(), "trace",
-                 Params(std::move(params)));
 }
 
 // ---- EASY ----
@@ -58,7 +42,7 @@ TEST(EasyBackfilling, StartsAShortJobAheadOfABlockedLargeOne) {
   // t=1: C arrives. B's reservation: t_s = 10 (A ends; then 4 free). C fits now (2 free) and
   //      ends at 1 + 5 = 6 <= 10: it starts at 1, ends 6.
   // t=10: A ends; B starts, ends 20.
-  TestSim sim = Sim(Nodes(1, 4), ShortJobTrace(), "easy");
+  TestSim sim = PolicySim(Nodes(1, 4), ShortJobTrace(), "easy");
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -67,7 +51,7 @@ TEST(EasyBackfilling, StartsAShortJobAheadOfABlockedLargeOne) {
 
 TEST(EasyBackfilling, FcfsOnTheSameTraceKeepsTheShortJobBehindTheHead) {
   // Strict blocking: C waits behind B. B [10, 20) once A ends; C starts when B ends: [20, 25).
-  TestSim sim = Sim(Nodes(1, 4), ShortJobTrace(), "fcfs");
+  TestSim sim = PolicySim(Nodes(1, 4), ShortJobTrace(), "fcfs");
   sim.Run();
   ExpectInterval(sim.Of("B"), 10, 20);
   ExpectInterval(sim.Of("C"), 20, 25);
@@ -78,8 +62,8 @@ TEST(EasyBackfilling, RefusesAJobThatWouldDelayTheReservation) {
   // are all B's (extra = 4 - 4 = 0): refused.
   // t=10: A ends; B starts [10, 20); C (head now) finds 0 free. t=20: B ends; C [20, 35).
   TestSim sim =
-      Sim(Nodes(1, 4), {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 4, 10), MakeJob("C", 1, 1, 15)},
-          "easy");
+      PolicySim(Nodes(1, 4),
+                {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 4, 10), MakeJob("C", 1, 1, 15)}, "easy");
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -95,10 +79,10 @@ TEST(EasyBackfilling, ALongJobMayUseOnlyTheExtraGpusAndConsumesThem) {
   // t=2: t_s = 10 again (free then: {0,1,3} = 3 = B's need), extra 0: D (fits now on {3}, ends
   //      102 > 10) is refused.
   // t=10: A ends: {0,1,3} free: B [10, 20). D is head, 0 free. t=20: B ends: D [20, 120).
-  TestSim sim = Sim(Nodes(1, 4),
-                    {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 3, 10), MakeJob("C", 1, 1, 100),
-                     MakeJob("D", 2, 1, 100)},
-                    "easy", "pool");
+  TestSim sim = PolicySim(Nodes(1, 4),
+                          {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 3, 10), MakeJob("C", 1, 1, 100),
+                           MakeJob("D", 2, 1, 100)},
+                          "easy", "pool");
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -120,10 +104,10 @@ TEST(EasyBackfilling, NodeAwareReservationKeepsTheHeadsNodeFromALongJobThatRunsE
   //      refused.
   // t=10: A ends; node 0 is empty: B [10, 20) — which it could not do had C taken GPU 2.
   //      D (head) finds both nodes full. t=20: B ends: D [20, 70) on node 0.
-  TestSim sim = Sim(Nodes(2, 4),
-                    {MakeJob("A", 0, 2, 10), MakeJob("X", 0, 3, 100), MakeJob("B", 0, 4, 10),
-                     MakeJob("C", 1, 1, 50), MakeJob("D", 2, 1, 50)},
-                    "easy", "first-fit");
+  TestSim sim = PolicySim(Nodes(2, 4),
+                          {MakeJob("A", 0, 2, 10), MakeJob("X", 0, 3, 100), MakeJob("B", 0, 4, 10),
+                           MakeJob("C", 1, 1, 50), MakeJob("D", 2, 1, 50)},
+                          "easy", "first-fit");
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("X"), 0, 100);
@@ -137,7 +121,7 @@ TEST(EasyBackfilling, ReservationUsesTheRequestedWalltimeAndTheJobIsKilledAtIt) 
   // t=0: W starts, estimated end 0 + 30 = 30. N (3) does not fit (1 free): head.
   // t=1: t_s = 30 (W's estimated end); S ends 21 <= 30: starts [1, 21).
   // t=30: W is killed (status timeout, end 30); N starts [30, 35).
-  TestSim sim = Sim(
+  TestSim sim = PolicySim(
       Nodes(1, 3),
       {WithWalltime(MakeJob("W", 0, 2, 100), 30), MakeJob("N", 0, 3, 5), MakeJob("S", 1, 1, 20)},
       "easy");
@@ -150,8 +134,8 @@ TEST(EasyBackfilling, ReservationUsesTheRequestedWalltimeAndTheJobIsKilledAtIt) 
 TEST(EasyBackfilling, WalltimeFactorKillsEachJobAtThatFractionOfItsDuration) {
   // walltime=0.5, 1 GPU. K t=0 40 s -> requested 20: killed at 20. M t=0 10 s -> requested 5:
   // starts at 20, killed at 25.
-  TestSim sim = Sim(Nodes(1, 1), {MakeJob("K", 0, 1, 40), MakeJob("M", 0, 1, 10)}, "easy",
-                    "first-fit", {{"walltime", "0.5"}});
+  TestSim sim = PolicySim(Nodes(1, 1), {MakeJob("K", 0, 1, 40), MakeJob("M", 0, 1, 10)}, "easy",
+                          "first-fit", {{"walltime", "0.5"}});
   sim.Run();
   ExpectTimeout(sim.Of("K"), 0, 20);
   ExpectTimeout(sim.Of("M"), 20, 25);
@@ -161,7 +145,7 @@ TEST(EasyBackfilling, WalltimeExactIgnoresTheTraceColumn) {
   // walltime=exact: W's trace walltime (30) is not used: W runs its full 100 s and is not killed.
   // 1 node x 3 GPUs, N t=0 3 GPUs 5 s: head; t_s = 100 (W's true end). S t=1 1 GPU 20 s ends 21
   // <= 100: [1, 21). N [100, 105).
-  TestSim sim = Sim(
+  TestSim sim = PolicySim(
       Nodes(1, 3),
       {WithWalltime(MakeJob("W", 0, 2, 100), 30), MakeJob("N", 0, 3, 5), MakeJob("S", 1, 1, 20)},
       "easy", "first-fit", {{"walltime", "exact"}});
@@ -177,7 +161,7 @@ TEST(EasyBackfilling, BackfillingTrustsWalltimesSoAnEarlyEndCanLeaveTheHeadWaiti
   // t=1: Y fits now (1 free) and ends 31 <= 50: backfilled [1, 31).
   // t=10: L completes, 40 s before its walltime. H needs 3, 2 are free: new t_s = 31 (Y's end).
   // t=31: Y ends; H [31, 41).
-  TestSim sim = Sim(
+  TestSim sim = PolicySim(
       Nodes(1, 3),
       {WithWalltime(MakeJob("L", 0, 2, 10), 50), MakeJob("H", 0, 3, 10), MakeJob("Y", 1, 1, 30)},
       "easy");
@@ -203,7 +187,7 @@ TEST(ConservativeBackfilling, RefusesABackfillThatWouldDelayALaterReservation) {
   // 1 + 25 = 26; the next start candidate is 30 -> D gets [30, 55).
   // Every job ends at its estimate, so no compression moves anything: B [10, 20), C [20, 30),
   // D [30, 55).
-  TestSim sim = Sim(Nodes(1, 4), ConservativeTrace(), "conservative");
+  TestSim sim = PolicySim(Nodes(1, 4), ConservativeTrace(), "conservative");
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -217,7 +201,7 @@ TEST(ConservativeBackfilling, EasyOnTheSameTraceBackfillsTheJobAndDelaysTheSecon
   // starts at 1, ends 26.
   // t=10: A ends; 3 free: B [10, 20). t=20: B ends; C (4) does not fit beside D (3 free).
   // t=26: D ends; C [26, 36) — later than its conservative reservation at 20.
-  TestSim sim = Sim(Nodes(1, 4), ConservativeTrace(), "easy");
+  TestSim sim = PolicySim(Nodes(1, 4), ConservativeTrace(), "easy");
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -235,10 +219,10 @@ TEST(ConservativeBackfilling, CompressionMovesReservationsEarlierWhenAJobEndsBef
   //       around B: [10, 30) has 0 free -> C [30, 80). B's reservation is now: B starts at 10.
   // t=20: B completes, 10 s early. Compression: C from 20 -> [20, 70): starts at 20, ends 25.
   TestSim sim =
-      Sim(Nodes(1, 4),
-          {WithWalltime(MakeJob("A", 0, 4, 10), 100), WithWalltime(MakeJob("B", 1, 4, 10), 20),
-           WithWalltime(MakeJob("C", 2, 2, 5), 50)},
-          "conservative");
+      PolicySim(Nodes(1, 4),
+                {WithWalltime(MakeJob("A", 0, 4, 10), 100),
+                 WithWalltime(MakeJob("B", 1, 4, 10), 20), WithWalltime(MakeJob("C", 2, 2, 5), 50)},
+                "conservative");
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -248,8 +232,9 @@ TEST(ConservativeBackfilling, CompressionMovesReservationsEarlierWhenAJobEndsBef
 TEST(ConservativeBackfilling, WalltimeKillEndsTheJobAtItsReservationEnd) {
   // 1 GPU. W t=0 duration 100 walltime 30 -> [0, 30) reserved and killed at 30 (timeout).
   // V t=0 duration 5: reserved at 30 -> [30, 35).
-  TestSim sim = Sim(Nodes(1, 1), {WithWalltime(MakeJob("W", 0, 1, 100), 30), MakeJob("V", 0, 1, 5)},
-                    "conservative");
+  TestSim sim =
+      PolicySim(Nodes(1, 1), {WithWalltime(MakeJob("W", 0, 1, 100), 30), MakeJob("V", 0, 1, 5)},
+                "conservative");
   sim.Run();
   ExpectTimeout(sim.Of("W"), 0, 30);
   ExpectInterval(sim.Of("V"), 30, 35);
@@ -268,7 +253,7 @@ TEST(ConservativeBackfilling,
   // on each node, no node has 2: first-fit fails. R is re-placed from the next breakpoint of the
   // profile after 0, which is 10 (P's end): 5 free on [10, 100) -> R reserved [10, 15).
   // t=10: P ends (at its estimate, no compression); node 0 is empty: R [10, 15) on node 0.
-  TestSim sim = Sim(Nodes(2, 4), FragmentedTrace(), "conservative", "first-fit");
+  TestSim sim = PolicySim(Nodes(2, 4), FragmentedTrace(), "conservative", "first-fit");
   sim.Run();
   ExpectInterval(sim.Of("P"), 0, 10);
   ExpectInterval(sim.Of("Q"), 0, 100);
@@ -278,7 +263,7 @@ TEST(ConservativeBackfilling,
 TEST(ConservativeBackfilling, WithPoolTheCountedReservationAlwaysPlaces) {
   // pool on the same trace: P {0,1,2}, Q {3,4,5}, R takes the free {6,7} at its reserved time 0:
   // [0, 5).
-  TestSim sim = Sim(Nodes(2, 4), FragmentedTrace(), "conservative", "pool");
+  TestSim sim = PolicySim(Nodes(2, 4), FragmentedTrace(), "conservative", "pool");
   sim.Run();
   ExpectInterval(sim.Of("P"), 0, 10);
   ExpectInterval(sim.Of("Q"), 0, 100);
@@ -577,7 +562,7 @@ TEST_P(MatchesReference, EasyMakesTheDecisionsOfAPlainTranscriptionOfTheRule) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     const std::vector<Job> jobs = RandomTrace(seed, 300);
     PolicyRun reference(cluster, jobs, std::make_unique<ReferenceEasy>(), placement);
-    TestSim easy = Sim(cluster, jobs, "easy", placement);
+    TestSim easy = PolicySim(cluster, jobs, "easy", placement);
     easy.Run();
     ExpectSameSchedules(reference.engine(), easy.engine(), jobs, &backfilled);
   }
@@ -590,7 +575,7 @@ TEST_P(MatchesReference, ConservativeMakesTheDecisionsOfAPlainTranscriptionOfThe
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     const std::vector<Job> jobs = RandomTrace(seed, 150);
     PolicyRun reference(cluster, jobs, std::make_unique<ReferenceConservative>(), placement);
-    TestSim conservative = Sim(cluster, jobs, "conservative", placement);
+    TestSim conservative = PolicySim(cluster, jobs, "conservative", placement);
     conservative.Run();
     ExpectSameSchedules(reference.engine(), conservative.engine(), jobs, &backfilled);
   }

@@ -4,9 +4,9 @@
 // the compiled-in model and hardware catalogs, through a ModelRuntime built from the same sorted
 // job list TestSim runs (so job indices agree).
 //
-// Memory figures used below (sim/memory_model.h: 16 B/param for mixed precision + Adam, 12 for
-// mixed + SGD with momentum; workspace 10% of the 2-byte weights; reserve 10% of the GPU; 1 GiB =
-// 2^30 B):
+// Memory figures used below (sim/models/memory_model.h: 16 B/param for mixed precision + Adam, 12
+// for mixed + SGD with momentum; workspace 10% of the 2-byte weights; reserve 10% of the GPU; 1 GiB
+// = 2^30 B):
 // - BERT-large (340M params, Adam, k = 138,412,032 B/sample) on V100-16GB (17,179,869,184 B):
 //   M_static = 340e6 x 16 + 0.1 x 680e6 = 5,508,000,000 B; reserve 1,717,986,918.4 B;
 //   B_max = floor((17,179,869,184 - 5,508,000,000 - 1,717,986,918.4) / 138,412,032)
@@ -22,8 +22,8 @@
 #include <limits>
 #include <memory>
 
-#include "sim/error.h"
-#include "sim/model_runtime.h"
+#include "sim/engine/model_runtime.h"
+#include "sim/util/error.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
@@ -254,9 +254,9 @@ TEST(CoschedShares, AFractionalPodJoinsAPartlySharedGpuAtOnce) {
 }
 
 TEST(CoschedCounts, AModelParallelJobGetsWholeReplicasOnly) {
-  // LLaMA-7B needs TP = 2 on an A100-80GB (tests/sim/memory_model_test.cc), so a replica is 2
-  // GPUs. With 3 of 8 GPUs free (X holds 5), L (4 requested, floor 2) starts on 2 GPUs, not 3:
-  // a third GPU would hold no replica.
+  // LLaMA-7B needs TP = 2 on an A100-80GB (tests/sim/models/memory_model_test.cc), so a replica is
+  // 2 GPUs. With 3 of 8 GPUs free (X holds 5), L (4 requested, floor 2) starts on 2 GPUs, not 3: a
+  // third GPU would hold no replica.
   std::vector<Job> jobs = {MakeJob("X", 0, 5, 100000), ModelJob("L", 1, 4, 1000, "LLaMA-7B", 1)};
   TestSim sim = ModelSim(Nodes(1, 8), jobs, "cosched");
   sim.Run();

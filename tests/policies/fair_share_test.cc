@@ -6,21 +6,16 @@
 //   u = g x integral_a^b 2^(-(t - s)/h) ds = g x (h / ln 2) x (2^(-(t - b)/h) - 2^(-(t - a)/h)).
 #include <gtest/gtest.h>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
 namespace {
 
+using testing::ExpectInterval;
 using testing::MakeJob;
 using testing::Nodes;
 using testing::TestSim;
-
-void ExpectInterval(const JobRun& run, double start, double end) {
-  EXPECT_EQ(run.state, JobState::kCompleted) << JobStateName(run.state);
-  EXPECT_DOUBLE_EQ(run.first_start, start);
-  EXPECT_DOUBLE_EQ(run.end_time, end);
-}
 
 Job UserJob(const std::string& id, const std::string& user, double submit, int gpus,
             double duration) {
@@ -31,8 +26,7 @@ Job UserJob(const std::string& id, const std::string& user, double submit, int g
 
 TestSim Sim(const std::string& cluster, std::vector<Job> jobs,
             std::map<std::string, std::string> params, const std::string& placement = "first-fit") {
-  return TestSim(cluster, std::move(jobs), "fair-share", placement, EngineOptions(), "trace",
-                 Params(std::move(params)));
+  return testing::PolicySim(cluster, std::move(jobs), "fair-share", placement, std::move(params));
 }
 
 // 1 GPU. The heavy user h ran long ago, the light user l recently; then both queue a job, l's

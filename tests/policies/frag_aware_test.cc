@@ -1,9 +1,9 @@
 // frag-aware placement (policies/frag_aware.cc) on hand-built states, deltas computed by hand
-// with the measure of sim/fragmentation.h.
+// with the measure of sim/engine/fragmentation.h.
 #include <gtest/gtest.h>
 
 #include "policies/registry.h"
-#include "sim/fragmentation.h"
+#include "sim/engine/fragmentation.h"
 #include "tests/test_util.h"
 
 namespace clustersim {

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "policies/registry.h"
-#include "sim/topology.h"
-#include "sim/runtime_model.h"
+#include "sim/engine/runtime_model.h"
+#include "sim/hardware/topology.h"
 #include "tests/test_util.h"
 
 namespace clustersim {

@@ -8,22 +8,17 @@
 #include <algorithm>
 #include <random>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
 namespace {
 
+using testing::ExpectInterval;
 using testing::MakeJob;
 using testing::Nodes;
 using testing::TestSim;
-
-void ExpectInterval(const JobRun& run, double start, double end) {
-  EXPECT_EQ(run.state, JobState::kCompleted);
-  EXPECT_DOUBLE_EQ(run.first_start, start);
-  EXPECT_DOUBLE_EQ(run.end_time, end);
-}
 
 // Preempted work is neither lost nor double counted: the job ran exactly its duration (plus any
 // restore overhead), on `gpus` GPUs the whole time.

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "sim/model_catalog.h"
+#include "sim/models/model_catalog.h"
 
 namespace clustersim {
 namespace {

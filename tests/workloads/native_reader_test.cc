@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 
 namespace clustersim {

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/error.h"
+#include "sim/util/error.h"
 #include "workloads/reader.h"
 
 namespace clustersim {

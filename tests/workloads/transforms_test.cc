@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/error.h"
-#include "sim/summary.h"
+#include "sim/engine/summary.h"
+#include "sim/util/error.h"
 #include "tests/test_util.h"
 #include "workloads/generator.h"
 #include "workloads/reader.h"

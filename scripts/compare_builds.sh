@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs one fixed set of simulations with two clustersim binaries and compares what they wrote:
+# every `jobs`, `timeseries` and `summary` row and each run's fingerprint, events and passes.
+# For refactors that must not change behaviour (a moved file, a faster path): exit 0 and
+# "identical" when the outputs agree, 1 with the first differences otherwise.
+#
+# Usage: scripts/compare_builds.sh OLD_CLUSTERSIM NEW_CLUSTERSIM [WORK_DIR]
+# The set: the README tour's runs (fcfs, best-fit, easy, faults, model-aware cosched), every
+# registered policy on the bundled Philly window and on the first 20,000 jobs of the Philly file,
+# first-fit and pool, and the bench's synthetic 1,024 x 8 cluster at 100,000 jobs.
+set -euo pipefail
+old="$1"
+new="$2"
+work="${3:-$(mktemp -d)}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+mkdir -p "$work"
+
+philly=traces/philly/pollux_philly.csv
+synthetic="$work/synthetic_100k.csv"
+cluster_1024="$work/cluster_1024x8.json"
+echo '{"nodes":[{"count":1024,"gpu_type":"A100-80GB","gpus_per_node":8}]}' >"$cluster_1024"
+"$old" trace generate --jobs 100000 --gpus 8192 --load 0.9 --seed 42 --out "$synthetic" >/dev/null
+
+# One line per run: a name and the run options (the trace and cluster default to the bundled ones).
+runs() {
+  echo "tour_fcfs|"
+  echo "tour_best_fit|--cluster dgx-a100 --placement best-fit --runtime-model trace"
+  echo "tour_easy|--cluster dgx-a100 --policy easy --runtime-model trace --param walltime=exact"
+  echo "tour_faults|--policy easy --node-mtbf 500 --gpu-mtbf A100-80GB=5000 --mttr 4 --checkpoint-interval 3600"
+  echo "tour_cosched|--assign-models --policy cosched"
+  echo "frag_aware_models|--assign-models --placement frag-aware"
+  for policy in fcfs fair-share easy conservative sjf srtf las; do
+    for placement in first-fit pool best-fit; do
+      echo "philly_${policy}_${placement}|--trace $philly --first 20000 --cluster dgx-a100 --runtime-model trace --policy $policy --placement $placement"
+    done
+  done
+  echo "synthetic_fcfs|--trace $synthetic --cluster $cluster_1024 --runtime-model trace"
+  echo "synthetic_easy|--trace $synthetic --cluster $cluster_1024 --runtime-model trace --policy easy"
+}
+
+dump() {  # DB OUT
+  sqlite3 -csv "$1" "SELECT run_id, fingerprint, events, passes, status FROM runs ORDER BY run_id" >"$2"
+  sqlite3 -csv "$1" "SELECT * FROM jobs ORDER BY run_id, job_index" >>"$2"
+  sqlite3 -csv "$1" "SELECT * FROM timeseries ORDER BY 1, 2, 3" >>"$2"
+  sqlite3 -csv "$1" "SELECT * FROM summary ORDER BY 1, 2, 3" >>"$2"
+}
+
+status=0
+while IFS='|' read -r name options; do
+  # Backfilling policies plan with exact wall times: the trace has none.
+  case "$name" in philly_easy_* | philly_conservative_*) options+=" --param walltime=exact" ;; esac
+  for side in old new; do
+    bin="$old"
+    [[ $side == new ]] && bin="$new"
+    db="$work/$name.$side.sqlite"
+    rm -f "$db"
+    # shellcheck disable=SC2086
+    "$bin" run $options --out "$db" --no-progress >"$work/$name.$side.log" 2>&1 || {
+      echo "$name: $side failed: $(tail -1 "$work/$name.$side.log")"
+      status=1
+      continue 2
+    }
+    dump "$db" "$work/$name.$side.csv"
+  done
+  if cmp -s "$work/$name.old.csv" "$work/$name.new.csv"; then
+    echo "$name: identical ($(head -1 "$work/$name.new.csv"))"
+  else
+    echo "$name: DIFFERENT"
+    diff "$work/$name.old.csv" "$work/$name.new.csv" | head -5
+    status=1
+  fi
+done < <(runs)
+exit $status

@@ -1,0 +1,880 @@
+#include "sim/engine/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "sim/engine/model_runtime.h"
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+// Event kinds as recorded in the fingerprint.
+enum EventKind : int {
+  kKindFinish = 0,
+  kKindFailure = 1,
+  kKindArrival = 2,
+  kKindTimer = 3,
+  kKindRepair = 4
+};
+
+// One step of the fingerprint: FNV-1a's xor-multiply applied to a whole 64-bit word, followed
+// by a xor-shift so high bits feed back into low ones.
+uint64_t MixWord(uint64_t hash, uint64_t word) {
+  hash = (hash ^ word) * 1099511628211ull;
+  return hash ^ (hash >> 29);
+}
+
+}  // namespace
+
+const char* JobStateName(JobState state) {
+  switch (state) {
+    case JobState::kPending:
+      return "pending";
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kCompleted:
+      return "completed";
+    case JobState::kTimeout:
+      return "timeout";
+    case JobState::kOomFailed:
+      return "oom-failed";
+    case JobState::kRejected:
+      return "rejected";
+    case JobState::kUnfinished:
+      return "unfinished";
+  }
+  return "?";
+}
+
+Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& placement,
+               const RuntimeModel& runtime, Policy& policy, std::string policy_name,
+               EngineOptions options)
+    : trace_(trace),
+      cluster_(cluster),
+      placement_(placement),
+      runtime_(runtime),
+      policy_(policy),
+      policy_name_(std::move(policy_name)),
+      options_(std::move(options)),
+      resources_(cluster),
+      empty_resources_(cluster),
+      metrics_(cluster, options_.timeseries_interval_seconds),
+      runs_(trace.jobs.size()),
+      fault_rng_(options_.faults.seed) {
+  CHECK(cluster.catalog().gpus().size() <= 64, "at most 64 GPU types are supported");
+  elastic_ = policy_.Elastic();
+  ResolveRequests();
+  metrics_.set_resources(&resources_);
+  metrics_.SetWorkload(
+      options_.workload != nullptr
+          ? *options_.workload
+          : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus()));
+  if (options_.models != nullptr) {
+    metrics_.set_memory_reported(true);
+    gpu_memory_.assign(cluster.total_gpus(), 0.0);
+    oom_pending_.assign(trace.jobs.size(), 0);
+    model_runs_.resize(trace.jobs.size());
+    for (size_t i = 0; i < trace.jobs.size(); ++i) {
+      model_runs_[i].batch = options_.models->user_batch(static_cast<JobId>(i));
+    }
+  }
+}
+
+void Engine::ResolveRequests() {
+  const HardwareCatalog& catalog = cluster_.catalog();
+  std::map<uint32_t, uint64_t> masks;  // gpu_type symbol -> mask, parsed once per distinct value
+  const bool shares = placement_.SharesGpus() && policy_.SupportsShares();
+  for (size_t i = 0; i < trace_.jobs.size(); ++i) {
+    const Job& job = trace_.jobs[i];
+    JobRun& run = runs_[i];
+    run.request.gpus = job.gpus;
+    run.request.job = &job;
+    if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
+      run.request.milli = job.gpu_milli;
+    }
+    run.work_left = job.duration;
+    if (job.gpu_type.empty()) continue;
+    auto it = masks.find(job.gpu_type.id());
+    if (it == masks.end()) {
+      const std::string& types = job.gpu_type.str();
+      uint64_t mask = 0;
+      size_t begin = 0;
+      while (begin <= types.size()) {
+        size_t end = types.find('|', begin);
+        if (end == std::string::npos) end = types.size();
+        const std::string name = types.substr(begin, end - begin);
+        auto type = catalog.Find(name);
+        if (!type) {
+          // Name the first line of the file with this value (jobs are sorted by submit time).
+          const Job* first = &job;
+          for (const Job& other : trace_.jobs) {
+            if (other.gpu_type == job.gpu_type && other.line < first->line) first = &other;
+          }
+          throw InputError(trace_.path, static_cast<int>(first->line), first->gpu_type_column,
+                           "job " + first->id + ": gpu_type: unknown GPU type \"" + name +
+                               "\"; valid types: " + catalog.NameList());
+        }
+        mask |= uint64_t{1} << *type;
+        begin = end + 1;
+      }
+      it = masks.emplace(job.gpu_type.id(), mask).first;
+    }
+    run.request.type_mask = it->second;
+  }
+}
+
+const std::string& Engine::reason(JobId id) const {
+  static const std::string kNone;
+  auto it = reasons_.find(id);
+  return it == reasons_.end() ? kNone : it->second;
+}
+
+void Engine::Push(double time, Rank rank, JobId job, uint32_t aux) {
+  CHECK(seq_ < (uint64_t{1} << 56), "event sequence overflow");
+  heap_.push(Event{time, (static_cast<uint64_t>(rank) << 56) | seq_++, job, aux});
+}
+
+void Engine::Record(double time, int kind, JobId job) {
+  ++events_;
+  uint64_t time_bits;
+  std::memcpy(&time_bits, &time, sizeof time_bits);
+  const uint64_t event =
+      (static_cast<uint64_t>(static_cast<uint32_t>(kind)) << 32) | static_cast<uint32_t>(job);
+  fingerprint_ = MixWord(MixWord(fingerprint_, time_bits), event);
+}
+
+void Engine::Run() {
+  const auto& jobs = trace_.jobs;
+  const double kInf = std::numeric_limits<double>::infinity();
+  std::vector<Event> batch;
+  const bool faults = options_.faults.failures();
+  if (faults) StartFaults();
+  while (true) {
+    if (options_.interrupt && options_.interrupt->load(std::memory_order_relaxed)) {
+      status_ = RunStatus::kInterrupted;
+      break;
+    }
+    const double t_heap = heap_.empty() ? kInf : heap_.top().time;
+    const double t_arrival = next_arrival_ < jobs.size() ? jobs[next_arrival_].submit_time : kInf;
+    const double t = std::min(t_heap, t_arrival);
+    if (t == kInf) break;
+    // Failures and repairs go on for ever; the run is over when every job is.
+    if (faults && jobs_done_ == static_cast<int64_t>(jobs.size())) break;
+    if (t > options_.stop_time) {
+      now_ = options_.stop_time;
+      metrics_.AdvanceTo(now_);
+      break;
+    }
+    now_ = t;
+    metrics_.AdvanceTo(t);
+
+    batch.clear();
+    while (!heap_.empty() && heap_.top().time == t) {
+      batch.push_back(heap_.top());
+      heap_.pop();
+    }
+    size_t b = 0;
+    for (; b < batch.size() && batch[b].rank() < kArrivalRank; ++b) {
+      const Event& e = batch[b];
+      if (e.rank() == kFaultRank) {
+        Fault(e);
+        continue;
+      }
+      const JobRun& run = runs_[e.job];
+      if (run.state != JobState::kRunning || run.version != (e.aux & kVersionMask))
+        continue;  // stale
+      Record(t, kKindFinish, e.job);
+      if (e.aux & kOomBit) {
+        OomFail(e.job);
+      } else {
+        Finish(e.job, (e.aux & kKillBit) != 0);
+      }
+    }
+    while (next_arrival_ < jobs.size() && jobs[next_arrival_].submit_time == t) {
+      const JobId id = static_cast<JobId>(next_arrival_++);
+      Record(t, kKindArrival, id);
+      Arrive(id);
+    }
+    for (; b < batch.size(); ++b) {
+      const Event& e = batch[b];
+      Record(t, kKindTimer, e.job);
+      policy_.OnTimer(*this, e.job, static_cast<int>(e.aux));
+    }
+
+    ++passes_;
+    policy_.Schedule(*this);
+    metrics_.ObserveQueue(resources_, queue_head_ == kNoJob ? nullptr : &runs_[queue_head_].request,
+                          queue_length_, static_cast<int>(running_.size()));
+    if (options_.check_invariants) CheckInvariants();
+    if (options_.progress && events_ >= next_progress_) {
+      next_progress_ = events_ + options_.progress_every;
+      options_.progress(
+          EngineProgress{now_, jobs_done_, static_cast<int64_t>(jobs.size()), events_});
+    }
+  }
+  // Whatever is still queued or running did not finish within the run.
+  for (JobId id = 0; id < static_cast<JobId>(runs_.size()); ++id) {
+    JobRun& run = runs_[id];
+    if (run.state == JobState::kRunning) {
+      StopRunning(id);
+      run.state = JobState::kUnfinished;
+    } else if (run.state == JobState::kQueued || run.state == JobState::kPending) {
+      run.state = JobState::kUnfinished;
+    }
+  }
+  if (faults) AccrueDownTime();
+  metrics_.Finish(now_);
+}
+
+void Engine::StartFaults() {
+  const FaultOptions& f = options_.faults;
+  gpu_down_.assign(cluster_.total_gpus(), 0);
+  holder_.assign(cluster_.total_gpus(), kNoJob);
+  node_down_.assign(cluster_.node_count(), 0);
+  auto mtbf = [](const std::vector<double>& by_type, int type) {
+    return static_cast<size_t>(type) < by_type.size() ? by_type[type] : FaultOptions::kNever;
+  };
+  // Draws in node order, then GPU order: the failure times depend on the seed and the cluster
+  // only, so every policy run with one seed meets the same failures.
+  for (int n = 0; n < cluster_.node_count(); ++n) {
+    const double mean = mtbf(f.node_mtbf_seconds, cluster_.node(n).gpu_type);
+    if (mean < FaultOptions::kNever) Push(fault_rng_.Next(mean), kFaultRank, n, 0);
+  }
+  for (int n = 0; n < cluster_.node_count(); ++n) {
+    const Node& node = cluster_.node(n);
+    const double mean = mtbf(f.gpu_mtbf_seconds, node.gpu_type);
+    if (!(mean < FaultOptions::kNever)) continue;
+    for (int g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+      Push(fault_rng_.Next(mean), kFaultRank, g, kFaultGpu);
+    }
+  }
+  CHECK(f.trace.size() < (size_t{1} << 28), "failure trace too long");
+  for (size_t i = 0; i < f.trace.size(); ++i) {
+    const FailureRecord& r = f.trace[i];
+    const Node& node = cluster_.node(r.node);
+    const bool gpu = r.gpu >= 0;
+    Push(r.time, kFaultRank, gpu ? node.first_gpu + r.gpu : r.node,
+         static_cast<uint32_t>(i << 3) | kFaultFromTrace | (gpu ? kFaultGpu : 0));
+  }
+}
+
+double Engine::lost_gpu_seconds() const {
+  double total = 0;
+  for (const JobRun& run : runs_) total += run.lost_gpu_seconds;
+  return total;
+}
+
+void Engine::AccrueDownTime() {
+  down_gpu_seconds_ += down_gpus_ * (now_ - down_since_);
+  down_node_seconds_ += down_nodes_ * (now_ - down_since_);
+  down_since_ = now_;
+}
+
+void Engine::Fault(const Event& e) {
+  const FaultOptions& f = options_.faults;
+  const bool repair = e.aux & kFaultRepair;
+  const bool gpu_level = e.aux & kFaultGpu;
+  const bool from_trace = e.aux & kFaultFromTrace;
+  Record(now_, repair ? kKindRepair : kKindFailure, e.job);
+  AccrueDownTime();
+  const int node = gpu_level ? cluster_.NodeOfGpu(e.job) : e.job;
+  const int first = gpu_level ? e.job : cluster_.node(node).first_gpu;
+  const int last = gpu_level ? e.job + 1 : first + cluster_.node(node).gpu_count;  // exclusive
+  if (!repair) {
+    ++failures_;
+    if (!gpu_level && node_down_[node]++ == 0) ++down_nodes_;
+    victims_.clear();
+    for (int g = first; g < last; ++g) {
+      if (holder_[g] != kNoJob) victims_.push_back(holder_[g]);
+    }
+    if (options_.models != nullptr || placement_.SharesGpus()) {
+      // Jobs on shares are not in holder_ (a GPU may have several): found among the running.
+      for (JobId id : running_) {
+        const Allocation& a = runs_[id].allocation;
+        if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),
+                                       [&](int g) { return g >= first && g < last; })) {
+          victims_.push_back(id);
+        }
+      }
+    }
+    std::sort(victims_.begin(), victims_.end());  // deterministic order for the policy's hooks
+    victims_.erase(std::unique(victims_.begin(), victims_.end()), victims_.end());
+    for (JobId id : victims_) FailJob(id);
+    for (int g = first; g < last; ++g) {
+      CHECK(gpu_down_[g] < 255, "more than 255 overlapping failures of one GPU");
+      if (gpu_down_[g]++ == 0) {
+        const int one[] = {g};
+        resources_.Allocate(one);
+        ++down_gpus_;
+        failed_gpus_.insert(std::lower_bound(failed_gpus_.begin(), failed_gpus_.end(), g), g);
+        ++failed_gpus_version_;
+      }
+    }
+    metrics_.OnNodeChanged(node);
+    const double repair_after = from_trace ? f.trace[e.aux >> 3].duration : f.mttr_seconds;
+    Push(now_ + repair_after, kFaultRank, e.job, e.aux | kFaultRepair);
+    return;
+  }
+  if (!gpu_level && --node_down_[node] == 0) --down_nodes_;
+  for (int g = first; g < last; ++g) {
+    if (--gpu_down_[g] == 0) {
+      const int one[] = {g};
+      resources_.Release(one);
+      --down_gpus_;
+      failed_gpus_.erase(std::lower_bound(failed_gpus_.begin(), failed_gpus_.end(), g));
+      ++failed_gpus_version_;
+    }
+  }
+  metrics_.OnNodeChanged(node);
+  if (!from_trace) {
+    const std::vector<double>& by_type = gpu_level ? f.gpu_mtbf_seconds : f.node_mtbf_seconds;
+    const double mean = by_type[cluster_.node(node).gpu_type];
+    Push(now_ + fault_rng_.Next(mean), kFaultRank, e.job, e.aux & ~kFaultRepair);
+  }
+}
+
+void Engine::FailJob(JobId id) {
+  JobRun& run = runs_[id];
+  StopRunning(id, /*failed=*/true);
+  run.allocation.gpus.clear();
+  run.state = JobState::kQueued;
+  ++run.restarts;
+  run.overhead_left = RestoreSeconds(id);  // restart from the checkpoint
+  QueueInsertSorted(id);
+  policy_.OnRequeue(*this, id);
+}
+
+void Engine::OomFail(JobId id) {
+  JobRun& run = runs_[id];
+  ModelRun& mrun = model_runs_[id];
+  const Allocation allocation = run.allocation;
+  StopRunning(id);
+  run.allocation.gpus.clear();
+  ++mrun.oom_failures;
+  if (mrun.oom_failures > options_.models->options().oom_retries || mrun.batch <= 1) {
+    const ModelRuntime& models = *options_.models;
+    const GpuSpec& gpu = cluster_.catalog().gpu(allocation.gpu_type);
+    const bool fits_layout =
+        models.layout(id, allocation.gpu_type) != nullptr &&
+        static_cast<int>(allocation.gpus.size()) >= models.min_gpus(id, allocation.gpu_type);
+    std::string need = "does not fit at all";
+    if (fits_layout) {
+      char text[96];
+      std::snprintf(text, sizeof text, "needs %.1f GiB per GPU",
+                    models.MemoryBytes(id, allocation.gpu_type, mrun.batch) / (1u << 30));
+      need = text;
+    }
+    reasons_[id] = "out of GPU memory: " + models.model(id)->name + " at batch " +
+                   std::to_string(mrun.batch) + " per GPU " + need + " on " + gpu.name + " (" +
+                   std::to_string(mrun.oom_failures) + " attempts)";
+    run.state = JobState::kOomFailed;
+    run.end_time = now_;
+    ++jobs_done_;
+    policy_.OnCompletion(*this, id);
+    return;
+  }
+  mrun.batch = std::max(1, mrun.batch / 2);  // the user's retry: half the batch
+  run.state = JobState::kQueued;
+  QueueInsertSorted(id);
+  policy_.OnRequeue(*this, id);
+}
+
+double Engine::JobMemory(JobId id, const Allocation& allocation, int batch, bool* oom) const {
+  *oom = false;
+  const GpuSpec& gpu = cluster_.catalog().gpu(allocation.gpu_type);
+  const double gpu_bytes = GpuMemoryBytes(gpu);
+  const ModelRuntime& models = *options_.models;
+  if (models.model(id) == nullptr || batch < 1) {
+    return allocation.milli > 0 ? gpu_bytes * allocation.milli / 1000.0 : gpu_bytes;
+  }
+  const int type = allocation.gpu_type;
+  // Memory already held on the fullest of the GPUs (other jobs' shares).
+  double used = 0;
+  if (allocation.milli > 0) {
+    for (int g : allocation.gpus) used = std::max(used, gpu_memory_[g]);
+  }
+  const double reserve = gpu_bytes - models.CapacityBytes(type);
+  if (static_cast<int>(allocation.gpus.size()) < models.min_gpus(id, type) ||
+      models.min_gpus(id, type) == 0) {
+    *oom = true;
+    return std::max(0.0, gpu_bytes - used);
+  }
+  const double need = models.MemoryBytes(id, type, batch);
+  if (used + need + reserve > gpu_bytes) {
+    *oom = true;
+    return std::max(0.0, gpu_bytes - used);
+  }
+  return need;
+}
+
+void Engine::PlaceMemory(JobId id, int sign) {
+  const JobRun& run = runs_[id];
+  const ModelRun& mrun = model_runs_[id];
+  for (int g : run.allocation.gpus) {
+    gpu_memory_[g] += sign * mrun.memory_per_gpu;
+    if (gpu_memory_[g] < 0) gpu_memory_[g] = 0;  // rounding of sums of shares
+    metrics_.OnGpuMemory(g, sign * mrun.memory_per_gpu);
+  }
+}
+
+double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
+  double rate = runtime_.Rate(trace_.jobs[id], allocation);
+  if (options_.models != nullptr) {
+    const ModelRuntime& models = *options_.models;
+    if (batch >= 1) {
+      rate *= models.RateFactor(id, allocation.gpu_type, static_cast<int>(allocation.gpus.size()),
+                                batch);
+    }
+    rate *= models.ShareSpeed(trace_.jobs[id], allocation.milli);
+  } else {
+    rate *= ShareSpeed(trace_.jobs[id], allocation.milli, ModelRuntimeOptions{}.colocation_speed);
+  }
+  return rate;
+}
+
+void Engine::Arrive(JobId id) {
+  JobRun& run = runs_[id];
+  const Job& job = trace_.jobs[id];
+  if (options_.models != nullptr && options_.models->model(id) != nullptr) {
+    // A model too big for the job's GPUs of every allowed type can never run.
+    const ModelRuntime& models = *options_.models;
+    int fewest = 0;
+    for (int type : cluster_.gpu_types()) {
+      if (!run.request.AllowsType(type)) continue;
+      const int need = models.min_gpus(id, type);
+      if (need > 0 && (fewest == 0 || need < fewest)) fewest = need;
+    }
+    if (fewest == 0 || fewest > job.gpus) {
+      run.state = JobState::kRejected;
+      run.end_time = now_;
+      reasons_[id] = "model " + models.model(id)->name + " needs " +
+                     (fewest == 0 ? std::string("more than 1024") : std::to_string(fewest)) +
+                     " GPUs of one allowed type to hold one sample; requests " +
+                     std::to_string(job.gpus);
+      ++jobs_done_;
+      return;
+    }
+  }
+  const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask);
+  auto it = fits_empty_cache_.find(key);
+  if (it == fits_empty_cache_.end()) {
+    Allocation scratch;
+    const bool fits =
+        run.request.gpus > 0 && placement_.Find(empty_resources_, run.request, &scratch);
+    it = fits_empty_cache_.emplace(key, fits).first;
+  }
+  if (!it->second) {
+    run.state = JobState::kRejected;
+    run.end_time = now_;
+    int allowed = 0;
+    for (int type : cluster_.gpu_types()) {
+      if (run.request.AllowsType(type)) allowed += cluster_.GpusOfType(type);
+    }
+    reasons_[id] = "requests " + std::to_string(job.gpus) + " GPUs" +
+                   (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str()) +
+                   "; no placement exists on this cluster (" + std::to_string(allowed) +
+                   " GPUs of allowed types)";
+    ++jobs_done_;
+    return;
+  }
+  run.state = JobState::kQueued;
+  QueueAppend(id);
+  policy_.OnArrival(*this, id);
+}
+
+void Engine::StopRunning(JobId id, bool failed) {
+  JobRun& run = runs_[id];
+  const double ran = now_ - run.last_start;
+  const double n = HeldGpus(run.allocation);
+  if (!oom_pending_.empty() && oom_pending_[id]) {
+    // Started at a batch that does not fit: no progress and no checkpoint; the time is wasted
+    // (the restore still to pay stays due).
+    oom_pending_[id] = 0;
+    model_runs_[id].oom_gpu_seconds += ran * n;
+  } else {
+    const double overhead = std::min(ran, run.overhead_left);  // paid before any progress
+    run.overhead_left -= overhead;
+    run.overhead_seconds += overhead;
+    const double active = ran - overhead;
+    double computed = active;
+    double done = 0;   // checkpoints completed in this interval
+    double cycle = 0;  // computing interval + save
+    const FaultOptions& f = options_.faults;
+    if (f.checkpoints()) {
+      // From the start of this interval: compute I, save for S, compute I, save for S, ...
+      cycle = f.checkpoint_interval_seconds + SaveSeconds(id);
+      done = std::floor(active / cycle);
+      computed = done * f.checkpoint_interval_seconds +
+                 std::min(active - done * cycle, f.checkpoint_interval_seconds);
+      run.checkpoint_seconds += active - computed;
+      checkpoint_gpu_seconds_ += (active - computed) * n;
+    }
+    const double saved = done > 0 ? done * f.checkpoint_interval_seconds : 0;  // what saves cover
+    if (failed) {
+      // Lost: everything after the last completed save (the whole interval if none completed).
+      const double durable = done > 0 ? run.last_start + overhead + done * cycle : run.last_start;
+      run.lost_gpu_seconds += (now_ - durable) * n;
+    }
+    run.work_left = std::max(0.0, run.work_left - (failed ? saved : computed) * run.rate);
+  }
+  run.run_seconds += ran;
+  run.gpu_seconds += ran * n;
+  finished_gpu_seconds_ += ran * n;
+  run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
+  if (run.allocation.milli > 0) {
+    for (int g : run.allocation.gpus) resources_.ReleaseShare(g, run.allocation.milli);
+  } else {
+    resources_.Release(run.allocation.gpus);
+    if (!holder_.empty()) {
+      for (int g : run.allocation.gpus) holder_[g] = kNoJob;
+    }
+  }
+  if (!gpu_memory_.empty()) PlaceMemory(id, -1);
+  metrics_.OnRelease(run.allocation);
+  RunningRemove(id);
+  run.version = (run.version + 1) & kVersionMask;
+}
+
+void Engine::Finish(JobId id, bool walltime_kill) {
+  JobRun& run = runs_[id];
+  StopRunning(id);
+  // The event says why it was scheduled; the work left is not compared with zero, as rounding
+  // of (now + work / rate) - now at large times would misclassify completions.
+  if (walltime_kill) {
+    run.state = JobState::kTimeout;
+    reasons_[id] = "killed at its requested wall time";
+  } else {
+    run.work_left = 0;
+    run.state = JobState::kCompleted;
+  }
+  run.end_time = now_;
+  run.allocation.gpus.clear();
+  run.allocation.gpus.shrink_to_fit();
+  ++jobs_done_;
+  policy_.OnCompletion(*this, id);
+}
+
+void Engine::ScheduleFinish(JobId id) {
+  JobRun& run = runs_[id];
+  const Job& job = trace_.jobs[id];
+  const double walltime = policy_.RequestedWalltime(job);
+  const double kill = options_.enforce_walltime && walltime >= 0
+                          ? now_ + std::max(0.0, walltime - run.run_seconds)
+                          : std::numeric_limits<double>::infinity();
+  if (!oom_pending_.empty() && oom_pending_[id]) {
+    const double oom = now_ + options_.models->options().oom_startup_seconds;
+    if (kill < oom) {
+      Push(kill, kFinishRank, id, run.version | kKillBit);  // its wall time ends first
+    } else {
+      Push(oom, kFinishRank, id, run.version | kOomBit);
+    }
+    return;
+  }
+  const double compute = run.work_left / run.rate;
+  double end = now_ + run.overhead_left + compute;
+  const FaultOptions& f = options_.faults;
+  if (f.checkpoints() && compute > f.checkpoint_interval_seconds) {
+    // A save after every full interval of computing, none after the last stretch.
+    end += (std::ceil(compute / f.checkpoint_interval_seconds) - 1) * SaveSeconds(id);
+  }
+  if (kill < end) {
+    Push(kill, kFinishRank, id, run.version | kKillBit);
+    return;
+  }
+  Push(end, kFinishRank, id, run.version);
+}
+
+void Engine::PolicyBug(const std::string& what) const {
+  throw InternalError("policy " + policy_name_ +
+                      " made an invalid decision at t=" + std::to_string(now_) + ": " + what);
+}
+
+void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const char* verb,
+                                bool own_gpus_allowed) const {
+  const JobRun& run = runs_[id];
+  // The message is built only on failure: this runs for every start.
+  auto fail = [&](const std::string& what) {
+    PolicyBug(std::string(verb) + " job " + trace_.jobs[id].id + ": " + what);
+  };
+  if (allocation.gpus.empty()) fail("no GPUs");
+  if (allocation.milli < 0 || allocation.milli >= 1000) fail("a share outside 1..999");
+  if (allocation.batch < 0 || (allocation.batch > 0 && !elastic_)) {
+    fail("a batch chosen by a policy that is not elastic");
+  }
+  if (allocation.gpu_type < 0 || !run.request.AllowsType(allocation.gpu_type)) {
+    fail("a GPU type it may not use");
+  }
+  for (size_t i = 0; i < allocation.gpus.size(); ++i) {
+    const int g = allocation.gpus[i];
+    if (g < 0 || g >= cluster_.total_gpus()) fail("no GPU " + std::to_string(g));
+    if (i > 0 && g <= allocation.gpus[i - 1]) fail("GPUs not ascending and unique");
+    if (cluster_.node(cluster_.NodeOfGpu(g)).gpu_type != allocation.gpu_type) {
+      fail("GPU " + std::to_string(g) + " is not of the allocation's type");
+    }
+    if (allocation.milli > 0) {
+      if (resources_.free_milli(g) < allocation.milli) {
+        fail("GPU " + std::to_string(g) + " has less than a share of " +
+             std::to_string(allocation.milli) + " thousandths free");
+      }
+    } else if (!resources_.IsGpuFree(g)) {
+      const bool own = own_gpus_allowed && std::binary_search(run.allocation.gpus.begin(),
+                                                              run.allocation.gpus.end(), g);
+      if (!own) fail("GPU " + std::to_string(g) + " is busy");
+    }
+  }
+}
+
+void Engine::Start(JobId id, Allocation allocation) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size())) PolicyBug("start of a nonexistent job");
+  JobRun& run = runs_[id];
+  if (run.state != JobState::kQueued) {
+    PolicyBug("start of job " + trace_.jobs[id].id + " in state " + JobStateName(run.state));
+  }
+  const int size = static_cast<int>(allocation.gpus.size());
+  if (elastic_ ? size > run.request.gpus : size != run.request.gpus) {
+    PolicyBug("start of job " + trace_.jobs[id].id + " on " + std::to_string(size) +
+              " GPUs; it requests " + std::to_string(run.request.gpus));
+  }
+  ValidateAllocation(id, allocation, "start of", false);
+  const bool modelled = !model_runs_.empty();
+  const int batch =
+      allocation.batch > 0 ? allocation.batch : (modelled ? model_runs_[id].batch : 0);
+  bool oom = false;
+  if (!gpu_memory_.empty()) {
+    model_runs_[id].memory_per_gpu = JobMemory(id, allocation, batch, &oom);
+    if (oom && elastic_) {
+      PolicyBug("start of job " + trace_.jobs[id].id + " at batch " + std::to_string(batch) +
+                " on " + std::to_string(size) + " GPUs of type " +
+                cluster_.catalog().gpu(allocation.gpu_type).name + " runs out of memory");
+    }
+  }
+  QueueRemove(id);
+  if (allocation.milli > 0) {
+    for (int g : allocation.gpus) resources_.AllocateShare(g, allocation.milli);
+  } else {
+    resources_.Allocate(allocation.gpus);
+  }
+  const int nodes = metrics_.OnAllocate(allocation);
+  run.allocation = std::move(allocation);
+  run.allocation.batch = 0;
+  if (!holder_.empty() && run.allocation.milli == 0) {
+    for (int g : run.allocation.gpus) holder_[g] = id;
+  }
+  run.state = JobState::kRunning;
+  if (run.first_start < 0) run.first_start = now_;
+  run.last_start = now_;
+  if (!gpu_memory_.empty()) {
+    ModelRun& mrun = model_runs_[id];
+    mrun.batch = batch;
+    PlaceMemory(id, +1);
+    // The delay the OOM retries caused: until the first start that fits (later restarts after
+    // preemptions or failures do not count).
+    if (mrun.oom_failures > 0 && !oom && mrun.oom_delay == 0)
+      mrun.oom_delay = now_ - run.first_start;
+    oom_pending_[id] = oom;
+  }
+  // An OOM start makes no progress (StopRunning ignores its rate), but keeps the rate it would
+  // have, so that policies estimating its end (backfilling reservations, srtf) see a finite one.
+  run.rate = RateOf(id, run.allocation, batch);
+  if (oom && !(run.rate > 0)) run.rate = runtime_.Rate(trace_.jobs[id], run.allocation);
+  CHECK(run.rate > 0, "runtime model returned a non-positive rate");
+  run.max_gpus = std::max(run.max_gpus, static_cast<int>(run.allocation.gpus.size()));
+  run.max_nodes = std::max(run.max_nodes, nodes);
+  RunningAdd(id);
+  ScheduleFinish(id);
+}
+
+void Engine::Preempt(JobId id) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kRunning) {
+    PolicyBug("preemption of a job that is not running");
+  }
+  JobRun& run = runs_[id];
+  StopRunning(id);
+  run.allocation.gpus.clear();
+  run.state = JobState::kQueued;
+  ++run.preemptions;
+  run.overhead_left += PreemptionSeconds(id);
+  QueueInsertSorted(id);
+}
+
+void Engine::Resize(JobId id, Allocation allocation) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kRunning) {
+    PolicyBug("resize of a job that is not running");
+  }
+  ValidateAllocation(id, allocation, "resize of", true);
+  JobRun& run = runs_[id];
+  if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
+  StopRunning(id);
+  run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
+  QueueInsertSorted(id);
+  // An elastic policy starts jobs on up to their request, which stays; others resize it.
+  if (!elastic_) run.request.gpus = static_cast<int>(allocation.gpus.size());
+  run.overhead_left += PreemptionSeconds(id);  // checkpoint, restore on the new GPUs
+  Start(id, std::move(allocation));
+}
+
+double Engine::SaveSeconds(JobId id) const {
+  const double modelled = options_.models ? options_.models->CheckpointSeconds(id) : 0.0;
+  return modelled > 0 ? modelled : options_.faults.checkpoint_cost_seconds;
+}
+
+double Engine::RestoreSeconds(JobId id) const {
+  const double modelled = options_.models ? options_.models->CheckpointSeconds(id) : 0.0;
+  return modelled > 0 ? modelled : options_.faults.restore_cost_seconds;
+}
+
+double Engine::PreemptionSeconds(JobId id) const {
+  const double modelled = options_.models ? options_.models->CheckpointSeconds(id) : 0.0;
+  return modelled > 0 ? 2 * modelled : options_.preemption_cost_seconds;
+}
+
+double Engine::gpu_memory_used(int gpu) const {
+  return gpu_memory_.empty() ? 0.0 : gpu_memory_[gpu];
+}
+
+void Engine::SetTimer(double time, JobId id, int tag) {
+  if (!(time >= now_)) PolicyBug("timer set in the past");
+  if (tag < 0) PolicyBug("timer with a negative tag");
+  Push(time, kTimerRank, id, static_cast<uint32_t>(tag));
+}
+
+void Engine::QueueAppend(JobId id) {
+  JobRun& run = runs_[id];
+  run.queue_prev = queue_tail_;
+  run.queue_next = kNoJob;
+  if (queue_tail_ == kNoJob) {
+    queue_head_ = id;
+  } else {
+    runs_[queue_tail_].queue_next = id;
+  }
+  queue_tail_ = id;
+  ++queue_length_;
+}
+
+void Engine::QueueInsertSorted(JobId id) {
+  JobId after = queue_tail_;
+  while (after != kNoJob && after > id) after = runs_[after].queue_prev;
+  JobRun& run = runs_[id];
+  run.queue_prev = after;
+  run.queue_next = after == kNoJob ? queue_head_ : runs_[after].queue_next;
+  if (after == kNoJob) {
+    queue_head_ = id;
+  } else {
+    runs_[after].queue_next = id;
+  }
+  if (run.queue_next == kNoJob) {
+    queue_tail_ = id;
+  } else {
+    runs_[run.queue_next].queue_prev = id;
+  }
+  ++queue_length_;
+}
+
+void Engine::QueueRemove(JobId id) {
+  JobRun& run = runs_[id];
+  if (run.queue_prev == kNoJob) {
+    queue_head_ = run.queue_next;
+  } else {
+    runs_[run.queue_prev].queue_next = run.queue_next;
+  }
+  if (run.queue_next == kNoJob) {
+    queue_tail_ = run.queue_prev;
+  } else {
+    runs_[run.queue_next].queue_prev = run.queue_prev;
+  }
+  run.queue_prev = run.queue_next = kNoJob;
+  --queue_length_;
+}
+
+void Engine::RunningAdd(JobId id) {
+  runs_[id].running_slot = static_cast<int>(running_.size());
+  running_.push_back(id);
+}
+
+void Engine::RunningRemove(JobId id) {
+  const int slot = runs_[id].running_slot;
+  const JobId last = running_.back();
+  running_[slot] = last;
+  runs_[last].running_slot = slot;
+  running_.pop_back();
+  runs_[id].running_slot = -1;
+}
+
+void Engine::CheckInvariants() const {
+  // No GPU over-committed: whole allocations are disjoint, shares of a GPU add up to at most
+  // all of it, every held GPU is busy, and busy + free + failed GPUs make the cluster.
+  std::vector<int> held(cluster_.total_gpus(), 0);  // thousandths held, 1000 = whole
+  std::vector<char> whole_held(cluster_.total_gpus(), 0);
+  int whole = 0;
+  double busy_fraction = 0;
+  double running_gpu_seconds = 0;
+  for (JobId id : running_) {
+    const JobRun& run = runs_[id];
+    CHECK(run.state == JobState::kRunning, "running list holds a job not running");
+    const int milli = run.allocation.milli;
+    for (int g : run.allocation.gpus) {
+      CHECK(!whole_held[g] && (milli > 0 ? held[g] + milli <= 1000 : held[g] == 0),
+            "GPU " + std::to_string(g) + " held by two jobs");
+      CHECK(!resources_.IsGpuFree(g), "GPU " + std::to_string(g) + " held but marked free");
+      if (milli == 0) {
+        CHECK(holder_.empty() || holder_[g] == id,
+              "GPU " + std::to_string(g) + " holder out of step");
+        ++whole;
+        whole_held[g] = 1;
+      }
+      held[g] += milli > 0 ? milli : 1000;
+    }
+    busy_fraction += HeldGpus(run.allocation);
+    running_gpu_seconds += (now_ - run.last_start) * HeldGpus(run.allocation);
+  }
+  int busy = 0;
+  for (int g = 0; g < cluster_.total_gpus(); ++g) {
+    if (held[g] == 0) continue;
+    ++busy;
+    CHECK(resources_.free_milli(g) == 1000 - held[g],
+          "GPU " + std::to_string(g) + " shares out of step with the free state");
+  }
+  CHECK(busy + resources_.total_free() + down_gpus_ == cluster_.total_gpus(),
+        "busy + free + failed GPUs != cluster GPUs");
+  CHECK(holder_.empty() || std::count_if(holder_.begin(), holder_.end(),
+                                         [](JobId h) { return h != kNoJob; }) == whole,
+        "a GPU has a holder that no running job accounts for");
+  for (size_t g = 0; g < gpu_down_.size(); ++g) {
+    CHECK(!gpu_down_[g] || (!held[g] && !resources_.IsGpuFree(static_cast<int>(g))),
+          "failed GPU " + std::to_string(g) + " is free or held by a job");
+  }
+  // Every job in exactly one state: the queue holds exactly the queued jobs.
+  int queued = 0;
+  for (JobId id = queue_head_; id != kNoJob; id = runs_[id].queue_next) {
+    CHECK(runs_[id].state == JobState::kQueued, "queue holds a job not queued");
+    ++queued;
+  }
+  CHECK(queued == queue_length_, "queue length out of step with the queue");
+  // The census of every job's state costs O(jobs): on every pass up to 100,000 jobs, on every
+  // 64th above, so that --check on a big trace stays within a small factor of the run itself.
+  if (runs_.size() <= 100'000 || passes_ % 64 == 0) {
+    int states_queued = 0;
+    int states_running = 0;
+    for (const JobRun& run : runs_) {
+      states_queued += run.state == JobState::kQueued;
+      states_running += run.state == JobState::kRunning;
+    }
+    CHECK(states_queued == queued, "a queued job is missing from the queue");
+    CHECK(states_running == static_cast<int>(running_.size()),
+          "a running job is missing from the running list");
+  }
+  // The metrics' busy GPU-seconds equal the sum over jobs of GPUs x running time.
+  const double expected = finished_gpu_seconds_ + running_gpu_seconds;
+  const double integrated = metrics_.busy_gpu_seconds();
+  CHECK(std::abs(expected - integrated) <= 1e-6 * std::max(1.0, expected),
+        "busy GPU-seconds integrated " + std::to_string(integrated) + " != jobs' " +
+            std::to_string(expected));
+  CHECK(std::abs(metrics_.busy_gpus_now() - busy_fraction) <= 1e-9 * std::max(1.0, busy_fraction),
+        "metrics' busy GPUs out of step");
+}
+
+}  // namespace clustersim

@@ -1,0 +1,250 @@
+// The discrete-event engine (DESIGN.md §2). It owns all simulation state: the clock, the event
+// heap, the free GPUs (Resources), every job's JobRun, the waiting queue and the running list.
+// Policies see it through SchedulingContext and act only through its verbs.
+//
+// Semantics:
+// - Events are ordered by (time, kind rank, insertion sequence): at one timestamp completions
+//   come first, then failures, then arrivals (in trace order), then timers. After the batch the
+//   policy is asked once (a pass). Events created during a pass for the same time form a further
+//   batch at that time, followed by another pass.
+// - A running job's finish event carries the job's version; any rate change bumps the version,
+//   so stale finish events are skipped when popped, never searched for.
+// - A job that can never be placed (on the empty cluster, under the run's placement) is rejected
+//   at arrival with a reason and never queued.
+// - A job with a requested wall time (Policy::RequestedWalltime) is killed when its running
+//   time reaches it (status timeout) unless EngineOptions::enforce_walltime is false.
+// - Preemption costs EngineOptions::preemption_cost_seconds (checkpoint save + restore): a
+//   preempted job, once resumed, holds its GPUs that long without progress.
+// - Failures (EngineOptions::faults, sim/engine/faults.h) are events ranked after completions: the
+//   failed GPUs leave placement until repaired, jobs on them go back to the queue having lost
+//   the work since their last checkpoint, and the policy hears of it through OnRequeue. With
+//   failures on, the run ends when every job is done (failures alone do not keep it going).
+// - The fingerprint hashes (time, kind, job index) of every event processed, in order.
+#ifndef CLUSTERSIM_SIM_ENGINE_ENGINE_H_
+#define CLUSTERSIM_SIM_ENGINE_ENGINE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <queue>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/engine/faults.h"
+#include "sim/engine/fragmentation.h"
+#include "sim/engine/metrics.h"
+#include "sim/engine/policy.h"
+#include "sim/engine/runtime_model.h"
+
+namespace clustersim {
+
+struct EngineProgress {
+  double sim_time = 0;
+  int64_t jobs_done = 0;
+  int64_t jobs_total = 0;
+  uint64_t events = 0;
+};
+
+struct EngineOptions {
+  double timeseries_interval_seconds = 300;
+  // --check: verify invariants after every pass (the O(jobs) state census on every 64th pass
+  // for traces of more than 100,000 jobs).
+  bool check_invariants = false;
+  bool enforce_walltime = true;
+  double preemption_cost_seconds = 0;  // save + restore per preemption (DESIGN.md §7)
+  FaultOptions faults;                 // failures and checkpoints; off by default
+  // Model-aware run (memory, OOM, batch, sharing; sim/engine/model_runtime.h); nullptr = off. Must
+  // outlive the engine and be built from the same trace.
+  const ModelRuntime* models = nullptr;
+  // The trace's request classes for the FGD metric (sim/engine/fragmentation.h), when the caller
+  // has them already (run.cc builds them for the placement); nullptr = computed from the trace.
+  const std::vector<TaskClass>* workload = nullptr;
+  double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
+  const std::atomic<bool>* interrupt = nullptr;         // set asynchronously (Ctrl-C) to stop early
+  std::function<void(const EngineProgress&)> progress;  // called every progress_every events
+  uint64_t progress_every = 1 << 16;
+};
+
+enum class RunStatus { kComplete, kInterrupted };
+
+class Engine final : public SchedulingContext {
+ public:
+  // All references must outlive the engine. Throws InputError for a trace job naming an unknown
+  // GPU type.
+  Engine(const Trace& trace, const Cluster& cluster, const Placement& placement,
+         const RuntimeModel& runtime, Policy& policy, std::string policy_name,
+         EngineOptions options);
+
+  // Runs to the end of the trace (or stop_time / interrupt). Jobs still queued or running at
+  // the end are marked unfinished.
+  void Run();
+
+  RunStatus status() const { return status_; }
+  uint64_t fingerprint() const { return fingerprint_; }
+  uint64_t events_processed() const { return events_; }
+  uint64_t passes() const { return passes_; }
+  const std::vector<JobRun>& runs() const { return runs_; }
+  // Why a job was rejected or killed; empty otherwise.
+  const std::string& reason(JobId id) const;
+  const Metrics& metrics() const { return metrics_; }
+  const Trace& trace() const { return trace_; }
+  bool policy_is_elastic() const { return elastic_; }
+  // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
+  // the run), GPU-seconds of work lost and spent saving checkpoints.
+  int64_t failures() const { return failures_; }
+  double down_gpu_seconds() const { return down_gpu_seconds_; }
+  double down_node_seconds() const { return down_node_seconds_; }
+  double lost_gpu_seconds() const;  // sum over jobs (O(jobs))
+  double checkpoint_gpu_seconds() const { return checkpoint_gpu_seconds_; }
+
+  // SchedulingContext
+  double now() const override { return now_; }
+  const Cluster& cluster() const override { return cluster_; }
+  const Resources& resources() const override { return resources_; }
+  const Placement& placement() const override { return placement_; }
+  const Job& job(JobId id) const override { return trace_.jobs[id]; }
+  const JobRun& run(JobId id) const override { return runs_[id]; }
+  const ModelRun& model_run(JobId id) const override {
+    static const ModelRun kNone;
+    return model_runs_.empty() ? kNone : model_runs_[id];
+  }
+  JobId QueueFront() const override { return queue_head_; }
+  JobId QueueNext(JobId id) const override { return runs_[id].queue_next; }
+  int QueueLength() const override { return queue_length_; }
+  const std::vector<JobId>& running() const override { return running_; }
+  const std::vector<int>& failed_gpus() const override { return failed_gpus_; }
+  uint64_t failed_gpus_version() const override { return failed_gpus_version_; }
+  const ModelRuntime* models() const override { return options_.models; }
+  double gpu_memory_used(int gpu) const override;
+  double preemption_cost() const override { return options_.preemption_cost_seconds; }
+  // The same for one job (model state / storage bandwidth when known).
+  double preemption_cost(JobId id) const override { return PreemptionSeconds(id); }
+  void Start(JobId id, Allocation allocation) override;
+  void Preempt(JobId id) override;
+  void Resize(JobId id, Allocation allocation) override;
+  void SetTimer(double time, JobId id, int tag) override;
+
+ private:
+  enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
+  // 24 bytes: the heap is the engine's hottest structure. `key` is the rank in the top 8 bits
+  // and the insertion sequence below, so (time, key) is the (time, rank, sequence) order.
+  // `aux` is the job's version for a finish (top bit set for a wall-time kill), the tag for a
+  // timer, and kFault* bits (plus a failure-trace row << 3) for a fault, whose `job` is the
+  // node or the GPU.
+  struct Event {
+    double time;
+    uint64_t key;
+    JobId job;
+    uint32_t aux;
+    uint64_t rank() const { return key >> 56; }
+  };
+  static constexpr uint32_t kKillBit = 1u << 31;
+  static constexpr uint32_t kOomBit = 1u << 30;  // a finish that is an out-of-memory failure
+  static constexpr uint32_t kVersionMask = ~(kKillBit | kOomBit);
+  static constexpr uint32_t kFaultRepair = 1, kFaultGpu = 2, kFaultFromTrace = 4;
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      if (a.time != b.time) return a.time > b.time;
+      return a.key > b.key;
+    }
+  };
+
+  void ResolveRequests();
+  void Push(double time, Rank rank, JobId job, uint32_t aux);
+  void Record(double time, int kind, JobId job);
+  void Arrive(JobId id);
+  void Finish(JobId id, bool walltime_kill);
+  // Bookkeeping shared by finish, preempt, resize and failure; `failed`: the work since the last
+  // checkpoint is lost.
+  void StopRunning(JobId id, bool failed = false);
+  void StartFaults();
+  void Fault(const Event& e);
+  void FailJob(JobId id);
+  void OomFail(JobId id);
+  // Adds (sign +1) or removes (-1) the job's memory on its GPUs.
+  void PlaceMemory(JobId id, int sign);
+  // Bytes per GPU the job holds on its allocation, and whether its batch runs out of memory.
+  double JobMemory(JobId id, const Allocation& allocation, int batch, bool* oom) const;
+  double RateOf(JobId id, const Allocation& allocation, int batch) const;
+  // Checkpoint save, restore, and preemption (save + restore) seconds of a job: from its model
+  // state and the storage bandwidth when both are known (ModelRuntime::CheckpointSeconds), else
+  // the run's constants.
+  double SaveSeconds(JobId id) const;
+  double RestoreSeconds(JobId id) const;
+  double PreemptionSeconds(JobId id) const;
+  // GPUs of the allocation as a busy count (a share counts its fraction).
+  static double HeldGpus(const Allocation& allocation) {
+    return static_cast<double>(allocation.gpus.size()) *
+           (allocation.milli > 0 ? allocation.milli / 1000.0 : 1.0);
+  }
+  void AccrueDownTime();
+  void ScheduleFinish(JobId id);
+  void QueueAppend(JobId id);
+  void QueueInsertSorted(JobId id);
+  void QueueRemove(JobId id);
+  void RunningAdd(JobId id);
+  void RunningRemove(JobId id);
+  void ValidateAllocation(JobId id, const Allocation& allocation, const char* verb,
+                          bool own_gpus_allowed) const;
+  void CheckInvariants() const;
+  [[noreturn]] void PolicyBug(const std::string& what) const;
+
+  const Trace& trace_;
+  const Cluster& cluster_;
+  const Placement& placement_;
+  const RuntimeModel& runtime_;
+  Policy& policy_;
+  std::string policy_name_;
+  EngineOptions options_;
+
+  Resources resources_;
+  Resources empty_resources_;  // the cluster with nothing allocated, for rejection tests
+  Metrics metrics_;
+  std::vector<JobRun> runs_;
+  std::map<JobId, std::string> reasons_;  // few jobs have one: kept out of JobRun
+  std::priority_queue<Event, std::vector<Event>, Later> heap_;
+  uint64_t seq_ = 0;
+  size_t next_arrival_ = 0;
+  double now_ = 0;
+  JobId queue_head_ = kNoJob;
+  JobId queue_tail_ = kNoJob;
+  int queue_length_ = 0;
+  std::vector<JobId> running_;
+  std::map<std::tuple<int, int, uint64_t>, bool> fits_empty_cache_;
+  int64_t jobs_done_ = 0;
+  double finished_gpu_seconds_ = 0;
+  uint64_t fingerprint_ = 14695981039346656037ull;
+  uint64_t events_ = 0;
+  uint64_t passes_ = 0;
+  uint64_t next_progress_ = 0;
+  RunStatus status_ = RunStatus::kComplete;
+
+  // Faults (only when options_.faults.failures()).
+  ExponentialSource fault_rng_;
+  std::vector<uint8_t> gpu_down_;   // per GPU: failures covering it (node and GPU level)
+  std::vector<JobId> holder_;       // per GPU: the running job holding it, or kNoJob
+  std::vector<uint8_t> node_down_;  // per node: node-level failures in progress
+  int down_gpus_ = 0;
+  int down_nodes_ = 0;
+  double down_since_ = 0;  // time of the last change of the two counts above
+  int64_t failures_ = 0;
+  double down_gpu_seconds_ = 0;
+  double down_node_seconds_ = 0;
+  double checkpoint_gpu_seconds_ = 0;
+  std::vector<JobId> victims_;    // scratch: jobs on the GPUs of one failure
+  std::vector<int> failed_gpus_;  // ascending: the GPUs with gpu_down_ > 0
+
+  // Model-aware runs (only when options_.models).
+  std::vector<double> gpu_memory_;    // per GPU: bytes held by running jobs
+  std::vector<uint8_t> oom_pending_;  // per job: its current start runs out of memory
+  std::vector<ModelRun> model_runs_;  // per job
+  bool elastic_ = false;
+  uint64_t failed_gpus_version_ = 0;
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_ENGINE_ENGINE_H_

@@ -1,0 +1,356 @@
+#include "sim/engine/metrics.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+// queue, running, stranded, i_frag, F, memory GiB, F_mem, FGD ratio, FGD fragmented GPUs
+constexpr int kQueueSlots = 9;
+constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+}  // namespace
+
+Metrics::Metrics(const Cluster& cluster, double interval_seconds)
+    : cluster_(cluster), interval_(interval_seconds) {
+  CHECK(interval_seconds > 0, "timeseries interval must be positive");
+  types_ = cluster.gpu_types();
+  type_slot_.assign(cluster.catalog().gpus().size(), -1);
+  for (size_t i = 0; i < types_.size(); ++i) type_slot_[types_[i]] = static_cast<int>(i);
+  q_index_ = 2 * static_cast<int>(types_.size());
+  state_.assign(q_index_ + kQueueSlots, 0.0);
+  total_.assign(state_.size(), 0.0);
+  bucket_.assign(state_.size(), 0.0);
+  node_busy_.assign(cluster.node_count(), 0);
+  node_multi_busy_.assign(cluster.node_count(), 0);
+  const int gpus = cluster.total_gpus();
+  held_milli_.assign(gpus, 0);
+  reported_bytes_.assign(gpus, 0.0);
+  capacity_bytes_.assign(gpus, 0.0);
+  for (const Node& node : cluster.nodes()) {
+    const double gib = cluster.catalog().gpu(node.gpu_type).memory_gib;
+    total_memory_gib_ += node.gpu_count * gib;
+    for (int i = 0; i < node.gpu_count; ++i) {
+      capacity_bytes_[node.first_gpu + i] = gib * kBytesPerGib;
+    }
+  }
+  while (mem_leaves_ < gpus) mem_leaves_ *= 2;
+  free_max_.assign(2 * mem_leaves_, 0.0);
+  free_sum_.assign(2 * mem_leaves_, 0.0);
+  for (int g = 0; g < gpus; ++g) {
+    free_max_[mem_leaves_ + g] = free_sum_[mem_leaves_ + g] = capacity_bytes_[g];
+  }
+  for (int i = mem_leaves_ - 1; i >= 1; --i) {
+    free_max_[i] = std::max(free_max_[2 * i], free_max_[2 * i + 1]);
+    free_sum_[i] = free_sum_[2 * i] + free_sum_[2 * i + 1];
+  }
+  UpdateFragmentationState();
+}
+
+bool Metrics::IsGpuDown(int gpu) const {
+  return resources_ != nullptr && held_milli_[gpu] == 0 && resources_->free_milli(gpu) == 0;
+}
+
+void Metrics::BuildMemoryTree() {
+  tree_live_ = true;
+  for (int g = 0; g < cluster_.total_gpus(); ++g) RefreshGpuMemory(g);
+}
+
+void Metrics::RefreshGpuMemory(int gpu) {
+  const double used = memory_reported_ ? reported_bytes_[gpu]
+                                       : capacity_bytes_[gpu] * held_milli_[gpu] / kMilliPerGpu;
+  const double free = IsGpuDown(gpu) ? 0.0 : std::max(0.0, capacity_bytes_[gpu] - used);
+  int i = mem_leaves_ + gpu;
+  free_max_[i] = free_sum_[i] = free;
+  for (i /= 2; i >= 1; i /= 2) {
+    free_max_[i] = std::max(free_max_[2 * i], free_max_[2 * i + 1]);
+    free_sum_[i] = free_sum_[2 * i] + free_sum_[2 * i + 1];
+  }
+}
+
+// F_mem (seed 001 §3.5.4): 1 - (largest free memory on one GPU) / (total free GPU memory); 0 when
+// no memory is free. FGD: expected fragmented idle milli / idle milli (0 when nothing is idle),
+// and the fragmented milli in GPUs.
+void Metrics::UpdateFragmentationState() {
+  double sum = 0;
+  double largest = 0;
+  if (tree_live_) {
+    sum = free_sum_[1];
+    largest = free_max_[1];
+  } else {
+    for (int type : types_) {
+      const int free = resources_->free_of_type(type);
+      if (free == 0) continue;
+      const double capacity = cluster_.catalog().gpu(type).memory_gib * kBytesPerGib;
+      sum += free * capacity;
+      largest = std::max(largest, capacity);
+    }
+  }
+  state_[q_index_ + 6] = sum > 0 ? std::max(0.0, 1.0 - largest / sum) : 0.0;
+  if (fgd_) {
+    const double fragmented = std::max(0.0, fgd_->total());
+    const int64_t idle = fgd_->idle_milli();
+    state_[q_index_ + 7] = idle > 0 ? std::min(1.0, fragmented / static_cast<double>(idle)) : 0.0;
+    state_[q_index_ + 8] = fragmented / kMilliPerGpu;
+  }
+}
+
+void Metrics::set_memory_reported(bool reported) {
+  CHECK(!allocated_any_, "the memory accounting mode must be set before the first allocation");
+  memory_reported_ = reported;
+  if (reported && !tree_live_) BuildMemoryTree();
+}
+
+void Metrics::OnGpuMemory(int gpu, double delta_bytes) {
+  CHECK(memory_reported_, "OnGpuMemory without set_memory_reported(true)");
+  CHECK(gpu >= 0 && gpu < cluster_.total_gpus(), "OnGpuMemory: no GPU " + std::to_string(gpu));
+  double& bytes = reported_bytes_[gpu];
+  bytes += delta_bytes;
+  CHECK(bytes >= -1, "GPU " + std::to_string(gpu) + ": more memory removed than placed");
+  if (bytes < 0) bytes = 0;
+  const double gib = delta_bytes / kBytesPerGib;
+  state_[q_index_ + 5] += gib;
+  state_[types_.size() + type_slot_[cluster_.node(cluster_.NodeOfGpu(gpu)).gpu_type]] += gib;
+  RefreshGpuMemory(gpu);
+  UpdateFragmentationState();
+}
+
+void Metrics::set_resources(const Resources* resources) {
+  resources_ = resources;
+  if (resources_ != nullptr && !memory_reported_ && !allocated_any_) {
+    tree_live_ = false;
+  } else {
+    BuildMemoryTree();
+  }
+  UpdateFragmentationState();
+}
+
+void Metrics::SetWorkload(const std::vector<TaskClass>& classes) {
+  CHECK(resources_ != nullptr, "Metrics::SetWorkload before set_resources");
+  fgd_ = std::make_unique<FgdTracker>(cluster_, classes);
+  for (int node = 0; node < cluster_.node_count(); ++node) fgd_->NodeChanged(node, *resources_);
+  UpdateFragmentationState();
+}
+
+void Metrics::OnNodeChanged(int node) {
+  const Node& n = cluster_.node(node);
+  if (tree_live_) {
+    for (int i = 0; i < n.gpu_count; ++i) RefreshGpuMemory(n.first_gpu + i);
+  }
+  if (fgd_) fgd_->NodeChanged(node, *resources_);
+  UpdateFragmentationState();
+}
+
+// Node imbalance F of one node (seed 001 §3.3.3): the population standard deviation of its
+// utilization of GPUs, GPU memory, CPU and network. What clustersim models today: a job holds
+// the whole memory of its GPUs and the node's CPUs in proportion to its GPUs (so those two equal
+// the GPU utilization u), and a multi-node job uses the NIC in proportion to its GPUs on the node
+// (network utilization b). The deviation of (u, u, u, b) is sqrt(3)/4 |u - b|, and u - b is the
+// share of the node's GPUs held by single-node jobs. Reported per-job memory (model-aware runs)
+// and trace CPU demands are not used here yet; with them this becomes the general four-value
+// deviation.
+double Metrics::NodeImbalance(int node) const {
+  static const double kFactor = std::sqrt(3.0) / 4;
+  return kFactor * (node_busy_[node] - node_multi_busy_[node]) / cluster_.node(node).gpu_count;
+}
+
+int Metrics::Change(const Allocation& allocation, int sign) {
+  const int slot = type_slot_[allocation.gpu_type];
+  CHECK(slot >= 0, "allocation of a GPU type absent from the cluster");
+  CHECK(allocation.milli >= 0 && allocation.milli < kMilliPerGpu, "allocation share out of range");
+  allocated_any_ = true;
+  const bool share = allocation.milli > 0;
+  // A share counts as milli/1000 of a busy GPU per listed GPU; whole GPUs keep the integer
+  // arithmetic of before shares existed (same sums, same results).
+  const double per_gpu = share ? allocation.milli / static_cast<double>(kMilliPerGpu) : 1.0;
+  const double count = static_cast<double>(allocation.gpus.size());
+  state_[slot] += share ? sign * per_gpu * count : sign * count;
+  if (!memory_reported_) {
+    const double gib = cluster_.catalog().gpu(allocation.gpu_type).memory_gib;
+    const double held = share ? sign * gib * per_gpu * count : sign * gib * count;
+    state_[q_index_ + 5] += held;
+    state_[types_.size() + slot] += held;
+  }
+  const int milli = share ? allocation.milli : kMilliPerGpu;
+  const bool multi_node =
+      !allocation.gpus.empty() &&
+      cluster_.NodeOfGpu(allocation.gpus.front()) != cluster_.NodeOfGpu(allocation.gpus.back());
+  int nodes = 0;
+  size_t i = 0;
+  while (i < allocation.gpus.size()) {
+    const int node = cluster_.NodeOfGpu(allocation.gpus[i]);
+    ++nodes;
+    int on_node = 0;
+    for (; i < allocation.gpus.size() && cluster_.NodeOfGpu(allocation.gpus[i]) == node; ++i) {
+      const int g = allocation.gpus[i];
+      held_milli_[g] += sign * milli;
+      CHECK(held_milli_[g] >= 0 && held_milli_[g] <= kMilliPerGpu,
+            "GPU " + std::to_string(g) + ": metrics' held share out of range");
+      if (tree_live_) RefreshGpuMemory(g);
+      ++on_node;
+    }
+    const double busy = share ? per_gpu * on_node : on_node;
+    imbalance_sum_ -= NodeImbalance(node);
+    node_busy_[node] += sign * busy;
+    if (multi_node) node_multi_busy_[node] += sign * busy;
+    imbalance_sum_ += NodeImbalance(node);
+    if (fgd_) fgd_->NodeChanged(node, *resources_);
+  }
+  state_[q_index_ + 4] = cluster_.node_count() > 0 ? imbalance_sum_ / cluster_.node_count() : 0;
+  if (share && !tree_live_) BuildMemoryTree();  // the first share: per-GPU memory from now on
+  UpdateFragmentationState();
+  return nodes;
+}
+
+void Metrics::ObserveQueue(const Resources& resources, const PlacementRequest* head,
+                           int queue_length, int running_jobs) {
+  state_[q_index_] = queue_length;
+  state_[q_index_ + 1] = running_jobs;
+  double stranded = 0;
+  double i_frag = 0;
+  if (head != nullptr && resources.total_free() > 0) {
+    // Stranded GPUs (seed 002 §1.2): the head waits although its allowed types have at least its
+    // demand idle; every idle GPU of those types is then idle because of fragmentation.
+    int idle_allowed = 0;
+    for (int type : types_) {
+      if (head->AllowsType(type)) idle_allowed += resources.free_of_type(type);
+    }
+    if (idle_allowed >= head->gpus) stranded = idle_allowed;
+    // I_frag (seed 001 §3.5.4): idle GPUs on nodes that cannot host the head's per-node demand
+    // min(n, G) (or of a type it may not use), over all idle GPUs.
+    double unusable = 0;
+    for (const Partition& part : resources.partitions()) {
+      if (!head->AllowsType(part.gpu_type)) {
+        for (int f = 1; f <= part.gpus_per_node; ++f) unusable += f * part.by_free_count[f];
+        continue;
+      }
+      const int need = std::min(head->gpus, part.gpus_per_node);
+      for (int f = 1; f < need; ++f) unusable += f * part.by_free_count[f];
+    }
+    i_frag = unusable / resources.total_free();
+  }
+  state_[q_index_ + 2] = stranded;
+  state_[q_index_ + 3] = i_frag;
+}
+
+void Metrics::Integrate(double from, double to, std::vector<double>& into) const {
+  const double dt = to - from;
+  for (size_t i = 0; i < state_.size(); ++i) into[i] += state_[i] * dt;
+}
+
+void Metrics::AdvanceTo(double t) {
+  if (!started_) {
+    started_ = true;
+    start_ = last_ = t;
+    interval_start_ = std::floor(t / interval_) * interval_;
+    return;
+  }
+  CHECK(t >= last_, "time went backwards");
+  // The timeseries keeps a row per interval (and GPU type) in memory: a trace whose times or
+  // durations reach centuries (or 1e20 s, where adding the interval no longer changes a double)
+  // would exhaust memory or never end. Such a run is refused with what to change.
+  if (t - start_ > kMaxTimeseriesIntervals * interval_ ||
+      interval_start_ + interval_ == interval_start_) {
+    char what[256];
+    std::snprintf(what, sizeof what,
+                  "the simulated clock reached %g s: the timeseries at an interval of %g s would "
+                  "need more than %g intervals; raise --interval or check the trace's times and "
+                  "durations",
+                  t, interval_, kMaxTimeseriesIntervals);
+    throw InputError(what);
+  }
+  while (interval_start_ + interval_ <= t) {
+    const double end = interval_start_ + interval_;
+    Integrate(last_, end, bucket_);
+    Integrate(last_, end, total_);
+    last_ = end;
+    FlushInterval(end);
+  }
+  Integrate(last_, t, bucket_);
+  Integrate(last_, t, total_);
+  last_ = t;
+}
+
+void Metrics::FlushInterval(double end) {
+  const double begin = std::max(interval_start_, start_);
+  const double length = end - begin;
+  if (length > 0) {
+    double all_busy = 0;
+    double all_power = 0;
+    for (size_t i = 0; i < types_.size(); ++i) {
+      const GpuSpec& gpu = cluster_.catalog().gpu(types_[i]);
+      const double gpus = cluster_.GpusOfType(types_[i]);
+      TimeseriesRow row;
+      row.t_start = begin;
+      row.t_end = end;
+      row.gpu_type = types_[i];
+      row.busy_gpus = bucket_[i] / length;
+      row.utilization = row.busy_gpus / gpus;
+      row.memory_utilization = memory_reported_
+                                   ? bucket_[types_.size() + i] / length / (gpus * gpu.memory_gib)
+                                   : row.utilization;
+      row.power_watts = row.busy_gpus * gpu.tdp_watts + (gpus - row.busy_gpus) * gpu.idle_watts;
+      all_busy += row.busy_gpus;
+      all_power += row.power_watts;
+      rows_.push_back(row);
+    }
+    TimeseriesRow row;
+    row.t_start = begin;
+    row.t_end = end;
+    row.gpu_type = -1;
+    row.busy_gpus = all_busy;
+    row.utilization = all_busy / cluster_.total_gpus();
+    row.memory_utilization = bucket_[q_index_ + 5] / length / total_memory_gib_;
+    row.power_watts = all_power;
+    row.queue_length = bucket_[q_index_] / length;
+    row.running_jobs = bucket_[q_index_ + 1] / length;
+    row.stranded_gpus = bucket_[q_index_ + 2] / length;
+    row.i_frag = bucket_[q_index_ + 3] / length;
+    row.node_imbalance = bucket_[q_index_ + 4] / length;
+    row.f_mem = bucket_[q_index_ + 6] / length;
+    if (fgd_) {
+      row.fgd_fragmentation = bucket_[q_index_ + 7] / length;
+      row.fgd_fragmented_gpus = bucket_[q_index_ + 8] / length;
+    }
+    rows_.push_back(row);
+  }
+  std::fill(bucket_.begin(), bucket_.end(), 0.0);
+  interval_start_ = end;
+}
+
+void Metrics::Finish(double t) {
+  if (!started_) return;
+  AdvanceTo(t);
+  if (last_ > interval_start_) FlushInterval(last_);
+}
+
+double Metrics::busy_gpu_seconds() const {
+  double sum = 0;
+  for (size_t i = 0; i < types_.size(); ++i) sum += total_[i];
+  return sum;
+}
+
+double Metrics::busy_gpu_seconds_of_type(int type) const {
+  const int slot = type_slot_[type];
+  return slot < 0 ? 0.0 : total_[slot];
+}
+
+double Metrics::energy_joules() const {
+  const double span = last_ - start_;
+  double joules = 0;
+  for (size_t i = 0; i < types_.size(); ++i) {
+    const GpuSpec& gpu = cluster_.catalog().gpu(types_[i]);
+    joules += total_[i] * gpu.tdp_watts +
+              (cluster_.GpusOfType(types_[i]) * span - total_[i]) * gpu.idle_watts;
+  }
+  return joules;
+}
+
+double Metrics::busy_gpus_now() const {
+  double sum = 0;
+  for (size_t i = 0; i < types_.size(); ++i) sum += state_[i];
+  return sum;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,168 @@
+// Exact time integrals of the cluster state (DESIGN.md §8). The state is piecewise constant
+// between events; AdvanceTo(t) integrates it over [last, t] into run totals and into fixed
+// intervals (default 300 s) for the `timeseries` table, splitting at interval boundaries, so
+// every figure is an exact time-average, never a point sample.
+//
+// The engine reports every allocation change (OnAllocate / OnRelease) and, after each pass, the
+// queue state (ObserveQueue). Metrics owns no job state.
+//
+// GPU sharing: an allocation with milli > 0 counts as milli/1000 of a busy GPU per listed GPU
+// (busy GPUs, utilization, power, energy, node imbalance, memory held).
+// GPU memory: by default a job holds the whole memory of its GPUs (a share of milli holds that
+// share of the memory). With set_memory_reported(true) the engine reports the bytes each job
+// places on each GPU (OnGpuMemory) and memory utilization and F_mem follow those reports.
+// Fragmentation kept incrementally per change: F_mem (seed 001 §3.5.4) over the per-GPU free
+// memory, in O(log GPUs) per GPU changed; FGD expected fragmentation (sim/engine/fragmentation.h)
+// once the workload is given (set_resources + SetWorkload), in O(classes x GPUs) per node changed.
+// Both read a GPU as down (no free memory, no idle capacity) when Resources holds it while no
+// allocation does.
+#ifndef CLUSTERSIM_SIM_ENGINE_METRICS_H_
+#define CLUSTERSIM_SIM_ENGINE_METRICS_H_
+
+#include <memory>
+#include <vector>
+
+#include "sim/engine/fragmentation.h"
+#include "sim/engine/placement.h"
+#include "sim/engine/resources.h"
+#include "sim/hardware/cluster.h"
+
+namespace clustersim {
+
+struct TimeseriesRow {
+  double t_start = 0;
+  double t_end = 0;
+  int gpu_type = -1;  // catalog index; -1 = whole cluster
+  double busy_gpus = 0;
+  double utilization = 0;
+  double memory_utilization = 0;
+  double power_watts = 0;
+  // Whole-cluster rows only (per-type rows leave them negative = not applicable).
+  double queue_length = -1;
+  double running_jobs = -1;
+  double stranded_gpus = -1;
+  double i_frag = -1;
+  double node_imbalance = -1;
+  double f_mem = -1;
+  // Negative also when FGD is not tracked (no workload given).
+  double fgd_fragmentation = -1;
+  double fgd_fragmented_gpus = -1;
+};
+
+// Most timeseries intervals one run may hold (rows are kept in memory until written): 10^6 is
+// 9.5 years at the default 300 s. A run that would need more throws InputError.
+inline constexpr double kMaxTimeseriesIntervals = 1e6;
+
+class Metrics {
+ public:
+  Metrics(const Cluster& cluster, double interval_seconds);
+
+  // Integrates the current state over [last time, t]. REQUIRES t >= last time.
+  void AdvanceTo(double t);
+  // A job took (or gave back) `allocation`; one that spans nodes counts its NIC traffic in the
+  // node-imbalance network dimension. Returns the number of nodes the allocation spans (the
+  // engine records it per job: one walk over the GPUs serves both).
+  int OnAllocate(const Allocation& allocation) { return Change(allocation, +1); }
+  int OnRelease(const Allocation& allocation) { return Change(allocation, -1); }
+  // After a pass: the queue head's request (nullptr when the queue is empty), queue length and
+  // running jobs. Computes stranded GPUs and I_frag for the state that now holds.
+  void ObserveQueue(const Resources& resources, const PlacementRequest* head, int queue_length,
+                    int running_jobs);
+  // Closes the last partial interval at `t`.
+  void Finish(double t);
+
+  // Memory accounting mode (see the header comment). REQUIRES: set before the first OnAllocate.
+  void set_memory_reported(bool reported);
+  bool memory_reported() const { return memory_reported_; }
+  // `delta_bytes` of a job's memory were placed on (> 0) or removed from (< 0) GPU `gpu`.
+  // REQUIRES memory_reported() (CHECKed); the GPU's reported bytes never go below 0 (CHECKed,
+  // with a tolerance of 1 byte for rounding).
+  void OnGpuMemory(int gpu, double delta_bytes);
+  // The engine's live Resources (it outlives the Metrics), read by the FGD tracker and to tell
+  // down GPUs. REQUIRES: OnAllocate / OnRelease are called after Resources has been updated.
+  void set_resources(const Resources* resources);
+  // Enables FGD expected fragmentation for the workload `classes` (WorkloadClasses), starting
+  // from the current Resources state. REQUIRES set_resources first.
+  void SetWorkload(const std::vector<TaskClass>& classes);
+  bool fgd_enabled() const { return fgd_ != nullptr; }
+  // Resources changed on `node` outside an allocation (a failure or repair took its GPUs out or
+  // gave them back): recomputes the node's FGD value and its GPUs' free memory.
+  void OnNodeChanged(int node);
+
+  const std::vector<TimeseriesRow>& rows() const { return rows_; }
+  double start_time() const { return start_; }
+  double last_time() const { return last_; }
+  // Integrals over the whole run (unit x seconds).
+  double busy_gpu_seconds() const;
+  double busy_gpu_seconds_of_type(int type) const;
+  double energy_joules() const;
+  double queue_length_seconds() const { return total_[q_index_]; }
+  double running_jobs_seconds() const { return total_[q_index_ + 1]; }
+  double stranded_gpu_seconds() const { return total_[q_index_ + 2]; }
+  double i_frag_seconds() const { return total_[q_index_ + 3]; }
+  double node_imbalance_seconds() const { return total_[q_index_ + 4]; }
+  double memory_used_gib_seconds() const { return total_[q_index_ + 5]; }
+  double f_mem_seconds() const { return total_[q_index_ + 6]; }
+  double fgd_fragmentation_seconds() const { return total_[q_index_ + 7]; }
+  double fgd_fragmented_gpu_seconds() const { return total_[q_index_ + 8]; }
+  // Current values (tests, invariant checks).
+  double f_mem_now() const { return state_[q_index_ + 6]; }
+  double fgd_fragmentation_now() const { return state_[q_index_ + 7]; }
+  double memory_used_gib_now() const { return state_[q_index_ + 5]; }
+  double total_memory_gib() const { return total_memory_gib_; }
+  // Current busy GPUs (for the invariant checker).
+  double busy_gpus_now() const;
+
+ private:
+  int Change(const Allocation& allocation, int sign);
+  void Integrate(double from, double to, std::vector<double>& into) const;
+  void FlushInterval(double end);
+  double NodeImbalance(int node) const;
+  // Recomputes the free memory of `gpu` in the max/sum tree (F_mem) from its state.
+  void RefreshGpuMemory(int gpu);
+  void UpdateFragmentationState();
+  bool IsGpuDown(int gpu) const;
+
+  const Cluster& cluster_;
+  double interval_;
+  bool started_ = false;
+  double start_ = 0;
+  double last_ = 0;
+  double interval_start_ = 0;
+  // State vector: [busy GPUs per present type..., memory GiB held per type..., queue, running,
+  // stranded, i_frag, F, memory GiB, F_mem, FGD ratio, FGD fragmented GPUs].
+  std::vector<int> types_;      // present catalog types, order of the state slots
+  std::vector<int> type_slot_;  // catalog type -> slot
+  int q_index_ = 0;
+  std::vector<double> state_;
+  std::vector<double> total_;
+  std::vector<double> bucket_;
+  std::vector<TimeseriesRow> rows_;
+  // Node imbalance bookkeeping (seed 001 §3.3.3).
+  std::vector<double> node_busy_;  // GPUs (shares as fractions)
+  std::vector<double> node_multi_busy_;
+  double imbalance_sum_ = 0;
+  double total_memory_gib_ = 0;
+  // Per-GPU memory (F_mem): held thousandths, reported bytes, and a tree over GPUs holding the
+  // max and the sum of free bytes (leaves at mem_leaves_ + gpu), recomputed along one path per
+  // change so the sum never drifts.
+  bool memory_reported_ = false;
+  bool allocated_any_ = false;
+  std::vector<int> held_milli_;
+  std::vector<double> reported_bytes_;
+  std::vector<double> capacity_bytes_;
+  // Whether the tree is kept up to date. With the Resources known, whole GPUs and unreported
+  // memory (the common case), free memory per GPU is its capacity or nothing, and F_mem follows
+  // from the free GPUs per type in O(types); the tree is built on the first share or report.
+  bool tree_live_ = true;
+  void BuildMemoryTree();
+  int mem_leaves_ = 1;
+  std::vector<double> free_max_;
+  std::vector<double> free_sum_;
+  const Resources* resources_ = nullptr;
+  std::unique_ptr<FgdTracker> fgd_;
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_ENGINE_METRICS_H_

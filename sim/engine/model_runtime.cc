@@ -1,0 +1,154 @@
+#include "sim/engine/model_runtime.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "sim/engine/runtime_model.h"
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+// Per ring step within one NVLink/PCIe domain, as the hardware runtime model's ideal ring.
+constexpr double kHopSeconds = 2e-6;
+
+}  // namespace
+
+ModelRuntime::ModelRuntime(const Trace& trace, const HardwareCatalog& hardware,
+                           const ModelCatalog& models, ModelRuntimeOptions options)
+    : hardware_(hardware), options_(std::move(options)), jobs_(trace.jobs.size()) {
+  CHECK(options_.oom_startup_seconds >= 0 && options_.oom_retries >= 0 &&
+            options_.colocation_speed > 0 && options_.colocation_speed <= 1 &&
+            options_.storage_gbps >= 0,
+        "model runtime options out of range");
+  const int types = static_cast<int>(hardware.gpus().size());
+  std::map<const ModelSpec*, int> index;
+  for (size_t i = 0; i < trace.jobs.size(); ++i) {
+    const Job& job = trace.jobs[i];
+    if (job.model.empty()) continue;
+    const ModelSpec* spec = models.Find(job.model.str());
+    if (spec == nullptr) continue;
+    auto it = index.find(spec);
+    if (it == index.end()) {
+      ModelEntry entry{spec, std::vector<PerType>(types)};
+      for (int t = 0; t < types; ++t) {
+        const GpuSpec& gpu = hardware.gpu(t);
+        PerType& per = entry.types[t];
+        per.layout = MinimalModelParallelism(*spec, gpu);
+        if (per.layout) {
+          per.throughput = std::make_unique<ThroughputModel>(*spec, gpu, hardware, *per.layout);
+        }
+        per.ring_gbps = IdealRingGbps(gpu);
+      }
+      it = index.emplace(spec, static_cast<int>(models_.size())).first;
+      models_.push_back(std::move(entry));
+    }
+    jobs_[i].model = it->second;
+    jobs_[i].user_batch = job.batch_size;
+    jobs_[i].gpus = job.gpus;
+    ++modelled_;
+  }
+}
+
+const ModelSpec* ModelRuntime::model(JobId id) const {
+  const int m = jobs_[id].model;
+  return m < 0 ? nullptr : models_[m].spec;
+}
+
+const ModelParallelism* ModelRuntime::layout(JobId id, int type) const {
+  CHECK(jobs_[id].model >= 0, "layout of a job without a model");
+  const auto& layout = models_[jobs_[id].model].types[type].layout;
+  return layout ? &*layout : nullptr;
+}
+
+int ModelRuntime::min_gpus(JobId id, int type) const {
+  if (jobs_[id].model < 0) return 1;
+  const ModelParallelism* l = layout(id, type);
+  return l == nullptr ? 0 : l->model_parallel_gpus();
+}
+
+double ModelRuntime::MemoryBytes(JobId id, int type, int batch) const {
+  const PerType& per = models_[jobs_[id].model].types[type];
+  CHECK(per.throughput != nullptr, "memory of a job whose model fits no layout");
+  return per.throughput->memory().BytesAtBatch(batch);
+}
+
+double ModelRuntime::CapacityBytes(int type) const {
+  const double bytes = GpuMemoryBytes(hardware_.gpu(type));
+  return bytes - options_.memory.reserved_fraction * bytes;
+}
+
+int ModelRuntime::MaxBatch(JobId id, int type) const {
+  if (jobs_[id].model < 0) return 0;
+  const PerType& per = models_[jobs_[id].model].types[type];
+  if (per.throughput == nullptr) return 0;
+  const int64_t b =
+      clustersim::MaxBatch(per.throughput->memory(), GpuMemoryBytes(hardware_.gpu(type)));
+  return static_cast<int>(std::min<int64_t>(b, 1 << 20));
+}
+
+bool ModelRuntime::Fits(JobId id, int type, int batch) const {
+  return batch >= 1 && batch <= MaxBatch(id, type);
+}
+
+double ModelRuntime::Goodput(const ModelEntry& m, int type, int gpus, int batch) const {
+  const PerType& per = m.types[type];
+  DataParallelSetup dp;
+  dp.replicas = std::max(1, gpus / per.layout->model_parallel_gpus());
+  dp.ring_gbps = per.ring_gbps;
+  dp.hop_latency_seconds = kHopSeconds;
+  return per.throughput->Estimate(batch, 1, dp, m.spec->TypicalNoiseScale()).goodput;
+}
+
+double ModelRuntime::RateFactor(JobId id, int type, int gpus, int batch) const {
+  CHECK(gpus >= 1 && batch >= 1, "rate factor needs gpus >= 1 and batch >= 1");
+  const JobEntry& job = jobs_[id];
+  if (job.model < 0 || job.user_batch < 1) return 1.0;
+  const ModelEntry& m = models_[job.model];
+  const PerType& per = m.types[type];
+  if (per.throughput == nullptr || gpus < per.layout->model_parallel_gpus()) return 0.0;
+  // The user's configuration: requested GPUs (at least one replica) at the user's batch.
+  const int user_gpus = std::max(job.gpus, per.layout->model_parallel_gpus());
+  return Goodput(m, type, gpus, batch) / Goodput(m, type, user_gpus, job.user_batch);
+}
+
+int ModelRuntime::BestBatch(JobId id, int type, int gpus) const {
+  const int max_batch = MaxBatch(id, type);
+  if (max_batch < 1 || gpus < min_gpus(id, type)) return 0;
+  const ModelEntry& m = models_[jobs_[id].model];
+  // Goodput is unimodal in the batch (throughput rises and saturates, statistical efficiency
+  // falls): powers of two up to B_max, and B_max itself, bracket its maximum closely enough.
+  int best = 0;
+  double best_goodput = 0;
+  auto consider = [&](int b) {
+    const double g = Goodput(m, type, gpus, b);
+    if (g > best_goodput) {
+      best_goodput = g;
+      best = b;
+    }
+  };
+  int b = 1;
+  for (; b <= max_batch / 2; b *= 2) consider(b);
+  consider(b);
+  if (b != max_batch) consider(max_batch);
+  return best;
+}
+
+double ShareSpeed(const Job& job, int milli, double colocation_speed) {
+  if (milli <= 0 || milli >= 1000) return 1.0;
+  if (job.gpu_milli > 0 && milli >= job.gpu_milli) return 1.0;  // ran its trace time on a share
+  return std::min(1.0, milli / 500.0 * colocation_speed);
+}
+
+double ModelRuntime::CheckpointSeconds(JobId id) const {
+  const int m = jobs_[id].model;
+  if (m < 0 || options_.storage_gbps <= 0) return 0.0;
+  return clustersim::CheckpointSeconds(*models_[m].spec, options_.storage_gbps);
+}
+
+double ModelRuntime::ShareSpeed(const Job& job, int milli) const {
+  return clustersim::ShareSpeed(job, milli, options_.colocation_speed);
+}
+
+}  // namespace clustersim

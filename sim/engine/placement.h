@@ -1,0 +1,69 @@
+// Placement: which GPUs a job gets, separate from ordering (DESIGN.md §6). A placement strategy
+// answers one question on a Resources state — "where would this request fit now?" — and never
+// changes it; the engine allocates what a policy decides to start.
+#ifndef CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
+#define CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/engine/resources.h"
+
+namespace clustersim {
+
+class Topology;
+class RuntimeModel;
+struct TaskClass;
+
+struct Job;
+
+struct PlacementRequest {
+  int gpus = 0;
+  // A share of one GPU in thousandths (1..999; then gpus == 1), asked for when the trace gives a
+  // fractional request (Job::gpu_milli) and the run's placement shares GPUs; 0 = whole GPUs.
+  int milli = 0;
+  uint64_t type_mask = ~uint64_t{0};  // bit t set = catalog GPU type t allowed
+  const Job* job = nullptr;           // the job asking, for strategies that score with a model
+  bool AllowsType(int type) const { return (type_mask >> type) & 1; }
+};
+
+struct Allocation {
+  int gpu_type = -1;
+  std::vector<int> gpus;  // global GPU indices, ascending
+  // 0: the GPUs are held whole. 1..999: this share of each listed GPU (GPU sharing); the other
+  // shares may hold other jobs (Resources::free_milli).
+  int milli = 0;
+  // Per-GPU micro-batch the job runs with; 0 = its current batch (JobRun::batch). Only an
+  // elastic policy (Policy::Elastic) chooses it.
+  int batch = 0;
+  bool empty() const { return gpus.empty(); }
+};
+
+// What a strategy may consult besides the free state (all outlive the strategy).
+struct PlacementEnv {
+  const Cluster* cluster = nullptr;
+  const Topology* topology = nullptr;
+  const RuntimeModel* runtime = nullptr;
+  // The run's workload as task classes (sim/engine/fragmentation.h, WorkloadClasses), for
+  // strategies that score against the size distribution (frag-aware); nullptr = unknown. The vector
+  // may be filled after the strategy is made (`run` reads the trace later) but before the first
+  // Find.
+  const std::vector<TaskClass>* workload = nullptr;
+};
+
+class Placement {
+ public:
+  virtual ~Placement() = default;
+  // Returns true and fills `out` (cleared first, GPUs ascending) if `request` fits on
+  // `resources` now; false otherwise. Deterministic: ties go to the lowest index.
+  virtual bool Find(const Resources& resources, const PlacementRequest& request,
+                    Allocation* out) const = 0;
+  // True if the strategy places fractional requests (PlacementRequest::milli > 0) on shares of
+  // GPUs; otherwise a fractional job is given a whole GPU.
+  virtual bool SharesGpus() const { return false; }
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_

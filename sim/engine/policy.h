@@ -1,0 +1,155 @@
+// The policy interface (DESIGN.md §1, §6). A policy orders and selects; it never mutates the
+// cluster. Once per pass (after every event due at the current time has been applied) the engine
+// calls Schedule with a SchedulingContext: read-only views of the cluster, the free GPUs, the
+// queue and the running jobs, plus the decision verbs Start / Preempt / Resize / SetTimer. The
+// engine validates each decision as it is made and applies it at once (so the next query in the
+// same pass sees it); an invalid decision is a bug in the policy and stops the run naming it.
+#ifndef CLUSTERSIM_SIM_ENGINE_POLICY_H_
+#define CLUSTERSIM_SIM_ENGINE_POLICY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/engine/job.h"
+#include "sim/engine/placement.h"
+
+namespace clustersim {
+
+class ModelRuntime;  // sim/engine/model_runtime.h
+
+enum class JobState : uint8_t {
+  kPending,  // not yet submitted (simulated time < submit time)
+  kQueued,   // submitted, waiting (possibly after a preemption)
+  kRunning,
+  kCompleted,
+  kTimeout,     // killed at its requested wall time
+  kOomFailed,   // ran out of GPU memory at every batch it was retried with
+  kRejected,    // can never be placed on this cluster; never queued
+  kUnfinished,  // still queued or running when the run stopped
+};
+const char* JobStateName(JobState state);
+
+// What the engine knows about a job while simulating it. Owned by the engine.
+struct JobRun {
+  double first_start = -1;  // seconds; -1 = never started
+  double last_start = -1;   // start of the current or last running interval
+  double end_time = -1;
+  double work_left = 0;    // remaining work, in seconds at rate 1
+  double rate = 0;         // progress per second while running
+  double run_seconds = 0;  // total time spent running
+  double gpu_seconds = 0;  // sum over running intervals of GPUs x time
+  double energy_joules = 0;
+  double overhead_left = 0;       // checkpoint save + restore still to pay before progress resumes
+  double overhead_seconds = 0;    // total time spent on preemption and restart overhead
+  double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
+  double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
+  PlacementRequest request;
+  Allocation allocation;  // current GPUs while running; keeps its type afterwards
+  uint32_t version = 0;   // bumped on every rate change; stale finish events are ignored
+  int preemptions = 0;
+  int restarts = 0;  // restarts after failures of its GPUs
+  int max_gpus = 0;  // largest allocation held
+  int max_nodes = 0;
+  JobId queue_prev = kNoJob;
+  JobId queue_next = kNoJob;
+  int running_slot = -1;  // index in the running list
+  JobState state = JobState::kPending;
+};
+
+// What a model-aware run (sim/engine/model_runtime.h) adds per job; kept apart from JobRun so that
+// runs without models do not carry it. All zero outside model-aware runs.
+struct ModelRun {
+  int batch = 0;               // per-GPU batch it runs (or will next run) with
+  int oom_failures = 0;        // starts that ran out of GPU memory
+  double memory_per_gpu = 0;   // bytes per GPU at its last start (M(B), or the share held)
+  double oom_gpu_seconds = 0;  // GPU-seconds held by starts that ran out of memory
+  double oom_delay = 0;        // seconds from its first start to its last (OOM retries)
+};
+
+class SchedulingContext {
+ public:
+  virtual ~SchedulingContext() = default;
+
+  virtual double now() const = 0;
+  virtual const Cluster& cluster() const = 0;
+  virtual const Resources& resources() const = 0;  // the live free state
+  virtual const Placement& placement() const = 0;
+  virtual const Job& job(JobId id) const = 0;
+  virtual const JobRun& run(JobId id) const = 0;
+  // The job's model-aware state (all zero outside model-aware runs).
+  virtual const ModelRun& model_run(JobId id) const = 0;
+
+  // The waiting queue in (submit time, input order): QueueFront, then QueueNext until kNoJob.
+  virtual JobId QueueFront() const = 0;
+  virtual JobId QueueNext(JobId id) const = 0;
+  virtual int QueueLength() const = 0;
+  // Running jobs, in no particular but deterministic order.
+  virtual const std::vector<JobId>& running() const = 0;
+  // GPUs out of service (failed, not yet repaired), ascending; they are neither free nor held by
+  // a job. `failed_gpus_version` changes whenever the list does, so a policy keeping its own
+  // copy of the cluster state can tell when to update it.
+  virtual const std::vector<int>& failed_gpus() const = 0;
+  virtual uint64_t failed_gpus_version() const = 0;
+  // The model-aware view (memory, batch limits, rate factors), or nullptr when the run has no
+  // model information.
+  virtual const ModelRuntime* models() const = 0;
+  // Bytes of GPU `gpu`'s memory held by running jobs (a job without a model holds its GPUs'
+  // whole memory, or its share of it).
+  virtual double gpu_memory_used(int gpu) const = 0;
+  // Seconds a preempted or resized job spends saving and restoring before it progresses again:
+  // the run's constant, and for one job (from its model state and the storage bandwidth in
+  // model-aware runs with --storage-gbps, else the constant).
+  virtual double preemption_cost() const = 0;
+  virtual double preemption_cost(JobId id) const = 0;
+
+  // Decisions. REQUIRES (CHECKed, naming the policy): Start — the job is queued and `allocation`
+  // is free, of one allowed type and of the requested size (an elastic policy: 1..requested);
+  // a share (Allocation::milli) must be free on each GPU; an elastic policy's start must fit in
+  // memory (beside the GPU's other jobs), while any other policy's start that does not fit runs
+  // out of memory after the start-up time (sim/engine/model_runtime.h); Preempt — running; Resize —
+  // running and `allocation` free apart from the job's own GPUs. A resize costs the preemption
+  // cost (checkpoint on the old GPUs, restore on the new).
+  virtual void Start(JobId id, Allocation allocation) = 0;
+  virtual void Preempt(JobId id) = 0;
+  virtual void Resize(JobId id, Allocation allocation) = 0;
+  // Calls Policy::OnTimer(id, tag) at `time` (>= now), before the pass at that time.
+  virtual void SetTimer(double time, JobId id, int tag) = 0;
+
+  // Returns true and fills `out` if the job fits now under the run's placement strategy.
+  bool TryPlace(JobId id, Allocation* out) const {
+    return placement().Find(resources(), run(id).request, out);
+  }
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  // Called once per pass, after the pass's events were applied.
+  virtual void Schedule(SchedulingContext& context) = 0;
+  // Optional hooks, called while events are applied (before the pass).
+  virtual void OnArrival(SchedulingContext& /*context*/, JobId /*id*/) {}
+  virtual void OnCompletion(SchedulingContext& /*context*/, JobId /*id*/) {}
+  virtual void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) {}
+  // A running job lost its GPUs to a failure and is queued again (in submission order), its
+  // work back at its last checkpoint. Policies that keep their own queue or running set must
+  // take it back there; the default does nothing (the engine's queue already holds it).
+  virtual void OnRequeue(SchedulingContext& /*context*/, JobId /*id*/) {}
+  // The job's requested wall time in seconds (< 0: none). The engine kills a job whose running
+  // time reaches it. Default: the trace's walltime; backfilling policies may estimate it
+  // (exact duration, or duration x factor). Must not change while the job runs.
+  virtual double RequestedWalltime(const Job& job) const { return job.walltime; }
+  // True if the policy chooses GPU counts (up to the request) and per-GPU batches itself
+  // (Allocation::batch), as `cosched` does; the engine then rates each start by
+  // ModelRuntime::RateFactor. A non-elastic policy runs every job at its user's batch.
+  virtual bool Elastic() const { return false; }
+  // True if the policy copes with GPU shares (Allocation::milli): a placement that shares GPUs
+  // then places fractional trace requests on shares. Policies that plan on their own copy of the
+  // free state (backfilling horizons, LAS and SRTF rooms) say false, and their fractional jobs
+  // hold whole GPUs.
+  virtual bool SupportsShares() const { return false; }
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_ENGINE_POLICY_H_

@@ -1,0 +1,170 @@
+#include "sim/engine/resources.h"
+
+#include "sim/util/error.h"
+
+namespace clustersim {
+
+Resources::Resources(const Cluster& cluster) : cluster_(&cluster) {
+  const int node_count = cluster.node_count();
+  const int types = static_cast<int>(cluster.catalog().gpus().size());
+  free_bits_.assign((cluster.total_gpus() + 63) / 64, 0);
+  for (int g = 0; g < cluster.total_gpus(); ++g) free_bits_[g >> 6] |= uint64_t{1} << (g & 63);
+  free_milli_.assign(cluster.total_gpus(), 1000);
+  shared_gpus_ = IndexSet(cluster.total_gpus());
+  node_free_.resize(node_count);
+  type_free_.assign(types, 0);
+  node_partition_.resize(node_count);
+  node_position_.resize(node_count);
+  node_type_position_.resize(node_count);
+  type_nodes_.resize(types);
+  for (const Node& node : cluster.nodes()) {
+    int p = 0;
+    while (p < static_cast<int>(partitions_.size()) &&
+           !(partitions_[p].gpu_type == node.gpu_type &&
+             partitions_[p].gpus_per_node == node.gpu_count)) {
+      ++p;
+    }
+    if (p == static_cast<int>(partitions_.size())) {
+      Partition part;
+      part.gpu_type = node.gpu_type;
+      part.gpus_per_node = node.gpu_count;
+      partitions_.push_back(std::move(part));
+    }
+    node_partition_[node.index] = p;
+    node_position_[node.index] = static_cast<int>(partitions_[p].nodes.size());
+    partitions_[p].nodes.push_back(node.index);
+    node_type_position_[node.index] = static_cast<int>(type_nodes_[node.gpu_type].size());
+    type_nodes_[node.gpu_type].push_back(node.index);
+  }
+  for (auto& part : partitions_) {
+    const int n = static_cast<int>(part.nodes.size());
+    part.by_free.assign(part.gpus_per_node + 1, IndexSet(n));
+    part.by_free_count.assign(part.gpus_per_node + 1, 0);
+    part.free_tree = MaxTree(n);
+    for (int pos = 0; pos < n; ++pos) {
+      part.by_free[part.gpus_per_node].Insert(pos);
+      part.free_tree.Set(pos, part.gpus_per_node);
+    }
+    part.by_free_count[part.gpus_per_node] = n;
+  }
+  type_nonempty_.reserve(types);
+  for (int t = 0; t < types; ++t) {
+    type_nonempty_.emplace_back(static_cast<int>(type_nodes_[t].size()));
+    for (int pos = 0; pos < static_cast<int>(type_nodes_[t].size()); ++pos) {
+      type_nonempty_[t].Insert(pos);
+    }
+  }
+  for (const Node& node : cluster.nodes()) {
+    node_free_[node.index] = node.gpu_count;
+    type_free_[node.gpu_type] += node.gpu_count;
+  }
+  total_free_ = cluster.total_gpus();
+}
+
+void Resources::SetNodeFree(int node, int free) {
+  const int old = node_free_[node];
+  if (old == free) return;
+  node_free_[node] = free;
+  Partition& part = partitions_[node_partition_[node]];
+  const int pos = node_position_[node];
+  part.by_free[old].Erase(pos);
+  part.by_free_count[old]--;
+  part.by_free[free].Insert(pos);
+  part.by_free_count[free]++;
+  part.free_tree.Set(pos, free);
+  const int type = cluster_->node(node).gpu_type;
+  type_free_[type] += free - old;
+  total_free_ += free - old;
+  if (free == 0) {
+    type_nonempty_[type].Erase(node_type_position_[node]);
+  } else if (old == 0) {
+    type_nonempty_[type].Insert(node_type_position_[node]);
+  }
+}
+
+void Resources::Allocate(std::span<const int> gpus) {
+  size_t i = 0;
+  while (i < gpus.size()) {
+    const int node = cluster_->NodeOfGpu(gpus[i]);
+    int taken = 0;
+    for (; i < gpus.size() && cluster_->NodeOfGpu(gpus[i]) == node; ++i) {
+      const int g = gpus[i];
+      CHECK(IsGpuFree(g), "GPU " + std::to_string(g) + " allocated twice");
+      free_bits_[g >> 6] &= ~(uint64_t{1} << (g & 63));
+      free_milli_[g] = 0;
+      ++taken;
+    }
+    SetNodeFree(node, node_free_[node] - taken);
+  }
+}
+
+void Resources::Release(std::span<const int> gpus) {
+  size_t i = 0;
+  while (i < gpus.size()) {
+    const int node = cluster_->NodeOfGpu(gpus[i]);
+    int given = 0;
+    for (; i < gpus.size() && cluster_->NodeOfGpu(gpus[i]) == node; ++i) {
+      const int g = gpus[i];
+      CHECK(!IsGpuFree(g), "GPU " + std::to_string(g) + " released while free");
+      CHECK(free_milli_[g] == 0, "GPU " + std::to_string(g) + " released whole while shared");
+      free_bits_[g >> 6] |= uint64_t{1} << (g & 63);
+      free_milli_[g] = 1000;
+      ++given;
+    }
+    SetNodeFree(node, node_free_[node] + given);
+  }
+}
+
+void Resources::AllocateShare(int gpu, int milli) {
+  CHECK(milli > 0 && milli < 1000, "a share must be 1..999 thousandths of a GPU");
+  CHECK(free_milli_[gpu] >= milli, "GPU " + std::to_string(gpu) + " has too small a share left");
+  if (free_milli_[gpu] == 1000) {
+    const int one[] = {gpu};
+    Allocate(one);  // leaves the whole-GPU indexes
+    free_milli_[gpu] = 1000;
+  }
+  free_milli_[gpu] = static_cast<int16_t>(free_milli_[gpu] - milli);
+  if (free_milli_[gpu] > 0) {
+    if (!shared_gpus_.Contains(gpu)) shared_gpus_.Insert(gpu);
+  } else if (shared_gpus_.Contains(gpu)) {
+    shared_gpus_.Erase(gpu);
+  }
+}
+
+void Resources::ReleaseShare(int gpu, int milli) {
+  CHECK(milli > 0 && milli < 1000 && !IsGpuFree(gpu) && free_milli_[gpu] + milli <= 1000,
+        "GPU " + std::to_string(gpu) + ": released share not held");
+  free_milli_[gpu] = static_cast<int16_t>(free_milli_[gpu] + milli);
+  if (free_milli_[gpu] == 1000) {
+    if (shared_gpus_.Contains(gpu)) shared_gpus_.Erase(gpu);
+    free_milli_[gpu] = 0;
+    const int one[] = {gpu};
+    Release(one);
+  } else if (!shared_gpus_.Contains(gpu)) {
+    shared_gpus_.Insert(gpu);
+  }
+}
+
+void Resources::AppendLowestFreeGpus(int node, int count, std::vector<int>* out) const {
+  const Node& n = cluster_->node(node);
+  int g = n.first_gpu;
+  const int end = n.first_gpu + n.gpu_count;
+  while (count > 0) {
+    CHECK(g < end, "node " + std::to_string(node) + " has fewer free GPUs than requested");
+    uint64_t word = free_bits_[g >> 6] & (~uint64_t{0} << (g & 63));
+    if (word == 0) {
+      g = ((g >> 6) + 1) << 6;
+      continue;
+    }
+    const int found = ((g >> 6) << 6) + __builtin_ctzll(word);
+    if (found >= end) {
+      g = end;
+      continue;
+    }
+    out->push_back(found);
+    --count;
+    g = found + 1;
+  }
+}
+
+}  // namespace clustersim

@@ -1,0 +1,50 @@
+// Runtime models (DESIGN.md §4): how fast a job progresses on a given allocation. A job's work is
+// its trace duration in seconds at rate 1; on an allocation it progresses at Rate() work-seconds
+// per second, so it finishes after work / rate seconds of running.
+//
+// - trace: rate 1 everywhere: the job runs exactly its trace duration.
+// - hardware: the trace duration is the run time on the catalog's reference GPU type with an
+//   ideal placement. One training iteration takes t_c / speedup(type, family) of compute plus a
+//   ring all-reduce of the gradients, T = 2(n-1)/n x bytes / B_ring + 2(n-1) x hop latency
+//   (alpha-beta model, seed 001 §3.5.3), with B_ring from the topology. The ideal placement is n
+//   reference GPUs on one NVLink (or PCIe) domain. Rate = ideal iteration time / actual.
+//   Compute time per iteration and gradient bytes come per model family (ModelFamilyProfile);
+//   the model catalog of a later issue refines them per model.
+#ifndef CLUSTERSIM_SIM_ENGINE_RUNTIME_MODEL_H_
+#define CLUSTERSIM_SIM_ENGINE_RUNTIME_MODEL_H_
+
+#include <memory>
+#include <string>
+
+#include "sim/engine/job.h"
+#include "sim/engine/placement.h"
+#include "sim/hardware/collectives.h"
+#include "sim/hardware/topology.h"
+#include "sim/models/model_catalog.h"
+
+namespace clustersim {
+
+class RuntimeModel {
+ public:
+  virtual ~RuntimeModel() = default;
+  virtual const char* name() const = 0;
+  // Returns work-seconds per second for `job` on `allocation` (non-empty). Deterministic.
+  virtual double Rate(const Job& job, const Allocation& allocation) const = 0;
+};
+
+// Per model family, the figures the hardware model needs.
+struct ModelFamilyProfile {
+  const char* family;
+  double compute_seconds_per_iteration;  // on the reference GPU type
+  double gradient_bytes;                 // all-reduced per iteration
+};
+
+const ModelFamilyProfile& ProfileOfFamily(const std::string& family);
+
+// `name`: "trace" or "hardware". Throws InputError listing the valid names otherwise.
+std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cluster& cluster,
+                                               const Topology& topology);
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_ENGINE_RUNTIME_MODEL_H_

@@ -1,0 +1,182 @@
+#include "sim/engine/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace clustersim {
+
+double Percentile(std::vector<double>& values, double q) {
+  const double rank = q * (values.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(rank));
+  std::nth_element(values.begin(), values.begin() + lo, values.end());
+  const double low = values[lo];
+  if (lo + 1 >= values.size()) return low;
+  const double high = *std::min_element(values.begin() + lo + 1, values.end());
+  return low + (rank - lo) * (high - low);
+}
+
+double JainIndex(const std::vector<double>& values) {
+  double sum = 0;
+  double sum_sq = 0;
+  for (double v : values) {
+    sum += v;
+    sum_sq += v * v;
+  }
+  if (values.empty() || sum_sq == 0) return 1.0;
+  return sum * sum / (values.size() * sum_sq);
+}
+
+double SummaryValue(const std::vector<SummaryRow>& rows, const std::string& metric) {
+  for (const auto& r : rows) {
+    if (r.metric == metric && r.scope == "all") return r.value;
+  }
+  return std::nan("");
+}
+
+std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
+  std::vector<SummaryRow> out;
+  auto add = [&](const std::string& metric, double value, const std::string& scope = "all") {
+    out.push_back({metric, scope, value});
+  };
+  const Trace& trace = engine.trace();
+  const Cluster& cluster = engine.cluster();
+  const Metrics& metrics = engine.metrics();
+  const auto& runs = engine.runs();
+
+  std::vector<double> jct, wait, slowdown;
+  int64_t completed = 0, rejected = 0, timeout = 0, unfinished = 0, failed = 0;
+  int64_t preemptions = 0, restarts = 0;
+  // Out-of-memory failures (model-aware runs).
+  int64_t started = 0, oom_jobs = 0, oom_failures = 0;
+  double oom_gpu_seconds = 0, oom_delay = 0;
+  std::vector<double> oom_jct;
+  double first_submit = trace.jobs.empty() ? 0 : trace.jobs.front().submit_time;
+  double last_end = first_submit;
+  std::map<Symbol, double> user_gpu_seconds;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const JobRun& run = runs[i];
+    const Job& job = trace.jobs[i];
+    preemptions += run.preemptions;
+    restarts += run.restarts;
+    if (run.state == JobState::kRejected) {
+      ++rejected;
+      continue;
+    }
+    user_gpu_seconds[job.user] += run.gpu_seconds;
+    started += run.first_start >= 0;
+    const ModelRun& model = engine.model_run(static_cast<JobId>(i));
+    oom_failures += model.oom_failures;
+    oom_gpu_seconds += model.oom_gpu_seconds;
+    if (model.oom_failures > 0) {
+      ++oom_jobs;
+      oom_delay += model.oom_delay;
+      if (run.end_time >= 0) oom_jct.push_back(run.end_time - job.submit_time);
+    }
+    if (run.first_start >= 0) wait.push_back(run.first_start - job.submit_time);
+    switch (run.state) {
+      case JobState::kCompleted:
+        ++completed;
+        break;
+      case JobState::kTimeout:
+        ++timeout;
+        break;
+      case JobState::kOomFailed:
+        ++failed;
+        break;
+      default:
+        ++unfinished;
+        break;
+    }
+    if (run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
+        run.state == JobState::kOomFailed) {
+      const double j = run.end_time - job.submit_time;
+      jct.push_back(j);
+      // Slowdown = JCT / the time the job actually ran (its isolated run time on the GPUs it got).
+      if (run.run_seconds > 0) slowdown.push_back(j / run.run_seconds);
+      last_end = std::max(last_end, run.end_time);
+    }
+  }
+  add("jobs_total", static_cast<double>(runs.size()));
+  add("jobs_completed", static_cast<double>(completed));
+  add("jobs_rejected", static_cast<double>(rejected));
+  add("jobs_timeout", static_cast<double>(timeout));
+  add("jobs_failed", static_cast<double>(failed));
+  add("jobs_unfinished", static_cast<double>(unfinished));
+  auto distribution = [&](const std::string& name, std::vector<double>& v) {
+    if (v.empty()) return;
+    double sum = 0;
+    for (double x : v) sum += x;
+    add(name + "_mean", sum / v.size());
+    add(name + "_p50", Percentile(v, 0.50));
+    add(name + "_p95", Percentile(v, 0.95));
+    add(name + "_p99", Percentile(v, 0.99));
+    add(name + "_max", *std::max_element(v.begin(), v.end()));
+  };
+  distribution("jct_seconds", jct);
+  distribution("wait_seconds", wait);
+  distribution("slowdown", slowdown);
+
+  const double makespan = last_end - first_submit;
+  add("makespan_seconds", makespan);
+  add("throughput_jobs_per_hour", makespan > 0 ? completed / (makespan / 3600.0) : 0.0);
+
+  const double span = metrics.last_time() - metrics.start_time();
+  add("simulated_seconds", span);
+  if (span > 0) {
+    add("gpu_utilization", metrics.busy_gpu_seconds() / (cluster.total_gpus() * span));
+    for (int type : cluster.gpu_types()) {
+      add("gpu_utilization",
+          metrics.busy_gpu_seconds_of_type(type) / (cluster.GpusOfType(type) * span),
+          cluster.catalog().gpu(type).name);
+    }
+    add("memory_utilization",
+        metrics.memory_used_gib_seconds() / (metrics.total_memory_gib() * span));
+    add("queue_length_mean", metrics.queue_length_seconds() / span);
+    add("running_jobs_mean", metrics.running_jobs_seconds() / span);
+    add("stranded_gpus_mean", metrics.stranded_gpu_seconds() / span);
+    add("i_frag_mean", metrics.i_frag_seconds() / span);
+    add("node_imbalance_mean", metrics.node_imbalance_seconds() / span);
+    add("f_mem", metrics.f_mem_seconds() / span);
+    if (metrics.fgd_enabled()) {
+      add("fgd_fragmentation", metrics.fgd_fragmentation_seconds() / span);
+      add("fgd_fragmented_gpus", metrics.fgd_fragmented_gpu_seconds() / span);
+    }
+  }
+  add("busy_gpu_hours", metrics.busy_gpu_seconds() / 3600.0);
+  std::vector<double> shares;
+  for (const auto& [user, seconds] : user_gpu_seconds) shares.push_back(seconds);
+  add("jain_index_users", JainIndex(shares));
+  add("users", static_cast<double>(shares.size()));
+  add("energy_kwh", metrics.energy_joules() / 3.6e6);
+  double cluster_cost = 0;
+  double used_cost = 0;
+  for (int type : cluster.gpu_types()) {
+    const double price = cluster.catalog().gpu(type).price_per_gpu_hour;
+    cluster_cost += cluster.GpusOfType(type) * price * span / 3600.0;
+    used_cost += metrics.busy_gpu_seconds_of_type(type) / 3600.0 * price;
+  }
+  add("cost_usd", cluster_cost);
+  add("used_cost_usd", used_cost);
+  // OOM rate: share of the jobs that started at least once whose start ran out of memory.
+  add("oom_rate", started > 0 ? static_cast<double>(oom_jobs) / started : 0.0);
+  add("oom_jobs", static_cast<double>(oom_jobs));
+  add("oom_failures", static_cast<double>(oom_failures));
+  add("oom_wasted_gpu_hours", oom_gpu_seconds / 3600);
+  if (oom_jobs > 0) add("oom_delay_mean_seconds", oom_delay / oom_jobs);
+  if (!oom_jct.empty()) {
+    double sum = 0;
+    for (double x : oom_jct) sum += x;
+    add("oom_jct_mean_seconds", sum / oom_jct.size());
+  }
+  add("preemptions", static_cast<double>(preemptions));
+  add("restarts", static_cast<double>(restarts));
+  add("lost_gpu_hours", engine.lost_gpu_seconds() / 3600);
+  add("failures", static_cast<double>(engine.failures()));
+  add("gpu_hours_down", engine.down_gpu_seconds() / 3600);
+  add("node_hours_down", engine.down_node_seconds() / 3600);
+  add("checkpoint_gpu_hours", engine.checkpoint_gpu_seconds() / 3600);
+  return out;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,33 @@
+// Headline figures of a run (DESIGN.md §8, the `summary` table): computed once at the end from
+// the jobs' outcomes and the metrics' exact integrals. results/README.md lists every metric.
+#ifndef CLUSTERSIM_SIM_ENGINE_SUMMARY_H_
+#define CLUSTERSIM_SIM_ENGINE_SUMMARY_H_
+
+#include <string>
+#include <vector>
+
+#include "sim/engine/engine.h"
+
+namespace clustersim {
+
+struct SummaryRow {
+  std::string metric;
+  std::string scope;  // "all", a GPU type name
+  double value = 0;
+};
+
+// Percentile by linear interpolation between closest ranks (q in [0, 1]), found by selection
+// (no full sort); reorders `values`. REQUIRES non-empty values.
+double Percentile(std::vector<double>& values, double q);
+
+// Jain's fairness index (sum x)^2 / (n sum x^2) over the values; 1 for an empty list.
+double JainIndex(const std::vector<double>& values);
+
+std::vector<SummaryRow> ComputeSummary(const Engine& engine);
+
+// Returns the value of `metric` in scope "all", or NaN.
+double SummaryValue(const std::vector<SummaryRow>& rows, const std::string& metric);
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_ENGINE_SUMMARY_H_

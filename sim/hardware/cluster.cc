@@ -1,0 +1,230 @@
+#include "sim/hardware/cluster.h"
+
+#include <map>
+
+#include "sim/util/error.h"
+#include "sim/util/json_file.h"
+
+namespace clustersim {
+namespace {
+
+// Built-in presets. NIC figures: DGX-1 has 4x 100 Gb/s EDR InfiniBand, DGX A100 8x 200 Gb/s
+// HDR, DGX H100 8x 400 Gb/s NDR (NVIDIA DGX datasheets). Sizes are 16 nodes unless named.
+const std::map<std::string, std::string>& Presets() {
+  static const std::map<std::string, std::string> presets = {
+      {"dgx1-v100",
+       R"({"nodes":[{"count":16,"gpu_type":"V100-32GB","gpus_per_node":8,"topology":"hybrid-cube-mesh",
+           "cpus":40,"host_memory_gib":512,"nic_gbps":400}],"network":{"nodes_per_rack":8}})"},
+      {"dgx-a100",
+       R"({"nodes":[{"count":16,"gpu_type":"A100-80GB","gpus_per_node":8,"topology":"nvswitch",
+           "cpus":128,"host_memory_gib":2048,"nic_gbps":1600}],"network":{"nodes_per_rack":8}})"},
+      {"dgx-h100",
+       R"({"nodes":[{"count":16,"gpu_type":"H100-80GB","gpus_per_node":8,"topology":"nvswitch",
+           "cpus":112,"host_memory_gib":2048,"nic_gbps":3200}],"network":{"nodes_per_rack":8}})"},
+      {"pcie-v100",
+       R"({"nodes":[{"count":16,"gpu_type":"V100-PCIe-32GB","gpus_per_node":8,"topology":"pcie",
+           "cpus":48,"host_memory_gib":768,"nic_gbps":100}],"network":{"nodes_per_rack":16}})"},
+      // The default cluster: a mixed fleet of 144 GPUs, small enough that the bundled Philly
+      // window queues for real (traces/README.md gives its offered load).
+      {"default",
+       R"({"nodes":[
+           {"count":6,"gpu_type":"V100-32GB","gpus_per_node":8,"topology":"hybrid-cube-mesh","cpus":40,"host_memory_gib":512,"nic_gbps":400},
+           {"count":4,"gpu_type":"V100-PCIe-32GB","gpus_per_node":8,"topology":"pcie","cpus":48,"host_memory_gib":768,"nic_gbps":100},
+           {"count":6,"gpu_type":"A100-80GB","gpus_per_node":8,"topology":"nvswitch","cpus":128,"host_memory_gib":2048,"nic_gbps":1600},
+           {"count":2,"gpu_type":"H100-80GB","gpus_per_node":8,"topology":"nvswitch","cpus":112,"host_memory_gib":2048,"nic_gbps":3200}],
+         "network":{"nodes_per_rack":6,"oversubscription":2.0}})"},
+  };
+  return presets;
+}
+
+NodeTopology DefaultTopology(const GpuSpec& gpu, int gpus_per_node) {
+  if (gpu.nvlink_generation == 0 || gpu.form_factor == "PCIe") return NodeTopology::kPcie;
+  if (gpu.form_factor == "SXM2" && gpus_per_node == 8) return NodeTopology::kHybridCubeMesh;
+  return NodeTopology::kNvSwitch;
+}
+
+}  // namespace
+
+const char* NodeTopologyName(NodeTopology t) {
+  switch (t) {
+    case NodeTopology::kNvSwitch:
+      return "nvswitch";
+    case NodeTopology::kHybridCubeMesh:
+      return "hybrid-cube-mesh";
+    case NodeTopology::kPcie:
+      return "pcie";
+  }
+  return "?";
+}
+
+std::vector<std::string> ClusterSpec::PresetNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : Presets()) names.push_back(name);
+  return names;
+}
+
+std::string ClusterSpec::PresetText(const std::string& name) {
+  auto it = Presets().find(name);
+  return it == Presets().end() ? std::string() : it->second;
+}
+
+ClusterSpec ClusterSpec::Load(const std::string& name_or_path, const HardwareCatalog& catalog) {
+  if (std::string text = PresetText(name_or_path); !text.empty()) {
+    return FromJsonText(text, "preset:" + name_or_path, catalog);
+  }
+  if (name_or_path.find('/') == std::string::npos &&
+      name_or_path.find(".json") == std::string::npos) {
+    std::string names;
+    for (const auto& n : PresetNames()) names += (names.empty() ? "" : ", ") + n;
+    throw InputError(name_or_path, 0, 0,
+                     "not a cluster preset nor a .json file; presets: " + names);
+  }
+  return FromJsonText(ReadFileText(name_or_path), name_or_path, catalog);
+}
+
+ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string& origin,
+                                      const HardwareCatalog& catalog) {
+  const nlohmann::json doc = ParseJsonText(text, origin);
+  ClusterSpec spec;
+  spec.origin = origin;
+  spec.text = text;
+  const auto& nodes = RequireMember(doc, "nodes", origin, "cluster spec");
+  if (!nodes.is_array() || nodes.empty()) {
+    throw InputError(origin, 0, 0, "\"nodes\": expected a non-empty array of node groups");
+  }
+  static const char* kKnownGroupKeys[] = {"count", "gpu_type",        "gpus_per_node", "topology",
+                                          "cpus",  "host_memory_gib", "nic_gbps",      "name"};
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto& g = nodes[i];
+    const std::string where = "nodes[" + std::to_string(i) + "]";
+    if (!g.is_object()) throw InputError(origin, 0, 0, where + ": expected an object");
+    for (const auto& [key, value] : g.items()) {
+      bool known = false;
+      for (const char* k : kKnownGroupKeys) known = known || key == k;
+      if (!known) throw InputError(origin, 0, 0, where + ": unknown key \"" + key + "\"");
+    }
+    NodeGroupSpec group;
+    group.count =
+        RequirePositiveInt(RequireMember(g, "count", origin, where), origin, where + ".count");
+    group.gpu_type =
+        RequireString(RequireMember(g, "gpu_type", origin, where), origin, where + ".gpu_type");
+    const int type = catalog.Require(group.gpu_type, origin, where + ".gpu_type");
+    group.gpus_per_node = RequirePositiveInt(RequireMember(g, "gpus_per_node", origin, where),
+                                             origin, where + ".gpus_per_node");
+    group.topology = DefaultTopology(catalog.gpu(type), group.gpus_per_node);
+    if (g.contains("topology")) {
+      const std::string t = RequireString(g["topology"], origin, where + ".topology");
+      if (t == "nvswitch") {
+        group.topology = NodeTopology::kNvSwitch;
+      } else if (t == "hybrid-cube-mesh") {
+        group.topology = NodeTopology::kHybridCubeMesh;
+        if (group.gpus_per_node != 8) {
+          throw InputError(origin, 0, 0,
+                           where + ".topology: hybrid-cube-mesh requires gpus_per_node = 8");
+        }
+      } else if (t == "pcie") {
+        group.topology = NodeTopology::kPcie;
+      } else {
+        throw InputError(
+            origin, 0, 0,
+            where + ".topology: expected nvswitch, hybrid-cube-mesh or pcie, got \"" + t + "\"");
+      }
+    }
+    if (g.contains("cpus")) group.cpus = RequirePositiveInt(g["cpus"], origin, where + ".cpus");
+    if (g.contains("host_memory_gib")) {
+      group.host_memory_gib =
+          RequireNumber(g["host_memory_gib"], origin, where + ".host_memory_gib");
+      if (group.host_memory_gib < 0) {
+        throw InputError(origin, 0, 0, where + ".host_memory_gib: expected a number >= 0");
+      }
+    }
+    if (g.contains("nic_gbps")) {
+      group.nic_gbps = RequireNumber(g["nic_gbps"], origin, where + ".nic_gbps");
+      if (group.nic_gbps <= 0) throw InputError(origin, 0, 0, where + ".nic_gbps: must be > 0");
+    }
+    spec.groups.push_back(group);
+  }
+  if (doc.contains("network")) {
+    const auto& n = doc["network"];
+    if (!n.is_object()) throw InputError(origin, 0, 0, "network: expected an object");
+    if (n.contains("nodes_per_rack")) {
+      spec.network.nodes_per_rack =
+          RequirePositiveInt(n["nodes_per_rack"], origin, "network.nodes_per_rack");
+    }
+    if (n.contains("oversubscription")) {
+      spec.network.oversubscription =
+          RequireNumber(n["oversubscription"], origin, "network.oversubscription");
+      if (spec.network.oversubscription < 1) {
+        throw InputError(origin, 0, 0, "network.oversubscription: expected a number >= 1");
+      }
+    }
+    if (n.contains("latency_us")) {
+      spec.network.latency_us = RequireNumber(n["latency_us"], origin, "network.latency_us");
+      if (spec.network.latency_us < 0) {
+        throw InputError(origin, 0, 0, "network.latency_us: expected a number >= 0");
+      }
+    }
+  }
+  long long total = 0;
+  for (const auto& g : spec.groups) total += static_cast<long long>(g.count) * g.gpus_per_node;
+  if (total > 50'000'000) {
+    throw InputError(origin, 0, 0,
+                     "the node groups hold " + std::to_string(total) +
+                         " GPUs in all (sum of count x gpus_per_node): expected at most 50000000");
+  }
+  return spec;
+}
+
+std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const NodeGroupSpec& g : groups) {
+    nlohmann::json group = {{"count", g.count},
+                            {"gpu_type", g.gpu_type},
+                            {"gpus_per_node", g.gpus_per_node},
+                            {"topology", NodeTopologyName(g.topology)},
+                            {"nic_gbps", g.nic_gbps}};
+    if (g.cpus > 0) group["cpus"] = g.cpus;
+    if (g.host_memory_gib > 0) group["host_memory_gib"] = g.host_memory_gib;
+    nodes.push_back(std::move(group));
+  }
+  const nlohmann::json doc = {{"nodes", std::move(nodes)},
+                              {"network",
+                               {{"nodes_per_rack", network.nodes_per_rack},
+                                {"oversubscription", network.oversubscription},
+                                {"latency_us", network.latency_us}}}};
+  return doc.dump();
+}
+
+Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
+    : spec_(std::move(spec)), catalog_(&catalog) {
+  gpus_per_type_.assign(catalog.gpus().size(), 0);
+  for (size_t g = 0; g < spec_.groups.size(); ++g) {
+    const auto& group = spec_.groups[g];
+    const int type = catalog.Require(group.gpu_type, spec_.origin, "gpu_type");
+    if (gpus_per_type_[type] == 0) gpu_types_.push_back(type);
+    for (int i = 0; i < group.count; ++i) {
+      Node node;
+      node.index = static_cast<int>(nodes_.size());
+      node.group = static_cast<int>(g);
+      node.gpu_type = type;
+      node.gpu_count = group.gpus_per_node;
+      node.first_gpu = total_gpus_;
+      node.rack = node.index / spec_.network.nodes_per_rack;
+      node.topology = group.topology;
+      node.cpus = group.cpus;
+      node.host_memory_gib = group.host_memory_gib;
+      node.nic_gbps = group.nic_gbps;
+      nodes_.push_back(node);
+      total_gpus_ += node.gpu_count;
+      gpus_per_type_[type] += node.gpu_count;
+      gpu_node_.insert(gpu_node_.end(), node.gpu_count, node.index);
+    }
+  }
+  rack_count_ = nodes_.empty() ? 0 : nodes_.back().rack + 1;
+}
+
+int Cluster::GpusOfType(int type) const {
+  return type >= 0 && type < static_cast<int>(gpus_per_type_.size()) ? gpus_per_type_[type] : 0;
+}
+
+}  // namespace clustersim

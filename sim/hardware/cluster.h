@@ -1,0 +1,104 @@
+// The cluster: a cluster spec (node groups + inter-node network, from JSON or a named preset)
+// expanded into indexed nodes and GPUs. Nodes are numbered in the order the spec lists them and
+// GPUs node-major (node 0's GPUs are 0..G0-1, ...). A Cluster is immutable: which GPUs are free
+// is engine state (sim/engine/resources.h), not part of the cluster.
+#ifndef CLUSTERSIM_SIM_HARDWARE_CLUSTER_H_
+#define CLUSTERSIM_SIM_HARDWARE_CLUSTER_H_
+
+#include <string>
+#include <vector>
+
+#include "sim/hardware/hardware.h"
+
+namespace clustersim {
+
+// Intra-node GPU interconnects the topology model knows (DESIGN.md §3).
+enum class NodeTopology {
+  kNvSwitch,        // all-to-all through NVSwitch (DGX A100, DGX H100)
+  kHybridCubeMesh,  // DGX-1: NVLink cube-mesh of 8 GPUs, not all-to-all
+  kPcie,            // PCIe switches under two CPU sockets, no NVLink
+};
+const char* NodeTopologyName(NodeTopology t);
+
+struct NodeGroupSpec {
+  int count = 1;
+  std::string gpu_type;
+  int gpus_per_node = 8;
+  NodeTopology topology = NodeTopology::kNvSwitch;
+  int cpus = 0;                // 0 = unknown
+  double host_memory_gib = 0;  // 0 = unknown
+  double nic_gbps = 100;       // total inter-node bandwidth per node, Gbit/s
+};
+
+struct NetworkSpec {
+  int nodes_per_rack = 32;        // nodes under one leaf switch
+  double oversubscription = 1.0;  // leaf downlink : uplink bandwidth ratio
+  double latency_us = 5.0;        // one inter-node hop (NIC to NIC through the fabric)
+};
+
+struct ClusterSpec {
+  std::string origin;  // file path or "preset:NAME"
+  std::string text;    // the JSON text it was read from (hashed into `runs`)
+  std::vector<NodeGroupSpec> groups;
+  NetworkSpec network;
+
+  // Accepts a preset name (see PresetNames()) or a path to a JSON file.
+  // Throws InputError naming the file and key on a bad spec or unknown GPU type.
+  static ClusterSpec Load(const std::string& name_or_path, const HardwareCatalog& catalog);
+  static ClusterSpec FromJsonText(const std::string& text, const std::string& origin,
+                                  const HardwareCatalog& catalog);
+  static std::vector<std::string> PresetNames();
+  static std::string PresetText(const std::string& name);  // empty if not a preset
+};
+
+// Returns the JSON text of a cluster spec with these node groups (each with its count) and
+// network, accepted by ClusterSpec::FromJsonText: a way to build clusters in memory (e.g. the
+// homogeneous N-node clusters of `clustersim plan`). Unknown (0) cpus / host memory are left out.
+std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network);
+
+struct Node {
+  int index = 0;
+  int group = 0;
+  int gpu_type = 0;  // index into the hardware catalog
+  int gpu_count = 0;
+  int first_gpu = 0;  // global index of the node's GPU 0
+  int rack = 0;
+  NodeTopology topology = NodeTopology::kNvSwitch;
+  int cpus = 0;
+  double host_memory_gib = 0;
+  double nic_gbps = 0;
+};
+
+class Cluster {
+ public:
+  Cluster(ClusterSpec spec, const HardwareCatalog& catalog);
+
+  const ClusterSpec& spec() const { return spec_; }
+  const HardwareCatalog& catalog() const { return *catalog_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const Node& node(int i) const { return nodes_[i]; }
+  int node_count() const { return static_cast<int>(nodes_.size()); }
+  int total_gpus() const { return total_gpus_; }
+  int rack_count() const { return rack_count_; }
+  // Node owning global GPU `gpu`.
+  int NodeOfGpu(int gpu) const { return gpu_node_[gpu]; }
+  // GPU types present, in order of first appearance in the spec.
+  const std::vector<int>& gpu_types() const { return gpu_types_; }
+  // GPUs of catalog type `type` (0 if absent).
+  int GpusOfType(int type) const;
+  bool IsHeterogeneous() const { return gpu_types_.size() > 1; }
+
+ private:
+  ClusterSpec spec_;
+  const HardwareCatalog* catalog_;
+  std::vector<Node> nodes_;
+  std::vector<int> gpu_node_;
+  std::vector<int> gpu_types_;
+  std::vector<int> gpus_per_type_;  // indexed by catalog type
+  int total_gpus_ = 0;
+  int rack_count_ = 0;
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_HARDWARE_CLUSTER_H_

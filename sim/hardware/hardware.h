@@ -1,0 +1,59 @@
+// The hardware catalog: one GpuSpec per GPU type, read from JSON. The default catalog
+// (sim/data/gpus.json) is compiled into the binary; `--hardware FILE` replaces it. Figures are
+// public spec-sheet values; the "source" field of each entry says where they come from.
+// The catalog is immutable after loading; GPU types are referred to by their index in it.
+#ifndef CLUSTERSIM_SIM_HARDWARE_HARDWARE_H_
+#define CLUSTERSIM_SIM_HARDWARE_HARDWARE_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clustersim {
+
+struct GpuSpec {
+  std::string name;         // e.g. "A100-80GB"
+  std::string form_factor;  // SXM2, SXM4, SXM5, PCIe
+  double memory_gib = 0;
+  double fp16_tflops = 0;  // dense FP16/BF16 tensor TFLOP/s
+  double fp32_tflops = 0;
+  double memory_bandwidth_gbps = 0;  // GB/s
+  int nvlink_generation = 0;         // 0 = none
+  double nvlink_gbps = 0;            // per-GPU aggregate NVLink bandwidth, GB/s (both directions)
+  int pcie_generation = 3;
+  double tdp_watts = 0;                   // power drawn by a busy GPU
+  double idle_watts = 0;                  // power drawn by an idle GPU
+  double price_per_gpu_hour = 0;          // USD
+  std::map<std::string, double> speedup;  // model family -> throughput relative to the reference
+  std::string source;
+
+  // Returns the speedup for `family`, falling back to "other" and then to 1.
+  double SpeedupFor(const std::string& family) const;
+};
+
+class HardwareCatalog {
+ public:
+  // The catalog compiled into the binary.
+  static const HardwareCatalog& Default();
+  // Throws InputError naming the file and the offending entry.
+  static HardwareCatalog FromFile(const std::string& path);
+  static HardwareCatalog FromJsonText(const std::string& text, const std::string& origin);
+
+  const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  const GpuSpec& gpu(int index) const { return gpus_[index]; }
+  const std::string& reference() const { return reference_; }
+  // Returns the index of `name`, or nullopt.
+  std::optional<int> Find(const std::string& name) const;
+  // Returns the index of `name` or throws InputError listing the valid names.
+  int Require(const std::string& name, const std::string& origin, const std::string& where) const;
+  std::string NameList() const;
+
+ private:
+  std::vector<GpuSpec> gpus_;
+  std::string reference_;
+};
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_HARDWARE_HARDWARE_H_

@@ -1,0 +1,488 @@
+#include "sim/output/sqlite_writer.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+  run_id INTEGER PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  trace_path TEXT, trace_sha256 TEXT, trace_format TEXT,
+  cluster_spec TEXT, cluster_sha256 TEXT, cluster_json TEXT,
+  policy TEXT, placement TEXT, params TEXT, runtime_model TEXT,
+  seed INTEGER, version TEXT,
+  wall_seconds REAL, events INTEGER, passes INTEGER,
+  status TEXT NOT NULL, error TEXT, fingerprint TEXT,
+  timeseries_interval_seconds REAL, preemption_cost_seconds REAL, trace_filter TEXT,
+  faults TEXT, models TEXT
+);
+CREATE TABLE IF NOT EXISTS jobs (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  job_index INTEGER NOT NULL,
+  job_id TEXT NOT NULL, user TEXT, vc TEXT,
+  submit_time REAL NOT NULL, start_time REAL, end_time REAL,
+  wait_time REAL, jct REAL, run_time REAL,
+  gpus_requested INTEGER, gpus_allocated INTEGER, gpu_type TEXT, nodes INTEGER,
+  status TEXT NOT NULL, reason TEXT,
+  preemptions INTEGER, restarts INTEGER, oom_failures INTEGER,
+  batch_requested INTEGER, batch_used INTEGER, memory_per_gpu_gib REAL,
+  slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
+  checkpoint_seconds REAL, lost_gpu_seconds REAL
+);
+CREATE TABLE IF NOT EXISTS timeseries (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  t_start REAL NOT NULL, t_end REAL NOT NULL, gpu_type TEXT NOT NULL,
+  busy_gpus REAL, utilization REAL, memory_utilization REAL, power_watts REAL,
+  queue_length REAL, running_jobs REAL, stranded_gpus REAL, i_frag REAL, node_imbalance REAL,
+  f_mem REAL, fgd_fragmentation REAL, fgd_fragmented_gpus REAL
+);
+CREATE TABLE IF NOT EXISTS summary (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  metric TEXT NOT NULL, scope TEXT NOT NULL, value REAL,
+  PRIMARY KEY (run_id, metric, scope)
+);
+)sql";
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      throw InputError(std::string("SQLite prepare failed: ") + sqlite3_errmsg(db));
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  sqlite3_stmt* get() { return stmt_; }
+  void Bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
+  void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  // Text is bound without a copy (SQLITE_STATIC): it must outlive Step(), hence no temporaries.
+  void Bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  }
+  void Bind(int i, std::string&& v) = delete;
+  void Bind(int i, const char* v) { sqlite3_bind_text(stmt_, i, v, -1, SQLITE_STATIC); }
+  void BindNull(int i) { sqlite3_bind_null(stmt_, i); }
+  void BindOptional(int i, double v, bool present) {
+    if (present) {
+      Bind(i, v);
+    } else {
+      BindNull(i);
+    }
+  }
+  void Step() {
+    if (sqlite3_step(stmt_) != SQLITE_DONE) {
+      throw InputError(std::string("SQLite write failed: ") + sqlite3_errmsg(db_));
+    }
+    sqlite3_reset(stmt_);
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+std::string NowUtc() {
+  char buffer[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&t, &utc);  // not std::gmtime: sweeps write from several threads at once
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
+
+// Columns added to the schema after its first release: a database written by an earlier version
+// lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
+// copies NULL from a source without them, except for columns of the runs' identity key
+// (sim/output/merge.cc), which a source must have.
+struct AddedColumn {
+  const char* table;
+  const char* column;
+  const char* type;
+  bool source_may_lack;
+};
+constexpr AddedColumn kAddedColumns[] = {
+    {"runs", "faults", "TEXT", false},
+    {"runs", "models", "TEXT", false},
+    {"jobs", "checkpoint_seconds", "REAL", true},
+    {"jobs", "lost_gpu_seconds", "REAL", true},
+    {"timeseries", "f_mem", "REAL", true},
+    {"timeseries", "fgd_fragmentation", "REAL", true},
+    {"timeseries", "fgd_fragmented_gpus", "REAL", true},
+};
+
+bool SourceMayLack(const std::string& table, const std::string& column) {
+  for (const AddedColumn& added : kAddedColumns) {
+    if (table == added.table && column == added.column) return added.source_may_lack;
+  }
+  return false;
+}
+
+// The column names of `table` in `db`, in declaration order (empty if there is no such table).
+std::vector<std::string> TableColumns(sqlite3* db, const std::string& table) {
+  std::vector<std::string> columns;
+  sqlite3_stmt* stmt = nullptr;
+  const std::string sql = "PRAGMA main.table_info(\"" + table + "\")";
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+    const std::string message = sqlite3_errmsg(db);
+    sqlite3_finalize(stmt);
+    throw InputError("SQLite: " + message);
+  }
+  int rc = 0;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    columns.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1)));
+  }
+  const std::string message = sqlite3_errmsg(db);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) throw InputError("SQLite: " + message);
+  return columns;
+}
+
+}  // namespace
+
+SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
+  namespace fs = std::filesystem;
+  fresh_ = !fs::exists(path_);
+  write_path_ = fresh_ ? path_ + ".tmp-" + std::to_string(::getpid()) : path_;
+  if (fresh_) {
+    const fs::path parent = fs::path(path_).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    fs::remove(write_path_, ec);
+  }
+  if (sqlite3_open(write_path_.c_str(), &db_) != SQLITE_OK) {
+    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw InputError(path_, 0, 0, "cannot open database: " + message);
+  }
+  // The destructor does not run when the constructor throws: close and clean up here.
+  try {
+    if (fresh_) {
+      // The temporary file is renamed into place only when complete: no journal needed.
+      Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
+    }
+    Exec("BEGIN");
+    // An existing database must be one of ours: either empty or holding a `runs` table.
+    bool has_tables = false;
+    bool has_runs = false;
+    {
+      sqlite3_stmt* stmt = nullptr;
+      if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &stmt,
+                             nullptr) != SQLITE_OK) {
+        sqlite3_finalize(stmt);
+        throw InputError(path_, 0, 0, "not a SQLite database");
+      }
+      while (sqlite3_step(stmt) == SQLITE_ROW) {
+        has_tables = true;
+        const auto* name = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+        has_runs = has_runs || (name && std::string(name) == "runs");
+      }
+      sqlite3_finalize(stmt);
+    }
+    if (has_tables && !has_runs) {
+      throw InputError(path_, 0, 0, "not a clustersim database: it has tables but no `runs` table");
+    }
+    try {
+      Exec(kSchema);
+      AddMissingColumns();
+    } catch (const InputError&) {
+      throw InputError(path_, 0, 0, "not a clustersim database (or not writable)");
+    }
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    if (fresh_) std::remove(write_path_.c_str());
+    throw;
+  }
+}
+
+void SqliteWriter::AddMissingColumns() {
+  for (const auto& [table, column, type, source_may_lack] : kAddedColumns) {
+    sqlite3_stmt* stmt = nullptr;
+    const std::string query = std::string("SELECT 1 FROM pragma_table_info('") + table +
+                              "') WHERE name = '" + column + "'";
+    bool present = false;
+    if (sqlite3_prepare_v2(db_, query.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+      present = sqlite3_step(stmt) == SQLITE_ROW;
+    }
+    sqlite3_finalize(stmt);
+    if (!present) {
+      Exec((std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " " + type).c_str());
+    }
+  }
+}
+
+SqliteWriter::~SqliteWriter() {
+  if (db_ && !committed_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  if (db_) sqlite3_close(db_);
+  if (fresh_ && !committed_) std::remove(write_path_.c_str());
+}
+
+void SqliteWriter::Exec(const char* sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string message = error ? error : "unknown error";
+    sqlite3_free(error);
+    throw InputError(path_, 0, 0, "SQLite: " + message);
+  }
+}
+
+int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
+                               const std::vector<SummaryRow>& summary) {
+  {
+    Statement s(db_,
+                "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
+                "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
+                "runtime_model, seed, version, wall_seconds, events, passes, status, error, "
+                "fingerprint, timeseries_interval_seconds, preemption_cost_seconds, trace_filter, "
+                "faults, models) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    const std::string now = NowUtc();
+    s.Bind(1, now);
+    s.Bind(2, r.trace_path);
+    s.Bind(3, r.trace_sha256);
+    s.Bind(4, r.trace_format);
+    s.Bind(5, r.cluster_spec);
+    s.Bind(6, r.cluster_sha256);
+    s.Bind(7, r.cluster_json);
+    s.Bind(8, r.policy);
+    s.Bind(9, r.placement);
+    s.Bind(10, r.params_json);
+    s.Bind(11, r.runtime_model);
+    s.Bind(12, r.seed);
+    s.Bind(13, r.version);
+    s.Bind(14, r.wall_seconds);
+    s.Bind(15, static_cast<int64_t>(r.events));
+    s.Bind(16, static_cast<int64_t>(r.passes));
+    s.Bind(17, r.status);
+    if (r.error.empty()) {
+      s.BindNull(18);
+    } else {
+      s.Bind(18, r.error);
+    }
+    s.Bind(19, r.fingerprint);
+    s.Bind(20, r.timeseries_interval_seconds);
+    s.Bind(21, r.preemption_cost_seconds);
+    s.Bind(22, r.trace_filter);
+    s.Bind(23, r.faults);
+    s.Bind(24, r.models);
+    s.Step();
+  }
+  const int64_t run_id = sqlite3_last_insert_rowid(db_);
+  if (engine == nullptr) return run_id;
+
+  const Trace& trace = engine->trace();
+  const Cluster& cluster = engine->cluster();
+  {
+    Statement s(
+        db_, "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    const std::string empty;
+    for (size_t i = 0; i < trace.jobs.size(); ++i) {
+      const Job& job = trace.jobs[i];
+      const JobRun& run = engine->runs()[i];
+      const bool started = run.first_start >= 0;
+      const bool ended = run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
+                         run.state == JobState::kOomFailed;
+      s.Bind(1, run_id);
+      s.Bind(2, static_cast<int64_t>(i));
+      s.Bind(3, job.id);
+      s.Bind(4, job.user.str());
+      s.Bind(5, job.vc.str());
+      s.Bind(6, job.submit_time);
+      s.BindOptional(7, run.first_start, started);
+      s.BindOptional(8, run.end_time, ended);
+      s.BindOptional(9, run.first_start - job.submit_time, started);
+      s.BindOptional(10, run.end_time - job.submit_time, ended);
+      s.BindOptional(11, run.run_seconds, started);
+      s.Bind(12, static_cast<int64_t>(job.gpus));
+      s.Bind(13, static_cast<int64_t>(run.max_gpus));
+      if (started && run.allocation.gpu_type >= 0) {
+        // Multi-GPU jobs use one type; the allocation keeps its type after the job stops.
+        s.Bind(14, cluster.catalog().gpu(run.allocation.gpu_type).name);
+      } else {
+        s.BindNull(14);
+      }
+      s.Bind(15, static_cast<int64_t>(run.max_nodes));
+      s.Bind(16, JobStateName(run.state));  // a string literal: static storage
+      if (const std::string& reason = engine->reason(static_cast<JobId>(i)); reason.empty()) {
+        s.BindNull(17);
+      } else {
+        s.Bind(17, reason);
+      }
+      s.Bind(18, static_cast<int64_t>(run.preemptions));
+      s.Bind(19, static_cast<int64_t>(run.restarts));
+      const ModelRun& model = engine->model_run(static_cast<JobId>(i));
+      s.Bind(20, static_cast<int64_t>(model.oom_failures));
+      s.BindOptional(21, job.batch_size, job.batch_size > 0);
+      // Batch and memory are known in model-aware runs (memory_per_gpu > 0 once started).
+      const bool modelled = started && model.memory_per_gpu > 0;
+      s.BindOptional(22, model.batch, modelled && model.batch > 0);
+      s.BindOptional(23, model.memory_per_gpu / (1u << 30), modelled);
+      s.BindOptional(24, (run.end_time - job.submit_time) / run.run_seconds,
+                     ended && run.run_seconds > 0);
+      s.Bind(25, run.energy_joules / 3.6e6);
+      s.Bind(26, job.duration);
+      if (job.trace_status.empty()) {
+        s.BindNull(27);
+      } else {
+        s.Bind(27, job.trace_status.str());
+      }
+      s.Bind(28, run.checkpoint_seconds);
+      s.Bind(29, run.lost_gpu_seconds);
+      s.Step();
+    }
+  }
+  {
+    // Columns by name: a database upgraded by AddMissingColumns has them in another order.
+    Statement s(db_,
+                "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
+                "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
+                "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    const std::string all = "all";
+    for (const TimeseriesRow& row : engine->metrics().rows()) {
+      s.Bind(1, run_id);
+      s.Bind(2, row.t_start);
+      s.Bind(3, row.t_end);
+      s.Bind(4, row.gpu_type < 0 ? all : cluster.catalog().gpu(row.gpu_type).name);
+      s.Bind(5, row.busy_gpus);
+      s.Bind(6, row.utilization);
+      s.Bind(7, row.memory_utilization);
+      s.Bind(8, row.power_watts);
+      s.BindOptional(9, row.queue_length, row.gpu_type < 0);
+      s.BindOptional(10, row.running_jobs, row.gpu_type < 0);
+      s.BindOptional(11, row.stranded_gpus, row.gpu_type < 0);
+      s.BindOptional(12, row.i_frag, row.gpu_type < 0);
+      s.BindOptional(13, row.node_imbalance, row.gpu_type < 0);
+      s.BindOptional(14, row.f_mem, row.gpu_type < 0);
+      s.BindOptional(15, row.fgd_fragmentation, row.fgd_fragmentation >= 0);
+      s.BindOptional(16, row.fgd_fragmented_gpus, row.fgd_fragmented_gpus >= 0);
+      s.Step();
+    }
+  }
+  {
+    Statement s(db_, "INSERT INTO summary VALUES (?,?,?,?)");
+    for (const SummaryRow& row : summary) {
+      s.Bind(1, run_id);
+      s.Bind(2, row.metric);
+      s.Bind(3, row.scope);
+      s.BindOptional(4, row.value, std::isfinite(row.value));
+      s.Step();
+    }
+  }
+  return run_id;
+}
+
+int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
+  int64_t run_id = -1;
+  for (const char* table : kTables) {
+    std::vector<std::string> columns = TableColumns(db_, table);
+    std::erase(columns, "run_id");
+    const std::vector<std::string> have = TableColumns(source, table);
+    std::string list;
+    std::string select_list;  // NULL for a column added after the source was written
+    std::string marks;
+    for (const std::string& c : columns) {
+      list += (list.empty() ? "\"" : ",\"") + c + "\"";
+      const bool present = std::find(have.begin(), have.end(), c) != have.end();
+      select_list += (select_list.empty() ? "" : ",") + (present ? "\"" + c + "\"" : "NULL");
+      marks += marks.empty() ? "?" : ",?";
+    }
+    const bool is_runs = std::string(table) == "runs";
+    // rowid order keeps the source's row order (job_index order for jobs).
+    const std::string select =
+        "SELECT " + select_list + " FROM \"" + table + "\" WHERE run_id = ? ORDER BY rowid";
+    const std::string insert = "INSERT INTO \"" + std::string(table) + "\" (" +
+                               (is_runs ? "" : "run_id,") + list + ") VALUES (" +
+                               (is_runs ? "" : "?,") + marks + ")";
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(source, select.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+      const std::string message = sqlite3_errmsg(source);
+      sqlite3_finalize(raw);
+      throw InputError("SQLite: reading table " + std::string(table) + ": " + message);
+    }
+    // Finalized on every path, errors included: an open statement keeps the source from closing.
+    const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> from(raw, sqlite3_finalize);
+    sqlite3_bind_int64(from.get(), 1, source_run_id);
+    Statement to(db_, insert.c_str());
+    sqlite3_stmt* out = to.get();
+    const int offset = is_runs ? 1 : 2;
+    int rc = 0;
+    while ((rc = sqlite3_step(from.get())) == SQLITE_ROW) {
+      if (!is_runs) sqlite3_bind_int64(out, 1, run_id);
+      for (size_t c = 0; c < columns.size(); ++c) {
+        sqlite3_bind_value(out, static_cast<int>(c) + offset,
+                           sqlite3_column_value(from.get(), static_cast<int>(c)));
+      }
+      to.Step();
+      if (is_runs) run_id = sqlite3_last_insert_rowid(db_);
+    }
+    if (rc != SQLITE_DONE) {
+      throw InputError("SQLite: reading table " + std::string(table) + ": " +
+                       sqlite3_errmsg(source));
+    }
+    if (is_runs && run_id < 0) {
+      throw InputError("no run " + std::to_string(source_run_id) + " to copy");
+    }
+  }
+  return run_id;
+}
+
+std::string SchemaProblem(sqlite3* db) {
+  // The reference: the schema as this version writes it, in a private in-memory database.
+  sqlite3* reference = nullptr;
+  if (sqlite3_open(":memory:", &reference) != SQLITE_OK ||
+      sqlite3_exec(reference, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    sqlite3_close(reference);
+    throw InternalError("cannot create the reference schema in memory");
+  }
+  std::string problem;
+  try {
+    for (const char* table : kTables) {
+      const std::vector<std::string> have = TableColumns(db, table);
+      if (have.empty()) {
+        problem = std::string("no table ") + table;
+        break;
+      }
+      for (const std::string& column : TableColumns(reference, table)) {
+        if (SourceMayLack(table, column)) continue;  // an older database may lack it
+        if (std::find(have.begin(), have.end(), column) == have.end()) {
+          problem = std::string("table ") + table + " has no column " + column;
+          break;
+        }
+      }
+      if (!problem.empty()) break;
+    }
+  } catch (...) {
+    sqlite3_close(reference);
+    throw;
+  }
+  sqlite3_close(reference);
+  return problem;
+}
+
+void SqliteWriter::Commit() {
+  Exec("COMMIT");
+  sqlite3_close(db_);
+  db_ = nullptr;
+  if (fresh_) {
+    std::error_code ec;
+    std::filesystem::rename(write_path_, path_, ec);
+    if (ec) throw InputError(path_, 0, 0, "cannot rename the finished database into place");
+  }
+  committed_ = true;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,78 @@
+// The one SQLite writer (DESIGN.md §8). A database holds any number of runs in four tables:
+// runs, jobs, timeseries, summary (results/README.md documents every column and unit).
+//
+// Nothing half-written is left behind: a new database is written to a temporary file beside the
+// target and renamed into place by Commit(); runs appended to an existing database are written
+// in one transaction, so an interrupted write leaves the file as it was. All rows go through
+// prepared statements inside that transaction.
+#ifndef CLUSTERSIM_SIM_OUTPUT_SQLITE_WRITER_H_
+#define CLUSTERSIM_SIM_OUTPUT_SQLITE_WRITER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/engine/engine.h"
+#include "sim/engine/summary.h"
+
+struct sqlite3;
+
+namespace clustersim {
+
+struct RunRecord {
+  std::string trace_path, trace_sha256, trace_format;
+  std::string trace_filter = "{}";  // JSON: explicit filters and how many jobs they kept
+  std::string cluster_spec, cluster_sha256, cluster_json;
+  std::string policy, placement, params_json, runtime_model;
+  int64_t seed = 0;
+  std::string version;
+  double wall_seconds = 0;
+  uint64_t events = 0;
+  uint64_t passes = 0;
+  std::string status;  // complete | interrupted | failed
+  std::string error;
+  std::string fingerprint;
+  double timeseries_interval_seconds = 0;
+  double preemption_cost_seconds = 0;
+  std::string faults = "{}";  // JSON: failure and checkpoint settings (FaultOptions::ToJson)
+  std::string models = "{}";  // JSON: model-aware settings (ModelConfig::ToJson), {} = off
+};
+
+class SqliteWriter {
+ public:
+  // Opens (or prepares to create) `path` and begins the transaction. Throws InputError when the
+  // file cannot be written or is not a clustersim database.
+  explicit SqliteWriter(std::string path);
+  ~SqliteWriter();  // rolls back and removes the temporary file unless committed
+  SqliteWriter(const SqliteWriter&) = delete;
+  SqliteWriter& operator=(const SqliteWriter&) = delete;
+
+  // Writes one run: its `runs` row, every job, the timeseries and the summary. Returns run_id.
+  int64_t WriteRun(const RunRecord& record, const Engine* engine,
+                   const std::vector<SummaryRow>& summary);
+  // Copies run `source_run_id` of the clustersim database open on `source` (its `runs` row with
+  // every column but run_id, and its jobs, timeseries and summary rows) into this database under
+  // a new run id, which it returns. REQUIRES: SchemaProblem(source) is empty.
+  int64_t CopyRun(sqlite3* source, int64_t source_run_id);
+  // Commits and, for a new database, renames the temporary file into place.
+  void Commit();
+
+ private:
+  void Exec(const char* sql);
+  void AddMissingColumns();
+  std::string path_;
+  std::string write_path_;  // path_ or its temporary sibling
+  bool fresh_ = false;
+  bool committed_ = false;
+  sqlite3* db_ = nullptr;
+};
+
+// Returns "" when the database open on `db` has every table and column of the clustersim schema
+// (it may have more; some columns added after the first release may be missing, as in a
+// database written by an earlier version: CopyRun copies NULL for them), else what is missing, e.g.
+// "table jobs has no column trace_status".
+std::string SchemaProblem(sqlite3* db);
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_OUTPUT_SQLITE_WRITER_H_

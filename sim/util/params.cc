@@ -1,0 +1,77 @@
+#include "sim/util/params.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "sim/util/error.h"
+
+namespace clustersim {
+
+void Params::AddAssignment(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError("--param " + assignment + ": expected key=value");
+  }
+  values_[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+}
+
+const std::string* Params::Lookup(const std::string& key) const {
+  used_.insert(key);
+  auto it = values_.find(key);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+double Params::Double(const std::string& key, double fallback) const {
+  const std::string* v = Lookup(key);
+  if (!v) return fallback;
+  double out = 0;
+  auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (ec != std::errc() || ptr != v->data() + v->size()) {
+    throw InputError("parameter " + key + "=" + *v + ": expected a number");
+  }
+  return out;
+}
+
+int Params::Int(const std::string& key, int fallback) const {
+  const std::string* v = Lookup(key);
+  if (!v) return fallback;
+  int out = 0;
+  auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (ec != std::errc() || ptr != v->data() + v->size()) {
+    throw InputError("parameter " + key + "=" + *v + ": expected an integer");
+  }
+  return out;
+}
+
+bool Params::Bool(const std::string& key, bool fallback) const {
+  const std::string* v = Lookup(key);
+  if (!v) return fallback;
+  if (*v == "true" || *v == "1" || *v == "on" || *v == "yes") return true;
+  if (*v == "false" || *v == "0" || *v == "off" || *v == "no") return false;
+  throw InputError("parameter " + key + "=" + *v + ": expected true or false");
+}
+
+std::string Params::String(const std::string& key, const std::string& fallback) const {
+  const std::string* v = Lookup(key);
+  return v ? *v : fallback;
+}
+
+void Params::RejectUnused(const std::string& owner) const {
+  std::string unknown;
+  for (const auto& [key, value] : values_) {
+    if (!used_.count(key)) unknown += (unknown.empty() ? "" : ", ") + key;
+  }
+  if (unknown.empty()) return;
+  std::string known;
+  for (const auto& key : used_) known += (known.empty() ? "" : ", ") + key;
+  throw InputError("unknown parameter(s) for " + owner + ": " + unknown +
+                   (known.empty() ? std::string("; it takes none") : "; it takes: " + known));
+}
+
+// Values that are not UTF-8 (bytes from the command line) are recorded with U+FFFD rather than
+// stopping the run.
+std::string Params::ToJson() const {
+  return nlohmann::json(values_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace clustersim

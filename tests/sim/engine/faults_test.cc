@@ -1,0 +1,189 @@
+// Failures and checkpoints (DESIGN.md §7): hand-computed schedules, the failure process against
+// renewal theory, determinism, and every policy under failures with the invariant checker.
+#include "sim/engine/faults.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "sim/engine/summary.h"
+#include "sim/util/error.h"
+#include "tests/test_util.h"
+#include "workloads/failure_trace.h"
+
+namespace clustersim {
+namespace {
+
+using testing::MakeJob;
+using testing::Nodes;
+using testing::TestSim;
+
+FailureRecord NodeFailure(double time, int node, double duration, int gpu = -1) {
+  FailureRecord r;
+  r.time = time;
+  r.node = node;
+  r.gpu = gpu;
+  r.duration = duration;
+  return r;
+}
+
+TEST(Faults, FailureCostsExactlyTheWorkSinceTheLastCheckpoint) {
+  // One GPU; a 1000 s job checkpoints every 300 s of computing, each save taking 10 s; a restart
+  // restores for 20 s. The node fails at 700 s for 100 s.
+  //   0-300 compute, 300-310 save (300 s of work durable), 310-610 compute, 610-620 save (600
+  //   durable), 620-700 compute: 80 s of work lost, 400 s left.
+  //   700-800 node down; 800-820 restore; 820-1120 compute, 1120-1130 save, 1130-1230 compute.
+  EngineOptions options;
+  options.faults.checkpoint_interval_seconds = 300;
+  options.faults.checkpoint_cost_seconds = 10;
+  options.faults.restore_cost_seconds = 20;
+  options.faults.trace = {NodeFailure(700, 0, 100)};
+  TestSim sim(Nodes(1, 1), {MakeJob("a", 0, 1, 1000)}, "fcfs", "first-fit", options);
+  Engine& engine = sim.Run();
+  const JobRun& a = sim.Of("a");
+  EXPECT_EQ(a.state, JobState::kCompleted);
+  EXPECT_DOUBLE_EQ(a.first_start, 0);
+  EXPECT_DOUBLE_EQ(a.last_start, 800);
+  EXPECT_DOUBLE_EQ(a.end_time, 1230);
+  EXPECT_EQ(a.restarts, 1);
+  EXPECT_DOUBLE_EQ(a.lost_gpu_seconds, 80);
+  EXPECT_DOUBLE_EQ(a.checkpoint_seconds, 30);
+  EXPECT_DOUBLE_EQ(a.overhead_seconds, 20);
+  EXPECT_DOUBLE_EQ(a.run_seconds, 700 + 430);
+  EXPECT_EQ(engine.failures(), 1);
+  EXPECT_DOUBLE_EQ(engine.down_gpu_seconds(), 100);
+  EXPECT_DOUBLE_EQ(engine.down_node_seconds(), 100);
+  EXPECT_DOUBLE_EQ(engine.lost_gpu_seconds(), 80);
+  EXPECT_DOUBLE_EQ(engine.checkpoint_gpu_seconds(), 30);
+  const auto summary = ComputeSummary(engine);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "lost_gpu_hours"), 80.0 / 3600);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "node_hours_down"), 100.0 / 3600);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "restarts"), 1);
+}
+
+TEST(Faults, FailureDuringASaveLosesTheUnfinishedCheckpoint) {
+  // Interval 300, save 10: a failure at 305 is inside the first save, so nothing is durable and
+  // all 305 s are lost; the job restarts from 0 at the repair (no restore cost) and runs 0-300,
+  // saves 300-310, computes 310-410 again: ends at 305 + 50 + 410 = 765.
+  EngineOptions options;
+  options.faults.checkpoint_interval_seconds = 300;
+  options.faults.checkpoint_cost_seconds = 10;
+  options.faults.trace = {NodeFailure(305, 0, 50)};
+  TestSim sim(Nodes(1, 1), {MakeJob("a", 0, 1, 400)}, "fcfs", "first-fit", options);
+  sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("a").lost_gpu_seconds, 305);
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 765);
+  EXPECT_DOUBLE_EQ(sim.Of("a").checkpoint_seconds, 5 + 10);
+}
+
+TEST(Faults, GpuFailureTakesOnlyThatGpuAndItsJob) {
+  // One node of 2 GPUs. a (2 GPUs, 500 s) runs from 0; GPU 1 fails at 100 for 50 s: without
+  // checkpoints a loses 2 x 100 GPU-s and restarts from the beginning at the repair (150), ending
+  // at 650. b (1 GPU, 30 s, submitted at 120) queues behind a under fcfs although GPU 0 is free,
+  // and runs 650-680.
+  EngineOptions options;
+  options.faults.trace = {NodeFailure(100, 0, 50, /*gpu=*/1)};
+  TestSim sim(Nodes(1, 2), {MakeJob("a", 0, 2, 500), MakeJob("b", 120, 1, 30)}, "fcfs", "first-fit",
+              options);
+  Engine& engine = sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("a").lost_gpu_seconds, 200);
+  EXPECT_DOUBLE_EQ(sim.Of("a").last_start, 150);
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 650);
+  EXPECT_DOUBLE_EQ(sim.Of("b").first_start, 650);
+  EXPECT_DOUBLE_EQ(sim.Of("b").end_time, 680);
+  EXPECT_DOUBLE_EQ(engine.down_gpu_seconds(), 50);
+  EXPECT_DOUBLE_EQ(engine.down_node_seconds(), 0);
+}
+
+TEST(Faults, JobsOnOtherNodesAndFailedNodesPlacementAreHonoured) {
+  // Two 1-GPU nodes. a (node 0) and b (node 1) start at 0 for 100 s; node 1 fails at 50 for
+  // 1000 s. b restarts on node 0 after a ends (first-fit: node 1 is out of placement), 100-200.
+  EngineOptions options;
+  options.faults.trace = {NodeFailure(50, 1, 1000)};
+  TestSim sim(Nodes(2, 1), {MakeJob("a", 0, 1, 100), MakeJob("b", 0, 1, 100)}, "fcfs", "first-fit",
+              options);
+  Engine& engine = sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 100);
+  EXPECT_EQ(sim.Of("a").restarts, 0);
+  EXPECT_EQ(sim.Of("b").restarts, 1);
+  EXPECT_DOUBLE_EQ(sim.Of("b").end_time, 200);
+  EXPECT_EQ(sim.Of("b").allocation.gpus.size(), 0u);  // released at the end
+  // The run ends with the last job; the node is still down then: 200 - 50 s.
+  EXPECT_DOUBLE_EQ(engine.down_node_seconds(), 150);
+}
+
+TEST(Faults, WithoutFailuresOrCheckpointsNothingChanges) {
+  std::vector<Job> jobs;
+  for (int i = 0; i < 200; ++i) {
+    jobs.push_back(MakeJob("j" + std::to_string(i), i * 7.0, 1 + i % 4, 50 + i % 13));
+  }
+  TestSim plain(Nodes(2, 4), jobs);
+  EngineOptions options;
+  options.faults.mttr_seconds = 99;  // settings that do nothing without failures
+  options.faults.restore_cost_seconds = 5;
+  TestSim same(Nodes(2, 4), jobs, "fcfs", "first-fit", options);
+  EXPECT_EQ(plain.Run().fingerprint(), same.Run().fingerprint());
+}
+
+TEST(Faults, RandomFailuresFollowRenewalTheoryAndTheSeed) {
+  // 200 one-GPU nodes, node MTBF 10 h, MTTR 1 h, one job keeping the run going for 2,000 h
+  // (checkpointing every second, so it makes progress through failures). Each node alternates
+  // up ~Exp(10 h) and down 1 h: over T the expected failures are about 200 T / 11 h and the
+  // node-hours down about 200 T / 11 (edge effects < 1 cycle per node).
+  auto run = [](uint64_t seed) {
+    EngineOptions options;
+    options.faults.node_mtbf_seconds.assign(HardwareCatalog::Default().gpus().size(), 36000);
+    options.faults.mttr_seconds = 3600;
+    options.faults.checkpoint_interval_seconds = 1;
+    options.faults.seed = seed;
+    auto sim = std::make_unique<TestSim>(Nodes(200, 1),
+                                         std::vector<Job>{MakeJob("long", 0, 1, 2000 * 3600.0)},
+                                         "fcfs", "first-fit", options);
+    sim->Run();
+    return sim;
+  };
+  auto a = run(1);
+  const Engine& e = a->engine();
+  const double span_hours = e.runs()[0].end_time / 3600;
+  ASSERT_GT(span_hours, 2000);
+  const double expected = 200 * span_hours / 11;
+  EXPECT_NEAR(e.failures() / expected, 1.0, 0.03) << e.failures() << " vs " << expected;
+  EXPECT_NEAR(e.down_node_seconds() / 3600 / expected, 1.0, 0.03);
+  EXPECT_EQ(e.down_gpu_seconds(), e.down_node_seconds());  // one GPU per node
+  // Same seed, same failures; another seed, others.
+  EXPECT_EQ(run(1)->engine().fingerprint(), e.fingerprint());
+  EXPECT_NE(run(2)->engine().fingerprint(), e.fingerprint());
+}
+
+TEST(Faults, MtbfOptionsAndFailureTraceParse) {
+  const HardwareCatalog& catalog = HardwareCatalog::Default();
+  const auto all = ParseMtbfHours("2.5", catalog, "--node-mtbf");
+  for (double v : all) EXPECT_DOUBLE_EQ(v, 9000);
+  const auto some = ParseMtbfHours("A100-80GB=10,H100-80GB=20", catalog, "--node-mtbf");
+  EXPECT_DOUBLE_EQ(some[*catalog.Find("A100-80GB")], 36000);
+  EXPECT_DOUBLE_EQ(some[*catalog.Find("H100-80GB")], 72000);
+  EXPECT_TRUE(std::isinf(some[*catalog.Find("V100-16GB")]));
+  EXPECT_THROW(ParseMtbfHours("0", catalog, "--node-mtbf"), InputError);
+  EXPECT_THROW(ParseMtbfHours("Z100=3", catalog, "--node-mtbf"), InputError);
+
+  const Cluster cluster(ClusterSpec::FromJsonText(Nodes(2, 4), "c", catalog), catalog);
+  const std::string path = ::testing::TempDir() + "/failures.csv";
+  std::ofstream(path) << "node,time,duration,gpu\n1,10,5,\n0,3,7,2\n";
+  const auto records = LoadFailureTrace(path, cluster);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].node, 1);
+  EXPECT_EQ(records[0].gpu, -1);
+  EXPECT_DOUBLE_EQ(records[1].time, 3);
+  EXPECT_EQ(records[1].gpu, 2);
+  std::ofstream(path) << "time,node,duration\n10,2,5\n";  // node 2 does not exist
+  try {
+    LoadFailureTrace(path, cluster);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("failures.csv:2:4"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace clustersim

@@ -1,0 +1,106 @@
+// The model catalog (DESIGN.md §5): required models, formulas behind the derived figures, and
+// errors for bad catalogs.
+#include "sim/models/model_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/engine/runtime_model.h"
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+TEST(ModelCatalog, HoldsTheRequiredModelsWithSources) {
+  const ModelCatalog& catalog = ModelCatalog::Default();
+  for (const char* name : {"ResNet-50", "BERT-base", "BERT-large", "GPT-2-1.5B", "LLaMA-7B",
+                           "LLaMA-13B", "ViT-L/16"}) {
+    EXPECT_NE(catalog.Find(name), nullptr) << name;
+  }
+  for (const ModelSpec& m : catalog.models()) {
+    EXPECT_FALSE(m.source.empty()) << m.name;
+    EXPECT_FALSE(m.activation_source.empty()) << m.name;
+    EXPECT_FALSE(m.flops_source.empty()) << m.name;
+    EXPECT_FALSE(m.noise_source.empty()) << m.name;
+    EXPECT_FALSE(m.calibration.source.empty()) << m.name;
+  }
+  EXPECT_EQ(catalog.Find("bert-large"), catalog.Find("BERT-large"));  // case-insensitive
+}
+
+TEST(ModelCatalog, FamiliesAgreeWithTheRuntimeModel) {
+  // The hardware runtime model picks a GPU speedup by the family it reads from a job's model name;
+  // the catalog must say the same so both use one speedup.
+  for (const ModelSpec& m : ModelCatalog::Default().models()) {
+    EXPECT_EQ(m.family, ModelFamilyOf(m.name)) << m.name;
+  }
+}
+
+TEST(ModelCatalog, TransformerActivationsFollowKorthikanti) {
+  // BERT-large, no recomputation, s = 128, h = 1024, a = 16, L = 24:
+  //   5 a s / h = 5 x 16 x 128 / 1024 = 10;  24 x 128 x 1024 x (34 + 10) = 138,412,032 B.
+  EXPECT_DOUBLE_EQ(TransformerActivationBytesPerSample(24, 1024, 16, 128, Recomputation::kNone),
+                   138412032.0);
+  // LLaMA-7B, selective recomputation: 34 x 32 x 2048 x 4096 = 9,126,805,504 B; without it,
+  // 5 a s / h = 5 x 32 x 2048 / 4096 = 80 and 32 x 2048 x 4096 x 114 = 30,601,641,984 B.
+  EXPECT_DOUBLE_EQ(
+      TransformerActivationBytesPerSample(32, 4096, 32, 2048, Recomputation::kSelective),
+      9126805504.0);
+  EXPECT_DOUBLE_EQ(TransformerActivationBytesPerSample(32, 4096, 32, 2048, Recomputation::kNone),
+                   30601641984.0);
+  // Full: 2 L s h + one layer: 2 x 32 x 2048 x 4096 + 2048 x 4096 x 114 = 536,870,912 +
+  // 956,301,312 = 1,493,172,224 B.
+  EXPECT_DOUBLE_EQ(TransformerActivationBytesPerSample(32, 4096, 32, 2048, Recomputation::kFull),
+                   1493172224.0);
+  // Every transformer's catalog figure is this formula of its own fields and recipe.
+  for (const ModelSpec& m : ModelCatalog::Default().models()) {
+    if (m.family != "transformer") continue;
+    EXPECT_NEAR(m.activation_bytes_per_sample,
+                TransformerActivationBytesPerSample(m.layers, m.hidden_size, m.attention_heads,
+                                                    m.sequence_length, m.recomputation),
+                1.0)
+        << m.name;
+    // FLOPs per sample = 6 x parameters x tokens.
+    EXPECT_NEAR(m.flops_per_sample, 6 * m.parameters * m.sequence_length, 1e-9 * m.flops_per_sample)
+        << m.name;
+  }
+}
+
+TEST(ModelCatalog, UnknownModelListsTheValidNames) {
+  try {
+    ModelCatalog::Default().Require("GPT-5");
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("GPT-5"), std::string::npos);
+    EXPECT_NE(what.find("ResNet-50"), std::string::npos);
+    EXPECT_NE(what.find("LLaMA-13B"), std::string::npos);
+  }
+}
+
+std::string OneModel(const std::string& overrides) {
+  return R"({"models":[{"name":"m","family":"transformer","parameters":1e6,"layers":2,
+    "hidden_size":64,"attention_heads":2,"sequence_length":16,"image_size":0,
+    "precision":"mixed-fp16","optimizer":"adam","activation_bytes_per_sample":1000,
+    "flops_per_sample":1e8,"gradient_noise_scale":[10,100],"reference_batch":32,"batch_half":1,
+    "calibration":{"gpu":"V100-16GB","mfu":0.3})" +
+         overrides + "}]}";
+}
+
+TEST(ModelCatalog, BadCatalogsAreRejectedNamingTheEntry) {
+  EXPECT_NO_THROW(ModelCatalog::FromJsonText(OneModel(""), "ok.json"));
+  auto error_of = [](const std::string& text) {
+    try {
+      ModelCatalog::FromJsonText(text, "bad.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of(OneModel(R"(,"family":"rnn")")).find("family"), std::string::npos);
+  EXPECT_NE(error_of(OneModel(R"(,"precision":"fp8")")).find("precision"), std::string::npos);
+  EXPECT_NE(error_of(R"({"models":[{"name":"m"}]})").find("models[0]"), std::string::npos);
+  EXPECT_NE(error_of(R"({"models":[]})").find("non-empty"), std::string::npos);
+  EXPECT_NE(error_of(R"({"models":[ )").find("bad.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace clustersim
