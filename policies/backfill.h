@@ -87,7 +87,13 @@ class ClassFilter {
     modes_[cls] = mode;
   }
   void SetShortLimit(double seconds) { short_limit_ = seconds; }
-  void Reset() { modes_.assign(modes_.size(), kAny); }
+  void Reset() {
+    modes_.assign(modes_.size(), kAny);
+    ++widened_;
+  }
+  // Changes whenever the filter may admit a job it refused before (Reset); Set and
+  // SetShortLimit only narrow it within a pass.
+  uint64_t widened() const { return widened_; }
   // True if a job of class `cls` planned to run `planned` seconds may be returned.
   bool Admits(int cls, double planned) const {
     const Mode m = mode(cls);
@@ -97,6 +103,7 @@ class ClassFilter {
  private:
   std::vector<Mode> modes_;
   double short_limit_ = std::numeric_limits<double>::infinity();
+  uint64_t widened_ = 0;
 };
 
 // The order a backfilling pass walks: a policy's view of its waiting jobs.
@@ -124,6 +131,12 @@ class QueueIndex final : public CandidateOrder {
   JobId First() override;
   JobId Next(const ClassFilter& filter) override;
   void OnStart(JobId id) override;
+  // For an order that merges several indexes: starts a walk (as First, returning nothing), and
+  // returns the first waiting job after `after` that `filter` admits without passing it.
+  // REQUIRES: within a walk, `after` never decreases.
+  void Restart();
+  JobId NextAfter(JobId after, const ClassFilter& filter);
+  bool empty() const { return class_of_.empty(); }
 
  private:
   // Min segment tree over a growing array of doubles; removed entries hold +infinity.
@@ -152,6 +165,7 @@ class QueueIndex final : public CandidateOrder {
     uint64_t walk = 0;
   };
   JobId FindIn(int cls, JobId after, double limit) const;
+  JobId Scan(const ClassFilter& filter);  // the answer of Next, cursor unchanged
 
   std::vector<Stream> streams_;              // by class
   std::vector<Cached> cached_;               // by class: the answer of the last Next for that class
@@ -203,6 +217,7 @@ class EasyBackfill {
   std::optional<Resources> unreserved_;
   bool unreserved_current_ = false;
   ClassFilter filter_;
+  JobId promised_head_ = kNoJob;  // the last blocked head given its reservation as a promise
 };
 
 }  // namespace clustersim

@@ -80,8 +80,8 @@ class Profile {
   }
 
   // The earliest t >= not_before with at least `gpus` free throughout [t, t + seconds), or
-  // +infinity if there is none.
-  double EarliestSlot(int gpus, double seconds, double not_before) {
+  // +infinity if there is none at or before `limit`.
+  double EarliestSlot(int gpus, double seconds, double not_before, double limit = kInfinity) {
     auto at_least = [gpus](int /*lo*/, int hi) { return hi >= gpus; };
     auto below = [gpus](int lo, int /*hi*/) { return lo < gpus; };
     double start = not_before;
@@ -90,7 +90,7 @@ class Profile {
       if (next < 0) return kInfinity;
       start = nodes_[next].key;
     }
-    while (true) {
+    while (start <= limit) {
       // The free count is >= gpus at `start`; find where it next drops below.
       const int short_of = FirstAfter(root_, start, below);
       if (short_of < 0 || nodes_[short_of].key >= start + seconds) return start;
@@ -98,7 +98,23 @@ class Profile {
       if (next < 0) return kInfinity;
       start = nodes_[next].key;
     }
+    return kInfinity;
   }
+
+  // The least free count over [start, end) (at `start` if end <= start).
+  int MinOver(double start, double end) {
+    int least = ValueAt(start);
+    if (!(end > start)) return least;
+    int before = -1, inside = -1, after = -1;
+    Split(root_, std::nextafter(start, kInfinity), &before, &inside);
+    Split(inside, end, &inside, &after);
+    if (inside >= 0) least = std::min(least, nodes_[inside].lo);
+    root_ = Merge(before, Merge(inside, after));
+    return least;
+  }
+
+  // The least free count from the first key on (after Trim(now): from now on).
+  int Min() const { return nodes_[root_].lo; }
 
   // The first time after `t` at which the free count changes, or +infinity.
   double NextBreakpoint(double t) {
@@ -265,25 +281,56 @@ class Conservative final : public Policy {
     timers_.erase(context.now());
   }
   double RequestedWalltime(const Job& job) const override { return rule_.Requested(job); }
+  bool KeepsPromises() const override { return true; }
 
  private:
+  // A reservation or a running job's interval: GPUs held on profile units over [start, end).
+  // A unit is a GPU type (counting) or a node (node-aware): (unit, GPUs) pairs, units ascending.
   struct Slot {
     double start = 0;
     double end = 0;
     int type = -1;
     int gpus = 0;
+    std::vector<std::pair<int, int>> units;
   };
 
   void Init(const SchedulingContext& context);
-  bool Placeable(const SchedulingContext& context, int gpus, int type);
-  // Reserves the earliest slot for a waiting job: from now on every allowed type, except types in
-  // `failed_types` (its placement failed there now), searched from their next breakpoint.
-  void Place(SchedulingContext& context, JobId id, uint64_t failed_types);
+  // Adds (sign -1: holds) or gives back (+1) the slot's GPUs over [from, slot.end).
+  void Apply(const Slot& slot, double from, int sign);
+  void Reserve(SchedulingContext& context, JobId id, Slot slot);
   void Unreserve(JobId id);
+  // Reserves the earliest slot for a waiting job (counting or per node, by the placement).
+  void Place(SchedulingContext& context, JobId id, uint64_t failed_types, double not_before);
   void StartDue(SchedulingContext& context);
 
+  // Counting (pool).
+  bool Placeable(const SchedulingContext& context, int gpus, int type);
+  void PlaceCounting(SchedulingContext& context, JobId id, uint64_t failed_types);
+  bool StartCounting(SchedulingContext& context, JobId id, const Slot& slot,
+                     Allocation* allocation);
+
+  // Per node (first-fit, best-fit, topology, frag-aware).
+  void PlaceOnNodes(SchedulingContext& context, JobId id, double not_before);
+  // The earliest t >= from (and <= limit) at which some allowed partition passes the necessary
+  // test for the request: a node with `gpus` free throughout [t, t + seconds) when the job fits
+  // in one node, else enough completely free nodes plus one for the remainder.
+  double EarliestOnNodes(const PlacementRequest& request, double seconds, double from);
+  double EarliestAcross(const Partition& part, int gpus, double seconds, double from,
+                        double limit);
+  // The run's placement on the cluster as free throughout [t, t + seconds) (each node with the
+  // least free count of its profile there).
+  bool FindAt(const SchedulingContext& context, const PlacementRequest& request, double t,
+              double seconds, Allocation* out);
+  double NextBreakpointOnNodes(const PlacementRequest& request, double t);
+  void SetScratchFree(int node, int free);
+  void SyncFailedGpus(SchedulingContext& context);
+  // Re-places every reservation on `node` if its profile is over-committed somewhere from now on
+  // (a failure or a job running past its plan took GPUs the reservations counted on).
+  void Bump(SchedulingContext& context, int node);
+
   WalltimeRule rule_;
-  std::vector<Profile> profiles_;                  // by catalog GPU type (empty types unused)
+  bool by_nodes_ = false;          // the profile units are nodes (else GPU types)
+  std::vector<Profile> profiles_;  // by unit
   std::optional<Resources> empty_;                 // the empty cluster, for Placeable
   std::map<std::pair<int, int>, bool> placeable_;  // (gpus, type) -> a placement exists
   std::unordered_map<JobId, Slot> reserved_;       // waiting jobs' reservations
@@ -294,15 +341,73 @@ class Conservative final : public Policy {
   std::set<double> timers_;                        // times with a pass requested (SetTimer)
   bool compress_ = false;                 // this timestamp had completions and something to gain
   bool freed_since_compression_ = false;  // the profile gained capacity since the last one
+  // Per node.
+  std::optional<Resources> scratch_;          // the cluster as free throughout a window
+  std::vector<int> scratch_free_;             // by node: free GPUs in scratch_ (its lowest ones)
+  std::vector<std::set<JobId>> node_jobs_;    // by node: the reservations holding GPUs there
+  std::vector<int> failed_on_node_;           // by node: failed GPUs held in its profile
+  uint64_t failed_version_ = 0;
+  std::vector<double> until_;                 // scratch for EarliestAcross
+  std::vector<int> gpu_list_;                 // scratch for SetScratchFree
 };
 
 void Conservative::Init(const SchedulingContext& context) {
   const Cluster& cluster = context.cluster();
-  for (size_t type = 0; type < cluster.catalog().gpus().size(); ++type) {
-    profiles_.emplace_back(cluster.GpusOfType(static_cast<int>(type)));
+  by_nodes_ = !context.placement().IgnoresNodes();
+  if (by_nodes_) {
+    for (const Node& node : cluster.nodes()) profiles_.emplace_back(node.gpu_count);
+    scratch_.emplace(cluster);  // everything free: scratch_free_ below
+    scratch_free_.resize(cluster.node_count());
+    for (const Node& node : cluster.nodes()) scratch_free_[node.index] = node.gpu_count;
+    node_jobs_.resize(cluster.node_count());
+    failed_on_node_.assign(cluster.node_count(), 0);
+  } else {
+    for (size_t type = 0; type < cluster.catalog().gpus().size(); ++type) {
+      profiles_.emplace_back(cluster.GpusOfType(static_cast<int>(type)));
+    }
   }
-  empty_.emplace(context.resources());  // the first pass runs before any start
+  empty_.emplace(context.resources());
 }
+
+void Conservative::Apply(const Slot& slot, double from, int sign) {
+  for (const auto& [unit, gpus] : slot.units) profiles_[unit].Add(from, slot.end, sign * gpus);
+}
+
+void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
+  const double now = context.now();
+  Apply(slot, slot.start, -1);
+  if (by_nodes_) {
+    for (const auto& unit : slot.units) node_jobs_[unit.first].insert(id);
+  }
+  by_start_.emplace(slot.start, id);
+  context.Promise(id, slot.start);
+  // The engine runs a pass only at events; a reservation may start at an estimated end that no
+  // event marks (that job ended early, or its own reservation moved), so ask for a pass then.
+  if (slot.start > now && timers_.insert(slot.start).second) context.SetTimer(slot.start, id, 0);
+  reserved_[id] = std::move(slot);
+}
+
+void Conservative::Unreserve(JobId id) {
+  auto it = reserved_.find(id);
+  const Slot& slot = it->second;
+  Apply(slot, slot.start, +1);
+  if (by_nodes_) {
+    for (const auto& unit : slot.units) node_jobs_[unit.first].erase(id);
+  }
+  by_start_.erase(std::make_pair(slot.start, id));
+  reserved_.erase(it);
+}
+
+void Conservative::Place(SchedulingContext& context, JobId id, uint64_t failed_types,
+                         double not_before) {
+  if (by_nodes_) {
+    PlaceOnNodes(context, id, not_before);
+  } else {
+    PlaceCounting(context, id, failed_types);
+  }
+}
+
+// ---- counting ----
 
 bool Conservative::Placeable(const SchedulingContext& context, int gpus, int type) {
   auto key = std::make_pair(gpus, type);
@@ -317,7 +422,7 @@ bool Conservative::Placeable(const SchedulingContext& context, int gpus, int typ
   return it->second;
 }
 
-void Conservative::Place(SchedulingContext& context, JobId id, uint64_t failed_types) {
+void Conservative::PlaceCounting(SchedulingContext& context, JobId id, uint64_t failed_types) {
   const PlacementRequest& request = context.run(id).request;
   const double seconds = rule_.Planned(context.job(id));
   const double now = context.now();
@@ -342,28 +447,188 @@ void Conservative::Place(SchedulingContext& context, JobId id, uint64_t failed_t
   }
   best.end = best.start + seconds;
   best.gpus = request.gpus;
-  profiles_[best.type].Add(best.start, best.end, -best.gpus);
-  reserved_[id] = best;
-  by_start_.emplace(best.start, id);
-  // The engine runs a pass only at events; a reservation may start at an estimated end that no
-  // event marks (that job ended early, or its own reservation moved), so ask for a pass then.
-  if (best.start > now && timers_.insert(best.start).second) context.SetTimer(best.start, id, 0);
+  best.units.emplace_back(best.type, best.gpus);
+  Reserve(context, id, std::move(best));
 }
 
-void Conservative::Unreserve(JobId id) {
-  auto it = reserved_.find(id);
-  const Slot& slot = it->second;
-  profiles_[slot.type].Add(slot.start, slot.end, slot.gpus);
-  by_start_.erase(std::make_pair(slot.start, id));
-  reserved_.erase(it);
+bool Conservative::StartCounting(SchedulingContext& context, JobId id, const Slot& slot,
+                                 Allocation* allocation) {
+  PlacementRequest request = context.run(id).request;
+  request.type_mask = uint64_t{1} << slot.type;
+  return context.placement().Find(context.resources(), request, allocation);
 }
+
+// ---- per node ----
+
+void Conservative::SetScratchFree(int node, int free) {
+  const int current = scratch_free_[node];
+  if (free == current) return;
+  // The node's lowest `free` GPUs are free in the scratch state: within a node a reservation
+  // holds a number of GPUs, not particular ones.
+  const int first = scratch_->cluster().node(node).first_gpu;
+  gpu_list_.clear();
+  for (int g = std::min(free, current); g < std::max(free, current); ++g) {
+    gpu_list_.push_back(first + g);
+  }
+  if (free < current) {
+    scratch_->Allocate(gpu_list_);
+  } else {
+    scratch_->Release(gpu_list_);
+  }
+  scratch_free_[node] = free;
+}
+
+bool Conservative::FindAt(const SchedulingContext& context, const PlacementRequest& request,
+                          double t, double seconds, Allocation* out) {
+  for (const Partition& part : scratch_->partitions()) {
+    if (!request.AllowsType(part.gpu_type)) continue;
+    for (int node : part.nodes) {
+      const int least = profiles_[node].MinOver(t, t + seconds);
+      SetScratchFree(node, std::clamp(least, 0, part.gpus_per_node));
+    }
+  }
+  return context.placement().Find(*scratch_, request, out);
+}
+
+double Conservative::EarliestAcross(const Partition& part, int gpus, double seconds,
+                                    double from, double limit) {
+  const int g = part.gpus_per_node;
+  const int whole = gpus / g;
+  const int remainder = gpus % g;
+  const int nodes = static_cast<int>(part.nodes.size());
+  if (nodes < whole + (remainder > 0 ? 1 : 0)) return kInfinity;
+  // until_[i]: the earliest time >= t at which node i is completely free throughout the window
+  // (valid while >= t: no earlier such time exists from the t it was computed for on).
+  until_.assign(nodes, -kInfinity);
+  std::vector<double> sorted(nodes);
+  double t = from;
+  while (t <= limit) {
+    for (int i = 0; i < nodes; ++i) {
+      if (!(until_[i] >= t)) until_[i] = profiles_[part.nodes[i]].EarliestSlot(g, seconds, t, limit);
+    }
+    sorted = until_;
+    std::nth_element(sorted.begin(), sorted.begin() + (whole - 1), sorted.end());
+    const double tau = sorted[whole - 1];
+    if (tau == kInfinity || tau > limit) return kInfinity;
+    if (tau > t) {
+      t = tau;  // no `whole` nodes are free together before tau
+      continue;
+    }
+    // At t, at least `whole` nodes are completely free throughout the window.
+    int free_nodes = 0;
+    for (int i = 0; i < nodes; ++i) free_nodes += until_[i] == t;
+    if (remainder == 0 || free_nodes > whole) return t;
+    for (int i = 0; i < nodes; ++i) {
+      if (until_[i] != t && profiles_[part.nodes[i]].MinOver(t, t + seconds) >= remainder) {
+        return t;
+      }
+    }
+    double next = kInfinity;
+    for (int node : part.nodes) next = std::min(next, profiles_[node].NextBreakpoint(t));
+    t = next;
+  }
+  return kInfinity;
+}
+
+double Conservative::EarliestOnNodes(const PlacementRequest& request, double seconds,
+                                     double from) {
+  double best = kInfinity;
+  for (const Partition& part : scratch_->partitions()) {
+    if (!request.AllowsType(part.gpu_type)) continue;
+    if (request.gpus <= part.gpus_per_node) {
+      for (int node : part.nodes) {
+        best = std::min(best, profiles_[node].EarliestSlot(request.gpus, seconds, from, best));
+        if (best == from) return best;
+      }
+    } else {
+      best = std::min(best, EarliestAcross(part, request.gpus, seconds, from, best));
+    }
+  }
+  return best;
+}
+
+double Conservative::NextBreakpointOnNodes(const PlacementRequest& request, double t) {
+  double next = kInfinity;
+  for (const Partition& part : scratch_->partitions()) {
+    if (!request.AllowsType(part.gpu_type)) continue;
+    for (int node : part.nodes) next = std::min(next, profiles_[node].NextBreakpoint(t));
+  }
+  return next;
+}
+
+void Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not_before) {
+  const PlacementRequest& request = context.run(id).request;
+  const double seconds = rule_.Planned(context.job(id));
+  Allocation allocation;
+  double t = not_before;
+  while (true) {
+    t = EarliestOnNodes(request, seconds, t);
+    if (t == kInfinity) {
+      // Failed GPUs (held until a repair no one can foresee) keep it out: retried each pass.
+      unplaced_.push_back(id);
+      return;
+    }
+    // With first-fit and best-fit the test above is exact and this always succeeds; another
+    // strategy may refuse: try the next time at which some node gains GPUs.
+    if (FindAt(context, request, t, seconds, &allocation)) break;
+    t = NextBreakpointOnNodes(request, t);
+  }
+  Slot slot;
+  slot.start = t;
+  slot.end = t + seconds;
+  slot.type = allocation.gpu_type;
+  slot.gpus = request.gpus;
+  const Cluster& cluster = context.cluster();
+  for (int g : allocation.gpus) {  // ascending, so nodes ascending
+    const int node = cluster.NodeOfGpu(g);
+    if (slot.units.empty() || slot.units.back().first != node) slot.units.emplace_back(node, 0);
+    ++slot.units.back().second;
+  }
+  Reserve(context, id, std::move(slot));
+}
+
+void Conservative::Bump(SchedulingContext& context, int node) {
+  if (profiles_[node].Min() >= 0) return;
+  // Re-placed in submission order around everything else (they may move later: promises are
+  // estimates once a job runs past its plan or GPUs fail).
+  const std::vector<JobId> jobs(node_jobs_[node].begin(), node_jobs_[node].end());
+  for (JobId id : jobs) Unreserve(id);
+  for (JobId id : jobs) PlaceOnNodes(context, id, context.now());
+  freed_since_compression_ = true;
+}
+
+void Conservative::SyncFailedGpus(SchedulingContext& context) {
+  if (context.failed_gpus_version() == failed_version_) return;
+  failed_version_ = context.failed_gpus_version();
+  std::vector<int> failed(failed_on_node_.size(), 0);
+  const Cluster& cluster = context.cluster();
+  for (int g : context.failed_gpus()) ++failed[cluster.NodeOfGpu(g)];
+  const double now = context.now();
+  std::vector<int> bumped;
+  for (size_t node = 0; node < failed.size(); ++node) {
+    const int delta = failed[node] - failed_on_node_[node];
+    if (delta == 0) continue;
+    // Failed GPUs are held from now on: nobody knows when they come back.
+    profiles_[node].Add(now, kInfinity, -delta);
+    failed_on_node_[node] = failed[node];
+    if (delta > 0) {
+      bumped.push_back(static_cast<int>(node));
+    } else {
+      freed_since_compression_ = true;  // a repair: reservations may move earlier
+      compress_ = true;
+    }
+  }
+  for (int node : bumped) Bump(context, node);
+}
+
+// ---- both ----
 
 void Conservative::OnCompletion(SchedulingContext& context, JobId id) {
   auto it = running_.find(id);
   if (it == running_.end()) return;
   const Slot& slot = it->second;
   if (context.now() < slot.end) {
-    profiles_[slot.type].Add(context.now(), slot.end, slot.gpus);
+    Apply(slot, context.now(), +1);
     freed_since_compression_ = true;
   }
   // A timestamp with completions: compress if anything was freed that the profile had counted.
@@ -376,36 +641,66 @@ void Conservative::StartDue(SchedulingContext& context) {
   std::unordered_map<JobId, uint64_t> failed;  // GPU types whose placement failed this pass
   while (!by_start_.empty() && by_start_.begin()->first <= now) {
     const JobId id = by_start_.begin()->second;
-    const int type = reserved_[id].type;
+    Slot slot = reserved_[id];
     Unreserve(id);
-    PlacementRequest request = context.run(id).request;
-    request.type_mask = uint64_t{1} << type;
     Allocation allocation;
-    if (!context.placement().Find(context.resources(), request, &allocation)) {
-      failed[id] |= uint64_t{1} << type;
-      Place(context, id, failed[id]);
+    bool placed = false;
+    if (by_nodes_) {
+      // On its reserved nodes, the lowest-index free GPUs (what first-fit and best-fit take
+      // within a node). They are free unless a job ran past its plan or GPUs failed.
+      const Resources& live = context.resources();
+      placed = std::all_of(slot.units.begin(), slot.units.end(), [&](const auto& unit) {
+        return live.free_gpus(unit.first) >= unit.second;
+      });
+      if (placed) {
+        allocation.gpu_type = slot.type;
+        for (const auto& [node, gpus] : slot.units) {
+          live.AppendLowestFreeGpus(node, gpus, &allocation.gpus);
+        }
+      }
+    } else {
+      placed = StartCounting(context, id, slot, &allocation);
+    }
+    if (!placed) {
+      // Counting: the GPUs are free in number but fragmented across nodes; re-placed from the
+      // type's next breakpoint. Per node: re-placed from now, or from the next breakpoint if
+      // that already failed in this pass.
+      const uint64_t before = failed[id];
+      failed[id] |= by_nodes_ ? 1 : uint64_t{1} << slot.type;
+      Place(context, id, failed[id],
+            by_nodes_ && before != 0
+                ? NextBreakpointOnNodes(context.run(id).request, now)
+                : now);
       freed_since_compression_ = true;  // its old slot is free for others
       continue;
     }
     context.Start(id, std::move(allocation));
-    Slot slot;
     slot.start = now;
+    const double planned_end = slot.end;
     slot.end = rule_.EstimatedEnd(context, id);
-    slot.type = type;
-    slot.gpus = request.gpus;
     // Without a requested wall time the estimate is the true end, which on a faster GPU (runtime
     // model `hardware`) is before the planned one: the capacity freed is used at the next
     // completion's compression.
     if (slot.end < now + rule_.Planned(context.job(id))) freed_since_compression_ = true;
-    profiles_[type].Add(slot.start, slot.end, -slot.gpus);
+    Apply(slot, now, -1);
     running_[id] = slot;
+    // Longer than planned (a slower GPU): the reservations on its nodes that counted on the
+    // planned end move.
+    if (by_nodes_ && slot.end > planned_end) {
+      for (const auto& unit : running_[id].units) Bump(context, unit.first);
+    }
   }
 }
 
 void Conservative::Schedule(SchedulingContext& context) {
   if (profiles_.empty()) Init(context);
   const double now = context.now();
-  for (int type : context.cluster().gpu_types()) profiles_[type].Trim(now);
+  if (by_nodes_) {
+    for (Profile& profile : profiles_) profile.Trim(now);
+    SyncFailedGpus(context);
+  } else {
+    for (int type : context.cluster().gpu_types()) profiles_[type].Trim(now);
+  }
   if (compress_) {
     // Submission order; each job is re-placed around everything else, later jobs included, and
     // can only move earlier (its old slot is still free to it).
@@ -415,10 +710,10 @@ void Conservative::Schedule(SchedulingContext& context) {
       if (it == reserved_.end()) continue;  // arrived at this timestamp: placed below
       const Slot old = it->second;
       Unreserve(id);
-      Place(context, id, 0);
+      Place(context, id, 0, now);
       auto placed = reserved_.find(id);
       moved = moved || placed == reserved_.end() || placed->second.start != old.start ||
-              placed->second.type != old.type;
+              placed->second.units != old.units;
     }
     compress_ = false;
     // A job that moved left its old slot free: jobs before it in the order may use it at the
@@ -429,7 +724,7 @@ void Conservative::Schedule(SchedulingContext& context) {
   waiting.swap(unplaced_);
   waiting.insert(waiting.end(), arrivals_.begin(), arrivals_.end());
   arrivals_.clear();
-  for (JobId id : waiting) Place(context, id, 0);
+  for (JobId id : waiting) Place(context, id, 0, now);
   StartDue(context);
 }
 

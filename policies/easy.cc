@@ -30,6 +30,7 @@ class Easy final : public Policy {
   double RequestedWalltime(const Job& job) const override {
     return backfill_.walltime().Requested(job);
   }
+  bool KeepsPromises() const override { return true; }
 
  private:
   EasyBackfill backfill_;

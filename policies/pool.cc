@@ -8,6 +8,7 @@ namespace {
 
 class Pool final : public Placement {
  public:
+  bool IgnoresNodes() const override { return true; }
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
     out->gpus.clear();

@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   preemptions INTEGER, restarts INTEGER, oom_failures INTEGER,
   batch_requested INTEGER, batch_used INTEGER, memory_per_gpu_gib REAL,
   slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
-  checkpoint_seconds REAL, lost_gpu_seconds REAL
+  checkpoint_seconds REAL, lost_gpu_seconds REAL,
+  reserved_start REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -118,6 +119,7 @@ constexpr AddedColumn kAddedColumns[] = {
     {"runs", "models", "TEXT", false},
     {"jobs", "checkpoint_seconds", "REAL", true},
     {"jobs", "lost_gpu_seconds", "REAL", true},
+    {"jobs", "reserved_start", "REAL", true},
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
@@ -287,7 +289,7 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   const Cluster& cluster = engine->cluster();
   {
     Statement s(
-        db_, "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        db_, "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
       const Job& job = trace.jobs[i];
@@ -341,6 +343,8 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       }
       s.Bind(28, run.checkpoint_seconds);
       s.Bind(29, run.lost_gpu_seconds);
+      const double promised = engine->promised_start(static_cast<JobId>(i));
+      s.BindOptional(30, promised, !std::isnan(promised));
       s.Step();
     }
   }

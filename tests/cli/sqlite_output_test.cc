@@ -142,7 +142,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "trace_duration",
                                                              "trace_status",
                                                              "checkpoint_seconds",
-                                                             "lost_gpu_seconds"}));
+                                                             "lost_gpu_seconds",
+                                                             "reserved_start"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
