@@ -81,7 +81,8 @@ class Profile {
 
   // The earliest t >= not_before with at least `gpus` free throughout [t, t + seconds), or
   // +infinity if there is none at or before `limit`.
-  double EarliestSlot(int gpus, double seconds, double not_before, double limit = kInfinity) {
+  double EarliestSlot(int gpus, double seconds, double not_before,
+                      double limit = kInfinity) const {
     auto at_least = [gpus](int /*lo*/, int hi) { return hi >= gpus; };
     auto below = [gpus](int lo, int /*hi*/) { return lo < gpus; };
     double start = not_before;
@@ -102,22 +103,47 @@ class Profile {
   }
 
   // The least free count over [start, end) (at `start` if end <= start).
-  int MinOver(double start, double end) {
+  int MinOver(double start, double end) const {
     int least = ValueAt(start);
     if (!(end > start)) return least;
-    int before = -1, inside = -1, after = -1;
-    Split(root_, std::nextafter(start, kInfinity), &before, &inside);
-    Split(inside, end, &inside, &after);
-    if (inside >= 0) least = std::min(least, nodes_[inside].lo);
-    root_ = Merge(before, Merge(inside, after));
+    // Keys in (start, end): descend to the first node inside, then take the part of its left
+    // subtree after `start` and of its right subtree before `end`. A node's value, lo and hi
+    // lack the lazy adds of its ancestors, summed on the way down.
+    int add = 0;
+    for (int n = root_; n >= 0;) {
+      const Node& node = nodes_[n];
+      if (node.key <= start || node.key >= end) {
+        add += node.lazy;
+        n = node.key <= start ? node.right : node.left;
+        continue;
+      }
+      least = std::min(least, node.value + add);
+      const int below = add + node.lazy;
+      for (int m = node.left, a = below; m >= 0;) {
+        const Node& x = nodes_[m];
+        if (x.key > start) {
+          least = std::min(least, x.value + a);
+          if (x.right >= 0) least = std::min(least, nodes_[x.right].lo + a + x.lazy);
+        }
+        a += x.lazy;
+        m = x.key > start ? x.left : x.right;
+      }
+      for (int m = node.right, a = below; m >= 0;) {
+        const Node& x = nodes_[m];
+        if (x.key < end) {
+          least = std::min(least, x.value + a);
+          if (x.left >= 0) least = std::min(least, nodes_[x.left].lo + a + x.lazy);
+        }
+        a += x.lazy;
+        m = x.key < end ? x.right : x.left;
+      }
+      break;
+    }
     return least;
   }
 
-  // The least free count from the first key on (after Trim(now): from now on).
-  int Min() const { return nodes_[root_].lo; }
-
   // The first time after `t` at which the free count changes, or +infinity.
-  double NextBreakpoint(double t) {
+  double NextBreakpoint(double t) const {
     const int value = ValueAt(t);
     const int next =
         FirstAfter(root_, t, [value](int lo, int hi) { return lo != value || hi != value; });
@@ -223,7 +249,18 @@ class Profile {
     }
     return found;
   }
-  int ValueAt(double t) { return nodes_[Floor(t, false)].value; }
+  // The value of the greatest key <= t (queries read lazy adds on the way down, never push).
+  int ValueAt(double t) const {
+    int value = 0;
+    int add = 0;
+    for (int n = root_; n >= 0;) {
+      const Node& node = nodes_[n];
+      if (node.key <= t) value = node.value + add;
+      add += node.lazy;
+      n = node.key <= t ? node.right : node.left;
+    }
+    return value;
+  }
   void EnsureKey(double t) {
     const int floor = Floor(t, false);
     if (nodes_[floor].key == t) return;
@@ -246,17 +283,18 @@ class Profile {
   }
   // The node with the lowest key > t whose value v satisfies may(v, v), where may(lo, hi) says
   // whether a subtree with those bounds can hold one (exactly: it holds one iff may is true).
+  // `add`: the lazy adds of n's ancestors.
   template <typename May>
-  int FirstAfter(int n, double t, const May& may) {
-    if (n < 0 || !may(nodes_[n].lo, nodes_[n].hi)) return -1;
-    Push(n);
+  int FirstAfter(int n, double t, const May& may, int add = 0) const {
+    if (n < 0 || !may(nodes_[n].lo + add, nodes_[n].hi + add)) return -1;
     const Node& node = nodes_[n];
+    const int below = add + node.lazy;
     if (node.key > t) {
-      const int left = FirstAfter(node.left, t, may);
+      const int left = FirstAfter(node.left, t, may, below);
       if (left >= 0) return left;
-      if (may(nodes_[n].value, nodes_[n].value)) return n;
+      if (may(node.value + add, node.value + add)) return n;
     }
-    return FirstAfter(nodes_[n].right, t, may);
+    return FirstAfter(node.right, t, may, below);
   }
 
   std::vector<Node> nodes_;
@@ -310,11 +348,15 @@ class Conservative final : public Policy {
                      Allocation* allocation);
 
   // Per node (first-fit, best-fit, topology, frag-aware).
-  void PlaceOnNodes(SchedulingContext& context, JobId id, double not_before);
+  // Reserves the earliest slot from `not_before` on that starts before `before`; returns false
+  // (reserving nothing) if there is none.
+  bool PlaceOnNodes(SchedulingContext& context, JobId id, double not_before,
+                    double before = kInfinity);
   // The earliest t >= from (and <= limit) at which some allowed partition passes the necessary
   // test for the request: a node with `gpus` free throughout [t, t + seconds) when the job fits
   // in one node, else enough completely free nodes plus one for the remainder.
-  double EarliestOnNodes(const PlacementRequest& request, double seconds, double from);
+  double EarliestOnNodes(const PlacementRequest& request, double seconds, double from,
+                         double limit);
   double EarliestAcross(const Partition& part, int gpus, double seconds, double from,
                         double limit);
   // The run's placement on the cluster as free throughout [t, t + seconds) (each node with the
@@ -349,6 +391,8 @@ class Conservative final : public Policy {
   uint64_t failed_version_ = 0;
   std::vector<double> until_;                 // scratch for EarliestAcross
   std::vector<int> gpu_list_;                 // scratch for SetScratchFree
+  static constexpr uint64_t kTrimPasses = 64;
+  uint64_t passes_ = 0;
 };
 
 void Conservative::Init(const SchedulingContext& context) {
@@ -430,7 +474,7 @@ void Conservative::PlaceCounting(SchedulingContext& context, JobId id, uint64_t 
   best.start = kInfinity;
   for (int type : context.cluster().gpu_types()) {
     if (!request.AllowsType(type) || !Placeable(context, request.gpus, type)) continue;
-    Profile& profile = profiles_[type];  // queries push lazy adds down
+    const Profile& profile = profiles_[type];
     const double not_before = (failed_types >> type) & 1 ? profile.NextBreakpoint(now) : now;
     if (not_before == kInfinity) continue;
     const double start = profile.EarliestSlot(request.gpus, seconds, not_before);
@@ -531,8 +575,8 @@ double Conservative::EarliestAcross(const Partition& part, int gpus, double seco
 }
 
 double Conservative::EarliestOnNodes(const PlacementRequest& request, double seconds,
-                                     double from) {
-  double best = kInfinity;
+                                     double from, double limit) {
+  double best = limit;
   for (const Partition& part : scratch_->partitions()) {
     if (!request.AllowsType(part.gpu_type)) continue;
     if (request.gpus <= part.gpus_per_node) {
@@ -556,17 +600,19 @@ double Conservative::NextBreakpointOnNodes(const PlacementRequest& request, doub
   return next;
 }
 
-void Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not_before) {
+bool Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not_before,
+                                double before) {
   const PlacementRequest& request = context.run(id).request;
   const double seconds = rule_.Planned(context.job(id));
   Allocation allocation;
   double t = not_before;
   while (true) {
-    t = EarliestOnNodes(request, seconds, t);
-    if (t == kInfinity) {
+    t = EarliestOnNodes(request, seconds, t, before);
+    if (!(t < before)) {
+      if (before < kInfinity) return false;
       // Failed GPUs (held until a repair no one can foresee) keep it out: retried each pass.
       unplaced_.push_back(id);
-      return;
+      return false;
     }
     // With first-fit and best-fit the test above is exact and this always succeeds; another
     // strategy may refuse: try the next time at which some node gains GPUs.
@@ -585,10 +631,11 @@ void Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not
     ++slot.units.back().second;
   }
   Reserve(context, id, std::move(slot));
+  return true;
 }
 
 void Conservative::Bump(SchedulingContext& context, int node) {
-  if (profiles_[node].Min() >= 0) return;
+  if (profiles_[node].MinOver(context.now(), kInfinity) >= 0) return;
   // Re-placed in submission order around everything else (they may move later: promises are
   // estimates once a job runs past its plan or GPUs fail).
   const std::vector<JobId> jobs(node_jobs_[node].begin(), node_jobs_[node].end());
@@ -696,7 +743,11 @@ void Conservative::Schedule(SchedulingContext& context) {
   if (profiles_.empty()) Init(context);
   const double now = context.now();
   if (by_nodes_) {
-    for (Profile& profile : profiles_) profile.Trim(now);
+    // Queries start at now wherever the first key is, so the past is dropped only now and then
+    // (it only costs memory): every kTrimPasses passes.
+    if (++passes_ % kTrimPasses == 0) {
+      for (Profile& profile : profiles_) profile.Trim(now);
+    }
     SyncFailedGpus(context);
   } else {
     for (int type : context.cluster().gpu_types()) profiles_[type].Trim(now);
@@ -708,8 +759,17 @@ void Conservative::Schedule(SchedulingContext& context) {
     for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
       auto it = reserved_.find(id);
       if (it == reserved_.end()) continue;  // arrived at this timestamp: placed below
-      const Slot old = it->second;
+      Slot old = it->second;
       Unreserve(id);
+      if (by_nodes_) {
+        // Only to an earlier start; else it keeps its slot (and its nodes).
+        if (PlaceOnNodes(context, id, now, old.start)) {
+          moved = true;
+        } else {
+          Reserve(context, id, std::move(old));
+        }
+        continue;
+      }
       Place(context, id, 0, now);
       auto placed = reserved_.find(id);
       moved = moved || placed == reserved_.end() || placed->second.start != old.start ||

@@ -96,6 +96,7 @@ class Engine final : public SchedulingContext {
   const Metrics& metrics() const { return metrics_; }
   const Trace& trace() const { return trace_; }
   bool policy_is_elastic() const { return elastic_; }
+  bool policy_keeps_promises() const { return policy_.KeepsPromises(); }
   // The start first promised to the job (SchedulingContext::Promise), or NaN if none.
   double promised_start(JobId id) const {
     return promised_start_.empty() ? std::numeric_limits<double>::quiet_NaN()
