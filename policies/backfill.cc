@@ -372,8 +372,9 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
     Reserve(context, head);
     filter_.SetShortLimit(reservation_time_ - now);
     reserved = true;
+    // (t_s is before now only if a running job outlives its estimate: kills turned off.)
     if (reservation_time_ < std::numeric_limits<double>::infinity()) {
-      context.Promise(head, reservation_time_);
+      context.Promise(head, std::max(reservation_time_, now));
     }
   }
   for (JobId id = order.Next(filter_); id != kNoJob; id = order.Next(filter_)) {

@@ -1,4 +1,4 @@
-// What the backfilling policies share (DESIGN.md §6): the requested wall time of a job
+// What the backfilling policies share (docs/backfilling.md): the requested wall time of a job
 // (parameter `walltime`) and EASY backfilling over an order the policy supplies (`easy` uses
 // submission order, `fair-share` with backfill=easy its fair-share order).
 //
@@ -23,6 +23,16 @@
 // the head can be re-placed at t_s around it (the reservation moves); else on the live state with
 // the reserved GPUs marked busy, if it fits there. With `pool` this is exactly the count rule of
 // §6 (it uses at most the extra GPUs left); with node-aware placements it keeps the head's GPUs.
+//
+// The reservation is thus a placement on concrete GPUs at a future time, chosen by the run's
+// placement on the GPUs free then (the horizon is EASY's availability profile: only running jobs
+// hold GPUs in it). The first time a job is the blocked head it gets its reservation at once, and
+// t_s is its promise (SchedulingContext::Promise; the `reserved_start` column). The head's t_s
+// never grows while every job runs at most its plan: jobs started since end by t_s or keep off
+// its GPUs at t_s (or it was moved to other GPUs at t_s), so it still fits at t_s, and its next
+// reservation is the earliest time it fits. In submission order (easy) the head changes only by
+// starting, so it starts by its promise; a fair-share order may put another job first, which
+// makes fair-share's promises estimates.
 //
 // Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue).
 // A request class is (GPUs, allowed types): once a job of a class fails to fit, or fails the

@@ -16,8 +16,14 @@
 //   backfill (none): none = strict blocking at the first job that does not fit; easy = EASY
 //     backfilling over the fair-share order (policies/backfill.h);
 //   walltime (trace): as for easy (wall times used by backfill=easy; kills apply in both modes).
-// A pass costs O(accounts x log accounts + jobs walked); with backfill=easy the walk visits the
-// waiting jobs in order until no GPU is left free.
+// With backfill=easy the blocked head's reservation is recorded as its promise (`reserved_start`),
+// an estimate: the order may change before it starts (policies/backfill.h).
+// Cost of a pass: O(accounts x log accounts) to order the accounts, plus the walk: each account
+// keeps its waiting jobs in a QueueIndex (policies/backfill.h), so strict blocking costs
+// O(starts + 1) steps and backfill=easy what EASY's pass costs, O(distance the horizon moves +
+// (starts + 1) x request classes x log queue), with O(log k) more per job returned from a group
+// of k accounts of equal factor and O(k) each time the filter widens after a start. With one
+// account (a trace without users) the order is submission order and the pass is EASY's.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
