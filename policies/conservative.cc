@@ -43,11 +43,14 @@
 // unit) + 1; a reservation or release costs O(log P) per unit it holds):
 // - counting: placing a job is O(log P) per stretch of too-few GPUs it must skip; a pass costs
 //   O((arrivals + starts) x log P), plus O(waiting x log P) when it compresses;
-// - per node, for N nodes of the job's types: placing a job is O(N x log P) per node stretch it
-//   skips (each node is searched only up to the best start found so far) plus O(N x log P) for
-//   the window's free counts and one Find of the placement; a pass costs that per arrival, plus
-//   O(nodes held x log P) per start and that per waiting job whose slot can move when it
-//   compresses. Measured on the 82,247-job Philly trace on 56 x 8 GPUs (bench/README.md).
+// - per node, for N nodes of the job's types: a job that fits now costs two Finds of the
+//   placement on a mirror of the cluster now plus O(log P) per node with a reservation in its
+//   window; otherwise placing it is O(N x log P) per node stretch it skips (each node is searched
+//   only up to the best start found so far) plus O(N x log P) for the window's free counts and
+//   one Find. A pass costs that per arrival, plus O(nodes held x log P) per start, plus that per
+//   waiting job when it compresses (bounded by the job's current start). Measured on the
+//   82,247-job Philly trace on 56 and 128 x 8 GPUs and on 100,000 jobs on 1,024 x 8
+//   (bench/README.md).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -57,6 +60,7 @@
 #include "policies/backfill.h"
 #include "policies/registry.h"
 #include "sim/util/error.h"
+#include "sim/util/index_set.h"
 
 namespace clustersim {
 namespace {
@@ -383,7 +387,17 @@ class Conservative final : public Policy {
   bool FindAt(const SchedulingContext& context, const PlacementRequest& request, double t,
               double seconds, Allocation* out);
   double NextBreakpointOnNodes(const PlacementRequest& request, double t);
-  void SetScratchFree(int node, int free);
+  void SetScratchFree(int node, int free) { SetFree(*scratch_, scratch_free_, node, free); }
+  // Sets `node`'s free GPUs in `state` (its lowest `free` ones; `frees` holds the counts).
+  void SetFree(Resources& state, std::vector<int>& frees, int node, int free);
+  void MirrorAdd(const Slot& slot, int sign);
+  // The placement now for a job planned `seconds`, from the mirror plus the reservations that
+  // overlap the window: the state FindAt(now) builds, at a cost in the nodes with reservations
+  // instead of all nodes. Returns kUnknown if a running job outlived its estimate (the mirror
+  // still holds it, the profile does not).
+  enum class NowFit { kFits, kNoFit, kUnknown };
+  NowFit FindNow(const SchedulingContext& context, const PlacementRequest& request,
+                 double seconds, Allocation* out);
   void SyncFailedGpus(SchedulingContext& context);
   // Re-places every reservation on `node` if its profile is over-committed somewhere from now on
   // (a failure or a job running past its plan took GPUs the reservations counted on).
@@ -405,7 +419,14 @@ class Conservative final : public Policy {
   // Per node.
   std::optional<Resources> scratch_;          // the cluster as free throughout a window
   std::vector<int> scratch_free_;             // by node: free GPUs in scratch_ (its lowest ones)
-  std::vector<std::set<JobId>> node_jobs_;    // by node: the reservations holding GPUs there
+  // by node: the reservations holding GPUs there, by (start, id)
+  std::vector<std::set<std::pair<double, JobId>>> node_jobs_;
+  IndexSet reserved_nodes_;  // nodes with a reservation
+  // The cluster now without reservations: each node's GPUs minus its running jobs' and failed
+  // GPUs (its lowest free), kept in step with starts, completions and failures.
+  std::optional<Resources> mirror_;
+  std::vector<int> mirror_free_;
+  std::set<std::pair<double, JobId>> running_ends_;  // running jobs by estimated end
   std::vector<int> failed_on_node_;           // by node: failed GPUs held in its profile
   uint64_t failed_version_ = 0;
   std::vector<double> until_;                 // scratch for EarliestAcross
@@ -423,7 +444,10 @@ void Conservative::Init(const SchedulingContext& context) {
     scratch_free_.resize(cluster.node_count());
     for (const Node& node : cluster.nodes()) scratch_free_[node.index] = node.gpu_count;
     node_jobs_.resize(cluster.node_count());
+    reserved_nodes_ = IndexSet(cluster.node_count());
     failed_on_node_.assign(cluster.node_count(), 0);
+    mirror_.emplace(cluster);
+    mirror_free_ = scratch_free_;
   } else {
     for (size_t type = 0; type < cluster.catalog().gpus().size(); ++type) {
       profiles_.emplace_back(cluster.GpusOfType(static_cast<int>(type)));
@@ -440,7 +464,10 @@ void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
   const double now = context.now();
   Apply(slot, slot.start, -1);
   if (by_nodes_) {
-    for (const auto& unit : slot.units) node_jobs_[unit.first].insert(id);
+    for (const auto& unit : slot.units) {
+      if (node_jobs_[unit.first].empty()) reserved_nodes_.Insert(unit.first);
+      node_jobs_[unit.first].emplace(slot.start, id);
+    }
   }
   by_start_.emplace(slot.start, id);
   context.Promise(id, slot.start);
@@ -455,7 +482,10 @@ void Conservative::Unreserve(JobId id) {
   const Slot& slot = it->second;
   Apply(slot, slot.start, +1);
   if (by_nodes_) {
-    for (const auto& unit : slot.units) node_jobs_[unit.first].erase(id);
+    for (const auto& unit : slot.units) {
+      node_jobs_[unit.first].erase(std::make_pair(slot.start, id));
+      if (node_jobs_[unit.first].empty()) reserved_nodes_.Erase(unit.first);
+    }
   }
   by_start_.erase(std::make_pair(slot.start, id));
   reserved_.erase(it);
@@ -523,22 +553,53 @@ bool Conservative::StartCounting(SchedulingContext& context, JobId id, const Slo
 
 // ---- per node ----
 
-void Conservative::SetScratchFree(int node, int free) {
-  const int current = scratch_free_[node];
+void Conservative::SetFree(Resources& state, std::vector<int>& frees, int node, int free) {
+  const int current = frees[node];
   if (free == current) return;
-  // The node's lowest `free` GPUs are free in the scratch state: within a node a reservation
-  // holds a number of GPUs, not particular ones.
-  const int first = scratch_->cluster().node(node).first_gpu;
+  // The node's lowest `free` GPUs are free in the state: within a node a reservation holds a
+  // number of GPUs, not particular ones.
+  const int first = state.cluster().node(node).first_gpu;
   gpu_list_.clear();
   for (int g = std::min(free, current); g < std::max(free, current); ++g) {
     gpu_list_.push_back(first + g);
   }
   if (free < current) {
-    scratch_->Allocate(gpu_list_);
+    state.Allocate(gpu_list_);
   } else {
-    scratch_->Release(gpu_list_);
+    state.Release(gpu_list_);
   }
-  scratch_free_[node] = free;
+  frees[node] = free;
+}
+
+void Conservative::MirrorAdd(const Slot& slot, int sign) {
+  for (const auto& [node, gpus] : slot.units) {
+    SetFree(*mirror_, mirror_free_, node, mirror_free_[node] + sign * gpus);
+  }
+}
+
+Conservative::NowFit Conservative::FindNow(const SchedulingContext& context,
+                                           const PlacementRequest& request, double seconds,
+                                           Allocation* out) {
+  const double now = context.now();
+  if (!running_ends_.empty() && running_ends_.begin()->first <= now) return NowFit::kUnknown;
+  // Reservations only take GPUs away: if the job does not fit without them, it does not now.
+  if (!context.placement().Find(*mirror_, request, out)) return NowFit::kNoFit;
+  // A node without a reservation before now + seconds keeps at least its free GPUs of now
+  // through the window (running jobs only end); the others get their least free count.
+  std::vector<std::pair<int, int>> changed;  // (node, mirror free before)
+  for (int node = reserved_nodes_.FindFirst(); node >= 0;
+       node = reserved_nodes_.FindFrom(node + 1)) {
+    const Node& spec = context.cluster().node(node);
+    if (!request.AllowsType(spec.gpu_type)) continue;
+    if (!(node_jobs_[node].begin()->first < now + seconds)) continue;
+    const int least = std::clamp(profiles_[node].MinOver(now, now + seconds), 0, spec.gpu_count);
+    if (least == mirror_free_[node]) continue;
+    changed.emplace_back(node, mirror_free_[node]);
+    SetFree(*mirror_, mirror_free_, node, least);
+  }
+  const bool fits = changed.empty() || context.placement().Find(*mirror_, request, out);
+  for (const auto& [node, free] : changed) SetFree(*mirror_, mirror_free_, node, free);
+  return fits ? NowFit::kFits : NowFit::kNoFit;
 }
 
 bool Conservative::FindAt(const SchedulingContext& context, const PlacementRequest& request,
@@ -625,7 +686,10 @@ bool Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not
   const double seconds = rule_.Planned(context.job(id));
   Allocation allocation;
   double t = not_before;
-  while (true) {
+  const NowFit now_fit = t == context.now() && t < before
+                             ? FindNow(context, request, seconds, &allocation)
+                             : NowFit::kUnknown;
+  while (now_fit != NowFit::kFits) {
     t = EarliestOnNodes(request, seconds, t, before);
     if (!(t < before)) {
       if (before < kInfinity) return false;
@@ -657,7 +721,9 @@ void Conservative::Bump(SchedulingContext& context, int node) {
   if (profiles_[node].MinOver(context.now(), kInfinity) >= 0) return;
   // Re-placed in submission order around everything else (they may move later: promises are
   // estimates once a job runs past its plan or GPUs fail).
-  const std::vector<JobId> jobs(node_jobs_[node].begin(), node_jobs_[node].end());
+  std::vector<JobId> jobs;
+  for (const auto& entry : node_jobs_[node]) jobs.push_back(entry.second);
+  std::sort(jobs.begin(), jobs.end());  // submission order
   for (JobId id : jobs) Unreserve(id);
   for (JobId id : jobs) PlaceOnNodes(context, id, context.now());
   freed_since_compression_ = true;
@@ -676,6 +742,7 @@ void Conservative::SyncFailedGpus(SchedulingContext& context) {
     if (delta == 0) continue;
     // Failed GPUs are held from now on: nobody knows when they come back.
     profiles_[node].Add(now, kInfinity, -delta);
+    SetFree(*mirror_, mirror_free_, static_cast<int>(node), mirror_free_[node] - delta);
     failed_on_node_[node] = failed[node];
     if (delta > 0) {
       bumped.push_back(static_cast<int>(node));
@@ -696,6 +763,10 @@ void Conservative::OnCompletion(SchedulingContext& context, JobId id) {
   if (context.now() < slot.end) {
     Apply(slot, context.now(), +1);
     freed_since_compression_ = true;
+  }
+  if (by_nodes_) {
+    MirrorAdd(slot, +1);
+    running_ends_.erase(std::make_pair(slot.end, id));
   }
   // A timestamp with completions: compress if anything was freed that the profile had counted.
   compress_ = freed_since_compression_;
@@ -749,6 +820,10 @@ void Conservative::StartDue(SchedulingContext& context) {
     // completion's compression.
     if (slot.end < now + rule_.Planned(context.job(id))) freed_since_compression_ = true;
     Apply(slot, now, -1);
+    if (by_nodes_) {
+      MirrorAdd(slot, -1);
+      running_ends_.emplace(slot.end, id);
+    }
     running_[id] = slot;
     // Longer than planned (a slower GPU): the reservations on its nodes that counted on the
     // planned end move.
