@@ -22,7 +22,8 @@
 // placement at t_s with it running: at once if its own placement avoids the reserved set; else if
 // the head can be re-placed at t_s around it (the reservation moves); else on the live state with
 // the reserved GPUs marked busy, if it fits there. With `pool` this is exactly the count rule of
-// §6 (it uses at most the extra GPUs left); with node-aware placements it keeps the head's GPUs.
+// docs/policies.md#easy (it uses at most the extra GPUs left); with node-aware placements it keeps
+// the head's GPUs.
 //
 // The reservation is thus a placement on concrete GPUs at a future time, chosen by the run's
 // placement on the GPUs free then (the horizon is EASY's availability profile: only running jobs
