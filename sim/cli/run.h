@@ -48,6 +48,11 @@ struct RunConfig {
   // ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace CSV.
   std::string node_mtbf, gpu_mtbf, failure_trace;
   ModelConfig models;
+  double bsld_threshold_seconds = kDefaultBsldThresholdSeconds;  // bounded slowdown, > 0
+  // Appending a run that `out` (or `duplicates_of`) already holds — the same identity key as
+  // `clustersim merge` uses — is an error naming that run unless allow_duplicate is set.
+  bool allow_duplicate = false;
+  std::string duplicates_of;  // another database to check (compare's output), empty = none
 };
 
 struct RunOutcome {
@@ -63,9 +68,13 @@ struct RunOutcome {
   FilterCounts filter_counts;
   SanityReport sanity;
   std::vector<SummaryRow> summary;
+  // Settings with nothing to act on in this run, each naming the fix (also logged as warnings
+  // before the simulation starts).
+  std::vector<std::string> warnings;
 };
 
-// Throws InputError for bad inputs (nothing is written then) and InternalError for a bug.
+// Throws InputError for bad inputs or a duplicate run (nothing is written then; both are found
+// before simulating) and InternalError for a bug.
 // Without an output database it may run on several threads at once (`clustersim plan` does),
 // each with its own RunConfig: Params records which keys were read, so a config is not shared.
 RunOutcome ExecuteRun(const RunConfig& config);
