@@ -130,6 +130,8 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.options.colocation_speed = RequireNumber(value, path, key);
     } else if (option == "storage-gbps") {
       config->models.options.storage_gbps = RequireNumber(value, path, key);
+    } else if (option == "bsld-threshold") {
+      config->bsld_threshold_seconds = RequireNumber(value, path, key);
     } else {
       throw InputError(path, 0, 0,
                        "unknown key \"" + key +
@@ -137,7 +139,7 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
                            "runtime_model, params, seed, interval, stop_time, preemption_cost, "
                            "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
                            "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
-                           "oom_startup, oom_retries, colocation_speed, storage_gbps, out");
+                           "oom_startup, oom_retries, colocation_speed, storage_gbps, bsld_threshold, out");
     }
   }
 }
