@@ -35,6 +35,7 @@ missing or unreadable database, an unknown run id or bad option values.
 """
 
 import argparse
+import json
 import math
 import os
 import sqlite3
@@ -107,6 +108,24 @@ def short(text, limit=28):
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def shown_value(run, field, shown):
+    """A run's value of `field` for its label; "" for parameters or settings left at none."""
+    value = run.get(field)
+    if field == "preemption_cost_seconds":
+        return shown.format(value or 0)
+    if field in ("params", "trace_filter", "faults", "models"):
+        try:
+            items = json.loads(value or "{}")
+        except ValueError:
+            return shown.format(short(value))
+        if not items:
+            return ""
+        if field == "params":  # key=value, as given on the command line
+            return " ".join(f"{k}={v}" for k, v in items.items())
+        return shown.format(short(json.dumps(items, separators=(",", ":")), 40))
+    return shown.format(short(value))
+
+
 def run_labels(db, wanted, label_format):
     db.row_factory = sqlite3.Row
     rows = {r["run_id"]: dict(r) for r in db.execute("SELECT * FROM runs ORDER BY run_id")}
@@ -145,8 +164,8 @@ def run_labels(db, wanted, label_format):
             if len({str(rows[r].get(field)) for r in kept}) > 1
         ]
         for run_id in kept:
-            parts = [shown.format(short(rows[run_id][f]) if f != "preemption_cost_seconds"
-                                  else rows[run_id][f] or 0) for f, shown in varying]
+            parts = [shown_value(rows[run_id], f, shown) for f, shown in varying]
+            parts = [p for p in parts if p]
             text = " ".join(parts) if parts else f"{rows[run_id]['policy']}/{rows[run_id]['placement']}"
             labels[run_id] = f"{run_id}: {text}"
     for run_id in kept:
@@ -341,8 +360,8 @@ def plot_timelines(figs, db, ids, labels):
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
         if p in smoothed and averaged:
-            ax.text(0.01, 0.95, f"moving average over {hours:.3g} h", transform=ax.transAxes,
-                    va="top", fontsize=6 if figs.paper else 8, alpha=0.8)
+            ax.text(0.99, 0.95, f"moving average over {hours:.3g} h", transform=ax.transAxes,
+                    va="top", ha="right", fontsize=6 if figs.paper else 8, alpha=0.8)
     axes[0].set_ylim(0, 1.02)
     axes[3].set_ylim(-0.02, 1.02)
     figs.title(axes[0], "interval averages over simulated time")

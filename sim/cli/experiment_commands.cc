@@ -254,6 +254,20 @@ int CommandCompare(int argc, char** argv) {
       "checkpoint save + restore paid by each preempted job, seconds")(
       "out", po::value(&base.out)->default_value("results/compare.sqlite"),
       "SQLite database to append the runs to")(
+      "node-mtbf", po::value(&base.node_mtbf),
+      "node failures: mean time between failures per node, hours (\"H\" or \"TYPE=H,...\"); "
+      "each seed draws other failure times")(
+      "gpu-mtbf", po::value(&base.gpu_mtbf),
+      "single-GPU failures: mean time between failures per GPU, hours (same forms)")(
+      "mttr", po::value<double>(), "hours until a failed node or GPU is repaired (default 4)")(
+      "failure-trace", po::value(&base.failure_trace),
+      "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
+      "checkpoint-interval", po::value(&base.engine.faults.checkpoint_interval_seconds),
+      "seconds of computing between a job's checkpoints (default: none; a failure loses all)")(
+      "checkpoint-cost", po::value(&base.engine.faults.checkpoint_cost_seconds)->default_value(0),
+      "seconds each checkpoint save takes, without progress")(
+      "restore-cost", po::value(&base.engine.faults.restore_cost_seconds)->default_value(0),
+      "seconds a job restarted after a failure spends restoring its checkpoint")(
       "bsld-threshold", po::value(&base.bsld_threshold_seconds)->default_value(10),
       "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
       "allow-duplicate", po::bool_switch(&base.allow_duplicate),
@@ -275,6 +289,7 @@ int CommandCompare(int argc, char** argv) {
     throw InputError("--interval: expected a positive number of seconds");
   }
   if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
+  if (vm.count("mttr")) base.engine.faults.mttr_seconds = vm["mttr"].as<double>() * 3600;
   base.filter = MakeFilter(filter_args);
   std::map<std::string, std::string> given;
   for (const std::string& p : params) {

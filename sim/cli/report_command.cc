@@ -84,7 +84,7 @@ void PrintTable(const Report& report, const std::string& path, const std::string
     int decimals = 0;
     switch (m.unit) {
       case ReportUnit::kCount:
-        decimals = v.n > 1 ? 1 : 0;
+        decimals = v.mean == std::floor(v.mean) ? 0 : 1;
         break;
       case ReportUnit::kGpuHours:
       case ReportUnit::kDollars:
@@ -99,7 +99,10 @@ void PrintTable(const Report& report, const std::string& path, const std::string
         break;
     }
     std::string text = Number(v.mean / scale, decimals);
-    if (!std::isnan(v.half_width)) text += " ± " + Number(v.half_width / scale, decimals);
+    // The same in every seed: no interval to show.
+    if (!std::isnan(v.half_width) && v.half_width > 0) {
+      text += " ± " + Number(v.half_width / scale, decimals);
+    }
     return text;
   };
   // Display width: "±" is two bytes in UTF-8 but one column.

@@ -312,7 +312,19 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
       for (const auto& runs : config_runs) {
         varies = varies || runs.front()->fields.at(field) != first.fields.at(field);
       }
-      if (varies) label += std::string(" ") + field + "=" + first.fields.at(field);
+      if (!varies) continue;
+      const std::string& value = first.fields.at(field);
+      if (std::string(field) == "params") {
+        // As given on the command line: key=value ..., nothing for no parameters.
+        const nlohmann::json params = nlohmann::json::parse(value, nullptr, false);
+        if (params.is_object()) {
+          for (const auto& [key, v] : params.items()) {
+            label += " " + key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+          }
+          continue;
+        }
+      }
+      label += std::string(" ") + field + "=" + value;
     }
     report.configs[c].label = label;
   }
