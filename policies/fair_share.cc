@@ -168,11 +168,12 @@ class FairShare final : public Policy {
                        ", so there is nothing to share and the policy schedules like " + same;
     const std::set<Symbol>& other = options_.by_vc ? users : vcs;
     if (other.size() > 1) {
-      text += "; --param by=" + std::string(options_.by_vc ? "user" : "vc") + " shares between its " +
-              std::to_string(other.size()) + (options_.by_vc ? " users" : " virtual clusters");
+      text += "; --param by=" + std::string(options_.by_vc ? "user" : "vc") +
+              " shares between its " + std::to_string(other.size()) +
+              (options_.by_vc ? " users" : " virtual clusters");
     } else {
-      text += "; the trace names neither users nor virtual clusters to share between (use " +
-              same + ")";
+      text += "; the trace names neither users nor virtual clusters to share between (use " + same +
+              ")";
     }
     return text;
   }

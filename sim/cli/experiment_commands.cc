@@ -7,9 +7,9 @@
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -187,9 +187,8 @@ void PrintCompareCsv(const std::vector<CompareRun>& runs) {
     }
   };
   for (const CompareRun& run : runs) {
-    std::printf("%lld,%s,%s,%lld,%s", static_cast<long long>(run.run_id),
-                run.config.policy.c_str(), run.config.placement.c_str(),
-                static_cast<long long>(run.config.seed),
+    std::printf("%lld,%s,%s,%lld,%s", static_cast<long long>(run.run_id), run.config.policy.c_str(),
+                run.config.placement.c_str(), static_cast<long long>(run.config.seed),
                 run.outcome.status == RunStatus::kComplete ? "complete" : "interrupted");
     for (const Column& c : kColumns) value(SummaryValue(run.outcome.summary, c.metric));
     for (const char* metric : kCsvExtra) value(SummaryValue(run.outcome.summary, metric));
@@ -378,7 +377,8 @@ int CommandCompare(int argc, char** argv) {
   } else {
     const RunOutcome& first = runs.front().outcome;
     std::string seed_text;
-    for (const int64_t seed : seeds) seed_text += (seed_text.empty() ? "" : ",") + std::to_string(seed);
+    for (const int64_t seed : seeds)
+      seed_text += (seed_text.empty() ? "" : ",") + std::to_string(seed);
     std::printf(
         "clustersim compare: %s (%zu jobs) x %s (%d GPUs), runtime %s, seed%s %s\n",
         base.trace_path.empty() ? "bundled traces/philly_default.csv" : base.trace_path.c_str(),
@@ -389,10 +389,11 @@ int CommandCompare(int argc, char** argv) {
                 static_cast<long long>(runs.front().run_id),
                 static_cast<long long>(runs.back().run_id));
     if (seeds.size() > 1) {
-      std::printf("per seed; mean and 95 %% confidence interval over the seeds: clustersim report "
-                  "%s --by policy --run %lld-%lld\n",
-                  base.out.c_str(), static_cast<long long>(runs.front().run_id),
-                  static_cast<long long>(runs.back().run_id));
+      std::printf(
+          "per seed; mean and 95 %% confidence interval over the seeds: clustersim report "
+          "%s --by policy --run %lld-%lld\n",
+          base.out.c_str(), static_cast<long long>(runs.front().run_id),
+          static_cast<long long>(runs.back().run_id));
     }
   }
   // Settings with nothing to act on, once each (the runs' log level hides their own warnings).

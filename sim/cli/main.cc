@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -36,7 +36,8 @@ std::atomic<bool> g_interrupted{false};
 
 void OnSignal(int) { g_interrupted.store(true); }
 
-constexpr const char* kUsage = R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
+constexpr const char* kUsage =
+    R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
 
 usage: clustersim <command> [options]      (clustersim <command> --help for its options)
 
@@ -86,15 +87,14 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   char bsld_label[48];
   std::snprintf(bsld_label, sizeof bsld_label, "bsld (%g s bound)", v("bsld_threshold_seconds"));
   dist(bsld_label, "bsld", false);
-  std::printf("  %-20s %.0f (%.3f per started job)   restarts after failures %.0f\n",
-              "preemptions", v("preemptions"), v("preemptions_per_job"), v("restarts"));
+  std::printf("  %-20s %.0f (%.3f per started job)   restarts after failures %.0f\n", "preemptions",
+              v("preemptions"), v("preemptions_per_job"), v("restarts"));
   std::printf("  %-20s %.2f h   throughput %.2f jobs/h\n", "makespan", v("makespan_seconds") / 3600,
               v("throughput_jobs_per_hour"));
   std::printf("  %-20s %.1f %%   queue %.1f jobs (mean)\n", "utilization",
               100 * v("gpu_utilization"), v("queue_length_mean"));
-  std::printf("  %-20s stranded GPUs %.2f   I_frag %.3f   node imbalance F %.3f\n",
-              "fragmentation", v("stranded_gpus_mean"), v("i_frag_mean"),
-              v("node_imbalance_mean"));
+  std::printf("  %-20s stranded GPUs %.2f   I_frag %.3f   node imbalance F %.3f\n", "fragmentation",
+              v("stranded_gpus_mean"), v("i_frag_mean"), v("node_imbalance_mean"));
   std::printf("  %-20s %.0f kWh   cost $%.0f (used $%.0f)", "energy/cost", v("energy_kwh"),
               v("cost_usd"), v("used_cost_usd"));
   // Jain's index only where there are users to be fair between.
@@ -103,16 +103,18 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   }
   std::printf("\n");
   if (v("failures") > 0 || v("checkpoint_gpu_hours") > 0) {
-    std::printf("  %-20s %.0f (restarts %.0f)   lost %.1f GPU-h   down %.1f GPU-h   "
-                "checkpointing %.1f GPU-h\n",
-                "failures", v("failures"), v("restarts"), v("lost_gpu_hours"),
-                v("gpu_hours_down"), v("checkpoint_gpu_hours"));
+    std::printf(
+        "  %-20s %.0f (restarts %.0f)   lost %.1f GPU-h   down %.1f GPU-h   "
+        "checkpointing %.1f GPU-h\n",
+        "failures", v("failures"), v("restarts"), v("lost_gpu_hours"), v("gpu_hours_down"),
+        v("checkpoint_gpu_hours"));
   }
   if (config.models.enabled || config.models.assign) {
-    std::printf("  %-20s memory utilization %.1f %%   OOM rate %.2f %% (%.0f failures, "
-                "%.1f GPU-h wasted)   oom-failed %.0f\n",
-                "memory", 100 * v("memory_utilization"), 100 * v("oom_rate"), v("oom_failures"),
-                v("oom_wasted_gpu_hours"), v("jobs_failed"));
+    std::printf(
+        "  %-20s memory utilization %.1f %%   OOM rate %.2f %% (%.0f failures, "
+        "%.1f GPU-h wasted)   oom-failed %.0f\n",
+        "memory", 100 * v("memory_utilization"), 100 * v("oom_rate"), v("oom_failures"),
+        v("oom_wasted_gpu_hours"), v("jobs_failed"));
   }
   std::printf("  %-20s %s   events %llu   wall %.2f s\n", "fingerprint",
               HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
@@ -132,12 +134,12 @@ int CommandRun(int argc, char** argv) {
       "clustersim run: replay a trace on a cluster under a policy\n\n"
       "With no options: the bundled Philly-derived trace on the default cluster with fcfs,\n"
       "written to results/clustersim.sqlite.\n\noptions");
-  desc.add_options()("help,h", "show this help")(
-      "trace", po::value(&config.trace_path), "trace file (default: the bundled Philly window)")(
+  desc.add_options()("help,h", "show this help")("trace", po::value(&config.trace_path),
+                                                 "trace file (default: the bundled Philly window)")(
       "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
       "cluster", po::value(&config.cluster)->default_value("default"),
-      "cluster spec JSON file or preset name")(
-      "hardware", po::value(&config.hardware_path), "hardware catalog JSON (default: built in)")(
+      "cluster spec JSON file or preset name")("hardware", po::value(&config.hardware_path),
+                                               "hardware catalog JSON (default: built in)")(
       "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
       "placement", po::value(&config.placement)->default_value("first-fit"),
       "placement strategy: pool, first-fit, best-fit, ...")(
@@ -146,8 +148,8 @@ int CommandRun(int argc, char** argv) {
       "param", po::value(&params)->composing(), "policy parameter key=value (repeatable)")(
       "seed", po::value(&config.seed)->default_value(0), "random seed")(
       "interval", po::value(&config.engine.timeseries_interval_seconds)->default_value(300),
-      "timeseries interval, seconds")(
-      "stop-time", po::value(&config.engine.stop_time), "stop the clock at this simulated time")(
+      "timeseries interval, seconds")("stop-time", po::value(&config.engine.stop_time),
+                                      "stop the clock at this simulated time")(
       "out", po::value(&config.out)->default_value("results/clustersim.sqlite"),
       "SQLite database to append the run to")(
       "preemption-cost", po::value(&config.engine.preemption_cost_seconds)->default_value(0),
@@ -160,8 +162,7 @@ int CommandRun(int argc, char** argv) {
       "node failures: mean time between failures per node, hours (\"H\" or \"TYPE=H,...\")")(
       "gpu-mtbf", po::value(&config.gpu_mtbf),
       "single-GPU failures: mean time between failures per GPU, hours (same forms)")(
-      "mttr", po::value<double>(),
-      "hours until a failed node or GPU is repaired (default 4)")(
+      "mttr", po::value<double>(), "hours until a failed node or GPU is repaired (default 4)")(
       "failure-trace", po::value(&config.failure_trace),
       "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
       "checkpoint-interval", po::value(&config.engine.faults.checkpoint_interval_seconds),
@@ -174,8 +175,8 @@ int CommandRun(int argc, char** argv) {
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
       "check", po::bool_switch(&config.engine.check_invariants),
-      "verify engine invariants after every pass (slow)")(
-      "no-progress", "never draw the progress bar")(
+      "verify engine invariants after every pass (slow)")("no-progress",
+                                                          "never draw the progress bar")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, config.models);

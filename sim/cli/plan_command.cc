@@ -1,6 +1,7 @@
 #include "sim/cli/plan_command.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,7 +20,6 @@
 #include <optional>
 #include <set>
 #include <thread>
-#include <unistd.h>
 
 #include "policies/registry.h"
 #include "sim/cli/options.h"

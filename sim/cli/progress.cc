@@ -90,8 +90,8 @@ void BatchProgress::DrawLocked(bool force) {
   const int width = 20;
   const int filled = static_cast<int>(fraction * width);
   char line[200];
-  int n = std::snprintf(line, sizeof line, "[%-*s] %s %zu/%zu done, %zu running, %s elapsed",
-                        width, std::string(filled, '#').c_str(), noun_.c_str(), done_, total_,
+  int n = std::snprintf(line, sizeof line, "[%-*s] %s %zu/%zu done, %zu running, %s elapsed", width,
+                        std::string(filled, '#').c_str(), noun_.c_str(), done_, total_,
                         running_.size(), FormatWallTime(elapsed).c_str());
   const double left = EstimateSecondsLeft(elapsed, fraction);
   if (left >= 0 && done_ < total_ && n > 0 && n < static_cast<int>(sizeof line)) {

@@ -139,8 +139,8 @@ void PrintTable(const Report& report, const std::string& path, const std::string
     table.push_back(heading);
     for (const ReportRow& row : report.rows) {
       const ReportConfig& config = report.configs[row.config];
-      std::vector<std::string> line = {
-          config.label, Join(config.run_ids) + " (" + Join(config.seeds) + ")"};
+      std::vector<std::string> line = {config.label,
+                                       Join(config.run_ids) + " (" + Join(config.seeds) + ")"};
       figures(row, &line);
       table.push_back(std::move(line));
     }
@@ -209,7 +209,8 @@ int CommandReport(int argc, char** argv) {
   int top = 0;
   po::options_description desc(
       "clustersim report DB: per-group accounting of the runs in a results database\n\n"
-      "Per user, virtual cluster, GPU type, priority or policy: jobs, GPU-hours, cost, first-start\n"
+      "Per user, virtual cluster, GPU type, priority or policy: jobs, GPU-hours, cost, "
+      "first-start\n"
       "wait, queued time, JCT, bounded slowdown, preemptions and OOM failures, like Slurm's\n"
       "sreport and sacct. Runs that differ only in their seed (clustersim compare --seeds 0,1,2)\n"
       "are pooled: mean and 95 % confidence interval (Student t) over the seeds.\n\noptions");

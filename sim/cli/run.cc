@@ -133,13 +133,14 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
     } else if (option == "bsld-threshold") {
       config->bsld_threshold_seconds = RequireNumber(value, path, key);
     } else {
-      throw InputError(path, 0, 0,
-                       "unknown key \"" + key +
-                           "\"; expected trace, format, cluster, hardware, policy, placement, "
-                           "runtime_model, params, seed, interval, stop_time, preemption_cost, "
-                           "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
-                           "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
-                           "oom_startup, oom_retries, colocation_speed, storage_gbps, bsld_threshold, out");
+      throw InputError(
+          path, 0, 0,
+          "unknown key \"" + key +
+              "\"; expected trace, format, cluster, hardware, policy, placement, "
+              "runtime_model, params, seed, interval, stop_time, preemption_cost, "
+              "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
+              "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
+              "oom_startup, oom_retries, colocation_speed, storage_gbps, bsld_threshold, out");
     }
   }
 }

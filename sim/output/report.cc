@@ -38,8 +38,8 @@ enum Metric {
   kMetricCount
 };
 // Sums count 0 for a group absent from a run; means are left out then.
-constexpr bool kIsSum[kMetricCount] = {true,  true,  true,  true,  false, false,
-                                       false, false, false, true,  true};
+constexpr bool kIsSum[kMetricCount] = {true,  true,  true,  true, false, false,
+                                       false, false, false, true, true};
 
 using Statement = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
 
@@ -65,8 +65,8 @@ double Real(sqlite3_stmt* stmt, int column) {
 
 bool HasColumn(sqlite3* db, const std::string& path, const std::string& table,
                const std::string& column) {
-  Statement s = Prepare(db, path, "SELECT 1 FROM pragma_table_info('" + table +
-                                      "') WHERE name = '" + column + "'");
+  Statement s = Prepare(
+      db, path, "SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = '" + column + "'");
   return sqlite3_step(s.get()) == SQLITE_ROW;
 }
 
@@ -74,7 +74,7 @@ struct RunInfo {
   int64_t run_id = 0;
   std::string status;
   int64_t seed = 0;
-  std::string config_key;               // identity key without the seeds
+  std::string config_key;                     // identity key without the seeds
   std::map<std::string, std::string> fields;  // for labels
 };
 
@@ -85,9 +85,8 @@ std::string ConfigKey(sqlite3_stmt* stmt, int first_column) {
   for (const std::string_view column : kRunKeyColumns) {
     const int index = c++;
     if (column == "seed") continue;
-    std::string value = sqlite3_column_type(stmt, index) == SQLITE_NULL
-                            ? std::string("\x01")
-                            : Text(stmt, index);
+    std::string value =
+        sqlite3_column_type(stmt, index) == SQLITE_NULL ? std::string("\x01") : Text(stmt, index);
     if (column == "models" && !value.empty() && value[0] == '{') {
       nlohmann::json models = nlohmann::json::parse(value, nullptr, false);
       if (models.is_object()) {
@@ -255,14 +254,14 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
       const auto it = std::find_if(all_runs.begin(), all_runs.end(),
                                    [&](const RunInfo& r) { return r.run_id == id; });
       if (it == all_runs.end()) {
-        throw InputError(path, 0, 0,
-                         "no run " + std::to_string(id) + " (the database holds " +
-                             std::to_string(all_runs.size()) + " runs" +
-                             (all_runs.empty() ? "" : ", ids " +
-                                                          std::to_string(all_runs.front().run_id) +
-                                                          "-" +
-                                                          std::to_string(all_runs.back().run_id)) +
-                             ")");
+        throw InputError(
+            path, 0, 0,
+            "no run " + std::to_string(id) + " (the database holds " +
+                std::to_string(all_runs.size()) + " runs" +
+                (all_runs.empty() ? ""
+                                  : ", ids " + std::to_string(all_runs.front().run_id) + "-" +
+                                        std::to_string(all_runs.back().run_id)) +
+                ")");
       }
       if (it->status != "complete") {
         throw InputError(path, 0, 0,
@@ -288,12 +287,12 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
     }
     ReportConfig& config = report.configs[it->second];
     if (std::find(config.seeds.begin(), config.seeds.end(), run->seed) != config.seeds.end()) {
-      report.notes.push_back("run " + std::to_string(run->run_id) + " left out: it repeats seed " +
-                             std::to_string(run->seed) + " of run " +
-                             std::to_string(config.run_ids[std::find(config.seeds.begin(),
-                                                                     config.seeds.end(),
-                                                                     run->seed) -
-                                                           config.seeds.begin()]));
+      report.notes.push_back(
+          "run " + std::to_string(run->run_id) + " left out: it repeats seed " +
+          std::to_string(run->seed) + " of run " +
+          std::to_string(
+              config.run_ids[std::find(config.seeds.begin(), config.seeds.end(), run->seed) -
+                             config.seeds.begin()]));
       continue;
     }
     config.run_ids.push_back(run->run_id);
@@ -301,9 +300,15 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
     config_runs[it->second].push_back(run);
   }
   // Labels: policy/placement, then whatever else differs between the configurations.
-  const char* kLabelFields[] = {"trace",   "cluster",     "runtime",
-                                "params",  "trace_filter", "timeseries_interval_seconds",
-                                "preemption_cost_seconds", "faults", "models"};
+  const char* kLabelFields[] = {"trace",
+                                "cluster",
+                                "runtime",
+                                "params",
+                                "trace_filter",
+                                "timeseries_interval_seconds",
+                                "preemption_cost_seconds",
+                                "faults",
+                                "models"};
   for (size_t c = 0; c < report.configs.size(); ++c) {
     const RunInfo& first = *config_runs[c].front();
     std::string label = first.fields.at("policy");
@@ -431,7 +436,8 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
           if (!std::isnan(oom)) a->oom += oom;
         }
       }
-      if (rc != SQLITE_DONE) throw InputError(path, 0, 0, std::string("SQLite: ") + sqlite3_errmsg(db));
+      if (rc != SQLITE_DONE)
+        throw InputError(path, 0, 0, std::string("SQLite: ") + sqlite3_errmsg(db));
       for (auto& [name, accumulator] : groups) {
         auto& slot = per_group[name];
         if (slot.empty()) slot.assign(runs, std::vector<double>());

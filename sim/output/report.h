@@ -49,21 +49,21 @@ const std::vector<ReportMetric>& ReportMetrics();
 
 // A figure over the runs of a configuration.
 struct ReportValue {
-  int n = 0;               // runs with a value
-  double mean = 0;         // NaN when n = 0
-  double half_width = 0;   // 95 % CI half-width; NaN when n < 2
+  int n = 0;              // runs with a value
+  double mean = 0;        // NaN when n = 0
+  double half_width = 0;  // 95 % CI half-width; NaN when n < 2
 };
 
 struct ReportRow {
-  size_t config = 0;         // index in Report::configs
-  std::string group;         // the group's name; "(all)" for the configuration's total
+  size_t config = 0;                // index in Report::configs
+  std::string group;                // the group's name; "(all)" for the configuration's total
   std::vector<ReportValue> values;  // one per ReportMetrics()
 };
 
 struct ReportConfig {
-  std::string label;              // what sets it apart from the report's other configurations
-  std::vector<int64_t> run_ids;   // its runs, ascending
-  std::vector<int64_t> seeds;     // their seeds, same order
+  std::string label;             // what sets it apart from the report's other configurations
+  std::vector<int64_t> run_ids;  // its runs, ascending
+  std::vector<int64_t> seeds;    // their seeds, same order
 };
 
 struct Report {

@@ -294,9 +294,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   const Trace& trace = engine->trace();
   const Cluster& cluster = engine->cluster();
   {
-    Statement s(
-        db_,
-        "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Statement s(db_,
+                "INSERT INTO jobs VALUES "
+                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
       const Job& job = trace.jobs[i];
@@ -449,8 +449,7 @@ int64_t FindSameRunOn(sqlite3* db, const std::string& path, const RunRecord& r) 
     } else if (column == "models") {
       s.Bind(i, r.models);
     } else {
-      throw InternalError("FindSameRun: no RunRecord field for key column " +
-                          std::string(column));
+      throw InternalError("FindSameRun: no RunRecord field for key column " + std::string(column));
     }
   }
   const int rc = sqlite3_step(s.get());

@@ -119,7 +119,7 @@ double Get(const ReportRow& row, const std::string& metric) {
 
 TEST(StudentT, MatchesAPrintedTable) {
   // Two-sided 95 % (t_0.975) from a standard t table, three decimals.
-  const std::map<int, double> table = {{1, 12.706}, {2, 4.303},  {3, 3.182}, {4, 2.776},
+  const std::map<int, double> table = {{1, 12.706}, {2, 4.303},  {3, 3.182},  {4, 2.776},
                                        {9, 2.262},  {29, 2.045}, {120, 1.980}};
   for (const auto& [df, t] : table) EXPECT_NEAR(StudentT975(df), t, 5e-4) << "df " << df;
 }
@@ -173,8 +173,8 @@ TEST(Report, PerUserFiguresEqualSumsAndMeansOfTheJobsTable) {
     }
     const double rank = 0.95 * (waits.size() - 1);
     const size_t lo = static_cast<size_t>(rank);
-    const double p95 = lo + 1 < waits.size() ? waits[lo] + (rank - lo) * (waits[lo + 1] - waits[lo])
-                                             : waits[lo];
+    const double p95 =
+        lo + 1 < waits.size() ? waits[lo] + (rank - lo) * (waits[lo + 1] - waits[lo]) : waits[lo];
     EXPECT_NEAR(Get(row, "wait_p95_seconds"), p95, 1e-6) << row.group;
     // One run: no interval.
     EXPECT_TRUE(std::isnan(row.values[MetricIndex("jct_mean_seconds")].half_width));
@@ -341,10 +341,17 @@ TEST(ReportCli, CsvHasOneLinePerGroupWithIntervalColumnsAndTheTableShowsThem) {
 TEST(CompareSeeds, RunsEveryPolicyOncePerSeedAndTheReportPoolsThem) {
   TempDir dir;
   const std::string out = dir.File("c.sqlite");
-  const std::vector<std::string> args = {
-      "compare", "--trace",        TestData("tiny_trace.csv"), "--cluster",
-      TestData("tiny_cluster.json"), "--policies", "fcfs,las",  "--seeds",
-      "0,1,2",   "--out",          out};
+  const std::vector<std::string> args = {"compare",
+                                         "--trace",
+                                         TestData("tiny_trace.csv"),
+                                         "--cluster",
+                                         TestData("tiny_cluster.json"),
+                                         "--policies",
+                                         "fcfs,las",
+                                         "--seeds",
+                                         "0,1,2",
+                                         "--out",
+                                         out};
   const auto r = RunCli(args);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   Database db(out);
@@ -367,15 +374,50 @@ TEST(CompareSeeds, RunsEveryPolicyOncePerSeedAndTheReportPoolsThem) {
   EXPECT_NE(both.err.find("--seed and --seeds: give one of them"), std::string::npos) << both.err;
 }
 
+TEST(CompareSeeds, FailureOptionsApplyToEveryRunAndEachSeedDrawsItsOwnFailures) {
+  TempDir dir;
+  const std::string out = dir.File("f.sqlite");
+  // Node MTBF 0.05 h = 3 min per node on a trace of about 5 min: failures, at other times per seed.
+  const std::vector<std::string> args = {"compare",
+                                         "--trace",
+                                         TestData("tiny_trace.csv"),
+                                         "--cluster",
+                                         TestData("tiny_cluster.json"),
+                                         "--policies",
+                                         "fcfs",
+                                         "--seeds",
+                                         "0,1,2",
+                                         "--node-mtbf",
+                                         "0.05",
+                                         "--mttr",
+                                         "0.01",
+                                         "--csv",
+                                         "--out",
+                                         out};
+  const auto r = RunCli(args);
+  ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+  Database db(out);
+  EXPECT_EQ(db.Number("SELECT COUNT(DISTINCT faults) FROM runs"), 1);
+  EXPECT_NE(db.Value("SELECT faults FROM runs LIMIT 1")->find("\"node_mtbf_hours\":0.05"),
+            std::string::npos);
+  EXPECT_EQ(db.Number("SELECT COUNT(DISTINCT fingerprint) FROM runs"), 3);
+  EXPECT_GT(db.Number("SELECT SUM(value) FROM summary WHERE metric = 'failures'"), 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // duplicate runs
 
 TEST(DuplicateRuns, RunRefusesToAppendTheSameRunUnlessAllowed) {
   TempDir dir;
   const std::string out = dir.File("d.sqlite");
-  const std::vector<std::string> args = {"run",  "--trace", TestData("tiny_trace.csv"),
-                                         "--cluster", TestData("tiny_cluster.json"),
-                                         "--out", out, "--no-progress"};
+  const std::vector<std::string> args = {"run",
+                                         "--trace",
+                                         TestData("tiny_trace.csv"),
+                                         "--cluster",
+                                         TestData("tiny_cluster.json"),
+                                         "--out",
+                                         out,
+                                         "--no-progress"};
   ASSERT_EQ(RunCli(args).exit_code, 0);
   const std::string before = ReadFile(out);
   const auto again = RunCli(args);
@@ -398,9 +440,15 @@ TEST(DuplicateRuns, RunRefusesToAppendTheSameRunUnlessAllowed) {
 TEST(DuplicateRuns, CompareRefusesBeforeSimulatingAndMergeCanSkipThem) {
   TempDir dir;
   const std::string out = dir.File("c.sqlite");
-  const std::vector<std::string> args = {"compare", "--trace", TestData("tiny_trace.csv"),
-                                         "--cluster", TestData("tiny_cluster.json"),
-                                         "--policies", "fcfs,easy", "--out", out};
+  const std::vector<std::string> args = {"compare",
+                                         "--trace",
+                                         TestData("tiny_trace.csv"),
+                                         "--cluster",
+                                         TestData("tiny_cluster.json"),
+                                         "--policies",
+                                         "fcfs,easy",
+                                         "--out",
+                                         out};
   ASSERT_EQ(RunCli(args).exit_code, 0);
   const auto again = RunCli(args);
   EXPECT_EQ(again.exit_code, kExitBadInput);
@@ -452,8 +500,7 @@ TEST(Warnings, NameTheFixWhenAPolicyOrOptionHasNothingToActOn) {
   EXPECT_NE(fair.err.find("fair-share by=user: every job of the trace is charged to one user"),
             std::string::npos)
       << fair.err;
-  EXPECT_NE(fair.err.find("--param by=vc shares between its 2 virtual clusters"),
-            std::string::npos)
+  EXPECT_NE(fair.err.find("--param by=vc shares between its 2 virtual clusters"), std::string::npos)
       << fair.err;
   EXPECT_EQ(fair.out.find("Jain"), std::string::npos) << fair.out;  // no users: no index
   EXPECT_EQ(run(no_users, {"--policy", "fair-share", "--param", "by=vc"}).err.find("fair-share"),

@@ -111,9 +111,10 @@ TEST(PlotLabels, NameWhatDiffersLeaveOutFailedRunsAndFollowTheOptions) {
   // (failed: fcfs takes no walltime, easy no such value), merged into one database: runs 1 fcfs,
   // 2 fcfs failed, 3 easy, 4 easy failed.
   const std::string spec = dir.File("spec.json");
-  WriteFile(spec, R"({"traces": [")" + TestData("tiny_trace.csv") + R"("], "clusters": [")" +
-                      TestData("tiny_cluster.json") +
-                      R"("], "policies": ["fcfs", "easy"], "params": [{}, {"walltime": "nonsense"}]})");
+  WriteFile(spec,
+            R"({"traces": [")" + TestData("tiny_trace.csv") + R"("], "clusters": [")" +
+                TestData("tiny_cluster.json") +
+                R"("], "policies": ["fcfs", "easy"], "params": [{}, {"walltime": "nonsense"}]})");
   RunCli({"sweep", spec, "--out", dir.File("sweep")});
   const std::string db = dir.File("runs.sqlite");
   const CliResult merged = RunCli({"merge", db, dir.File("sweep")});
@@ -132,9 +133,9 @@ TEST(PlotLabels, NameWhatDiffersLeaveOutFailedRunsAndFollowTheOptions) {
     EXPECT_FALSE(Exists(out + "/" + name + ".png")) << name;  // --format svg only
   }
   // --label and --style paper.
-  const CliResult paper = RunPlot({db, "--out", dir.File("paper"), "--dpi", "40", "--run", "1",
-                                   "3", "--label", "{policy} seed {seed}", "--style", "paper",
-                                   "--format", "png"});
+  const CliResult paper =
+      RunPlot({db, "--out", dir.File("paper"), "--dpi", "40", "--run", "1", "3", "--label",
+               "{policy} seed {seed}", "--style", "paper", "--format", "png"});
   ASSERT_EQ(paper.exit_code, 0) << paper.err;
   EXPECT_NE(paper.err.find("run 1: fcfs seed 0"), std::string::npos) << paper.err;
   EXPECT_TRUE(Exists(dir.File("paper") + "/wait_cdf.png"));

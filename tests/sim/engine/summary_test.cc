@@ -24,10 +24,9 @@ TEST(QueuedTime, CountsEveryWaitOfAJobPreemptedTwiceAndEqualsTheFirstWaitOtherwi
   // at 60, when L has 70 - 20 = 50 s left: L is preempted again, S2 runs [60,70], L resumes at
   // 70 and ends at 120. L waited [30,40] and [60,70]: queued 20 s, first-start wait 0, JCT 120,
   // run 100, 2 preemptions. S1 and S2 never wait.
-  TestSim sim = PolicySim(Nodes(1, 4),
-                          {MakeJob("L", 0, 4, 100), MakeJob("S1", 30, 2, 10),
-                           MakeJob("S2", 60, 2, 10)},
-                          "srtf");
+  TestSim sim = PolicySim(
+      Nodes(1, 4), {MakeJob("L", 0, 4, 100), MakeJob("S1", 30, 2, 10), MakeJob("S2", 60, 2, 10)},
+      "srtf");
   const Engine& engine = sim.Run();
   const JobRun& l = sim.Of("L");
   EXPECT_DOUBLE_EQ(l.first_start, 0);
@@ -78,8 +77,8 @@ TEST(QueuedTime, AJobStillQueuedWhenTheRunStopsCountsUntilTheStop) {
   // fcfs, stop at 50: A (4 GPUs, 100 s) runs from 0; B (4 GPUs, t=10) is still waiting at 50.
   EngineOptions options;
   options.stop_time = 50;
-  TestSim sim(Nodes(1, 4), {MakeJob("A", 0, 4, 100), MakeJob("B", 10, 4, 10)}, "fcfs",
-              "first-fit", options);
+  TestSim sim(Nodes(1, 4), {MakeJob("A", 0, 4, 100), MakeJob("B", 10, 4, 10)}, "fcfs", "first-fit",
+              options);
   const Engine& engine = sim.Run();
   EXPECT_EQ(sim.Of("B").state, JobState::kUnfinished);
   EXPECT_DOUBLE_EQ(sim.Of("B").queued_seconds, 40);
