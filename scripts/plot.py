@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Figures from a clustersim results database (schema in results/README.md).
+"""Figures from a clustersim results database (README: Figures; schema in results/README.md).
 
 usage: scripts/plot.py DB [--out DIR] [--run ID ...] [--label FORMAT] [--format png,pdf]
                           [--style screen|paper] [--smooth HOURS] [--dpi N]
@@ -15,8 +15,8 @@ database), one line or bar per run (all runs, or the --run ids):
                      Symmetric-log time axes (waits of 0 are common).
   timelines          utilization, queue length, stranded GPUs and I_frag over simulated time, from
                      the `timeseries` rows of scope 'all'; stranded GPUs and I_frag, which jump
-                     between 0 and a few from one interval to the next, as a moving average
-                     (--smooth, default about 1/100 of the span), the raw series faint behind it
+                     between 0 and their maximum from one interval to the next, as a moving
+                     average (--smooth, default 1/100 of the longest run's span)
   gpu_type_utilization  utilization per GPU type (summary gpu_utilization per scope), grouped bars
   headline           bar charts of headline figures from `summary`: mean and p95 JCT, mean
                      first-start wait and queued time, bounded slowdown, preemptions per job,
