@@ -1,8 +1,8 @@
 // Accounting reports over a results database (`clustersim report`): what Slurm's sreport and
-// sacct give an operator, per group of jobs — per user, virtual cluster, GPU type, priority or
-// policy: jobs, GPU-hours, cost, first-start wait, queued time, JCT, bounded slowdown,
-// preemptions and out-of-memory failures. Read back from the `jobs` table only
-// (results/README.md), so a report can be made of any database, merged or not.
+// sacct give an operator (docs/metrics.md, "Cost allocation"), per group of jobs — per user,
+// virtual cluster, GPU type, priority or policy: jobs, GPU-hours, cost, first-start wait, queued
+// time, JCT, bounded slowdown, preemptions and out-of-memory failures. Read back from the `jobs`
+// table only (results/README.md), so a report can be made of any database, merged or not.
 //
 // Runs that differ only in their seed (the same identity key as `clustersim merge` uses, minus
 // the seed and the model-assignment seed) form one configuration; a configuration's row shows,
