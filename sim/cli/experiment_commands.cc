@@ -196,11 +196,14 @@ int CommandCompare(int argc, char** argv) {
       "param", po::value(&params)->composing(),
       "[NAME:]key=value policy or placement parameter (repeatable)")(
       "seed", po::value(&base.seed)->default_value(0), "random seed")(
-      "interval", po::value(&base.engine.timeseries_interval_seconds)->default_value(300),
-      "timeseries interval, seconds")("stop-time", po::value(&base.engine.stop_time),
-                                      "stop the clock at this simulated time")(
-      "preemption-cost", po::value(&base.engine.preemption_cost_seconds)->default_value(0),
-      "checkpoint save + restore paid by each preempted job, seconds")(
+      "interval",
+      DurationValue("--interval", &base.engine.timeseries_interval_seconds)->default_value("300"),
+      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
+      "stop-time", DurationValue("--stop-time", &base.engine.stop_time),
+      "stop the clock at this simulated time (a duration: 100h, 3d)")(
+      "preemption-cost",
+      DurationValue("--preemption-cost", &base.engine.preemption_cost_seconds)->default_value("0"),
+      "checkpoint save + restore paid by each preempted job (a duration)")(
       "out", po::value(&base.out)->default_value("results/compare.sqlite"),
       "SQLite database to append the runs to")(
       "csv", "print CSV (one line per run, SI units) instead of the table")(

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -289,11 +290,9 @@ TEST_F(TraceReader, ReadsTheRealLublinSwf) {
   EXPECT_EQ(last.gpus, 3);
 }
 
-TEST_F(TraceReader, ReadsTheRealNasaSwfDecompressed) {
-  const std::string path = dir_ + "/NASA-iPSC-1993-3.1-cln.swf";
-  ASSERT_EQ(
-      std::system(("gzip -dc " + kTraces + "/swf/NASA-iPSC-1993-3.1-cln.swf.gz > " + path).c_str()),
-      0);
+TEST_F(TraceReader, ReadsTheRealNasaSwfAsShippedGzipped) {
+  // As the Parallel Workloads Archive ships it: gzip, read without decompressing first.
+  const std::string path = kTraces + "/swf/NASA-iPSC-1993-3.1-cln.swf.gz";
   const Trace trace = LoadTrace(path);
   EXPECT_EQ(trace.format, "swf");
   ASSERT_EQ(trace.jobs.size(), 18239u);
@@ -755,6 +754,100 @@ TEST_F(TraceReader, AnUnknownFormatIsReportedWithTheValidNames) {
 
 // Every prefix of a valid file either loads or gives an InputError with a position: never
 // another exception or a crash.
+void ExpectSameJobs(const Trace& a, const Trace& b, const std::string& what) {
+  EXPECT_EQ(a.format, b.format) << what;
+  EXPECT_EQ(a.sha256, b.sha256) << what;
+  ASSERT_EQ(a.jobs.size(), b.jobs.size()) << what;
+  for (size_t i = 0; i < a.jobs.size(); ++i) {
+    const Job& x = a.jobs[i];
+    const Job& y = b.jobs[i];
+    const std::string at = what + " job " + std::to_string(i);
+    EXPECT_EQ(x.id, y.id) << at;
+    EXPECT_EQ(x.submit_time, y.submit_time) << at;
+    EXPECT_EQ(x.gpus, y.gpus) << at;
+    EXPECT_EQ(x.duration, y.duration) << at;
+    EXPECT_EQ(x.walltime, y.walltime) << at;
+    EXPECT_EQ(x.line, y.line) << at;
+    EXPECT_EQ(x.gpu_type_column, y.gpu_type_column) << at;
+    EXPECT_EQ(x.priority, y.priority) << at;
+    EXPECT_EQ(x.batch_size, y.batch_size) << at;
+    EXPECT_EQ(x.gpu_milli, y.gpu_milli) << at;
+    EXPECT_EQ(x.cpu_milli, y.cpu_milli) << at;
+    EXPECT_EQ(x.gpu_type, y.gpu_type) << at;
+    EXPECT_EQ(x.user, y.user) << at;
+    EXPECT_EQ(x.vc, y.vc) << at;
+    EXPECT_EQ(x.model, y.model) << at;
+    EXPECT_EQ(x.trace_status, y.trace_status) << at;
+  }
+}
+
+TEST_F(TraceReader, EveryFormatReadsGzipJobForJobAsThePlainFile) {
+  // Each file is compressed by the gzip program into a copy whose name does not end in .gz: the
+  // readers must find gzip by its magic bytes, detect the format from the decompressed header
+  // and read the same jobs, lines and content hash.
+  struct Sample {
+    std::string path, format;
+  };
+  std::vector<Sample> samples = {
+      {kTraces + "/philly_default.csv", "native"},
+      {kTraces + "/philly/pollux_philly.csv", ""},
+      {kTraces + "/alibaba_gpu_v2023/openb_pod_list_default.csv", "openb"},
+      {kTraces + "/swf/lublin_256.swf", "swf"},
+      {Write("cluster_job_log", kPhillyJson), "philly-json"},
+      {Write("cluster_log.csv", kHelios), "helios"},
+      {Write("trace_seren.csv", kAcmeSeren), "acme"},
+      {Write("jobs.json", R"({"jobs": [{"job_id": "a", "submit_time": 5, "gpus": 2,
+                               "duration": 60, "user": "u"},
+                              {"job_id": "b", "submit_time": 1, "gpus": 1, "duration": 7}]})"),
+       "native-json"},
+  };
+  for (const Sample& s : samples) {
+    const std::string copy =
+        dir_ + "/gzip_copy_" + std::filesystem::path(s.path).filename().string();
+    ASSERT_EQ(std::system(("gzip -c '" + s.path + "' > '" + copy + "'").c_str()), 0);
+    const Trace plain = LoadTrace(s.path);
+    const Trace gz = LoadTrace(copy);
+    if (!s.format.empty()) EXPECT_EQ(gz.format, s.format) << s.path;
+    EXPECT_GT(gz.jobs.size(), 0u) << s.path;
+    ExpectSameJobs(plain, gz, s.path);
+  }
+  // PAI: both tables gzipped, the task table found beside the job table with its .gz name; and
+  // the headerless job table still recognised by its (gzip) name.
+  const std::string jobs = Write("pai_job_table.csv", kPaiJobs);
+  Write("pai_task_table.csv", kPaiTasks);
+  const Trace plain = LoadTrace(jobs);
+  ASSERT_EQ(std::system(("cd '" + dir_ + "' && gzip pai_job_table.csv pai_task_table.csv").c_str()),
+            0);
+  ExpectSameJobs(plain, LoadTrace(jobs + ".gz"), "pai2020");
+}
+
+TEST_F(TraceReader, TruncatedGzipTracesAreErrorsNamingTheLineReached) {
+  std::string text = "job_id,submit_time,gpus,duration\n";
+  for (int i = 0; i < 20000; ++i) {
+    text += "j" + std::to_string(i) + "," + std::to_string(i * 37 % 1009) + ",1," +
+            std::to_string(i % 997) + "\n";
+  }
+  const std::string plain = Write("whole.csv", text);
+  ASSERT_EQ(std::system(("gzip -c '" + plain + "' > '" + dir_ + "/whole.csv.gz'").c_str()), 0);
+  std::ifstream in(dir_ + "/whole.csv.gz", std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string gz = bytes.str();
+  const std::string cut = dir_ + "/cut.csv.gz";
+  std::ofstream(cut, std::ios::binary) << gz.substr(0, gz.size() * 2 / 3);
+  for (const char* format : {"", "native"}) {
+    try {
+      LoadTrace(cut, format);
+      ADD_FAILURE() << "a truncated gzip file loaded";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.file(), cut);
+      EXPECT_GT(e.line(), 1) << what;  // the line the data stopped in
+      EXPECT_NE(what.find("the gzip data ends early (truncated file?)"), std::string::npos) << what;
+    }
+  }
+}
+
 TEST_F(TraceReader, TruncatedFilesNeverCrash) {
   struct Sample {
     std::string name, format, text;

@@ -61,18 +61,19 @@ TEST(TraceFilter, WindowVcUserAndFirstNKeepExactlyTheNamedJobs) {
   EXPECT_EQ(counts.beyond_first_n, 1);
 }
 
-TEST(TraceFilter, LoadScalingMultipliesInterArrivalGapsFromTheFirstKeptJob) {
-  // Window [10, inf) keeps 10, 20, 30, 40; gaps of 10 s scaled by 0.5 -> 10, 15, 20, 25.
+TEST(TraceFilter, LoadFactorDividesInterArrivalGapsFromTheFirstKeptJob) {
+  // Window [10, inf) keeps 10, 20, 30, 40; twice the arrival rate halves the gaps of 10 s ->
+  // 10, 15, 20, 25.
   Trace trace = FiveJobs();
   TraceFilter filter;
   ParseWindow("10:", &filter);
-  filter.load_scale = 0.5;
+  filter.load_factor = 2;
   ApplyFilter(filter, &trace);
   ASSERT_EQ(trace.jobs.size(), 4u);
   EXPECT_DOUBLE_EQ(trace.jobs[0].submit_time, 10);
   EXPECT_DOUBLE_EQ(trace.jobs[1].submit_time, 15);
   EXPECT_DOUBLE_EQ(trace.jobs[3].submit_time, 25);
-  filter.load_scale = 0;
+  filter.load_factor = 0;
   EXPECT_THROW(ApplyFilter(filter, &trace), InputError);
 }
 
