@@ -10,11 +10,8 @@
 #include <sstream>
 
 #include "sim/util/error.h"
+#include "workloads/reader.h"
 #include "workloads/trace_csv.h"
-
-#ifndef CLUSTERSIM_SOURCE_DIR
-#define CLUSTERSIM_SOURCE_DIR "."
-#endif
 
 namespace clustersim {
 namespace {
@@ -164,11 +161,7 @@ double ArrivalRatePerSecond(const GeneratorOptions& options) {
 }
 
 std::string DefaultDiurnalCurvePath() {
-  if (const char* dir = std::getenv("CLUSTERSIM_DATA_DIR")) {
-    return std::string(dir) + "/helios/lucid_venus_cluster_throughput_10min.csv";
-  }
-  return std::string(CLUSTERSIM_SOURCE_DIR) +
-         "/traces/helios/lucid_venus_cluster_throughput_10min.csv";
+  return BundledTracesDir() + "/helios/lucid_venus_cluster_throughput_10min.csv";
 }
 
 std::vector<std::pair<std::string, double>> ParseModelMix(const std::string& text) {

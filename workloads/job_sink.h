@@ -75,7 +75,8 @@ class JobSink {
   // The most jobs held at once (for tests and benchmarks of the memory bound).
   size_t max_held() const { return max_held_; }
 
-  // The kept jobs sorted by (relative submit time, line, arrival order), load-scaled and mapped.
+  // The kept jobs sorted by (relative submit time, line, arrival order), with the load factor
+  // applied and GPU types mapped.
   std::vector<Job> Finish(FilterCounts* counts);
 
  private:

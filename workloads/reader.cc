@@ -2,12 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <limits>
 
 #include "sim/util/error.h"
 #include "sim/util/input_file.h"
 #include "workloads/trace_csv.h"
+
+#ifndef CLUSTERSIM_SOURCE_DIR
+#define CLUSTERSIM_SOURCE_DIR "."
+#endif
+#ifndef CLUSTERSIM_INSTALL_DATA_DIR
+#define CLUSTERSIM_INSTALL_DATA_DIR "/usr/local/share/clustersim"
+#endif
 
 namespace clustersim {
 namespace {
@@ -17,13 +26,19 @@ std::deque<TraceReaderEntry>& Table() {
   return table;
 }
 
-// Returns the first `bytes` bytes of the file's content (decompressed if it is gzip).
+// Returns the first `bytes` bytes of the file's content (decompressed if it is gzip), or what
+// there is of them before gzip data that stops short: the reader then reports that at its line.
 std::string Head(const std::string& path, size_t bytes) {
   InputFile in(path, "trace file");
   std::string head(bytes, '\0');
   size_t filled = 0;
   while (filled < bytes) {
-    const size_t n = in.Read(head.data() + filled, bytes - filled);
+    size_t n = 0;
+    try {
+      n = in.Read(head.data() + filled, bytes - filled);
+    } catch (const InputError&) {
+      if (filled == 0) throw;
+    }
     if (n == 0) break;
     filled += n;
   }
@@ -83,6 +98,14 @@ void RejectNonText(const std::string& path) {
 }
 
 }  // namespace
+
+std::string BundledTracesDir() {
+  if (const char* dir = std::getenv("CLUSTERSIM_DATA_DIR")) return dir;
+  const std::string source = std::string(CLUSTERSIM_SOURCE_DIR) + "/traces";
+  std::error_code error;
+  if (std::filesystem::is_directory(source, error)) return source;
+  return std::string(CLUSTERSIM_INSTALL_DATA_DIR) + "/traces";
+}
 
 bool RegisterTraceReader(TraceReaderEntry entry) {
   Table().push_back(std::move(entry));

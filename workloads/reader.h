@@ -36,6 +36,11 @@ struct TraceReaderEntry {
   bool rejects_duplicate_ids = false;
 };
 
+// The folder holding the bundled traces: $CLUSTERSIM_DATA_DIR if set, else the source tree's
+// traces/ if it is still there, else the installed copy (<prefix>/share/clustersim/traces, put
+// there by `cmake --install`).
+std::string BundledTracesDir();
+
 bool RegisterTraceReader(TraceReaderEntry entry);
 std::vector<const TraceReaderEntry*> TraceReaders();
 

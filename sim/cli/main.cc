@@ -1,4 +1,4 @@
-// clustersim command line (DESIGN.md §10): `clustersim <command> [options]`, --help everywhere.
+// clustersim command line: `clustersim <command> [options]`, --help everywhere, --version.
 // Bad input is an InputError caught here: printed, exit code 2. A bug (InternalError) exits 3.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -25,6 +25,10 @@
 #include "sim/util/error.h"
 #include "workloads/reader.h"
 
+#ifndef CLUSTERSIM_VERSION
+#define CLUSTERSIM_VERSION "0.0.0"
+#endif
+
 namespace po = boost::program_options;
 
 namespace clustersim {
@@ -34,9 +38,11 @@ std::atomic<bool> g_interrupted{false};
 
 void OnSignal(int) { g_interrupted.store(true); }
 
-constexpr const char* kUsage = R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
+constexpr const char* kUsage =
+    R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
 
 usage: clustersim <command> [options]      (clustersim <command> --help for its options)
+       clustersim --version
 
 commands:
   run             replay a trace on a cluster under a policy; write results to SQLite
@@ -344,6 +350,10 @@ int Main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  if (command == "--version" || command == "version") {
+    std::printf("clustersim %s\n", CLUSTERSIM_VERSION);
+    return 0;
+  }
   try {
     if (command == "run") return CommandRun(argc - 1, argv + 1);
     if (command == "compare") return CommandCompare(argc - 1, argv + 1);

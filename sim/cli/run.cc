@@ -20,19 +20,11 @@
 #include "workloads/model_assignment.h"
 #include "workloads/reader.h"
 
-#ifndef CLUSTERSIM_SOURCE_DIR
-#define CLUSTERSIM_SOURCE_DIR "."
-#endif
 #ifndef CLUSTERSIM_VERSION
 #define CLUSTERSIM_VERSION "0.0.0"
 #endif
 
 namespace clustersim {
-
-std::string BundledTracesDir() {
-  if (const char* dir = std::getenv("CLUSTERSIM_DATA_DIR")) return dir;
-  return std::string(CLUSTERSIM_SOURCE_DIR) + "/traces";
-}
 
 std::string DefaultTracePath() { return BundledTracesDir() + "/philly_default.csv"; }
 

@@ -168,7 +168,7 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
   long long total = 0;
   for (const auto& g : spec.groups) total += static_cast<long long>(g.count) * g.gpus_per_node;
   if (total > 50'000'000) {
-    throw JsonValueError(
+    throw JsonValueError::Verbatim(
         origin, "nodes",
         "the node groups hold " + std::to_string(total) +
             " GPUs in all (sum of count x gpus_per_node): expected at most 50000000");

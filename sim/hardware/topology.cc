@@ -621,11 +621,13 @@ void Topology::WriteDot(std::ostream& out) const {
       between.push_back(*e);
     }
   }
+  // layout=fdp: the force-directed engine packs the rack and node boxes in two dimensions;
+  // dot's layered layout puts every GPU of the cluster on one rank, a strip tens of thousands of
+  // pixels wide. `dot -Tpng` honours the attribute.
   out << "graph topology {\n"
       << "  // clustersim cluster topology: one box per rack and per node; edges give each "
-         "link's bandwidth per direction.\n"
-      << "  graph [fontname=\"Helvetica\", fontsize=12, newrank=true, nodesep=0.15, "
-         "ranksep=0.3];\n"
+         "link's bandwidth per direction. Render: dot -Tpng FILE -o topology.png\n"
+      << "  graph [layout=fdp, fontname=\"Helvetica\", fontsize=12];\n"
       << "  node [fontname=\"Helvetica\", fontsize=9, margin=\"0.04,0.02\", height=0.25];\n"
       << "  edge [fontname=\"Helvetica\", fontsize=7];\n";
   for (int v : outside) vertex_line(v, "  ");

@@ -807,7 +807,9 @@ TEST_F(TraceReader, EveryFormatReadsGzipJobForJobAsThePlainFile) {
     ASSERT_EQ(std::system(("gzip -c '" + s.path + "' > '" + copy + "'").c_str()), 0);
     const Trace plain = LoadTrace(s.path);
     const Trace gz = LoadTrace(copy);
-    if (!s.format.empty()) EXPECT_EQ(gz.format, s.format) << s.path;
+    if (!s.format.empty()) {
+      EXPECT_EQ(gz.format, s.format) << s.path;
+    }
     EXPECT_GT(gz.jobs.size(), 0u) << s.path;
     ExpectSameJobs(plain, gz, s.path);
   }
