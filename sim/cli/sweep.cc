@@ -202,9 +202,8 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
       std::map<std::string, std::string> set;
       for (const auto& [key, value] : values[i].items()) {
         if (!value.is_string() && !value.is_number() && !value.is_boolean()) {
-          throw InputError(
-              path, 0, 0,
-              where("params", i) + "." + key + ": expected a string, number or boolean");
+          throw JsonValueError(path, where("params", i) + "." + key,
+                               "expected a string, number or boolean");
         }
         set[key] = value.is_string() ? value.get<std::string>() : value.dump();
       }
