@@ -9,9 +9,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "sim/hardware/cluster.h"
 #include "sim/util/error.h"
+#include "workloads/failure_trace.h"
+#include "workloads/openb_cluster.h"
 #include "workloads/reader.h"
 
 namespace clustersim {
@@ -821,6 +825,39 @@ TEST_F(TraceReader, EveryFormatReadsGzipJobForJobAsThePlainFile) {
   ASSERT_EQ(std::system(("cd '" + dir_ + "' && gzip pai_job_table.csv pai_task_table.csv").c_str()),
             0);
   ExpectSameJobs(plain, LoadTrace(jobs + ".gz"), "pai2020");
+}
+
+TEST_F(TraceReader, FailureTracesAndOpenbNodeListsReadGzipToo) {
+  auto gzip_copy = [&](const std::string& path) {
+    const std::string copy = path + ".copy";  // no .gz: found by its magic bytes
+    EXPECT_EQ(std::system(("gzip -c '" + path + "' > '" + copy + "'").c_str()), 0);
+    return copy;
+  };
+  const HardwareCatalog& catalog = HardwareCatalog::Default();
+  const Cluster cluster(ClusterSpec::Load("dgx-a100", catalog), catalog);
+  const std::string failures =
+      Write("failures.csv", "time,node,duration,gpu\n10,0,50,\n5,3,20,7\n");
+  const std::vector<FailureRecord> plain = LoadFailureTrace(failures, cluster);
+  const std::vector<FailureRecord> gz = LoadFailureTrace(gzip_copy(failures), cluster);
+  ASSERT_EQ(plain.size(), 2u);
+  ASSERT_EQ(gz.size(), plain.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(gz[i].time, plain[i].time);
+    EXPECT_EQ(gz[i].node, plain[i].node);
+    EXPECT_EQ(gz[i].gpu, plain[i].gpu);
+    EXPECT_EQ(gz[i].duration, plain[i].duration);
+    EXPECT_EQ(gz[i].line, plain[i].line);
+  }
+  const std::string nodes = dir_ + "/node_list.csv";
+  std::filesystem::copy_file(kTraces + "/alibaba_gpu_v2023/openb_node_list_gpu_node.csv", nodes,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::map<std::string, std::string> map = {{"G2", "A100-40GB"}, {"G3", "V100-32GB"}};
+  const OpenbClusterResult a = OpenbNodeListToClusterSpec(nodes, map, catalog);
+  const OpenbClusterResult b = OpenbNodeListToClusterSpec(gzip_copy(nodes), map, catalog);
+  EXPECT_EQ(a.spec_json, b.spec_json);
+  EXPECT_EQ(a.gpus, b.gpus);
+  EXPECT_EQ(a.gpu_nodes, 1213);  // README: 1213 GPU nodes, 6212 GPUs
+  EXPECT_EQ(a.gpus, 6212);
 }
 
 TEST_F(TraceReader, TruncatedGzipTracesAreErrorsNamingTheLineReached) {
