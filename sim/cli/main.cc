@@ -1,4 +1,5 @@
-// clustersim command line: `clustersim <command> [options]`, --help everywhere, --version.
+// clustersim command line (README): `clustersim <command> [options]`, --help everywhere,
+// --version.
 // Bad input is an InputError caught here: printed, exit code 2. A bug (InternalError) exits 3.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
