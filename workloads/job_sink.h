@@ -23,6 +23,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ struct TraceFilter {
   int64_t first_n = -1;                        // < 0 = all
   double load_scale = 1.0;
   std::map<std::string, std::string> gpu_type_map;
+  // The trace's submit times are its recorded start times (a log that records starts but not
+  // waits, as the NASA iPSC/860 log says of itself): a job with no recorded start gets
+  // recorded_start = submit_time and, without a recorded end, recorded_end = submit_time +
+  // duration. Applied before load scaling.
+  bool submit_is_start = false;
 
   bool IsIdentity() const;
   bool HasWindow() const { return !std::isinf(window_start) || !std::isinf(window_end); }
@@ -63,7 +69,9 @@ class JobSink {
   // filter.
   JobSink(const TraceFilter& filter, double origin);
 
-  void Add(Job&& job);
+  // `attempts`: the job's recorded running intervals (in the reader's clock, like submit_time),
+  // for formats that record several per job; kept with the job when the job is kept.
+  void Add(Job&& job, std::span<const RecordedAttempt> attempts = {});
   // A reader that knows how many records follow may say so; storage is reserved only when
   // every record would be kept.
   void ReserveHint(size_t records);
@@ -74,7 +82,10 @@ class JobSink {
   size_t max_held() const { return max_held_; }
 
   // The kept jobs sorted by (relative submit time, line, arrival order), load-scaled and mapped.
+  // Recorded times are shifted by the origin like submit times (never load-scaled).
   std::vector<Job> Finish(FilterCounts* counts);
+  // After Finish: the kept jobs' recorded attempts, in job order (Trace::recorded_attempts).
+  std::vector<RecordedAttempt> TakeAttempts() { return std::move(attempts_); }
 
  private:
   // Keeps the first_n earliest of kept_ (stable), counting the rest.
@@ -86,6 +97,7 @@ class JobSink {
   double earliest_ = std::numeric_limits<double>::infinity();
   FilterCounts counts_;
   std::vector<Job> kept_;
+  std::vector<RecordedAttempt> attempts_;
   size_t max_held_ = 0;
 };
 

@@ -1,11 +1,14 @@
 // The native trace format (DESIGN.md §9), CSV and JSON.
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
-// optional walltime, gpu_type, user, vc, priority, model, batch_size, status. Times in seconds.
+// optional walltime, gpu_type, user, vc, priority, model, batch_size, status, recorded_start,
+// recorded_end (the schedule a real scheduler gave the job, for `clustersim validate`). Times in
+// seconds.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
 // of 0 GPUs is kept and rejected by the engine with a reason); priority an integer; batch_size
-// an integer >= 0; job_id non-empty and unique. Anything else is an error naming the file, line,
+// an integer >= 0; recorded_start >= submit_time and recorded_end >= recorded_start (each >= 0);
+// job_id non-empty and unique. Anything else is an error naming the file, line,
 // column (1-based character position of the field) and what was expected.
 #include <algorithm>
 #include <cmath>
@@ -25,11 +28,12 @@ namespace {
 
 enum Column {
   kJobId, kSubmit, kGpus, kDuration, kWalltime, kGpuType, kUser, kVc, kPriority, kModel,
-  kBatchSize, kStatus, kColumnCount
+  kBatchSize, kStatus, kRecordedStart, kRecordedEnd, kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
     "job_id", "submit_time", "gpus",  "duration", "walltime",   "gpu_type",
-    "user",   "vc",          "priority", "model", "batch_size", "status"};
+    "user",   "vc",          "priority", "model", "batch_size", "status",
+    "recorded_start", "recorded_end"};
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {
@@ -208,6 +212,18 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.batch_size = static_cast<int>(parse.Count(*f, "batch_size", 0));
     }
     if (auto* f = optional(kStatus)) job.trace_status = f->text;
+    if (auto* f = optional(kRecordedStart)) {
+      job.recorded_start = parse.Seconds(*f, "recorded_start");
+      if (job.recorded_start < job.submit_time) {
+        parse.Fail(*f, "recorded_start: expected a time >= submit_time");
+      }
+    }
+    if (auto* f = optional(kRecordedEnd)) {
+      job.recorded_end = parse.Seconds(*f, "recorded_end");
+      if (job.recorded_end < job.recorded_start) {
+        parse.Fail(*f, "recorded_end: expected a time >= recorded_start");
+      }
+    }
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     sink->Add(std::move(job));
   }
@@ -273,6 +289,18 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
     text("vc", &job.vc);
     text("model", &job.model);
     text("status", &job.trace_status);
+    if (o.contains("recorded_start") && !o["recorded_start"].is_null()) {
+      job.recorded_start = number("recorded_start", false);
+      if (job.recorded_start < job.submit_time) {
+        throw InputError(path, 0, 0, where + ".recorded_start: expected a time >= submit_time");
+      }
+    }
+    if (o.contains("recorded_end") && !o["recorded_end"].is_null()) {
+      job.recorded_end = number("recorded_end", false);
+      if (job.recorded_end < job.recorded_start) {
+        throw InputError(path, 0, 0, where + ".recorded_end: expected a time >= recorded_start");
+      }
+    }
     if (!seen_ids.emplace(job.id, i).second) {
       throw InputError(path, 0, 0, where + ".job_id: duplicate id \"" + job.id + "\"");
     }
@@ -314,7 +342,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
-    "gpu_type,user,vc,priority,model,batch_size,status]",
+    "gpu_type,user,vc,priority,model,batch_size,status,recorded_start,recorded_end]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

@@ -15,6 +15,7 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/model_runtime.h"
 #include "sim/engine/summary.h"
+#include "sim/engine/validation.h"
 #include "sim/util/params.h"
 #include "workloads/transforms.h"
 
@@ -48,6 +49,11 @@ struct RunConfig {
   // ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace CSV.
   std::string node_mtbf, gpu_mtbf, failure_trace;
   ModelConfig models;
+  // Compare the run with the trace's recorded schedule (`clustersim validate`,
+  // sim/engine/validation.h): records the allocation log, fills RunOutcome::validation and writes
+  // the allocations, validation and validation_series rows. Refuses a trace without a record and
+  // a load scale other than 1 (it moves submissions away from the record).
+  bool validate = false;
 };
 
 struct RunOutcome {
@@ -63,6 +69,7 @@ struct RunOutcome {
   FilterCounts filter_counts;
   SanityReport sanity;
   std::vector<SummaryRow> summary;
+  ValidationReport validation;  // RunConfig::validate only
 };
 
 // Throws InputError for bad inputs (nothing is written then) and InternalError for a bug.
@@ -74,7 +81,7 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
 // stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval,
 // checkpoint_cost, restore_cost, model_aware, assign_models, models, oom_startup, oom_retries,
-// colocation_speed, storage_gbps, out. Keys named in `given` (option names set on the command line,
+// colocation_speed, storage_gbps, record_allocations, out. Keys named in `given` (option names set on the command line,
 // which win) are skipped; a params key also given as --param keeps the command-line value.
 // Throws InputError naming the file and key for an unknown key or a value of the wrong type.
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,

@@ -177,7 +177,10 @@ void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
       "first", po::value(&args.first), "keep the first N jobs in submission order")(
       "load-scale", po::value(&args.load_scale)->default_value(1.0),
       "multiply inter-arrival gaps by this factor (> 1 lightens the load)")(
-      "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]");
+      "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]")(
+      "submit-is-start", po::bool_switch(&args.submit_is_start),
+      "the trace's submit times are its recorded start times (a log recording starts, not "
+      "waits, e.g. NASA iPSC/860): the recorded schedule of jobs without one");
 }
 
 TraceFilter MakeFilter(const FilterArgs& args) {
@@ -190,6 +193,7 @@ TraceFilter MakeFilter(const FilterArgs& args) {
   filter.first_n = args.first;
   filter.load_scale = args.load_scale;
   if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
+  filter.submit_is_start = args.submit_is_start;
   return filter;
 }
 
