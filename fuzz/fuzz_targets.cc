@@ -105,9 +105,20 @@ void CheckJobs(const Trace& trace) {
               std::to_string(job.gpus) + " GPUs");
     }
     if (job.cpu_milli < 0) Finding(where + "negative cpu_milli");
+    // A recorded time is absent (NaN) or finite; attempts lie in the trace's list.
+    if (std::isinf(job.recorded_start) || std::isinf(job.recorded_end)) {
+      Finding(where + "recorded start or end infinite");
+    }
+    if (static_cast<size_t>(job.recorded_attempt_begin) + job.recorded_attempt_count >
+        trace.recorded_attempts.size()) {
+      Finding(where + "recorded attempts beyond the trace's list");
+    }
     if (job.batch_size < 0) Finding(where + "negative batch_size");
   }
 }
+
+// Recorded times are equal when both are absent (NaN) or both the same number.
+bool SameRecorded(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 // `trace convert --to native` must write a file the native reader reads back to the same jobs.
 // Skipped when ids repeat: formats other than the native one allow that (the sanity report
@@ -142,7 +153,9 @@ void CheckNativeRoundTrip(const Trace& trace) {
                       (a.walltime == b.walltime || (a.walltime < 0 && b.walltime < 0)) &&
                       a.gpu_type == b.gpu_type && a.user == b.user && a.vc == b.vc &&
                       a.priority == b.priority && a.model == b.model &&
-                      a.batch_size == b.batch_size && a.trace_status == b.trace_status;
+                      a.batch_size == b.batch_size && a.trace_status == b.trace_status &&
+                      SameRecorded(a.recorded_start, b.recorded_start) &&
+                      SameRecorded(a.recorded_end, b.recorded_end);
     if (!same) {
       Finding("native round trip changed job " + std::to_string(i) + " \"" + a.id + "\" (" +
               trace.format + ") into \"" + b.id + "\"");

@@ -12,6 +12,7 @@
 
 #include "sim/util/error.h"
 #include "workloads/reader.h"
+#include "workloads/transforms.h"
 
 namespace clustersim {
 namespace {
@@ -886,7 +887,9 @@ TEST_F(TraceReader, SwfRecordsKnownWaitsAndSubmitIsStartFillsTheRest) {
   const Trace filled = LoadTrace(path, "", submit_is_start);
   ExpectRecord(Find(filled, "1"), 130, 180);  // a recorded start is kept
   ExpectRecord(Find(filled, "2"), 110, 150);  // submit, submit + run time
-  ExpectRecord(Find(filled, "3"), 120, 120);  // its end: start + duration (0)
+  // A job with a recorded start is kept as recorded (its end stays unknown).
+  EXPECT_DOUBLE_EQ(Find(filled, "3").recorded_start, 120);
+  EXPECT_FALSE(Find(filled, "3").has_recorded_end());
   EXPECT_NE(submit_is_start.ToJson().find("\"submit_is_start\":true"), std::string::npos);
   EXPECT_NE(ErrorOf("1 100 -2 50 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n", "bad.swf")
                 .find("bad.swf:1:7: field 3 (wait time): expected seconds >= 0 or -1"),
@@ -907,19 +910,32 @@ TEST_F(TraceReader, TheNasaLogRecordsNoWaitsButItsSubmitTimesAreStarts) {
   ExpectRecord(Find(filled, "57"), 25574, 25584);
 }
 
-TEST_F(TraceReader, NativeRecordedColumnsAreCheckedAndConvertedBack) {
+TEST_F(TraceReader, NativeRecordedColumnsAreKeptAsGivenAndCounted) {
   const Trace trace = LoadTrace(Write("n.csv",
                                       "job_id,submit_time,gpus,duration,recorded_start,recorded_end\n"
                                       "a,0,1,10,5,15\n"
-                                      "b,1,1,10,,\n"));
+                                      "b,1,1,10,,\n"
+                                      "c,10,1,5,4,3\n"));
   ExpectRecord(Find(trace, "a"), 5, 15);
   ExpectNoRecord(Find(trace, "b"));
-  EXPECT_NE(ErrorOf("job_id,submit_time,gpus,duration,recorded_start\na,10,1,5,4\n")
-                .find("t.csv:2:10: recorded_start: expected a time >= submit_time"),
+  // c starts before its submission and ends before its start: kept, and counted.
+  ExpectRecord(Find(trace, "c"), 4, 3);
+  const std::string report = CheckTraceSanity(trace, nullptr).ToText();
+  EXPECT_NE(report.find("1 recorded starts before the submission (kept as recorded) (first "
+                        "lines: 4)"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("1 recorded ends before the recorded start"), std::string::npos) << report;
+  EXPECT_NE(ErrorOf("job_id,submit_time,gpus,duration,recorded_start\na,10,1,5,x\n")
+                .find("t.csv:2:10: recorded_start"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("job_id,submit_time,gpus,duration,recorded_start,recorded_end\na,0,1,5,4,3\n")
-                .find("t.csv:2:11: recorded_end: expected a time >= recorded_start"),
-            std::string::npos);
+  // trace convert keeps the two columns (and only writes them when some job has a record).
+  const std::string converted = dir_ + "/back.csv";
+  WriteNativeCsv(trace, converted);
+  const Trace back = LoadTrace(converted);
+  ExpectRecord(Find(back, "a"), 5, 15);
+  ExpectNoRecord(Find(back, "b"));
+  ExpectRecord(Find(back, "c"), 4, 3);
 }
 
 }  // namespace
