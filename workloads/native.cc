@@ -9,8 +9,8 @@
 // of 0 GPUs is kept and rejected by the engine with a reason); priority an integer; batch_size
 // an integer >= 0; recorded_start and recorded_end finite numbers, kept as given (a record that
 // starts before its submission or ends before its start is counted by the sanity report, as for
-// the public formats); job_id non-empty and unique. Anything else is an error naming the file, line,
-// column (1-based character position of the field) and what was expected.
+// the public formats); job_id non-empty and unique. Anything else is an error naming the file,
+// line, column (1-based character position of the field) and what was expected.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,13 +28,25 @@ namespace clustersim {
 namespace {
 
 enum Column {
-  kJobId, kSubmit, kGpus, kDuration, kWalltime, kGpuType, kUser, kVc, kPriority, kModel,
-  kBatchSize, kStatus, kRecordedStart, kRecordedEnd, kColumnCount
+  kJobId,
+  kSubmit,
+  kGpus,
+  kDuration,
+  kWalltime,
+  kGpuType,
+  kUser,
+  kVc,
+  kPriority,
+  kModel,
+  kBatchSize,
+  kStatus,
+  kRecordedStart,
+  kRecordedEnd,
+  kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id", "submit_time", "gpus",  "duration", "walltime",   "gpu_type",
-    "user",   "vc",          "priority", "model", "batch_size", "status",
-    "recorded_start", "recorded_end"};
+    "job_id", "submit_time", "gpus",  "duration",   "walltime", "gpu_type",       "user",
+    "vc",     "priority",    "model", "batch_size", "status",   "recorded_start", "recorded_end"};
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {

@@ -467,8 +467,8 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
   double latest_time_ = -std::numeric_limits<double>::infinity();
   struct OpenJob {
     Job job;
-    double start;  // of its open last attempt
-    int gpus;      // of that attempt
+    double start;                           // of its open last attempt
+    int gpus;                               // of that attempt
     std::vector<RecordedAttempt> attempts;  // its closed attempts
   };
   std::vector<OpenJob> open_jobs_;

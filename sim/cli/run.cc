@@ -287,8 +287,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     }
   }
 
-  if (config.validate &&
-      std::none_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+  if (config.validate && std::none_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
         return job.has_recorded_start() || job.has_recorded_end();
       })) {
     throw InputError(trace_path, 0, 0,

@@ -62,15 +62,17 @@ double Rec(const ValidationReport& r, const std::string& scope, const char* metr
 
 void PrintValidation(const RunConfig& config, const RunOutcome& o) {
   const ValidationReport& r = o.validation;
-  std::printf("\nclustersim validate, run %s: %s (%zu jobs, %s) x %s (%d GPUs), %s / %s, runtime %s\n",
-              o.run_id >= 0 ? std::to_string(o.run_id).c_str() : "-", config.trace_path.c_str(),
-              o.jobs, o.trace_format.c_str(), config.cluster.c_str(), o.gpus, config.policy.c_str(),
-              config.placement.c_str(), o.runtime_model.c_str());
-  std::printf("  jobs: %lld with a record, %lld of them started in both (compared); %lld rejected "
-              "by the simulation (left out); %lld without a record\n",
-              static_cast<long long>(r.jobs_recorded), static_cast<long long>(r.jobs_compared),
-              static_cast<long long>(r.jobs_rejected),
-              static_cast<long long>(r.jobs - r.jobs_rejected - r.jobs_recorded));
+  std::printf(
+      "\nclustersim validate, run %s: %s (%zu jobs, %s) x %s (%d GPUs), %s / %s, runtime %s\n",
+      o.run_id >= 0 ? std::to_string(o.run_id).c_str() : "-", config.trace_path.c_str(), o.jobs,
+      o.trace_format.c_str(), config.cluster.c_str(), o.gpus, config.policy.c_str(),
+      config.placement.c_str(), o.runtime_model.c_str());
+  std::printf(
+      "  jobs: %lld with a record, %lld of them started in both (compared); %lld rejected "
+      "by the simulation (left out); %lld without a record\n",
+      static_cast<long long>(r.jobs_recorded), static_cast<long long>(r.jobs_compared),
+      static_cast<long long>(r.jobs_rejected),
+      static_cast<long long>(r.jobs - r.jobs_rejected - r.jobs_recorded));
   std::printf("\n  %-24s %10s %10s %10s\n", "", "simulated", "recorded", "sim - rec");
   auto line = [&](const char* label, const char* metric, double scale, const char* format) {
     const double s = Sim(r, "all", metric) * scale;
@@ -89,14 +91,15 @@ void PrintValidation(const RunConfig& config, const RunOutcome& o) {
   std::printf("\n  %-24s KS %s   Wasserstein %s h\n", "wait distributions",
               Cell(Value(r, "all", "wait_ks"), "%.3f").c_str(),
               Cell(Value(r, "all", "wait_wasserstein_hours"), "%.4f").c_str());
-  std::printf("  %-24s mean %s   mean |error| %s   p5 %s   p50 %s   p95 %s\n",
-              "start error (h)", Cell(Value(r, "all", "start_error_mean_hours"), "%+.3f").c_str(),
+  std::printf("  %-24s mean %s   mean |error| %s   p5 %s   p50 %s   p95 %s\n", "start error (h)",
+              Cell(Value(r, "all", "start_error_mean_hours"), "%+.3f").c_str(),
               Cell(Value(r, "all", "start_error_abs_mean_hours"), "%.3f").c_str(),
               Cell(Value(r, "all", "start_error_p5_hours"), "%+.3f").c_str(),
               Cell(Value(r, "all", "start_error_p50_hours"), "%+.3f").c_str(),
               Cell(Value(r, "all", "start_error_p95_hours"), "%+.3f").c_str());
   std::printf("  %-24s correlation %s   MAE %s %% of the GPUs (%g s intervals)\n",
-              "utilization series", Cell(Value(r, "all", "utilization_correlation"), "%.3f").c_str(),
+              "utilization series",
+              Cell(Value(r, "all", "utilization_correlation"), "%.3f").c_str(),
               Cell(100 * Value(r, "all", "utilization_mae"), "%.2f").c_str(),
               config.engine.timeseries_interval_seconds);
   std::printf("  %-24s correlation %s   MAE %s jobs\n", "queue length series",
@@ -137,9 +140,10 @@ void PrintValidation(const RunConfig& config, const RunOutcome& o) {
   if (!users.empty()) {
     std::stable_sort(users.begin(), users.end());  // most compared jobs first, then by name
     const size_t shown = std::min<size_t>(users.size(), 10);
-    std::printf("\n  by user (the %zu of %zu users with the most compared jobs; all in the "
-                "validation table)\n",
-                shown, users.size());
+    std::printf(
+        "\n  by user (the %zu of %zu users with the most compared jobs; all in the "
+        "validation table)\n",
+        shown, users.size());
     std::vector<std::string> scopes;
     for (size_t k = 0; k < shown; ++k) scopes.push_back(users[k].second);
     scope_table(scopes, false);
@@ -170,8 +174,8 @@ SearchAxis ParseSearch(const std::string& text) {
   size_t start = eq + 1;
   while (true) {
     const size_t comma = text.find(',', start);
-    std::string value = text.substr(start, comma == std::string::npos ? std::string::npos
-                                                                      : comma - start);
+    std::string value =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (value.empty()) throw InputError("--search " + text + ": an empty value");
     if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end()) {
       throw InputError("--search " + text + ": " + value + " is listed twice");
@@ -290,10 +294,11 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return distance(a) < distance(b); });
   const RunOutcome& first = candidates.front().outcome;
-  std::printf("clustersim validate --search: %s (%zu jobs, %s) x %s (%d GPUs): %zu configurations "
-              "ranked by %s\n",
-              base.trace_path.c_str(), first.jobs, first.trace_format.c_str(), base.cluster.c_str(),
-              first.gpus, candidates.size(), rank_by.c_str());
+  std::printf(
+      "clustersim validate --search: %s (%zu jobs, %s) x %s (%d GPUs): %zu configurations "
+      "ranked by %s\n",
+      base.trace_path.c_str(), first.jobs, first.trace_format.c_str(), base.cluster.c_str(),
+      first.gpus, candidates.size(), rank_by.c_str());
   std::printf("%4s %4s  %-36s %8s %6s %10s %10s %9s %9s\n", "rank", "run", "configuration",
               "W1 (h)", "KS", "wait mean", "(rec)", "util corr", "util MAE%");
   for (size_t k = 0; k < order.size(); ++k) {
@@ -309,10 +314,11 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
                 Cell(100 * Value(r, "all", "utilization_mae"), "%.2f").c_str(),
                 c.outcome.status == RunStatus::kComplete ? "" : "  (interrupted)");
   }
-  std::printf("waits in hours; W1 = Wasserstein distance of the wait distributions; written to %s "
-              "(runs %lld-%lld)\n",
-              base.out.c_str(), static_cast<long long>(candidates.front().run_id),
-              static_cast<long long>(candidates.back().run_id));
+  std::printf(
+      "waits in hours; W1 = Wasserstein distance of the wait distributions; written to %s "
+      "(runs %lld-%lld)\n",
+      base.out.c_str(), static_cast<long long>(candidates.front().run_id),
+      static_cast<long long>(candidates.back().run_id));
   return interrupted ? 130 : 0;
 }
 
@@ -329,7 +335,8 @@ int CommandValidate(int argc, char** argv) {
   po::options_description desc(
       "clustersim validate --trace F --cluster C --policy P [run options]: replay a trace that\n"
       "records its real schedule and compare the simulation with it (docs/validation.md)\n\n"
-      "Job by job (start-time error), wait distributions (mean, p50, p95, p99, Kolmogorov-Smirnov,\n"
+      "Job by job (start-time error), wait distributions (mean, p50, p95, p99, "
+      "Kolmogorov-Smirnov,\n"
       "Wasserstein distance in hours), utilization and queue-length series (correlation, mean\n"
       "absolute error), overall, per size class and per user. Printed, and written with the run\n"
       "(tables validation, validation_series, allocations). --search key=v1,v2 (repeatable; keys\n"
@@ -339,13 +346,12 @@ int CommandValidate(int argc, char** argv) {
                                                  "trace file with a recorded schedule (required)")(
       "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
       "cluster", po::value(&config.cluster)->default_value("default"),
-      "cluster spec JSON file or preset name")(
-      "hardware", po::value(&config.hardware_path), "hardware catalog JSON (default: built in)")(
+      "cluster spec JSON file or preset name")("hardware", po::value(&config.hardware_path),
+                                               "hardware catalog JSON (default: built in)")(
       "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
-      "placement", po::value(&config.placement)->default_value("first-fit"),
-      "placement strategy")("runtime-model",
-                            po::value(&config.runtime_model)->default_value("trace"),
-                            "trace | hardware (default trace: jobs run their recorded durations)")(
+      "placement", po::value(&config.placement)->default_value("first-fit"), "placement strategy")(
+      "runtime-model", po::value(&config.runtime_model)->default_value("trace"),
+      "trace | hardware (default trace: jobs run their recorded durations)")(
       "param", po::value(&params)->composing(), "[NAME:]key=value policy parameter (repeatable)")(
       "seed", po::value(&config.seed)->default_value(0), "random seed")(
       "interval", po::value(&config.engine.timeseries_interval_seconds)->default_value(300),

@@ -1,9 +1,9 @@
 #include "sim/engine/engine.h"
 
 #include <algorithm>
-#include <string>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "sim/engine/model_runtime.h"
 #include "sim/util/error.h"

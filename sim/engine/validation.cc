@@ -67,8 +67,8 @@ double Demand(const Job& job) {
 
 struct Paired {
   std::vector<double> simulated_wait, recorded_wait, start_error;  // seconds
-  int64_t started = 0;   // simulated start
-  int64_t recorded = 0;  // recorded start
+  int64_t started = 0;                                             // simulated start
+  int64_t recorded = 0;                                            // recorded start
 };
 
 struct SeriesSet {
@@ -93,8 +93,9 @@ void AddPairedRows(const std::string& scope, Paired& p, std::vector<ValidationRo
   const double sim_mean = Mean(p.simulated_wait);
   const double rec_mean = Mean(p.recorded_wait);
   row("wait_mean_hours", sim_mean, rec_mean, sim_mean - rec_mean);
-  for (const auto& [metric, q] : {std::pair{"wait_p50_hours", 0.50}, std::pair{"wait_p95_hours", 0.95},
-                                  std::pair{"wait_p99_hours", 0.99}}) {
+  for (const auto& [metric, q] :
+       {std::pair{"wait_p50_hours", 0.50}, std::pair{"wait_p95_hours", 0.95},
+        std::pair{"wait_p99_hours", 0.99}}) {
     const double s = Percentile(p.simulated_wait, q);
     const double r = Percentile(p.recorded_wait, q);
     row(metric, s, r, s - r);
@@ -232,8 +233,9 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
       if (job.recorded_attempt_count > 0) {
         const RecordedAttempt* attempts = &trace.recorded_attempts[job.recorded_attempt_begin];
         std::vector<RecordedAttempt> sorted(attempts, attempts + job.recorded_attempt_count);
-        std::sort(sorted.begin(), sorted.end(),
-                  [](const RecordedAttempt& a, const RecordedAttempt& b) { return a.start < b.start; });
+        std::sort(
+            sorted.begin(), sorted.end(),
+            [](const RecordedAttempt& a, const RecordedAttempt& b) { return a.start < b.start; });
         s->rec_queue.Add(job.submit_time, sorted.front().start, 1);
         for (size_t a = 0; a < sorted.size(); ++a) {
           s->rec_busy.Add(sorted[a].start, sorted[a].end, sorted[a].gpus * share);
@@ -265,8 +267,8 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
   const double gpus = engine.cluster().total_gpus();
   auto scope_order = [](const std::string& scope) {
     // all, then size classes from small to large, then users by name.
-    static const char* kOrder[] = {"all",        "size:0",    "size:<1",  "size:1",
-                                   "size:2-4",   "size:5-8",  "size:9-32", "size:33+"};
+    static const char* kOrder[] = {"all",      "size:0",   "size:<1",   "size:1",
+                                   "size:2-4", "size:5-8", "size:9-32", "size:33+"};
     for (size_t k = 0; k < std::size(kOrder); ++k) {
       if (scope == kOrder[k]) return k;
     }
@@ -297,10 +299,10 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
   if (const ValidationRow* jobs = report.Find("all", "jobs")) {
     report.jobs_compared = static_cast<int64_t>(jobs->value);
   }
-  report.rows.push_back({"all", "jobs_rejected", kNaN, kNaN,
-                         static_cast<double>(report.jobs_rejected)});
-  report.rows.push_back({"all", "jobs_recorded", kNaN, kNaN,
-                         static_cast<double>(report.jobs_recorded)});
+  report.rows.push_back(
+      {"all", "jobs_rejected", kNaN, kNaN, static_cast<double>(report.jobs_rejected)});
+  report.rows.push_back(
+      {"all", "jobs_recorded", kNaN, kNaN, static_cast<double>(report.jobs_recorded)});
   return report;
 }
 

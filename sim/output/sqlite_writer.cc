@@ -330,9 +330,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   const Trace& trace = engine->trace();
   const Cluster& cluster = engine->cluster();
   {
-    Statement s(
-        db_,
-        "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Statement s(db_,
+                "INSERT INTO jobs VALUES "
+                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     std::string attempts_text;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
@@ -495,10 +495,11 @@ void SqliteWriter::WriteValidation(int64_t run_id, const ValidationReport& repor
       s.Step();
     }
   }
-  Statement s(db_,
-              "INSERT INTO validation_series (run_id, scope, t_start, t_end, simulated_utilization, "
-              "recorded_utilization, simulated_queue_length, recorded_queue_length) "
-              "VALUES (?,?,?,?,?,?,?,?)");
+  Statement s(
+      db_,
+      "INSERT INTO validation_series (run_id, scope, t_start, t_end, simulated_utilization, "
+      "recorded_utilization, simulated_queue_length, recorded_queue_length) "
+      "VALUES (?,?,?,?,?,?,?,?)");
   for (const ValidationSeries& series : report.series) {
     for (size_t k = 0; k < series.simulated_utilization.size(); ++k) {
       s.Bind(1, run_id);

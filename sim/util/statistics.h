@@ -2,7 +2,8 @@
 // recorded one (sim/engine/validation.h). Pure functions of their arguments.
 //
 // Definitions (docs/validation.md works them through on small samples):
-// - KolmogorovSmirnov(a, b) = sup_x |F_a(x) - F_b(x)| over the two empirical CDFs (right-continuous:
+// - KolmogorovSmirnov(a, b) = sup_x |F_a(x) - F_b(x)| over the two empirical CDFs
+// (right-continuous:
 //   F(x) = fraction of values <= x), in [0, 1].
 // - Wasserstein1(a, b) = integral over x of |F_a(x) - F_b(x)|, in the values' unit; for two
 //   samples of equal size n it equals the mean of |a_(i) - b_(i)| over the sorted values.

@@ -86,8 +86,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
        db.Query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")) {
     tables.push_back(*row[0]);
   }
-  EXPECT_EQ(tables, (std::vector<std::string>{"allocations", "jobs", "runs", "summary", "timeseries",
-                                              "validation", "validation_series"}));
+  EXPECT_EQ(tables, (std::vector<std::string>{"allocations", "jobs", "runs", "summary",
+                                              "timeseries", "validation", "validation_series"}));
 
   // The lists below are the schema in sim/output/sqlite_writer.cc (kSchema), column for column.
   EXPECT_EQ(ColumnsOf(db, "runs"), (std::vector<std::string>{"run_id",
@@ -158,9 +158,9 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
   EXPECT_EQ(ColumnsOf(db, "allocations"),
             (std::vector<std::string>{"run_id", "job_index", "start_time", "end_time", "reason",
                                       "gpu_type", "gpus", "gpu_milli", "nodes", "gpu_indexes"}));
-  EXPECT_EQ(ColumnsOf(db, "validation"),
-            (std::vector<std::string>{"run_id", "scope", "metric", "simulated", "recorded",
-                                      "value"}));
+  EXPECT_EQ(
+      ColumnsOf(db, "validation"),
+      (std::vector<std::string>{"run_id", "scope", "metric", "simulated", "recorded", "value"}));
   EXPECT_EQ(ColumnsOf(db, "validation_series"),
             (std::vector<std::string>{"run_id", "scope", "t_start", "t_end",
                                       "simulated_utilization", "recorded_utilization",

@@ -43,8 +43,8 @@ TEST(ValidateCommand, WritesAndPrintsTheHandComputedComparison) {
   const std::string out = dir.File("v.sqlite");
   WriteFile(trace, kRecordedTrace);
   WriteFile(cluster, kOneNode);
-  const CliResult r = RunOk({"validate", "--trace", trace, "--cluster", cluster, "--interval",
-                             "50", "--out", out, "--check"});
+  const CliResult r = RunOk({"validate", "--trace", trace, "--cluster", cluster, "--interval", "50",
+                             "--out", out, "--check"});
   // W1 = 50/3 s = 0.00463 h; KS = 1/3; mean waits 170/3 and 220/3 s (0.016, 0.020 h).
   EXPECT_NE(r.out.find("KS 0.333   Wasserstein 0.0046 h"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("wait mean (h)"), std::string::npos) << r.out;
@@ -140,14 +140,14 @@ TEST(AllocationsTable, AgreesWithTheJobsAndTheBusyGpuHours) {
   // memory; --check has the engine verify the log after every pass and at the end.
   TempDir dir;
   const std::string out = dir.File("a.sqlite");
-  RunOk({"run", "--trace", kSourceDir + "/traces/philly_default.csv", "--first", "1500",
-         "--policy", "srtf", "--node-mtbf", "50", "--assign-models", "--record-allocations",
-         "--check", "--out", out, "--no-progress"});
+  RunOk({"run", "--trace", kSourceDir + "/traces/philly_default.csv", "--first", "1500", "--policy",
+         "srtf", "--node-mtbf", "50", "--assign-models", "--record-allocations", "--check", "--out",
+         out, "--no-progress"});
   Database db(out);
   for (const char* reason : {"finish", "preempt", "failure", "oom"}) {
-    EXPECT_GT(db.Number(std::string("SELECT COUNT(*) FROM allocations WHERE reason = '") +
-                        reason + "'"),
-              0)
+    EXPECT_GT(
+        db.Number(std::string("SELECT COUNT(*) FROM allocations WHERE reason = '") + reason + "'"),
+        0)
         << reason;
   }
   // One row per start: the first start, and one more per preemption, failure and OOM failure
@@ -169,9 +169,9 @@ TEST(AllocationsTable, AgreesWithTheJobsAndTheBusyGpuHours) {
   const double logged = db.Number(
       "SELECT SUM((end_time - start_time) * gpus * coalesce(gpu_milli, 1000) / 1000.0) FROM "
       "allocations");
-  const double busy =
-      3600 * db.Number("SELECT value FROM summary WHERE metric = 'busy_gpu_hours' AND "
-                       "scope = 'all'");
+  const double busy = 3600 * db.Number(
+                                 "SELECT value FROM summary WHERE metric = 'busy_gpu_hours' AND "
+                                 "scope = 'all'");
   EXPECT_NEAR(logged, busy, 1e-9 * busy);
   // GPU and node ranges parse and match the GPU count.
   EXPECT_EQ(db.Number("SELECT COUNT(*) FROM allocations WHERE gpu_indexes = '' OR nodes = ''"), 0);

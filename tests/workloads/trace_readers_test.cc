@@ -787,7 +787,6 @@ TEST_F(TraceReader, TruncatedFilesNeverCrash) {
   }
 }
 
-
 // ---------------------------------------------------------------- recorded schedules
 
 void ExpectRecord(const Job& job, double start, double end) {
@@ -858,8 +857,8 @@ TEST_F(TraceReader, SlurmStyleLogsAndPaiRecordStartsAndEnds) {
 
 TEST_F(TraceReader, OpenbRecordsScheduledAndDeletionTimes) {
   const Trace trace = LoadTrace(kTraces + "/alibaba_gpu_v2023/openb_pod_list_default.csv");
-  ExpectRecord(trace.jobs.front(), 0, 12537496);              // line 2
-  ExpectRecord(trace.jobs.back(), 12901762, 12901792);        // line 8153
+  ExpectRecord(trace.jobs.front(), 0, 12537496);                   // line 2
+  ExpectRecord(trace.jobs.back(), 12901762, 12901792);             // line 8153
   ExpectRecord(Find(trace, "openb-pod-0005"), 2759676, 12902960);  // line 7: waited 2 s
   // Line 63, Pending: never scheduled, deleted (withdrawn) at 10001403.
   const Job& pending = Find(trace, "openb-pod-0061");
@@ -911,11 +910,12 @@ TEST_F(TraceReader, TheNasaLogRecordsNoWaitsButItsSubmitTimesAreStarts) {
 }
 
 TEST_F(TraceReader, NativeRecordedColumnsAreKeptAsGivenAndCounted) {
-  const Trace trace = LoadTrace(Write("n.csv",
-                                      "job_id,submit_time,gpus,duration,recorded_start,recorded_end\n"
-                                      "a,0,1,10,5,15\n"
-                                      "b,1,1,10,,\n"
-                                      "c,10,1,5,4,3\n"));
+  const Trace trace =
+      LoadTrace(Write("n.csv",
+                      "job_id,submit_time,gpus,duration,recorded_start,recorded_end\n"
+                      "a,0,1,10,5,15\n"
+                      "b,1,1,10,,\n"
+                      "c,10,1,5,4,3\n"));
   ExpectRecord(Find(trace, "a"), 5, 15);
   ExpectNoRecord(Find(trace, "b"));
   // c starts before its submission and ends before its start: kept, and counted.

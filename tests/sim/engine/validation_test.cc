@@ -1,13 +1,14 @@
 // The allocation log, the sample and series distances, and the comparison with a recorded schedule
 // (sim/engine/allocation_log.h, sim/util/statistics.h, sim/engine/validation.h), against values
 // worked out by hand in the comments.
+#include "sim/engine/validation.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
 #include "sim/engine/summary.h"
-#include "sim/engine/validation.h"
 #include "sim/util/error.h"
 #include "sim/util/statistics.h"
 #include "tests/test_util.h"
@@ -70,8 +71,8 @@ TEST(AllocationLog, APreemptedJobHasOneIntervalPerStart) {
   // which runs [30,40) on GPUs 0-1; L resumes [40,110). GPU-seconds 120 + 20 + 280 = 420.
   EngineOptions options;
   options.record_allocations = true;
-  TestSim sim(Nodes(1, 4), {MakeJob("L", 0, 4, 100), MakeJob("S", 30, 2, 10)}, "srtf",
-              "first-fit", options);
+  TestSim sim(Nodes(1, 4), {MakeJob("L", 0, 4, 100), MakeJob("S", 30, 2, 10)}, "srtf", "first-fit",
+              options);
   Engine& engine = sim.Run();
   const AllocationLog& log = engine.allocations();
   ASSERT_EQ(log.intervals.size(), 3u);
