@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "sim/cli/run.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/engine/summary.h"
+#include "sim/engine/validation.h"
 #include "sim/hardware/cluster.h"
 #include "sim/hardware/hardware.h"
 #include "sim/hardware/topology.h"
@@ -350,6 +352,7 @@ void SimulateTarget(std::string_view input) {
     const auto policy = policy_entry.make(params);
     EngineOptions options;
     options.check_invariants = true;
+    options.record_allocations = true;  // --check then verifies the allocation log too
     std::unique_ptr<ModelRuntime> models;
     if (model_aware) {
       AssignModels(trace.jobs, second);
@@ -362,6 +365,12 @@ void SimulateTarget(std::string_view input) {
     Engine engine(trace, cluster, *placement, *runtime, *policy, policy_entry.name, options);
     engine.Run();
     ComputeSummary(engine);
+    // A trace with a recorded schedule (the native recorded_start / recorded_end columns) is
+    // compared with it, as `clustersim validate` does.
+    const bool recorded = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+      return job.has_recorded_start() || job.has_recorded_end();
+    });
+    if (recorded) ComputeValidation(engine, 300);
   } catch (const InputError&) {
     return;
   }
