@@ -204,7 +204,10 @@ TraceStats ComputeTraceStats(const Trace& trace) {
     durations.push_back(job.duration);
     total += job.duration;
     s.gpu_hours += job.gpus * job.duration / 3600;
+    s.recorded_starts += job.has_recorded_start();
+    s.recorded_ends += job.has_recorded_end();
   }
+  s.recorded_attempts = static_cast<int64_t>(trace.recorded_attempts.size());
   s.duration_mean = total / durations.size();
   s.duration_max = *std::max_element(durations.begin(), durations.end());
   s.duration_p50 = Percentile(durations, 0.50);
@@ -235,6 +238,13 @@ std::string FormatTraceStats(const TraceStats& s) {
   std::snprintf(line, sizeof line, "offered load    %.0f GPU-hours in all, %.1f GPU-hours/day\n",
                 s.gpu_hours, s.offered_gpu_hours_per_day);
   out += line;
+  if (s.recorded_starts + s.recorded_ends > 0) {
+    std::snprintf(line, sizeof line,
+                  "recorded        %lld starts, %lld ends, %lld attempts (clustersim validate)\n",
+                  static_cast<long long>(s.recorded_starts), static_cast<long long>(s.recorded_ends),
+                  static_cast<long long>(s.recorded_attempts));
+    out += line;
+  }
   out += "GPUs per job    ";
   for (const auto& [gpus, count] : s.jobs_by_gpus) {
     std::snprintf(line, sizeof line, "%d: %lld (%.1f%%)  ", gpus, static_cast<long long>(count),
