@@ -1,7 +1,7 @@
-// The one SQLite writer (DESIGN.md §8). A database holds any number of runs in the tables runs,
-// jobs, timeseries, summary, and, for the runs that have them, allocations (the allocation log),
-// validation and validation_series (`clustersim validate`); results/README.md documents every
-// column and unit.
+// The one SQLite writer (results/README.md). A database holds any number of runs in the tables
+// runs, jobs, timeseries, summary, and, for the runs that have them, allocations (the allocation
+// log), validation and validation_series (`clustersim validate`); results/README.md documents
+// every column and unit.
 //
 // Nothing half-written is left behind: a new database is written to a temporary file beside the
 // target and renamed into place by Commit(); runs appended to an existing database are written
