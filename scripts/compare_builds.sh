@@ -39,11 +39,18 @@ runs() {
   echo "synthetic_easy|--trace $synthetic --cluster $cluster_1024 --runtime-model trace --policy easy"
 }
 
-dump() {  # DB OUT
+# Columns and summary metrics are those the OLD binary writes: a newer binary may add columns and
+# metrics (results/README.md), and what both write must agree.
+columns() {  # DB TABLE
+  sqlite3 "$1" "SELECT group_concat(name, ', ') FROM pragma_table_info('$2')"
+}
+dump() {  # DB OUT REFERENCE_DB
   sqlite3 -csv "$1" "SELECT run_id, fingerprint, events, passes, status FROM runs ORDER BY run_id" >"$2"
-  sqlite3 -csv "$1" "SELECT * FROM jobs ORDER BY run_id, job_index" >>"$2"
-  sqlite3 -csv "$1" "SELECT * FROM timeseries ORDER BY 1, 2, 3" >>"$2"
-  sqlite3 -csv "$1" "SELECT * FROM summary ORDER BY 1, 2, 3" >>"$2"
+  sqlite3 -csv "$1" "SELECT $(columns "$3" jobs) FROM jobs ORDER BY run_id, job_index" >>"$2"
+  sqlite3 -csv "$1" "SELECT $(columns "$3" timeseries) FROM timeseries ORDER BY 1, 2, 3" >>"$2"
+  local metrics
+  metrics=$(sqlite3 "$3" "SELECT group_concat(DISTINCT quote(metric)) FROM summary")
+  sqlite3 -csv "$1" "SELECT * FROM summary WHERE metric IN (${metrics:-''}) ORDER BY 1, 2, 3" >>"$2"
 }
 
 status=0
@@ -61,13 +68,15 @@ while IFS='|' read -r name options; do
       status=1
       continue 2
     }
-    dump "$db" "$work/$name.$side.csv"
+  done
+  for side in old new; do
+    dump "$work/$name.$side.sqlite" "$work/$name.$side.csv" "$work/$name.old.sqlite"
   done
   if cmp -s "$work/$name.old.csv" "$work/$name.new.csv"; then
     echo "$name: identical ($(head -1 "$work/$name.new.csv"))"
   else
     echo "$name: DIFFERENT"
-    diff "$work/$name.old.csv" "$work/$name.new.csv" | head -5
+    diff "$work/$name.old.csv" "$work/$name.new.csv" | head -5 || true
     status=1
   fi
 done < <(runs)

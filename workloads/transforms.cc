@@ -240,9 +240,14 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const std::string temporary = path + ".partial";
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) throw InputError(path, 0, 0, "cannot write file");
+  // The host-demand columns only when some job states one (older readers do not know them).
+  const bool host = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+    return job.cpu_milli > 0 || job.memory_mib > 0;
+  });
   std::string chunk =
       "job_id,submit_time,gpus,duration,walltime,gpu_type,user,vc,priority,model,batch_size,"
-      "status\n";
+      "status";
+  chunk += host ? ",cpus,host_memory_gib\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
@@ -279,6 +284,12 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
     if (job.batch_size > 0) chunk += std::to_string(job.batch_size);
     chunk += ',';
     AppendField(job.trace_status.str(), &chunk);
+    if (host) {
+      chunk += ',';
+      if (job.cpu_milli > 0) AppendNumber(job.cpu_milli / 1000.0, &chunk);
+      chunk += ',';
+      if (job.memory_mib > 0) AppendNumber(job.memory_mib / 1024.0, &chunk);
+    }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {
       ok = ok && std::fwrite(chunk.data(), 1, chunk.size(), file) == chunk.size();

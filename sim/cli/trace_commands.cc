@@ -177,7 +177,9 @@ void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
       "first", po::value(&args.first), "keep the first N jobs in submission order")(
       "load-scale", po::value(&args.load_scale)->default_value(1.0),
       "multiply inter-arrival gaps by this factor (> 1 lightens the load)")(
-      "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]");
+      "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]")(
+      "no-host-demands", po::bool_switch(&args.no_host_demands),
+      "drop the jobs' CPU and host-memory demands (GPU-only placement)");
 }
 
 TraceFilter MakeFilter(const FilterArgs& args) {
@@ -190,6 +192,7 @@ TraceFilter MakeFilter(const FilterArgs& args) {
   filter.first_n = args.first;
   filter.load_scale = args.load_scale;
   if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
+  filter.drop_host_demands = args.no_host_demands;
   return filter;
 }
 

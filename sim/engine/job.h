@@ -27,7 +27,9 @@ struct Job {
   int batch_size = 0;  // 0 = unknown
   int gpu_milli = 0;   // share of one GPU in thousandths (fractional requests, gpus == 1);
                        // 0 = whole GPUs. Without GPU sharing a fractional job holds a GPU.
-  int cpu_milli = 0;   // CPU demand in thousandths of a core; 0 = unknown
+  int cpu_milli = 0;   // CPU demand of the whole job in thousandths of a core; 0 = not stated
+  int memory_mib = 0;  // host-memory demand of the whole job in MiB; 0 = not stated
+                       // (both: docs/resources.md)
   Symbol gpu_type;     // allowed GPU types separated by '|'; empty = any
   Symbol user;
   Symbol vc;            // virtual cluster / group

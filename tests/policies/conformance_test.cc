@@ -31,6 +31,24 @@ std::vector<Job> RandomTrace(uint64_t seed, int jobs) {
 constexpr const char* kCluster = R"({"nodes":[
   {"count":2,"gpu_type":"V100-32GB","gpus_per_node":8},
   {"count":3,"gpu_type":"A100-80GB","gpus_per_node":4}]})";
+// The same GPUs with CPUs and host memory, for traces that state host demands
+// (docs/resources.md): placements and plans must honour them too.
+constexpr const char* kHostCluster = R"({"nodes":[
+  {"count":2,"gpu_type":"V100-32GB","gpus_per_node":8,"cpus":40,"host_memory_gib":256},
+  {"count":3,"gpu_type":"A100-80GB","gpus_per_node":4,"cpus":64,"host_memory_gib":512}]})";
+
+// RandomTrace with CPU and memory demands on two thirds of the jobs (between 2 and 12 cores and
+// 8 and 40 GiB per GPU; some jobs thus fit only where few CPUs are taken).
+std::vector<Job> RandomHostTrace(uint64_t seed, int jobs) {
+  std::vector<Job> out = RandomTrace(seed, jobs);
+  std::mt19937_64 rng(seed ^ 0x5eed);
+  for (Job& job : out) {
+    if (rng() % 3 == 0 || job.gpus > 64) continue;
+    job.cpu_milli = static_cast<int>(job.gpus * (2 + rng() % 11) * 1000);
+    job.memory_mib = static_cast<int>(job.gpus * (8 + rng() % 33) * 1024);
+  }
+  return out;
+}
 
 using Combination = std::tuple<std::string, std::string>;
 
@@ -58,6 +76,23 @@ TEST_P(Conformance, NoOverCommitEveryJobAccountedForAndDeterministic) {
     }
   }
   EXPECT_EQ(a.Of("too-big").state, JobState::kRejected);
+}
+
+TEST_P(Conformance, HostLimitedRunsHonourCpusAndMemory) {
+  const auto& [policy, placement] = GetParam();
+  const auto jobs = RandomHostTrace(7, 300);
+  testing::TestSim a(kHostCluster, jobs, policy, placement);  // --check on
+  testing::TestSim b(kHostCluster, jobs, policy, placement);
+  a.Run();
+  b.Run();
+  ASSERT_TRUE(a.engine().host_limited());
+  EXPECT_EQ(a.engine().fingerprint(), b.engine().fingerprint());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobRun& run = a.engine().runs()[i];
+    EXPECT_TRUE(run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
+                run.state == JobState::kRejected)
+        << jobs[i].id << " ended " << JobStateName(run.state);
+  }
 }
 
 std::vector<Combination> AllCombinations() {
