@@ -30,6 +30,7 @@ class BestFit final : public Placement {
 CLUSTERSIM_REGISTER_PLACEMENT(best_fit, "best-fit",
                               "node with the fewest free GPUs that still fits (ties: lowest "
                               "index); whole free nodes for jobs larger than a node",
-                              [](const clustersim::PlacementEnv& env, const clustersim::Params& params) {
+                              [](const clustersim::PlacementEnv& env,
+                                 const clustersim::Params& params) {
                                 return std::make_unique<clustersim::BestFit>(env, params);
                               });

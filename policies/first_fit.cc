@@ -31,6 +31,7 @@ class FirstFit final : public Placement {
 CLUSTERSIM_REGISTER_PLACEMENT(first_fit, "first-fit",
                               "lowest-index node with enough free GPUs; whole free nodes for "
                               "jobs larger than a node",
-                              [](const clustersim::PlacementEnv& env, const clustersim::Params& params) {
+                              [](const clustersim::PlacementEnv& env,
+                                 const clustersim::Params& params) {
                                 return std::make_unique<clustersim::FirstFit>(env, params);
                               });

@@ -149,10 +149,13 @@ class FragAware final : public Placement {
       }
       return;
     }
-    // With host limits completely free nodes differ in their free CPUs: each is scored.
+    // With host limits a completely free node (no job on it: all its CPUs free too) stands for
+    // the others of its partition with the same CPU and memory capacity.
+    seen_capacity_.clear();
     for (int pos = part.by_free[g].FindFirst(); pos >= 0; pos = part.by_free[g].FindFrom(pos + 1)) {
       if (excluded(pos)) continue;
       const int node = part.nodes[pos];
+      if (!FirstOfItsCapacity(resources.cluster().node(node))) continue;
       const double delta = WholeDelta(resources, node, need, classes, request, allocation_gpus);
       if (best->Beaten(delta, node, -1)) best->Take(delta, node, -1);
     }
@@ -212,10 +215,13 @@ class FragAware final : public Placement {
         if (const int pos = part.by_free[g].FindFirst(); pos >= 0) {
           candidates_.push_back(part.nodes[pos]);
         }
-      } else {  // completely free nodes differ in their free CPUs: each is a candidate
+      } else {  // one completely free node per CPU and memory capacity (see ScorePartition)
+        seen_capacity_.clear();
         for (int pos = part.by_free[g].FindFirst(); pos >= 0;
              pos = part.by_free[g].FindFrom(pos + 1)) {
-          candidates_.push_back(part.nodes[pos]);
+          if (FirstOfItsCapacity(cluster.node(part.nodes[pos]))) {
+            candidates_.push_back(part.nodes[pos]);
+          }
         }
       }
     }
@@ -251,8 +257,20 @@ class FragAware final : public Placement {
     return true;
   }
 
+  // True the first time a node of these CPU and memory capacities is seen since
+  // seen_capacity_ was cleared.
+  bool FirstOfItsCapacity(const Node& node) const {
+    const std::pair<int32_t, int32_t> capacity(NodeCpuMilli(node), NodeMemoryMib(node));
+    if (std::find(seen_capacity_.begin(), seen_capacity_.end(), capacity) != seen_capacity_.end()) {
+      return false;
+    }
+    seen_capacity_.push_back(capacity);
+    return true;
+  }
+
   const std::vector<TaskClass>* workload_;
   TypeOrder order_;
+  mutable std::vector<std::pair<int32_t, int32_t>> seen_capacity_;
   // Scratch buffers (Find is const and runs on one thread per placement object).
   mutable std::vector<int> scratch_;
   mutable std::vector<int> candidates_;

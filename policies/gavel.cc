@@ -213,8 +213,8 @@ class Gavel final : public Policy {
 
   double round_seconds_;
   GavelObjective objective_;
-  std::vector<int> types_;    // present catalog types, listed order (slots)
-  std::vector<int> slot_of_;  // catalog type -> slot
+  std::vector<int> types_;                      // present catalog types, listed order (slots)
+  std::vector<int> slot_of_;                    // catalog type -> slot
   std::map<JobId, std::vector<double>> x_;      // allocation per job, per slot
   std::map<JobId, std::vector<int>> received_;  // rounds run per slot since the last LP
   int rounds_since_reset_ = 0;

@@ -113,11 +113,11 @@ class LeastLoaded final : public Policy {
     running_.erase(it);
   }
 
-  std::vector<int> types_;               // present catalog types, listed order (slots)
-  std::vector<std::set<JobId>> queues_;  // per slot, in submission order
-  std::vector<double> queued_work_;      // per slot: GPU-seconds queued
-  std::map<JobId, double> queued_;       // queued job -> its GPU-seconds
-  std::vector<double> running_gpus_;     // per slot: sum of GPUs of running jobs
+  std::vector<int> types_;                // present catalog types, listed order (slots)
+  std::vector<std::set<JobId>> queues_;   // per slot, in submission order
+  std::vector<double> queued_work_;       // per slot: GPU-seconds queued
+  std::map<JobId, double> queued_;        // queued job -> its GPU-seconds
+  std::vector<double> running_gpus_;      // per slot: sum of GPUs of running jobs
   std::vector<double> running_gpu_ends_;  // per slot: sum of GPUs x expected end
   std::map<JobId, Running> running_;
 };

@@ -37,8 +37,8 @@ int PickNode(const Partition& part, int gpus, NodeRule rule, const std::vector<i
 }
 
 int PickNode(const Resources& resources, const Partition& part, int gpus, NodeRule rule,
-             const std::vector<int>& exclude, const PlacementRequest& request,
-             int allocation_gpus, int* free_count) {
+             const std::vector<int>& exclude, const PlacementRequest& request, int allocation_gpus,
+             int* free_count) {
   if (!resources.host_limited()) return PickNode(part, gpus, rule, exclude, free_count);
   if (gpus > part.gpus_per_node) return -1;
   auto skip = [&](int pos) {

@@ -40,8 +40,8 @@ int PickNode(const Partition& part, int gpus, NodeRule rule, const std::vector<i
 // The same, skipping also nodes where `gpus` of a job of `request` spread over `allocation_gpus`
 // GPUs do not fit the free host resources (Resources::HostFitsJob).
 int PickNode(const Resources& resources, const Partition& part, int gpus, NodeRule rule,
-             const std::vector<int>& exclude, const PlacementRequest& request,
-             int allocation_gpus, int* free_count);
+             const std::vector<int>& exclude, const PlacementRequest& request, int allocation_gpus,
+             int* free_count);
 
 // Places `request` under `rule`: single-node over all allowed partitions with G >= n (the best
 // candidate across partitions: lowest node index for first-fit, (fewest free, lowest index) for

@@ -71,13 +71,11 @@ class TopologyPlacement final : public Placement {
     for (const Partition& part : resources.partitions()) {
       if (!request.AllowsType(part.gpu_type)) continue;
       if (n <= part.gpus_per_node) {
-        SingleNodeCandidates(resources, part, request, [&](std::vector<int>& gpus) {
-          consider(part.gpu_type, gpus);
-        });
+        SingleNodeCandidates(resources, part, request,
+                             [&](std::vector<int>& gpus) { consider(part.gpu_type, gpus); });
       } else {
-        MultiNodeCandidates(resources, part, request, [&](std::vector<int>& gpus) {
-          consider(part.gpu_type, gpus);
-        });
+        MultiNodeCandidates(resources, part, request,
+                            [&](std::vector<int>& gpus) { consider(part.gpu_type, gpus); });
       }
     }
     return found;

@@ -31,8 +31,7 @@ std::string MapGpuTypes(const std::string& types,
 
 bool TraceFilter::IsIdentity() const {
   return !HasWindow() && vcs.empty() && users.empty() && statuses.empty() && first_n < 0 &&
-         load_scale == 1.0 && gpu_type_map.empty() &&
-         !drop_host_demands;
+         load_scale == 1.0 && gpu_type_map.empty() && !drop_host_demands;
 }
 
 std::string TraceFilter::ToJson() const {

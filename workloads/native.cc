@@ -28,12 +28,25 @@ namespace clustersim {
 namespace {
 
 enum Column {
-  kJobId, kSubmit, kGpus, kDuration, kWalltime, kGpuType, kUser, kVc, kPriority, kModel,
-  kBatchSize, kStatus, kCpus, kHostMemoryGib, kColumnCount
+  kJobId,
+  kSubmit,
+  kGpus,
+  kDuration,
+  kWalltime,
+  kGpuType,
+  kUser,
+  kVc,
+  kPriority,
+  kModel,
+  kBatchSize,
+  kStatus,
+  kCpus,
+  kHostMemoryGib,
+  kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id", "submit_time", "gpus",  "duration", "walltime",   "gpu_type", "user",
-    "vc",     "priority",    "model", "batch_size", "status", "cpus", "host_memory_gib"};
+    "job_id", "submit_time", "gpus",  "duration",   "walltime", "gpu_type", "user",
+    "vc",     "priority",    "model", "batch_size", "status",   "cpus",     "host_memory_gib"};
 
 // Host demands: cores -> milli-cores, GiB -> MiB; the bound keeps them in the Job's int fields.
 constexpr double kMaxHostUnits = 2'000'000;
@@ -288,9 +301,8 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
     auto text = [&](const char* key, Symbol* out) {
       if (o.contains(key) && !o[key].is_null()) *out = RequireString(o[key], path, where + "." + key);
     };
-    for (const auto& [key, units, out] :
-         {std::tuple{"cpus", 1000.0, &job.cpu_milli},
-          std::tuple{"host_memory_gib", 1024.0, &job.memory_mib}}) {
+    for (const auto& [key, units, out] : {std::tuple{"cpus", 1000.0, &job.cpu_milli},
+                                          std::tuple{"host_memory_gib", 1024.0, &job.memory_mib}}) {
       if (!o.contains(key) || o[key].is_null()) continue;
       const double v = number(key, false);
       if (v > kMaxHostUnits) {

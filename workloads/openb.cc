@@ -77,8 +77,7 @@ void ReadOpenb(const std::string& path, JobSink* sink) {
   }
   const CsvHeader header(header_fields,
                          {"name", "cpu_milli", "num_gpu", "gpu_milli", "creation_time",
-                          "deletion_time", "gpu_spec", "pod_phase", "scheduled_time",
-                          "memory_mib"},
+                          "deletion_time", "gpu_spec", "pod_phase", "scheduled_time", "memory_mib"},
                          6, path, reader.line_number(), kColumns);
   while (reader.Next(&line)) {
     if (line.empty()) continue;
@@ -95,8 +94,7 @@ void ReadOpenb(const std::string& path, JobSink* sink) {
     job.cpu_milli =
         static_cast<int>(parse.Integer(*field(kCpuMilli), "cpu_milli", 0, 2'000'000'000));
     if (const CsvField* memory = field(kMemoryMib); memory && !memory->text.empty()) {
-      job.memory_mib =
-          static_cast<int>(parse.Integer(*memory, "memory_mib", 0, 2'000'000'000));
+      job.memory_mib = static_cast<int>(parse.Integer(*memory, "memory_mib", 0, 2'000'000'000));
     }
     job.gpus = static_cast<int>(parse.Integer(*field(kNumGpu), "num_gpu", 0, 1'000'000));
     const CsvField& milli_field = *field(kGpuMilli);

@@ -13,8 +13,9 @@
 //   4 "partial-failed", -1 empty (unknown); another code is an error;
 //   user = 12, vc = 13 (group), when not -1; memory_mib = 10 (requested memory, KB per
 //   processor) x processors / 1024, rounded up, when > 0 (docs/resources.md). Not used: 3 (wait:
-//   the simulator queues the job itself), 6, 7 (CPU time and used memory), 14-18 (executable, queue, partition, preceding job,
-//   think time). Every field must be a number; submit_time must be >= 0.
+//   the simulator queues the job itself), 6, 7 (CPU time and used memory), 14-18 (executable,
+//   queue, partition, preceding job, think time). Every field must be a number; submit_time must be
+//   >= 0.
 #include <charconv>
 #include <cmath>
 

@@ -40,8 +40,7 @@ HostThresholds SmallestHostDemands(const std::vector<JobRun>& runs) {
   for (const JobRun& run : runs) {
     if (run.request.gpus <= 0) continue;
     take(run.request.host.cpu_milli, run.request, &t.cpu_milli, &t.unstated_cpu_piece_milli);
-    take(run.request.host.memory_mib, run.request, &t.memory_mib,
-         &t.unstated_memory_piece_milli);
+    take(run.request.host.memory_mib, run.request, &t.memory_mib, &t.unstated_memory_piece_milli);
   }
   return t;
 }
@@ -556,7 +555,8 @@ std::string Engine::RejectionReason(JobId id) const {
     one = gpus_only;
     one.host.memory_mib = run.request.host.memory_mib;
     if (one.host.memory_mib > 0 && !placement_.Find(empty_resources_, one, &scratch)) {
-      std::snprintf(text, sizeof text, "%g GiB of host memory (at most %g GiB per node of an allowed type)",
+      std::snprintf(text, sizeof text,
+                    "%g GiB of host memory (at most %g GiB per node of an allowed type)",
                     one.host.memory_mib / 1024.0, most_memory / 1024.0);
       short_of += (short_of.empty() ? "" : " and ") + std::string(text);
     }
@@ -825,9 +825,9 @@ double Engine::TypeRate(JobId id, int type) const {
   if (type < 0 || !run.request.AllowsType(type) || cluster_.GpusOfType(type) == 0) return 0;
   const int batch = model_runs_.empty() ? 0 : model_runs_[id].batch;
   const Job& job = trace_.jobs[id];
-  const auto key = std::make_tuple(job.model.id(), run.request.gpus, run.request.milli,
-                                   run.request.host.cpu_milli, run.request.host.memory_mib, batch,
-                                   type);
+  const auto key =
+      std::make_tuple(job.model.id(), run.request.gpus, run.request.milli,
+                      run.request.host.cpu_milli, run.request.host.memory_mib, batch, type);
   auto it = type_rate_cache_.find(key);
   if (it != type_rate_cache_.end()) return it->second;
   PlacementRequest one = run.request;

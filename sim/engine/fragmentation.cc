@@ -50,13 +50,12 @@ std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes, bool
       const int64_t other_cpu = all[k].task.cpu_milli;
       const int64_t cpu_distance = other_cpu > cpu ? other_cpu - cpu : cpu - other_cpu;
       const TaskClass& near = all[nearest].task;
-      const bool better =
-          best_distance < 0 || distance < best_distance ||
-          (distance == best_distance &&
-           (other > near.TotalMilli() ||
-            (other == near.TotalMilli() &&
-             (cpu_distance < best_cpu_distance ||
-              (cpu_distance == best_cpu_distance && other_cpu > near.cpu_milli)))));
+      const bool better = best_distance < 0 || distance < best_distance ||
+                          (distance == best_distance &&
+                           (other > near.TotalMilli() ||
+                            (other == near.TotalMilli() &&
+                             (cpu_distance < best_cpu_distance ||
+                              (cpu_distance == best_cpu_distance && other_cpu > near.cpu_milli)))));
       if (better) {
         nearest = k;
         best_distance = distance;
@@ -89,8 +88,9 @@ int WholeNeed(const TaskClass& task, int node_gpus) { return std::min(task.gpus,
 int64_t ClassCpuOn(const TaskClass& task, const NodeCpu& cpu, int node_gpus) {
   if (!cpu.limited() || node_gpus <= 0) return 0;
   if (task.milli > 0) {
-    return task.cpu_milli > 0 ? task.cpu_milli
-                              : cpu.capacity_milli * task.milli / (int64_t{kMilliPerGpu} * node_gpus);
+    return task.cpu_milli > 0
+               ? task.cpu_milli
+               : cpu.capacity_milli * task.milli / (int64_t{kMilliPerGpu} * node_gpus);
   }
   const int on_node = WholeNeed(task, node_gpus);
   if (task.cpu_milli > 0) {
@@ -112,9 +112,8 @@ double ClassFragment(std::span<const int> free_milli, const TaskClass& task, con
     if (f == kMilliPerGpu) ++full;
   }
   const int gpus = static_cast<int>(free_milli.size());
-  const bool fits =
-      (task.milli > 0 ? max_free >= task.milli : full >= WholeNeed(task, gpus)) &&
-      (!cpu.limited() || ClassCpuOn(task, cpu, gpus) <= cpu.free_milli);
+  const bool fits = (task.milli > 0 ? max_free >= task.milli : full >= WholeNeed(task, gpus)) &&
+                    (!cpu.limited() || ClassCpuOn(task, cpu, gpus) <= cpu.free_milli);
   return static_cast<double>(fits ? below : idle);
 }
 
@@ -126,8 +125,7 @@ double NodeFragmentation(std::span<const int> free_milli, std::span<const TaskCl
 }
 
 NodeFragmentationView::NodeFragmentationView(std::span<const int> free_milli,
-                                             std::span<const TaskClass> classes,
-                                             const NodeCpu& cpu)
+                                             std::span<const TaskClass> classes, const NodeCpu& cpu)
     : classes_(classes), gpus_(static_cast<int>(free_milli.size())), cpu_(cpu) {
   if (cpu_.limited()) {
     class_cpu_.resize(classes.size());
@@ -174,9 +172,8 @@ double NodeFragmentationView::Evaluate(int64_t idle, int max_free, int full,
     const TaskClass& task = classes_[c];
     const int demand = task.PerGpuMilli();
     const int64_t b = below[c] - (from < demand ? from : 0) + (to < demand ? to : 0);
-    const bool fits =
-        (task.milli > 0 ? max_free >= task.milli : full >= WholeNeed(task, gpus_)) &&
-        (!cpu_.limited() || class_cpu_[c] <= cpu_free);
+    const bool fits = (task.milli > 0 ? max_free >= task.milli : full >= WholeNeed(task, gpus_)) &&
+                      (!cpu_.limited() || class_cpu_[c] <= cpu_free);
     sum += task.weight * static_cast<double>(fits ? b : idle);
   }
   return sum;

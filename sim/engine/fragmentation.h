@@ -71,12 +71,11 @@ inline constexpr int kDefaultMaxTaskClasses = 32;
 // then smaller milli first). A job is (1, gpu_milli) when 0 < gpu_milli < 1000 and
 // `fractional` (the run shares GPUs), else (gpus, 0); with `with_cpu` (the run limits host
 // resources) its CPU demand (Job::cpu_milli) is part of its class. Jobs of 0 GPUs are not GPU
-// tasks and are skipped. Beyond `max_classes` the tail is folded: each tail class adds its count to the kept
-// class nearest in total demand (TotalMilli; ties to the larger demand, so a folded task is
-// never assumed smaller than its neighbours; then the nearest CPU demand, ties to the larger), so
-// the weights still count every job. (The
-// authors' simulator instead drops the tail and renormalizes.) Empty if no job asks for GPUs.
-// REQUIRES max_classes >= 1.
+// tasks and are skipped. Beyond `max_classes` the tail is folded: each tail class adds its count to
+// the kept class nearest in total demand (TotalMilli; ties to the larger demand, so a folded task
+// is never assumed smaller than its neighbours; then the nearest CPU demand, ties to the larger),
+// so the weights still count every job. (The authors' simulator instead drops the tail and
+// renormalizes.) Empty if no job asks for GPUs. REQUIRES max_classes >= 1.
 std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes = kDefaultMaxTaskClasses,
                                        bool fractional = true, bool with_cpu = false);
 

@@ -144,20 +144,20 @@ void Metrics::EnableHostLimits(const HostThresholds& thresholds) {
     return t;
   };
   for (const Node& node : cluster_.nodes()) {
-    cpu_threshold_[node.index] = threshold(thresholds.cpu_milli,
-                                           thresholds.unstated_cpu_piece_milli,
-                                           NodeCpuMilli(node), node.gpu_count);
-    memory_threshold_[node.index] = threshold(thresholds.memory_mib,
-                                              thresholds.unstated_memory_piece_milli,
-                                              NodeMemoryMib(node), node.gpu_count);
+    cpu_threshold_[node.index] =
+        threshold(thresholds.cpu_milli, thresholds.unstated_cpu_piece_milli, NodeCpuMilli(node),
+                  node.gpu_count);
+    memory_threshold_[node.index] =
+        threshold(thresholds.memory_mib, thresholds.unstated_memory_piece_milli,
+                  NodeMemoryMib(node), node.gpu_count);
   }
   for (int node = 0; node < cluster_.node_count(); ++node) RefreshNode(node);
 }
 
 double Metrics::CpuStranded(int node) const {
   const Node& n = cluster_.node(node);
-  const bool short_of_cpu = cpu_threshold_[node] < INT32_MAX &&
-                            resources_->free_cpu_milli(node) < cpu_threshold_[node];
+  const bool short_of_cpu =
+      cpu_threshold_[node] < INT32_MAX && resources_->free_cpu_milli(node) < cpu_threshold_[node];
   const bool short_of_memory = memory_threshold_[node] < INT32_MAX &&
                                resources_->free_memory_mib(node) < memory_threshold_[node];
   if (!short_of_cpu && !short_of_memory) return 0;

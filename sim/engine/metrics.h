@@ -185,7 +185,7 @@ class Metrics {
   // Node imbalance bookkeeping (seed 001 §3.3.3).
   std::vector<double> node_busy_;  // GPUs (shares as fractions)
   std::vector<double> node_multi_busy_;
-  std::vector<double> node_imbalance_;  // cached NodeImbalance per node
+  std::vector<double> node_imbalance_;         // cached NodeImbalance per node
   std::vector<double> node_gpu_memory_bytes_;  // reported GPU memory per node
   double imbalance_sum_ = 0;
   // Host resources: held totals (milli-cores, MiB) and, with host limits, per-node thresholds

@@ -19,15 +19,16 @@ namespace {
 
 // One dimension of HostChargeOn: a stated demand split by GPUs (rounded up), else the node's
 // capacity in proportion (rounded down).
-int32_t ChargeOf(int32_t demand, int32_t capacity, int gpus_on_node, int allocation_gpus,
-                 int milli, int node_gpus) {
+int32_t ChargeOf(int32_t demand, int32_t capacity, int gpus_on_node, int allocation_gpus, int milli,
+                 int node_gpus) {
   if (capacity <= 0) return 0;
   if (demand > 0) {
     if (milli > 0 || gpus_on_node >= allocation_gpus) return demand;
     return static_cast<int32_t>((int64_t{demand} * gpus_on_node + allocation_gpus - 1) /
                                 allocation_gpus);
   }
-  if (milli > 0) return static_cast<int32_t>(int64_t{capacity} * milli / (1000 * int64_t{node_gpus}));
+  if (milli > 0)
+    return static_cast<int32_t>(int64_t{capacity} * milli / (1000 * int64_t{node_gpus}));
   return static_cast<int32_t>(int64_t{capacity} * gpus_on_node / node_gpus);
 }
 
@@ -36,8 +37,8 @@ int32_t ChargeOf(int32_t demand, int32_t capacity, int gpus_on_node, int allocat
 HostCharge HostChargeOn(const Node& node, const HostDemand& demand, int gpus_on_node,
                         int allocation_gpus, int milli) {
   HostCharge charge;
-  charge.cpu_milli = ChargeOf(demand.cpu_milli, NodeCpuMilli(node), gpus_on_node,
-                              allocation_gpus, milli, node.gpu_count);
+  charge.cpu_milli = ChargeOf(demand.cpu_milli, NodeCpuMilli(node), gpus_on_node, allocation_gpus,
+                              milli, node.gpu_count);
   charge.memory_mib = ChargeOf(demand.memory_mib, NodeMemoryMib(node), gpus_on_node,
                                allocation_gpus, milli, node.gpu_count);
   return charge;
@@ -239,8 +240,7 @@ void ForEachNode(const Cluster& cluster, std::span<const int> gpus, Visit visit)
 
 }  // namespace
 
-bool Resources::HostFitsGpus(const HostDemand& demand, std::span<const int> gpus,
-                             int milli) const {
+bool Resources::HostFitsGpus(const HostDemand& demand, std::span<const int> gpus, int milli) const {
   if (!host_limited()) return true;
   bool fits = true;
   const int n = static_cast<int>(gpus.size());

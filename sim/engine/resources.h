@@ -103,9 +103,8 @@ class Resources {
   // of `milli`) fits `node`'s free host resources.
   bool HostFitsJob(int node, const HostDemand& demand, int gpus_on_node, int allocation_gpus,
                    int milli = 0) const {
-    return !host_limited() ||
-           HostFits(node, HostChargeOn(cluster_->node(node), demand, gpus_on_node,
-                                       allocation_gpus, milli));
+    return !host_limited() || HostFits(node, HostChargeOn(cluster_->node(node), demand,
+                                                          gpus_on_node, allocation_gpus, milli));
   }
   // True if the job fits the host resources of every node `gpus` (ascending) spans.
   bool HostFitsGpus(const HostDemand& demand, std::span<const int> gpus, int milli = 0) const;

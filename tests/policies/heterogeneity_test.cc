@@ -64,7 +64,8 @@ TEST(GavelLp, ScaleFactorsCountAgainstCapacityAndJobsThatFitNowhereAreLeftOut) {
   EXPECT_EQ(a.x[1][0], 0.0);
 }
 
-constexpr const char* kOneGpu = R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":1}]})";
+constexpr const char* kOneGpu =
+    R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":1}]})";
 
 // Two identical jobs of 720 s on one GPU, rounds of 360 s: X = 1/2 each. Round 0: both unrun,
 // priorities tie, the lower index (a) runs. Round 1 (360): a ran 1 of 1 round, priority 0.5; b
@@ -100,8 +101,12 @@ TEST(GavelPolicy, JobsMoveToTheFasterTypeTheLpGivesThem) {
 }
 
 TEST(GavelPolicy, ARejectedParameterNamesTheValues) {
-  EXPECT_THROW(FindPolicy("gavel").make(Params(std::map<std::string, std::string>{{"objective", "fastest"}})), InputError);
-  EXPECT_THROW(FindPolicy("gavel").make(Params(std::map<std::string, std::string>{{"round_seconds", "0"}})), InputError);
+  EXPECT_THROW(FindPolicy("gavel").make(
+                   Params(std::map<std::string, std::string>{{"objective", "fastest"}})),
+               InputError);
+  EXPECT_THROW(
+      FindPolicy("gavel").make(Params(std::map<std::string, std::string>{{"round_seconds", "0"}})),
+      InputError);
 }
 
 // least-loaded on one V100 and one H100 GPU, hardware runtime, four 1-GPU jobs of 340

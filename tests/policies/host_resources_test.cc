@@ -89,9 +89,9 @@ TEST(HostLimits, CpusNotGpusBlockAJob) {
   testing::ExpectInterval(sim.Of("B"), 1, 201);
   testing::ExpectInterval(sim.Of("C"), 100, 150);
   const Metrics& m = engine.metrics();
-  // CPU-stranded GPUs: the smallest stated demand per GPU is C's 7,500 milli-cores. Node 0 has 2,000
-  // free while A runs (7 idle GPUs, [0, 100)) and while C runs (4 idle GPUs, [100, 150)); node 1
-  // keeps 24,000 free: never stranded. 7 x 100 + 4 x 50 = 900 GPU-seconds over [0, 201].
+  // CPU-stranded GPUs: the smallest stated demand per GPU is C's 7,500 milli-cores. Node 0 has
+  // 2,000 free while A runs (7 idle GPUs, [0, 100)) and while C runs (4 idle GPUs, [100, 150));
+  // node 1 keeps 24,000 free: never stranded. 7 x 100 + 4 x 50 = 900 GPU-seconds over [0, 201].
   EXPECT_DOUBLE_EQ(m.cpu_stranded_gpu_seconds(), 900);
   // CPU cores held: 30 on [0,1), 38 on [1,150), 8 on [150,201): 30 + 149 x 38 + 51 x 8 = 6,100.
   EXPECT_DOUBLE_EQ(m.cpu_used_core_seconds(), 6100);
@@ -201,8 +201,7 @@ INSTANTIATE_TEST_SUITE_P(EveryPlacement, HostPlacement,
 // its fragment; class "needs 1 core" fits and finds no partly used GPU: 0. Weights 1/2 each.
 TEST(HostFgd, AClassShortOfCpusFindsTheWholeNodeFragmented) {
   const std::vector<int> free = {1000, 1000, 1000, 1000};
-  const std::vector<TaskClass> classes = {TaskClass{1, 0, 0.5, 4000},
-                                          TaskClass{1, 0, 0.5, 1000}};
+  const std::vector<TaskClass> classes = {TaskClass{1, 0, 0.5, 4000}, TaskClass{1, 0, 0.5, 1000}};
   EXPECT_DOUBLE_EQ(NodeFragmentation(free, classes, NodeCpu{2000, 16000}), 2000);
   EXPECT_DOUBLE_EQ(NodeFragmentation(free, classes), 0);  // CPUs not limited
   // A class that states no CPUs needs the node's share: 2 GPUs of 4 -> 8,000 > 2,000.
