@@ -1,5 +1,5 @@
-// cosched: joint batch-size co-scheduling (DESIGN.md §6; seed 000 §1.3, seed 001 §3.1-3.2), the
-// seeds' main proposal. Greedily in priority order, every queued job gets the (GPU type, GPU
+// cosched: joint batch-size co-scheduling (docs/policies.md#cosched, docs/models.md), the
+// design's main proposal. Greedily in priority order, every queued job gets the (GPU type, GPU
 // count, per-GPU batch) with the highest predicted rate that fits now — a count from its request
 // down to a floor, the goodput-maximizing batch that fits in memory (so no job runs out of
 // memory), small jobs sharing a GPU when it is the only way they start — and every `interval`

@@ -1,4 +1,4 @@
-// fair-share: Slurm-like fair-share priority (DESIGN.md §6). Each account (a user, or a virtual
+// fair-share: Slurm-like fair-share priority (docs/policies.md). Each account (a user, or a virtual
 // cluster with by=vc) has the factor F = 2^(-U/S), where U is its decayed GPU-second usage over
 // the sum of every account's (U = 0 while nobody has used anything) and S its share over the sum
 // of the shares of the accounts seen so far; the waiting jobs are ordered by F descending, ties

@@ -1,8 +1,8 @@
 // Shared by the node-aware placement strategies (first-fit, best-fit, topology, frag-aware;
-// DESIGN.md §6). A job of n GPUs on a partition of G GPUs per node: if n <= G it takes one node; if
-// n > G it takes floor(n/G) completely free nodes (lowest positions) plus, if n mod G > 0, one
-// other node chosen by the strategy's rule for the remainder. Multi-node jobs stay in one
-// partition.
+// docs/policies.md#placement). A job of n GPUs on a partition of G GPUs per node: if n <= G it
+// takes one node; if n > G it takes floor(n/G) completely free nodes (lowest positions) plus, if
+// n mod G > 0, one other node chosen by the strategy's rule for the remainder. Multi-node jobs stay
+// in one partition.
 //
 // Host resources (docs/resources.md): when Resources::host_limited(), a node is a candidate only if
 // the job's host charge there (HostChargeOn) fits its free CPUs and memory; the search goes on to

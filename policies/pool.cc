@@ -1,6 +1,6 @@
-// pool placement (DESIGN.md §6): GPU counting that ignores nodes, the HPC model. A job takes the
-// lowest-index free GPUs of the first GPU type (in order of appearance in the cluster spec, or in
-// the order type_order gives) it may use that has enough free. With host limits
+// pool placement (docs/policies.md#pool): GPU counting that ignores nodes, the HPC model. A job
+// takes the lowest-index free GPUs of the first GPU type (in order of appearance in the cluster
+// spec, or in the order type_order gives) it may use that has enough free. With host limits
 // (docs/resources.md) a node whose free CPUs or memory cannot take its part of the job is passed
 // over. Parameters: type_order (listed): GPU-type order, TypeOrder in policies/node_placement.h.
 #include "policies/node_placement.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Figures from a clustersim results database (DESIGN.md §11; schema in results/README.md).
+"""Figures from a clustersim results database (README: Figures; schema in results/README.md).
 
 usage: scripts/plot.py DB [--out DIR] [--run ID ...] [--dpi N]
 

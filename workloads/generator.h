@@ -1,5 +1,5 @@
-// The seeded synthetic workload generator (DESIGN.md §9; `clustersim trace generate`). It writes
-// a trace in the native CSV format:
+// The seeded synthetic workload generator (docs/workloads.md#synthetic-traces; `clustersim trace
+// generate`). It writes a trace in the native CSV format:
 // - arrivals: Poisson, or "diurnal" — a non-homogeneous Poisson process whose rate follows a
 //   real arrival curve (by default the Helios Venus cluster's GPU-job submissions per 10 minutes,
 //   traces/helios/lucid_venus_cluster_throughput_10min.csv), scaled to the target mean rate and

@@ -1,4 +1,5 @@
-// Where trace readers deliver their jobs, and the filters a run applies to a trace (DESIGN.md §9).
+// Where trace readers deliver their jobs, and the filters a run applies to a trace
+// (docs/workloads.md#filters).
 //
 // A reader hands every record it parses to a JobSink, in file order. The sink applies the
 // filter as the jobs arrive, so only the jobs a run keeps are stored: reading a million-line

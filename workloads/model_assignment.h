@@ -1,4 +1,4 @@
-// Assigning a model and a user batch size to trace jobs that carry none (DESIGN.md §5, §9): most
+// Assigning a model and a user batch size to trace jobs that carry none (traces/README.md): most
 // public traces (Philly, Helios, Acme, PAI) name no model, but the memory model, OOM and the
 // cosched policy need one. The rule is documented, seeded and a pure function of (job, seed):
 //
@@ -12,7 +12,7 @@
 //    trace records per-job models with durations.)
 // 2. Per-GPU batch: a power of two drawn uniformly from the model's range (users pick powers of
 //    two; the ranges straddle each model's B_max on 16-80 GB GPUs so that some requests do not
-//    fit, as in practice: seed 000 §1.3 cites 5-10% OOM failures):
+//    fit, as in practice: docs/models.md#oom cites 5-10% OOM failures):
 //      ResNet-50 32..512, BERT-base 16..256, BERT-large 8..128, ViT-L/16 8..128,
 //      GPT-2-1.5B 1..32, LLaMA-7B 1..16, LLaMA-13B 1..16.
 // Draws come from SplitMix64 of (seed, FNV-1a hash of the job's trace id), so a job's assignment

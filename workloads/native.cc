@@ -1,4 +1,4 @@
-// The native trace format (DESIGN.md §9), CSV and JSON.
+// The native trace format (traces/README.md#the-native-format), CSV and JSON.
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
 // optional walltime, gpu_type, user, vc, priority, model, batch_size, status, cpus,
 // host_memory_gib. Times in seconds; cpus (cores, may be fractional) and host_memory_gib (GiB) are

@@ -1,4 +1,4 @@
-// clustersim command line (DESIGN.md §10): `clustersim <command> [options]`, --help everywhere.
+// clustersim command line (README): `clustersim <command> [options]`, --help everywhere.
 // Bad input is an InputError caught here: printed, exit code 2. A bug (InternalError) exits 3.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>

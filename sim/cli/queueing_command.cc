@@ -19,7 +19,7 @@ int CommandQueueing(int argc, char** argv) {
   int servers = 0;
   double quantile = 0.95;
   po::options_description desc(
-      "clustersim queueing: M/M/c figures from Erlang C (seed 001 §3.5.1)\n\n"
+      "clustersim queueing: M/M/c figures from Erlang C (docs/metrics.md#erlang-c)\n\n"
       "Poisson arrivals at rate lambda, c servers each serving at rate mu (exponential service),\n"
       "first come first served. Rates in any one time unit; times are printed in that unit.\n"
       "For a GPU cluster: lambda = one-GPU jobs per hour, 1/mu = mean job hours, c = GPUs.\n\n"

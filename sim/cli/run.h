@@ -20,7 +20,7 @@
 
 namespace clustersim {
 
-// Model-aware simulation (DESIGN.md §5, sim/engine/model_runtime.h); off by default.
+// Model-aware simulation (docs/models.md, sim/engine/model_runtime.h); off by default.
 struct ModelConfig {
   bool enabled = false;      // memory model, OOM, batch-aware rates, GPU sharing of models
   bool assign = false;       // give jobs without a model one (workloads/model_assignment.h)
@@ -44,8 +44,9 @@ struct RunConfig {
   int64_t seed = 0;
   std::string out;               // empty = do not write a database
   EngineOptions engine;          // engine.faults: checkpoint settings and MTTR are taken as given
-  // Failures (DESIGN.md §7), resolved against the catalog and cluster by ExecuteRun: MTBF in the
-  // ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace CSV.
+  // Failures (docs/engine.md#failures), resolved against the catalog and cluster by ExecuteRun:
+  // MTBF in the ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace
+  // CSV.
   std::string node_mtbf, gpu_mtbf, failure_trace;
   ModelConfig models;
 };

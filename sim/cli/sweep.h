@@ -1,4 +1,4 @@
-// Experiments at scale (DESIGN.md §11): the sweep spec, its cross product of runs with stable
+// Experiments at scale (README: Sweeps): the sweep spec, its cross product of runs with stable
 // indices and keys, shards, and running many runs in parallel on local cores.
 //
 // A sweep spec is a JSON object of lists (README.md, "Sweeps"): traces, clusters, policies,

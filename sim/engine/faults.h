@@ -1,4 +1,5 @@
-// Fault injection and checkpoints (DESIGN.md §7): what fails, when, and what a job loses.
+// Fault injection and checkpoints (docs/engine.md#failures): what fails, when, and what a job
+// loses.
 //
 // Failures take out a whole node or one GPU. They come from exponential times between failures
 // (a mean time between failures per GPU type, for nodes and for single GPUs, drawn from the

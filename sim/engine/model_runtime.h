@@ -1,4 +1,4 @@
-// The model-aware side of a run (DESIGN.md §4-§5; issue 5): for every job that names a model of
+// The model-aware side of a run (docs/models.md; issue 5): for every job that names a model of
 // the catalog (from the trace or from workloads/model_assignment.h), its per-GPU memory M(B) on
 // each GPU type, the largest batch that fits, whether its user's batch runs out of memory, and
 // how fast it progresses on another GPU count or batch than its user asked for. Built once per
@@ -14,11 +14,11 @@
 // it progresses at goodput(b, R) / goodput(b_user, R_user) of the runtime model's rate, both on
 // the allocation's GPU type (sim/models/goodput.h: throughput x statistical efficiency; R =
 // data-parallel replicas = GPUs / (TP x PP), ring all-reduce within one NVLink/PCIe domain). So the
-// job's useful work is constant when its batch changes (DESIGN.md §5), and a job given half its
-// GPUs progresses at about half the rate. The runtime model's own rate keeps the GPU-type speedup
-// and the placement's communication cost.
+// job's useful work is constant when its batch changes (docs/models.md#goodput), and a job given
+// half its GPUs progresses at about half the rate. The runtime model's own rate keeps the GPU-type
+// speedup and the placement's communication cost.
 //
-// GPU sharing (DESIGN.md §4): a job on a share of a GPU is slowed by a co-location model.
+// GPU sharing (docs/models.md): a job on a share of a GPU is slowed by a co-location model.
 // Shares are fixed partitions (like MPS thread limits): a job's speed depends on its share, not on
 // who else is on the GPU. A job whose trace asks for a share (gpu_milli) ran its trace duration on
 // that share: speed 1. A whole-GPU job packed onto a share s (in thousandths) runs at
@@ -30,10 +30,10 @@
 // (Xiao et al., OSDI'18) packs jobs only when the pair's throughput beats time-slicing. Vary it
 // (`--colocation-speed`) in any study that depends on it.
 //
-// Checkpoints (DESIGN.md §7): with a storage bandwidth, a modelled job's checkpoint save and
-// restore each take its model state bytes / bandwidth, and a preemption or resize both.
+// Checkpoints (docs/engine.md#checkpoints): with a storage bandwidth, a modelled job's checkpoint
+// save and restore each take its model state bytes / bandwidth, and a preemption or resize both.
 //
-// OOM (DESIGN.md §5): a non-elastic policy starts a job at its current batch; when that batch
+// OOM (docs/models.md#oom): a non-elastic policy starts a job at its current batch; when that batch
 // does not fit the job holds its GPUs for oom_startup_seconds, fails with an OOM, and is
 // resubmitted with half the batch, at most oom_retries times (then it ends oom-failed).
 #ifndef CLUSTERSIM_SIM_ENGINE_MODEL_RUNTIME_H_

@@ -1,4 +1,4 @@
-// The policy interface (DESIGN.md §1, §6). A policy orders and selects; it never mutates the
+// The policy interface (docs/engine.md). A policy orders and selects; it never mutates the
 // cluster. Once per pass (after every event due at the current time has been applied) the engine
 // calls Schedule with a SchedulingContext: read-only views of the cluster, the free GPUs, the
 // queue and the running jobs, plus the decision verbs Start / Preempt / Resize / SetTimer. The

@@ -1,4 +1,4 @@
-// Headline figures of a run (DESIGN.md §8, the `summary` table): computed once at the end from
+// Headline figures of a run (docs/metrics.md, the `summary` table): computed once at the end from
 // the jobs' outcomes and the metrics' exact integrals. results/README.md lists every metric.
 #ifndef CLUSTERSIM_SIM_ENGINE_SUMMARY_H_
 #define CLUSTERSIM_SIM_ENGINE_SUMMARY_H_

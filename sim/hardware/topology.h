@@ -1,6 +1,6 @@
-// The cluster's interconnect as a Boost.Graph (DESIGN.md §3). Vertices are GPUs, NVSwitch
-// fabrics, PCIe switches, CPU sockets, NICs, leaf (rack) switches and the spine; every edge is a
-// full-duplex link carrying `gbps_per_direction` GB/s each way and a latency in seconds.
+// The cluster's interconnect as a Boost.Graph (docs/cluster.md#topology). Vertices are GPUs,
+// NVSwitch fabrics, PCIe switches, CPU sockets, NICs, leaf (rack) switches and the spine; every
+// edge is a full-duplex link carrying `gbps_per_direction` GB/s each way and a latency in seconds.
 //
 // Built once per run from an immutable Cluster, which must outlive it. Read-only afterwards, so
 // it may be shared between threads: the only mutable state is a cache of ring orders per node

@@ -1,4 +1,4 @@
-// Throughput and goodput of a training job versus batch size (DESIGN.md §5; seed 000 §1.3):
+// Throughput and goodput of a training job versus batch size (docs/models.md#goodput):
 // how many samples per second a model trains on a GPU type, how that scales with data
 // parallelism over a ring all-reduce, and how much of it is useful progress (Pollux-style
 // statistical efficiency). Pure functions and an immutable ThroughputModel; no state.
@@ -19,7 +19,7 @@
 //     per-GPU weight and gradient bytes (sim/models/memory_model.h).
 //   optimizer step, once per step, memory bound: (W + G + 2 O) / HBM bandwidth (read the
 //     gradients, read and write the optimizer state O, write the weights).
-// A step with accumulation N over R data-parallel replicas (seed 001 §3.2.3, §3.5.3):
+// A step with accumulation N over R data-parallel replicas (docs/models.md#goodput):
 //   t_step = N x t_micro(b) x (1 + (PP - 1) / N)           (pipeline bubble, Narayanan et al. 2021)
 //          + t_optimizer + (1 - overlap) x T_comm,
 //   T_comm = 2(R-1)/R x G / B_ring + 2(R-1) x hop latency  (ring all-reduce, alpha-beta model)
@@ -103,8 +103,8 @@ class ThroughputModel {
 // Returns the configuration for a job on `dp.replicas` replicas, or nullopt when one sample per GPU
 // does not fit. Without a target (target_global_batch <= 0): the per-GPU batch in 1..B_max with
 // the highest goodput, no accumulation. With a target global batch M: N = ceil(M / (R x B_max))
-// accumulation steps (seed 001 §3.2.3) and micro-batch ceil(M / (R x N)), the smallest
-// accumulation that reaches M (its global batch may exceed M by less than R x N samples).
+// accumulation steps (docs/models.md#gradient-accumulation) and micro-batch ceil(M / (R x N)), the
+// smallest accumulation that reaches M (its global batch may exceed M by less than R x N samples).
 std::optional<StepEstimate> RecommendBatch(const ThroughputModel& model,
                                            const DataParallelSetup& dp, double noise_scale,
                                            int64_t target_global_batch = 0);

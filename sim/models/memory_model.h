@@ -1,27 +1,27 @@
-// GPU memory of a training job (DESIGN.md §5; seed 001 §3.1-3.2, §3.8). Pure functions of a
+// GPU memory of a training job (docs/models.md#memory-per-gpu). Pure functions of a
 // model (sim/models/model_catalog.h), a GPU (sim/hardware/hardware.h) and a parallel layout; no
 // state. This is the API the engine's OOM check, GPU sharing and the cosched policy build on.
 //
 // The model, per GPU:
-//   M(B) = M_static + k B                                         (seed 001 §3.2.1)
+//   M(B) = M_static + k B                                         (docs/models.md#memory-per-gpu)
 //   M_static = (weights + gradients + optimizer state) / (TP x PP) + workspace
 //   k        = activation bytes per sample / TP                   (per micro-batch sample)
-//   B_max    = floor((M_gpu - M_static - M_reserved) / k)          (seed 001 §3.2.2)
-// Model state per parameter (Rajbhandari et al. 2020, ZeRO §3.1; seed 001 §3.1.2-3.1.3):
+//   B_max    = floor((M_gpu - M_static - M_reserved) / k)          (docs/models.md#maximum-batch)
+// Model state per parameter (Rajbhandari et al. 2020, ZeRO §3.1):
 //   mixed precision + Adam: FP16/BF16 weights 2 + gradients 2 + FP32 master weights 4 + Adam
 //   first moment m 4 + second moment v 4 = 16 bytes (the optimizer state is 12 of them);
 //   mixed + SGD with momentum: 2 + 2 + master 4 + momentum 4 = 12; mixed + SGD: 2 + 2 + 4 = 8;
 //   FP32 + Adam: 4 + 4 + 8 = 16; FP32 + SGD momentum: 4 + 4 + 4 = 12; FP32 + SGD: 4 + 4 = 8.
-// Workspace (cuDNN/cuBLAS buffers, communication buffers): seed 001 §3.1.2 says 10-20% of the
+// Workspace (cuDNN/cuBLAS buffers, communication buffers): docs/models.md takes 10-20% of the
 // model size; we take kWorkspaceFractionOfWeights of the weight bytes. Reserved (CUDA context,
-// allocator fragmentation): seed 001 §3.2.2 says 10-15% of the GPU; its worked example reserves
+// allocator fragmentation): docs/models.md says 10-15% of the GPU; its worked example reserves
 // 1.6 GB of 16 GB; we take kReservedFraction of the GPU's memory.
 // Tensor parallelism (Megatron, with sequence parallelism; Korthikanti et al. 2022 §4.2.2) splits
 // the model state and the activations by TP. Pipeline parallelism splits the model state by PP;
 // with the 1F1B schedule the first stage keeps the activations of PP in-flight micro-batches of
 // its L/PP layers, i.e. one micro-batch's activations of the whole depth (Korthikanti §4.2.3), so
 // the activation term is not divided by PP. Data parallelism replicates everything (no ZeRO).
-// Gradient accumulation (seed 001 §3.2.3): N_accum = ceil(B_target / B_max).
+// Gradient accumulation (docs/models.md#gradient-accumulation): N_accum = ceil(B_target / B_max).
 // Memory units: bytes. GPU memory comes from the catalog in GiB (x 2^30).
 #ifndef CLUSTERSIM_SIM_MODELS_MEMORY_MODEL_H_
 #define CLUSTERSIM_SIM_MODELS_MEMORY_MODEL_H_
@@ -35,10 +35,10 @@
 namespace clustersim {
 
 // Tunables, each with its default and trade-off.
-// Workspace as a fraction of the weight bytes: seed 001 §3.1.2 gives 10-20%; the low end, since
+// Workspace as a fraction of the weight bytes: docs/models.md gives 10-20%; the low end, since
 // the reserve below also absorbs library buffers.
 inline constexpr double kWorkspaceFractionOfWeights = 0.10;
-// Reserved share of a GPU's memory: seed 001 §3.2.2 gives 10-15% (1.6 GB of 16 GB in its
+// Reserved share of a GPU's memory: docs/models.md gives 10-15% (1.6 GB of 16 GB in its
 // example). Larger is safer against OOM and wastes memory.
 inline constexpr double kReservedFraction = 0.10;
 
@@ -75,7 +75,7 @@ struct MemoryBreakdown {
   }
 };
 
-// Overrides of the defaults above (for what-if studies and the seeds' own accounting).
+// Overrides of the defaults above (for what-if studies and the GPT-3 example's accounting).
 struct MemoryOptions {
   std::optional<StateBytesPerParameter> state;  // default: StateBytesFor(precision, optimizer)
   double workspace_fraction = kWorkspaceFractionOfWeights;
@@ -90,8 +90,8 @@ MemoryBreakdown MemoryPerGpu(const ModelSpec& model, const ModelParallelism& par
 // Returns the GPU's memory in bytes (catalog GiB x 2^30).
 double GpuMemoryBytes(const GpuSpec& gpu);
 
-// Seed 001 §3.2.2: floor((gpu - static - reserved) / per_sample), or 0 when not even one sample
-// fits (also when gpu - static - reserved < 0). REQUIRES: per_sample_bytes > 0.
+// docs/models.md#maximum-batch: floor((gpu - static - reserved) / per_sample), or 0 when not even
+// one sample fits (also when gpu - static - reserved < 0). REQUIRES: per_sample_bytes > 0.
 int64_t MaxBatch(double gpu_bytes, double static_bytes, double reserved_bytes,
                  double per_sample_bytes);
 // The same for a breakdown on a GPU of `gpu_bytes`.
@@ -100,7 +100,7 @@ int64_t MaxBatch(const MemoryBreakdown& memory, double gpu_bytes);
 // Returns whether a per-GPU micro-batch `batch` fits: M(batch) + reserved <= gpu_bytes.
 bool Fits(const MemoryBreakdown& memory, int64_t batch, double gpu_bytes);
 
-// Seed 001 §3.2.3: ceil(target_batch / max_batch). REQUIRES: both >= 1.
+// docs/models.md#gradient-accumulation: ceil(target_batch / max_batch). REQUIRES: both >= 1.
 int64_t AccumulationSteps(int64_t target_batch, int64_t max_batch);
 
 // Returns the smallest model-parallel layout (fewest GPUs; among equals the larger TP, TP at most
@@ -113,8 +113,8 @@ std::optional<ModelParallelism> MinimalModelParallelism(const ModelSpec& model, 
 // (weights + FP32 master copy + optimizer moments), whole model (all TP x PP shards).
 double CheckpointBytes(const ModelSpec& model);
 
-// DESIGN.md §7: save (or restore) time = model state bytes / storage bandwidth, seconds.
-// REQUIRES: storage_gbps > 0 (GB/s, 1e9 bytes per second).
+// docs/engine.md#checkpoints: save (or restore) time = model state bytes / storage bandwidth,
+// seconds. REQUIRES: storage_gbps > 0 (GB/s, 1e9 bytes per second).
 double CheckpointSeconds(const ModelSpec& model, double storage_gbps);
 
 }  // namespace clustersim

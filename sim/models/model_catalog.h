@@ -1,5 +1,5 @@
-// The model catalog (DESIGN.md §5): one ModelSpec per deep-learning model — its shape, its training
-// recipe (precision, optimizer, activation recomputation) and the figures the memory and
+// The model catalog (docs/models.md): one ModelSpec per deep-learning model — its shape, its
+// training recipe (precision, optimizer, activation recomputation) and the figures the memory and
 // throughput models need (activation bytes and FLOPs per sample, gradient noise scale, a published
 // throughput calibration). The default catalog (sim/data/models.json) is compiled into the
 // binary; a JSON file of the same form replaces it (`--models FILE`). Every figure carries its

@@ -1,4 +1,4 @@
-// Joining result databases (`clustersim merge`, DESIGN.md §11) and reading them back.
+// Joining result databases (`clustersim merge`, results/README.md) and reading them back.
 //
 // MergeDatabases copies every run of each input database, in the order given, into one output
 // database through the one writer (sim/output/sqlite_writer.h): runs get new run ids there and

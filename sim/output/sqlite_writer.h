@@ -1,4 +1,4 @@
-// The one SQLite writer (DESIGN.md §8). A database holds any number of runs in four tables:
+// The one SQLite writer (results/README.md). A database holds any number of runs in four tables:
 // runs, jobs, timeseries, summary (results/README.md documents every column and unit).
 //
 // Nothing half-written is left behind: a new database is written to a temporary file beside the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real Slurm end to end (DESIGN.md §11): a private single-host Slurm cluster on loopback
+# A real Slurm end to end (scripts/slurm/README.md): a private single-host Slurm cluster on loopback
 # (Debian's slurm-wlm and munge, installed by scripts/install_deps.sh), a 2-task job array
 # sweep plus its dependent merge submitted with scripts/slurm/submit.sh, and the merged database
 # checked against a local single-process sweep of the same spec.

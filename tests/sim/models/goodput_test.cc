@@ -1,5 +1,5 @@
-// Throughput and goodput versus batch size (DESIGN.md §5). GPU-to-GPU throughput ratios are
-// checked against public training benchmarks (sources and ranges in each test); the rest are
+// Throughput and goodput versus batch size (docs/models.md#goodput). GPU-to-GPU throughput ratios
+// are checked against public training benchmarks (sources and ranges in each test); the rest are
 // hand computations and monotonicity checks.
 #include "sim/models/goodput.h"
 

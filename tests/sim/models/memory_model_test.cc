@@ -1,4 +1,4 @@
-// The memory model (DESIGN.md §5): the seeds' worked examples and hand computations for catalog
+// The memory model (docs/models.md): its worked examples and hand computations for catalog
 // models. Expected values are worked out in the comments, never taken from the program.
 #include "sim/models/memory_model.h"
 
@@ -17,9 +17,9 @@ const GpuSpec& Gpu(const std::string& name) {
   return c.gpu(*c.Find(name));
 }
 
-TEST(MemoryModel, Seed001WorkedExampleGivesBmax48) {
-  // Seed 001 §3.2.2, in its own units (decimal MB): a 16 GB GPU, GPT-2 1.5B with FP16 weights
-  // 3,000 MB and Adam state 9,000 MB, 1,600 MB reserved, ~50 MB of activations per sample:
+TEST(MemoryModel, WorkedExampleGivesBmax48) {
+  // docs/models.md#worked-examples, in its units (decimal MB): a 16 GB GPU, GPT-2 1.5B with FP16
+  // weights 3,000 MB and Adam state 9,000 MB, 1,600 MB reserved, ~50 MB of activations per sample:
   // floor((16000 - 3000 - 9000 - 1600) / 50) = floor(2400 / 50) = 48.
   EXPECT_EQ(MaxBatch(16000e6, 3000e6 + 9000e6, 1600e6, 50e6), 48);
   // One byte less free memory is one sample less.
@@ -28,10 +28,10 @@ TEST(MemoryModel, Seed001WorkedExampleGivesBmax48) {
   EXPECT_EQ(MaxBatch(16000e6, 15000e6, 1600e6, 50e6), 0);
 }
 
-TEST(MemoryModel, Seed001Gpt3CaseIs2110GBAndAbout33GBPerGpuAtTp8Pp8) {
-  // Seed 001 §3.8.2 counts FP16 weights 175e9 x 2 = 350 GB, Adam as 3 x the weights (momentum,
-  // variance and a gradient copy, §3.1.2) = 1,050 GB, gradients 350 GB: 2 + 6 + 2 bytes per
-  // parameter, no FP32 master copy and no workspace. With its activation figure of 360 GB the
+TEST(MemoryModel, Gpt3CaseIs2110GBAndAbout33GBPerGpuAtTp8Pp8) {
+  // The GPT-3 example (docs/models.md) counts FP16 weights 175e9 x 2 = 350 GB, Adam as 3 x the
+  // weights (momentum, variance and a gradient copy) = 1,050 GB, gradients 350 GB: 2 + 6 + 2 bytes
+  // per parameter, no FP32 master copy and no workspace. With its activation figure of 360 GB the
   // total is 350 + 1050 + 350 + 360 = 2,110 GB, and per GPU 2110 / (TP 8 x PP 8) = 32.97 GB.
   const ModelSpec& gpt3 = ModelCatalog::Default().Require("GPT-3-175B");
   MemoryOptions seed;
@@ -44,10 +44,10 @@ TEST(MemoryModel, Seed001Gpt3CaseIs2110GBAndAbout33GBPerGpuAtTp8Pp8) {
   const double seed_activations = 360e9;
   EXPECT_DOUBLE_EQ(whole.static_bytes() + seed_activations, 2110e9);
   const MemoryBreakdown per_gpu = MemoryPerGpu(gpt3, {8, 8}, 80 * kGiB, seed);
-  // The seed divides everything, activations included, by TP x PP.
+  // That accounting divides everything, activations included, by TP x PP.
   EXPECT_NEAR(per_gpu.static_bytes() + seed_activations / 64, 32.97e9, 0.01e9);
-  // Note: the seed's own activation formula, 1536 x 2048 x 12288 x 96/16 x 2 bytes, evaluates to
-  // 463.9e9, not the 360 GB it prints; the test keeps its printed figure.
+  // Note: that example's own activation formula, 1536 x 2048 x 12288 x 96/16 x 2 bytes, evaluates
+  // to 463.9e9, not the 360 GB it prints; the test keeps its printed figure.
 
   // clustersim's accounting of the same layout (16 B/param, selective recomputation, 1F1B):
   // model state 175e9 x 16 / 64 = 43.75e9 B, workspace 10% of the weights 175e9 x 2 / 64 x 0.1 =
@@ -62,7 +62,7 @@ TEST(MemoryModel, Seed001Gpt3CaseIs2110GBAndAbout33GBPerGpuAtTp8Pp8) {
 }
 
 TEST(MemoryModel, MixedPrecisionAdamIs16BytesPerParameter) {
-  // Seed 001 §3.1.2-3.1.3 / ZeRO §3.1: FP16 weights 2, FP16 gradients 2, FP32 master 4, Adam m 4,
+  // ZeRO (Rajbhandari et al. 2020) §3.1: FP16 weights 2, FP16 gradients 2, FP32 master 4, Adam m 4,
   // Adam v 4.
   const StateBytesPerParameter s = StateBytesFor(Precision::kMixedFp16, Optimizer::kAdam);
   EXPECT_EQ(s.weights, 2);
@@ -99,8 +99,8 @@ TEST(MemoryModel, BertLargeOnV100By16GbHandComputed) {
   EXPECT_EQ(MaxBatch(MemoryPerGpu(bert, {}, GpuMemoryBytes(Gpu("V100-16GB"))),
                      GpuMemoryBytes(Gpu("V100-16GB"))),
             71);
-  // Gradient accumulation to a global batch of 512 on one GPU (seed 001 §3.2.3):
-  // ceil(512 / 71) = 8 steps.
+  // Gradient accumulation to a global batch of 512 on one GPU
+  // (docs/models.md#gradient-accumulation): ceil(512 / 71) = 8 steps.
   EXPECT_EQ(AccumulationSteps(512, 71), 8);
   EXPECT_EQ(AccumulationSteps(71, 71), 1);
   EXPECT_EQ(AccumulationSteps(72, 71), 2);
@@ -136,11 +136,11 @@ TEST(MemoryModel, Llama7bNeedsTensorParallelTwoOnA100By80Gb) {
   EXPECT_EQ(MaxBatch(tp2, gpu), 5);
 }
 
-TEST(MemoryModel, Gpt3NeedsTp8Pp8OnA100By80GbAsInTheSeed) {
+TEST(MemoryModel, Gpt3NeedsTp8Pp8OnA100By80GbAsInTheExample) {
   // Needed: 175e9 x 16.2 / (TP x PP) + 82.14e9 / TP <= 85.90e9 - 8.59e9 = 77.31e9 B.
   // TP 8: 354.4e9 / PP <= 67.04e9 -> PP >= 5.3 -> PP 8 (64 GPUs). TP 4: 708.75e9 / PP <= 56.77e9
   // -> PP 16 (64 GPUs). TP 2 and 1 need more GPUs. Ties go to the larger TP: TP 8 x PP 8, the
-  // seed's layout (§3.8.3).
+  // GPT-3 example's layout (docs/models.md#worked-examples).
   const auto layout =
       MinimalModelParallelism(ModelCatalog::Default().Require("GPT-3-175B"), Gpu("A100-80GB"));
   ASSERT_TRUE(layout.has_value());
