@@ -20,7 +20,8 @@
 //   their type, largest first (as the artifact assigns workers by decreasing scale factor). A
 //   chosen job that does not fit (GPUs split across nodes) is skipped, and the pairs of the LP
 //   not chosen are then offered the GPUs left, in priority order, so fragmentation does not idle
-//   GPUs the LP gave out (a small extension of the paper's rule).
+//   GPUs the LP gave out (a small extension of the paper's rule); a job stopped at this boundary
+//   is not among them (it would pay its preemption cost to restart at once).
 // - Preemption and migration cost the run's preemption cost (engine: a preempted job pays
 //   checkpoint save + restore before it progresses again), charged on every round boundary a job
 //   stops or moves at. Jobs that arrive or GPUs that finish mid-round wait for the next round
@@ -170,11 +171,13 @@ class Gavel final : public Policy {
 
     // Preempt what does not stay; a job chosen for its current type stays where it is.
     const std::vector<JobId> running(context.running().begin(), context.running().end());
+    std::set<JobId> stopped;  // preempted at this boundary and not chosen: not restarted
     for (JobId id : running) {
       auto it = chosen.find(id);
       const int slot = slot_of_[context.run(id).allocation.gpu_type];
       if (it != chosen.end() && it->second == slot) continue;
       context.Preempt(id);
+      if (it == chosen.end()) stopped.insert(id);
     }
     // Start the chosen queued jobs, largest first (ties: priority order).
     std::vector<std::pair<JobId, int>> starts;
@@ -190,7 +193,7 @@ class Gavel final : public Policy {
     for (const auto& [id, slot] : starts) TryStart(context, id, slot);
     // GPUs left by chosen jobs that did not fit: offered to the other pairs in priority order.
     for (const Pair& p : pairs_) {
-      if (context.run(p.job).state != JobState::kQueued) continue;
+      if (context.run(p.job).state != JobState::kQueued || stopped.count(p.job)) continue;
       TryStart(context, p.job, p.slot);
     }
 

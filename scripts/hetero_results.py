@@ -8,6 +8,7 @@ from its summary table.
 Usage: scripts/hetero_results.py [--binary build/sim/cli/clustersim] [--out results/hetero.sqlite]
 """
 import argparse
+import json
 import os
 import sqlite3
 import subprocess
@@ -27,18 +28,33 @@ ROWS = [
 ]
 COMMON = ["--assign-models", "--runtime-model", "hardware", "--no-progress"]
 COLUMNS = [
-    # (header, summary metric, scope, scale, format)
+    # (header, summary metric, scope, scale, format); scope "busy:TYPE" = busy GPU-hours of a type
     ("mean JCT h", "jct_seconds_mean", "all", 1 / 3600, "{:.2f}"),
     ("p95 JCT h", "jct_seconds_p95", "all", 1 / 3600, "{:.2f}"),
     ("mean wait h", "wait_seconds_mean", "all", 1 / 3600, "{:.2f}"),
     ("makespan h", "makespan_seconds", "all", 1 / 3600, "{:.0f}"),
     ("busy GPU-h", "busy_gpu_hours", "all", 1, "{:,.0f}"),
-    ("util %", "gpu_utilization", "all", 100, "{:.1f}"),
-    ("H100 util %", "gpu_utilization", "H100-80GB", 100, "{:.1f}"),
-    ("A100 util %", "gpu_utilization", "A100-80GB", 100, "{:.1f}"),
-    ("V100 util %", "gpu_utilization", "V100-32GB", 100, "{:.1f}"),
+    ("on H100", "gpu_utilization", "busy:H100-80GB", 1, "{:,.0f}"),
+    ("on A100", "gpu_utilization", "busy:A100-80GB", 1, "{:,.0f}"),
+    ("on V100 (SXM2 + PCIe)", "gpu_utilization", "busy:V100-32GB|V100-PCIe-32GB", 1, "{:,.0f}"),
     ("preemptions", "preemptions", "all", 1, "{:,.0f}"),
 ]
+
+
+def busy_hours(db, run_id, types):
+    """Busy GPU-hours on the GPU types `types` ('|'-separated): utilization x GPUs x span."""
+    span = db.execute("SELECT value FROM summary WHERE run_id = ? AND metric = "
+                      "'simulated_seconds'", (run_id,)).fetchone()[0]
+    cluster = json.loads(db.execute("SELECT cluster_json FROM runs WHERE run_id = ?",
+                                    (run_id,)).fetchone()[0])
+    total = 0.0
+    for name in types.split("|"):
+        gpus = sum(g["count"] * g["gpus_per_node"] for g in cluster["nodes"]
+                   if g["gpu_type"] == name)
+        util = db.execute("SELECT value FROM summary WHERE run_id = ? AND metric = "
+                          "'gpu_utilization' AND scope = ?", (run_id, name)).fetchone()[0]
+        total += util * gpus * span / 3600
+    return total
 
 
 def main():
@@ -59,6 +75,9 @@ def main():
         for run_id, (label, _) in enumerate(ROWS, start=1):
             cells = []
             for _, metric, scope, scale, fmt in COLUMNS:
+                if scope.startswith("busy:"):
+                    cells.append(fmt.format(busy_hours(db, run_id, scope[5:])))
+                    continue
                 row = db.execute(
                     "SELECT value FROM summary WHERE run_id = ? AND metric = ? AND scope = ?",
                     (run_id, metric, scope)).fetchone()

@@ -110,7 +110,8 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
   metrics_.SetWorkload(
       options_.workload != nullptr
           ? *options_.workload
-          : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus()));
+          : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus(),
+                            resources_.host_limited()));
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);

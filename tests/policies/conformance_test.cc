@@ -7,6 +7,7 @@
 #include <random>
 
 #include "tests/test_util.h"
+#include "workloads/model_assignment.h"
 
 namespace clustersim {
 namespace {
@@ -92,6 +93,27 @@ TEST_P(Conformance, HostLimitedRunsHonourCpusAndMemory) {
     EXPECT_TRUE(run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
                 run.state == JobState::kRejected)
         << jobs[i].id << " ended " << JobStateName(run.state);
+  }
+}
+
+// Model-aware runs: cosched grows jobs on plans of its own and starts them elastically; fcfs and
+// easy share GPUs under frag-aware. Host demands must hold there too.
+TEST(ConformanceModels, HostLimitedModelAwareRunsHonourCpusAndMemory) {
+  auto jobs = RandomHostTrace(11, 200);
+  AssignModels(jobs, 5);
+  for (const char* policy : {"cosched", "fcfs", "easy"}) {
+    for (const char* placement : {"first-fit", "frag-aware"}) {
+      testing::TestSim sim(kHostCluster, jobs, policy, placement, EngineOptions(), "hardware",
+                           Params(), &ModelCatalog::Default());
+      sim.Run();  // --check on
+      ASSERT_TRUE(sim.engine().host_limited());
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        const JobState state = sim.engine().runs()[i].state;
+        EXPECT_TRUE(state == JobState::kCompleted || state == JobState::kTimeout ||
+                    state == JobState::kRejected || state == JobState::kOomFailed)
+            << policy << " " << placement << " " << jobs[i].id << " " << JobStateName(state);
+      }
+    }
   }
 }
 
