@@ -295,7 +295,13 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   {
     Statement s(
         db_,
-        "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        // Columns by name: a database upgraded by AddMissingColumns has them in another order.
+        "INSERT INTO jobs (run_id, job_index, job_id, user, vc, submit_time, start_time, "
+        "end_time, wait_time, jct, run_time, gpus_requested, gpus_allocated, gpu_type, nodes, "
+        "status, reason, preemptions, restarts, oom_failures, batch_requested, batch_used, "
+        "memory_per_gpu_gib, slowdown, energy_kwh, trace_duration, trace_status, "
+        "checkpoint_seconds, lost_gpu_seconds, cpus_requested, host_memory_gib_requested) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
       const Job& job = trace.jobs[i];
