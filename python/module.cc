@@ -1,4 +1,4 @@
-// clustersim._core: the native part of the clustersim Python module (python/README.md). Thin by
+// clustersim._core: the native part of the clustersim Python module (docs/python.md). Thin by
 // design: a run is ExecuteRun (sim/cli/run.h) with its options read by the CLI's own parsers (the
 // run config file reader and the trace filter options of `clustersim run`), so a Python run is
 // validated and simulated exactly as a command-line one; a Python policy is a PythonPolicy
@@ -67,8 +67,8 @@ PythonPolicy::Hooks HooksFrom(const py::dict& hooks) {
   auto get = [&](const char* name) {
     return hooks.contains(name) ? py::reinterpret_borrow<py::object>(hooks[name]) : py::none();
   };
-  return {get("schedule"),   get("on_arrival"), get("on_completion"),
-          get("on_timer"),   get("on_requeue"), get("requested_walltime")};
+  return {get("schedule"), get("on_arrival"), get("on_completion"),
+          get("on_timer"), get("on_requeue"), get("requested_walltime")};
 }
 
 // Runs one simulation. `config_path`: a run config JSON file (ApplyRunConfigFile's keys);
@@ -231,9 +231,10 @@ void BindContext(py::module_& m) {
     if (py::isinstance<Allocation>(value)) return value.cast<Allocation>();
     return c.MakeAllocation(value.cast<std::vector<int>>(), 0);
   };
-  py::class_<Ctx>(m, "Context",
-                  "The views and verbs of one scheduling pass or hook (sim/engine/policy.h, "
-                  "SchedulingContext); valid only during the call it was passed to.")
+  py::class_<Ctx, std::shared_ptr<Ctx>>(
+      m, "Context",
+      "The views and verbs of one scheduling pass or hook (sim/engine/policy.h, "
+      "SchedulingContext); valid only during the call it was passed to.")
       .def_property_readonly("now", [](const Ctx& c) { return c.get().now(); })
       // Queue: (submit time, input order).
       .def_property_readonly("queue_length", [](const Ctx& c) { return c.get().QueueLength(); })
@@ -244,7 +245,8 @@ void BindContext(py::module_& m) {
           [](const Ctx& c, int limit) {
             const SchedulingContext& s = c.get();
             std::vector<JobId> ids;
-            for (JobId id = s.QueueFront(); id != kNoJob && (limit < 0 || (int)ids.size() < limit);
+            for (JobId id = s.QueueFront();
+                 id != kNoJob && (limit < 0 || static_cast<int>(ids.size()) < limit);
                  id = s.QueueNext(id)) {
               ids.push_back(id);
             }
@@ -262,16 +264,21 @@ void BindContext(py::module_& m) {
           py::return_value_policy::copy)
       .def("state", [](const Ctx& c, JobId id) { return JobStateName(c.get().run(id).state); })
       .def("remaining_seconds", &Ctx::RemainingSeconds)
-      .def("preemption_cost",
-           [](const Ctx& c, JobId id) {
-             return id < 0 ? c.get().preemption_cost() : c.get().preemption_cost(id);
-           },
-           py::arg("job") = -1)
+      .def(
+          "preemption_cost",
+          [](const Ctx& c, JobId id) {
+            return id < 0 ? c.get().preemption_cost() : c.get().preemption_cost(id);
+          },
+          py::arg("job") = -1)
       // Cluster and free GPUs.
-      .def_property_readonly("node_count", [](const Ctx& c) { return c.get().cluster().node_count(); })
-      .def_property_readonly("total_gpus", [](const Ctx& c) { return c.get().cluster().total_gpus(); })
-      .def_property_readonly("free_gpus", [](const Ctx& c) { return c.get().resources().total_free(); })
-      .def("node_free_gpus", [](const Ctx& c, int node) { return c.get().resources().free_gpus(node); })
+      .def_property_readonly("node_count",
+                             [](const Ctx& c) { return c.get().cluster().node_count(); })
+      .def_property_readonly("total_gpus",
+                             [](const Ctx& c) { return c.get().cluster().total_gpus(); })
+      .def_property_readonly("free_gpus",
+                             [](const Ctx& c) { return c.get().resources().total_free(); })
+      .def("node_free_gpus",
+           [](const Ctx& c, int node) { return c.get().resources().free_gpus(node); })
       .def("is_gpu_free", [](const Ctx& c, int gpu) { return c.get().resources().IsGpuFree(gpu); })
       .def("free_gpus_per_node",
            [](const Ctx& c) {

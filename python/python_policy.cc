@@ -75,23 +75,23 @@ PythonPolicy::PythonPolicy(Hooks hooks, bool supports_shares, std::string name)
     : hooks_(std::move(hooks)),
       supports_shares_(supports_shares),
       name_(std::move(name)),
-      context_(this),
-      context_object_(py::cast(&context_, py::return_value_policy::reference)) {}
+      context_(std::make_shared<PolicyContext>(this)),
+      context_object_(py::cast(context_)) {}
 
-PythonPolicy::~PythonPolicy() = default;
+PythonPolicy::~PythonPolicy() { context_->Bind(nullptr); }
 
 template <typename... Args>
 void PythonPolicy::Call(const py::object& hook, SchedulingContext& context, Args... args) {
   py::gil_scoped_acquire gil;
-  SchedulingContext* outer = context_.bound();
-  context_.Bind(&context);
+  SchedulingContext* outer = context_->bound();
+  context_->Bind(&context);
   try {
     hook(context_object_, args...);
   } catch (...) {
-    context_.Bind(outer);
+    context_->Bind(outer);
     throw;
   }
-  context_.Bind(outer);
+  context_->Bind(outer);
   if (!refusal_.empty()) throw PolicyDecisionError(refusal_);
 }
 

@@ -1,11 +1,12 @@
-// A Policy written in Python (python/README.md): PythonPolicy adapts the hooks of a
+// A Policy written in Python (docs/python.md): PythonPolicy adapts the hooks of a
 // `clustersim.Policy` subclass to the engine's Policy interface, and PolicyContext is the `ctx`
 // those hooks receive: the SchedulingContext's views and verbs under Python names.
 //
 // Ownership and lifetime: the caller (the module's run function) owns the PythonPolicy for one
 // run and holds the GIL when it creates and destroys it. The engine calls the hooks with the GIL
-// released; each hook takes the GIL for the call. PolicyContext points at the engine's
-// SchedulingContext only while a hook runs; a `ctx` kept and used afterwards raises RuntimeError.
+// released; each hook takes the GIL for the call. The PolicyContext is shared with its Python
+// object (which Python code may keep); it points at the engine's SchedulingContext only while a
+// hook runs, so a `ctx` kept and used afterwards raises RuntimeError instead of dangling.
 //
 // Invalid decisions: a verb the engine refuses raises clustersim.PolicyError with the engine's
 // message. The engine's contract is that an invalid decision stops the run (sim/engine/policy.h),
@@ -16,6 +17,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,8 +70,7 @@ class PythonPolicy final : public Policy {
   // The Python callables for each hook; None for a hook the Python class does not override (the
   // engine then skips the call). `schedule` is required; `requested_walltime(job) -> seconds`.
   struct Hooks {
-    pybind11::object schedule, on_arrival, on_completion, on_timer, on_requeue,
-        requested_walltime;
+    pybind11::object schedule, on_arrival, on_completion, on_timer, on_requeue, requested_walltime;
   };
   // `name` names the policy in the engine's messages.
   PythonPolicy(Hooks hooks, bool supports_shares, std::string name);
@@ -98,8 +99,8 @@ class PythonPolicy final : public Policy {
   Hooks hooks_;
   bool supports_shares_;
   std::string name_;
-  PolicyContext context_;
-  pybind11::object context_object_;  // the Python `ctx`, referring to context_
+  std::shared_ptr<PolicyContext> context_;
+  pybind11::object context_object_;  // the Python `ctx`, sharing context_
   std::string refusal_;
 };
 

@@ -1,5 +1,5 @@
 """clustersim: run GPU-cluster simulations, read their results, write scheduling policies and
-train schedulers from Python (python/README.md).
+train schedulers from Python (docs/python.md).
 
     import clustersim
     r = clustersim.run(trace="traces/philly_default.csv", cluster="default", policy="fcfs")

@@ -1,5 +1,5 @@
 """clustersim.Env: a reinforcement-learning environment with Gymnasium's API (reset/step,
-action_space/observation_space) and no dependency on it (python/README.md#rl-environment).
+action_space/observation_space) and no dependency on it (docs/python.md, "RL environment").
 
 An episode is one clustersim run. At a decision point (a scheduling pass in which at least one of
 the first K queued jobs fits now) the agent picks an action: i < K starts the i-th queued job

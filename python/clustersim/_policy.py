@@ -1,4 +1,4 @@
-"""clustersim.Policy: the base class of policies written in Python (python/README.md)."""
+"""clustersim.Policy: the base class of policies written in Python (docs/python.md)."""
 
 __all__ = ["Policy"]
 

@@ -1,4 +1,4 @@
-"""clustersim.run, Result, open and Trace (python/README.md).
+"""clustersim.run, Result, open and Trace (docs/python.md).
 
 A run goes through the same code as ``clustersim run``: the options become a run config JSON file
 read by the CLI's reader (the keys of ``clustersim run --config``), the trace filter options are

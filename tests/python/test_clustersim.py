@@ -1,4 +1,4 @@
-"""Tests of the clustersim Python module (python/README.md). Run by ctest (`python`) with
+"""Tests of the clustersim Python module (docs/python.md). Run by ctest (`python`) with
 PYTHONPATH=build/python; expected schedules are computed by hand in the comments."""
 
 import math
