@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Trains a small policy-gradient scheduler in clustersim.Env (numpy only) and compares it with
-random choices, fcfs and sjf on held-out synthetic traces (README, "Python").
+random choices, fcfs and sjf on its synthetic training trace and on held-out ones (README, "Python
+module").
 
 The agent scores each of the first K queued jobs that fit with a linear function of the job's
 features (log duration, GPUs, log wait) and the wait action with a linear function of the
 cluster's state (free fraction, running jobs), and samples from the softmax over the valid
-actions (REINFORCE with a per-decision baseline, Williams 1992). Reward: "slowdown", so an
-episode's return is minus the sum of the jobs' bounded slowdowns (tau = 10 s).
+actions: REINFORCE (Williams 1992) with the mean return-to-go at the same decision index as the
+baseline. Reward "slowdown": an episode's return is minus the sum of the jobs' bounded slowdowns
+(tau = 10 s). The traces come from `clustersim trace generate` (clustersim.generate_trace).
 
 Usage (after building, with PYTHONPATH=build/python):
-  python3 scripts/rl_example.py [--iterations 60] [--plot docs/figures/rl_learning_curve.png]
-Prints the learning curve (per iteration: mean training return; every few: the greedy policy's
-mean bounded slowdown on the held-out traces) and the final comparison table.
+  python3 scripts/rl_example.py [--iterations 30] [--plot docs/figures/rl_learning_curve.png]
+Prints the learning curve (per iteration: the mean bounded slowdown of the episodes sampled on the
+training trace; every --eval-every iterations: of one sampled episode per held-out trace) and the
+final comparison table.
 """
 
 import argparse
@@ -25,16 +28,20 @@ import numpy as np
 import clustersim
 
 TAU = 10.0  # seconds, the bounded-slowdown threshold
-CLUSTER = {"nodes": [{"count": 4, "gpu_type": "V100-SXM2-32GB", "gpus_per_node": 8}]}
-K = 8
-GENERATOR = dict(jobs=120, gpus=32, load=1.1, durations="philly")
+CLUSTER = {"nodes": [{"count": 4, "gpu_type": "V100-32GB", "gpus_per_node": 8}]}
+K = 32
+# Offered load 2 on the 32 GPUs, exponential durations (mean 1 h): a queue builds up, and which
+# queued job starts next matters.
+GENERATOR = dict(jobs=200, gpus=32, load=2.5)
 
 
 def job_features(queue_rows):
-    """(K, 4): log10 duration (s), GPUs / 8, log10 (1 + wait s), 1."""
+    """(K, 4): log10 duration (s) - 3, GPUs / 8, log10 (1 + wait s) - 3, 1. Centred near a
+    typical job (1,000 s), so that a large weight on a feature does not by itself move every job's
+    score against the wait action's."""
     duration = np.maximum(queue_rows[:, 2], 1.0)
-    return np.stack([np.log10(duration), queue_rows[:, 1] / 8.0,
-                     np.log10(1.0 + queue_rows[:, 3]), np.ones(len(queue_rows))], axis=1)
+    return np.stack([np.log10(duration) - 3, queue_rows[:, 1] / 8.0,
+                     np.log10(1.0 + queue_rows[:, 3]) - 3, np.ones(len(queue_rows))], axis=1)
 
 
 def wait_features(observation, total_gpus):
@@ -96,6 +103,7 @@ def make_traces(folder, seeds):
 
 
 def evaluate(traces, choose_factory):
+    """Mean bounded slowdown of one episode per trace, choices from choose_factory()."""
     values = []
     for trace in traces:
         env = clustersim.Env(trace=trace, cluster=CLUSTER, k=K, reward="slowdown",
@@ -108,9 +116,9 @@ def evaluate(traces, choose_factory):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--iterations", type=int, default=60)
+    parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--episodes", type=int, default=4, help="episodes per iteration")
-    parser.add_argument("--learning-rate", type=float, default=0.05)
+    parser.add_argument("--learning-rate", type=float, default=40.0)
     parser.add_argument("--eval-every", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", help="write the learning curve to this PNG (matplotlib)")
@@ -120,7 +128,7 @@ def main():
     started = time.time()
 
     with tempfile.TemporaryDirectory(prefix="rl-example-") as folder:
-        train = make_traces(folder, range(1, 9))
+        train = make_traces(folder, [1])
         held_out = make_traces(folder, range(101, 105))
 
         def random_choice():
@@ -131,42 +139,43 @@ def main():
             def choose(observation, mask):
                 d = np.where(mask[:K], observation["queue"][:, 2], np.inf)
                 return int(np.argmin(d)), None
-            return lambda: choose
-
-        baselines = {"random (valid actions)": evaluate(held_out, random_choice),
-                     "shortest fitting of K": evaluate(held_out, shortest_fitting())}
-        for name in ("fcfs", "sjf"):
-            baselines[name] = float(np.mean([bounded_slowdown(clustersim.run(
-                trace=t, cluster=CLUSTER, policy=name)) for t in held_out]))
-
-        model = LinearSoftmax(rng)
-
-        def greedy():
-            def choose(observation, mask):
-                p, _, _ = model.probabilities(observation, mask, total_gpus)
-                return int(np.argmax(p)), None
             return choose
+
+        def compiled(name):
+            return lambda traces: float(np.mean([bounded_slowdown(clustersim.run(
+                trace=t, cluster=CLUSTER, policy=name)) for t in traces]))
+
+        baselines = {  # name -> (training trace, held-out traces)
+            "random (valid actions)": [evaluate(t, random_choice) for t in (train, held_out)],
+            "shortest fitting of K": [evaluate(t, shortest_fitting) for t in (train, held_out)],
+            "fcfs": [compiled("fcfs")(t) for t in (train, held_out)],
+            "sjf": [compiled("sjf")(t) for t in (train, held_out)],
+        }
+        model = LinearSoftmax(rng)
 
         def sampler(observation, mask):
             p, jf, wf = model.probabilities(observation, mask, total_gpus)
             action = int(rng.choice(K + 1, p=p))
             return action, model.grad_log(action, p, jf, wf)
 
-        curve = []  # (iteration, mean training return, held-out greedy bounded slowdown or nan)
-        print("iteration  train_return  heldout_bsld")
-        for iteration in range(args.iterations + 1):
+        # (iteration, mean bounded slowdown of the iteration's episodes on the training trace,
+        # of one episode per held-out trace every --eval-every iterations or nan), both sampled
+        # from the policy before the iteration's update
+        curve = []
+        print("iteration  training  held-out   (mean bounded slowdown, actions sampled)")
+        env = clustersim.Env(trace=train[0], cluster=CLUSTER, k=K, reward="slowdown",
+                             slowdown_bound_seconds=TAU)
+        for iteration in range(args.iterations):
             held = float("nan")
             if iteration % args.eval_every == 0:
-                held = evaluate(held_out, greedy)
-            if iteration == args.iterations:
-                curve.append((iteration, float("nan"), held))
-                print(f"{iteration:9d}  {'':>12}  {held:12.2f}")
-                break
-            trace = train[iteration % len(train)]
-            env = clustersim.Env(trace=trace, cluster=CLUSTER, k=K, reward="slowdown",
-                                 slowdown_bound_seconds=TAU)
+                held = evaluate(held_out, lambda: sampler)
             runs = [episode(env, sampler) for _ in range(args.episodes)]
-            env.close()
+            sampled = float(np.mean([bounded_slowdown(result) for _, _, result in runs]))
+            curve.append((iteration, sampled, held))
+            print(f"{iteration:9d}  {sampled:8.2f}  " + ("" if np.isnan(held) else f"{held:8.2f}"))
+            sys.stdout.flush()
+            # REINFORCE: returns to go, minus their mean over the episodes at the same decision
+            # index, scaled by their spread.
             returns_to_go = [np.cumsum(r[::-1])[::-1] for r, _, _ in runs]
             length = max(len(g) for g in returns_to_go)
             padded = np.full((len(runs), length), np.nan)
@@ -183,44 +192,54 @@ def main():
                     g_job += advantage * gj
                     g_wait += advantage * gw
                     steps += 1
-            model.job_w += args.learning_rate * g_job / steps * 10
-            model.wait_w += args.learning_rate * g_wait / steps * 10
-            mean_return = float(np.mean([sum(r) for r, _, _ in runs]))
-            curve.append((iteration, mean_return, held))
-            print(f"{iteration:9d}  {mean_return:12.1f}  "
-                  + (f"{held:12.2f}" if not np.isnan(held) else ""))
-            sys.stdout.flush()
+            model.job_w += args.learning_rate * g_job / steps
+            model.wait_w += args.learning_rate * g_wait / steps
+        env.close()
+        learned = [float(np.mean([evaluate(train, lambda: sampler)
+                                  for _ in range(args.episodes)])),
+                   evaluate(held_out, lambda: sampler)]
 
-        learned = curve[-1][2]
-        print(f"\nmean bounded slowdown (tau {TAU:.0f} s) on {len(held_out)} held-out traces "
-              f"({GENERATOR['jobs']} jobs, load {GENERATOR['load']}, Philly durations) on 32 "
-              "V100 GPUs:")
-        for name, value in list(baselines.items()) + [("learned (greedy)", learned)]:
-            print(f"  {name:24s} {value:8.2f}")
-        print(f"weights: jobs {np.round(model.job_w, 3).tolist()}  "
-              f"wait {np.round(model.wait_w, 3).tolist()}")
+        print(f"\nmean bounded slowdown (tau {TAU:.0f} s), {GENERATOR['jobs']}-job traces at offered "
+              f"load {GENERATOR['load']} (exponential durations, mean 1 h) on 32 V100 GPUs, "
+              f"k = {K}:")
+        print(f"  {'policy':26s} {'training trace':>14s} {'4 held-out':>11s}")
+        for name, (on_train, on_held) in list(baselines.items()) + [
+                (f"learned ({args.iterations} iterations)", learned)]:
+            print(f"  {name:26s} {on_train:14.2f} {on_held:11.2f}")
+        print(f"weights: jobs (log10 duration - 3, GPUs/8, log10 wait - 3, 1) "
+              f"{np.round(model.job_w, 3).tolist()}; wait (free fraction, running/8, 1) "
+              f"{np.round(model.wait_w, 3).tolist()}")
         print(f"wall time {time.time() - started:.0f} s")
 
         if args.plot:
             import matplotlib
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
-            fig, ax = plt.subplots(figsize=(7, 4))
-            xs = [c[0] for c in curve if not np.isnan(c[2])]
-            ys = [c[2] for c in curve if not np.isnan(c[2])]
-            ax.plot(xs, ys, "o-", color="black", label="learned policy (greedy), held-out")
+            from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
+            fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
             styles = {"random (valid actions)": ("tab:red", ":"), "fcfs": ("tab:orange", "--"),
                       "sjf": ("tab:green", "--"), "shortest fitting of K": ("tab:blue", "-.")}
-            for name, value in baselines.items():
-                color, style = styles[name]
-                ax.axhline(value, color=color, linestyle=style, label=name)
-            ax.set_yscale("log")
-            ax.set_xlabel("training iteration (4 episodes each)")
-            ax.set_ylabel("mean bounded slowdown (log)")
-            ax.set_title("Policy gradient in clustersim.Env: 120-job synthetic traces, 32 GPUs")
-            ax.legend(fontsize=8)
+            panels = (("training trace (4 sampled episodes per point)", 1, "o-"),
+                      ("4 held-out traces (1 sampled episode each)", 2, "s-"))
+            for panel, (ax, (title, column, marker)) in enumerate(zip(axes, panels)):
+                points = [(c[0], c[column]) for c in curve if not np.isnan(c[column])]
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker, color="black",
+                        label="learned policy")
+                for name, values in baselines.items():
+                    color, style = styles[name]
+                    ax.axhline(values[panel], color=color, linestyle=style, label=name)
+                ax.set_yscale("log")
+                ax.yaxis.set_major_locator(FixedLocator([1, 2, 3, 5, 10, 20, 30, 50]))
+                ax.yaxis.set_major_formatter(ScalarFormatter())
+                ax.yaxis.set_minor_locator(NullLocator())
+                ax.set_title(title, fontsize=10)
+                ax.set_xlabel("training iteration (policy before its update)")
+            axes[0].set_ylabel("mean bounded slowdown (log scale)")
+            axes[1].legend(fontsize=8, loc="upper right")
+            fig.suptitle(f"REINFORCE in clustersim.Env: {GENERATOR['jobs']}-job synthetic traces "
+                         f"at offered load {GENERATOR['load']}, 32 GPUs, k = {K}", fontsize=11)
             fig.tight_layout()
-            fig.savefig(args.plot, dpi=110)
+            fig.savefig(args.plot, dpi=100)
             print(f"figure written to {args.plot}")
 
 
