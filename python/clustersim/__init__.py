@@ -19,9 +19,9 @@ from . import policies
 
 __all__ = [
     "Allocation", "Box", "Context", "Database", "Discrete", "Env", "InputError", "InternalError",
-    "Job", "JobRun", "Policy", "PolicyError", "Result", "Trace", "cluster_nodes", "cluster_presets",
-    "generate_trace", "open", "placements_list", "policies", "policies_list", "read_trace", "run",
-    "set_log_level",
+    "Job", "JobRun", "Policy", "PolicyError", "Result", "Trace", "cluster_nodes",
+    "cluster_presets", "generate_trace", "open", "placements_list", "policies", "policies_list",
+    "read_trace", "run", "set_log_level",
 ]
 
 
