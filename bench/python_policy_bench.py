@@ -46,7 +46,8 @@ def main():
     if not os.path.exists(trace):
         clustersim.generate_trace(trace, jobs=args.jobs, gpus=gpus, load=args.load, seed=42)
     cluster = {"nodes": [{"count": args.nodes, "gpu_type": "A100-80GB", "gpus_per_node": 8}]}
-    print(f"{platform.node()} {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"{platform.node()} {os.cpu_count()} cores, {now}, "
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"trace: {args.jobs} jobs, load {args.load} on {gpus} GPUs (seed 42); best of "
           f"{args.repeat}")

@@ -199,9 +199,9 @@ def main():
                                   for _ in range(args.episodes)])),
                    evaluate(held_out, lambda: sampler)]
 
-        print(f"\nmean bounded slowdown (tau {TAU:.0f} s), {GENERATOR['jobs']}-job traces at offered "
-              f"load {GENERATOR['load']} (exponential durations, mean 1 h) on 32 V100 GPUs, "
-              f"k = {K}:")
+        print(f"\nmean bounded slowdown (tau {TAU:.0f} s), {GENERATOR['jobs']}-job traces at "
+              f"offered load {GENERATOR['load']} (exponential durations, mean 1 h) on 32 V100 "
+              f"GPUs, k = {K}:")
         print(f"  {'policy':26s} {'training trace':>14s} {'4 held-out':>11s}")
         for name, (on_train, on_held) in list(baselines.items()) + [
                 (f"learned ({args.iterations} iterations)", learned)]:

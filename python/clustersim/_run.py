@@ -110,7 +110,8 @@ def run(trace=None, cluster="default", policy="fcfs", placement="first-fit", par
         for key, value in options.items():
             option = key.replace("_", "-")
             if option in _FILTER_OPTIONS:
-                filter_args.append(f"--{option}={_option_value(value)}")  # "=": values may start with "-"
+                # "--name=value": a value may start with "-".
+                filter_args.append(f"--{option}={_option_value(value)}")
             else:
                 config[key] = value
         config_path = os.path.join(tmp, "options.json")
