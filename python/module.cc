@@ -356,6 +356,9 @@ PYBIND11_MODULE(_core, m) {
   static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
   static py::exception<InternalError> internal_error(m, "InternalError", PyExc_RuntimeError);
   static py::exception<PolicyDecisionError> policy_error(m, "PolicyError", internal_error.ptr());
+  for (py::handle type : {input_error, internal_error, policy_error}) {
+    type.attr("__module__") = "clustersim";  // tracebacks show clustersim.InputError
+  }
   // Translators run newest first: the derived PolicyDecisionError before InternalError.
   py::register_exception_translator([](std::exception_ptr p) {
     try {
