@@ -74,15 +74,17 @@ PythonPolicy::Hooks HooksFrom(const py::dict& hooks) {
 // Runs one simulation. `config_path`: a run config JSON file (ApplyRunConfigFile's keys);
 // `filter_args`: trace filter options as on the command line; `cluster_json`: a cluster spec's
 // JSON text replacing the `cluster` option (empty = use it); `hooks`: a Python policy's hooks
-// (None = the registered policy named in the config); `policy_name` names a Python policy.
+// (None = the registered policy named in the config); `policy_name` names a Python policy;
+// `check` and `allow_duplicate` are `clustersim run`'s --check and --allow-duplicate.
 py::dict Run(const std::string& config_path, const std::vector<std::string>& filter_args,
              const std::string& cluster_json, const py::object& hooks, bool supports_shares,
-             const std::string& policy_name, bool check) {
+             const std::string& policy_name, bool check, bool allow_duplicate) {
   RunConfig config;
   ApplyRunConfigFile(config_path, {}, &config);
   config.filter = ParseFilterArgs(filter_args);
   if (!cluster_json.empty()) config.cluster_json = cluster_json;
   config.engine.check_invariants = check;
+  config.allow_duplicate = allow_duplicate;
   std::unique_ptr<PythonPolicy> python_policy;  // destroyed with the GIL held
   if (!hooks.is_none()) {
     python_policy = std::make_unique<PythonPolicy>(HooksFrom(hooks.cast<py::dict>()),
@@ -375,7 +377,8 @@ PYBIND11_MODULE(_core, m) {
 
   BindContext(m);
   m.def("run", &Run, py::arg("config_path"), py::arg("filter_args"), py::arg("cluster_json"),
-        py::arg("hooks"), py::arg("supports_shares"), py::arg("policy_name"), py::arg("check"));
+        py::arg("hooks"), py::arg("supports_shares"), py::arg("policy_name"), py::arg("check"),
+        py::arg("allow_duplicate"));
   m.def("read_trace", &ReadTrace, py::arg("path"), py::arg("format") = "");
   m.def("filter_option_names", &FilterOptionNames);
   m.def("set_log_level", &SetLogLevel, py::arg("level"));

@@ -55,7 +55,7 @@ def _write_trace(trace, path):
 
 
 def run(trace=None, cluster="default", policy="fcfs", placement="first-fit", params=None,
-        out=None, check=False, **options):
+        out=None, check=False, allow_duplicate=False, **options):
     """Simulates one run and returns its Result.
 
     trace: a trace file path (any format clustersim reads), a clustersim.Trace or a DataFrame of
@@ -65,6 +65,10 @@ def run(trace=None, cluster="default", policy="fcfs", placement="first-fit", par
     placement: a registered placement strategy name.
     params: {key: value} of --param settings for the policy and placement.
     out: a SQLite database to append the run to (None = a temporary one, deleted after reading).
+      A run `out` already holds (same trace, cluster, policy name, placement, parameters, seed,
+      options) is refused with InputError unless allow_duplicate=True (--allow-duplicate). A
+      Python policy is known by its class name only: after changing its code, append with
+      allow_duplicate=True or to another database.
     check: verify the engine's invariants after every pass (--check; slow).
     options: any other `clustersim run` option with underscores for dashes, as in a run config
       file (seed, interval, stop_time, preemption_cost, node_mtbf, mttr, runtime_model, format,
@@ -119,9 +123,12 @@ def run(trace=None, cluster="default", policy="fcfs", placement="first-fit", par
             json.dump(config, f)
         try:
             outcome = _core.run(config_path, filter_args, cluster_json, hooks, supports_shares,
-                                policy_name, bool(check))
+                                policy_name, bool(check), bool(allow_duplicate))
         except _core.InputError as e:
             error = _relabel(e, config_path, "clustersim.run options")
+            message = str(error).replace("--allow-duplicate appends", "allow_duplicate=True appends")
+            if message != str(error):
+                error = type(error)(message)
             if trace_label:
                 error = _relabel(error, config["trace"], trace_label)
             raise error from None

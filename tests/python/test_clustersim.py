@@ -215,6 +215,23 @@ def test_open_reads_appended_runs(tmp_path):
     assert set(stored.summary().run_id) == {1, 2}
 
 
+def test_repeated_run_is_refused_unless_allowed(tmp_path):
+    # The same trace (by content: a DataFrame is written to a new temporary file each time),
+    # cluster, policy and options: the CLI's duplicate guard, which writes nothing.
+    db = tmp_path / "runs.sqlite"
+    clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, policy=Fcfs(), out=db)
+    with pytest.raises(clustersim.InputError, match=r"already holds this run as run 1 .*"
+                                                    r"allow_duplicate=True appends it again"):
+        clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, policy=Fcfs(), out=db)
+    assert list(clustersim.open(db).runs.run_id) == [1]
+    again = clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, policy=Fcfs(), out=db,
+                           allow_duplicate=True)
+    assert again.run_id == 2
+    # Another seed is another run.
+    assert clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, policy=Fcfs(), out=db,
+                          seed=1).run_id == 3
+
+
 def test_generate_trace(tmp_path):
     path = clustersim.generate_trace(tmp_path / "g.csv", jobs=50, seed=3, gpus=16)
     assert len(clustersim.read_trace(path)) == 50
