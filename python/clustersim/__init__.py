@@ -9,7 +9,18 @@ The C++ core does the simulating; this package passes options to it, adapts Pyth
 engine's Policy interface and returns results as pandas DataFrames.
 """
 
-from . import _core
+import sys as _sys
+
+from . import _paths
+
+try:
+    from . import _core
+    import numpy  # noqa: F401
+    import pandas  # noqa: F401
+except ImportError as error:
+    raise ImportError(
+        f"{error}. clustersim was built for {_paths.PYTHON_EXECUTABLE} and uses Debian's "
+        f"python3-numpy and python3-pandas (docs/python.md); this is {_sys.executable}") from error
 from ._core import Allocation, Context, InputError, InternalError, Job, JobRun, PolicyError
 from ._core import set_log_level
 from ._env import Box, Discrete, Env
