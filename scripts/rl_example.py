@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Trains a small policy-gradient scheduler in clustersim.Env (numpy only) and compares it with
-random choices, fcfs and sjf on its synthetic training trace and on held-out ones (README, "Python
-module").
+random choices, fcfs and sjf on its synthetic training trace and on held-out ones (README,
+"Python: import clustersim").
 
 The agent scores each of the first K queued jobs that fit with a linear function of the job's
 features (log duration, GPUs, log wait) and the wait action with a linear function of the
@@ -30,7 +30,7 @@ import clustersim
 TAU = 10.0  # seconds, the bounded-slowdown threshold
 CLUSTER = {"nodes": [{"count": 4, "gpu_type": "V100-32GB", "gpus_per_node": 8}]}
 K = 32
-# Offered load 2 on the 32 GPUs, exponential durations (mean 1 h): a queue builds up, and which
+# Offered load 2.5 on the 32 GPUs, exponential durations (mean 1 h): a queue builds up, and which
 # queued job starts next matters.
 GENERATOR = dict(jobs=200, gpus=32, load=2.5)
 
