@@ -358,8 +358,8 @@ PYBIND11_MODULE(_core, m) {
   static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
   static py::exception<InternalError> internal_error(m, "InternalError", PyExc_RuntimeError);
   static py::exception<PolicyDecisionError> policy_error(m, "PolicyError", internal_error.ptr());
-  for (py::handle type : {py::handle(input_error), py::handle(internal_error),
-                          py::handle(policy_error)}) {
+  for (py::handle type :
+       {py::handle(input_error), py::handle(internal_error), py::handle(policy_error)}) {
     type.attr("__module__") = "clustersim";  // tracebacks show clustersim.InputError
   }
   // Translators run newest first: the derived PolicyDecisionError before InternalError.

@@ -111,6 +111,9 @@ def test_bad_input_raises_input_error_with_the_core_message():
     with pytest.raises(clustersim.InputError, match="--first"):
         clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, first=-5)
     assert issubclass(clustersim.InputError, ValueError)
+    # Tracebacks name the package's exceptions, not the extension's.
+    assert {e.__module__ for e in (clustersim.InputError, clustersim.InternalError,
+                                   clustersim.PolicyError)} == {"clustersim"}
 
 
 class StartOnOneGpu(clustersim.Policy):
