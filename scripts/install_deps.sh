@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(g++ cmake make libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev
           libspdlog-dev libfmt-dev libsqlite3-dev sqlite3 googletest libgtest-dev libgmock-dev
-          libbenchmark-dev python3 python3-matplotlib slurm-wlm munge mold
+          libbenchmark-dev zlib1g-dev python3 python3-matplotlib slurm-wlm munge mold
           pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest "$@")
 missing=()
 for p in "${packages[@]}"; do
