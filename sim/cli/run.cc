@@ -245,7 +245,8 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     catalog = &custom_catalog;
   }
   // Validate every name before any heavy work, so errors come fast.
-  const PolicyEntry& policy_entry = FindPolicy(config.policy);
+  const PolicyEntry* policy_entry =
+      config.policy_object != nullptr ? nullptr : &FindPolicy(config.policy);
   const PlacementEntry& placement_entry = FindPlacement(config.placement);
   const Cluster cluster(
       config.cluster_json.empty()
@@ -271,7 +272,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   std::vector<TaskClass> workload;
   const auto placement = placement_entry.make(
       PlacementEnv{&cluster, &topology, runtime.get(), &workload}, config.params);
-  const auto policy = policy_entry.make(config.params);
+  std::unique_ptr<Policy> owned_policy;
+  if (policy_entry != nullptr) owned_policy = policy_entry->make(config.params);
+  Policy* const policy = policy_entry != nullptr ? owned_policy.get() : config.policy_object;
   config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   const bool model_aware = config.models.enabled || config.models.assign;
   CheckModelOptions(config.models);
