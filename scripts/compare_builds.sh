@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs one fixed set of simulations with two clustersim binaries and compares what they wrote:
-# every `jobs`, `timeseries` and `summary` row and each run's fingerprint, events and passes.
+# every `jobs`, `timeseries` and `summary` row (the columns the old binary writes: a new one may
+# add columns) and each run's fingerprint, events and passes.
 # For refactors that must not change behaviour (a moved file, a faster path): exit 0 and
-# "identical" when the outputs agree, 1 with the first differences otherwise. Columns only the new
-# binary writes are left out of the comparison and listed at the end.
+# "identical" when the outputs agree, 1 with the first differences otherwise.
 #
 # Usage: scripts/compare_builds.sh OLD_CLUSTERSIM NEW_CLUSTERSIM [WORK_DIR]
 # The set: the README tour's runs (fcfs, best-fit, easy, faults, model-aware cosched), every
@@ -40,28 +40,21 @@ runs() {
   echo "synthetic_easy|--trace $synthetic --cluster $cluster_1024 --runtime-model trace --policy easy"
 }
 
-# The columns of TABLE in both databases, in OLD's order: a column one binary adds is left out
-# of the comparison (and listed once, so that the report says so).
-common_columns() {  # OLD_DB NEW_DB TABLE
-  local old_cols new_cols
-  old_cols=$(sqlite3 "$1" "SELECT name FROM pragma_table_info('$3')")
-  new_cols=$(sqlite3 "$2" "SELECT name FROM pragma_table_info('$3')")
-  comm -12 <(sort <<<"$old_cols") <(sort <<<"$new_cols") >"$work/.common"
-  grep -Fxf "$work/.common" <<<"$old_cols" | paste -sd, -
-  for c in $(comm -13 <(sort <<<"$old_cols") <(sort <<<"$new_cols")); do
-    grep -qx "$3.$c" "$work/.only_new" 2>/dev/null || echo "$3.$c" >>"$work/.only_new"
-  done
+# Columns and summary metrics are those the OLD binary writes: a newer binary may add columns and
+# metrics (results/README.md), and what both write must agree.
+columns() {  # DB TABLE
+  sqlite3 "$1" "SELECT group_concat(name, ', ') FROM pragma_table_info('$2')"
 }
-
-dump() {  # DB OUT OTHER_DB
+dump() {  # DB OUT REFERENCE_DB
   sqlite3 -csv "$1" "SELECT run_id, fingerprint, events, passes, status FROM runs ORDER BY run_id" >"$2"
-  sqlite3 -csv "$1" "SELECT $(common_columns "$3" "$1" jobs) FROM jobs ORDER BY run_id, job_index" >>"$2"
-  sqlite3 -csv "$1" "SELECT $(common_columns "$3" "$1" timeseries) FROM timeseries ORDER BY 1, 2, 3" >>"$2"
-  sqlite3 -csv "$1" "SELECT $(common_columns "$3" "$1" summary) FROM summary ORDER BY 1, 2, 3" >>"$2"
+  sqlite3 -csv "$1" "SELECT $(columns "$3" jobs) FROM jobs ORDER BY run_id, job_index" >>"$2"
+  sqlite3 -csv "$1" "SELECT $(columns "$3" timeseries) FROM timeseries ORDER BY 1, 2, 3" >>"$2"
+  local metrics
+  metrics=$(sqlite3 "$3" "SELECT group_concat(DISTINCT quote(metric)) FROM summary")
+  sqlite3 -csv "$1" "SELECT * FROM summary WHERE metric IN (${metrics:-''}) ORDER BY 1, 2, 3" >>"$2"
 }
 
 status=0
-rm -f "$work/.only_new"
 while IFS='|' read -r name options; do
   # Backfilling policies plan with exact wall times: the trace has none.
   case "$name" in philly_easy_* | philly_conservative_*) options+=" --param walltime=exact" ;; esac
@@ -77,17 +70,15 @@ while IFS='|' read -r name options; do
       continue 2
     }
   done
-  dump "$work/$name.old.sqlite" "$work/$name.old.csv" "$work/$name.old.sqlite"
-  dump "$work/$name.new.sqlite" "$work/$name.new.csv" "$work/$name.old.sqlite"
+  for side in old new; do
+    dump "$work/$name.$side.sqlite" "$work/$name.$side.csv" "$work/$name.old.sqlite"
+  done
   if cmp -s "$work/$name.old.csv" "$work/$name.new.csv"; then
     echo "$name: identical ($(head -1 "$work/$name.new.csv"))"
   else
     echo "$name: DIFFERENT"
-    diff "$work/$name.old.csv" "$work/$name.new.csv" | head -5 || true
+    diff "$work/$name.old.csv" "$work/$name.new.csv" | head -5 || true  # head closes the pipe
     status=1
   fi
 done < <(runs)
-if [[ -s "$work/.only_new" ]]; then
-  echo "not compared (only the new binary writes them): $(paste -sd' ' "$work/.only_new")"
-fi
 exit $status

@@ -9,7 +9,8 @@
 // virtual clusters / users / trace statuses; keep the first N jobs in submission order; load
 // scaling (every inter-arrival gap multiplied by a factor: > 1 lightens, < 1 intensifies the
 // load; times stay relative to the first kept submission); GPU-type mapping (names in each job's
-// gpu_type list renamed, e.g. for traces from older hardware). Excluded jobs are counted by
+// gpu_type list renamed, e.g. for traces from older hardware); dropping the CPU and host-memory
+// demands (docs/resources.md: the run then places on GPUs only). Excluded jobs are counted by
 // reason: a job leaves a run only through an explicit filter, never silently.
 //
 // Times: readers of wall-clock formats hand over absolute times and the sink subtracts the
@@ -24,6 +25,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,14 +38,22 @@ struct TraceFilter {
   double window_end = std::numeric_limits<double>::infinity();
   std::set<std::string> vcs, users, statuses;  // empty = keep all
   int64_t first_n = -1;                        // < 0 = all
-  double load_scale = 1.0;
+  // Multiplies the arrival rate: gaps between kept submissions are divided by it, from the
+  // first kept job on (> 1 = heavier load).
+  double load_factor = 1.0;
   std::map<std::string, std::string> gpu_type_map;
+  // The trace's submit times are its recorded start times (a log that records starts but not
+  // waits, as the NASA iPSC/860 log says of itself): a job with no recorded start gets
+  // recorded_start = submit_time and, without a recorded end, recorded_end = submit_time +
+  // duration. Applied before the load factor.
+  bool submit_is_start = false;
+  bool drop_host_demands = false;  // zero every job's cpu_milli and memory_mib
 
   bool IsIdentity() const;
   bool HasWindow() const { return !std::isinf(window_start) || !std::isinf(window_end); }
   // A JSON object of the non-default settings, for the `runs` table.
   std::string ToJson() const;
-  // Throws InputError for bad settings (a load scale <= 0, a window with end <= start).
+  // Throws InputError for bad settings (a load factor <= 0, a window with end <= start).
   void Validate() const;
 };
 
@@ -64,7 +74,9 @@ class JobSink {
   // filter.
   JobSink(const TraceFilter& filter, double origin);
 
-  void Add(Job&& job);
+  // `attempts`: the job's recorded running intervals (in the reader's clock, like submit_time),
+  // for formats that record several per job; kept with the job when the job is kept.
+  void Add(Job&& job, std::span<const RecordedAttempt> attempts = {});
   // A reader that knows how many records follow may say so; storage is reserved only when
   // every record would be kept.
   void ReserveHint(size_t records);
@@ -74,8 +86,12 @@ class JobSink {
   // The most jobs held at once (for tests and benchmarks of the memory bound).
   size_t max_held() const { return max_held_; }
 
-  // The kept jobs sorted by (relative submit time, line, arrival order), load-scaled and mapped.
+  // The kept jobs sorted by (relative submit time, line, arrival order), with the load factor
+  // applied and GPU types mapped. Recorded times are shifted by the origin like submit times
+  // (the load factor never moves them).
   std::vector<Job> Finish(FilterCounts* counts);
+  // After Finish: the kept jobs' recorded attempts, in job order (Trace::recorded_attempts).
+  std::vector<RecordedAttempt> TakeAttempts() { return std::move(attempts_); }
 
  private:
   // Keeps the first_n earliest of kept_ (stable), counting the rest.
@@ -87,6 +103,7 @@ class JobSink {
   double earliest_ = std::numeric_limits<double>::infinity();
   FilterCounts counts_;
   std::vector<Job> kept_;
+  std::vector<RecordedAttempt> attempts_;
   size_t max_held_ = 0;
 };
 

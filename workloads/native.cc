@@ -1,18 +1,25 @@
 // The native trace format (traces/README.md#the-native-format), CSV and JSON.
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
-// optional walltime, gpu_type, user, vc, priority, model, batch_size, status. Times in seconds.
+// optional walltime, gpu_type, user, vc, priority, model, batch_size, status, recorded_start,
+// recorded_end (the schedule a real scheduler gave the job, for `clustersim validate`), cpus,
+// host_memory_gib. Times in seconds; cpus (cores, may be fractional) and host_memory_gib (GiB) are
+// the whole job's host demands (docs/resources.md), empty = not stated.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
 // of 0 GPUs is kept and rejected by the engine with a reason); priority an integer; batch_size
-// an integer >= 0; job_id non-empty and unique. Anything else is an error naming the file, line,
-// column (1-based character position of the field) and what was expected.
+// an integer >= 0; recorded_start and recorded_end finite numbers, kept as given (a record that
+// starts before its submission or ends before its start is counted by the sanity report, as for
+// the public formats); cpus in [0, 2000000] and host_memory_gib in [0, 2000000] (0 = not
+// stated); job_id non-empty and unique. Anything else is an error naming the file, line, column
+// (1-based character position of the field) and what was expected.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <tuple>
 #include <unordered_map>
 
 #include "sim/util/error.h"
@@ -24,12 +31,35 @@ namespace clustersim {
 namespace {
 
 enum Column {
-  kJobId, kSubmit, kGpus, kDuration, kWalltime, kGpuType, kUser, kVc, kPriority, kModel,
-  kBatchSize, kStatus, kColumnCount
+  kJobId,
+  kSubmit,
+  kGpus,
+  kDuration,
+  kWalltime,
+  kGpuType,
+  kUser,
+  kVc,
+  kPriority,
+  kModel,
+  kBatchSize,
+  kStatus,
+  kRecordedStart,
+  kRecordedEnd,
+  kCpus,
+  kHostMemoryGib,
+  kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id", "submit_time", "gpus",  "duration", "walltime",   "gpu_type",
-    "user",   "vc",          "priority", "model", "batch_size", "status"};
+    "job_id",     "submit_time", "gpus",   "duration",       "walltime",
+    "gpu_type",   "user",        "vc",     "priority",       "model",
+    "batch_size", "status",      "recorded_start", "recorded_end", "cpus",
+    "host_memory_gib"};
+
+// Host demands: cores -> milli-cores, GiB -> MiB; the bound keeps them in the Job's int fields.
+constexpr double kMaxHostUnits = 2'000'000;
+int HostUnits(double value, double per_unit) {
+  return static_cast<int>(std::llround(value * per_unit));
+}
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {
@@ -40,19 +70,23 @@ std::string ColumnList() {
 
 // Returns the number of '\n' in the file (a cheap first pass, so the job list is allocated once).
 int64_t CountLines(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return 0;
+  InputFile in(path, "trace file");
   std::vector<char> buffer(kTraceReadBufferBytes);
   int64_t lines = 0;
   size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+  while (true) {
+    try {
+      n = in.Read(buffer.data(), buffer.size());
+    } catch (const InputError& e) {
+      throw InputError(path, static_cast<int>(lines + 1), 0, e.what_expected());
+    }
+    if (n == 0) break;
     for (const char* p = buffer.data(); (p = static_cast<const char*>(
                                              std::memchr(p, '\n', buffer.data() + n - p))) != nullptr;
          ++p) {
       ++lines;
     }
   }
-  std::fclose(f);
   return lines;
 }
 
@@ -208,13 +242,28 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.batch_size = static_cast<int>(parse.Count(*f, "batch_size", 0));
     }
     if (auto* f = optional(kStatus)) job.trace_status = f->text;
+    if (auto* f = optional(kRecordedStart)) {
+      job.recorded_start = parse.Number(*f, "recorded_start");
+    }
+    if (auto* f = optional(kRecordedEnd)) job.recorded_end = parse.Number(*f, "recorded_end");
+    if (auto* f = optional(kCpus)) {
+      const double cpus = parse.NonNegative(*f, "cpus");
+      if (cpus > kMaxHostUnits) parse.Fail(*f, "cpus: expected at most 2000000 cores");
+      job.cpu_milli = HostUnits(cpus, 1000);
+    }
+    if (auto* f = optional(kHostMemoryGib)) {
+      const double gib = parse.NonNegative(*f, "host_memory_gib");
+      if (gib > kMaxHostUnits) parse.Fail(*f, "host_memory_gib: expected at most 2000000 GiB");
+      job.memory_mib = HostUnits(gib, 1024);
+    }
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     sink->Add(std::move(job));
   }
   CheckUniqueIds(path, std::move(id_keys), static_cast<size_t>(position[kJobId]));
 }
 
-void ReadNativeJson(const std::string& path, JobSink* sink) {
+// Errors name jobs "jobs[i]" whether the jobs are the document (an array) or its "jobs" member.
+void ReadNativeJson(const std::string& path, JobSink* sink) try {
   const nlohmann::json doc = ParseJsonFile(path);
   const nlohmann::json* list = &doc;
   if (doc.is_object()) list = &RequireMember(doc, "jobs", path, "trace");
@@ -223,25 +272,26 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
   for (size_t i = 0; i < list->size(); ++i) {
     const auto& o = (*list)[i];
     const std::string where = "jobs[" + std::to_string(i) + "]";
-    if (!o.is_object()) throw InputError(path, 0, 0, where + ": expected an object");
+    if (!o.is_object()) throw JsonValueError(path, where, "expected an object");
     for (const auto& [key, value] : o.items()) {
       int c = 0;
       while (c < kColumnCount && key != kColumnNames[c]) ++c;
       if (c == kColumnCount) {
-        throw InputError(path, 0, 0, where + ": unknown key \"" + key + "\"; expected: " +
-                                         ColumnList());
+        throw JsonValueError::Verbatim(
+            path, where + "." + key,
+            where + ": unknown key \"" + key + "\"; expected: " + ColumnList());
       }
     }
     auto number = [&](const char* key, bool integer) {
       const double v = RequireNumber(RequireMember(o, key, path, where), path, where + "." + key);
-      if (v < 0) throw InputError(path, 0, 0, where + "." + key + ": expected a value >= 0");
+      if (v < 0) throw JsonValueError(path, where + "." + key, "expected a value >= 0");
       if (integer && v != std::floor(v)) {
-        throw InputError(path, 0, 0, where + "." + key + ": expected an integer");
+        throw JsonValueError(path, where + "." + key, "expected an integer");
       }
       // The same bound as the CSV form's: larger counts would not fit the job's int fields.
       if (integer && v > 1'000'000'000) {
-        throw InputError(path, 0, 0,
-                         where + "." + key + ": value too large: expected at most 1000000000");
+        throw JsonValueError(path, where + "." + key,
+                             "value too large: expected at most 1000000000");
       }
       return v;
     };
@@ -249,7 +299,7 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
     job.line = static_cast<int64_t>(i) + 1;
     const auto& id = RequireMember(o, "job_id", path, where);
     job.id = id.is_string() ? id.get<std::string>() : id.dump();
-    if (job.id.empty()) throw InputError(path, 0, 0, where + ".job_id: expected a non-empty id");
+    if (job.id.empty()) throw JsonValueError(path, where + ".job_id", "expected a non-empty id");
     job.submit_time = number("submit_time", false);
     job.gpus = static_cast<int>(number("gpus", true));
     job.duration = number("duration", false);
@@ -260,24 +310,40 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
     if (o.contains("priority") && !o["priority"].is_null()) {
       const double p = RequireNumber(o["priority"], path, where + ".priority");
       if (p != std::floor(p) || std::abs(p) > 1'000'000'000) {
-        throw InputError(path, 0, 0,
-                         where + ".priority: expected an integer in [-1000000000, 1000000000]");
+        throw JsonValueError(path, where + ".priority",
+                             "expected an integer in [-1000000000, 1000000000]");
       }
       job.priority = static_cast<int>(p);
     }
     auto text = [&](const char* key, Symbol* out) {
       if (o.contains(key) && !o[key].is_null()) *out = RequireString(o[key], path, where + "." + key);
     };
+    for (const auto& [key, units, out] : {std::tuple{"cpus", 1000.0, &job.cpu_milli},
+                                          std::tuple{"host_memory_gib", 1024.0, &job.memory_mib}}) {
+      if (!o.contains(key) || o[key].is_null()) continue;
+      const double v = number(key, false);
+      if (v > kMaxHostUnits) {
+        throw InputError(path, 0, 0, where + "." + key + ": expected at most 2000000");
+      }
+      *out = HostUnits(v, units);
+    }
     text("gpu_type", &job.gpu_type);
     text("user", &job.user);
     text("vc", &job.vc);
     text("model", &job.model);
     text("status", &job.trace_status);
+    for (const char* key : {"recorded_start", "recorded_end"}) {
+      if (!o.contains(key) || o[key].is_null()) continue;
+      const double v = RequireNumber(o[key], path, where + "." + key);
+      (std::string(key) == "recorded_start" ? job.recorded_start : job.recorded_end) = v;
+    }
     if (!seen_ids.emplace(job.id, i).second) {
-      throw InputError(path, 0, 0, where + ".job_id: duplicate id \"" + job.id + "\"");
+      throw JsonValueError(path, where + ".job_id", "duplicate id \"" + job.id + "\"");
     }
     sink->Add(std::move(job));
   }
+} catch (const JsonValueError& e) {
+  throw AtJsonPosition(e, path, ReadFileText(path), /*root_name=*/"jobs");
 }
 
 bool IsNativeHeader(const std::string& first) {
@@ -314,7 +380,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
-    "gpu_type,user,vc,priority,model,batch_size,status]",
+    "gpu_type,user,vc,priority,model,batch_size,status,recorded_start,recorded_end,cpus,"
+    "host_memory_gib]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

@@ -2,12 +2,14 @@
 // The file given is the job table `job_name,inst_id,user,status,start_time,end_time`; the task
 // table `job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,
 // gpu_type` is the file beside it whose name is the job table's with its last "job" replaced by
-// "task" (pai_job_table.csv -> pai_task_table.csv). The published tables have no header line (it
-// is in pai_*_table.header): each table may start with its header line (prepend it with
+// "task" (pai_job_table.csv -> pai_task_table.csv; if that is missing, the name with ".gz" added
+// or removed). The published tables have no header line (it is in pai_*_table.header): each
+// table may start with its header line (prepend it with
 // `cat pai_job_table.header pai_job_table.csv > ...`) or not; without one, the columns are in the
-// published order. Detected by a job-table header, or a file named pai_job_table.csv whose first
-// line has 6 fields. Times are seconds >= 0 (anonymized epoch offsets); missing values are empty.
-// Mapping (one job per job-table row; its task rows, matched by job_name, are aggregated):
+// published order. Detected by a job-table header, or a file named pai_job_table.csv (or
+// pai_job_table.csv.gz) whose first line has 6 fields. Times are seconds >= 0 (anonymized epoch
+// offsets); missing values are empty. Mapping (one job per job-table row; its task rows, matched by
+// job_name, are aggregated):
 //   job_id = job_name; user; trace_status = status (Terminated, Failed, Running, Waiting);
 //   submit_time = job start_time (the submission) minus the earliest one in the job table;
 //   GPUs: total = sum over tasks of inst_num x plan_gpu / 100 (plan_gpu is a percentage of one
@@ -15,6 +17,7 @@
 //   0 < total < 1 -> gpus 1 with gpu_milli = round(1000 x total); total >= 1 -> gpus =
 //   ceil(total) whole GPUs (e.g. 3 instances of 50% -> 2 GPUs);
 //   cpu_milli = sum of inst_num x plan_cpu x 10 (plan_cpu is a percentage of one core);
+//   memory_mib = sum of inst_num x plan_mem x 1024 (plan_mem is GB per instance, read as GiB);
 //   gpu_type: the types of the tasks with plan_gpu > 0, mapped V100 -> V100-16GB,
 //   V100M32 -> V100-32GB, P100 -> P100-16GB, T4 -> T4-16GB, MISC (older K40m/K80/M60) or empty ->
 //   any; several types -> any of them ('|'); any other value is an error. gpu_type is the type a
@@ -24,8 +27,10 @@
 //   none, the job was still running when the trace ended: its end is the latest time in either
 //   table (censored; its status, normally Running, says so). No started task -> duration 0;
 //   a job with no task rows gets gpus 0, duration 0 and trace_status "<status>:no-tasks";
+//   recorded schedule: recorded_start = the earliest task start_time, recorded_end = that end
+//   (latest task end, or the censored end) — shifted like submit_time;
 //   task rows whose job_name is not in the job table have no submission time and are not used;
-//   plan_mem, inst_id and the task status are not used.
+//   inst_id and the task status are not used.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -74,6 +79,7 @@ constexpr uint8_t kAnyType = 1u << 7;
 struct Aggregate {
   double gpus = 0;         // sum of inst_num x plan_gpu / 100
   double cpu_percent = 0;  // sum of inst_num x plan_cpu
+  double memory_gib = 0;   // sum of inst_num x plan_mem
   double run_start = std::numeric_limits<double>::infinity();
   double run_end = -std::numeric_limits<double>::infinity();
   uint8_t types = 0;  // bit i = kPaiTypes[i]; kAnyType = unconstrained
@@ -157,7 +163,16 @@ std::string TaskTablePath(const std::string& job_path) {
                      "\"job\" (the task table is the file named with \"task\" in its place)");
   }
   name.replace(at, 3, "task");
-  return (p.parent_path() / name).string();
+  const std::filesystem::path task = p.parent_path() / name;
+  // A gzip job table may sit beside a plain task table and the other way round.
+  std::error_code error;
+  if (!std::filesystem::exists(task, error)) {
+    const std::string stem = task.string();
+    const bool gz = stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".gz") == 0;
+    const std::string other = gz ? stem.substr(0, stem.size() - 3) : stem + ".gz";
+    if (std::filesystem::exists(other, error)) return other;
+  }
+  return task.string();
 }
 
 // The job table is held whole: a job's GPUs, types and duration come from task rows that may
@@ -218,8 +233,12 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
     const double plan_cpu = CsvFieldParser::IsMissing(f[kPlanCpu].text)
                                 ? 0
                                 : parse.NonNegative(f[kPlanCpu], "plan_cpu");
+    const double plan_mem = CsvFieldParser::IsMissing(f[kPlanMem].text)
+                                ? 0
+                                : parse.NonNegative(f[kPlanMem], "plan_mem");
     a.gpus += inst_num * plan_gpu / 100;
     a.cpu_percent += inst_num * plan_cpu;
+    a.memory_gib += inst_num * plan_mem;
     if (plan_gpu > 0 && inst_num > 0) {
       const std::string_view type = f[kGpuType].text;
       if (CsvFieldParser::IsMissing(type)) {
@@ -271,6 +290,12 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
                            Approximate(a.cpu_percent / 100) +
                            " cores (sum of inst_num x plan_cpu / 100): expected at most 2000000");
     }
+    if (a.memory_gib * 1024 > 2'000'000'000) {
+      throw InputError(path, static_cast<int>(job.line), 1,
+                       "job_name " + job.id + ": its tasks ask for " + Approximate(a.memory_gib) +
+                           " GB of memory (sum of inst_num x plan_mem): expected at most "
+                           "1953125");
+    }
     if (a.gpus > 0 && a.gpus < 1) {
       const int milli = static_cast<int>(std::lround(a.gpus * 1000));
       job.gpus = 1;
@@ -279,6 +304,7 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
       job.gpus = static_cast<int>(std::ceil(a.gpus - 1e-9));
     }
     job.cpu_milli = static_cast<int>(std::lround(a.cpu_percent * 10));
+    job.memory_mib = static_cast<int>(std::lround(a.memory_gib * 1024));
     if (a.types != 0 && !(a.types & kAnyType)) {
       std::string types;
       for (size_t t = 0; t < std::size(kPaiTypes); ++t) {
@@ -290,6 +316,8 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
     if (std::isfinite(a.run_start)) {
       const double end = a.open ? trace_end : a.run_end;
       job.duration = end - a.run_start;  // >= 0: the earliest-started task ended, or open
+      job.recorded_start = a.run_start;
+      job.recorded_end = end;
     }
   }
   for (Job& job : table) sink->Add(std::move(job));
@@ -297,7 +325,8 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
 
 bool IsPaiJobTable(const std::string& path, const std::string& first) {
   if (HeaderHasColumns(first, {"job_name", "inst_id", "user", "status", "start_time"})) return true;
-  return std::filesystem::path(path).filename() == "pai_job_table.csv" &&
+  const std::filesystem::path name = std::filesystem::path(path).filename();
+  return (name == "pai_job_table.csv" || name == "pai_job_table.csv.gz") &&
          SplitPlain(first).size() == kJobColumns.size();
 }
 

@@ -22,6 +22,9 @@
 //     contributes nothing -> "<status>:missing-times";
 //     a last attempt with start_time but no end_time was running when the log was taken: it runs
 //     until the latest time found in the file (censored) -> "<status>:running-at-end".
+//   recorded schedule: every attempt with a start and an end (the open last one ending at the
+//   latest time) is a recorded attempt holding its own GPUs; recorded_start = the first attempt's
+//   start_time, recorded_end = the last attempt's end;
 //   Unknown keys are ignored; a key of the wrong type, a malformed time or invalid JSON is an
 //   error naming the line and column.
 #include <algorithm>
@@ -37,20 +40,21 @@
 namespace clustersim {
 namespace {
 
-// A buffered file read one byte at a time, counting lines and columns of the bytes consumed.
+// A buffered file (gzip or not) read one byte at a time, counting lines and columns of the bytes
+// consumed.
 class ByteSource {
  public:
-  explicit ByteSource(const std::string& path) : file_(std::fopen(path.c_str(), "rb")) {
-    if (!file_) throw InputError(path, 0, 0, "cannot open trace file");
+  explicit ByteSource(const std::string& path) : file_(path, "trace file") {
     buffer_.resize(kTraceReadBufferBytes);
   }
-  ~ByteSource() { std::fclose(file_); }
-  ByteSource(const ByteSource&) = delete;
-  ByteSource& operator=(const ByteSource&) = delete;
 
   bool AtEnd() {
     if (pos_ < size_) return false;
-    size_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+    try {
+      size_ = file_.Read(buffer_.data(), buffer_.size());
+    } catch (const InputError& e) {
+      throw InputError(file_.path(), static_cast<int>(line_), column(), e.what_expected());
+    }
     pos_ = 0;
     return size_ == 0;
   }
@@ -71,7 +75,7 @@ class ByteSource {
   int column() const { return std::max(column_, 1); }  // of the last byte consumed
 
  private:
-  std::FILE* file_;
+  InputFile file_;
   std::vector<char> buffer_;
   size_t pos_ = 0;
   size_t size_ = 0;
@@ -223,9 +227,10 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
 
   // Jobs still running when the log ends are censored at its latest time, known at the end.
   void Finish() {
-    for (auto& [job, start] : open_jobs_) {
-      job.duration += latest_time_ - start;  // >= 0: start is among the times
-      sink_->Add(std::move(job));
+    for (OpenJob& open : open_jobs_) {
+      open.job.duration += latest_time_ - open.start;  // >= 0: start is among the times
+      open.attempts.push_back({open.start, latest_time_, open.gpus});
+      AddWithRecord(std::move(open.job), open.attempts);
     }
   }
 
@@ -252,6 +257,8 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
     int missing_times = 0;
     bool last_open = false;  // the latest attempt has a start but no end
     double open_start = 0;
+    int open_gpus = 0;
+    std::vector<RecordedAttempt> recorded;  // attempts with both times
   };
   struct PendingAttempt {
     int gpus = 0;
@@ -395,9 +402,11 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
                              "].end_time: expected a time >= start_time");
       }
       job_.job.duration += a.end - a.start;
+      job_.recorded.push_back({a.start, a.end, a.gpus});
     } else if (a.has_start) {
       job_.last_open = true;  // censored if no later attempt follows
       job_.open_start = a.start;
+      job_.open_gpus = a.gpus;
     } else {
       ++job_.missing_times;
     }
@@ -427,10 +436,25 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
       if (!suffix.empty()) job.trace_status = status + suffix;
     }
     if (job_.attempts > 0 && job_.last_open) {
-      open_jobs_.emplace_back(std::move(job), job_.open_start);
+      open_jobs_.push_back(
+          {std::move(job), job_.open_start, job_.open_gpus, std::move(job_.recorded)});
     } else {
-      sink_->Add(std::move(job));
+      AddWithRecord(std::move(job), job_.recorded);
     }
+  }
+
+  // Hands the job to the sink with its recorded attempts (in file order) and the recorded start
+  // and end they imply.
+  void AddWithRecord(Job&& job, const std::vector<RecordedAttempt>& attempts) {
+    if (!attempts.empty()) {
+      job.recorded_start = attempts.front().start;
+      job.recorded_end = attempts.front().end;
+      for (const RecordedAttempt& a : attempts) {
+        job.recorded_start = std::min(job.recorded_start, a.start);
+        job.recorded_end = std::max(job.recorded_end, a.end);
+      }
+    }
+    sink_->Add(std::move(job), attempts);
   }
 
   const std::string& path_;
@@ -442,7 +466,13 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
   PendingAttempt attempt_;
   int64_t job_count_ = 0;
   double latest_time_ = -std::numeric_limits<double>::infinity();
-  std::vector<std::pair<Job, double>> open_jobs_;  // job, its open attempt's start
+  struct OpenJob {
+    Job job;
+    double start;                           // of its open last attempt
+    int gpus;                               // of that attempt
+    std::vector<RecordedAttempt> attempts;  // its closed attempts
+  };
+  std::vector<OpenJob> open_jobs_;
 };
 
 void ReadPhillyJson(const std::string& path, JobSink* sink) {
@@ -455,11 +485,9 @@ void ReadPhillyJson(const std::string& path, JobSink* sink) {
 bool IsPhillyJson(const std::string& path, const std::string& first) {
   const size_t start = first.find_first_not_of(" \t");
   if (start == std::string::npos || first[start] != '[') return false;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
   std::string head(64 * 1024, '\0');
-  head.resize(std::fread(head.data(), 1, head.size(), f));
-  std::fclose(f);
+  InputFile in(path, "trace file");
+  head.resize(in.Read(head.data(), head.size()));
   return head.find("\"jobid\"") != std::string::npos &&
          head.find("\"attempts\"") != std::string::npos &&
          head.find("\"submitted_time\"") != std::string::npos;

@@ -10,19 +10,11 @@
 #include <sstream>
 
 #include "sim/engine/summary.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
-
-double ParseSeconds(const std::string& text, const std::string& option) {
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v)) {
-    throw InputError(option + " " + text + ": expected a number of seconds");
-  }
-  return v;
-}
 
 bool KnownStatus(const std::string& status) {
   std::string s = status;
@@ -66,12 +58,14 @@ void AppendNumber(double value, std::string* out) {
 void ParseWindow(const std::string& text, TraceFilter* filter) {
   const auto colon = text.find(':');
   if (colon == std::string::npos) {
-    throw InputError("--window " + text + ": expected START:END in seconds (either may be empty)");
+    throw InputError("--window " + text +
+                     ": expected START:END, durations from the trace's start (either may be "
+                     "empty): 0:3600, 2d:3d");
   }
   const std::string start = text.substr(0, colon);
   const std::string end = text.substr(colon + 1);
-  if (!start.empty()) filter->window_start = ParseSeconds(start, "--window");
-  if (!end.empty()) filter->window_end = ParseSeconds(end, "--window");
+  if (!start.empty()) filter->window_start = ParseDuration(start, "--window");
+  if (!end.empty()) filter->window_end = ParseDuration(end, "--window");
 }
 
 std::set<std::string> ParseList(const std::string& text) {
@@ -104,9 +98,14 @@ FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace) {
     return FilterCounts{.before = n, .kept = n};
   }
   JobSink sink(filter, 0.0);
-  for (Job& job : trace->jobs) sink.Add(std::move(job));
+  for (Job& job : trace->jobs) {
+    const std::span<const RecordedAttempt> attempts(
+        trace->recorded_attempts.data() + job.recorded_attempt_begin, job.recorded_attempt_count);
+    sink.Add(std::move(job), attempts);
+  }
   FilterCounts counts;
   trace->jobs = sink.Finish(&counts);
+  trace->recorded_attempts = sink.TakeAttempts();
   return counts;
 }
 
@@ -129,6 +128,8 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
                       {}};
   SanityItem duplicates{"duplicate job ids", 0, {}};
   SanityItem unknown_status{"unknown trace statuses", 0, {}};
+  SanityItem started_early{"recorded starts before the submission (kept as recorded)", 0, {}};
+  SanityItem ended_early{"recorded ends before the recorded start (kept as recorded)", 0, {}};
   auto note = [](SanityItem& item, int64_t line) {
     if (item.first_lines.size() < kSanityLines) item.first_lines.push_back(line);
     ++item.count;
@@ -150,6 +151,8 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
     if (job->submit_time < latest) note(unsorted, job->line);
     latest = std::max(latest, job->submit_time);
     if (!KnownStatus(job->trace_status.str())) note(unknown_status, job->line);
+    if (job->recorded_start < job->submit_time) note(started_early, job->line);  // NaN: false
+    if (job->recorded_end < job->recorded_start) note(ended_early, job->line);
   }
   // Duplicate ids, unless the reader rejected them already: sort (hash, line) pairs, then confirm
   // equal hashes by comparing the ids (much cheaper than sorting the strings of a million-job
@@ -175,7 +178,7 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
   }
   SanityReport report;
   for (SanityItem* item : {&larger, &zero_gpus, &zero_duration, &unsorted, &duplicates,
-                           &unknown_status}) {
+                           &unknown_status, &started_early, &ended_early}) {
     if (item->count > 0) report.items.push_back(std::move(*item));
   }
   return report;
@@ -195,7 +198,10 @@ TraceStats ComputeTraceStats(const Trace& trace) {
     durations.push_back(job.duration);
     total += job.duration;
     s.gpu_hours += job.gpus * job.duration / 3600;
+    s.recorded_starts += job.has_recorded_start();
+    s.recorded_ends += job.has_recorded_end();
   }
+  s.recorded_attempts = static_cast<int64_t>(trace.recorded_attempts.size());
   s.duration_mean = total / durations.size();
   s.duration_max = *std::max_element(durations.begin(), durations.end());
   s.duration_p50 = Percentile(durations, 0.50);
@@ -209,7 +215,7 @@ TraceStats ComputeTraceStats(const Trace& trace) {
   return s;
 }
 
-std::string FormatTraceStats(const TraceStats& s) {
+std::string FormatTraceStats(const TraceStats& s, int64_t cluster_gpus) {
   char line[256];
   std::string out;
   std::snprintf(line, sizeof line, "jobs            %lld\n", static_cast<long long>(s.jobs));
@@ -226,6 +232,27 @@ std::string FormatTraceStats(const TraceStats& s) {
   std::snprintf(line, sizeof line, "offered load    %.0f GPU-hours in all, %.1f GPU-hours/day\n",
                 s.gpu_hours, s.offered_gpu_hours_per_day);
   out += line;
+  if (cluster_gpus > 0) {
+    if (s.offered_gpu_hours_per_day > 0) {
+      std::snprintf(line, sizeof line,
+                    "                %.3f of the cluster's %lld GPUs (GPU-hours demanded / "
+                    "GPU-hours available over the span)\n",
+                    s.offered_gpu_hours_per_day / (24.0 * static_cast<double>(cluster_gpus)),
+                    static_cast<long long>(cluster_gpus));
+    } else {
+      std::snprintf(line, sizeof line,
+                    "                - of the cluster's %lld GPUs (no submission span)\n",
+                    static_cast<long long>(cluster_gpus));
+    }
+    out += line;
+  }
+  if (s.recorded_starts + s.recorded_ends > 0) {
+    std::snprintf(line, sizeof line,
+                  "recorded        %lld starts, %lld ends, %lld attempts (clustersim validate)\n",
+                  static_cast<long long>(s.recorded_starts), static_cast<long long>(s.recorded_ends),
+                  static_cast<long long>(s.recorded_attempts));
+    out += line;
+  }
   out += "GPUs per job    ";
   for (const auto& [gpus, count] : s.jobs_by_gpus) {
     std::snprintf(line, sizeof line, "%d: %lld (%.1f%%)  ", gpus, static_cast<long long>(count),
@@ -240,9 +267,19 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const std::string temporary = path + ".partial";
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) throw InputError(path, 0, 0, "cannot write file");
+  // The recorded schedule's columns only when some job has one (attempts are not written).
+  const bool recorded = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+    return job.has_recorded_start() || job.has_recorded_end();
+  });
+  // The host-demand columns only when some job states one (older readers do not know them).
+  const bool host = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+    return job.cpu_milli > 0 || job.memory_mib > 0;
+  });
   std::string chunk =
       "job_id,submit_time,gpus,duration,walltime,gpu_type,user,vc,priority,model,batch_size,"
-      "status\n";
+      "status";
+  chunk += recorded ? ",recorded_start,recorded_end" : "";
+  chunk += host ? ",cpus,host_memory_gib\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
@@ -279,6 +316,18 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
     if (job.batch_size > 0) chunk += std::to_string(job.batch_size);
     chunk += ',';
     AppendField(job.trace_status.str(), &chunk);
+    if (recorded) {
+      chunk += ',';
+      if (job.has_recorded_start()) AppendNumber(job.recorded_start, &chunk);
+      chunk += ',';
+      if (job.has_recorded_end()) AppendNumber(job.recorded_end, &chunk);
+    }
+    if (host) {
+      chunk += ',';
+      if (job.cpu_milli > 0) AppendNumber(job.cpu_milli / 1000.0, &chunk);
+      chunk += ',';
+      if (job.memory_mib > 0) AppendNumber(job.memory_mib / 1024.0, &chunk);
+    }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {
       ok = ok && std::fwrite(chunk.data(), 1, chunk.size(), file) == chunk.size();

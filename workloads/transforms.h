@@ -54,9 +54,15 @@ struct TraceStats {
   double gpu_hours = 0;
   double arrivals_per_hour = 0;
   double offered_gpu_hours_per_day = 0;
+  // The recorded schedule (traces/README.md): jobs with a recorded start, with a recorded end,
+  // and recorded attempts.
+  int64_t recorded_starts = 0, recorded_ends = 0, recorded_attempts = 0;
 };
 TraceStats ComputeTraceStats(const Trace& trace);
-std::string FormatTraceStats(const TraceStats& stats);
+// With `cluster_gpus` > 0, also the offered load relative to that many GPUs: GPU-hours demanded
+// / (cluster_gpus x submission span), the busy fraction the trace's durations would keep the
+// cluster at (1 = saturated) if every job ran exactly its trace duration.
+std::string FormatTraceStats(const TraceStats& stats, int64_t cluster_gpus = 0);
 
 // Writes `trace` in the native CSV format (all columns) through a temporary file renamed into
 // place. Throws InputError when the file cannot be written or a job's text field holds a line

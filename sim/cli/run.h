@@ -15,6 +15,7 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/model_runtime.h"
 #include "sim/engine/summary.h"
+#include "sim/engine/validation.h"
 #include "sim/util/params.h"
 #include "workloads/transforms.h"
 
@@ -37,6 +38,11 @@ struct RunConfig {
   std::string cluster_json;      // if non-empty, the spec's JSON text itself (`cluster` names it)
   std::string hardware_path;     // empty = built-in catalog
   std::string policy = "fcfs";
+  // A policy object to run instead of the registered `policy` (the caller owns it and keeps it
+  // alive for the run; the Python module's policies come this way). `policy` then only names it
+  // in the runs table and in messages, and `params` go to the placement alone. nullptr = make
+  // `policy` from the registry.
+  Policy* policy_object = nullptr;
   std::string placement = "first-fit";
   std::string runtime_model;     // empty = hardware if the cluster is heterogeneous, else trace
   Params params;
@@ -49,6 +55,16 @@ struct RunConfig {
   // CSV.
   std::string node_mtbf, gpu_mtbf, failure_trace;
   ModelConfig models;
+  double bsld_threshold_seconds = kDefaultBsldThresholdSeconds;  // bounded slowdown, > 0
+  // Appending a run that `out` (or `duplicates_of`) already holds — the same identity key as
+  // `clustersim merge` uses — is an error naming that run unless allow_duplicate is set.
+  bool allow_duplicate = false;
+  std::string duplicates_of;  // another database to check (compare's output), empty = none
+  // Compare the run with the trace's recorded schedule (`clustersim validate`,
+  // sim/engine/validation.h): records the allocation log, fills RunOutcome::validation and writes
+  // the allocations, validation and validation_series rows. Refuses a trace without a record and
+  // a load factor other than 1 (it moves submissions away from the record).
+  bool validate = false;
 };
 
 struct RunOutcome {
@@ -64,9 +80,14 @@ struct RunOutcome {
   FilterCounts filter_counts;
   SanityReport sanity;
   std::vector<SummaryRow> summary;
+  // Settings with nothing to act on in this run, each naming the fix (also logged as warnings
+  // before the simulation starts).
+  std::vector<std::string> warnings;
+  ValidationReport validation;  // RunConfig::validate only
 };
 
-// Throws InputError for bad inputs (nothing is written then) and InternalError for a bug.
+// Throws InputError for bad inputs or a duplicate run (nothing is written then; both are found
+// before simulating) and InternalError for a bug.
 // Without an output database it may run on several threads at once (`clustersim plan` does),
 // each with its own RunConfig: Params records which keys were read, so a config is not shared.
 RunOutcome ExecuteRun(const RunConfig& config);
@@ -75,14 +96,14 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
 // stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval,
 // checkpoint_cost, restore_cost, model_aware, assign_models, models, oom_startup, oom_retries,
-// colocation_speed, storage_gbps, out. Keys named in `given` (option names set on the command line,
-// which win) are skipped; a params key also given as --param keeps the command-line value.
-// Throws InputError naming the file and key for an unknown key or a value of the wrong type.
+// colocation_speed, storage_gbps, bsld_threshold, record_allocations, out. Keys named in `given`
+// (option names set on the command line, which win) are skipped; a params key also given as
+// --param keeps the
+// command-line value. Throws InputError naming the file and key for an unknown key or a value of
+// the wrong type.
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
                         RunConfig* config);
 
-// The folder holding the bundled traces (CLUSTERSIM_DATA_DIR, else the source tree's traces/).
-std::string BundledTracesDir();
 std::string DefaultTracePath();
 
 std::string HexFingerprint(uint64_t fingerprint);

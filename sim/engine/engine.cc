@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "sim/engine/model_runtime.h"
 #include "sim/util/error.h"
@@ -26,7 +27,40 @@ uint64_t MixWord(uint64_t hash, uint64_t word) {
   return hash ^ (hash >> 29);
 }
 
+// Metrics' HostThresholds from the jobs' requests.
+HostThresholds SmallestHostDemands(const std::vector<JobRun>& runs) {
+  HostThresholds t;
+  auto take = [](int32_t stated, const PlacementRequest& r, int32_t* least, int* piece) {
+    if (stated > 0) {
+      *least = std::min(*least, r.milli > 0 ? stated : stated / std::max(r.gpus, 1));
+    } else {
+      const int p = r.milli > 0 ? r.milli : 1000;
+      *piece = *piece == 0 ? p : std::min(*piece, p);
+    }
+  };
+  for (const JobRun& run : runs) {
+    if (run.request.gpus <= 0) continue;
+    take(run.request.host.cpu_milli, run.request, &t.cpu_milli, &t.unstated_cpu_piece_milli);
+    take(run.request.host.memory_mib, run.request, &t.memory_mib, &t.unstated_memory_piece_milli);
+  }
+  return t;
+}
+
 }  // namespace
+
+bool RunLimitsHost(const Trace& trace, const Cluster& cluster) {
+  bool cpus = false;
+  bool memory = false;
+  for (const Node& node : cluster.nodes()) {
+    cpus = cpus || NodeCpuMilli(node) > 0;
+    memory = memory || NodeMemoryMib(node) > 0;
+  }
+  if (!cpus && !memory) return false;
+  for (const Job& job : trace.jobs) {
+    if ((cpus && job.cpu_milli > 0) || (memory && job.memory_mib > 0)) return true;
+  }
+  return false;
+}
 
 const char* JobStateName(JobState state) {
   switch (state) {
@@ -67,12 +101,18 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       fault_rng_(options_.faults.seed) {
   CHECK(cluster.catalog().gpus().size() <= 64, "at most 64 GPU types are supported");
   elastic_ = policy_.Elastic();
+  if (RunLimitsHost(trace, cluster)) {
+    resources_.EnableHostLimits();
+    empty_resources_.EnableHostLimits();
+  }
   ResolveRequests();
   metrics_.set_resources(&resources_);
+  if (resources_.host_limited()) metrics_.EnableHostLimits(SmallestHostDemands(runs_));
   metrics_.SetWorkload(
       options_.workload != nullptr
           ? *options_.workload
-          : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus()));
+          : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus(),
+                            resources_.host_limited()));
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);
@@ -93,6 +133,7 @@ void Engine::ResolveRequests() {
     JobRun& run = runs_[i];
     run.request.gpus = job.gpus;
     run.request.job = &job;
+    run.request.host = HostDemand{job.cpu_milli, job.memory_mib};
     if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
       run.request.milli = job.gpu_milli;
     }
@@ -223,14 +264,27 @@ void Engine::Run() {
   for (JobId id = 0; id < static_cast<JobId>(runs_.size()); ++id) {
     JobRun& run = runs_[id];
     if (run.state == JobState::kRunning) {
-      StopRunning(id);
+      StopRunning(id, IntervalEnd::kRunEnd);
       run.state = JobState::kUnfinished;
     } else if (run.state == JobState::kQueued || run.state == JobState::kPending) {
+      if (run.state == JobState::kQueued) run.queued_seconds += now_ - run.queued_since;
       run.state = JobState::kUnfinished;
     }
   }
   if (faults) AccrueDownTime();
   metrics_.Finish(now_);
+  if (options_.check_invariants && options_.record_allocations) {
+    // One interval per start; their GPU-seconds are the jobs' (and the metrics' busy integral).
+    CHECK(static_cast<int64_t>(allocations_.intervals.size()) == starts_,
+          "allocation log holds " + std::to_string(allocations_.intervals.size()) +
+              " intervals for " + std::to_string(starts_) + " starts");
+    double jobs_gpu_seconds = 0;
+    for (const JobRun& run : runs_) jobs_gpu_seconds += run.gpu_seconds;
+    const double logged = allocations_.GpuSeconds();
+    CHECK(std::abs(logged - jobs_gpu_seconds) <= 1e-6 * std::max(1.0, jobs_gpu_seconds),
+          "allocation log GPU-seconds " + std::to_string(logged) + " != jobs' " +
+              std::to_string(jobs_gpu_seconds));
+  }
 }
 
 void Engine::StartFaults() {
@@ -342,7 +396,7 @@ void Engine::Fault(const Event& e) {
 
 void Engine::FailJob(JobId id) {
   JobRun& run = runs_[id];
-  StopRunning(id, /*failed=*/true);
+  StopRunning(id, IntervalEnd::kFailure);
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
   ++run.restarts;
@@ -356,7 +410,7 @@ void Engine::OomFail(JobId id) {
   JobRun& run = runs_[id];
   ModelRun& mrun = model_runs_[id];
   const Allocation allocation = run.allocation;
-  StopRunning(id);
+  StopRunning(id, IntervalEnd::kOom);
   run.allocation.gpus.clear();
   ++mrun.oom_failures;
   if (mrun.oom_failures > options_.models->options().oom_retries || mrun.batch <= 1) {
@@ -463,7 +517,9 @@ void Engine::Arrive(JobId id) {
       return;
     }
   }
-  const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask);
+  const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
+  const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask,
+                                   host.cpu_milli, host.memory_mib);
   auto it = fits_empty_cache_.find(key);
   if (it == fits_empty_cache_.end()) {
     Allocation scratch;
@@ -474,14 +530,7 @@ void Engine::Arrive(JobId id) {
   if (!it->second) {
     run.state = JobState::kRejected;
     run.end_time = now_;
-    int allowed = 0;
-    for (int type : cluster_.gpu_types()) {
-      if (run.request.AllowsType(type)) allowed += cluster_.GpusOfType(type);
-    }
-    reasons_[id] = "requests " + std::to_string(job.gpus) + " GPUs" +
-                   (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str()) +
-                   "; no placement exists on this cluster (" + std::to_string(allowed) +
-                   " GPUs of allowed types)";
+    reasons_[id] = RejectionReason(id);
     ++jobs_done_;
     return;
   }
@@ -490,10 +539,72 @@ void Engine::Arrive(JobId id) {
   policy_.OnArrival(*this, id);
 }
 
-void Engine::StopRunning(JobId id, bool failed) {
+std::string Engine::RejectionReason(JobId id) const {
+  const JobRun& run = runs_[id];
+  const Job& job = trace_.jobs[id];
+  int allowed = 0;
+  for (int type : cluster_.gpu_types()) {
+    if (run.request.AllowsType(type)) allowed += cluster_.GpusOfType(type);
+  }
+  const std::string what = "requests " + std::to_string(job.gpus) + " GPUs" +
+                           (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str());
+  Allocation scratch;
+  PlacementRequest gpus_only = run.request;
+  gpus_only.host = HostDemand{};  // an unstated demand never binds on the empty cluster
+  if (resources_.host_limited() && run.request.gpus > 0 &&
+      placement_.Find(empty_resources_, gpus_only, &scratch)) {
+    // The GPUs fit: name the host dimension(s) that do not, with the most a node of an allowed
+    // type offers.
+    int32_t most_cpu = 0;
+    int32_t most_memory = 0;
+    for (const Node& node : cluster_.nodes()) {
+      if (!run.request.AllowsType(node.gpu_type)) continue;
+      most_cpu = std::max(most_cpu, NodeCpuMilli(node));
+      most_memory = std::max(most_memory, NodeMemoryMib(node));
+    }
+    std::string short_of;
+    char text[160];
+    PlacementRequest one = gpus_only;
+    one.host.cpu_milli = run.request.host.cpu_milli;
+    if (one.host.cpu_milli > 0 && !placement_.Find(empty_resources_, one, &scratch)) {
+      std::snprintf(text, sizeof text, "%g CPUs (at most %g per node of an allowed type)",
+                    one.host.cpu_milli / 1000.0, most_cpu / 1000.0);
+      short_of = text;
+    }
+    one = gpus_only;
+    one.host.memory_mib = run.request.host.memory_mib;
+    if (one.host.memory_mib > 0 && !placement_.Find(empty_resources_, one, &scratch)) {
+      std::snprintf(text, sizeof text,
+                    "%g GiB of host memory (at most %g GiB per node of an allowed type)",
+                    one.host.memory_mib / 1024.0, most_memory / 1024.0);
+      short_of += (short_of.empty() ? "" : " and ") + std::string(text);
+    }
+    if (short_of.empty()) short_of = "its CPUs and host memory together";
+    return what + " with " + short_of + "; no placement exists on this cluster";
+  }
+  return what + "; no placement exists on this cluster (" + std::to_string(allowed) +
+         " GPUs of allowed types)";
+}
+
+void Engine::StopRunning(JobId id, IntervalEnd why) {
   JobRun& run = runs_[id];
+  const bool failed = why == IntervalEnd::kFailure;
   const double ran = now_ - run.last_start;
   const double n = HeldGpus(run.allocation);
+  if (options_.record_allocations) {
+    const Allocation& a = run.allocation;
+    AllocationInterval interval;
+    interval.start = run.last_start;
+    interval.end = now_;
+    interval.gpu_offset = allocations_.gpus.size();
+    interval.job = id;
+    interval.gpu_count = static_cast<uint32_t>(a.gpus.size());
+    interval.gpu_type = static_cast<int16_t>(a.gpu_type);
+    interval.milli = static_cast<uint16_t>(a.milli);
+    interval.why = why;
+    allocations_.intervals.push_back(interval);
+    allocations_.gpus.insert(allocations_.gpus.end(), a.gpus.begin(), a.gpus.end());
+  }
   if (!oom_pending_.empty() && oom_pending_[id]) {
     // Started at a batch that does not fit: no progress and no checkpoint; the time is wasted
     // (the restore still to pay stays due).
@@ -529,6 +640,7 @@ void Engine::StopRunning(JobId id, bool failed) {
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
   run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
+  resources_.ReleaseHost(run.request.host, run.allocation.gpus, run.allocation.milli);
   if (run.allocation.milli > 0) {
     for (int g : run.allocation.gpus) resources_.ReleaseShare(g, run.allocation.milli);
   } else {
@@ -538,14 +650,14 @@ void Engine::StopRunning(JobId id, bool failed) {
     }
   }
   if (!gpu_memory_.empty()) PlaceMemory(id, -1);
-  metrics_.OnRelease(run.allocation);
+  metrics_.OnRelease(run.allocation, run.request.host);
   RunningRemove(id);
   run.version = (run.version + 1) & kVersionMask;
 }
 
 void Engine::Finish(JobId id, bool walltime_kill) {
   JobRun& run = runs_[id];
-  StopRunning(id);
+  StopRunning(id, walltime_kill ? IntervalEnd::kTimeout : IntervalEnd::kFinish);
   // The event says why it was scheduled; the work left is not compared with zero, as rounding
   // of (now + work / rate) - now at large times would misclassify completions.
   if (walltime_kill) {
@@ -639,6 +751,11 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
       if (!own) fail("GPU " + std::to_string(g) + " is busy");
     }
   }
+  // A resize is checked against the host resources once the job has let go of its own (Start).
+  if (!own_gpus_allowed &&
+      !resources_.HostFitsGpus(run.request.host, allocation.gpus, allocation.milli)) {
+    fail("the free CPUs or host memory of its nodes cannot take it");
+  }
 }
 
 void Engine::Start(JobId id, Allocation allocation) {
@@ -679,13 +796,15 @@ void Engine::Start(JobId id, Allocation allocation) {
   } else {
     resources_.Allocate(allocation.gpus);
   }
-  const int nodes = metrics_.OnAllocate(allocation);
+  resources_.AllocateHost(run.request.host, allocation.gpus, allocation.milli);
+  const int nodes = metrics_.OnAllocate(allocation, run.request.host);
   run.allocation = std::move(allocation);
   run.allocation.batch = 0;
   if (!holder_.empty() && run.allocation.milli == 0) {
     for (int g : run.allocation.gpus) holder_[g] = id;
   }
   run.state = JobState::kRunning;
+  ++starts_;
   if (run.first_start < 0) run.first_start = now_;
   run.last_start = now_;
   if (!gpu_memory_.empty()) {
@@ -714,7 +833,7 @@ void Engine::Preempt(JobId id) {
     PolicyBug("preemption of a job that is not running");
   }
   JobRun& run = runs_[id];
-  StopRunning(id);
+  StopRunning(id, IntervalEnd::kPreempt);
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
   ++run.preemptions;
@@ -729,7 +848,7 @@ void Engine::Resize(JobId id, Allocation allocation) {
   ValidateAllocation(id, allocation, "resize of", true);
   JobRun& run = runs_[id];
   if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
-  StopRunning(id);
+  StopRunning(id, IntervalEnd::kResize);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);
   // An elastic policy starts jobs on up to their request, which stays; others resize it.
@@ -751,6 +870,28 @@ double Engine::RestoreSeconds(JobId id) const {
 double Engine::PreemptionSeconds(JobId id) const {
   const double modelled = options_.models ? options_.models->CheckpointSeconds(id) : 0.0;
   return modelled > 0 ? 2 * modelled : options_.preemption_cost_seconds;
+}
+
+double Engine::TypeRate(JobId id, int type) const {
+  const JobRun& run = runs_[id];
+  if (type < 0 || !run.request.AllowsType(type) || cluster_.GpusOfType(type) == 0) return 0;
+  const int batch = model_runs_.empty() ? 0 : model_runs_[id].batch;
+  const Job& job = trace_.jobs[id];
+  const auto key =
+      std::make_tuple(job.model.id(), run.request.gpus, run.request.milli,
+                      run.request.host.cpu_milli, run.request.host.memory_mib, batch, type);
+  auto it = type_rate_cache_.find(key);
+  if (it != type_rate_cache_.end()) return it->second;
+  PlacementRequest one = run.request;
+  one.type_mask = uint64_t{1} << type;
+  Allocation allocation;
+  double rate = 0;
+  if (one.gpus > 0 && placement_.Find(empty_resources_, one, &allocation)) {
+    allocation.milli = one.milli;
+    rate = RateOf(id, allocation, batch);
+  }
+  type_rate_cache_.emplace(key, rate);
+  return rate;
 }
 
 double Engine::gpu_memory_used(int gpu) const {
@@ -778,6 +919,7 @@ void Engine::SetTimer(double time, JobId id, int tag) {
 
 void Engine::QueueAppend(JobId id) {
   JobRun& run = runs_[id];
+  run.queued_since = now_;
   run.queue_prev = queue_tail_;
   run.queue_next = kNoJob;
   if (queue_tail_ == kNoJob) {
@@ -793,6 +935,7 @@ void Engine::QueueInsertSorted(JobId id) {
   JobId after = queue_tail_;
   while (after != kNoJob && after > id) after = runs_[after].queue_prev;
   JobRun& run = runs_[id];
+  run.queued_since = now_;
   run.queue_prev = after;
   run.queue_next = after == kNoJob ? queue_head_ : runs_[after].queue_next;
   if (after == kNoJob) {
@@ -821,6 +964,7 @@ void Engine::QueueRemove(JobId id) {
     runs_[run.queue_next].queue_prev = run.queue_prev;
   }
   run.queue_prev = run.queue_next = kNoJob;
+  run.queued_seconds += now_ - run.queued_since;
   --queue_length_;
 }
 
@@ -900,6 +1044,12 @@ void Engine::CheckInvariants() const {
     CHECK(states_queued == queued, "a queued job is missing from the queue");
     CHECK(states_running == static_cast<int>(running_.size()),
           "a running job is missing from the running list");
+  }
+  // The allocation log: one closed interval per start but those still running (its GPU-seconds
+  // are checked once, at the end of the run: summing them here would cost O(intervals) a pass).
+  if (options_.record_allocations) {
+    CHECK(static_cast<int64_t>(allocations_.intervals.size() + running_.size()) == starts_,
+          "allocation log out of step with the starts");
   }
   // The metrics' busy GPU-seconds equal the sum over jobs of GPUs x running time.
   const double expected = finished_gpu_seconds_ + running_gpu_seconds;

@@ -19,6 +19,11 @@
 //   failed GPUs leave placement until repaired, jobs on them go back to the queue having lost
 //   the work since their last checkpoint, and the policy hears of it through OnRequeue. With
 //   failures on, the run ends when every job is done (failures alone do not keep it going).
+// - Host resources (docs/resources.md): when some job states a CPU or host-memory demand and the
+//   cluster declares that dimension (RunLimitsHost), every job holds its host charge on its nodes
+//   (Resources::EnableHostLimits); a job whose demand no node of an allowed type can take is
+//   rejected with a reason naming the dimension, and a start that does not fit the free CPUs or
+//   memory is a policy bug like one on busy GPUs.
 // - The fingerprint hashes (time, kind, job index) of every event processed, in order.
 // - Promises (SchedulingContext::Promise): the first per job is kept. Plans hold while no job
 //   has run past its plan (requested wall time, else trace duration), no failure is injected
@@ -37,6 +42,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/engine/allocation_log.h"
 #include "sim/engine/faults.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/engine/metrics.h"
@@ -66,6 +72,8 @@ struct EngineOptions {
   // The trace's request classes for the FGD metric (sim/engine/fragmentation.h), when the caller
   // has them already (run.cc builds them for the placement); nullptr = computed from the trace.
   const std::vector<TaskClass>* workload = nullptr;
+  // Keep the allocation log (sim/engine/allocation_log.h): one record per running interval.
+  bool record_allocations = false;
   double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
   const std::atomic<bool>* interrupt = nullptr;         // set asynchronously (Ctrl-C) to stop early
   std::function<void(const EngineProgress&)> progress;  // called every progress_every events
@@ -73,6 +81,11 @@ struct EngineOptions {
 };
 
 enum class RunStatus { kComplete, kInterrupted };
+
+// True if the run limits host resources: some job states a CPU or host-memory demand that the
+// cluster declares (a node with cpus, resp. host_memory_gib). (`run --no-host-demands` drops the
+// demands from the trace.)
+bool RunLimitsHost(const Trace& trace, const Cluster& cluster);
 
 class Engine final : public SchedulingContext {
  public:
@@ -90,6 +103,10 @@ class Engine final : public SchedulingContext {
   uint64_t fingerprint() const { return fingerprint_; }
   uint64_t events_processed() const { return events_; }
   uint64_t passes() const { return passes_; }
+  // Starts applied (a resize counts as a start on its new allocation).
+  int64_t starts() const { return starts_; }
+  // The allocation log; empty unless EngineOptions::record_allocations.
+  const AllocationLog& allocations() const { return allocations_; }
   const std::vector<JobRun>& runs() const { return runs_; }
   // Why a job was rejected or killed; empty otherwise.
   const std::string& reason(JobId id) const;
@@ -104,6 +121,7 @@ class Engine final : public SchedulingContext {
   }
   // True while every job has run at most its plan and nothing failed (see the file comment).
   bool plans_held() const { return plans_held_; }
+  bool host_limited() const { return resources_.host_limited(); }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
   int64_t failures() const { return failures_; }
@@ -134,6 +152,7 @@ class Engine final : public SchedulingContext {
   double preemption_cost() const override { return options_.preemption_cost_seconds; }
   // The same for one job (model state / storage bandwidth when known).
   double preemption_cost(JobId id) const override { return PreemptionSeconds(id); }
+  double TypeRate(JobId id, int type) const override;
   void Start(JobId id, Allocation allocation) override;
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
@@ -166,13 +185,15 @@ class Engine final : public SchedulingContext {
   };
 
   void ResolveRequests();
+  // Why a job that fits no placement on the empty cluster is rejected.
+  std::string RejectionReason(JobId id) const;
   void Push(double time, Rank rank, JobId job, uint32_t aux);
   void Record(double time, int kind, JobId job);
   void Arrive(JobId id);
   void Finish(JobId id, bool walltime_kill);
-  // Bookkeeping shared by finish, preempt, resize and failure; `failed`: the work since the last
-  // checkpoint is lost.
-  void StopRunning(JobId id, bool failed = false);
+  // Bookkeeping shared by finish, preempt, resize, failure, OOM and the end of the run; `why`
+  // ends the running interval (a failure loses the work since the last checkpoint).
+  void StopRunning(JobId id, IntervalEnd why);
   void StartFaults();
   void Fault(const Event& e);
   void FailJob(JobId id);
@@ -226,12 +247,17 @@ class Engine final : public SchedulingContext {
   JobId queue_tail_ = kNoJob;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  std::map<std::tuple<int, int, uint64_t>, bool> fits_empty_cache_;
+  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t>, bool> fits_empty_cache_;
+  // TypeRate cache: (model symbol, GPUs, share, CPUs, memory, batch, type) -> rate.
+  mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
+      type_rate_cache_;
   int64_t jobs_done_ = 0;
   double finished_gpu_seconds_ = 0;
   uint64_t fingerprint_ = 14695981039346656037ull;
   uint64_t events_ = 0;
   uint64_t passes_ = 0;
+  int64_t starts_ = 0;
+  AllocationLog allocations_;
   uint64_t next_progress_ = 0;
   RunStatus status_ = RunStatus::kComplete;
 

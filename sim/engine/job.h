@@ -4,7 +4,9 @@
 #ifndef CLUSTERSIM_SIM_ENGINE_JOB_H_
 #define CLUSTERSIM_SIM_ENGINE_JOB_H_
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,17 @@ namespace clustersim {
 
 using JobId = int32_t;  // index of the job in the trace after sorting by submit time
 inline constexpr JobId kNoJob = -1;
+
+// A time the trace does not record (Job::recorded_start, recorded_end).
+inline constexpr double kNotRecorded = std::numeric_limits<double>::quiet_NaN();
+
+// One running interval of a job as the trace records it (an attempt of a Philly job): seconds in
+// the job's clock, and the GPUs it held.
+struct RecordedAttempt {
+  double start = 0;
+  double end = 0;
+  int gpus = 0;
+};
 
 struct Job {
   std::string id;           // as in the trace
@@ -27,12 +40,29 @@ struct Job {
   int batch_size = 0;  // 0 = unknown
   int gpu_milli = 0;   // share of one GPU in thousandths (fractional requests, gpus == 1);
                        // 0 = whole GPUs. Without GPU sharing a fractional job holds a GPU.
-  int cpu_milli = 0;   // CPU demand in thousandths of a core; 0 = unknown
+  int cpu_milli = 0;   // CPU demand of the whole job in thousandths of a core; 0 = not stated
+  int memory_mib = 0;  // host-memory demand of the whole job in MiB; 0 = not stated
+                       // (both: docs/resources.md)
   Symbol gpu_type;     // allowed GPU types separated by '|'; empty = any
   Symbol user;
   Symbol vc;            // virtual cluster / group
   Symbol model;         // model name, empty = unknown
   Symbol trace_status;  // status recorded in the trace, empty = unknown
+  // What the trace says its real scheduler did (traces/README.md, per format), in the clock of
+  // submit_time (origin and window as submit_time; the load factor never moves it);
+  // kNotRecorded = absent.
+  // recorded_start: the first start. recorded_end: when the job left the system: the end of its
+  // last running interval, or, for a job that never started, when it was withdrawn.
+  double recorded_start = kNotRecorded;
+  double recorded_end = kNotRecorded;
+  // Its recorded running intervals, for formats with several per job (Philly attempts):
+  // Trace::recorded_attempts[recorded_attempt_begin, + recorded_attempt_count); none otherwise
+  // (one interval, [recorded_start, recorded_end), when both are recorded).
+  uint32_t recorded_attempt_begin = 0;
+  uint32_t recorded_attempt_count = 0;
+
+  bool has_recorded_start() const { return !std::isnan(recorded_start); }
+  bool has_recorded_end() const { return !std::isnan(recorded_end); }
 };
 
 struct Trace {
@@ -43,6 +73,9 @@ struct Trace {
   std::vector<Job> jobs;
   // True if the reader guaranteed that no two jobs share an id (it rejects duplicates).
   bool ids_unique = false;
+  // The recorded attempts of every job that has them (Job::recorded_attempt_begin), in job
+  // order.
+  std::vector<RecordedAttempt> recorded_attempts;
 };
 
 }  // namespace clustersim

@@ -44,6 +44,11 @@ struct JobRun {
   double overhead_seconds = 0;    // total time spent on preemption and restart overhead
   double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
   double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
+  // Time spent in the waiting queue: before the first start and after every preemption, failure
+  // or out-of-memory requeue (a resize is not a wait). For a job that ended, jct = queued_seconds
+  // + run_seconds; a job still queued when the run stops counts until then.
+  double queued_seconds = 0;
+  double queued_since = 0;  // when it last entered the queue (meaningful while queued)
   PlacementRequest request;
   Allocation allocation;  // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;   // bumped on every rate change; stale finish events are ignored
@@ -102,6 +107,12 @@ class SchedulingContext {
   // model-aware runs with --storage-gbps, else the constant).
   virtual double preemption_cost() const = 0;
   virtual double preemption_cost(JobId id) const = 0;
+  // The job's rate (work-seconds per second) on catalog GPU type `type`, on the allocation the
+  // run's placement gives it on the empty cluster restricted to that type, under the run's
+  // runtime model (and, in model-aware runs, its current batch); 0 if it may not use the type or
+  // fits nowhere on it. For heterogeneity-aware policies (gavel, least-loaded). Cached per
+  // (model, request shape, batch, type).
+  virtual double TypeRate(JobId id, int type) const = 0;
 
   // Decisions. REQUIRES (CHECKed, naming the policy): Start — the job is queued and `allocation`
   // is free, of one allowed type and of the requested size (an elastic policy: 1..requested);
@@ -160,6 +171,12 @@ class Policy {
   // run naming the policy. False (the default): promises are estimates (fair-share's order may
   // change before the start).
   virtual bool KeepsPromises() const { return false; }
+  // Called once before the run with its trace and model table (nullptr outside model-aware
+  // runs): a warning naming the fix when the policy's rule has nothing to act on in this run
+  // (fair-share between users on a trace naming at most one user orders like fcfs), else "".
+  virtual std::string IdleWarning(const Trace& /*trace*/, const ModelRuntime* /*models*/) const {
+    return "";
+  }
 };
 
 }  // namespace clustersim

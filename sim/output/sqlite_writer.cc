@@ -4,12 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <string_view>
 
+#include "sim/output/merge.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -40,6 +43,9 @@ CREATE TABLE IF NOT EXISTS jobs (
   batch_requested INTEGER, batch_used INTEGER, memory_per_gpu_gib REAL,
   slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
   checkpoint_seconds REAL, lost_gpu_seconds REAL,
+  queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER,
+  recorded_start REAL, recorded_end REAL, recorded_attempts TEXT,
+  cpus_requested REAL, host_memory_gib_requested REAL,
   reserved_start REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
@@ -47,12 +53,30 @@ CREATE TABLE IF NOT EXISTS timeseries (
   t_start REAL NOT NULL, t_end REAL NOT NULL, gpu_type TEXT NOT NULL,
   busy_gpus REAL, utilization REAL, memory_utilization REAL, power_watts REAL,
   queue_length REAL, running_jobs REAL, stranded_gpus REAL, i_frag REAL, node_imbalance REAL,
-  f_mem REAL, fgd_fragmentation REAL, fgd_fragmented_gpus REAL
+  f_mem REAL, fgd_fragmentation REAL, fgd_fragmented_gpus REAL,
+  cpu_utilization REAL, host_memory_utilization REAL, cpu_stranded_gpus REAL
 );
 CREATE TABLE IF NOT EXISTS summary (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
   metric TEXT NOT NULL, scope TEXT NOT NULL, value REAL,
   PRIMARY KEY (run_id, metric, scope)
+);
+CREATE TABLE IF NOT EXISTS allocations (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  job_index INTEGER NOT NULL, start_time REAL NOT NULL, end_time REAL NOT NULL,
+  reason TEXT NOT NULL, gpu_type TEXT, gpus INTEGER, gpu_milli INTEGER,
+  nodes TEXT, gpu_indexes TEXT
+);
+CREATE TABLE IF NOT EXISTS validation (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  scope TEXT NOT NULL, metric TEXT NOT NULL, simulated REAL, recorded REAL, value REAL,
+  PRIMARY KEY (run_id, scope, metric)
+);
+CREATE TABLE IF NOT EXISTS validation_series (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  scope TEXT NOT NULL, t_start REAL NOT NULL, t_end REAL NOT NULL,
+  simulated_utilization REAL, recorded_utilization REAL,
+  simulated_queue_length REAL, recorded_queue_length REAL
 );
 )sql";
 
@@ -93,6 +117,25 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// "start,end,gpus;start,end,gpus..." (seconds, shortest round-trip text).
+std::string RecordedAttemptsText(const Trace& trace, const Job& job) {
+  std::string text;
+  char number[32];
+  auto append = [&](double v) {
+    const auto result = std::to_chars(number, number + sizeof number, v);
+    text.append(number, result.ptr);
+  };
+  for (uint32_t a = 0; a < job.recorded_attempt_count; ++a) {
+    const RecordedAttempt& attempt = trace.recorded_attempts[job.recorded_attempt_begin + a];
+    if (a > 0) text += ';';
+    append(attempt.start);
+    text += ',';
+    append(attempt.end);
+    text += ',' + std::to_string(attempt.gpus);
+  }
+  return text;
+}
+
 std::string NowUtc() {
   char buffer[32];
   const std::time_t t = std::time(nullptr);
@@ -103,6 +146,9 @@ std::string NowUtc() {
 }
 
 constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
+// Tables added after the first release: a database written before may lack them (merge then
+// copies nothing for them); `runs` rows own their rows like the tables above.
+constexpr const char* kAddedTables[] = {"allocations", "validation", "validation_series"};
 
 // Columns added to the schema after its first release: a database written by an earlier version
 // lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
@@ -119,10 +165,23 @@ constexpr AddedColumn kAddedColumns[] = {
     {"runs", "models", "TEXT", false},
     {"jobs", "checkpoint_seconds", "REAL", true},
     {"jobs", "lost_gpu_seconds", "REAL", true},
+    {"jobs", "queued_time", "REAL", true},
+    {"jobs", "bsld", "REAL", true},
+    {"jobs", "gpu_hours", "REAL", true},
+    {"jobs", "cost_usd", "REAL", true},
+    {"jobs", "priority", "INTEGER", true},
+    {"jobs", "recorded_start", "REAL", true},
+    {"jobs", "recorded_end", "REAL", true},
+    {"jobs", "recorded_attempts", "TEXT", true},
     {"jobs", "reserved_start", "REAL", true},
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
+    {"jobs", "cpus_requested", "REAL", true},
+    {"jobs", "host_memory_gib_requested", "REAL", true},
+    {"timeseries", "cpu_utilization", "REAL", true},
+    {"timeseries", "host_memory_utilization", "REAL", true},
+    {"timeseries", "cpu_stranded_gpus", "REAL", true},
 };
 
 bool SourceMayLack(const std::string& table, const std::string& column) {
@@ -288,9 +347,20 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   const Trace& trace = engine->trace();
   const Cluster& cluster = engine->cluster();
   {
-    Statement s(
-        db_, "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Statement s(db_,
+                // Columns by name: a database upgraded by AddMissingColumns has them in
+                // another order.
+                "INSERT INTO jobs (run_id, job_index, job_id, user, vc, submit_time, start_time, "
+                "end_time, wait_time, jct, run_time, gpus_requested, gpus_allocated, gpu_type, "
+                "nodes, status, reason, preemptions, restarts, oom_failures, batch_requested, "
+                "batch_used, memory_per_gpu_gib, slowdown, energy_kwh, trace_duration, "
+                "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
+                "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
+                "cpus_requested, host_memory_gib_requested, reserved_start) "
+                "VALUES "
+                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
+    std::string attempts_text;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
       const Job& job = trace.jobs[i];
       const JobRun& run = engine->runs()[i];
@@ -343,8 +413,34 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       }
       s.Bind(28, run.checkpoint_seconds);
       s.Bind(29, run.lost_gpu_seconds);
+      // Queued time exists for every job that reached the queue (not rejected, submitted before
+      // the run stopped).
+      const bool queued = run.state != JobState::kRejected &&
+                          (started || job.submit_time <= engine->metrics().last_time());
+      s.BindOptional(30, run.queued_seconds, queued);
+      s.BindOptional(31,
+                     BoundedSlowdown(run.end_time - job.submit_time, run.run_seconds,
+                                     r.bsld_threshold_seconds),
+                     ended);
+      s.Bind(32, run.gpu_seconds / 3600);
+      // Cost allocation: the GPU-hours the job held at its GPU type's price.
+      const double price = run.allocation.gpu_type >= 0
+                               ? cluster.catalog().gpu(run.allocation.gpu_type).price_per_gpu_hour
+                               : 0.0;
+      s.Bind(33, run.gpu_seconds / 3600 * price);
+      s.Bind(34, static_cast<int64_t>(job.priority));
+      s.BindOptional(35, job.recorded_start, job.has_recorded_start());
+      s.BindOptional(36, job.recorded_end, job.has_recorded_end());
+      if (job.recorded_attempt_count > 0) {
+        attempts_text = RecordedAttemptsText(trace, job);
+        s.Bind(37, attempts_text);
+      } else {
+        s.BindNull(37);
+      }
+      s.BindOptional(38, job.cpu_milli / 1000.0, job.cpu_milli > 0);
+      s.BindOptional(39, job.memory_mib / 1024.0, job.memory_mib > 0);
       const double promised = engine->promised_start(static_cast<JobId>(i));
-      s.BindOptional(30, promised, !std::isnan(promised));
+      s.BindOptional(40, promised, !std::isnan(promised));
       s.Step();
     }
   }
@@ -353,8 +449,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
     Statement s(db_,
                 "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
                 "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
-                "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus, "
+                "cpu_utilization, host_memory_utilization, cpu_stranded_gpus) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string all = "all";
     for (const TimeseriesRow& row : engine->metrics().rows()) {
       s.Bind(1, run_id);
@@ -373,6 +470,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       s.BindOptional(14, row.f_mem, row.gpu_type < 0);
       s.BindOptional(15, row.fgd_fragmentation, row.fgd_fragmentation >= 0);
       s.BindOptional(16, row.fgd_fragmented_gpus, row.fgd_fragmented_gpus >= 0);
+      s.BindOptional(17, row.cpu_utilization, row.cpu_utilization >= 0);
+      s.BindOptional(18, row.host_memory_utilization, row.host_memory_utilization >= 0);
+      s.BindOptional(19, row.cpu_stranded_gpus, row.cpu_stranded_gpus >= 0);
       s.Step();
     }
   }
@@ -389,9 +489,159 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   return run_id;
 }
 
+namespace {
+
+// FindSameRun on an open connection; `path` names the file in errors.
+int64_t FindSameRunOn(sqlite3* db, const std::string& path, const RunRecord& r) {
+  std::string sql = "SELECT run_id FROM runs WHERE";
+  for (const char* column : kRunKeyColumns) {
+    sql += std::string(sql.back() == 'E' ? " \"" : " AND \"") + column + "\" IS ?";
+  }
+  sql += " ORDER BY run_id LIMIT 1";
+  Statement s(db, sql.c_str());
+  // Bound with the types WriteRun binds, so that equal values compare equal.
+  int i = 0;
+  for (const std::string_view column : kRunKeyColumns) {
+    ++i;
+    if (column == "trace_sha256") {
+      s.Bind(i, r.trace_sha256);
+    } else if (column == "cluster_sha256") {
+      s.Bind(i, r.cluster_sha256);
+    } else if (column == "policy") {
+      s.Bind(i, r.policy);
+    } else if (column == "placement") {
+      s.Bind(i, r.placement);
+    } else if (column == "params") {
+      s.Bind(i, r.params_json);
+    } else if (column == "runtime_model") {
+      s.Bind(i, r.runtime_model);
+    } else if (column == "seed") {
+      s.Bind(i, r.seed);
+    } else if (column == "trace_filter") {
+      s.Bind(i, r.trace_filter);
+    } else if (column == "timeseries_interval_seconds") {
+      s.Bind(i, r.timeseries_interval_seconds);
+    } else if (column == "preemption_cost_seconds") {
+      s.Bind(i, r.preemption_cost_seconds);
+    } else if (column == "faults") {
+      s.Bind(i, r.faults);
+    } else if (column == "models") {
+      s.Bind(i, r.models);
+    } else {
+      throw InternalError("FindSameRun: no RunRecord field for key column " + std::string(column));
+    }
+  }
+  const int rc = sqlite3_step(s.get());
+  if (rc == SQLITE_ROW) return sqlite3_column_int64(s.get(), 0);
+  if (rc != SQLITE_DONE) throw InputError(path, 0, 0, std::string("SQLite: ") + sqlite3_errmsg(db));
+  return -1;
+}
+
+}  // namespace
+
+int64_t SqliteWriter::FindSameRun(const RunRecord& record) {
+  return FindSameRunOn(db_, path_, record);
+}
+
+int64_t FindSameRunIn(const std::string& path, const RunRecord& record) {
+  if (!std::filesystem::exists(path)) return -1;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw InputError(path, 0, 0, "cannot open database: " + message);
+  }
+  const std::unique_ptr<sqlite3, int (*)(sqlite3*)> owner(db, sqlite3_close);
+  try {
+    return FindSameRunOn(db, path, record);
+  } catch (const InputError&) {
+    throw InputError(path, 0, 0, "not a clustersim database (cannot look for a repeated run)");
+  }
+}
+
+void SqliteWriter::WriteAllocations(int64_t run_id, const Engine& engine) {
+  const AllocationLog& log = engine.allocations();
+  if (log.intervals.empty()) return;
+  const Cluster& cluster = engine.cluster();
+  Statement s(db_,
+              "INSERT INTO allocations (run_id, job_index, start_time, end_time, reason, gpu_type, "
+              "gpus, gpu_milli, nodes, gpu_indexes) VALUES (?,?,?,?,?,?,?,?,?,?)");
+  std::vector<int32_t> nodes;
+  std::string node_text;
+  std::string gpu_text;
+  for (const AllocationInterval& interval : log.intervals) {
+    const std::span<const int32_t> gpus = log.GpusOf(interval);
+    nodes.clear();
+    for (int32_t g : gpus) {
+      const int32_t node = cluster.NodeOfGpu(g);
+      if (nodes.empty() || nodes.back() != node) nodes.push_back(node);  // GPUs ascending
+    }
+    node_text = IndexRanges(nodes);
+    gpu_text = IndexRanges(gpus);
+    s.Bind(1, run_id);
+    s.Bind(2, static_cast<int64_t>(interval.job));
+    s.Bind(3, interval.start);
+    s.Bind(4, interval.end);
+    s.Bind(5, IntervalEndName(interval.why));  // a string literal: static storage
+    if (interval.gpu_type >= 0) {
+      s.Bind(6, cluster.catalog().gpu(interval.gpu_type).name);
+    } else {
+      s.BindNull(6);
+    }
+    s.Bind(7, static_cast<int64_t>(interval.gpu_count));
+    if (interval.milli > 0) {
+      s.Bind(8, static_cast<int64_t>(interval.milli));
+    } else {
+      s.BindNull(8);
+    }
+    s.Bind(9, node_text);
+    s.Bind(10, gpu_text);
+    s.Step();
+  }
+}
+
+void SqliteWriter::WriteValidation(int64_t run_id, const ValidationReport& report) {
+  {
+    Statement s(db_,
+                "INSERT INTO validation (run_id, scope, metric, simulated, recorded, value) "
+                "VALUES (?,?,?,?,?,?)");
+    for (const ValidationRow& row : report.rows) {
+      s.Bind(1, run_id);
+      s.Bind(2, row.scope);
+      s.Bind(3, row.metric);
+      s.BindOptional(4, row.simulated, std::isfinite(row.simulated));
+      s.BindOptional(5, row.recorded, std::isfinite(row.recorded));
+      s.BindOptional(6, row.value, std::isfinite(row.value));
+      s.Step();
+    }
+  }
+  Statement s(
+      db_,
+      "INSERT INTO validation_series (run_id, scope, t_start, t_end, simulated_utilization, "
+      "recorded_utilization, simulated_queue_length, recorded_queue_length) "
+      "VALUES (?,?,?,?,?,?,?,?)");
+  for (const ValidationSeries& series : report.series) {
+    for (size_t k = 0; k < series.simulated_utilization.size(); ++k) {
+      s.Bind(1, run_id);
+      s.Bind(2, series.scope);
+      s.Bind(3, series.t0 + k * series.interval_seconds);
+      s.Bind(4, series.t0 + (k + 1) * series.interval_seconds);
+      s.Bind(5, series.simulated_utilization[k]);
+      s.Bind(6, series.recorded_utilization[k]);
+      s.Bind(7, series.simulated_queue[k]);
+      s.Bind(8, series.recorded_queue[k]);
+      s.Step();
+    }
+  }
+}
+
 int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
   int64_t run_id = -1;
-  for (const char* table : kTables) {
+  std::vector<const char*> tables(std::begin(kTables), std::end(kTables));
+  for (const char* table : kAddedTables) {
+    if (!TableColumns(source, table).empty()) tables.push_back(table);
+  }
+  for (const char* table : tables) {
     std::vector<std::string> columns = TableColumns(db_, table);
     std::erase(columns, "run_id");
     const std::vector<std::string> have = TableColumns(source, table);

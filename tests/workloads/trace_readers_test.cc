@@ -7,11 +7,17 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "sim/hardware/cluster.h"
 #include "sim/util/error.h"
+#include "workloads/failure_trace.h"
+#include "workloads/openb_cluster.h"
 #include "workloads/reader.h"
+#include "workloads/transforms.h"
 
 namespace clustersim {
 namespace {
@@ -225,6 +231,7 @@ TEST_F(TraceReader, ReadsTheRealOpenbPodList) {
   EXPECT_EQ(first.gpus, 1);
   EXPECT_EQ(first.gpu_milli, 0);
   EXPECT_EQ(first.cpu_milli, 12000);
+  EXPECT_EQ(first.memory_mib, 16384);
   EXPECT_EQ(first.duration, 12537496);
   EXPECT_EQ(first.trace_status, "Running");
   EXPECT_TRUE(first.gpu_type.empty());
@@ -236,6 +243,7 @@ TEST_F(TraceReader, ReadsTheRealOpenbPodList) {
   EXPECT_EQ(last.gpus, 1);
   EXPECT_EQ(last.gpu_milli, 590);
   EXPECT_EQ(last.cpu_milli, 3152);
+  EXPECT_EQ(last.memory_mib, 5600);
   EXPECT_EQ(last.trace_status, "Failed");
   // Line 7: "openb-pod-0005,20000,65536,0,0,,LS,Running,2759674,12902960,2759676" (CPU only).
   const Job& cpu = Find(trace, "openb-pod-0005");
@@ -289,11 +297,9 @@ TEST_F(TraceReader, ReadsTheRealLublinSwf) {
   EXPECT_EQ(last.gpus, 3);
 }
 
-TEST_F(TraceReader, ReadsTheRealNasaSwfDecompressed) {
-  const std::string path = dir_ + "/NASA-iPSC-1993-3.1-cln.swf";
-  ASSERT_EQ(
-      std::system(("gzip -dc " + kTraces + "/swf/NASA-iPSC-1993-3.1-cln.swf.gz > " + path).c_str()),
-      0);
+TEST_F(TraceReader, ReadsTheRealNasaSwfAsShippedGzipped) {
+  // As the Parallel Workloads Archive ships it: gzip, read without decompressing first.
+  const std::string path = kTraces + "/swf/NASA-iPSC-1993-3.1-cln.swf.gz";
   const Trace trace = LoadTrace(path);
   EXPECT_EQ(trace.format, "swf");
   ASSERT_EQ(trace.jobs.size(), 18239u);
@@ -444,6 +450,7 @@ TEST_F(TraceReader, Pai2020AggregatesTasksWithFractionalGpus) {
   EXPECT_EQ(j3.gpus, 5);
   EXPECT_EQ(j3.gpu_milli, 0);
   EXPECT_EQ(j3.cpu_milli, 33000);
+  EXPECT_EQ(j3.memory_mib, 50 * 1024);  // (4 + 1) instances x plan_mem 10
   EXPECT_EQ(j3.gpu_type, "V100-32GB|P100-16GB");
   EXPECT_EQ(j3.duration, 200);  // 1150 - 950
   EXPECT_EQ(j3.trace_status, "Failed");
@@ -453,6 +460,7 @@ TEST_F(TraceReader, Pai2020AggregatesTasksWithFractionalGpus) {
   EXPECT_EQ(j1.gpus, 1);
   EXPECT_EQ(j1.gpu_milli, 0);
   EXPECT_EQ(j1.cpu_milli, 14000);
+  EXPECT_EQ(j1.memory_mib, 90000);  // 3 instances x 29.296875 GiB x 1024
   EXPECT_EQ(j1.gpu_type, "V100-16GB");
   EXPECT_EQ(j1.duration, 990);  // 2000 - 1010
   EXPECT_EQ(j1.user, "u1");
@@ -645,8 +653,8 @@ TEST_F(TraceReader, SwfKeepsUnknownRunTimesAndProcessorsAsDocumented) {
                                       // Allocated unknown: requested processors; requested time.
                                       "1 10 -1 100 -1 -1 -1 8 3600 -1 0 3 2 -1 0 -1 -1 -1\n"
                                       "; a comment between jobs\n"
-                                      // Run time unknown -> 0; cancelled.
-                                      "2 20 -1 -1 4 -1 -1 4 -1 -1 5 -1 -1 -1 0 -1 -1 -1\n"
+                                      // Run time unknown -> 0; cancelled; 1000 KB per processor.
+                                      "2 20 -1 -1 4 -1 -1 4 -1 1000 5 -1 -1 -1 0 -1 -1 -1\n"
                                       // No processors at all -> 0 GPUs (rejected by the engine).
                                       "3 30 -1 50 -1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
                                       // Decimal fields are numbers too.
@@ -661,6 +669,8 @@ TEST_F(TraceReader, SwfKeepsUnknownRunTimesAndProcessorsAsDocumented) {
   EXPECT_EQ(trace.jobs[1].duration, 0);
   EXPECT_EQ(trace.jobs[1].walltime, -1);
   EXPECT_EQ(trace.jobs[1].trace_status, "cancelled");
+  EXPECT_EQ(trace.jobs[1].memory_mib, 4);  // ceil(1000 KB x 4 processors / 1024)
+  EXPECT_EQ(trace.jobs[0].memory_mib, 0);  // -1: not given
   EXPECT_EQ(trace.jobs[2].gpus, 0);
   EXPECT_EQ(trace.jobs[2].trace_status, "completed");
   EXPECT_EQ(trace.jobs[3].submit_time, 40.5);
@@ -755,6 +765,135 @@ TEST_F(TraceReader, AnUnknownFormatIsReportedWithTheValidNames) {
 
 // Every prefix of a valid file either loads or gives an InputError with a position: never
 // another exception or a crash.
+void ExpectSameJobs(const Trace& a, const Trace& b, const std::string& what) {
+  EXPECT_EQ(a.format, b.format) << what;
+  EXPECT_EQ(a.sha256, b.sha256) << what;
+  ASSERT_EQ(a.jobs.size(), b.jobs.size()) << what;
+  for (size_t i = 0; i < a.jobs.size(); ++i) {
+    const Job& x = a.jobs[i];
+    const Job& y = b.jobs[i];
+    const std::string at = what + " job " + std::to_string(i);
+    EXPECT_EQ(x.id, y.id) << at;
+    EXPECT_EQ(x.submit_time, y.submit_time) << at;
+    EXPECT_EQ(x.gpus, y.gpus) << at;
+    EXPECT_EQ(x.duration, y.duration) << at;
+    EXPECT_EQ(x.walltime, y.walltime) << at;
+    EXPECT_EQ(x.line, y.line) << at;
+    EXPECT_EQ(x.gpu_type_column, y.gpu_type_column) << at;
+    EXPECT_EQ(x.priority, y.priority) << at;
+    EXPECT_EQ(x.batch_size, y.batch_size) << at;
+    EXPECT_EQ(x.gpu_milli, y.gpu_milli) << at;
+    EXPECT_EQ(x.cpu_milli, y.cpu_milli) << at;
+    EXPECT_EQ(x.gpu_type, y.gpu_type) << at;
+    EXPECT_EQ(x.user, y.user) << at;
+    EXPECT_EQ(x.vc, y.vc) << at;
+    EXPECT_EQ(x.model, y.model) << at;
+    EXPECT_EQ(x.trace_status, y.trace_status) << at;
+  }
+}
+
+TEST_F(TraceReader, EveryFormatReadsGzipJobForJobAsThePlainFile) {
+  // Each file is compressed by the gzip program into a copy whose name does not end in .gz: the
+  // readers must find gzip by its magic bytes, detect the format from the decompressed header
+  // and read the same jobs, lines and content hash.
+  struct Sample {
+    std::string path, format;
+  };
+  std::vector<Sample> samples = {
+      {kTraces + "/philly_default.csv", "native"},
+      {kTraces + "/philly/pollux_philly.csv", ""},
+      {kTraces + "/alibaba_gpu_v2023/openb_pod_list_default.csv", "openb"},
+      {kTraces + "/swf/lublin_256.swf", "swf"},
+      {Write("cluster_job_log", kPhillyJson), "philly-json"},
+      {Write("cluster_log.csv", kHelios), "helios"},
+      {Write("trace_seren.csv", kAcmeSeren), "acme"},
+      {Write("jobs.json", R"({"jobs": [{"job_id": "a", "submit_time": 5, "gpus": 2,
+                               "duration": 60, "user": "u"},
+                              {"job_id": "b", "submit_time": 1, "gpus": 1, "duration": 7}]})"),
+       "native-json"},
+  };
+  for (const Sample& s : samples) {
+    const std::string copy =
+        dir_ + "/gzip_copy_" + std::filesystem::path(s.path).filename().string();
+    ASSERT_EQ(std::system(("gzip -c '" + s.path + "' > '" + copy + "'").c_str()), 0);
+    const Trace plain = LoadTrace(s.path);
+    const Trace gz = LoadTrace(copy);
+    if (!s.format.empty()) {
+      EXPECT_EQ(gz.format, s.format) << s.path;
+    }
+    EXPECT_GT(gz.jobs.size(), 0u) << s.path;
+    ExpectSameJobs(plain, gz, s.path);
+  }
+  // PAI: both tables gzipped, the task table found beside the job table with its .gz name; and
+  // the headerless job table still recognised by its (gzip) name.
+  const std::string jobs = Write("pai_job_table.csv", kPaiJobs);
+  Write("pai_task_table.csv", kPaiTasks);
+  const Trace plain = LoadTrace(jobs);
+  ASSERT_EQ(std::system(("cd '" + dir_ + "' && gzip pai_job_table.csv pai_task_table.csv").c_str()),
+            0);
+  ExpectSameJobs(plain, LoadTrace(jobs + ".gz"), "pai2020");
+}
+
+TEST_F(TraceReader, FailureTracesAndOpenbNodeListsReadGzipToo) {
+  auto gzip_copy = [&](const std::string& path) {
+    const std::string copy = path + ".copy";  // no .gz: found by its magic bytes
+    EXPECT_EQ(std::system(("gzip -c '" + path + "' > '" + copy + "'").c_str()), 0);
+    return copy;
+  };
+  const HardwareCatalog& catalog = HardwareCatalog::Default();
+  const Cluster cluster(ClusterSpec::Load("dgx-a100", catalog), catalog);
+  const std::string failures =
+      Write("failures.csv", "time,node,duration,gpu\n10,0,50,\n5,3,20,7\n");
+  const std::vector<FailureRecord> plain = LoadFailureTrace(failures, cluster);
+  const std::vector<FailureRecord> gz = LoadFailureTrace(gzip_copy(failures), cluster);
+  ASSERT_EQ(plain.size(), 2u);
+  ASSERT_EQ(gz.size(), plain.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(gz[i].time, plain[i].time);
+    EXPECT_EQ(gz[i].node, plain[i].node);
+    EXPECT_EQ(gz[i].gpu, plain[i].gpu);
+    EXPECT_EQ(gz[i].duration, plain[i].duration);
+    EXPECT_EQ(gz[i].line, plain[i].line);
+  }
+  const std::string nodes = dir_ + "/node_list.csv";
+  std::filesystem::copy_file(kTraces + "/alibaba_gpu_v2023/openb_node_list_gpu_node.csv", nodes,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::map<std::string, std::string> map = {{"G2", "A100-40GB"}, {"G3", "V100-32GB"}};
+  const OpenbClusterResult a = OpenbNodeListToClusterSpec(nodes, map, catalog);
+  const OpenbClusterResult b = OpenbNodeListToClusterSpec(gzip_copy(nodes), map, catalog);
+  EXPECT_EQ(a.spec_json, b.spec_json);
+  EXPECT_EQ(a.gpus, b.gpus);
+  EXPECT_EQ(a.gpu_nodes, 1213);  // README: 1213 GPU nodes, 6212 GPUs
+  EXPECT_EQ(a.gpus, 6212);
+}
+
+TEST_F(TraceReader, TruncatedGzipTracesAreErrorsNamingTheLineReached) {
+  std::string text = "job_id,submit_time,gpus,duration\n";
+  for (int i = 0; i < 20000; ++i) {
+    text += "j" + std::to_string(i) + "," + std::to_string(i * 37 % 1009) + ",1," +
+            std::to_string(i % 997) + "\n";
+  }
+  const std::string plain = Write("whole.csv", text);
+  ASSERT_EQ(std::system(("gzip -c '" + plain + "' > '" + dir_ + "/whole.csv.gz'").c_str()), 0);
+  std::ifstream in(dir_ + "/whole.csv.gz", std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string gz = bytes.str();
+  const std::string cut = dir_ + "/cut.csv.gz";
+  std::ofstream(cut, std::ios::binary) << gz.substr(0, gz.size() * 2 / 3);
+  for (const char* format : {"", "native"}) {
+    try {
+      LoadTrace(cut, format);
+      ADD_FAILURE() << "a truncated gzip file loaded";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.file(), cut);
+      EXPECT_GT(e.line(), 1) << what;  // the line the data stopped in
+      EXPECT_NE(what.find("the gzip data ends early (truncated file?)"), std::string::npos) << what;
+    }
+  }
+}
+
 TEST_F(TraceReader, TruncatedFilesNeverCrash) {
   struct Sample {
     std::string name, format, text;
@@ -784,6 +923,157 @@ TEST_F(TraceReader, TruncatedFilesNeverCrash) {
       }
     }
   }
+}
+
+// ---------------------------------------------------------------- recorded schedules
+
+void ExpectRecord(const Job& job, double start, double end) {
+  EXPECT_DOUBLE_EQ(job.recorded_start, start) << job.id;
+  EXPECT_DOUBLE_EQ(job.recorded_end, end) << job.id;
+}
+void ExpectNoRecord(const Job& job) {
+  EXPECT_FALSE(job.has_recorded_start()) << job.id;
+  EXPECT_FALSE(job.has_recorded_end()) << job.id;
+}
+
+TEST_F(TraceReader, PhillyJsonKeepsEveryAttemptAsTheRecordedSchedule) {
+  // Origin: application_2's submission, 2017-10-07 01:11:00.
+  const Trace trace = LoadTrace(Write("cluster_job_log", kPhillyJson), "philly-json");
+  ExpectNoRecord(Find(trace, "application_2"));  // no attempts
+  // Attempts 01:12:09-01:13:23 and 01:13:30-10-09 06:53:12 (+ 2 d 05:39:42 = 193182 s), 8 GPUs.
+  const Job& two = Find(trace, "application_1506638472019_14199");
+  ExpectRecord(two, 69, 150 + 193182);
+  ASSERT_EQ(two.recorded_attempt_count, 2u);
+  const RecordedAttempt* a = &trace.recorded_attempts[two.recorded_attempt_begin];
+  EXPECT_DOUBLE_EQ(a[0].start, 69);
+  EXPECT_DOUBLE_EQ(a[0].end, 143);
+  EXPECT_EQ(a[0].gpus, 8);
+  EXPECT_DOUBLE_EQ(a[1].start, 150);
+  EXPECT_DOUBLE_EQ(a[1].end, 193332);
+  // The attempt with None times is not recorded; 02:00:00-02:10:00 on 3 GPUs is.
+  const Job& missing = Find(trace, "application_3");
+  ExpectRecord(missing, 2940, 3540);
+  ASSERT_EQ(missing.recorded_attempt_count, 1u);
+  EXPECT_EQ(trace.recorded_attempts[missing.recorded_attempt_begin].gpus, 3);
+  // Running at the end: 10-09 00:00:00 (168540 s) to the latest time in the file, 06:53:12.
+  const Job& running = Find(trace, "application_4");
+  ExpectRecord(running, 168540, 193332);
+  ASSERT_EQ(running.recorded_attempt_count, 1u);
+  EXPECT_EQ(trace.recorded_attempts[running.recorded_attempt_begin].gpus, 4);
+  EXPECT_EQ(trace.recorded_attempts.size(), 4u);
+
+  // Filters keep each kept job's attempts with it, and only those.
+  TraceFilter first_two;
+  first_two.first_n = 2;  // application_2 and the two-attempt job
+  const Trace kept = LoadTrace(Write("cluster_job_log2", kPhillyJson), "philly-json", first_two);
+  ASSERT_EQ(kept.jobs.size(), 2u);
+  ASSERT_EQ(kept.recorded_attempts.size(), 2u);
+  EXPECT_EQ(kept.jobs[1].recorded_attempt_begin, 0u);
+  EXPECT_DOUBLE_EQ(kept.recorded_attempts[1].end, 193332);
+}
+
+TEST_F(TraceReader, SlurmStyleLogsAndPaiRecordStartsAndEnds) {
+  // Helios: origin 18:40:00; 1425511 ran 18:41:01 to 06-10 04:55:09 (61 + 36848 s).
+  const Trace helios = LoadTrace(Write("cluster_log.csv", kHelios));
+  ExpectRecord(Find(helios, "1425511"), 61, 61 + 36848);
+  ExpectRecord(Find(helios, "1425514"), 10, 310);
+  ExpectNoRecord(Find(helios, "1425515"));  // cancelled before it started
+  // Acme: origin 00:18:22+08:00; started 00:18:54, ended 00:20:51.
+  const Trace seren = LoadTrace(Write("trace_seren.csv", kAcmeSeren));
+  ExpectRecord(Find(seren, "5778432"), 32, 149);
+  // 16:30:00Z - 16:18:22Z.
+  ExpectRecord(Find(seren, "5778470"), 698, 698 + 3600);
+  // PAI: origin 900 (j3). j1's tasks ran 1010 to 2000; j2 is censored at 2000.
+  const std::string path = Write("pai_job_table.csv", kPaiJobs);
+  Write("pai_task_table.csv", kPaiTasks);
+  const Trace pai = LoadTrace(path);
+  ExpectRecord(Find(pai, "j1"), 110, 1100);
+  ExpectRecord(Find(pai, "j2"), 700, 1100);
+  ExpectRecord(Find(pai, "j3"), 50, 250);
+  ExpectNoRecord(Find(pai, "j4"));
+}
+
+TEST_F(TraceReader, OpenbRecordsScheduledAndDeletionTimes) {
+  const Trace trace = LoadTrace(kTraces + "/alibaba_gpu_v2023/openb_pod_list_default.csv");
+  ExpectRecord(trace.jobs.front(), 0, 12537496);                   // line 2
+  ExpectRecord(trace.jobs.back(), 12901762, 12901792);             // line 8153
+  ExpectRecord(Find(trace, "openb-pod-0005"), 2759676, 12902960);  // line 7: waited 2 s
+  // Line 63, Pending: never scheduled, deleted (withdrawn) at 10001403.
+  const Job& pending = Find(trace, "openb-pod-0061");
+  EXPECT_FALSE(pending.has_recorded_start());
+  EXPECT_DOUBLE_EQ(pending.recorded_end, 10001403);
+  int scheduled = 0;
+  for (const Job& job : trace.jobs) scheduled += job.has_recorded_start();
+  EXPECT_EQ(scheduled, 7255);  // awk -F, '$11 != ""' counts 7255 rows (and 897 Pending)
+}
+
+TEST_F(TraceReader, SwfRecordsKnownWaitsAndSubmitIsStartFillsTheRest) {
+  const std::string path =
+      Write("w.swf",
+            "; a comment\n"
+            "1 100 30 50 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"   // wait 30, run 50
+            "2 110 -1 40 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"   // wait unknown
+            "3 120 0 -1 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n");  // run time unknown
+  const Trace trace = LoadTrace(path);
+  ExpectRecord(Find(trace, "1"), 130, 180);
+  ExpectNoRecord(Find(trace, "2"));
+  EXPECT_DOUBLE_EQ(Find(trace, "3").recorded_start, 120);
+  EXPECT_FALSE(Find(trace, "3").has_recorded_end());
+  TraceFilter submit_is_start;
+  submit_is_start.submit_is_start = true;
+  const Trace filled = LoadTrace(path, "", submit_is_start);
+  ExpectRecord(Find(filled, "1"), 130, 180);  // a recorded start is kept
+  ExpectRecord(Find(filled, "2"), 110, 150);  // submit, submit + run time
+  // A job with a recorded start is kept as recorded (its end stays unknown).
+  EXPECT_DOUBLE_EQ(Find(filled, "3").recorded_start, 120);
+  EXPECT_FALSE(Find(filled, "3").has_recorded_end());
+  EXPECT_NE(submit_is_start.ToJson().find("\"submit_is_start\":true"), std::string::npos);
+  EXPECT_NE(ErrorOf("1 100 -2 50 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n", "bad.swf")
+                .find("bad.swf:1:7: field 3 (wait time): expected seconds >= 0 or -1"),
+            std::string::npos);
+}
+
+TEST_F(TraceReader, TheNasaLogRecordsNoWaitsButItsSubmitTimesAreStarts) {
+  const std::string path = dir_ + "/nasa.swf";
+  ASSERT_EQ(
+      std::system(("gzip -dc " + kTraces + "/swf/NASA-iPSC-1993-3.1-cln.swf.gz > " + path).c_str()),
+      0);
+  const Trace plain = LoadTrace(path);
+  for (const Job& job : plain.jobs) ExpectNoRecord(job);  // wait -1 throughout
+  TraceFilter submit_is_start;
+  submit_is_start.submit_is_start = true;
+  const Trace filled = LoadTrace(path, "", submit_is_start);
+  ExpectRecord(filled.jobs.front(), 0, 1451);  // line 33: submit 0, run time 1451
+  ExpectRecord(Find(filled, "57"), 25574, 25584);
+}
+
+TEST_F(TraceReader, NativeRecordedColumnsAreKeptAsGivenAndCounted) {
+  const Trace trace =
+      LoadTrace(Write("n.csv",
+                      "job_id,submit_time,gpus,duration,recorded_start,recorded_end\n"
+                      "a,0,1,10,5,15\n"
+                      "b,1,1,10,,\n"
+                      "c,10,1,5,4,3\n"));
+  ExpectRecord(Find(trace, "a"), 5, 15);
+  ExpectNoRecord(Find(trace, "b"));
+  // c starts before its submission and ends before its start: kept, and counted.
+  ExpectRecord(Find(trace, "c"), 4, 3);
+  const std::string report = CheckTraceSanity(trace, nullptr).ToText();
+  EXPECT_NE(report.find("1 recorded starts before the submission (kept as recorded) (first "
+                        "lines: 4)"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("1 recorded ends before the recorded start"), std::string::npos) << report;
+  EXPECT_NE(ErrorOf("job_id,submit_time,gpus,duration,recorded_start\na,10,1,5,x\n")
+                .find("t.csv:2:10: recorded_start"),
+            std::string::npos);
+  // trace convert keeps the two columns (and only writes them when some job has a record).
+  const std::string converted = dir_ + "/back.csv";
+  WriteNativeCsv(trace, converted);
+  const Trace back = LoadTrace(converted);
+  ExpectRecord(Find(back, "a"), 5, 15);
+  ExpectNoRecord(Find(back, "b"));
+  ExpectRecord(Find(back, "c"), 4, 3);
 }
 
 }  // namespace
