@@ -153,7 +153,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "recorded_end",
                                                              "recorded_attempts",
                                                              "cpus_requested",
-                                                             "host_memory_gib_requested"}));
+                                                             "host_memory_gib_requested",
+                                                             "reserved_start"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
