@@ -437,7 +437,10 @@ class Conservative final : public Policy {
 
 void Conservative::Init(const SchedulingContext& context) {
   const Cluster& cluster = context.cluster();
-  by_nodes_ = !context.placement().IgnoresNodes();
+  // Per-node profiles count GPUs only; under host limits (CPUs, host memory) a job is planned by
+  // counting GPUs per type and started where the placement finds room on the live cluster, which
+  // honours the host demands (docs/backfilling.md).
+  by_nodes_ = !context.placement().IgnoresNodes() && !context.resources().host_limited();
   if (by_nodes_) {
     for (const Node& node : cluster.nodes()) profiles_.emplace_back(node.gpu_count);
     scratch_.emplace(cluster);  // everything free: scratch_free_ below
