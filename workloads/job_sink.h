@@ -9,7 +9,8 @@
 // virtual clusters / users / trace statuses; keep the first N jobs in submission order; load
 // scaling (every inter-arrival gap multiplied by a factor: > 1 lightens, < 1 intensifies the
 // load; times stay relative to the first kept submission); GPU-type mapping (names in each job's
-// gpu_type list renamed, e.g. for traces from older hardware). Excluded jobs are counted by
+// gpu_type list renamed, e.g. for traces from older hardware); priority classes named in the
+// trace mapped to levels (--priority-map, then the built-in table). Excluded jobs are counted by
 // reason: a job leaves a run only through an explicit filter, never silently.
 //
 // Times: readers of wall-clock formats hand over absolute times and the sink subtracts the
@@ -38,6 +39,9 @@ struct TraceFilter {
   int64_t first_n = -1;                        // < 0 = all
   double load_scale = 1.0;
   std::map<std::string, std::string> gpu_type_map;
+  // Class name (lower case) -> level (--priority-map), before the built-in table
+  // (sim/engine/priority_class.h). A job whose class is in neither gets level 0.
+  std::map<std::string, int> priority_map;
 
   bool IsIdentity() const;
   bool HasWindow() const { return !std::isinf(window_start) || !std::isinf(window_end); }

@@ -134,6 +134,7 @@ Trace LoadTrace(const std::string& path, const std::string& format, const TraceF
   reader->read(path, &sink);
   trace.jobs = sink.Finish(counts);
   trace.ids_unique = reader->rejects_duplicate_ids;
+  trace.priority_map = filter.priority_map;
   trace.sha256 = Sha256File(path);
   return trace;
 }

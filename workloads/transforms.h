@@ -54,6 +54,8 @@ struct TraceStats {
   double gpu_hours = 0;
   double arrivals_per_hour = 0;
   double offered_gpu_hours_per_day = 0;
+  // Jobs per priority level, and per class name as the trace gives it ("" = none) in each.
+  std::map<int, std::map<std::string, int64_t>> jobs_by_priority;
 };
 TraceStats ComputeTraceStats(const Trace& trace);
 std::string FormatTraceStats(const TraceStats& stats);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "sim/cli/options.h"
+#include "sim/engine/priority_class.h"
 #include "sim/hardware/cluster.h"
 #include "sim/util/error.h"
 #include "workloads/generator.h"
@@ -178,6 +179,9 @@ void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
       "load-scale", po::value(&args.load_scale)->default_value(1.0),
       "multiply inter-arrival gaps by this factor (> 1 lightens the load)")(
       "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]");
+  desc.add_options()("priority-map", po::value(&args.priority_map),
+                     "levels of the trace's priority classes (openb qos, SWF queue): "
+                     "NAME=LEVEL,... (higher = more urgent; docs/policies.md#priority)");
 }
 
 TraceFilter MakeFilter(const FilterArgs& args) {
@@ -190,6 +194,9 @@ TraceFilter MakeFilter(const FilterArgs& args) {
   filter.first_n = args.first;
   filter.load_scale = args.load_scale;
   if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
+  if (!args.priority_map.empty()) {
+    filter.priority_map = ParsePriorityMap(args.priority_map, "--priority-map");
+  }
   return filter;
 }
 

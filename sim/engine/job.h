@@ -5,6 +5,7 @@
 #define CLUSTERSIM_SIM_ENGINE_JOB_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ struct Job {
   double walltime = -1;     // requested wall time, seconds; < 0 = not given
   int64_t line = 0;         // line of the record in its source file (for messages)
   int gpu_type_column = 0;  // column of the gpu_type field in that line, 0 = unknown
-  int priority = 0;
+  int priority = 0;         // class level, higher = more urgent (docs/policies.md#priority)
   int batch_size = 0;  // 0 = unknown
   int gpu_milli = 0;   // share of one GPU in thousandths (fractional requests, gpus == 1);
                        // 0 = whole GPUs. Without GPU sharing a fractional job holds a GPU.
@@ -33,6 +34,9 @@ struct Job {
   Symbol vc;            // virtual cluster / group
   Symbol model;         // model name, empty = unknown
   Symbol trace_status;  // status recorded in the trace, empty = unknown
+  // The class as the trace names it (openb qos, an SWF queue), empty = none; `priority` holds
+  // its level (sim/engine/priority_class.h), mapped while the trace is read.
+  Symbol priority_class;
 };
 
 struct Trace {
@@ -43,6 +47,8 @@ struct Trace {
   std::vector<Job> jobs;
   // True if the reader guaranteed that no two jobs share an id (it rejects duplicates).
   bool ids_unique = false;
+  // The --priority-map the class names were mapped with (lower-case names -> levels).
+  std::map<std::string, int> priority_map;
 };
 
 }  // namespace clustersim

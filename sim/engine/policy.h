@@ -44,6 +44,13 @@ struct JobRun {
   double overhead_seconds = 0;    // total time spent on preemption and restart overhead
   double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
   double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
+  // GPUs x preemption cost (save + restore seconds) charged at each preemption: the GPU time the
+  // job spends re-paying it when it resumes (docs/engine.md#preemption-cost).
+  double preemption_gpu_seconds = 0;
+  // GPU-seconds run while the policy marked the job as borrowing (SetBorrowing; quotas).
+  double borrowed_gpu_seconds = 0;
+  double borrowing_since = 0;  // when the current borrowing interval began
+  bool borrowing = false;      // marked borrowing now (only while running)
   PlacementRequest request;
   Allocation allocation;  // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;   // bumped on every rate change; stale finish events are ignored
@@ -115,6 +122,11 @@ class SchedulingContext {
   virtual void Resize(JobId id, Allocation allocation) = 0;
   // Calls Policy::OnTimer(id, tag) at `time` (>= now), before the pass at that time.
   virtual void SetTimer(double time, JobId id, int tag) = 0;
+  // Marks a running job as running on borrowed capacity (a virtual cluster beyond its quota) or
+  // not, from now on; the engine integrates its GPUs x time while marked
+  // (JobRun::borrowed_gpu_seconds). A job stops being marked when it stops running.
+  // REQUIRES (CHECKed): running.
+  virtual void SetBorrowing(JobId id, bool borrowing) = 0;
 
   // Returns true and fills `out` if the job fits now under the run's placement strategy.
   bool TryPlace(JobId id, Allocation* out) const {
@@ -148,6 +160,10 @@ class Policy {
   // free state (backfilling horizons, LAS and SRTF rooms) say false, and their fractional jobs
   // hold whole GPUs.
   virtual bool SupportsShares() const { return false; }
+  // True if the job must hold whole nodes (an exclusive QoS; docs/engine.md#whole-nodes): its
+  // request is placed by PlaceWholeNodes and it holds every GPU of those nodes, working on the
+  // first `gpus` of them. Asked once per job before the run.
+  virtual bool WholeNodes(const Job& /*job*/) const { return false; }
 };
 
 }  // namespace clustersim
