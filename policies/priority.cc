@@ -60,6 +60,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <set>
@@ -104,14 +105,23 @@ class WaitingOrder final : public CandidateOrder {
       : backfill_(backfill), rank_(std::move(rank)), on_start_(std::move(on_start)) {}
 
   void set_context(const SchedulingContext* context) { context_ = context; }
-  void Insert(JobId id, int level, int group) { levels_[level][group].insert(id); }
-  void Erase(JobId id, int level, int group) {
+  // `gpus`: the job's request, for MinRequest.
+  void Insert(JobId id, int level, int group, int gpus) {
+    levels_[level][group].insert(id);
+    ++sizes_[gpus];
+  }
+  void Erase(JobId id, int level, int group, int gpus) {
     auto level_it = levels_.find(level);
     CHECK(level_it != levels_.end(), "priority: erased a job of an unknown level");
     auto group_it = level_it->second.find(group);
     CHECK(group_it != level_it->second.end() && group_it->second.erase(id) == 1,
           "priority: erased a job that was not waiting");
+    auto size = sizes_.find(gpus);
+    if (--size->second == 0) sizes_.erase(size);
   }
+  bool empty() const { return sizes_.empty(); }
+  // The fewest GPUs a waiting job requests. REQUIRES !empty().
+  int MinRequest() const { return sizes_.begin()->first; }
 
   JobId First() override {
     // Empty groups and levels are dropped only here, never during a walk.
@@ -182,6 +192,7 @@ class WaitingOrder final : public CandidateOrder {
   std::function<void(JobId)> on_start_;
   const SchedulingContext* context_ = nullptr;
   std::map<int, Level, std::greater<int>> levels_;
+  std::map<int, int> sizes_;  // GPUs requested -> waiting jobs
   // The walk.
   std::map<int, Level, std::greater<int>>::iterator level_it_;
   std::vector<std::pair<double, int>> groups_;  // (rank, group) of the current level
@@ -194,11 +205,9 @@ class PriorityPolicy final : public Policy {
   PriorityPolicy(Options options, WalltimeRule walltime,
                  std::optional<FairShareLedger::Options> fair)
       : options_(std::move(options)),
-        backfill_(walltime),
-        order_(
-            backfill_, [this](int group) { return Rank(group); },
-            [this](JobId id) { OnStarted(*context_, id); }) {
+        backfill_(walltime) {
     if (fair) ledger_.emplace(std::move(*fair));
+    AddOrder();  // bucket 0: every job without quotas
   }
 
   void OnArrival(SchedulingContext& context, JobId id) override {
@@ -232,15 +241,16 @@ class PriorityPolicy final : public Policy {
     }
     auto next = seen_levels_.upper_bound(level_[id]);
     if (next == seen_levels_.end()) return;  // already at the top
-    order_.Erase(id, level_[id], group_[id]);
+    const int gpus = context.run(id).request.gpus;
+    OrderOf(id).Erase(id, level_[id], group_[id], gpus);
     level_[id] = *next;
-    order_.Insert(id, level_[id], group_[id]);
+    OrderOf(id).Insert(id, level_[id], group_[id], gpus);
     context.SetTimer(context.now() + options_.max_wait_seconds, id, Tag(id));
   }
 
   void Schedule(SchedulingContext& context) override {
     context_ = &context;
-    order_.set_context(&context);
+    for (auto& order : orders_) order->set_context(&context);
     if (ledger_) {
       ledger_->Advance(context.now());
       ledger_->ComputeFactors();
@@ -305,9 +315,11 @@ class PriorityPolicy final : public Policy {
     auto [it, inserted] = vc_index_.try_emplace(job.vc.id(), static_cast<int>(vcs_.size()));
     if (inserted) {
       Vc vc;
-      if (auto q = options_.quota.find(job.vc.str()); q != options_.quota.end())
+      if (auto q = options_.quota.find(job.vc.str()); q != options_.quota.end()) {
         vc.quota = q->second;
+      }
       vcs_.push_back(std::move(vc));
+      if (options_.quotas && vcs_.size() > orders_.size()) AddOrder();
     }
     return it->second;
   }
@@ -324,6 +336,19 @@ class PriorityPolicy final : public Policy {
     return 0;
   }
 
+  void AddOrder() {
+    orders_.push_back(std::make_unique<WaitingOrder>(
+        backfill_, [this](int group) { return Rank(group); },
+        [this](JobId id) { OnStarted(*context_, id); }));
+    if (context_) orders_.back()->set_context(context_);
+  }
+  // With quotas one order per VC (its index), else one for all.
+  WaitingOrder& OrderOf(JobId id) { return *orders_[options_.quotas ? vc_[id] : 0]; }
+  // The global order of waiting jobs: (level descending, rank ascending, submission order).
+  std::tuple<int, double, JobId> Key(JobId id) const {
+    return {-level_[id], Rank(group_[id]), id};
+  }
+
   void Enqueue(SchedulingContext& context, JobId id) {
     switch (options_.within) {
       case Within::kFcfs:
@@ -336,14 +361,14 @@ class PriorityPolicy final : public Policy {
         group_[id] = LasQueueOf(options_.thresholds, context.run(id).gpu_seconds);
         break;
     }
-    order_.Insert(id, level_[id], group_[id]);
+    OrderOf(id).Insert(id, level_[id], group_[id], context.run(id).request.gpus);
     if (options_.max_wait_seconds > 0) {
       context.SetTimer(context.now() + options_.max_wait_seconds, id, Tag(id));
     }
   }
 
   void OnStarted(const SchedulingContext& context, JobId id) {
-    order_.Erase(id, level_[id], group_[id]);
+    OrderOf(id).Erase(id, level_[id], group_[id], context.run(id).request.gpus);
     ++generation_[id];  // its aging timer no longer applies
     const JobRun& run = context.run(id);
     held_[id] = static_cast<int>(run.allocation.gpus.size());
@@ -502,12 +527,12 @@ class PriorityPolicy final : public Policy {
   // Without quotas: strict order with preemption between classes, then EASY if asked.
   void ClassPass(SchedulingContext& context) {
     while (true) {
-      backfill_.Pass(context, order_, false);
-      const JobId head = order_.First();
+      backfill_.Pass(context, *orders_[0], false);
+      const JobId head = orders_[0]->First();
       if (head == kNoJob) return;
       if (!MakeRoom(context, head)) break;
     }
-    if (options_.backfill) backfill_.Pass(context, order_, true);
+    if (options_.backfill) backfill_.Pass(context, *orders_[0], true);
   }
 
   void StartNow(SchedulingContext& context, JobId id, Allocation allocation) {
@@ -523,39 +548,60 @@ class PriorityPolicy final : public Policy {
     QuotaWalk(context, /*guarantees=*/false);
   }
 
-  // One walk over the order; returns true if it preempted something.
+  // True if VC v may still start a job in the guarantee phase: not blocked, and its smallest
+  // waiting request fits in what is left of its quota.
+  bool HasRoom(int v) const {
+    const Vc& vc = vcs_[v];
+    return !vc.blocked && !orders_[v]->empty() && vc.held + orders_[v]->MinRequest() <= vc.quota;
+  }
+
+  // One walk over the waiting jobs in the global order, merged from the VCs' orders (in the
+  // guarantee phase only of VCs with room, each dropped once it has none); returns true if it
+  // preempted something.
   bool QuotaWalk(SchedulingContext& context, bool guarantees) {
     using Shape = std::tuple<int, uint64_t, bool>;
+    using Head = std::pair<std::tuple<int, double, JobId>, int>;  // (key, VC)
     std::set<Shape> no_fit;                         // did not fit on the live state
     std::set<std::tuple<Shape, int, int>> no_room;  // (shape, level, VC): preemption failed
+    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+    auto advance = [&](int v, JobId next) {
+      if (next != kNoJob) heads.emplace(Key(next), v);
+    };
+    for (int v = 0; v < static_cast<int>(vcs_.size()); ++v) {
+      if (guarantees ? HasRoom(v) : !orders_[v]->empty()) advance(v, orders_[v]->First());
+    }
     bool preempted = false;
-    for (JobId id = order_.First(); id != kNoJob;) {
-      const JobId next = order_.Next(ClassFilter());
+    while (!heads.empty()) {
+      const JobId id = std::get<2>(heads.top().first);
+      const int v = heads.top().second;
+      heads.pop();
       const JobRun& run = context.run(id);
-      Vc& vc = vcs_[vc_[id]];
       const bool within = IsWithinQuota(id, run);
-      const bool admitted = guarantees ? within && !vc.blocked : !within;
-      if (admitted) {
+      if (guarantees ? within : !within) {
         const Shape shape(run.request.gpus, run.request.type_mask, run.request.whole_nodes);
-        const auto room_key = std::make_tuple(shape, level_[id], vc_[id]);
+        const auto room_key = std::make_tuple(shape, level_[id], v);
         Allocation allocation;
         if (!no_fit.count(shape) && context.TryPlace(id, &allocation)) {
           StartNow(context, id, std::move(allocation));
-        } else if (no_fit.insert(shape), !no_room.count(room_key) && MakeRoom(context, id)) {
-          preempted = true;
-          no_fit.clear();
-          no_room.clear();
-          CHECK(context.TryPlace(id, &allocation), "priority: no room after preemption");
-          StartNow(context, id, std::move(allocation));
         } else {
-          no_room.insert(room_key);
-          if (guarantees) vc.blocked = true;
+          no_fit.insert(shape);
+          if (!no_room.count(room_key) && MakeRoom(context, id)) {
+            preempted = true;
+            no_fit.clear();
+            no_room.clear();
+            CHECK(context.TryPlace(id, &allocation), "priority: no room after preemption");
+            StartNow(context, id, std::move(allocation));
+          } else {
+            no_room.insert(room_key);
+            if (guarantees) vcs_[v].blocked = true;
+          }
         }
       }
-      id = next;
+      if (!guarantees || HasRoom(v)) advance(v, orders_[v]->Next(ClassFilter()));
       // Nothing free and nobody left that a later (lower or equal level) job could preempt.
-      if (id != kNoJob && context.resources().total_free() == 0 &&
-          (preemptible_gpus_.empty() || level_[id] <= preemptible_gpus_.begin()->first) &&
+      if (!heads.empty() && context.resources().total_free() == 0 &&
+          (preemptible_gpus_.empty() ||
+           level_[std::get<2>(heads.top().first)] <= preemptible_gpus_.begin()->first) &&
           !(guarantees && AnyBorrowing(context))) {
         break;
       }
@@ -573,7 +619,7 @@ class PriorityPolicy final : public Policy {
 
   const Options options_;
   EasyBackfill backfill_;
-  WaitingOrder order_;
+  std::vector<std::unique_ptr<WaitingOrder>> orders_;  // by bucket (see OrderOf)
   std::optional<FairShareLedger> ledger_;
   SchedulingContext* context_ = nullptr;  // during a pass
   // Per job.

@@ -302,6 +302,23 @@ TEST(Priority, EasyBackfillingLetsASmallJobPassAHeadItCannotPreempt) {
   ExpectInterval(easy.Of("H"), 100, 150);
 }
 
+TEST(Priority, WithOneClassAndNoQuotaItSchedulesExactlyAsFcfs) {
+  // Every job at level 0 and nothing to preempt: the order is submission order with strict
+  // blocking, fcfs's rule (policies/fcfs.cc), so the event stream is the same.
+  GeneratorOptions generator;
+  generator.jobs = 3000;
+  generator.cluster_gpus = 64;
+  generator.load = 0.9;
+  generator.durations = "philly";
+  generator.seed = 21;
+  const std::string path = ::testing::TempDir() + "/priority_fcfs.csv";
+  WriteSyntheticTrace(generator, path);
+  const Trace trace = LoadTrace(path);
+  TestSim fcfs(Nodes(8, 8), trace.jobs, "fcfs");
+  TestSim priority(Nodes(8, 8), trace.jobs, "priority");
+  EXPECT_EQ(fcfs.Run().fingerprint(), priority.Run().fingerprint());
+}
+
 TEST(Priority, BadParametersAreRejectedWithTheirName) {
   auto make = [](std::map<std::string, std::string> values) {
     FindPolicy("priority").make(Params(std::move(values)));
