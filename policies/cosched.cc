@@ -142,6 +142,21 @@ class Cosched final : public Policy {
   bool Elastic() const override { return true; }
   bool SupportsShares() const override { return true; }
 
+  std::string IdleWarning(const Trace& trace, const ModelRuntime* models) const override {
+    if (models != nullptr && models->modelled_jobs() > 0) return "";
+    const bool named = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                                   [](const Job& job) { return !job.model.empty(); });
+    std::string text =
+        "cosched: no job has model information, so no batch or GPU count is chosen and the "
+        "policy is a greedy first-fit with backfill over whole requests; ";
+    if (models == nullptr && named) {
+      text += "add --model-aware (the trace names models)";
+    } else {
+      text += "add --assign-models to give every job a model and batch by its size";
+    }
+    return text;
+  }
+
   void OnArrival(SchedulingContext& context, JobId id) override {
     Prepare(context, id);
     Enqueue(id, context);

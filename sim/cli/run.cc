@@ -130,14 +130,17 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.options.colocation_speed = RequireNumber(value, path, key);
     } else if (option == "storage-gbps") {
       config->models.options.storage_gbps = RequireNumber(value, path, key);
+    } else if (option == "bsld-threshold") {
+      config->bsld_threshold_seconds = RequireNumber(value, path, key);
     } else {
-      throw InputError(path, 0, 0,
-                       "unknown key \"" + key +
-                           "\"; expected trace, format, cluster, hardware, policy, placement, "
-                           "runtime_model, params, seed, interval, stop_time, preemption_cost, "
-                           "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
-                           "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
-                           "oom_startup, oom_retries, colocation_speed, storage_gbps, out");
+      throw InputError(
+          path, 0, 0,
+          "unknown key \"" + key +
+              "\"; expected trace, format, cluster, hardware, policy, placement, "
+              "runtime_model, params, seed, interval, stop_time, preemption_cost, "
+              "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
+              "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
+              "oom_startup, oom_retries, colocation_speed, storage_gbps, bsld_threshold, out");
     }
   }
 }
@@ -234,6 +237,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   const bool model_aware = config.models.enabled || config.models.assign;
   CheckModelOptions(config.models);
+  if (!(config.bsld_threshold_seconds > 0) || !std::isfinite(config.bsld_threshold_seconds)) {
+    throw InputError("--bsld-threshold: expected a number of seconds > 0");
+  }
   ModelCatalog custom_models;
   const ModelCatalog* models = &ModelCatalog::Default();
   if (!config.models.catalog_path.empty()) {
@@ -276,16 +282,74 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     }
   }
 
-  // Open the output before simulating, so an unwritable path fails fast.
+  RunOutcome outcome;
+  // Settings with nothing to act on: said before the run, and kept for the caller's report.
+  if (model_runtime && model_runtime->modelled_jobs() == 0 && !config.models.assign) {
+    outcome.warnings.push_back(
+        "--model-aware: no job of the trace names a model of the catalog (clustersim list "
+        "models), so nothing is model-aware; add --assign-models to give every job a model and "
+        "batch by its size");
+  }
+  if (std::string policy_warning = policy->IdleWarning(trace, model_runtime.get());
+      !policy_warning.empty()) {
+    outcome.warnings.push_back(std::move(policy_warning));
+  }
+  for (const std::string& warning : outcome.warnings) spdlog::warn("{}", warning);
+
+  RunRecord record;
+  record.trace_path = trace_path;
+  record.trace_sha256 = trace.sha256;
+  record.trace_format = trace.format;
+  record.cluster_spec = cluster.spec().origin;
+  record.cluster_sha256 = Sha256Hex(cluster.spec().text);
+  record.cluster_json = cluster.spec().text;
+  record.policy = config.policy;
+  record.placement = config.placement;
+  record.params_json = config.params.ToJson();
+  record.runtime_model = runtime_name;
+  record.seed = config.seed;
+  record.version = CLUSTERSIM_VERSION;
+  record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
+  record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
+  record.faults = engine_options.faults.ToJson(cluster.catalog());
+  record.models = config.models.ToJson(config.seed);
+  record.bsld_threshold_seconds = config.bsld_threshold_seconds;
+  {
+    nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
+    if (!config.filter.IsIdentity()) {
+      filter["jobs_before"] = counts.before;
+      filter["jobs_kept"] = counts.kept;
+    }
+    record.trace_filter = filter.dump();
+  }
+
+  // Open the output before simulating, so an unwritable path or a repeated run fails fast.
   std::unique_ptr<SqliteWriter> writer;
   if (!config.out.empty()) writer = std::make_unique<SqliteWriter>(config.out);
+  if (!config.allow_duplicate) {
+    auto refuse = [&](const std::string& path, int64_t run_id) {
+      throw InputError(path, 0, 0,
+                       "already holds this run as run " + std::to_string(run_id) +
+                           " (same trace and cluster, policy, placement, parameters, runtime "
+                           "model, seed, filters, interval, preemption cost, faults and models: "
+                           "the simulation is deterministic, so its rows would be the same); "
+                           "nothing was written; --allow-duplicate appends it again");
+    };
+    if (writer) {
+      if (const int64_t same = writer->FindSameRun(record); same >= 0) refuse(config.out, same);
+    }
+    if (!config.duplicates_of.empty()) {
+      if (const int64_t same = FindSameRunIn(config.duplicates_of, record); same >= 0) {
+        refuse(config.duplicates_of, same);
+      }
+    }
+  }
 
   workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus());
   engine_options.workload = &workload;  // the same classes for the FGD metric
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
   engine.Run();
 
-  RunOutcome outcome;
   outcome.status = engine.status();
   outcome.fingerprint = engine.fingerprint();
   outcome.events = engine.events_processed();
@@ -295,38 +359,15 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   outcome.trace_format = trace.format;
   outcome.filter_counts = counts;
   outcome.sanity = std::move(sanity);
-  outcome.summary = ComputeSummary(engine);
+  outcome.summary = ComputeSummary(engine, {config.bsld_threshold_seconds});
   outcome.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (writer) {
-    RunRecord record;
-    record.trace_path = trace_path;
-    record.trace_sha256 = trace.sha256;
-    record.trace_format = trace.format;
-    record.cluster_spec = cluster.spec().origin;
-    record.cluster_sha256 = Sha256Hex(cluster.spec().text);
-    record.cluster_json = cluster.spec().text;
-    record.policy = config.policy;
-    record.placement = config.placement;
-    record.params_json = config.params.ToJson();
-    record.runtime_model = runtime_name;
-    record.seed = config.seed;
-    record.version = CLUSTERSIM_VERSION;
     record.wall_seconds = outcome.wall_seconds;
     record.events = engine.events_processed();
     record.passes = engine.passes();
     record.status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
     record.fingerprint = HexFingerprint(engine.fingerprint());
-    record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
-    record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
-    record.faults = engine_options.faults.ToJson(cluster.catalog());
-    record.models = config.models.ToJson(config.seed);
-    nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
-    if (!config.filter.IsIdentity()) {
-      filter["jobs_before"] = counts.before;
-      filter["jobs_kept"] = counts.kept;
-    }
-    record.trace_filter = filter.dump();
     outcome.run_id = writer->WriteRun(record, &engine, outcome.summary);
     writer->Commit();
   }

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "policies/registry.h"
+#include "sim/cli/progress.h"
 #include "sim/hardware/cluster.h"
 #include "sim/output/merge.h"
 #include "sim/output/sqlite_writer.h"
@@ -463,8 +464,9 @@ SweepReport RunSweep(const SweepSpec& spec, const SweepOptions& options) {
   std::printf("\n");
   std::fflush(stdout);
 
-  std::mutex mutex;  // guards report and stdout
+  std::mutex mutex;  // guards report and the finished count
   size_t finished = 0;
+  BatchProgress progress("runs", todo.size(), options.progress);
   ParallelFor(todo.size(), options.jobs, [&](size_t k) {
     const SweepRun& run = *todo[k];
     if (options.interrupt && options.interrupt->load()) {
@@ -475,11 +477,19 @@ SweepReport RunSweep(const SweepSpec& spec, const SweepOptions& options) {
     RunConfig config = run.config;
     config.out = (fs::path(options.out_dir) / run.file_name).string();
     config.engine.interrupt = options.interrupt;
+    const int slot = progress.Begin();
+    if (progress.enabled()) {
+      config.engine.progress = [&progress, slot](const EngineProgress& p) {
+        progress.Update(slot, p.jobs_total ? double(p.jobs_done) / p.jobs_total : 1.0);
+      };
+    }
     const auto start = std::chrono::steady_clock::now();
     std::string status;
     std::string error;
+    std::vector<std::string> warnings;
     try {
       const RunOutcome outcome = ExecuteRun(config);
+      warnings = outcome.warnings;
       if (outcome.status == RunStatus::kComplete) {
         status = "complete";
       } else {
@@ -499,15 +509,25 @@ SweepReport RunSweep(const SweepSpec& spec, const SweepOptions& options) {
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::lock_guard<std::mutex> lock(mutex);
-    ++finished;
-    if (status == "complete") ++report.complete;
-    if (status == "failed") ++report.failed;
-    if (status == "interrupted") ++report.interrupted;
-    std::printf("[%zu/%zu] %s %-11s %s (%.2f s)%s%s\n", finished, todo.size(),
-                run.file_name.c_str(), status.c_str(), run.label.c_str(), seconds,
-                error.empty() ? "" : "\n    error: ", error.c_str());
-    std::fflush(stdout);
+    std::string line;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++finished;
+      if (status == "complete") ++report.complete;
+      if (status == "failed") ++report.failed;
+      if (status == "interrupted") ++report.interrupted;
+      char head[64];
+      std::snprintf(head, sizeof head, "[%zu/%zu] ", finished, todo.size());
+      char tail[32];
+      std::snprintf(tail, sizeof tail, " (%.2f s)", seconds);
+      char padded[16];
+      std::snprintf(padded, sizeof padded, "%-11s", status.c_str());
+      line = head + run.file_name + " " + padded + " " + run.label + tail + "\n";
+      if (!error.empty()) line += "    error: " + error + "\n";
+      for (const std::string& warning : warnings) line += "    warning: " + warning + "\n";
+    }
+    progress.End(slot);
+    progress.Print(stdout, line);
   });
   return report;
 }

@@ -44,6 +44,11 @@ struct JobRun {
   double overhead_seconds = 0;    // total time spent on preemption and restart overhead
   double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
   double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
+  // Time spent in the waiting queue: before the first start and after every preemption, failure
+  // or out-of-memory requeue (a resize is not a wait). For a job that ended, jct = queued_seconds
+  // + run_seconds; a job still queued when the run stops counts until then.
+  double queued_seconds = 0;
+  double queued_since = 0;  // when it last entered the queue (meaningful while queued)
   // GPUs x preemption cost (save + restore seconds) charged at each preemption: the GPU time the
   // job spends re-paying it when it resumes (docs/engine.md#preemption-cost).
   double preemption_gpu_seconds = 0;
@@ -164,6 +169,12 @@ class Policy {
   // request is placed by PlaceWholeNodes and it holds every GPU of those nodes, working on the
   // first `gpus` of them. Asked once per job before the run.
   virtual bool WholeNodes(const Job& /*job*/) const { return false; }
+  // Called once before the run with its trace and model table (nullptr outside model-aware
+  // runs): a warning naming the fix when the policy's rule has nothing to act on in this run
+  // (fair-share between users on a trace naming at most one user orders like fcfs), else "".
+  virtual std::string IdleWarning(const Trace& /*trace*/, const ModelRuntime* /*models*/) const {
+    return "";
+  }
 };
 
 }  // namespace clustersim

@@ -24,7 +24,19 @@ double Percentile(std::vector<double>& values, double q);
 // Jain's fairness index (sum x)^2 / (n sum x^2) over the values; 1 for an empty list.
 double JainIndex(const std::vector<double>& values);
 
-std::vector<SummaryRow> ComputeSummary(const Engine& engine);
+// Bounded slowdown of a job that ended (docs/metrics.md#jobs; Feitelson et al., "Theory and
+// Practice in Parallel Job Scheduling", JSSPP 1997, LNCS 1291): max(1, jct / max(run, threshold)),
+// all in seconds. The threshold keeps jobs of a few seconds from dominating the mean: a 1 s job
+// that waited a minute has slowdown 61 but, with the usual threshold of 10 s, bounded slowdown 6.1.
+// REQUIRES: threshold_seconds > 0.
+inline constexpr double kDefaultBsldThresholdSeconds = 10;
+double BoundedSlowdown(double jct_seconds, double run_seconds, double threshold_seconds);
+
+struct SummaryOptions {
+  double bsld_threshold_seconds = kDefaultBsldThresholdSeconds;  // > 0
+};
+
+std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOptions& options = {});
 
 // Returns the value of `metric` in scope "all", or NaN.
 double SummaryValue(const std::vector<SummaryRow>& rows, const std::string& metric);
