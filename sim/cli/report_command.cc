@@ -87,6 +87,8 @@ void PrintTable(const Report& report, const std::string& path, const std::string
         decimals = v.mean == std::floor(v.mean) ? 0 : 1;
         break;
       case ReportUnit::kGpuHours:
+        decimals = std::abs(v.mean) < 10 ? 1 : 0;  // small preemption and borrowing figures
+        break;
       case ReportUnit::kDollars:
         decimals = 0;
         break;
@@ -169,7 +171,8 @@ void PrintTable(const Report& report, const std::string& path, const std::string
       "\nGPU-h: GPU-hours held; cost: those hours at their GPU type's price; wait: first-start "
       "wait (jobs that started); queued: all time waiting, after preemptions too; JCT, queued "
       "and bsld (bounded slowdown): jobs that ended; preempt, OOM: preemptions and "
-      "out-of-memory failures\n");
+      "out-of-memory failures; preempt GPU-h: GPU time paid for checkpoint save + restore; "
+      "borrowed GPU-h: GPU time run beyond the VC's quota (priority with quota)\n");
   for (const std::string& note : report.notes) std::printf("note: %s\n", note.c_str());
 }
 

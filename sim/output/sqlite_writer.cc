@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   batch_requested INTEGER, batch_used INTEGER, memory_per_gpu_gib REAL,
   slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
   checkpoint_seconds REAL, lost_gpu_seconds REAL,
-  queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER
+  queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER,
+  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -126,6 +127,8 @@ constexpr AddedColumn kAddedColumns[] = {
     {"jobs", "gpu_hours", "REAL", true},
     {"jobs", "cost_usd", "REAL", true},
     {"jobs", "priority", "INTEGER", true},
+    {"jobs", "preemption_gpu_seconds", "REAL", true},
+    {"jobs", "borrowed_gpu_seconds", "REAL", true},
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
@@ -294,9 +297,15 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   const Trace& trace = engine->trace();
   const Cluster& cluster = engine->cluster();
   {
+    // Columns by name: a database upgraded by AddMissingColumns may have them in another order.
     Statement s(db_,
-                "INSERT INTO jobs VALUES "
-                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "INSERT INTO jobs (run_id, job_index, job_id, user, vc, submit_time, start_time, "
+                "end_time, wait_time, jct, run_time, gpus_requested, gpus_allocated, gpu_type, "
+                "nodes, status, reason, preemptions, restarts, oom_failures, batch_requested, "
+                "batch_used, memory_per_gpu_gib, slowdown, energy_kwh, trace_duration, "
+                "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
+                "gpu_hours, cost_usd, priority, preemption_gpu_seconds, borrowed_gpu_seconds) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
       const Job& job = trace.jobs[i];
@@ -366,6 +375,8 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
                                : 0.0;
       s.Bind(33, run.gpu_seconds / 3600 * price);
       s.Bind(34, static_cast<int64_t>(job.priority));
+      s.Bind(35, run.preemption_gpu_seconds);
+      s.Bind(36, run.borrowed_gpu_seconds);
       s.Step();
     }
   }

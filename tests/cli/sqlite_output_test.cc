@@ -147,7 +147,9 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "bsld",
                                                              "gpu_hours",
                                                              "cost_usd",
-                                                             "priority"}));
+                                                             "priority",
+                                                             "preemption_gpu_seconds",
+                                                             "borrowed_gpu_seconds"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
