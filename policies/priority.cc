@@ -204,8 +204,7 @@ class PriorityPolicy final : public Policy {
  public:
   PriorityPolicy(Options options, WalltimeRule walltime,
                  std::optional<FairShareLedger::Options> fair)
-      : options_(std::move(options)),
-        backfill_(walltime) {
+      : options_(std::move(options)), backfill_(walltime) {
     if (fair) ledger_.emplace(std::move(*fair));
     AddOrder();  // bucket 0: every job without quotas
   }
@@ -345,9 +344,7 @@ class PriorityPolicy final : public Policy {
   // With quotas one order per VC (its index), else one for all.
   WaitingOrder& OrderOf(JobId id) { return *orders_[options_.quotas ? vc_[id] : 0]; }
   // The global order of waiting jobs: (level descending, rank ascending, submission order).
-  std::tuple<int, double, JobId> Key(JobId id) const {
-    return {-level_[id], Rank(group_[id]), id};
-  }
+  std::tuple<int, double, JobId> Key(JobId id) const { return {-level_[id], Rank(group_[id]), id}; }
 
   void Enqueue(SchedulingContext& context, JobId id) {
     switch (options_.within) {
@@ -561,8 +558,9 @@ class PriorityPolicy final : public Policy {
   bool QuotaWalk(SchedulingContext& context, bool guarantees) {
     using Shape = std::tuple<int, uint64_t, bool>;
     using Head = std::pair<std::tuple<int, double, JobId>, int>;  // (key, VC)
-    std::set<Shape> no_fit;                         // did not fit on the live state
-    std::set<std::tuple<Shape, int, int>> no_room;  // (shape, level, VC): preemption failed
+    // Shapes that did not fit on the live state; (shape, level, VC) whose preemption failed.
+    std::set<Shape> no_fit;
+    std::set<std::tuple<Shape, int, int>> no_room;
     std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
     auto advance = [&](int v, JobId next) {
       if (next != kNoJob) heads.emplace(Key(next), v);

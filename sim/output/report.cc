@@ -40,8 +40,8 @@ enum Metric {
   kMetricCount
 };
 // Sums count 0 for a group absent from a run; means are left out then.
-constexpr bool kIsSum[kMetricCount] = {true,  true,  true,  true, false, false, false,
-                                       false, false, true,  true, true,  true};
+constexpr bool kIsSum[kMetricCount] = {true,  true,  true, true, false, false, false,
+                                       false, false, true, true, true,  true};
 
 using Statement = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
 
