@@ -205,8 +205,61 @@ class PriorityPolicy final : public Policy {
   PriorityPolicy(Options options, WalltimeRule walltime,
                  std::optional<FairShareLedger::Options> fair)
       : options_(std::move(options)), backfill_(walltime) {
-    if (fair) ledger_.emplace(std::move(*fair));
+    if (fair) {
+      fair_by_vc_ = fair->by_vc;
+      ledger_.emplace(std::move(*fair));
+    }
     AddOrder();  // bucket 0: every job without quotas
+  }
+
+  // Settings with nothing to act on in this trace, joined by "; " (docs/policies.md#priority).
+  std::string IdleWarning(const Trace& trace, const ModelRuntime* /*models*/) const override {
+    std::set<int> levels;
+    std::set<Symbol> users, vcs;
+    for (const Job& job : trace.jobs) {
+      levels.insert(job.priority);
+      users.insert(job.user);
+      vcs.insert(job.vc);
+    }
+    std::vector<std::string> warnings;
+    if (levels.size() <= 1 && !options_.quotas) {
+      warnings.push_back(
+          "priority: every job of the trace has the same level, so there is no class to order "
+          "or preempt and the policy schedules like " +
+          std::string(options_.backfill ? "easy" : "fcfs") +
+          " (within aside); give classes with a priority column or --priority-map "
+          "(traces/README.md#priority-classes), or quotas with --param quota=vc:GPUS,...");
+    }
+    if (options_.within == Within::kFairShare && (fair_by_vc_ ? vcs : users).size() <= 1) {
+      warnings.push_back(std::string("priority within=fair-share: every job is charged to one ") +
+                         (fair_by_vc_ ? "virtual cluster" : "user") +
+                         ", so the order inside a class is submission order (within=fcfs)");
+    }
+    auto absent_levels = [&](const char* key, const std::set<int>& chosen) {
+      std::string absent;
+      for (int level : chosen) {
+        if (!levels.count(level)) absent += (absent.empty() ? "" : ",") + std::to_string(level);
+      }
+      if (!absent.empty()) {
+        warnings.push_back(std::string("priority ") + key + ": no job of the trace has level " +
+                           absent);
+      }
+    };
+    absent_levels("guaranteed", options_.guaranteed);
+    absent_levels("exclusive", options_.exclusive);
+    std::set<std::string> vc_names;
+    for (const Symbol& vc : vcs) vc_names.insert(vc.str());
+    std::string absent_vcs;
+    for (const auto& [name, gpus] : options_.quota) {
+      if (!vc_names.count(name)) absent_vcs += (absent_vcs.empty() ? "" : ", ") + name;
+    }
+    if (!absent_vcs.empty()) {
+      warnings.push_back("priority quota: no job of the trace is in virtual cluster " +
+                         absent_vcs + " (its quota guarantees nothing)");
+    }
+    std::string text;
+    for (const std::string& w : warnings) text += (text.empty() ? "" : "; ") + w;
+    return text;
   }
 
   void OnArrival(SchedulingContext& context, JobId id) override {
@@ -619,6 +672,7 @@ class PriorityPolicy final : public Policy {
   EasyBackfill backfill_;
   std::vector<std::unique_ptr<WaitingOrder>> orders_;  // by bucket (see OrderOf)
   std::optional<FairShareLedger> ledger_;
+  bool fair_by_vc_ = false;  // within=fair-share: accounts are VCs, else users
   SchedulingContext* context_ = nullptr;  // during a pass
   // Per job.
   std::vector<int> level_;  // effective level (the trace's, raised by aging)
