@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "sim/engine/priority_class.h"
 #include "sim/engine/summary.h"
 #include "sim/util/error.h"
 #include "tests/test_util.h"
@@ -334,6 +335,28 @@ TEST(Priority, BadParametersAreRejectedWithTheirName) {
     make({{"guaranteed", "platinum"}});
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("guaranteed"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PriorityClass, MapsNamesToLevelsOverridesFirstCaseInsensitive) {
+  const PriorityMap map = ParsePriorityMap("LS=5, be = -1,Gold=2", "--priority-map");
+  EXPECT_EQ(map, (PriorityMap{{"ls", 5}, {"be", -1}, {"gold", 2}}));
+  EXPECT_EQ(PriorityLevelOf("ls", map), 5);  // the override wins over the built-in 2
+  EXPECT_EQ(PriorityLevelOf("GOLD", map), 2);
+  EXPECT_EQ(PriorityLevelOf("Guaranteed"), 3);  // built-in: openb qos
+  EXPECT_EQ(PriorityLevelOf("Burstable"), 1);
+  EXPECT_EQ(PriorityLevelOf("urgent"), 3);
+  EXPECT_EQ(PriorityLevelOf("gold"), std::nullopt);
+  EXPECT_STREQ(PriorityLevelName(2), "high");
+  EXPECT_STREQ(PriorityLevelName(7), "");
+  EXPECT_EQ(ParsePriorityLevels("low, LS,7", "guaranteed"), (std::set<int>{0, 2, 7}));
+  for (const char* bad : {"LS", "LS=high", "=2", "LS=1,ls=2", "LS=1,", "LS=2147483648"}) {
+    try {
+      ParsePriorityMap(bad, "--priority-map");
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--priority-map"), std::string::npos) << e.what();
+    }
   }
 }
 
