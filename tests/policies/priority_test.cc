@@ -4,6 +4,7 @@
 // of overhead. TestSim runs with --check invariants on.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
 
 #include "sim/engine/priority_class.h"
@@ -184,11 +185,11 @@ TEST(Priority, AVcBelowItsQuotaReclaimsBorrowedGpusNewestFirst) {
   // Borrowing marks follow b's holdings: when B1 ends at 1000, B3 (the older restart, lower
   // id) fits in b's quota again, and B4 when B2 ends at 1001. Borrowed GPU-seconds:
   // B3 2 x (98 + 800) = 1796, B4 2 x (97 + 801) = 1796; B1, B2 none.
-  TestSim sim = Sim(Nodes(1, 8),
-                    {MakeJob("B1", 0, 2, 1000, 2, "b"), MakeJob("B2", 1, 2, 1000, 2, "b"),
-                     MakeJob("B3", 2, 2, 1000, 2, "b"), MakeJob("B4", 3, 2, 1000, 2, "b"),
-                     MakeJob("A1", 100, 2, 100, 0, "a"), MakeJob("A2", 100, 2, 100, 0, "a")},
-                    {{"quota", "a:4,b:4"}}, 0, "pool");
+  const std::vector<Job> jobs = {
+      MakeJob("B1", 0, 2, 1000, 2, "b"),  MakeJob("B2", 1, 2, 1000, 2, "b"),
+      MakeJob("B3", 2, 2, 1000, 2, "b"),  MakeJob("B4", 3, 2, 1000, 2, "b"),
+      MakeJob("A1", 100, 2, 100, 0, "a"), MakeJob("A2", 100, 2, 100, 0, "a")};
+  TestSim sim = Sim(Nodes(1, 8), jobs, {{"quota", "a:4,b:4"}}, 0, "pool");
   const Engine& engine = sim.Run();
   ExpectInterval(sim.Of("A1"), 100, 200);
   ExpectInterval(sim.Of("A2"), 100, 200);
@@ -204,6 +205,11 @@ TEST(Priority, AVcBelowItsQuotaReclaimsBorrowedGpusNewestFirst) {
   EXPECT_DOUBLE_EQ(Summary(engine, "borrowed_gpu_hours", "vc:a"), 0);
   EXPECT_DOUBLE_EQ(Summary(engine, "preemptions", "vc:b"), 2);
   EXPECT_DOUBLE_EQ(Summary(engine, "wait_seconds_mean", "vc:a"), 0);
+  // The same quotas from a JSON file give the same schedule.
+  const std::string file = ::testing::TempDir() + "/priority_reclaim_quota.json";
+  std::ofstream(file) << R"({"a": 4, "b": 4})";
+  TestSim from_file = Sim(Nodes(1, 8), jobs, {{"quota", file}}, 0, "pool");
+  EXPECT_EQ(from_file.Run().fingerprint(), engine.fingerprint());
 }
 
 TEST(Priority, ABorrowingJobNeverBlocksAndNeverTakesAnotherVcsQuota) {
@@ -331,6 +337,14 @@ TEST(Priority, BadParametersAreRejectedWithTheirName) {
   EXPECT_THROW(make({{"quota", "a:2.5"}}), InputError);
   EXPECT_THROW(make({{"min_slice", "-1"}}), InputError);
   EXPECT_THROW(make({{"quota", "a:4"}, {"backfill", "easy"}}), InputError);
+  // quota=FILE.json: {"vc": GPUs, ...}; the same checks.
+  const std::string good = ::testing::TempDir() + "/priority_quota.json";
+  const std::string bad = ::testing::TempDir() + "/priority_quota_bad.json";
+  std::ofstream(good) << R"({"a": 4, "b": 0})";
+  std::ofstream(bad) << R"({"a": -4})";
+  EXPECT_NO_THROW(make({{"quota", good}}));
+  EXPECT_THROW(make({{"quota", bad}}), InputError);
+  EXPECT_THROW(make({{"quota", ::testing::TempDir() + "/no_such_quota.json"}}), InputError);
   try {
     make({{"guaranteed", "platinum"}});
   } catch (const InputError& e) {
