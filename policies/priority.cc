@@ -329,8 +329,12 @@ class PriorityPolicy final : public Policy {
   struct Vc {
     int quota = 0;
     int held = 0;                                // GPUs held by its running jobs
-    std::set<std::pair<double, JobId>> running;  // (last start, job)
-    bool dirty = false;                          // labels not recomputed since a change
+    // With quotas only: its running jobs by (last start, job), their GPU counts (held -> jobs) and
+    // how many of them are marked borrowing.
+    std::set<std::pair<double, JobId>> running;
+    std::map<int, int> sizes;
+    int marked = 0;
+    bool dirty = false;  // labels not recomputed since a change
     bool blocked = false;                        // this pass's guarantee phase
   };
 
@@ -425,7 +429,10 @@ class PriorityPolicy final : public Policy {
     start_[id] = run.last_start;
     Vc& vc = vcs_[vc_[id]];
     vc.held += held_[id];
-    vc.running.emplace(start_[id], id);
+    if (options_.quotas) {
+      vc.running.emplace(start_[id], id);
+      ++vc.sizes[held_[id]];
+    }
     vc.dirty = true;
     if (!IsGuaranteed(context, id)) preemptible_gpus_[level_[id]] += held_[id];
     if (ledger_) ledger_->Charge(account_[id], held_[id]);
@@ -438,7 +445,12 @@ class PriorityPolicy final : public Policy {
     }
     Vc& vc = vcs_[vc_[id]];
     vc.held -= held_[id];
-    vc.running.erase({start_[id], id});
+    if (options_.quotas) {
+      vc.running.erase({start_[id], id});
+      auto size = vc.sizes.find(held_[id]);
+      if (--size->second == 0) vc.sizes.erase(size);
+      vc.marked -= borrowing_[id];
+    }
     vc.dirty = true;
     borrowing_[id] = 0;  // the engine ends the mark when the job stops
     if (!IsGuaranteed(context, id)) {
@@ -449,18 +461,28 @@ class PriorityPolicy final : public Policy {
     held_[id] = 0;
   }
 
-  // Recomputes VC v's borrowing marks (oldest start first, within quota while it fits).
+  // Recomputes VC v's borrowing marks (oldest start first, within quota while it fits). The walk
+  // stops once nothing after it can change: what is left of the quota is below the smallest job
+  // of the VC (so every later job borrows) and every job still marked within has been visited
+  // (so every later job is marked borrowing already). A VC within its quota with no mark is done
+  // at once.
   void Relabel(SchedulingContext& context, int v) {
     Vc& vc = vcs_[v];
     if (!vc.dirty) return;
     vc.dirty = false;
-    if (!options_.quotas) return;
+    if (!options_.quotas || (vc.held <= vc.quota && vc.marked == 0)) return;
+    const int smallest = vc.sizes.empty() ? 0 : vc.sizes.begin()->first;
     int left = vc.quota;
+    int unvisited_within = static_cast<int>(vc.running.size()) - vc.marked;
     for (const auto& [start, id] : vc.running) {
+      if (left < smallest && unvisited_within == 0) break;
+      const bool was = borrowing_[id];
+      unvisited_within -= !was;
       const bool borrowing = held_[id] > left;
       if (!borrowing) left -= held_[id];
-      if (borrowing != static_cast<bool>(borrowing_[id])) {
+      if (borrowing != was) {
         borrowing_[id] = borrowing;
+        vc.marked += borrowing ? 1 : -1;
         context.SetBorrowing(id, borrowing);
       }
     }
