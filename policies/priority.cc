@@ -53,7 +53,10 @@
 // scan of the running jobs, a sort of the candidates and O(victims tried) placement queries (a
 // count of the GPUs of lower levels refuses most hopeless heads in O(levels) first). With quotas
 // the walk visits the waiting jobs until nothing is free and nothing can be preempted; heads of
-// one (shape, level, VC) that failed are not tried again until something is preempted.
+// one (shape, level, VC) that failed are not tried again until something is preempted. A VC's
+// borrowing marks are recomputed after a change to its running jobs: O(1) while it is within its
+// quota with no job marked, else a walk of its running jobs, oldest first, that stops once
+// nothing later can change (Relabel).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
