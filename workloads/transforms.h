@@ -58,7 +58,10 @@ struct TraceStats {
   std::map<int, std::map<std::string, int64_t>> jobs_by_priority;
 };
 TraceStats ComputeTraceStats(const Trace& trace);
-std::string FormatTraceStats(const TraceStats& stats);
+// With `cluster_gpus` > 0, also the offered load relative to that many GPUs: GPU-hours demanded
+// / (cluster_gpus x submission span), the busy fraction the trace's durations would keep the
+// cluster at (1 = saturated) if every job ran exactly its trace duration.
+std::string FormatTraceStats(const TraceStats& stats, int64_t cluster_gpus = 0);
 
 // Writes `trace` in the native CSV format (all columns) through a temporary file renamed into
 // place. Throws InputError when the file cannot be written or a job's text field holds a line

@@ -22,6 +22,7 @@
 #include "sim/cli/sweep.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/output/merge.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 
 namespace po = boost::program_options;
@@ -246,27 +247,36 @@ int CommandCompare(int argc, char** argv) {
       "seeds", po::value(&seeds_text),
       "comma-separated seeds: every policy x placement once per seed (clustersim report pools "
       "them: mean and 95 % confidence interval)")(
-      "interval", po::value(&base.engine.timeseries_interval_seconds)->default_value(300),
-      "timeseries interval, seconds")("stop-time", po::value(&base.engine.stop_time),
-                                      "stop the clock at this simulated time")(
-      "preemption-cost", po::value(&base.engine.preemption_cost_seconds)->default_value(0),
-      "checkpoint save + restore paid by each preempted job, seconds")(
+      "interval",
+      DurationValue("--interval", &base.engine.timeseries_interval_seconds)->default_value("300"),
+      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
+      "stop-time", DurationValue("--stop-time", &base.engine.stop_time),
+      "stop the clock at this simulated time (a duration: 100h, 3d)")(
+      "preemption-cost",
+      DurationValue("--preemption-cost", &base.engine.preemption_cost_seconds)->default_value("0"),
+      "checkpoint save + restore paid by each preempted job (a duration)")(
       "out", po::value(&base.out)->default_value("results/compare.sqlite"),
       "SQLite database to append the runs to")(
       "node-mtbf", po::value(&base.node_mtbf),
-      "node failures: mean time between failures per node, hours (\"H\" or \"TYPE=H,...\"); "
-      "each seed draws other failure times")(
+      "node failures: mean time between failures per node, \"T\" or \"TYPE=T,...\"; a plain "
+      "number is hours (2000 = 2000h; 90d); each seed draws other failure times")(
       "gpu-mtbf", po::value(&base.gpu_mtbf),
-      "single-GPU failures: mean time between failures per GPU, hours (same forms)")(
-      "mttr", po::value<double>(), "hours until a failed node or GPU is repaired (default 4)")(
+      "single-GPU failures: mean time between failures per GPU (same forms; plain = hours)")(
+      "mttr", DurationValue("--mttr", &base.engine.faults.mttr_seconds, kSecondsPerHour),
+      "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
       "failure-trace", po::value(&base.failure_trace),
       "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
-      "checkpoint-interval", po::value(&base.engine.faults.checkpoint_interval_seconds),
-      "seconds of computing between a job's checkpoints (default: none; a failure loses all)")(
-      "checkpoint-cost", po::value(&base.engine.faults.checkpoint_cost_seconds)->default_value(0),
-      "seconds each checkpoint save takes, without progress")(
-      "restore-cost", po::value(&base.engine.faults.restore_cost_seconds)->default_value(0),
-      "seconds a job restarted after a failure spends restoring its checkpoint")(
+      "checkpoint-interval",
+      DurationValue("--checkpoint-interval", &base.engine.faults.checkpoint_interval_seconds),
+      "computing time between a job's checkpoints (a duration; default: none, a failure loses "
+      "all)")("checkpoint-cost",
+              DurationValue("--checkpoint-cost", &base.engine.faults.checkpoint_cost_seconds)
+                  ->default_value("0"),
+              "time each checkpoint save takes, without progress (a duration)")(
+      "restore-cost",
+      DurationValue("--restore-cost", &base.engine.faults.restore_cost_seconds)
+          ->default_value("0"),
+      "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
       "bsld-threshold", po::value(&base.bsld_threshold_seconds)->default_value(10),
       "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
       "allow-duplicate", po::bool_switch(&base.allow_duplicate),
@@ -288,7 +298,6 @@ int CommandCompare(int argc, char** argv) {
     throw InputError("--interval: expected a positive number of seconds");
   }
   if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
-  if (vm.count("mttr")) base.engine.faults.mttr_seconds = vm["mttr"].as<double>() * 3600;
   base.filter = MakeFilter(filter_args);
   std::map<std::string, std::string> given;
   for (const std::string& p : params) {

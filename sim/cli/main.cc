@@ -1,4 +1,5 @@
-// clustersim command line (README): `clustersim <command> [options]`, --help everywhere.
+// clustersim command line (README): `clustersim <command> [options]`, --help everywhere,
+// --version.
 // Bad input is an InputError caught here: printed, exit code 2. A bug (InternalError) exits 3.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -24,8 +25,13 @@
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/hardware/topology.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "workloads/reader.h"
+
+#ifndef CLUSTERSIM_VERSION
+#define CLUSTERSIM_VERSION "0.0.0"
+#endif
 
 namespace po = boost::program_options;
 
@@ -40,6 +46,7 @@ constexpr const char* kUsage =
     R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
 
 usage: clustersim <command> [options]      (clustersim <command> --help for its options)
+       clustersim --version
 
 commands:
   run             replay a trace on a cluster under a policy; write results to SQLite
@@ -147,30 +154,41 @@ int CommandRun(int argc, char** argv) {
       "trace | hardware (default: hardware on a heterogeneous cluster, else trace)")(
       "param", po::value(&params)->composing(), "policy parameter key=value (repeatable)")(
       "seed", po::value(&config.seed)->default_value(0), "random seed")(
-      "interval", po::value(&config.engine.timeseries_interval_seconds)->default_value(300),
-      "timeseries interval, seconds")("stop-time", po::value(&config.engine.stop_time),
-                                      "stop the clock at this simulated time")(
+      "interval",
+      DurationValue("--interval", &config.engine.timeseries_interval_seconds)->default_value("300"),
+      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
+      "stop-time", DurationValue("--stop-time", &config.engine.stop_time),
+      "stop the clock at this simulated time (a duration: 100h, 3d)")(
       "out", po::value(&config.out)->default_value("results/clustersim.sqlite"),
       "SQLite database to append the run to")(
-      "preemption-cost", po::value(&config.engine.preemption_cost_seconds)->default_value(0),
-      "checkpoint save + restore paid by each preempted job, seconds")(
+      "preemption-cost",
+      DurationValue("--preemption-cost", &config.engine.preemption_cost_seconds)
+          ->default_value("0"),
+      "checkpoint save + restore paid by each preempted job (a duration)")(
       "bsld-threshold", po::value(&config.bsld_threshold_seconds)->default_value(10),
       "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
       "allow-duplicate", po::bool_switch(&config.allow_duplicate),
       "append the run even if --out already holds the same run (same inputs and seed)")(
       "node-mtbf", po::value(&config.node_mtbf),
-      "node failures: mean time between failures per node, hours (\"H\" or \"TYPE=H,...\")")(
+      "node failures: mean time between failures per node, \"T\" or \"TYPE=T,...\"; a plain "
+      "number is hours (2000 = 2000h; 90d)")(
       "gpu-mtbf", po::value(&config.gpu_mtbf),
-      "single-GPU failures: mean time between failures per GPU, hours (same forms)")(
-      "mttr", po::value<double>(), "hours until a failed node or GPU is repaired (default 4)")(
+      "single-GPU failures: mean time between failures per GPU (same forms; plain = hours)")(
+      "mttr", DurationValue("--mttr", &config.engine.faults.mttr_seconds, kSecondsPerHour),
+      "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
       "failure-trace", po::value(&config.failure_trace),
       "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
-      "checkpoint-interval", po::value(&config.engine.faults.checkpoint_interval_seconds),
-      "seconds of computing between a job's checkpoints (default: none; a failure loses all)")(
-      "checkpoint-cost", po::value(&config.engine.faults.checkpoint_cost_seconds)->default_value(0),
-      "seconds each checkpoint save takes, without progress")(
-      "restore-cost", po::value(&config.engine.faults.restore_cost_seconds)->default_value(0),
-      "seconds a job restarted after a failure spends restoring its checkpoint")(
+      "checkpoint-interval",
+      DurationValue("--checkpoint-interval", &config.engine.faults.checkpoint_interval_seconds),
+      "computing time between a job's checkpoints (a duration; default: none, a failure loses "
+      "all)")("checkpoint-cost",
+              DurationValue("--checkpoint-cost", &config.engine.faults.checkpoint_cost_seconds)
+                  ->default_value("0"),
+              "time each checkpoint save takes, without progress (a duration)")(
+      "restore-cost",
+      DurationValue("--restore-cost", &config.engine.faults.restore_cost_seconds)
+          ->default_value("0"),
+      "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
 
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
@@ -185,7 +203,6 @@ int CommandRun(int argc, char** argv) {
   SetLogLevel(log_level);
   for (const auto& p : params) config.params.AddAssignment(p);
   config.filter = MakeFilter(filter_args);
-  if (vm.count("mttr")) config.engine.faults.mttr_seconds = vm["mttr"].as<double>() * 3600;
   if (vm.count("config")) {
     std::set<std::string> given;
     for (const auto& [name, value] : vm) {
@@ -361,6 +378,10 @@ int Main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  if (command == "--version" || command == "version") {
+    std::printf("clustersim %s\n", CLUSTERSIM_VERSION);
+    return 0;
+  }
   try {
     if (command == "run") return CommandRun(argc - 1, argv + 1);
     if (command == "compare") return CommandCompare(argc - 1, argv + 1);

@@ -28,6 +28,7 @@
 #include "sim/cli/trace_commands.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/models/queueing.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "workloads/reader.h"
 
@@ -214,13 +215,10 @@ SloCondition ParseSlo(const std::string& text) {
   }
   double scale = 0;
   if (metric->unit == Unit::kSeconds) {
-    if (suffix.empty() || suffix == "s") scale = 1;
-    if (suffix == "m" || suffix == "min") scale = 60;
-    if (suffix == "h") scale = 3600;
-    if (suffix == "d") scale = 86400;
-    if (scale == 0) {
-      throw InputError(where + ": unit \"" + suffix + "\": expected s, min, h or d (or none: s)");
-    }
+    // The duration syntax of every time option (sim/util/duration.h).
+    std::string error;
+    if (!TryParseDuration(value, 1, &number, &error)) throw InputError(where + ": " + error);
+    scale = 1;
   } else if (metric->unit == Unit::kFraction) {
     if (suffix.empty()) scale = 1;
     if (suffix == "%") scale = 0.01;

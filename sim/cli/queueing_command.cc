@@ -28,7 +28,7 @@ int CommandQueueing(int argc, char** argv) {
                                                  "arrival rate (per time unit), > 0")(
       "mu", po::value(&mu)->required(), "service rate of one server (per time unit), > 0")(
       "c", po::value(&servers)->required(), "number of servers, >= 1")(
-      "quantile", po::value(&quantile)->default_value(0.95),
+      "quantile", po::value(&quantile)->default_value(0.95, "0.95"),
       "which wait quantile to print, 0 < q < 1");
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;

@@ -91,8 +91,6 @@ RunOutcome ExecuteRun(const RunConfig& config);
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
                         RunConfig* config);
 
-// The folder holding the bundled traces (CLUSTERSIM_DATA_DIR, else the source tree's traces/).
-std::string BundledTracesDir();
 std::string DefaultTracePath();
 
 std::string HexFingerprint(uint64_t fingerprint);

@@ -2,7 +2,7 @@
 // indices and keys, shards, and running many runs in parallel on local cores.
 //
 // A sweep spec is a JSON object of lists (README.md, "Sweeps"): traces, clusters, policies,
-// placements, params, load_factors, seeds, plus single values shared by every run. Its runs are
+// placements, params, load_factor, seeds, plus single values shared by every run. Its runs are
 // the cross product in that order (the last list varies fastest); each gets an index and a key:
 // the canonical JSON of its values as the spec wrote them, hashed into its file name
 // `run-<index>-<first 8 hex digits of SHA-256(key)>.sqlite`. Indices and keys depend only on the

@@ -54,7 +54,9 @@ struct FaultOptions {
 };
 
 // Parses an MTBF option: "HOURS" for every GPU type, or "TYPE=HOURS[,TYPE=HOURS...]" (other
-// types never fail). Returns seconds by catalog type. Throws InputError naming `option`.
+// types never fail); each HOURS is a duration (sim/util/duration.h) whose plain number counts
+// hours ("2000", "2000h", "90d"). Returns seconds by catalog type. Throws InputError naming
+// `option`.
 std::vector<double> ParseMtbfHours(const std::string& text, const HardwareCatalog& catalog,
                                    const std::string& option);
 

@@ -82,7 +82,11 @@ class Topology {
 
   // Writes the graph in Graphviz dot format: one line per vertex labelled like "n0/gpu3" (node 0,
   // its GPU 3), "n0/nvswitch", "n0/pcie1", "n0/cpu0", "n0/nic", "rack0/leaf", "spine", and one per
-  // edge labelled with its bandwidth per direction ("300 GB/s").
+  // edge labelled with its bandwidth per direction ("300 GB/s"). Each rack is a subgraph cluster
+  // (cluster_rackR, holding its leaf) and each node one inside it (cluster_nodeN, labelled with
+  // its GPU count, type and topology, holding its vertices and internal links); the NIC-leaf and
+  // leaf-spine links join them. The graph asks for the fdp layout, which packs the boxes in two
+  // dimensions.
   void WriteDot(std::ostream& out) const;
 
  private:

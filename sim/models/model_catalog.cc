@@ -80,11 +80,11 @@ ModelCatalog ModelCatalog::FromFile(const std::string& path) {
   return FromJsonText(ReadFileText(path), path);
 }
 
-ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::string& origin) {
+ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::string& origin) try {
   const nlohmann::json doc = ParseJsonText(text, origin);
   const auto& models = RequireMember(doc, "models", origin, "catalog");
   if (!models.is_array() || models.empty()) {
-    throw InputError(origin, 0, 0, "\"models\": expected a non-empty array");
+    throw JsonValueError::Verbatim(origin, "models", "\"models\": expected a non-empty array");
   }
   ModelCatalog catalog;
   for (size_t i = 0; i < models.size(); ++i) {
@@ -102,22 +102,21 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     auto non_negative_int = [&](const char* key) {
       const double v = number(m, key, where);
       if (v < 0 || v != std::floor(v)) {
-        throw InputError(origin, 0, 0, where + "." + key + ": expected an integer >= 0");
+        throw JsonValueError(origin, where + "." + key, "expected an integer >= 0");
       }
       return static_cast<int>(v);
     };
     auto positive = [&](const char* key) {
       const double v = number(m, key, where);
-      if (!(v > 0)) throw InputError(origin, 0, 0, where + "." + key + ": must be > 0");
+      if (!(v > 0)) throw JsonValueError(origin, where + "." + key, "must be > 0");
       return v;
     };
     ModelSpec spec;
     spec.name = text_of(m, "name", where);
     spec.family = text_of(m, "family", where);
     if (spec.family != "cnn" && spec.family != "transformer" && spec.family != "other") {
-      throw InputError(
-          origin, 0, 0,
-          where + ".family: expected cnn, transformer or other, got \"" + spec.family + "\"");
+      throw JsonValueError(origin, where + ".family",
+                           "expected cnn, transformer or other, got \"" + spec.family + "\"");
     }
     spec.architecture = optional_text(m, "architecture", where);
     spec.parameters = positive("parameters");
@@ -134,11 +133,10 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     } else if (precision == "mixed-bf16") {
       spec.precision = Precision::kMixedBf16;
     } else {
-      throw InputError(origin, 0, 0,
-                       where +
-                           ".precision: expected fp32, mixed-fp16 or "
+      throw JsonValueError(origin, where + ".precision",
+                           "expected fp32, mixed-fp16 or "
                            "mixed-bf16, got \"" +
-                           precision + "\"");
+                               precision + "\"");
     }
     const std::string optimizer = text_of(m, "optimizer", where);
     if (optimizer == "adam") {
@@ -148,11 +146,10 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     } else if (optimizer == "sgd") {
       spec.optimizer = Optimizer::kSgd;
     } else {
-      throw InputError(origin, 0, 0,
-                       where +
-                           ".optimizer: expected adam, sgd-momentum or sgd, "
+      throw JsonValueError(origin, where + ".optimizer",
+                           "expected adam, sgd-momentum or sgd, "
                            "got \"" +
-                           optimizer + "\"");
+                               optimizer + "\"");
     }
     const std::string recompute = m.contains("activation_recomputation")
                                       ? text_of(m, "activation_recomputation", where)
@@ -164,52 +161,50 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     } else if (recompute == "full") {
       spec.recomputation = Recomputation::kFull;
     } else {
-      throw InputError(origin, 0, 0,
-                       where +
-                           ".activation_recomputation: expected none, "
+      throw JsonValueError(origin, where + ".activation_recomputation",
+                           "expected none, "
                            "selective or full, got \"" +
-                           recompute + "\"");
+                               recompute + "\"");
     }
     spec.activation_bytes_per_sample = positive("activation_bytes_per_sample");
     spec.flops_per_sample = positive("flops_per_sample");
     const auto& noise = RequireMember(m, "gradient_noise_scale", origin, where);
     if (!noise.is_array() || noise.size() != 2) {
-      throw InputError(origin, 0, 0, where + ".gradient_noise_scale: expected [min, max]");
+      throw JsonValueError(origin, where + ".gradient_noise_scale", "expected [min, max]");
     }
     spec.noise_scale_min = RequireNumber(noise[0], origin, where + ".gradient_noise_scale[0]");
     spec.noise_scale_max = RequireNumber(noise[1], origin, where + ".gradient_noise_scale[1]");
     if (!(spec.noise_scale_min > 0) || spec.noise_scale_max < spec.noise_scale_min) {
-      throw InputError(origin, 0, 0,
-                       where + ".gradient_noise_scale: expected 0 < min <= max samples");
+      throw JsonValueError(origin, where + ".gradient_noise_scale",
+                           "expected 0 < min <= max samples");
     }
     spec.reference_batch = static_cast<int>(positive("reference_batch"));
     spec.batch_half = number(m, "batch_half", where);
-    if (spec.batch_half < 0) throw InputError(origin, 0, 0, where + ".batch_half: must be >= 0");
+    if (spec.batch_half < 0) throw JsonValueError(origin, where + ".batch_half", "must be >= 0");
     const std::string cal_where = where + ".calibration";
     const auto& cal = RequireMember(m, "calibration", origin, where);
     spec.calibration.gpu = text_of(cal, "gpu", cal_where);
     if (cal.contains("batch")) {
       const double b = number(cal, "batch", cal_where);
       if (b < 0 || b != std::floor(b)) {
-        throw InputError(origin, 0, 0, cal_where + ".batch: expected an integer >= 0");
+        throw JsonValueError(origin, cal_where + ".batch", "expected an integer >= 0");
       }
       spec.calibration.batch = static_cast<int>(b);
     }
     if (cal.contains("samples_per_second") == cal.contains("mfu")) {
-      throw InputError(origin, 0, 0,
-                       cal_where +
-                           ": expected exactly one of samples_per_second "
+      throw JsonValueError(origin, cal_where,
+                           "expected exactly one of samples_per_second "
                            "and mfu");
     }
     if (cal.contains("samples_per_second")) {
       spec.calibration.samples_per_second = number(cal, "samples_per_second", cal_where);
       if (!(spec.calibration.samples_per_second > 0)) {
-        throw InputError(origin, 0, 0, cal_where + ".samples_per_second: must be > 0");
+        throw JsonValueError(origin, cal_where + ".samples_per_second", "must be > 0");
       }
     } else {
       spec.calibration.mfu = number(cal, "mfu", cal_where);
       if (!(spec.calibration.mfu > 0 && spec.calibration.mfu <= 1)) {
-        throw InputError(origin, 0, 0, cal_where + ".mfu: expected a fraction in (0, 1]");
+        throw JsonValueError(origin, cal_where + ".mfu", "expected a fraction in (0, 1]");
       }
     }
     spec.calibration.source = optional_text(cal, "source", cal_where);
@@ -219,12 +214,14 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     spec.source = optional_text(m, "source", where);
     for (const ModelSpec& other : catalog.models_) {
       if (Lower(other.name) == Lower(spec.name)) {
-        throw InputError(origin, 0, 0, where + ": duplicate model \"" + spec.name + "\"");
+        throw JsonValueError(origin, where, "duplicate model \"" + spec.name + "\"");
       }
     }
     catalog.models_.push_back(std::move(spec));
   }
   return catalog;
+} catch (const JsonValueError& e) {
+  throw AtJsonPosition(e, origin, text);
 }
 
 const ModelSpec* ModelCatalog::Find(const std::string& name) const {

@@ -148,7 +148,7 @@ echo "private Slurm cluster up after $((SECONDS - start_seconds)) s (node $host,
 cp "$source_dir/tests/data/tiny_trace.csv" "$source_dir/tests/data/tiny_cluster.json" "$work/"
 cat >"$work/spec.json" <<'EOF'
 {"traces": ["tiny_trace.csv"], "clusters": ["tiny_cluster.json"], "policies": ["fcfs", "easy"],
- "load_factors": [1, 2], "seeds": [0, 1]}
+ "load_factor": [1, 0.5], "seeds": [0, 1]}
 EOF
 submitted=$(CLUSTERSIM="$clustersim" "$source_dir/scripts/slurm/submit.sh" \
               "$work/spec.json" "$work/out" 2)
