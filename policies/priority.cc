@@ -257,8 +257,8 @@ class PriorityPolicy final : public Policy {
       if (!vc_names.count(name)) absent_vcs += (absent_vcs.empty() ? "" : ", ") + name;
     }
     if (!absent_vcs.empty()) {
-      warnings.push_back("priority quota: no job of the trace is in virtual cluster " +
-                         absent_vcs + " (its quota guarantees nothing)");
+      warnings.push_back("priority quota: no job of the trace is in virtual cluster " + absent_vcs +
+                         " (its quota guarantees nothing)");
     }
     std::string text;
     for (const std::string& w : warnings) text += (text.empty() ? "" : "; ") + w;
@@ -331,14 +331,14 @@ class PriorityPolicy final : public Policy {
 
   struct Vc {
     int quota = 0;
-    int held = 0;                                // GPUs held by its running jobs
+    int held = 0;  // GPUs held by its running jobs
     // With quotas only: its running jobs by (last start, job), their GPU counts (held -> jobs) and
     // how many of them are marked borrowing.
     std::set<std::pair<double, JobId>> running;
     std::map<int, int> sizes;
     int marked = 0;
-    bool dirty = false;  // labels not recomputed since a change
-    bool blocked = false;                        // this pass's guarantee phase
+    bool dirty = false;    // labels not recomputed since a change
+    bool blocked = false;  // this pass's guarantee phase
   };
 
   struct Candidate {
@@ -697,7 +697,7 @@ class PriorityPolicy final : public Policy {
   EasyBackfill backfill_;
   std::vector<std::unique_ptr<WaitingOrder>> orders_;  // by bucket (see OrderOf)
   std::optional<FairShareLedger> ledger_;
-  bool fair_by_vc_ = false;  // within=fair-share: accounts are VCs, else users
+  bool fair_by_vc_ = false;               // within=fair-share: accounts are VCs, else users
   SchedulingContext* context_ = nullptr;  // during a pass
   // Per job.
   std::vector<int> level_;  // effective level (the trace's, raised by aging)

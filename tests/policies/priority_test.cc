@@ -385,20 +385,18 @@ TEST(Priority, WarnsOfSettingsWithNothingToActOn) {
   Job b = MakeJob("b", 1, 1, 10, 2, "y");
   b.user = "v";
   // Two levels, two users, existing VCs and levels: nothing to warn of.
-  EXPECT_EQ(warning({a, b}, {{"within", "fair-share"}, {"guaranteed", "2"}, {"quota", "x:1"}}),
-            "");
+  EXPECT_EQ(warning({a, b}, {{"within", "fair-share"}, {"guaranteed", "2"}, {"quota", "x:1"}}), "");
   // One level and no quota: the policy is fcfs.
   const std::string one = warning({a}, {});
   EXPECT_NE(one.find("every job of the trace has the same level"), std::string::npos) << one;
   EXPECT_NE(one.find("--priority-map"), std::string::npos) << one;
   // One level with quotas is a meaningful run (VC quotas alone).
   EXPECT_EQ(warning({a}, {{"quota", "x:1"}}), "");
-  const std::string absent = warning(
-      {a, b}, {{"guaranteed", "3"}, {"exclusive", "low,1"}, {"quota", "x:1,zz:2"}});
+  const std::string absent =
+      warning({a, b}, {{"guaranteed", "3"}, {"exclusive", "low,1"}, {"quota", "x:1,zz:2"}});
   EXPECT_NE(absent.find("guaranteed: no job of the trace has level 3"), std::string::npos)
       << absent;
-  EXPECT_NE(absent.find("exclusive: no job of the trace has level 1"), std::string::npos)
-      << absent;
+  EXPECT_NE(absent.find("exclusive: no job of the trace has level 1"), std::string::npos) << absent;
   EXPECT_NE(absent.find("virtual cluster zz"), std::string::npos) << absent;
   b.user = "u";
   EXPECT_NE(warning({a, b}, {{"within", "fair-share"}}).find("charged to one user"),
