@@ -24,23 +24,12 @@ namespace clustersim {
 namespace {
 
 enum Column {
-  kJobId,
-  kSubmit,
-  kGpus,
-  kDuration,
-  kWalltime,
-  kGpuType,
-  kUser,
-  kVc,
-  kPriority,
-  kModel,
-  kBatchSize,
-  kStatus,
-  kColumnCount
+  kJobId, kSubmit, kGpus, kDuration, kWalltime, kGpuType, kUser, kVc, kPriority, kModel,
+  kBatchSize, kStatus, kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id", "submit_time", "gpus",     "duration", "walltime",   "gpu_type",
-    "user",   "vc",          "priority", "model",    "batch_size", "status"};
+    "job_id", "submit_time", "gpus",  "duration", "walltime",   "gpu_type",
+    "user",   "vc",          "priority", "model", "batch_size", "status"};
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {
