@@ -1,12 +1,16 @@
 // The native trace format (traces/README.md#the-native-format), CSV and JSON.
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
-// optional walltime, gpu_type, user, vc, priority, model, batch_size, status. Times in seconds.
+// optional walltime, gpu_type, user, vc, priority, model, batch_size, status, recorded_start,
+// recorded_end (the schedule a real scheduler gave the job, for `clustersim validate`). Times in
+// seconds.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
 // of 0 GPUs is kept and rejected by the engine with a reason); priority an integer; batch_size
-// an integer >= 0; job_id non-empty and unique. Anything else is an error naming the file, line,
-// column (1-based character position of the field) and what was expected.
+// an integer >= 0; recorded_start and recorded_end finite numbers, kept as given (a record that
+// starts before its submission or ends before its start is counted by the sanity report, as for
+// the public formats); job_id non-empty and unique. Anything else is an error naming the file,
+// line, column (1-based character position of the field) and what was expected.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,12 +28,25 @@ namespace clustersim {
 namespace {
 
 enum Column {
-  kJobId, kSubmit, kGpus, kDuration, kWalltime, kGpuType, kUser, kVc, kPriority, kModel,
-  kBatchSize, kStatus, kColumnCount
+  kJobId,
+  kSubmit,
+  kGpus,
+  kDuration,
+  kWalltime,
+  kGpuType,
+  kUser,
+  kVc,
+  kPriority,
+  kModel,
+  kBatchSize,
+  kStatus,
+  kRecordedStart,
+  kRecordedEnd,
+  kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id", "submit_time", "gpus",  "duration", "walltime",   "gpu_type",
-    "user",   "vc",          "priority", "model", "batch_size", "status"};
+    "job_id", "submit_time", "gpus",  "duration",   "walltime", "gpu_type",       "user",
+    "vc",     "priority",    "model", "batch_size", "status",   "recorded_start", "recorded_end"};
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {
@@ -212,6 +229,10 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.batch_size = static_cast<int>(parse.Count(*f, "batch_size", 0));
     }
     if (auto* f = optional(kStatus)) job.trace_status = f->text;
+    if (auto* f = optional(kRecordedStart)) {
+      job.recorded_start = parse.Number(*f, "recorded_start");
+    }
+    if (auto* f = optional(kRecordedEnd)) job.recorded_end = parse.Number(*f, "recorded_end");
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     sink->Add(std::move(job));
   }
@@ -279,6 +300,11 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
     text("vc", &job.vc);
     text("model", &job.model);
     text("status", &job.trace_status);
+    for (const char* key : {"recorded_start", "recorded_end"}) {
+      if (!o.contains(key) || o[key].is_null()) continue;
+      const double v = RequireNumber(o[key], path, where + "." + key);
+      (std::string(key) == "recorded_start" ? job.recorded_start : job.recorded_end) = v;
+    }
     if (!seen_ids.emplace(job.id, i).second) {
       throw JsonValueError(path, where + ".job_id", "duplicate id \"" + job.id + "\"");
     }
@@ -322,7 +348,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
-    "gpu_type,user,vc,priority,model,batch_size,status]",
+    "gpu_type,user,vc,priority,model,batch_size,status,recorded_start,recorded_end]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

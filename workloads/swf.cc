@@ -15,10 +15,12 @@
 //   priority_class = 15 (queue) when not -1: the queue's name from the header comment
 //   "; Queue: N NAME" when the log declares one (NASA iPSC: 0 interactive, 1 batch), else its
 //   number; its level comes from --priority-map (a queue's meaning is the log's own, so no
-//   built-in level applies unless its name is one: low, medium, high, urgent).
-//   Not used: 3 (wait: the simulator queues the job itself), 6, 7, 10 (CPU time and memory), 14,
-//   16-18 (executable, partition, preceding job, think time). Every field must be a number;
-//   submit_time must be >= 0.
+//   built-in level applies unless its name is one: low, medium, high, urgent);
+//   recorded schedule: recorded_start = 2 + 3 (submit + wait) when the wait is known (>= 0), and
+//   then recorded_end = recorded_start + 4 when the run time is known; the simulator still queues
+//   the job itself. Not used: 6, 7, 10 (CPU time and memory), 14, 16-18 (executable, partition,
+//   preceding job, think time). Every field must be a number; submit_time must be >= 0; the wait
+//   time >= 0 or -1.
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -164,6 +166,15 @@ void ReadSwf(const std::string& path, JobSink* sink) {
                                 std::string(fields[3].text));
     }
     job.duration = run < 0 ? 0 : run;
+    const double wait = parse.Number(fields[2], "field 3 (wait time)");
+    if (wait < 0 && wait != -1) {
+      parse.Fail(fields[2], "field 3 (wait time): expected seconds >= 0 or -1 (unknown), got " +
+                                std::string(fields[2].text));
+    }
+    if (wait >= 0) {
+      job.recorded_start = job.submit_time + wait;
+      if (run >= 0) job.recorded_end = job.recorded_start + run;
+    }
     const int64_t allocated =
         parse.Integer(fields[4], "field 5 (allocated processors)", -1, 1'000'000'000);
     const int64_t requested =

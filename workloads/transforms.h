@@ -54,6 +54,9 @@ struct TraceStats {
   double gpu_hours = 0;
   double arrivals_per_hour = 0;
   double offered_gpu_hours_per_day = 0;
+  // The recorded schedule (traces/README.md): jobs with a recorded start, with a recorded end,
+  // and recorded attempts.
+  int64_t recorded_starts = 0, recorded_ends = 0, recorded_attempts = 0;
   // Jobs per priority level, and per class name as the trace gives it ("" = none) in each.
   std::map<int, std::map<std::string, int64_t>> jobs_by_priority;
 };
