@@ -341,7 +341,6 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   const Trace& trace = engine->trace();
   const Cluster& cluster = engine->cluster();
   {
-    // Columns by name: a database upgraded by AddMissingColumns may have them in another order.
     Statement s(db_,
                 // Columns by name: a database upgraded by AddMissingColumns has them in
                 // another order.
@@ -352,7 +351,8 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
                 "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
                 "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
                 "preemption_gpu_seconds, borrowed_gpu_seconds) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     std::string attempts_text;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
