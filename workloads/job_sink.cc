@@ -32,7 +32,8 @@ std::string MapGpuTypes(const std::string& types,
 
 bool TraceFilter::IsIdentity() const {
   return !HasWindow() && vcs.empty() && users.empty() && statuses.empty() && first_n < 0 &&
-         load_factor == 1.0 && gpu_type_map.empty() && !submit_is_start && priority_map.empty();
+         load_factor == 1.0 && gpu_type_map.empty() && !submit_is_start && !drop_host_demands &&
+         priority_map.empty();
 }
 
 std::string TraceFilter::ToJson() const {
@@ -46,6 +47,7 @@ std::string TraceFilter::ToJson() const {
   if (load_factor != 1.0) j["load_factor"] = load_factor;
   if (!gpu_type_map.empty()) j["map_gpu"] = gpu_type_map;
   if (submit_is_start) j["submit_is_start"] = true;
+  if (drop_host_demands) j["no_host_demands"] = true;
   if (!priority_map.empty()) j["priority_map"] = priority_map;
   // Names come from the command line as bytes: one that is not UTF-8 (a Latin-1 user name) must
   // not stop the run, so invalid bytes are recorded as U+FFFD.
@@ -166,6 +168,9 @@ std::vector<Job> JobSink::Finish(FilterCounts* counts) {
     for (Job& job : kept_) {
       if (!job.gpu_type.empty()) job.gpu_type = MapGpuTypes(job.gpu_type.str(), filter_.gpu_type_map);
     }
+  }
+  if (filter_.drop_host_demands) {
+    for (Job& job : kept_) job.cpu_milli = job.memory_mib = 0;
   }
   counts_.kept = static_cast<int64_t>(kept_.size());
   if (counts) *counts = counts_;

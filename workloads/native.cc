@@ -1,22 +1,25 @@
 // The native trace format (traces/README.md#the-native-format), CSV and JSON.
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
 // optional walltime, gpu_type, user, vc, priority, model, batch_size, status, recorded_start,
-// recorded_end (the schedule a real scheduler gave the job, for `clustersim validate`). Times in
-// seconds.
+// recorded_end (the schedule a real scheduler gave the job, for `clustersim validate`), cpus,
+// host_memory_gib. Times in seconds; cpus (cores, may be fractional) and host_memory_gib (GiB) are
+// the whole job's host demands (docs/resources.md), empty = not stated.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
 // of 0 GPUs is kept and rejected by the engine with a reason); priority an integer; batch_size
 // an integer >= 0; recorded_start and recorded_end finite numbers, kept as given (a record that
 // starts before its submission or ends before its start is counted by the sanity report, as for
-// the public formats); job_id non-empty and unique. Anything else is an error naming the file,
-// line, column (1-based character position of the field) and what was expected.
+// the public formats); cpus in [0, 2000000] and host_memory_gib in [0, 2000000] (0 = not
+// stated); job_id non-empty and unique. Anything else is an error naming the file, line, column
+// (1-based character position of the field) and what was expected.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <tuple>
 #include <unordered_map>
 
 #include "sim/util/error.h"
@@ -42,11 +45,21 @@ enum Column {
   kStatus,
   kRecordedStart,
   kRecordedEnd,
+  kCpus,
+  kHostMemoryGib,
   kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id", "submit_time", "gpus",  "duration",   "walltime", "gpu_type",       "user",
-    "vc",     "priority",    "model", "batch_size", "status",   "recorded_start", "recorded_end"};
+    "job_id",     "submit_time", "gpus",   "duration",       "walltime",
+    "gpu_type",   "user",        "vc",     "priority",       "model",
+    "batch_size", "status",      "recorded_start", "recorded_end", "cpus",
+    "host_memory_gib"};
+
+// Host demands: cores -> milli-cores, GiB -> MiB; the bound keeps them in the Job's int fields.
+constexpr double kMaxHostUnits = 2'000'000;
+int HostUnits(double value, double per_unit) {
+  return static_cast<int>(std::llround(value * per_unit));
+}
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {
@@ -233,6 +246,16 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.recorded_start = parse.Number(*f, "recorded_start");
     }
     if (auto* f = optional(kRecordedEnd)) job.recorded_end = parse.Number(*f, "recorded_end");
+    if (auto* f = optional(kCpus)) {
+      const double cpus = parse.NonNegative(*f, "cpus");
+      if (cpus > kMaxHostUnits) parse.Fail(*f, "cpus: expected at most 2000000 cores");
+      job.cpu_milli = HostUnits(cpus, 1000);
+    }
+    if (auto* f = optional(kHostMemoryGib)) {
+      const double gib = parse.NonNegative(*f, "host_memory_gib");
+      if (gib > kMaxHostUnits) parse.Fail(*f, "host_memory_gib: expected at most 2000000 GiB");
+      job.memory_mib = HostUnits(gib, 1024);
+    }
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     sink->Add(std::move(job));
   }
@@ -295,6 +318,15 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
     auto text = [&](const char* key, Symbol* out) {
       if (o.contains(key) && !o[key].is_null()) *out = RequireString(o[key], path, where + "." + key);
     };
+    for (const auto& [key, units, out] : {std::tuple{"cpus", 1000.0, &job.cpu_milli},
+                                          std::tuple{"host_memory_gib", 1024.0, &job.memory_mib}}) {
+      if (!o.contains(key) || o[key].is_null()) continue;
+      const double v = number(key, false);
+      if (v > kMaxHostUnits) {
+        throw InputError(path, 0, 0, where + "." + key + ": expected at most 2000000");
+      }
+      *out = HostUnits(v, units);
+    }
     text("gpu_type", &job.gpu_type);
     text("user", &job.user);
     text("vc", &job.vc);
@@ -348,7 +380,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
-    "gpu_type,user,vc,priority,model,batch_size,status,recorded_start,recorded_end]",
+    "gpu_type,user,vc,priority,model,batch_size,status,recorded_start,recorded_end,cpus,"
+    "host_memory_gib]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

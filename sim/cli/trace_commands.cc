@@ -190,7 +190,9 @@ void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
       "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]")(
       "submit-is-start", po::bool_switch(&args.submit_is_start),
       "the trace's submit times are its recorded start times (a log recording starts, not "
-      "waits, e.g. NASA iPSC/860): the recorded schedule of jobs without one");
+      "waits, e.g. NASA iPSC/860): the recorded schedule of jobs without one")(
+      "no-host-demands", po::bool_switch(&args.no_host_demands),
+      "drop the jobs' CPU and host-memory demands (GPU-only placement)");
   desc.add_options()("priority-map", po::value(&args.priority_map),
                      "levels of the trace's priority classes (openb qos, SWF queue): "
                      "NAME=LEVEL,... (higher = more urgent; docs/policies.md#priority)");
@@ -207,6 +209,7 @@ TraceFilter MakeFilter(const FilterArgs& args) {
   filter.load_factor = args.load_factor;
   if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
   filter.submit_is_start = args.submit_is_start;
+  filter.drop_host_demands = args.no_host_demands;
   if (!args.priority_map.empty()) {
     filter.priority_map = ParsePriorityMap(args.priority_map, "--priority-map");
   }

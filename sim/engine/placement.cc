@@ -17,6 +17,11 @@ bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request
     for (int taken = 0; taken < nodes; ++taken, pos = whole.FindFrom(pos + 1)) {
       resources.AppendLowestFreeGpus(part.nodes[pos], per_node, &out->gpus);
     }
+    // The job's host demand is charged over all the GPUs it holds (docs/resources.md).
+    if (!resources.HostFitsGpus(request.host, out->gpus)) {
+      out->gpus.clear();
+      continue;
+    }
     out->gpu_type = part.gpu_type;
     return true;  // positions ascend with node indices, so the GPUs are ascending
   }

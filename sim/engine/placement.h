@@ -23,6 +23,9 @@ struct PlacementRequest {
   // A share of one GPU in thousandths (1..999; then gpus == 1), asked for when the trace gives a
   // fractional request (Job::gpu_milli) and the run's placement shares GPUs; 0 = whole GPUs.
   int milli = 0;
+  // Host demands of the whole job (CPUs, host memory; 0 = not stated), split over its nodes by
+  // HostChargeOn (resources.h). They limit placement only when Resources::host_limited().
+  HostDemand host;
   uint64_t type_mask = ~uint64_t{0};  // bit t set = catalog GPU type t allowed
   const Job* job = nullptr;           // the job asking, for strategies that score with a model
   // The job holds whole nodes (an exclusive QoS, Policy::WholeNodes): ceil(gpus / G) nodes of one
@@ -69,7 +72,8 @@ class Placement {
 
 // Whole-node placement (docs/engine.md#whole-nodes): the first partition, in cluster order, of an
 // allowed type with ceil(request.gpus / G) completely free nodes; the lowest-index such nodes,
-// every GPU of them (so `out` holds a multiple of G >= request.gpus GPUs). The engine answers
+// every GPU of them (so `out` holds a multiple of G >= request.gpus GPUs), if the job's host
+// demand fits them (Resources::HostFitsGpus), else the next partition. The engine answers
 // every request with `whole_nodes` set this way, whatever the run's placement strategy.
 // O(partitions + nodes taken x log nodes).
 bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request, Allocation* out);
