@@ -27,7 +27,8 @@
 // - The starvation clock starts at the preemption (a job in queue >= 1 has always run: demotion
 //   happens only while running); a job in queue 0 is never promoted.
 // How chosen jobs map to GPUs (chosen running jobs keep theirs; evictions; migrations):
-// policies/preemptive_plan.h.
+// policies/preemptive_plan.h, which also gives the cost of a pass: O((decisions + shapes) x
+// shapes) placement queries, running jobs visited only for a queued job that does not fit.
 // Implementation: per queue k a free-GPU state busy exactly where the jobs running in queues < k
 // and in the running band of queue k are (kept up to date at every start, stop and demotion) is
 // the planner's RoomBound for queue k's queued jobs: one placement query tells that a job cannot

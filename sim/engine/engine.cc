@@ -198,7 +198,10 @@ void Engine::Run() {
   const double kInf = std::numeric_limits<double>::infinity();
   std::vector<Event> batch;
   const bool faults = options_.faults.failures();
-  if (faults) StartFaults();
+  if (faults) {
+    plans_held_ = false;  // failures requeue jobs: promises are estimates
+    StartFaults();
+  }
   while (true) {
     if (options_.interrupt && options_.interrupt->load(std::memory_order_relaxed)) {
       status_ = RunStatus::kInterrupted;
@@ -408,6 +411,7 @@ void Engine::FailJob(JobId id) {
 }
 
 void Engine::OomFail(JobId id) {
+  plans_held_ = false;  // the job goes back to the queue: promises after this are estimates
   JobRun& run = runs_[id];
   ModelRun& mrun = model_runs_[id];
   const Allocation allocation = run.allocation;
@@ -706,6 +710,15 @@ void Engine::ScheduleFinish(JobId id) {
     // A save after every full interval of computing, none after the last stretch.
     end += (std::ceil(compute / f.checkpoint_interval_seconds) - 1) * SaveSeconds(id);
   }
+  // Plans hold while no job runs longer than planned: its requested wall time, else its trace
+  // duration (what the backfilling policies plan with).
+  if (plans_held_) {
+    const double planned = walltime >= 0 ? walltime : job.duration;
+    const double planned_end = now_ + std::max(0.0, planned - run.run_seconds);
+    if (std::min(kill, end) > planned_end + 1e-9 * std::max(1.0, std::abs(planned_end))) {
+      plans_held_ = false;
+    }
+  }
   if (kill < end) {
     Push(kill, kFinishRank, id, run.version | kKillBit);
     return;
@@ -772,6 +785,14 @@ void Engine::Start(JobId id, Allocation allocation) {
               " GPUs; it requests " + std::to_string(run.request.gpus));
   }
   ValidateAllocation(id, allocation, "start of", false);
+  if (options_.check_invariants && plans_held_ && !promised_start_.empty() &&
+      policy_.KeepsPromises()) {
+    const double promised = promised_start_[id];
+    if (now_ > promised + 1e-9 * std::max(1.0, std::abs(promised))) {
+      PolicyBug("job " + trace_.jobs[id].id + " starts after the start it was promised (" +
+                std::to_string(promised) + ") although every job ran within its plan");
+    }
+  }
   const bool modelled = !model_runs_.empty();
   const int batch =
       allocation.batch > 0 ? allocation.batch : (modelled ? model_runs_[id].batch : 0);
@@ -958,6 +979,19 @@ void Engine::ValidateWholeNodes(JobId id, const Allocation& allocation) const {
     fail(std::to_string(nodes) + " nodes; " + std::to_string(run.request.gpus) +
          " GPUs need fewer");
   }
+}
+
+void Engine::Promise(JobId id, double start_seconds) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size())) PolicyBug("promise to a nonexistent job");
+  if (runs_[id].state != JobState::kQueued) {
+    PolicyBug("promise to job " + trace_.jobs[id].id + " in state " +
+              JobStateName(runs_[id].state));
+  }
+  if (!(start_seconds >= now_)) PolicyBug("promise in the past to job " + trace_.jobs[id].id);
+  if (promised_start_.empty()) {
+    promised_start_.assign(runs_.size(), std::numeric_limits<double>::quiet_NaN());
+  }
+  if (std::isnan(promised_start_[id])) promised_start_[id] = start_seconds;
 }
 
 void Engine::SetTimer(double time, JobId id, int tag) {

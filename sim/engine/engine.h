@@ -25,6 +25,10 @@
 //   rejected with a reason naming the dimension, and a start that does not fit the free CPUs or
 //   memory is a policy bug like one on busy GPUs.
 // - The fingerprint hashes (time, kind, job index) of every event processed, in order.
+// - Promises (SchedulingContext::Promise): the first per job is kept. Plans hold while no job
+//   has run past its plan (requested wall time, else trace duration), no failure is injected
+//   and no start ran out of memory; with check_invariants, a policy that KeepsPromises() and
+//   starts a job after its promise while plans hold is a policy bug.
 #ifndef CLUSTERSIM_SIM_ENGINE_ENGINE_H_
 #define CLUSTERSIM_SIM_ENGINE_ENGINE_H_
 
@@ -109,6 +113,14 @@ class Engine final : public SchedulingContext {
   const Metrics& metrics() const { return metrics_; }
   const Trace& trace() const { return trace_; }
   bool policy_is_elastic() const { return elastic_; }
+  bool policy_keeps_promises() const { return policy_.KeepsPromises(); }
+  // The start first promised to the job (SchedulingContext::Promise), or NaN if none.
+  double promised_start(JobId id) const {
+    return promised_start_.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                   : promised_start_[id];
+  }
+  // True while every job has run at most its plan and nothing failed (see the file comment).
+  bool plans_held() const { return plans_held_; }
   bool host_limited() const { return resources_.host_limited(); }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
@@ -146,6 +158,7 @@ class Engine final : public SchedulingContext {
   void Resize(JobId id, Allocation allocation) override;
   void SetTimer(double time, JobId id, int tag) override;
   void SetBorrowing(JobId id, bool borrowing) override;
+  void Promise(JobId id, double start_seconds) override;
 
  private:
   enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
@@ -279,6 +292,10 @@ class Engine final : public SchedulingContext {
   std::vector<ModelRun> model_runs_;  // per job
   bool elastic_ = false;
   uint64_t failed_gpus_version_ = 0;
+
+  // Promises (only once a policy makes one): per job, the first promised start or NaN.
+  std::vector<double> promised_start_;
+  bool plans_held_ = true;
 };
 
 }  // namespace clustersim

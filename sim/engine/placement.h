@@ -68,6 +68,10 @@ class Placement {
   // True if the strategy places fractional requests (PlacementRequest::milli > 0) on shares of
   // GPUs; otherwise a fractional job is given a whole GPU.
   virtual bool SharesGpus() const { return false; }
+  // True if the strategy ignores nodes: a request fits wherever enough GPUs of one allowed type
+  // are free, any of them (`pool`). Planning policies then count GPUs per type; otherwise they
+  // plan per node (policies/conservative.cc).
+  virtual bool IgnoresNodes() const { return false; }
 };
 
 // Whole-node placement (docs/engine.md#whole-nodes): the first partition, in cluster order, of an

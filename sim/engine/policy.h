@@ -138,6 +138,11 @@ class SchedulingContext {
   // (JobRun::borrowed_gpu_seconds). A job stops being marked when it stops running.
   // REQUIRES (CHECKed): running.
   virtual void SetBorrowing(JobId id, bool borrowing) = 0;
+  // Records that the queued job `id` was promised a start by `start_seconds` (>= now): a
+  // reservation. The engine keeps the first promise of each job (the `jobs` column
+  // `reserved_start`, as Slurm's `squeue --start` shows) and ignores later ones; see
+  // Policy::KeepsPromises for what --check verifies. REQUIRES (CHECKed): queued, start >= now.
+  virtual void Promise(JobId id, double start_seconds) = 0;
 
   // Returns true and fills `out` if the job fits now under the run's placement strategy.
   bool TryPlace(JobId id, Allocation* out) const {
@@ -175,6 +180,13 @@ class Policy {
   // request is placed by PlaceWholeNodes and it holds every GPU of those nodes, working on the
   // first `gpus` of them. Asked once per job before the run.
   virtual bool WholeNodes(const Job& /*job*/) const { return false; }
+  // True if the policy starts no job later than its first promise (SchedulingContext::Promise)
+  // as long as every job runs at most its plan: its requested wall time, or its trace duration
+  // when it has none. With --check the engine verifies it for every start while that holds (no
+  // job has run past its plan, no failures, no out-of-memory restart): a later start stops the
+  // run naming the policy. False (the default): promises are estimates (fair-share's order may
+  // change before the start).
+  virtual bool KeepsPromises() const { return false; }
   // Called once before the run with its trace and model table (nullptr outside model-aware
   // runs): a warning naming the fix when the policy's rule has nothing to act on in this run
   // (fair-share between users on a trace naming at most one user orders like fcfs), else "".

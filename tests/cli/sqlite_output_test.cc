@@ -155,7 +155,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "cpus_requested",
                                                              "host_memory_gib_requested",
                                                              "preemption_gpu_seconds",
-                                                             "borrowed_gpu_seconds"}));
+                                                             "borrowed_gpu_seconds",
+                                                             "reserved_start"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
