@@ -90,6 +90,8 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
     : trace_(trace),
       cluster_(cluster),
       placement_(placement),
+      whole_node_placement_(placement),
+      active_placement_(&placement),
       runtime_(runtime),
       policy_(policy),
       policy_name_(std::move(policy_name)),
@@ -134,7 +136,10 @@ void Engine::ResolveRequests() {
     run.request.gpus = job.gpus;
     run.request.job = &job;
     run.request.host = HostDemand{job.cpu_milli, job.memory_mib};
-    if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
+    if (policy_.WholeNodes(job)) {
+      run.request.whole_nodes = true;
+      active_placement_ = &whole_node_placement_;
+    } else if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
       run.request.milli = job.gpu_milli;
     }
     run.work_left = job.duration;
@@ -472,10 +477,17 @@ double Engine::JobMemory(JobId id, const Allocation& allocation, int batch, bool
 void Engine::PlaceMemory(JobId id, int sign) {
   const JobRun& run = runs_[id];
   const ModelRun& mrun = model_runs_[id];
-  for (int g : run.allocation.gpus) {
-    gpu_memory_[g] += sign * mrun.memory_per_gpu;
+  const size_t working =
+      run.request.whole_nodes ? static_cast<size_t>(run.request.gpus) : run.allocation.gpus.size();
+  for (size_t i = 0; i < run.allocation.gpus.size(); ++i) {
+    const int g = run.allocation.gpus[i];
+    // The idle GPUs of a whole-node job are held whole: nobody else can use their memory.
+    const double bytes = i < working
+                             ? mrun.memory_per_gpu
+                             : GpuMemoryBytes(cluster_.catalog().gpu(run.allocation.gpu_type));
+    gpu_memory_[g] += sign * bytes;
     if (gpu_memory_[g] < 0) gpu_memory_[g] = 0;  // rounding of sums of shares
-    metrics_.OnGpuMemory(g, sign * mrun.memory_per_gpu);
+    metrics_.OnGpuMemory(g, sign * bytes);
   }
 }
 
@@ -519,12 +531,12 @@ void Engine::Arrive(JobId id) {
   }
   const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
   const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask,
-                                   host.cpu_milli, host.memory_mib);
+                                   host.cpu_milli, host.memory_mib, run.request.whole_nodes);
   auto it = fits_empty_cache_.find(key);
   if (it == fits_empty_cache_.end()) {
     Allocation scratch;
     const bool fits =
-        run.request.gpus > 0 && placement_.Find(empty_resources_, run.request, &scratch);
+        run.request.gpus > 0 && placement().Find(empty_resources_, run.request, &scratch);
     it = fits_empty_cache_.emplace(key, fits).first;
   }
   if (!it->second) {
@@ -587,6 +599,7 @@ std::string Engine::RejectionReason(JobId id) const {
 }
 
 void Engine::StopRunning(JobId id, IntervalEnd why) {
+  AccrueBorrowed(id);
   JobRun& run = runs_[id];
   const bool failed = why == IntervalEnd::kFailure;
   const double ran = now_ - run.last_start;
@@ -765,7 +778,9 @@ void Engine::Start(JobId id, Allocation allocation) {
     PolicyBug("start of job " + trace_.jobs[id].id + " in state " + JobStateName(run.state));
   }
   const int size = static_cast<int>(allocation.gpus.size());
-  if (elastic_ ? size > run.request.gpus : size != run.request.gpus) {
+  if (run.request.whole_nodes) {
+    ValidateWholeNodes(id, allocation);
+  } else if (elastic_ ? size > run.request.gpus : size != run.request.gpus) {
     PolicyBug("start of job " + trace_.jobs[id].id + " on " + std::to_string(size) +
               " GPUs; it requests " + std::to_string(run.request.gpus));
   }
@@ -784,8 +799,10 @@ void Engine::Start(JobId id, Allocation allocation) {
   const int batch =
       allocation.batch > 0 ? allocation.batch : (modelled ? model_runs_[id].batch : 0);
   bool oom = false;
+  Allocation working_scratch;
   if (!gpu_memory_.empty()) {
-    model_runs_[id].memory_per_gpu = JobMemory(id, allocation, batch, &oom);
+    model_runs_[id].memory_per_gpu =
+        JobMemory(id, Working(id, allocation, &working_scratch), batch, &oom);
     if (oom && elastic_) {
       PolicyBug("start of job " + trace_.jobs[id].id + " at batch " + std::to_string(batch) +
                 " on " + std::to_string(size) + " GPUs of type " +
@@ -821,8 +838,9 @@ void Engine::Start(JobId id, Allocation allocation) {
   }
   // An OOM start makes no progress (StopRunning ignores its rate), but keeps the rate it would
   // have, so that policies estimating its end (backfilling reservations, srtf) see a finite one.
-  run.rate = RateOf(id, run.allocation, batch);
-  if (oom && !(run.rate > 0)) run.rate = runtime_.Rate(trace_.jobs[id], run.allocation);
+  const Allocation& working = Working(id, run.allocation, &working_scratch);
+  run.rate = RateOf(id, working, batch);
+  if (oom && !(run.rate > 0)) run.rate = runtime_.Rate(trace_.jobs[id], working);
   CHECK(run.rate > 0, "runtime model returned a non-positive rate");
   run.max_gpus = std::max(run.max_gpus, static_cast<int>(run.allocation.gpus.size()));
   run.max_nodes = std::max(run.max_nodes, nodes);
@@ -835,6 +853,7 @@ void Engine::Preempt(JobId id) {
     PolicyBug("preemption of a job that is not running");
   }
   JobRun& run = runs_[id];
+  run.preemption_gpu_seconds += HeldGpus(run.allocation) * PreemptionSeconds(id);
   StopRunning(id, IntervalEnd::kPreempt);
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
@@ -850,6 +869,7 @@ void Engine::Resize(JobId id, Allocation allocation) {
   ValidateAllocation(id, allocation, "resize of", true);
   JobRun& run = runs_[id];
   if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
+  if (run.request.whole_nodes) PolicyBug("resize of a job that holds whole nodes");
   StopRunning(id, IntervalEnd::kResize);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);
@@ -898,6 +918,69 @@ double Engine::TypeRate(JobId id, int type) const {
 
 double Engine::gpu_memory_used(int gpu) const {
   return gpu_memory_.empty() ? 0.0 : gpu_memory_[gpu];
+}
+
+void Engine::SetBorrowing(JobId id, bool borrowing) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kRunning) {
+    PolicyBug("borrowing mark on a job that is not running");
+  }
+  JobRun& run = runs_[id];
+  if (run.borrowing == borrowing) return;
+  AccrueBorrowed(id);
+  run.borrowing = borrowing;
+  run.borrowing_since = now_;
+}
+
+void Engine::AccrueBorrowed(JobId id) {
+  JobRun& run = runs_[id];
+  if (!run.borrowing) return;
+  run.borrowed_gpu_seconds += (now_ - run.borrowing_since) * HeldGpus(run.allocation);
+  run.borrowing = false;
+}
+
+const Allocation& Engine::Working(JobId id, const Allocation& allocation,
+                                  Allocation* scratch) const {
+  const int gpus = runs_[id].request.gpus;
+  if (!runs_[id].request.whole_nodes || static_cast<int>(allocation.gpus.size()) <= gpus) {
+    return allocation;
+  }
+  scratch->gpu_type = allocation.gpu_type;
+  scratch->milli = 0;
+  scratch->batch = allocation.batch;
+  scratch->gpus.assign(allocation.gpus.begin(), allocation.gpus.begin() + gpus);
+  return *scratch;
+}
+
+void Engine::ValidateWholeNodes(JobId id, const Allocation& allocation) const {
+  const JobRun& run = runs_[id];
+  auto fail = [&](const std::string& what) {
+    PolicyBug("start of job " + trace_.jobs[id].id + " (whole nodes): " + what);
+  };
+  if (allocation.milli > 0) fail("a GPU share");
+  const int size = static_cast<int>(allocation.gpus.size());
+  if (size < run.request.gpus) {
+    fail(std::to_string(size) + " GPUs; it requests " + std::to_string(run.request.gpus));
+  }
+  // Every node touched is held entirely, and no node beyond those the request needs.
+  int nodes = 0;
+  int per_node = 0;
+  for (size_t i = 0; i < allocation.gpus.size();) {
+    const int g = allocation.gpus[i];
+    if (g < 0 || g >= cluster_.total_gpus()) fail("no GPU " + std::to_string(g));
+    const Node& node = cluster_.node(cluster_.NodeOfGpu(g));
+    const size_t end = i + static_cast<size_t>(node.gpu_count);
+    if (g != node.first_gpu || end > allocation.gpus.size() ||
+        allocation.gpus[end - 1] != node.first_gpu + node.gpu_count - 1) {
+      fail("node " + std::to_string(node.index) + " is not held whole");
+    }
+    per_node = node.gpu_count;
+    ++nodes;
+    i = end;
+  }
+  if (per_node > 0 && (nodes - 1) * per_node >= run.request.gpus) {
+    fail(std::to_string(nodes) + " nodes; " + std::to_string(run.request.gpus) +
+         " GPUs need fewer");
+  }
 }
 
 void Engine::Promise(JobId id, double start_seconds) {

@@ -134,7 +134,7 @@ class Engine final : public SchedulingContext {
   double now() const override { return now_; }
   const Cluster& cluster() const override { return cluster_; }
   const Resources& resources() const override { return resources_; }
-  const Placement& placement() const override { return placement_; }
+  const Placement& placement() const override { return *active_placement_; }
   const Job& job(JobId id) const override { return trace_.jobs[id]; }
   const JobRun& run(JobId id) const override { return runs_[id]; }
   const ModelRun& model_run(JobId id) const override {
@@ -157,6 +157,7 @@ class Engine final : public SchedulingContext {
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
   void SetTimer(double time, JobId id, int tag) override;
+  void SetBorrowing(JobId id, bool borrowing) override;
   void Promise(JobId id, double start_seconds) override;
 
  private:
@@ -203,6 +204,11 @@ class Engine final : public SchedulingContext {
   // Bytes per GPU the job holds on its allocation, and whether its batch runs out of memory.
   double JobMemory(JobId id, const Allocation& allocation, int batch, bool* oom) const;
   double RateOf(JobId id, const Allocation& allocation, int batch) const;
+  // The GPUs of `allocation` the job works on: all of them, but for a whole-node job the first
+  // request.gpus (the rest are held idle). Points at `allocation` or at `*scratch`.
+  const Allocation& Working(JobId id, const Allocation& allocation, Allocation* scratch) const;
+  // Ends the job's borrowing interval (if marked), adding its GPU-seconds.
+  void AccrueBorrowed(JobId id);
   // Checkpoint save, restore, and preemption (save + restore) seconds of a job: from its model
   // state and the storage bandwidth when both are known (ModelRuntime::CheckpointSeconds), else
   // the run's constants.
@@ -223,12 +229,16 @@ class Engine final : public SchedulingContext {
   void RunningRemove(JobId id);
   void ValidateAllocation(JobId id, const Allocation& allocation, const char* verb,
                           bool own_gpus_allowed) const;
+  // For a whole-node job: `allocation` is whole nodes, as few as its request needs.
+  void ValidateWholeNodes(JobId id, const Allocation& allocation) const;
   void CheckInvariants() const;
   [[noreturn]] void PolicyBug(const std::string& what) const;
 
   const Trace& trace_;
   const Cluster& cluster_;
   const Placement& placement_;
+  WholeNodePlacement whole_node_placement_;
+  const Placement* active_placement_;  // placement_, or whole_node_placement_ if a job needs it
   const RuntimeModel& runtime_;
   Policy& policy_;
   std::string policy_name_;
@@ -247,7 +257,7 @@ class Engine final : public SchedulingContext {
   JobId queue_tail_ = kNoJob;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t>, bool> fits_empty_cache_;
+  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t, bool>, bool> fits_empty_cache_;
   // TypeRate cache: (model symbol, GPUs, share, CPUs, memory, batch, type) -> rate.
   mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
       type_rate_cache_;

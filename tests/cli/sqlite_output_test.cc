@@ -154,6 +154,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "recorded_attempts",
                                                              "cpus_requested",
                                                              "host_memory_gib_requested",
+                                                             "preemption_gpu_seconds",
+                                                             "borrowed_gpu_seconds",
                                                              "reserved_start"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),

@@ -121,6 +121,45 @@ TEST(SanityReport, CountsEachProblemWithTheFirstOffendingLines) {
   EXPECT_EQ(item("jobs requesting 0 GPUs"), nullptr);
 }
 
+TEST(SanityReport, WarnsOfPriorityClassesWithoutALevelAndOfMapEntriesThatMatchNothing) {
+  // Lines 2..5: classes LS (built-in 2), gold, gold, none. gold has no level (level 0 given);
+  // the map names "silver", which no job has.
+  Trace trace;
+  const char* classes[] = {"LS", "gold", "gold", ""};
+  for (int i = 0; i < 4; ++i) {
+    Job job = MakeJob("j" + std::to_string(i), i, 1, 10);
+    job.line = i + 2;
+    job.priority_class = classes[i];
+    trace.jobs.push_back(job);
+  }
+  trace.priority_map = {{"silver", 1}};
+  const SanityReport report = CheckTraceSanity(trace, nullptr);
+  ASSERT_EQ(report.items.size(), 2u);
+  EXPECT_NE(report.items[0].what.find("(gold)"), std::string::npos) << report.items[0].what;
+  EXPECT_EQ(report.items[0].first_lines, (std::vector<int64_t>{3, 4}));
+  EXPECT_NE(report.items[1].what.find("(silver)"), std::string::npos) << report.items[1].what;
+  EXPECT_EQ(report.items[1].count, 1);
+  // One class everywhere orders nothing, whatever its level: no warning.
+  for (Job& job : trace.jobs) job.priority_class = "gold";
+  trace.priority_map.clear();
+  EXPECT_TRUE(CheckTraceSanity(trace, nullptr).clean());
+}
+
+TEST(TraceStats, CountsJobsPerPriorityLevelWithTheTracesClassNames) {
+  Trace trace = FiveJobs();
+  trace.jobs[0].priority = 2;
+  trace.jobs[0].priority_class = "LS";
+  trace.jobs[1].priority = 2;
+  trace.jobs[1].priority_class = "LS";
+  const TraceStats s = ComputeTraceStats(trace);
+  EXPECT_EQ(s.jobs_by_priority.at(2).at("LS"), 2);
+  EXPECT_EQ(s.jobs_by_priority.at(0).at(""), 3);
+  const std::string text = FormatTraceStats(s);
+  EXPECT_NE(text.find("priority        2 high [LS]: 2 (40.0%)  0 low: 3 (60.0%)"),
+            std::string::npos)
+      << text;
+}
+
 TEST(TraceStats, SummarizesSizesDurationsAndLoad) {
   // FiveJobs: GPUs 1, 2, 1, 2, 1; durations all 100 s; submissions span 40 s.
   // GPU-hours = 7 x 100 / 3600; arrivals = 4 gaps in 40 s = 360 per hour;
