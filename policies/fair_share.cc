@@ -25,7 +25,6 @@
 // of k accounts of equal factor and O(k) each time the filter widens after a start. With one
 // account (a trace without users) the order is submission order and the pass is EASY's.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -34,6 +33,7 @@
 #include <unordered_map>
 
 #include "policies/backfill.h"
+#include "policies/fair_share_ledger.h"
 #include "policies/registry.h"
 #include "sim/util/error.h"
 
@@ -277,38 +277,18 @@ class FairShare final : public Policy {
   FairShareOrder order_;
 };
 
+// by, shares and half_life as the priority policy's fair-share ledger reads them; then backfill.
 Options ParseOptions(const Params& params) {
+  FairShareLedger::Options ledger = FairShareLedger::ParseOptions(params);
   Options options;
-  const std::string by = params.String("by", "user");
-  if (by != "user" && by != "vc") throw InputError("parameter by=" + by + ": expected user or vc");
-  options.by_vc = by == "vc";
+  options.by_vc = ledger.by_vc;
+  options.shares = std::move(ledger.shares);
+  options.half_life_seconds = ledger.half_life_seconds;
   const std::string backfill = params.String("backfill", "none");
   if (backfill != "none" && backfill != "easy") {
     throw InputError("parameter backfill=" + backfill + ": expected none or easy");
   }
   options.backfill = backfill == "easy";
-  options.half_life_seconds = params.Double("half_life", options.half_life_seconds);
-  if (!(options.half_life_seconds > 0)) {
-    throw InputError("parameter half_life: expected a number of seconds > 0");
-  }
-  const std::string shares = params.String("shares", "");
-  size_t begin = 0;
-  while (begin < shares.size()) {
-    size_t end = shares.find(',', begin);
-    if (end == std::string::npos) end = shares.size();
-    const std::string item = shares.substr(begin, end - begin);
-    const size_t colon = item.rfind(':');
-    double weight = 0;
-    const char* first = item.data() + (colon == std::string::npos ? 0 : colon + 1);
-    const char* last = item.data() + item.size();
-    auto [ptr, ec] = std::from_chars(first, last, weight);
-    if (colon == std::string::npos || colon == 0 || ec != std::errc() || ptr != last ||
-        !(weight > 0) || !std::isfinite(weight)) {
-      throw InputError("parameter shares: \"" + item + "\": expected name:weight with weight > 0");
-    }
-    options.shares[item.substr(0, colon)] = weight;
-    begin = end + 1;
-  }
   return options;
 }
 
