@@ -20,6 +20,7 @@ namespace {
 using testing::ExpectInterval;
 using testing::Nodes;
 using testing::TestSim;
+using testing::TempPath;
 
 Job MakeJob(const std::string& id, double submit, int gpus, double duration, int priority,
             const std::string& vc = "") {
@@ -206,7 +207,7 @@ TEST(Priority, AVcBelowItsQuotaReclaimsBorrowedGpusNewestFirst) {
   EXPECT_DOUBLE_EQ(Summary(engine, "preemptions", "vc:b"), 2);
   EXPECT_DOUBLE_EQ(Summary(engine, "wait_seconds_mean", "vc:a"), 0);
   // The same quotas from a JSON file give the same schedule.
-  const std::string file = ::testing::TempDir() + "/priority_reclaim_quota.json";
+  const std::string file = TempPath("priority_reclaim_quota.json");
   std::ofstream(file) << R"({"a": 4, "b": 4})";
   TestSim from_file = Sim(Nodes(1, 8), jobs, {{"quota", file}}, 0, "pool");
   EXPECT_EQ(from_file.Run().fingerprint(), engine.fingerprint());
@@ -318,7 +319,7 @@ TEST(Priority, WithOneClassAndNoQuotaItSchedulesExactlyAsFcfs) {
   generator.load = 0.9;
   generator.durations = "philly";
   generator.seed = 21;
-  const std::string path = ::testing::TempDir() + "/priority_fcfs.csv";
+  const std::string path = TempPath("priority_fcfs.csv");
   WriteSyntheticTrace(generator, path);
   const Trace trace = LoadTrace(path);
   TestSim fcfs(Nodes(8, 8), trace.jobs, "fcfs");
@@ -338,13 +339,13 @@ TEST(Priority, BadParametersAreRejectedWithTheirName) {
   EXPECT_THROW(make({{"min_slice", "-1"}}), InputError);
   EXPECT_THROW(make({{"quota", "a:4"}, {"backfill", "easy"}}), InputError);
   // quota=FILE.json: {"vc": GPUs, ...}; the same checks.
-  const std::string good = ::testing::TempDir() + "/priority_quota.json";
-  const std::string bad = ::testing::TempDir() + "/priority_quota_bad.json";
+  const std::string good = TempPath("priority_quota.json");
+  const std::string bad = TempPath("priority_quota_bad.json");
   std::ofstream(good) << R"({"a": 4, "b": 0})";
   std::ofstream(bad) << R"({"a": -4})";
   EXPECT_NO_THROW(make({{"quota", good}}));
   EXPECT_THROW(make({{"quota", bad}}), InputError);
-  EXPECT_THROW(make({{"quota", ::testing::TempDir() + "/no_such_quota.json"}}), InputError);
+  EXPECT_THROW(make({{"quota", TempPath("no_such_quota.json")}}), InputError);
   try {
     make({{"guaranteed", "platinum"}});
   } catch (const InputError& e) {
@@ -420,7 +421,7 @@ TEST_P(PrioritySoak, ClassesQuotasFailuresAndPreemptionKeepEveryInvariant) {
   generator.load = 0.95;
   generator.durations = "philly";
   generator.seed = 13;
-  const std::string path = ::testing::TempDir() + "/priority_soak.csv";
+  const std::string path = TempPath("priority_soak.csv");
   WriteSyntheticTrace(generator, path);
   Trace trace = LoadTrace(path);
   // Seeded classes (0..3) and VCs (v0..v3) for every job.

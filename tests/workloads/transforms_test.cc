@@ -2,7 +2,6 @@
 #include "workloads/transforms.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <fstream>
@@ -18,6 +17,7 @@ namespace clustersim {
 namespace {
 
 using testing::MakeJob;
+using testing::TempPath;
 
 Trace FiveJobs() {
   // Submissions 0, 10, 20, 30, 40 s; vc a, b, a, b, a; users u1, u2, u1, u1, u2.
@@ -180,7 +180,7 @@ TEST(NativeCsvWriter, WhatItWritesReadsBackIdentically) {
   trace.jobs[2].walltime = 123.5;
   trace.jobs[3].gpu_type = "A100-80GB|H100-80GB";
   trace.jobs[4].submit_time = 40.1;
-  const std::string path = ::testing::TempDir() + "/written.csv";
+  const std::string path = TempPath("written.csv");
   WriteNativeCsv(trace, path);
   const Trace back = LoadTrace(path);
   ASSERT_EQ(back.jobs.size(), 5u);
@@ -196,7 +196,7 @@ TEST(NativeCsvWriter, WhatItWritesReadsBackIdentically) {
 }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "." + name;
+  const std::string path = TempPath(name);
   std::ofstream(path) << text;
   return path;
 }
@@ -301,8 +301,8 @@ std::string ReadAll(const std::string& path) {
 TEST(Generator, SameOptionsGiveTheSameBytesAndOtherSeedsDoNot) {
   GeneratorOptions options;
   options.jobs = 2000;
-  const std::string a = ::testing::TempDir() + "/ga.csv", b = ::testing::TempDir() + "/gb.csv",
-                    c = ::testing::TempDir() + "/gc.csv";
+  const std::string a = TempPath("ga.csv"), b = TempPath("gb.csv"),
+                    c = TempPath("gc.csv");
   WriteSyntheticTrace(options, a);
   WriteSyntheticTrace(options, b);
   options.seed = 43;
@@ -323,7 +323,7 @@ TEST(Generator, PoissonArrivalsHitTheTargetRateAndPhillySizes) {
   // sum of gpus x jobs: 76,627 + 3,636 + 7,480 + 13,144 + 84 + 3,184 + 168 + 2,144 + 384 + 384
   const double rate = 0.9 * 1000 / (107235.0 / 82247 * 3600);
   EXPECT_NEAR(ArrivalRatePerSecond(options), rate, 1e-12);
-  const std::string path = ::testing::TempDir() + "/poisson.csv";
+  const std::string path = TempPath("poisson.csv");
   WriteSyntheticTrace(options, path);
   const Trace trace = LoadTrace(path);
   ASSERT_EQ(trace.jobs.size(), 200000u);
@@ -342,14 +342,14 @@ TEST(Generator, PoissonArrivalsHitTheTargetRateAndPhillySizes) {
 TEST(Generator, DiurnalArrivalsFollowTheCurve) {
   // A two-slot curve (10-minute slots): 1 then 3 submissions. Normalized to mean 1: 0.5, 1.5.
   // So three quarters of the arrivals fall in odd slots.
-  const std::string curve = ::testing::TempDir() + "/curve.csv";
+  const std::string curve = TempPath("curve.csv");
   std::ofstream(curve) << "time,submit_gpu_job\n2020-01-01 00:00:00,1\n2020-01-01 00:10:00,3\n";
   GeneratorOptions options;
   options.jobs = 40000;
   options.cluster_gpus = 100;
   options.arrivals = "diurnal";
   options.curve_path = curve;
-  const std::string path = ::testing::TempDir() + "/diurnal.csv";
+  const std::string path = TempPath("diurnal.csv");
   WriteSyntheticTrace(options, path);
   const Trace trace = LoadTrace(path);
   int64_t odd = 0;
@@ -377,7 +377,7 @@ TEST(Generator, OfferedLoadIsWithinTwoPercentOfTheTargetForBothArrivalKinds) {
       options.load = 0.9;
       options.arrivals = arrivals;
       options.seed = seed;
-      const std::string path = ::testing::TempDir() + "/load_" + arrivals + ".csv";
+      const std::string path = TempPath(std::string("load_") + arrivals + ".csv");
       const GeneratedTrace made = WriteSyntheticTrace(options, path);
       const TraceStats stats = ComputeTraceStats(LoadTrace(path));
       const double load = stats.offered_gpu_hours_per_day / (24.0 * 8192);
@@ -396,7 +396,7 @@ TEST(Generator, ModelMixAndPhillyDurations) {
   options.jobs = 20000;
   options.durations = "philly";
   options.models = ParseModelMix("resnet50:3,bert-large:1");
-  const std::string path = ::testing::TempDir() + "/models.csv";
+  const std::string path = TempPath("models.csv");
   WriteSyntheticTrace(options, path);
   const Trace trace = LoadTrace(path);
   int64_t resnet = 0;

@@ -18,6 +18,7 @@ namespace {
 
 using testing::Nodes;
 using testing::TestSim;
+using testing::TempPath;
 
 class Soak : public ::testing::TestWithParam<std::string> {};
 
@@ -28,7 +29,7 @@ TEST_P(Soak, FailuresAndPreemptionsKeepEveryInvariantAndEveryJobFinishes) {
   generator.load = 0.9;
   generator.durations = "philly";
   generator.seed = 7;
-  const std::string path = ::testing::TempDir() + "/soak_" + GetParam() + ".csv";
+  const std::string path = TempPath("soak_" + GetParam() + ".csv");
   WriteSyntheticTrace(generator, path);
   const Trace trace = LoadTrace(path);
 
@@ -78,7 +79,7 @@ TEST_P(PromiseSoak, WithExactPlansNoJobStartsAfterItsPromise) {
   generator.cluster_gpus = 128;
   generator.load = 1.1;  // queues build up (mean queue about 670 jobs with fcfs)
   generator.seed = 9;
-  const std::string path = ::testing::TempDir() + "/promise_soak.csv";
+  const std::string path = TempPath("promise_soak.csv");
   WriteSyntheticTrace(generator, path);
   const Trace trace = LoadTrace(path);
   TestSim sim(Nodes(16, 8), trace.jobs, policy, placement);
@@ -143,7 +144,7 @@ TEST_P(ModelSoak, ModelAwareRunsKeepEveryInvariantWithOomFailuresAndFailures) {
   generator.load = 0.9;
   generator.durations = "philly";
   generator.seed = 5;
-  const std::string path = ::testing::TempDir() + "/model_soak_" + GetParam() + ".csv";
+  const std::string path = TempPath("model_soak_" + GetParam() + ".csv");
   WriteSyntheticTrace(generator, path);
   Trace trace = LoadTrace(path);
   AssignModels(trace.jobs, 3);
