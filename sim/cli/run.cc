@@ -126,6 +126,18 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.options.colocation_speed = RequireNumber(value, path, key);
     } else if (option == "storage-gbps") {
       config->models.options.storage_gbps = RequireNumber(value, path, key);
+    } else if (option == "on-no-fit") {
+      const std::string v = text(value, key);
+      if (v != "wait" && v != "skip") throw JsonValueError(path, key, "expected wait or skip");
+      config->engine.skip_no_fit = v == "skip";
+    } else if (option == "no-departures") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->engine.no_departures = value.get<bool>();
+    } else if (option == "inflate") {
+      config->filter.inflate = RequireNumber(value, path, key);
+      if (!(config->filter.inflate > 0) || !std::isfinite(config->filter.inflate)) {
+        throw JsonValueError(path, key, "expected a factor > 0");
+      }
     } else if (option == "bsld-threshold") {
       config->bsld_threshold_seconds = RequireNumber(value, path, key);
     } else {
@@ -137,7 +149,7 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
               "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
               "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, bsld_threshold, "
-              "record_allocations, out");
+              "record_allocations, on_no_fit, no_departures, inflate, out");
     }
   }
 } catch (const JsonValueError& e) {
@@ -299,6 +311,18 @@ RunOutcome ExecuteRun(const RunConfig& config) {
         counts.kept, counts.before, counts.outside_window, counts.other_vc, counts.other_user,
         counts.other_status, counts.beyond_first_n);
   }
+  if (config.filter.inflate > 0) {
+    // After the filters, on the kept jobs; the seed is the run's, so each seed is one sample.
+    const size_t before = trace.jobs.size();
+    InflateTrace(&trace, config.filter.inflate, int64_t{cluster.total_gpus()} * 1000,
+                 static_cast<uint64_t>(config.seed));
+    spdlog::info("--inflate {}: {} jobs -> {} jobs, shuffled, one arrival a second",
+                 config.filter.inflate, before, trace.jobs.size());
+  }
+  if (config.engine.skip_no_fit && config.policy != "fcfs") {
+    throw InputError("--on-no-fit skip: places each job as it arrives, which is fcfs; policy " +
+                     config.policy + " keeps its own queue (use --policy fcfs)");
+  }
   if (config.models.assign) {
     const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed));
     spdlog::info("assigned a model and batch to {} jobs (seed {})", assigned, config.seed);
@@ -361,6 +385,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
       filter["jobs_before"] = counts.before;
       filter["jobs_kept"] = counts.kept;
     }
+    if (config.filter.inflate > 0) filter["jobs_inflated"] = trace.jobs.size();
     record.trace_filter = filter.dump();
   }
 
