@@ -283,7 +283,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   // once the trace is read, before the run.
   std::vector<TaskClass> workload;
   const auto placement = placement_entry.make(
-      PlacementEnv{&cluster, &topology, runtime.get(), &workload}, config.params);
+      PlacementEnv{&cluster, &topology, runtime.get(), &workload, config.seed}, config.params);
   std::unique_ptr<Policy> owned_policy;
   if (policy_entry != nullptr) owned_policy = policy_entry->make(config.params);
   Policy* const policy = policy_entry != nullptr ? owned_policy.get() : config.policy_object;

@@ -56,6 +56,8 @@ struct PlacementEnv {
   // may be filled after the strategy is made (`run` reads the trace later) but before the first
   // Find.
   const std::vector<TaskClass>* workload = nullptr;
+  // The run's seed, for strategies that draw at random (random-fit).
+  int64_t seed = 0;
 };
 
 class Placement {
