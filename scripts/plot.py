@@ -97,7 +97,7 @@ SIZES = {
     "timelines": ((9, 8.5), (3.4, 5.2)),
     "bars": ((7, 4.2), (3.4, 2.4)),
     "headline": ((11, 9), (7.0, 6.0)),
-    "curve": ((10, 4.5), (3.4, 2.5)),
+    "curve": ((12, 4.8), (3.4, 2.5)),
 }
 
 LINESTYLES = ["-", "--", ":", "-."]
@@ -477,12 +477,19 @@ def plot_placement_curve(figs, db, ids):
     if not groups:
         return None
     varying = [i for i in range(len(fields)) if len({k[i] for k in groups}) > 1]
+    # Labels: the varying settings, without the words every label shares.
+    words = {}
+    for key, members in groups.items():
+        first = runs[members[0]]
+        parts = [shown_value(first, fields[i][0], fields[i][1]) for i in varying]
+        words[key] = " ".join(p for p in parts if p).split()
+    common = set.intersection(*(set(w) for w in words.values())) if len(words) > 1 else set()
     fig, (ax, zoom) = plt.subplots(1, 2, figsize=figs.size("curve"),
                                    gridspec_kw={"width_ratios": [3, 2]})
     for index, (key, members) in enumerate(groups.items()):
         first = runs[members[0]]
-        parts = [shown_value(first, fields[i][0], fields[i][1]) for i in varying]
-        label = " ".join(p for p in parts if p) or f"{first['policy']}/{first['placement']}"
+        label = " ".join(w for w in words[key] if w not in common)
+        label = label or f"{first['policy']}/{first['placement']}"
         label += f" ({len(members)} seed{'s' if len(members) > 1 else ''})"
         by_percent = {}
         for run_id in members:
@@ -508,8 +515,10 @@ def plot_placement_curve(figs, db, ids):
         panel.set_xlabel("arrived GPU capacity (% of the GPUs)")
         panel.grid(True, alpha=0.3)
     ax.set_ylabel("unallocated GPU capacity (%)")
-    figs.title(ax, "unallocated against arrived (mean over seeds; band: min-max)")
+    figs.title(ax, "all arrivals")
     figs.title(zoom, "85-105 % arrived")
+    if not figs.paper:
+        fig.suptitle("unallocated against arrived GPU capacity (mean over seeds; band: min-max)")
     figs.legend(zoom, len(groups))
     fig.tight_layout()
     return fig

@@ -287,6 +287,12 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   std::unique_ptr<Policy> owned_policy;
   if (policy_entry != nullptr) owned_policy = policy_entry->make(config.params);
   Policy* const policy = policy_entry != nullptr ? owned_policy.get() : config.policy_object;
+  // The classes of FGD's measure (metric and frag-aware): folded (WorkloadClasses, default) or
+  // the paper's (PaperTaskClasses); docs/metrics.md#fgd.
+  const std::string fgd_classes = config.params.String("fgd_classes", "folded");
+  if (fgd_classes != "folded" && fgd_classes != "paper") {
+    throw InputError("--param fgd_classes=" + fgd_classes + ": expected folded or paper");
+  }
   config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   const bool model_aware = config.models.enabled || config.models.assign;
   CheckModelOptions(config.models);
@@ -423,7 +429,10 @@ RunOutcome ExecuteRun(const RunConfig& config) {
 
   const bool host_limits = RunLimitsHost(trace, cluster);
   WarnUnusedHostDemands(trace, cluster, host_limits);
-  workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus(), host_limits);
+  workload = fgd_classes == "paper"
+                 ? PaperTaskClasses(trace, placement->SharesGpus(), host_limits)
+                 : WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus(),
+                                   host_limits);
   engine_options.workload = &workload;  // the same classes for the FGD metric
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
   engine.Run();
