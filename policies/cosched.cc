@@ -475,6 +475,7 @@ class Cosched final : public Policy {
         want.gpus = n;
         want.type_mask = uint64_t{1} << t;
         want.job = &job;
+        want.job_id = id;
         if (context.placement().Find(context.resources(), want, &allocation)) break;
         min_failed_[p] = std::min(min_failed_[p], n);
       }
@@ -676,6 +677,7 @@ class Cosched final : public Policy {
         want.gpus = n;
         want.type_mask = uint64_t{1} << t;
         want.job = &context.job(id);
+        want.job_id = id;
         if (context.placement().Find(scratch, want, &allocation)) break;
       }
       bool resized = false;

@@ -1,11 +1,15 @@
 // The native trace format (DESIGN.md §9), CSV and JSON.
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
-// optional walltime, gpu_type, user, vc, priority, model, batch_size, status. Times in seconds.
+// optional walltime, gpu_type, user, vc, priority, model, batch_size, status, precision,
+// sequence_length. Times in seconds.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
 // of 0 GPUs is kept and rejected by the engine with a reason); priority an integer; batch_size
-// an integer >= 0; job_id non-empty and unique. Anything else is an error naming the file, line,
+// an integer >= 0; precision fp32, tf32, mixed-fp16 or mixed-bf16 (a job's training precision;
+// empty = its model's recipe); sequence_length an integer >= 0 (tokens per sample, or image
+// pixels per side; 0 = its model's default); job_id non-empty and unique. Anything else is an
+// error naming the file, line,
 // column (1-based character position of the field) and what was expected.
 #include <algorithm>
 #include <cmath>
@@ -15,6 +19,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "sim/models/model_catalog.h"
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
 #include "workloads/reader.h"
@@ -25,11 +30,12 @@ namespace {
 
 enum Column {
   kJobId, kSubmit, kGpus, kDuration, kWalltime, kGpuType, kUser, kVc, kPriority, kModel,
-  kBatchSize, kStatus, kColumnCount
+  kBatchSize, kStatus, kPrecision, kSequenceLength, kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
     "job_id", "submit_time", "gpus",  "duration", "walltime",   "gpu_type",
-    "user",   "vc",          "priority", "model", "batch_size", "status"};
+    "user",   "vc",          "priority", "model", "batch_size", "status",
+    "precision", "sequence_length"};
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {
@@ -208,6 +214,18 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.batch_size = static_cast<int>(parse.Count(*f, "batch_size", 0));
     }
     if (auto* f = optional(kStatus)) job.trace_status = f->text;
+    if (auto* f = optional(kPrecision)) {
+      const auto precision = ParsePrecision(std::string(f->text));
+      if (!precision) {
+        throw InputError(path, line_number, f->column,
+                         "precision: expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" +
+                             std::string(f->text) + "\"");
+      }
+      job.precision = PrecisionName(*precision);
+    }
+    if (auto* f = optional(kSequenceLength)) {
+      job.sequence_length = static_cast<int>(parse.Count(*f, "sequence_length", 0));
+    }
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     sink->Add(std::move(job));
   }
@@ -273,6 +291,19 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
     text("vc", &job.vc);
     text("model", &job.model);
     text("status", &job.trace_status);
+    if (o.contains("precision") && !o["precision"].is_null()) {
+      const std::string p = RequireString(o["precision"], path, where + ".precision");
+      const auto precision = ParsePrecision(p);
+      if (!precision) {
+        throw InputError(path, 0, 0,
+                         where + ".precision: expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" +
+                             p + "\"");
+      }
+      job.precision = PrecisionName(*precision);
+    }
+    if (o.contains("sequence_length") && !o["sequence_length"].is_null()) {
+      job.sequence_length = static_cast<int>(number("sequence_length", true));
+    }
     if (!seen_ids.emplace(job.id, i).second) {
       throw InputError(path, 0, 0, where + ".job_id: duplicate id \"" + job.id + "\"");
     }
@@ -314,7 +345,7 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
-    "gpu_type,user,vc,priority,model,batch_size,status]",
+    "gpu_type,user,vc,priority,model,batch_size,status,precision,sequence_length]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

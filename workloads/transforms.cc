@@ -240,9 +240,15 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const std::string temporary = path + ".partial";
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) throw InputError(path, 0, 0, "cannot write file");
+  // The per-job training settings only when some job has them (older outputs stay as they were).
+  bool settings = false;
+  for (const Job& job : trace.jobs) {
+    settings = settings || !job.precision.empty() || job.sequence_length > 0;
+  }
   std::string chunk =
       "job_id,submit_time,gpus,duration,walltime,gpu_type,user,vc,priority,model,batch_size,"
-      "status\n";
+      "status";
+  chunk += settings ? ",precision,sequence_length\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
@@ -279,6 +285,10 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
     if (job.batch_size > 0) chunk += std::to_string(job.batch_size);
     chunk += ',';
     AppendField(job.trace_status.str(), &chunk);
+    if (settings) {
+      chunk += ',' + job.precision.str() + ',';
+      if (job.sequence_length > 0) chunk += std::to_string(job.sequence_length);
+    }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {
       ok = ok && std::fwrite(chunk.data(), 1, chunk.size(), file) == chunk.size();

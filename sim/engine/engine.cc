@@ -93,6 +93,7 @@ void Engine::ResolveRequests() {
     JobRun& run = runs_[i];
     run.request.gpus = job.gpus;
     run.request.job = &job;
+    run.request.job_id = static_cast<int>(i);
     if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
       run.request.milli = job.gpu_milli;
     }
@@ -641,8 +642,15 @@ void Engine::Start(JobId id, Allocation allocation) {
   }
   ValidateAllocation(id, allocation, "start of", false);
   const bool modelled = !model_runs_.empty();
-  const int batch =
-      allocation.batch > 0 ? allocation.batch : (modelled ? model_runs_[id].batch : 0);
+  int batch = allocation.batch > 0 ? allocation.batch : (modelled ? model_runs_[id].batch : 0);
+  if (modelled && allocation.batch == 0 && allocation.milli == 0 &&
+      options_.models->options().batch_choice ==
+          ModelRuntimeOptions::BatchChoice::kGoodputOptimal &&
+      options_.models->model(id) != nullptr) {
+    // Batch tuning without scheduling: the goodput-optimal batch for this allocation (it fits).
+    const int best = options_.models->BestBatch(id, allocation.gpu_type, size);
+    if (best > 0) batch = best;
+  }
   bool oom = false;
   if (!gpu_memory_.empty()) {
     model_runs_[id].memory_per_gpu = JobMemory(id, allocation, batch, &oom);

@@ -1,4 +1,4 @@
-// A job as every trace reader produces it (DESIGN.md §4): what was submitted, never what the
+// A job as every trace reader produces it: what was submitted, never what the
 // simulator did with it (that is JobRun in sim/engine/engine.h). Times in seconds from the trace's
 // origin, GPU counts in whole GPUs.
 #ifndef CLUSTERSIM_SIM_ENGINE_JOB_H_
@@ -32,6 +32,8 @@ struct Job {
   Symbol user;
   Symbol vc;            // virtual cluster / group
   Symbol model;         // model name, empty = unknown
+  Symbol precision;     // fp32, tf32, mixed-fp16 or mixed-bf16; empty = the model's default
+  int sequence_length = 0;  // tokens per sample (or image pixels per side); 0 = model default
   Symbol trace_status;  // status recorded in the trace, empty = unknown
 };
 
