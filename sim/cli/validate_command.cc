@@ -126,9 +126,12 @@ int CommandValidateModels(int argc, char** argv) {
   const auto memory = ValidateMemory(*data, models, hardware);
   const auto held = OfSplit(results, "heldout");
   const auto cal = OfSplit(results, "calibration");
+  size_t memory_held = 0;
+  for (const auto& m : memory) memory_held += m.row->split == "heldout";
   std::printf("validate-models: %zu throughput rows (%zu held out, %zu calibration), %zu memory "
-              "brackets\n",
-              results.size(), held.size(), cal.size(), memory.size());
+              "brackets (%zu held out, %zu calibration)\n",
+              results.size(), held.size(), cal.size(), memory.size(), memory_held,
+              memory.size() - memory_held);
   for (const auto& part : {std::make_pair("held-out", &held), std::make_pair("calibration", &cal)}) {
     const ErrorSummary s = SummarizeAll(*part.second, part.first);
     std::printf("  %-11s median |error| %s, p90 %s, worst %s, mean signed %s\n", part.first,
@@ -165,12 +168,12 @@ int CommandValidateModels(int argc, char** argv) {
   int respected = 0;
   std::printf("\nmemory brackets (largest published batch that ran / smallest that ran out of "
               "memory; B_max predicted)\n");
-  std::printf("  %-4s %-11s %5s %-10s %-12s %-10s %6s %6s %6s  %s\n", "id", "model", "seq",
-              "precision", "framework", "gpu", "fits", "oom", "B_max", "");
+  std::printf("  %-4s %-11s %-11s %5s %-10s %-12s %-10s %6s %6s %6s  %s\n", "id", "split",
+              "model", "seq", "precision", "framework", "gpu", "fits", "oom", "B_max", "");
   for (const auto& m : memory) {
     respected += m.respected;
-    std::printf("  %-4s %-11s %5d %-10s %-12s %-10s %6d %6s %6lld  %s\n", m.row->id.c_str(),
-                m.row->model.c_str(), m.row->sequence, m.row->precision.c_str(),
+    std::printf("  %-4s %-11s %-11s %5d %-10s %-12s %-10s %6d %6s %6lld  %s\n",
+                m.row->id.c_str(), m.row->split.c_str(), m.row->model.c_str(), m.row->sequence, m.row->precision.c_str(),
                 m.row->framework.c_str(), m.row->gpu.c_str(), m.row->fits,
                 m.row->oom ? std::to_string(m.row->oom).c_str() : "-",
                 static_cast<long long>(m.max_batch), m.respected ? "ok" : "VIOLATED");

@@ -48,12 +48,13 @@ TEST(ValidationData, CoversGpuTypesScalesAndModelFamiliesWithASourceForEveryRow)
   EXPECT_EQ(gpus, (std::set<std::string>{"A100", "H100", "V100"}));
   for (const char* m : {"ResNet-50", "BERT-large", "GPT"}) EXPECT_TRUE(models.count(m)) << m;
   EXPECT_GE(max_gpus, 64);
-  // The rule: at most one third of the rows calibrate the efficiency tables.
-  EXPECT_LE(3 * calibration, static_cast<int>(data.throughput.size()));
+  // At most one third of the rows (throughput and memory together) calibrate the catalog.
   for (const auto& row : data.memory) {
     EXPECT_FALSE(row.source.empty()) << row.id;
     EXPECT_GT(row.fits, 0) << row.id;
+    calibration += row.split == "calibration";
   }
+  EXPECT_LE(3 * calibration, static_cast<int>(data.throughput.size() + data.memory.size()));
 }
 
 TEST(ValidationData, HeldOutMedianErrorStaysUnderFifteenPercent) {
@@ -124,7 +125,8 @@ TEST(ValidationData, EveryPublishedBatchFitsAndOutOfMemoryBoundariesHold) {
       ++violated;
       // The one known miss: TensorFlow 1 SQuAD fine-tuning in FP32 on a 16 GB V100 runs out of
       // memory at 4 where the model allows 4 (TensorFlow 2's table runs 3 and fails at 6, which
-      // the model respects).
+      // the model respects). It is one of the five FP32 brackets behind the two TensorFlow 1
+      // activation-memory factors, missed by one sample.
       EXPECT_EQ(m.row->id, "M03");
     }
   }
