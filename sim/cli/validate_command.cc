@@ -57,7 +57,7 @@ void WriteRowsCsv(const std::string& path, const std::vector<ThroughputResult>& 
     if (!out) throw InputError(path, 0, 0, "a writable file");
     out << "id,split,group,model,precision,framework,gpu,gpus,tp,pp,micro_batch,accumulation,"
            "measured_samples_per_s,predicted_samples_per_s,error,measured_mfu,predicted_mfu,"
-           "b_max,fits,source\n";
+           "b_max,fits,step_s,compute_s,tp_comm_s,pp_comm_s,optimizer_s,dp_comm_s,source\n";
     char buf[512];
     for (const auto& r : results) {
       const ThroughputRow& w = *r.row;
@@ -71,6 +71,11 @@ void WriteRowsCsv(const std::string& path, const std::vector<ThroughputResult>& 
                     w.micro_batch, w.accumulation, r.measured_samples, r.predicted_samples,
                     r.error, r.measured_mfu, r.predicted_mfu, static_cast<long long>(r.max_batch),
                     r.fits ? 1 : 0);
+      const StepEstimate& e = r.estimate;
+      out << buf;
+      std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", e.step_seconds,
+                    e.compute_seconds, e.tp_comm_seconds, e.pp_comm_seconds, e.optimizer_seconds,
+                    e.comm_seconds);
       out << buf << CsvQuote(w.source) << "\n";
     }
     if (!out) throw InputError(path, 0, 0, "a writable file");

@@ -85,28 +85,32 @@ TEST(ValidationData, HeldOutCnnAndDataParallelScalingRowsAreWithinTenPercentMedi
 
 TEST(ValidationData, LargeLanguageModelUtilizationOnA100IsWithinTwentyPercent) {
   // Megatron-LM's A100 table (Narayanan et al. 2021, Table 1): 32 to 3072 GPUs. Predicted MFU
-  // within 20 % of the published one on every held-out row (the largest two, PP 35 and 64, sit at
-  // the boundary: 19.7 % and 20.05 % low; the model has no GEMM-size term, and the published
-  // utilization rises with the hidden size).
+  // within 20 % of the published one on every held-out row.
   int rows = 0;
   for (const auto& r : Split("heldout")) {
     if (r.row->model != "GPT" || r.row->gpu != "A100-80GB") continue;
     ++rows;
-    EXPECT_LE(std::fabs(r.predicted_mfu / r.measured_mfu - 1), 0.201) << r.row->id;
+    EXPECT_LE(std::fabs(r.predicted_mfu / r.measured_mfu - 1), 0.20) << r.row->id;
   }
   EXPECT_GE(rows, 8);
 }
 
-TEST(ValidationData, LargeLanguageModelUtilizationOnH100IsUnderPredictedByAtMostAThird) {
-  // Known gap (docs/model-validation.md): on H100 the model predicts 15-30 % below the
-  // published utilization at TP 8. The test pins the direction and the size of the gap so that
-  // it does not grow unnoticed.
+TEST(ValidationData, LargeLanguageModelUtilizationOnH100IsWithinTwentyPercentButOneRow) {
+  // Megatron-LM's H100 table, 96 to 6144 GPUs: within 20 % on every held-out row but T282 (TP 8,
+  // PP 1, 48 data-parallel replicas at 4 micro-batches per step), where the model exposes 0.24 s
+  // of data-parallel gradient communication per 1.19 s step that the published figure hides; it
+  // is 25 % low (docs/model-validation.md, known gaps). The test pins that row's gap.
   int rows = 0;
   for (const auto& r : Split("heldout")) {
     if (r.row->model != "GPT" || r.row->gpu != "H100-80GB") continue;
     ++rows;
-    EXPECT_LT(r.predicted_mfu, r.measured_mfu) << r.row->id;
-    EXPECT_GT(r.predicted_mfu / r.measured_mfu, 2.0 / 3.0) << r.row->id;
+    const double error = r.predicted_mfu / r.measured_mfu - 1;
+    if (r.row->id == "T282") {
+      EXPECT_LT(error, 0) << r.row->id;
+      EXPECT_GT(error, -0.30) << r.row->id;
+    } else {
+      EXPECT_LE(std::fabs(error), 0.20) << r.row->id;
+    }
   }
   EXPECT_GE(rows, 6);
 }
