@@ -137,6 +137,26 @@ TEST(ValidationData, EveryPublishedBatchFitsAndOutOfMemoryBoundariesHold) {
   EXPECT_LE(violated, 1);
 }
 
+TEST(ValidationData, CatalogEfficiencyIsTheFitOfTheCalibrationRows) {
+  // sim/data/models.json holds what `validate-models --fit` gives: refitting changes no achieved
+  // fraction by more than 0.1 % (the JSON keeps 4 significant digits).
+  const ModelEfficiency& catalog = ModelCatalog::Default().efficiency();
+  const ModelEfficiency fitted = FitEfficiency(DefaultValidationData(), ModelCatalog::Default(),
+                                               HardwareCatalog::Default());
+  int cells = 0;
+  for (const auto& [chip, classes] : fitted.chips) {
+    for (const auto& [cls, groups] : classes) {
+      for (const auto& [group, u] : groups) {
+        const auto c = catalog.Fraction(chip, cls, group);
+        ASSERT_TRUE(c.has_value()) << chip << "/" << cls << "/" << group;
+        EXPECT_NEAR(u / *c, 1.0, 1e-3) << chip << "/" << cls << "/" << group;
+        ++cells;
+      }
+    }
+  }
+  EXPECT_GE(cells, 12);
+}
+
 TEST(ValidationData, BadRowsAreRejectedWithFileLineAndColumn) {
   const std::string header =
       "id,split,group,model,layers,hidden,heads,vocab,sequence,image,precision,framework,system,"
