@@ -1,4 +1,4 @@
-// end_to_end_bench: the performance targets of DESIGN.md §13, measured with Google Benchmark on
+// end_to_end_bench: the performance targets of bench/README.md, measured with Google Benchmark on
 // seeded synthetic traces (workloads/generator.h: 1,000,000 jobs, Philly GPU counts, offered
 // load 0.9 on the cluster the case runs on unless named otherwise, mean duration 1 h).
 //

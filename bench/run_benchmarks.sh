@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds clustersim and the benchmarks (Release) and measures the DESIGN.md §13 targets:
+# Builds clustersim and the benchmarks (Release) and measures the targets of bench/README.md:
 #   1. every end_to_end_bench case, one process per case so each peak RSS is the case's own;
 #   2. `clustersim run` end to end under /usr/bin/time -v (wall seconds, max RSS), on the same
 #      synthetic traces and clusters.
@@ -95,8 +95,8 @@ stats_run all
 stats_run first_1000 --first 1000
 stats_run window_1h --window 0:3600
 
-# Model-aware runs on the 82,248-job Philly trace (issue 5; DESIGN.md §13: cosched end to end
-# within 60 s): models assigned, the default mixed cluster, each policy with the SQLite output.
+# Model-aware runs on the 82,248-job Philly trace (issue 5; bench/README.md#targets: cosched end to
+# end within 60 s): models assigned, the default mixed cluster, each policy with the SQLite output.
 philly_run() {  # POLICY
   local policy="$1" db="$SCRATCH/philly_$1.sqlite"
   /usr/bin/time -v -o "$RESULTS_DIR/philly_$policy.time" "$CLI" run \
@@ -117,7 +117,7 @@ python3 - "$RESULTS_DIR" "$JOBS" <<'PY'
 import json, os, re, sys
 
 results, jobs = sys.argv[1], int(sys.argv[2])
-# Targets of DESIGN.md §13 (1,000,000 jobs): (max wall s, max RSS MB, min events/s).
+# Targets of bench/README.md (1,000,000 jobs): (max wall s, max RSS MB, min events/s).
 targets = {
     "EndToEnd/fcfs_first_fit_1024x8": (3, 1024, None),
     "EndToEnd/fcfs_first_fit_100k": (10, None, None),

@@ -123,6 +123,11 @@ def main():
         if name.endswith(".csv"):
             put("native-csv", "bad_" + name, read(os.path.join(data, "bad", name)))
 
+    # gzip input (found by its magic bytes): whole, and cut short in the deflate data.
+    tiny_gz = gzip.compress(read(os.path.join(data, "tiny_trace.csv")), mtime=0)
+    put("native-csv", "tiny_trace_gzip", tiny_gz)
+    put("native-csv", "tiny_trace_gzip_truncated", tiny_gz[:len(tiny_gz) * 2 // 3])
+
     put("native-json", "array.json", NATIVE_JSON)
     put("native-json", "object.json", NATIVE_JSON_OBJECT)
 
@@ -164,6 +169,7 @@ def main():
     put("swf", "lublin_256_head.swf", head(os.path.join(traces, "swf", "lublin_256.swf"), 45))
     nasa = os.path.join(traces, "swf", "NASA-iPSC-1993-3.1-cln.swf.gz")
     put("swf", "nasa_ipsc_head.swf", head(nasa, 40, opener=gzip.open))
+    put("swf", "nasa_ipsc_head_gzip", gzip.compress(head(nasa, 40, opener=gzip.open), mtime=0))
 
     # Auto-detection: the first byte picks the file name (low two bits: 0 trace.csv, 1 trace.json,
     # 2 pai_job_table.csv, 3 trace.swf).
@@ -177,6 +183,7 @@ def main():
     put("autodetect", "openb.csv",
         b"@" + head(os.path.join(traces, "alibaba_gpu_v2023", "openb_pod_list_default.csv"), 6))
     put("autodetect", "lublin.swf", b"C" + head(os.path.join(traces, "swf", "lublin_256.swf"), 30))
+    put("autodetect", "philly_json_gzip", b"A" + gzip.compress(PHILLY_JSON, mtime=0))
 
     put("cluster-spec", "tiny_cluster.json", read(os.path.join(data, "tiny_cluster.json")))
     put("cluster-spec", "default_preset.json",

@@ -1,4 +1,4 @@
-// What the backfilling policies share (DESIGN.md §6): the requested wall time of a job
+// What the backfilling policies share (docs/policies.md#easy): the requested wall time of a job
 // (parameter `walltime`) and EASY backfilling over an order the policy supplies (`easy` uses
 // submission order, `fair-share` with backfill=easy its fair-share order).
 //
@@ -22,7 +22,8 @@
 // placement at t_s with it running: at once if its own placement avoids the reserved set; else if
 // the head can be re-placed at t_s around it (the reservation moves); else on the live state with
 // the reserved GPUs marked busy, if it fits there. With `pool` this is exactly the count rule of
-// §6 (it uses at most the extra GPUs left); with node-aware placements it keeps the head's GPUs.
+// docs/policies.md#easy (it uses at most the extra GPUs left); with node-aware placements it keeps
+// the head's GPUs.
 //
 // Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue).
 // A request class is (GPUs, allowed types): once a job of a class fails to fit, or fails the

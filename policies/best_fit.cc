@@ -1,6 +1,6 @@
-// best-fit placement (DESIGN.md §6): as first-fit, but a job of n <= G GPUs (and the remainder
-// n mod G of a larger job) goes to the node with the fewest free GPUs that still fits, ties to the
-// lowest index; whole free nodes for larger jobs are still the lowest-index ones.
+// best-fit placement (docs/policies.md#best-fit): as first-fit, but a job of n <= G GPUs (and the
+// remainder n mod G of a larger job) goes to the node with the fewest free GPUs that still fits,
+// ties to the lowest index; whole free nodes for larger jobs are still the lowest-index ones.
 // Parameters: none.
 #include "policies/node_placement.h"
 #include "policies/registry.h"

@@ -1,5 +1,5 @@
-// conservative: conservative backfilling (DESIGN.md §6). Every waiting job holds a reservation (a
-// start time and GPUs for its requested wall time): an arriving job gets the earliest slot that
+// conservative: conservative backfilling (docs/policies.md). Every waiting job holds a reservation
+// (a start time and GPUs for its requested wall time): an arriving job gets the earliest slot that
 // fits around the running jobs (ending by their wall times) and every existing reservation, which
 // it never disturbs; at a timestamp with completions the reservations are first compressed (each
 // waiting job, in submission order, is re-placed at its earliest slot around everything else,

@@ -1,5 +1,5 @@
-// cosched: joint batch-size co-scheduling (DESIGN.md §6; seed 000 §1.3, seed 001 §3.1-3.2), the
-// seeds' main proposal. Greedily in priority order, every queued job gets the (GPU type, GPU
+// cosched: joint batch-size co-scheduling (docs/policies.md#cosched, docs/models.md), the
+// design's main proposal. Greedily in priority order, every queued job gets the (GPU type, GPU
 // count, per-GPU batch) with the highest predicted rate that fits now — a count from its request
 // down to a floor, the goodput-maximizing batch that fits in memory (so no job runs out of
 // memory), small jobs sharing a GPU when it is the only way they start — and every `interval`
@@ -141,6 +141,21 @@ class Cosched final : public Policy {
 
   bool Elastic() const override { return true; }
   bool SupportsShares() const override { return true; }
+
+  std::string IdleWarning(const Trace& trace, const ModelRuntime* models) const override {
+    if (models != nullptr && models->modelled_jobs() > 0) return "";
+    const bool named = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                                   [](const Job& job) { return !job.model.empty(); });
+    std::string text =
+        "cosched: no job has model information, so no batch or GPU count is chosen and the "
+        "policy is a greedy first-fit with backfill over whole requests; ";
+    if (models == nullptr && named) {
+      text += "add --model-aware (the trace names models)";
+    } else {
+      text += "add --assign-models to give every job a model and batch by its size";
+    }
+    return text;
+  }
 
   void OnArrival(SchedulingContext& context, JobId id) override {
     Prepare(context, id);

@@ -1,4 +1,4 @@
-// easy: EASY backfilling (DESIGN.md §6). Jobs start from the head of the submission-order queue
+// easy: EASY backfilling (docs/policies.md). Jobs start from the head of the submission-order queue
 // while the head fits; when it does not, it gets a reservation at the earliest time t_s at which
 // the running jobs, ending by their requested wall times, leave room for it, and any later job
 // that fits now starts if it ends by t_s or leaves the head's reservation intact (with `pool`:

@@ -1,4 +1,4 @@
-// fair-share: Slurm-like fair-share priority (DESIGN.md §6). Each account (a user, or a virtual
+// fair-share: Slurm-like fair-share priority (docs/policies.md). Each account (a user, or a virtual
 // cluster with by=vc) has the factor F = 2^(-U/S), where U is its decayed GPU-second usage over
 // the sum of every account's (U = 0 while nobody has used anything) and S its share over the sum
 // of the shares of the accounts seen so far; the waiting jobs are ordered by F descending, ties
@@ -24,6 +24,7 @@
 #include <functional>
 #include <numbers>
 #include <queue>
+#include <set>
 #include <unordered_map>
 
 #include "policies/backfill.h"
@@ -149,6 +150,32 @@ class FairShare final : public Policy {
     order_.Build(context);
     context_ = &context;
     backfill_.Pass(context, order_, options_.backfill);
+  }
+
+  std::string IdleWarning(const Trace& trace, const ModelRuntime* /*models*/) const override {
+    std::set<Symbol> users, vcs;
+    for (const Job& job : trace.jobs) {
+      users.insert(job.user);
+      vcs.insert(job.vc);
+      if (users.size() > 1 && vcs.size() > 1) return "";
+    }
+    const std::set<Symbol>& accounts = options_.by_vc ? vcs : users;
+    if (accounts.size() > 1) return "";
+    const std::string by = options_.by_vc ? "vc" : "user";
+    const std::string same = options_.backfill ? "easy" : "fcfs";
+    std::string text = "fair-share by=" + by + ": every job of the trace is charged to one " +
+                       (options_.by_vc ? "virtual cluster" : "user") +
+                       ", so there is nothing to share and the policy schedules like " + same;
+    const std::set<Symbol>& other = options_.by_vc ? users : vcs;
+    if (other.size() > 1) {
+      text += "; --param by=" + std::string(options_.by_vc ? "user" : "vc") +
+              " shares between its " + std::to_string(other.size()) +
+              (options_.by_vc ? " users" : " virtual clusters");
+    } else {
+      text += "; the trace names neither users nor virtual clusters to share between (use " + same +
+              ")";
+    }
+    return text;
   }
 
   void OnArrival(SchedulingContext& context, JobId id) override {

@@ -1,6 +1,6 @@
-// fcfs: first come, first served with strict head-of-line blocking (DESIGN.md §6). The queue is
-// in (submit time, input order); jobs start from the head while the head fits under the run's
-// placement, and the pass stops at the first job that does not fit.
+// fcfs: first come, first served with strict head-of-line blocking (docs/policies.md#fcfs). The
+// queue is in (submit time, input order); jobs start from the head while the head fits under the
+// run's placement, and the pass stops at the first job that does not fit.
 // Parameters: none.
 #include "policies/registry.h"
 

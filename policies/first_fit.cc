@@ -1,4 +1,4 @@
-// first-fit placement (DESIGN.md §6): a job of n GPUs with G per node takes, if n <= G, the
+// first-fit placement (docs/policies.md): a job of n GPUs with G per node takes, if n <= G, the
 // lowest-index node with >= n free; if n > G, floor(n/G) completely free nodes (lowest indices)
 // plus, if n mod G > 0, the lowest-index other node with >= n mod G free. Within a node, the
 // lowest-index free GPUs. Parameters: none.

@@ -1,4 +1,4 @@
-// frag-aware placement (DESIGN.md §6): Alibaba's Fragmentation Gradient Descent (Weng et al.,
+// frag-aware placement (docs/policies.md): Alibaba's Fragmentation Gradient Descent (Weng et al.,
 // USENIX ATC'23). Among the nodes where a request fits, it takes the one (and the GPUs in it) whose
 // expected fragmentation (sim/engine/fragmentation.h: the node's idle GPU capacity that a task
 // drawn from the workload's size distribution could not use) grows least; ties go to the lowest

@@ -1,4 +1,4 @@
-// las: Tiresias discretized two-dimensional least attained service (DESIGN.md §6). A job's
+// las: Tiresias discretized two-dimensional least attained service (docs/policies.md#las). A job's
 // attained service is its GPUs x seconds held; K queues split at increasing thresholds, a new job
 // enters the back of queue 0 and moves to the back of the next queue at the exact time its
 // service crosses a threshold. Every pass scans the queues in order against the whole cluster,
@@ -12,7 +12,7 @@
 //     preempted moves to the back of queue 0 at that exact time, its attained service counted
 //     from 0 again (otherwise it would fall back at its next start).
 //
-// Choices where DESIGN.md is silent:
+// Choices beyond Tiresias' description (docs/policies.md#las):
 // - Service is counted while a job holds GPUs, checkpoint-restore time after a preemption
 //   included (JobRun::gpu_seconds): the GPUs are occupied either way.
 // - Demotion is a timer set when the job starts (and after each demotion, for the next

@@ -1,4 +1,4 @@
-// Shared by the node-aware placement strategies (first-fit, best-fit; DESIGN.md §6).
+// Shared by the node-aware placement strategies (first-fit, best-fit; docs/policies.md#placement).
 // A job of n GPUs on a partition of G GPUs per node: if n <= G it takes one node; if n > G it
 // takes floor(n/G) completely free nodes (lowest positions) plus, if n mod G > 0, one other node
 // chosen by the strategy's rule for the remainder. Multi-node jobs stay in one partition.

@@ -1,6 +1,6 @@
-// pool placement (DESIGN.md §6): GPU counting that ignores nodes, the HPC model. A job takes the
-// lowest-index free GPUs of the first GPU type (in order of appearance in the cluster spec) it
-// may use that has enough free. Parameters: none.
+// pool placement (docs/policies.md#pool): GPU counting that ignores nodes, the HPC model. A job
+// takes the lowest-index free GPUs of the first GPU type (in order of appearance in the cluster
+// spec) it may use that has enough free. Parameters: none.
 #include "policies/registry.h"
 
 namespace clustersim {

@@ -1,9 +1,9 @@
-// One pass of a preemptive priority policy (srtf, las; DESIGN.md §6). Every runnable job, queued
-// or running, is considered in the policy's priority order against the whole cluster ("each pass
-// considers all GPUs free"): a job is selected if it fits in what the jobs selected before it
+// One pass of a preemptive priority policy (srtf, las; docs/policies.md). Every runnable job,
+// queued or running, is considered in the policy's priority order against the whole cluster ("each
+// pass considers all GPUs free"): a job is selected if it fits in what the jobs selected before it
 // leave. Selected queued jobs start; running jobs not selected are preempted.
 //
-// How the plan maps to real GPUs (DESIGN.md is silent; this is the rule):
+// How the plan maps to real GPUs (docs/policies.md#preemptive-passes):
 // - A selected running job keeps the GPUs it holds. The GPUs left for a job are the cluster
 //   minus the GPUs of the jobs selected before it, where those jobs actually are (kept jobs where
 //   they run, newly started jobs where this pass puts them). Under `pool` this selects exactly the

@@ -1,5 +1,5 @@
-// sjf: non-preemptive shortest job first with oracle knowledge (DESIGN.md §6). The queue is in
-// order of trace duration (ties: submit order, then input order); jobs start from the head while
+// sjf: non-preemptive shortest job first with oracle knowledge (docs/policies.md#sjf). The queue is
+// in order of trace duration (ties: submit order, then input order); jobs start from the head while
 // the head fits under the run's placement, and the pass stops at the first job that does not fit
 // (strict blocking, as fcfs).
 // Parameters: none.

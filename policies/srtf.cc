@@ -1,5 +1,5 @@
-// srtf: preemptive shortest remaining time first with oracle knowledge (DESIGN.md §6). Every pass
-// re-plans all runnable jobs, queued and running, in order of remaining work (ties: submit
+// srtf: preemptive shortest remaining time first with oracle knowledge (docs/policies.md). Every
+// pass re-plans all runnable jobs, queued and running, in order of remaining work (ties: submit
 // order) against the whole cluster, starts each one that fits in what the jobs before it leave
 // (skipping the ones that do not) and preempts the running jobs not chosen.
 // Parameters: none.

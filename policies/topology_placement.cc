@@ -1,4 +1,4 @@
-// topology placement (DESIGN.md §6): among feasible placements, the one with the lowest
+// topology placement (docs/policies.md): among feasible placements, the one with the lowest
 // communication cost on the topology graph, scored with the run's runtime model. Candidates: for
 // a job that fits in one node, up to `candidates` nodes with enough free GPUs (fewest free first,
 // then lowest index) and, in each, every subset of its free GPUs when it has at most 8 free (else

@@ -37,7 +37,7 @@ CONFIGS = [
     ("cosched", ["--policy", "cosched", "--placement", "first-fit"]),
 ]
 RULES = ["recipe", "reference", "uniform"]
-LOADS = [("trace arrival rate", "1"), ("arrivals twice as fast (--load-scale 0.5)", "0.5")]
+LOADS = [("trace arrival rate", "1"), ("arrivals twice as fast (--load-factor 2)", "2")]
 COLUMNS = [
     # (header, summary metric, scale, format)
     ("mean JCT h", "jct_seconds_mean", 1 / 3600, "{:.2f}"),
@@ -72,7 +72,7 @@ def main():
             base = None
             for name, options in CONFIGS:
                 command = [args.binary, "run", "--assign-models", "--seed", "0", "--user-batches",
-                           rule, "--load-scale", load, "--no-progress", "--out", args.out] + options
+                           rule, "--load-factor", load, "--no-progress", "--out", args.out] + options
                 result = subprocess.run(command, capture_output=True, text=True)
                 if result.returncode != 0:
                     sys.exit(f"{' '.join(command)} failed:\n{result.stderr}")

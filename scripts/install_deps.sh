@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(g++ cmake make libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev
           libspdlog-dev libfmt-dev libsqlite3-dev sqlite3 googletest libgtest-dev libgmock-dev
-          libbenchmark-dev python3 python3-matplotlib slurm-wlm munge mold "$@")
+          libbenchmark-dev zlib1g-dev python3 python3-matplotlib slurm-wlm munge mold "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -20,9 +20,9 @@ SETUPS = [
      "fair-share accounts are virtual clusters), first-fit placement",
      ["--placements", "first-fit", "--param", "fair-share:by=vc"]),
     ("openb pod list (traces/alibaba_gpu_v2023/openb_pod_list_default.csv, 8,152 pods), "
-     "arrivals 33x faster (--load-scale 0.03), frag-aware placement",
+     "arrivals 33x faster (--load-factor 33), frag-aware placement",
      ["--trace", os.path.join(ROOT, "traces/alibaba_gpu_v2023/openb_pod_list_default.csv"),
-      "--load-scale", "0.03", "--placements", "frag-aware"]),
+      "--load-factor", "33", "--placements", "frag-aware"]),
 ]
 COLUMNS = [
     # (header, summary metric, scale, format)

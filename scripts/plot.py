@@ -1,25 +1,42 @@
 #!/usr/bin/python3
-"""Figures from a clustersim results database (DESIGN.md §11; schema in results/README.md).
+"""Figures from a clustersim results database (README: Figures; schema in results/README.md).
 
-usage: scripts/plot.py DB [--out DIR] [--run ID ...] [--dpi N]
+usage: scripts/plot.py DB [--out DIR] [--run ID ...] [--label FORMAT] [--format png,pdf]
+                          [--style screen|paper] [--smooth HOURS] [--dpi N]
 
-Writes each figure as DIR/NAME.png and DIR/NAME.pdf (DIR defaults to a `figures` folder next to
-the database), one line or bar per run (all runs, or the --run ids):
+Writes each figure as DIR/NAME.<format> (DIR defaults to a `figures` folder next to the
+database), one line or bar per run (all runs, or the --run ids):
 
   jct_cdf            CDF of job completion time (jobs that ended), log time axis
-  wait_cdf           CDF of queueing delay (jobs that started), symmetric-log time axis (waits of 0
-                     are common)
-  timelines          utilization, queue length and fragmentation (stranded GPUs, I_frag) over
-                     simulated time, from the `timeseries` rows of scope 'all'
+  wait_cdf           two CDFs side by side: first-start wait (submission to first start, jobs that
+                     started) and queued time (all time spent waiting, after preemptions too; jobs
+                     that ended). Under preemptive policies the two differ: a job that starts at
+                     once and is then preempted for hours has a first-start wait of 0.
+                     Symmetric-log time axes (waits of 0 are common).
+  timelines          utilization, queue length, stranded GPUs and I_frag over simulated time, from
+                     the `timeseries` rows of scope 'all'; stranded GPUs and I_frag, which jump
+                     between 0 and their maximum from one interval to the next, as a moving
+                     average (--smooth, default 1/100 of the longest run's span)
   gpu_type_utilization  utilization per GPU type (summary gpu_utilization per scope), grouped bars
-  headline           bar charts of headline figures from `summary`: mean and p95 JCT and wait,
-                     utilization, makespan, throughput, stranded GPUs, cost
+  headline           bar charts of headline figures from `summary`: mean and p95 JCT, mean
+                     first-start wait and queued time, bounded slowdown, preemptions per job,
+                     utilization, makespan, cost
+
+Run labels name what differs between the plotted runs (policy, placement, seed, cluster, trace,
+parameters, ...), or follow --label, a Python format string over the `runs` columns and `trace`
+(the trace's file name), e.g. --label "{policy} seed {seed}". Runs that failed (status failed,
+no jobs) are left out with a note on stderr. Beyond ten runs, line styles (and bar hatches)
+change with every ten colours. Legends sit outside the axes. --style paper: no titles, figure
+sizes for one column of a two-column paper (3.4 in wide, 8 pt text); --format: one or more of
+png, pdf, svg.
 
 Only the standard library (sqlite3) and Debian's python3-matplotlib; no network. Exit code 2 for a
-missing or unreadable database or an unknown run id.
+missing or unreadable database, an unknown run id or bad option values.
 """
 
 import argparse
+import json
+import math
 import os
 import sqlite3
 import sys
@@ -33,14 +50,41 @@ DAY = 86400.0
 HEADLINE = [
     ("jct_seconds_mean", "mean JCT (h)", HOUR),
     ("jct_seconds_p95", "p95 JCT (h)", HOUR),
-    ("wait_seconds_mean", "mean wait (h)", HOUR),
-    ("wait_seconds_p95", "p95 wait (h)", HOUR),
+    ("wait_seconds_mean", "mean first-start wait (h)", HOUR),
+    ("queued_seconds_mean", "mean queued time (h)", HOUR),
+    ("bsld_mean", "mean bounded slowdown", 1.0),
+    ("preemptions_per_job", "preemptions per job", 1.0),
     ("gpu_utilization", "GPU utilization", 1.0),
     ("makespan_seconds", "makespan (days)", DAY),
-    ("throughput_jobs_per_hour", "throughput (jobs/h)", 1.0),
-    ("stranded_gpus_mean", "stranded GPUs (mean)", 1.0),
     ("cost_usd", "cluster cost (k$)", 1000.0),
 ]
+
+# What may tell runs apart, in label order: (runs column or "trace", how it is shown).
+LABEL_FIELDS = [
+    ("policy", "{}"),
+    ("placement", "{}"),
+    ("cluster_spec", "on {}"),
+    ("trace", "{}"),
+    ("runtime_model", "runtime {}"),
+    ("params", "{}"),
+    ("trace_filter", "filter {}"),
+    ("preemption_cost_seconds", "preemption cost {:g} s"),
+    ("faults", "faults {}"),
+    ("models", "models {}"),
+    ("seed", "seed {}"),
+]
+
+# Figure sizes in inches: (screen, paper). Paper: one column of a two-column layout (3.4 in).
+SIZES = {
+    "cdf": ((7, 4.2), (3.4, 2.3)),
+    "wait": ((11, 4.2), (3.4, 2.3)),
+    "timelines": ((9, 8.5), (3.4, 5.2)),
+    "bars": ((7, 4.2), (3.4, 2.4)),
+    "headline": ((11, 9), (7.0, 6.0)),
+}
+
+LINESTYLES = ["-", "--", ":", "-."]
+HATCHES = ["", "//", "..", "xx", "\\\\"]
 
 
 def fail(message):
@@ -59,35 +103,137 @@ def open_db(path):
     return db
 
 
-def run_labels(db, wanted):
-    rows = db.execute(
-        "SELECT run_id, policy, placement, cluster_spec, runtime_model FROM runs ORDER BY run_id"
-    ).fetchall()
-    known = {r[0]: r for r in rows}
-    ids = wanted or sorted(known)
+def short(text, limit=28):
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shown_value(run, field, shown):
+    """A run's value of `field` for its label; "" for parameters or settings left at none."""
+    value = run.get(field)
+    if field == "preemption_cost_seconds":
+        return shown.format(value or 0)
+    if field in ("params", "trace_filter", "faults", "models"):
+        try:
+            items = json.loads(value or "{}")
+        except ValueError:
+            return shown.format(short(value))
+        if not items:
+            return ""
+        if field == "params":  # key=value, as given on the command line
+            return " ".join(f"{k}={v}" for k, v in items.items())
+        return shown.format(short(json.dumps(items, separators=(",", ":")), 40))
+    return shown.format(short(value))
+
+
+def run_labels(db, wanted, label_format):
+    db.row_factory = sqlite3.Row
+    rows = {r["run_id"]: dict(r) for r in db.execute("SELECT * FROM runs ORDER BY run_id")}
+    db.row_factory = None
+    ids = wanted or sorted(rows)
     for run_id in ids:
-        if run_id not in known:
-            fail(f"no run {run_id} in the database (runs: {', '.join(map(str, sorted(known)))})")
+        if run_id not in rows:
+            fail(f"no run {run_id} in the database (runs: {', '.join(map(str, sorted(rows)))})")
     if not ids:
         fail("the database holds no runs")
-    labels = {}
+    kept = []
     for run_id in ids:
-        _, policy, placement, cluster, _ = known[run_id]
-        cluster = cluster.replace("preset:", "")
-        if len(cluster) > 24:
-            cluster = "..." + cluster[-21:]
-        labels[run_id] = f"{run_id}: {policy}/{placement} on {cluster}"
-    return ids, labels
+        status = rows[run_id]["status"]
+        jobs = db.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        if status == "failed" or jobs == 0:
+            print(f"plot.py: note: run {run_id} left out (status {status}, {jobs} jobs)",
+                  file=sys.stderr)
+            continue
+        kept.append(run_id)
+    if not kept:
+        fail("no run to plot: every selected run failed")
+    for run in rows.values():
+        run["trace"] = os.path.basename(run.get("trace_path") or "")
+        run["cluster_spec"] = (run.get("cluster_spec") or "").replace("preset:", "")
+    labels = {}
+    if label_format:
+        for run_id in kept:
+            try:
+                labels[run_id] = label_format.format(**rows[run_id])
+            except (KeyError, IndexError, ValueError) as e:
+                fail(f"--label {label_format!r}: {e!r}; fields: {', '.join(sorted(rows[run_id]))}")
+    else:
+        varying = [
+            (field, shown)
+            for field, shown in LABEL_FIELDS
+            if len({str(rows[r].get(field)) for r in kept}) > 1
+        ]
+        for run_id in kept:
+            parts = [shown_value(rows[run_id], f, shown) for f, shown in varying]
+            parts = [p for p in parts if p]
+            text = " ".join(parts) if parts else f"{rows[run_id]['policy']}/{rows[run_id]['placement']}"
+            labels[run_id] = f"{run_id}: {text}"
+    for run_id in kept:
+        if rows[run_id]["status"] != "complete":
+            labels[run_id] += f" ({rows[run_id]['status']})"
+    return kept, labels
 
 
-def save(fig, out_dir, name, dpi):
-    paths = []
-    for ext in ("png", "pdf"):
-        path = os.path.join(out_dir, f"{name}.{ext}")
-        fig.savefig(path, dpi=dpi, bbox_inches="tight")
-        paths.append(path)
-    plt.close(fig)
-    return paths
+def style_of(index):
+    """Colour and line style of the index-th run: ten colours, then the next line style."""
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return {
+        "color": colours[index % len(colours)],
+        "linestyle": LINESTYLES[(index // len(colours)) % len(LINESTYLES)],
+    }
+
+
+def hatch_of(index):
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return HATCHES[(index // len(colours)) % len(HATCHES)]
+
+
+class Figures:
+    def __init__(self, args):
+        self.paper = args.style == "paper"
+        self.formats = args.format
+        self.dpi = args.dpi
+        self.out_dir = args.out
+        self.smooth_hours = args.smooth
+        if self.paper:
+            plt.rcParams.update({
+                "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "legend.fontsize": 6.5,
+                "xtick.labelsize": 7, "ytick.labelsize": 7, "lines.linewidth": 1.0,
+            })
+
+    def size(self, kind):
+        return SIZES[kind][1 if self.paper else 0]
+
+    def title(self, ax, text):
+        if not self.paper:
+            ax.set_title(text)
+
+    def legend(self, ax, n):
+        """Outside the data: right of the axes on screen, below them in paper style."""
+        kwargs = {"fontsize": 6.5 if self.paper else 8, "frameon": False}
+        if self.paper:
+            kwargs.update(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=min(2, n))
+        else:
+            kwargs.update(loc="upper left", bbox_to_anchor=(1.02, 1.0), ncol=1 if n <= 20 else 2)
+        return ax.legend(**kwargs)
+
+    def figure_legend(self, fig, handles, labels, n):
+        """Outside every panel: right of the figure on screen, above it in paper style."""
+        kwargs = {"fontsize": 6.5 if self.paper else 8, "frameon": False}
+        if self.paper:
+            kwargs.update(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(2, n))
+        else:
+            kwargs.update(loc="upper left", bbox_to_anchor=(1.0, 0.95), ncol=1 if n <= 20 else 2)
+        return fig.legend(handles, labels, **kwargs)
+
+    def save(self, fig, name):
+        paths = []
+        for ext in self.formats:
+            path = os.path.join(self.out_dir, f"{name}.{ext}")
+            fig.savefig(path, dpi=self.dpi, bbox_inches="tight")
+            paths.append(path)
+        plt.close(fig)
+        return paths
 
 
 def cdf_points(values):
@@ -96,10 +242,9 @@ def cdf_points(values):
     return values, [(i + 1) / n for i in range(n)]
 
 
-def plot_cdf(db, ids, labels, column, where, title, xlabel, log_mode):
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+def draw_cdf(ax, db, ids, labels, column, where, log_mode, paper=False):
     plotted = False
-    for run_id in ids:
+    for i, run_id in enumerate(ids):
         values = [
             v / HOUR
             for (v,) in db.execute(
@@ -109,50 +254,121 @@ def plot_cdf(db, ids, labels, column, where, title, xlabel, log_mode):
         if not values:
             continue
         xs, ys = cdf_points(values)
-        ax.step(xs, ys, where="post", label=labels[run_id], linewidth=1.4)
+        ax.step(xs, ys, where="post", label=labels[run_id], **style_of(i))
         plotted = True
     if log_mode == "log":
         ax.set_xscale("log")
     else:
         ax.set_xscale("symlog", linthresh=1 / 60)  # linear below one minute
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("fraction of jobs")
+        if paper:  # fewer ticks on a narrow axis: 0, then every second decade
+            top = max(ax.get_xlim()[1], 1.0)
+            ticks = [0.0] + [10.0 ** k for k in range(-2, int(math.ceil(math.log10(top))) + 1, 2)]
+            ax.set_xticks(ticks)
     ax.set_ylim(0, 1.01)
-    ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
+    return plotted
+
+
+def has_column(db, table, column):
+    return any(r[1] == column for r in db.execute(f"PRAGMA table_info({table})"))
+
+
+def plot_jct(figs, db, ids, labels):
+    fig, ax = plt.subplots(figsize=figs.size("cdf"))
+    plotted = draw_cdf(ax, db, ids, labels, "jct", "jct IS NOT NULL", "log")
+    ax.set_xlabel("JCT (hours, log scale)")
+    ax.set_ylabel("fraction of jobs")
+    figs.title(ax, "job completion time")
     if plotted:
-        ax.legend(fontsize=8, loc="lower right")
+        figs.legend(ax, n=len(ids))
     return fig
 
 
-def plot_timelines(db, ids, labels):
-    fig, axes = plt.subplots(4, 1, figsize=(8, 8.5), sharex=True)
-    panels = [
-        ("utilization", "GPU utilization"),
-        ("queue_length", "queue length (jobs)"),
-        ("stranded_gpus", "stranded GPUs"),
-        ("i_frag", "I_frag"),
-    ]
+def plot_waits(figs, db, ids, labels):
+    fig, axes = plt.subplots(1, 2, figsize=figs.size("wait"), sharey=True)
+    plotted = draw_cdf(axes[0], db, ids, labels, "wait_time", "wait_time IS NOT NULL", "symlog",
+                       figs.paper)
+    axes[0].set_xlabel("first-start wait (h)")
+    axes[0].set_ylabel("fraction of jobs")
+    figs.title(axes[0], "first-start wait (jobs that started)")
+    if has_column(db, "jobs", "queued_time"):
+        draw_cdf(axes[1], db, ids, labels, "queued_time",
+                 "queued_time IS NOT NULL AND jct IS NOT NULL", "symlog", figs.paper)
+    else:
+        axes[1].text(0.5, 0.5, "no queued_time column\n(database of an older clustersim)",
+                     ha="center", va="center", transform=axes[1].transAxes)
+    axes[1].set_xlabel("queued time (h)")
+    figs.title(axes[1], "queued time: all waiting, after preemptions too")
+    if not figs.paper:
+        fig.text(0.5, -0.02, "time axes linear below 1 min, logarithmic above", ha="center",
+                 fontsize=8)
+    fig.tight_layout()
+    if plotted:
+        h, l = axes[0].get_legend_handles_labels()
+        figs.figure_legend(fig, h, l, len(ids))
+    return fig
+
+
+def moving_average(values, window):
+    """Centred mean over `window` points (shorter at the ends)."""
+    if window <= 1:
+        return values
+    half = window // 2
+    prefix = [0.0]
+    for v in values:
+        prefix.append(prefix[-1] + v)
+    out = []
+    for i in range(len(values)):
+        lo, hi = max(0, i - half), min(len(values), i + half + 1)
+        out.append((prefix[hi] - prefix[lo]) / (hi - lo))
+    return out
+
+
+def plot_timelines(figs, db, ids, labels):
+    fig, axes = plt.subplots(4, 1, figsize=figs.size("timelines"), sharex=True)
+    panels = ["GPU utilization", "queue length (jobs)", "stranded GPUs", "I_frag"]
+    smoothed = {2, 3}
+    series = {}
     for run_id in ids:
         rows = db.execute(
             "SELECT t_start, t_end, utilization, queue_length, stranded_gpus, i_frag "
             "FROM timeseries WHERE run_id = ? AND gpu_type = 'all' ORDER BY t_start",
             (run_id,),
         ).fetchall()
+        if rows:
+            series[run_id] = rows
+    # One averaging window for every run: 1/100 of the longest span unless --smooth says.
+    span = max((rows[-1][1] - rows[0][0] for rows in series.values()), default=0)
+    hours = figs.smooth_hours if figs.smooth_hours is not None else span / 100 / HOUR
+    averaged = False
+    for i, run_id in enumerate(ids):
+        rows = series.get(run_id)
         if not rows:
             continue
         t = [(r[0] + r[1]) / 2 / DAY for r in rows]
-        for i, (ax, (_, _)) in enumerate(zip(axes, panels)):
-            ax.plot(t, [r[2 + i] if r[2 + i] is not None else 0 for r in rows],
-                    label=labels[run_id], linewidth=0.9)
-    for ax, (_, ylabel) in zip(axes, panels):
+        interval = max(1e-9, rows[0][1] - rows[0][0])
+        window = max(1, int(round(hours * HOUR / interval)))
+        style = style_of(i)
+        for p, ax in enumerate(axes):
+            values = [r[2 + p] if r[2 + p] is not None else 0 for r in rows]
+            if p in smoothed and window > 1:
+                averaged = True
+                values = moving_average(values, window)
+            ax.plot(t, values, label=labels[run_id], linewidth=0.9 if not figs.paper else 0.7,
+                    **style)
+    for p, (ax, ylabel) in enumerate(zip(axes, panels)):
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
+        if p in smoothed and averaged:
+            ax.text(0.99, 0.95, f"moving average over {hours:.3g} h", transform=ax.transAxes,
+                    va="top", ha="right", fontsize=6 if figs.paper else 8, alpha=0.8)
     axes[0].set_ylim(0, 1.02)
-    axes[0].set_title("interval averages over simulated time")
-    axes[0].legend(fontsize=8, loc="upper right")
+    axes[3].set_ylim(-0.02, 1.02)
+    figs.title(axes[0], "interval averages over simulated time")
     axes[-1].set_xlabel("simulated time (days)")
     fig.tight_layout()
+    h, l = axes[0].get_legend_handles_labels()
+    figs.figure_legend(fig, h, l, len(ids))
     return fig
 
 
@@ -165,54 +381,65 @@ def summary_values(db, run_id, metric):
     }
 
 
-def grouped_bars(ax, ids, labels, groups, values_of):
-    """Bars for each group (x axis) and run (colour)."""
-    width = 0.8 / max(1, len(ids))
-    for i, run_id in enumerate(ids):
-        xs = [g + (i - (len(ids) - 1) / 2) * width for g in range(len(groups))]
-        ys = [values_of(run_id, group) for group in groups]
-        ax.bar(xs, [y if y is not None else 0 for y in ys], width, label=labels[run_id])
-    ax.set_xticks(range(len(groups)))
-
-
-def plot_gpu_types(db, ids, labels):
+def plot_gpu_types(figs, db, ids, labels):
     per_run = {run_id: summary_values(db, run_id, "gpu_utilization") for run_id in ids}
     types = sorted({s for v in per_run.values() for s in v if s != "all"})
     groups = types + ["all"]
-    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(groups) + 2), 4.2))
-    grouped_bars(ax, ids, labels, groups, lambda run_id, g: per_run[run_id].get(g))
+    size = figs.size("bars")
+    fig, ax = plt.subplots(figsize=(max(size[0], (1.4 if not figs.paper else 0.7) * len(groups)
+                                        + 1), size[1]))
+    width = 0.8 / max(1, len(ids))
+    for i, run_id in enumerate(ids):
+        xs = [g + (i - (len(ids) - 1) / 2) * width for g in range(len(groups))]
+        ys = [per_run[run_id].get(group) for group in groups]
+        ax.bar(xs, [y if y is not None else 0 for y in ys], width, label=labels[run_id],
+               color=style_of(i)["color"], hatch=hatch_of(i), edgecolor="white", linewidth=0)
+    ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=15)
     ax.set_ylabel("GPU utilization (time average)")
     ax.set_ylim(0, 1.05)
-    ax.set_title("utilization per GPU type")
+    figs.title(ax, "utilization per GPU type")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
+    figs.legend(ax, n=len(ids))
     return fig
 
 
-def plot_headline(db, ids, labels):
+def plot_headline(figs, db, ids, labels):
     cols = 3
     rows_n = (len(HEADLINE) + cols - 1) // cols
-    fig, axes = plt.subplots(rows_n, cols, figsize=(11, 3 * rows_n))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, axes = plt.subplots(rows_n, cols, figsize=figs.size("headline"))
+    colours = [style_of(i)["color"] for i in range(len(ids))]
+    hatches = [hatch_of(i) for i in range(len(ids))]
     for ax, (metric, title, scale) in zip(axes.flat, HEADLINE):
         values = []
         for run_id in ids:
             v = summary_values(db, run_id, metric).get("all")
             values.append(v / scale if v is not None else 0)
-        ax.bar(range(len(ids)), values, color=[colours[i % len(colours)] for i in range(len(ids))])
+        ax.bar(range(len(ids)), values, color=colours, hatch=hatches, edgecolor="white",
+               linewidth=0)
         ax.set_xticks(range(len(ids)))
-        ax.set_xticklabels([str(r) for r in ids])
-        ax.set_title(title, fontsize=10)
+        ax.set_xticklabels([str(r) for r in ids], fontsize=7 if len(ids) > 12 else None)
+        ax.set_title(title, fontsize=8 if figs.paper else 10)  # a panel name, kept in paper style
         ax.grid(True, axis="y", alpha=0.3)
     for ax in list(axes.flat)[len(HEADLINE):]:
         ax.axis("off")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[i % len(colours)]) for i in range(len(ids))]
-    fig.legend(handles, [labels[r] for r in ids], loc="lower center", ncol=min(3, len(ids)),
-               fontsize=8)
-    fig.suptitle("headline figures by run (x axis: run id)")
-    fig.tight_layout(rect=(0, 0.06 + 0.02 * ((len(ids) - 1) // 3), 1, 0.97))
+    handles = [plt.Rectangle((0, 0), 1, 1, facecolor=colours[i], hatch=hatches[i],
+                             edgecolor="white") for i in range(len(ids))]
+    if not figs.paper:
+        fig.suptitle("headline figures by run (x axis: run id)")
+    fig.tight_layout()
+    figs.figure_legend(fig, handles, [labels[r] for r in ids], len(ids))
     return fig
+
+
+def parse_formats(text):
+    formats = [f.strip().lower() for f in text.split(",") if f.strip()]
+    for f in formats:
+        if f not in ("png", "pdf", "svg"):
+            fail(f"--format {text}: expected png, pdf or svg (or a comma-separated list)")
+    if not formats:
+        fail("--format: expected png, pdf or svg")
+    return list(dict.fromkeys(formats))
 
 
 def main(argv):
@@ -221,10 +448,22 @@ def main(argv):
     parser.add_argument("--out", help="output folder (default: figures/ next to the database)")
     parser.add_argument("--run", type=int, nargs="+", action="extend", default=[],
                         help="run ids to plot (default: every run)")
+    parser.add_argument("--label", help="run labels: a format string over the runs columns, "
+                        "e.g. '{policy} seed {seed}' (default: what differs between the runs)")
+    parser.add_argument("--format", default="png,pdf",
+                        help="png, pdf, svg or a comma-separated list (default png,pdf)")
+    parser.add_argument("--style", choices=["screen", "paper"], default="screen",
+                        help="paper: no titles, one column of a two-column paper (default screen)")
+    parser.add_argument("--smooth", type=float, default=None,
+                        help="hours of the moving average of stranded GPUs and I_frag (default: "
+                        "1/100 of the simulated span; 0 = raw)")
     parser.add_argument("--dpi", type=int, default=120, help="PNG resolution (default 120)")
     args = parser.parse_args(argv)
+    args.format = parse_formats(args.format)
+    if args.smooth is not None and args.smooth < 0:
+        fail("--smooth: expected hours >= 0")
     db = open_db(args.db)
-    ids, labels = run_labels(db, args.run)
+    ids, labels = run_labels(db, args.run, args.label)
     global plt
     import matplotlib
 
@@ -232,19 +471,19 @@ def main(argv):
     import matplotlib.pyplot
 
     plt = matplotlib.pyplot
-    out_dir = args.out or os.path.join(os.path.dirname(os.path.abspath(args.db)), "figures")
-    os.makedirs(out_dir, exist_ok=True)
+    args.out = args.out or os.path.join(os.path.dirname(os.path.abspath(args.db)), "figures")
+    os.makedirs(args.out, exist_ok=True)
+    figs = Figures(args)
+    for run_id in ids:
+        print(f"run {labels[run_id]}" if labels[run_id].startswith(f"{run_id}:")
+              else f"run {run_id}: {labels[run_id]}", file=sys.stderr)
 
     written = []
-    written += save(plot_cdf(db, ids, labels, "jct", "jct IS NOT NULL",
-                             "job completion time", "JCT (hours, log scale)", "log"),
-                    out_dir, "jct_cdf", args.dpi)
-    written += save(plot_cdf(db, ids, labels, "wait_time", "wait_time IS NOT NULL",
-                             "queueing delay", "wait (hours; linear below 1 min)", "symlog"),
-                    out_dir, "wait_cdf", args.dpi)
-    written += save(plot_timelines(db, ids, labels), out_dir, "timelines", args.dpi)
-    written += save(plot_gpu_types(db, ids, labels), out_dir, "gpu_type_utilization", args.dpi)
-    written += save(plot_headline(db, ids, labels), out_dir, "headline", args.dpi)
+    written += figs.save(plot_jct(figs, db, ids, labels), "jct_cdf")
+    written += figs.save(plot_waits(figs, db, ids, labels), "wait_cdf")
+    written += figs.save(plot_timelines(figs, db, ids, labels), "timelines")
+    written += figs.save(plot_gpu_types(figs, db, ids, labels), "gpu_type_utilization")
+    written += figs.save(plot_headline(figs, db, ids, labels), "headline")
     for path in written:
         print(path)
     return 0

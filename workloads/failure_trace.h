@@ -1,4 +1,4 @@
-// The failure trace format (DESIGN.md §7): CSV with a header naming `time`, `node` and
+// The failure trace format (docs/engine.md#failures): CSV with a header naming `time`, `node` and
 // `duration` (seconds; node = index in the cluster spec, as `clustersim cluster show` numbers
 // them) and optionally `gpu` (the GPU within the node; empty or -1 = the whole node), in any
 // column order. Rows need not be sorted.

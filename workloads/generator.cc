@@ -6,15 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
 
 #include "sim/util/error.h"
-
-#ifndef CLUSTERSIM_SOURCE_DIR
-#define CLUSTERSIM_SOURCE_DIR "."
-#endif
+#include "workloads/reader.h"
+#include "workloads/trace_csv.h"
 
 namespace clustersim {
 namespace {
@@ -99,10 +96,10 @@ void AppendInt(int64_t value, std::string* out) {
 // `submit_gpu_job` column of a Helios throughput file (or the second column of any CSV with a
 // header whose first column is the slot's time).
 std::vector<double> ReadCurve(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, 0, "cannot open the diurnal curve");
+  LineReader in(path);
+  std::string_view view;
   std::string line;
-  std::getline(in, line);
+  if (in.Next(&view)) line = view;
   int column = 1;
   {
     std::stringstream header(line);
@@ -113,7 +110,8 @@ std::vector<double> ReadCurve(const std::string& path) {
   }
   std::vector<double> curve;
   int64_t line_number = 1;
-  while (std::getline(in, line)) {
+  while (in.Next(&view)) {
+    line = view;
     ++line_number;
     if (line.empty()) continue;
     std::stringstream fields(line);
@@ -163,11 +161,7 @@ double ArrivalRatePerSecond(const GeneratorOptions& options) {
 }
 
 std::string DefaultDiurnalCurvePath() {
-  if (const char* dir = std::getenv("CLUSTERSIM_DATA_DIR")) {
-    return std::string(dir) + "/helios/lucid_venus_cluster_throughput_10min.csv";
-  }
-  return std::string(CLUSTERSIM_SOURCE_DIR) +
-         "/traces/helios/lucid_venus_cluster_throughput_10min.csv";
+  return BundledTracesDir() + "/helios/lucid_venus_cluster_throughput_10min.csv";
 }
 
 std::vector<std::pair<std::string, double>> ParseModelMix(const std::string& text) {
@@ -188,7 +182,7 @@ std::vector<std::pair<std::string, double>> ParseModelMix(const std::string& tex
   return out;
 }
 
-void WriteSyntheticTrace(const GeneratorOptions& options, const std::string& path) {
+GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::string& path) {
   if (options.jobs < 0) throw InputError("--jobs: expected a count >= 0");
   if (options.cluster_gpus <= 0) throw InputError("--gpus: expected a count > 0");
   if (!(options.load > 0) || !std::isfinite(options.load)) {
@@ -218,6 +212,23 @@ void WriteSyntheticTrace(const GeneratorOptions& options, const std::string& pat
   std::mt19937_64 rng(options.seed);
   const double rate = ArrivalRatePerSecond(options);
   constexpr double kSlotSeconds = 600;  // the curve's 10-minute slots
+  // The NHPP's rate is peak_rate x curve[slot] / curve_max. Its expected count by time T is
+  // rate x (integral of the curve over [0, T]); for the jobs to span T = jobs / rate on average,
+  // the curve must average 1 over [0, T] (it averages 1 over its whole length, but a trace of a
+  // few weeks samples only its start): divide the rate by the curve's mean over [0, T].
+  double curve_scale = 1;
+  if (!curve.empty() && options.jobs > 0) {
+    const double span_slots = static_cast<double>(options.jobs) / rate / kSlotSeconds;
+    const double whole = std::floor(span_slots);
+    const double cycles = std::floor(whole / static_cast<double>(curve.size()));
+    double integral = cycles * static_cast<double>(curve.size());  // mean 1 per slot per cycle
+    const auto rest = static_cast<size_t>(whole - cycles * static_cast<double>(curve.size()));
+    for (size_t s = 0; s < rest; ++s) integral += curve[s];
+    integral += (span_slots - whole) * curve[rest % curve.size()];
+    if (integral > 0) curve_scale = span_slots / integral;
+  }
+  const double peak_rate = rate * curve_scale * curve_max;
+  GeneratedTrace made;
   std::string chunk = options.models.empty() ? "job_id,submit_time,gpus,duration\n"
                                              : "job_id,submit_time,gpus,duration,model\n";
   constexpr size_t kChunkBytes = 1 << 20;
@@ -231,7 +242,7 @@ void WriteSyntheticTrace(const GeneratorOptions& options, const std::string& pat
     } else {
       // Thinning: candidates at the peak rate, each kept with probability rate(t) / peak.
       while (true) {
-        submit_seconds += Exponential(rng, 1 / (rate * curve_max));
+        submit_seconds += Exponential(rng, 1 / peak_rate);
         const size_t slot = static_cast<size_t>(submit_seconds / kSlotSeconds) % curve.size();
         if (Uniform01(rng) * curve_max < curve[slot]) break;
       }
@@ -240,6 +251,9 @@ void WriteSyntheticTrace(const GeneratorOptions& options, const std::string& pat
     const double duration_seconds = options.durations == "philly"
                                         ? PhillyDuration(rng)
                                         : Exponential(rng, options.mean_duration_seconds);
+    if (i == 0) made.first_submit_seconds = submit_seconds;
+    made.last_submit_seconds = submit_seconds;
+    made.gpu_seconds += gpus * duration_seconds;
     chunk += 'j';
     AppendInt(i, &chunk);
     chunk += ',';
@@ -272,6 +286,13 @@ void WriteSyntheticTrace(const GeneratorOptions& options, const std::string& pat
     std::filesystem::remove(temporary, error);
     throw InputError(path, 0, 0, "cannot write the trace file");
   }
+  made.jobs = options.jobs;
+  const double span = made.last_submit_seconds - made.first_submit_seconds;
+  if (made.jobs > 1 && span > 0) {
+    made.offered_load = made.gpu_seconds / (static_cast<double>(options.cluster_gpus) * span);
+    made.arrivals_per_second = static_cast<double>(made.jobs - 1) / span;
+  }
+  return made;
 }
 
 }  // namespace clustersim

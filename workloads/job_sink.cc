@@ -31,7 +31,7 @@ std::string MapGpuTypes(const std::string& types,
 
 bool TraceFilter::IsIdentity() const {
   return !HasWindow() && vcs.empty() && users.empty() && statuses.empty() && first_n < 0 &&
-         load_scale == 1.0 && gpu_type_map.empty();
+         load_factor == 1.0 && gpu_type_map.empty();
 }
 
 std::string TraceFilter::ToJson() const {
@@ -42,7 +42,7 @@ std::string TraceFilter::ToJson() const {
   if (!users.empty()) j["user"] = users;
   if (!statuses.empty()) j["status"] = statuses;
   if (first_n >= 0) j["first"] = first_n;
-  if (load_scale != 1.0) j["load_scale"] = load_scale;
+  if (load_factor != 1.0) j["load_factor"] = load_factor;
   if (!gpu_type_map.empty()) j["map_gpu"] = gpu_type_map;
   // Names come from the command line as bytes: one that is not UTF-8 (a Latin-1 user name) must
   // not stop the run, so invalid bytes are recorded as U+FFFD.
@@ -50,8 +50,8 @@ std::string TraceFilter::ToJson() const {
 }
 
 void TraceFilter::Validate() const {
-  if (!(load_scale > 0) || !std::isfinite(load_scale)) {
-    throw InputError("--load-scale: expected a factor > 0");
+  if (!(load_factor > 0) || !std::isfinite(load_factor)) {
+    throw InputError("--load-factor: expected a factor > 0 (2 = twice the arrival rate)");
   }
   if (!(window_end > window_start)) throw InputError("--window: the end must be after the start");
 }
@@ -115,9 +115,10 @@ std::vector<Job> JobSink::Finish(FilterCounts* counts) {
   } else if (!std::is_sorted(kept_.begin(), kept_.end(), SubmittedBefore)) {
     std::stable_sort(kept_.begin(), kept_.end(), SubmittedBefore);
   }
-  if (filter_.load_scale != 1.0 && !kept_.empty()) {
+  if (filter_.load_factor != 1.0 && !kept_.empty()) {
     const double first = kept_.front().submit_time;
-    for (Job& job : kept_) job.submit_time = first + (job.submit_time - first) * filter_.load_scale;
+    for (Job& job : kept_)
+      job.submit_time = first + (job.submit_time - first) / filter_.load_factor;
   }
   if (!filter_.gpu_type_map.empty()) {
     for (Job& job : kept_) {

@@ -1,4 +1,5 @@
-// Where trace readers deliver their jobs, and the filters a run applies to a trace (DESIGN.md §9).
+// Where trace readers deliver their jobs, and the filters a run applies to a trace
+// (docs/workloads.md#filters).
 //
 // A reader hands every record it parses to a JobSink, in file order. The sink applies the
 // filter as the jobs arrive, so only the jobs a run keeps are stored: reading a million-line
@@ -35,14 +36,16 @@ struct TraceFilter {
   double window_end = std::numeric_limits<double>::infinity();
   std::set<std::string> vcs, users, statuses;  // empty = keep all
   int64_t first_n = -1;                        // < 0 = all
-  double load_scale = 1.0;
+  // Multiplies the arrival rate: gaps between kept submissions are divided by it, from the
+  // first kept job on (> 1 = heavier load).
+  double load_factor = 1.0;
   std::map<std::string, std::string> gpu_type_map;
 
   bool IsIdentity() const;
   bool HasWindow() const { return !std::isinf(window_start) || !std::isinf(window_end); }
   // A JSON object of the non-default settings, for the `runs` table.
   std::string ToJson() const;
-  // Throws InputError for bad settings (a load scale <= 0, a window with end <= start).
+  // Throws InputError for bad settings (a load factor <= 0, a window with end <= start).
   void Validate() const;
 };
 
@@ -73,7 +76,8 @@ class JobSink {
   // The most jobs held at once (for tests and benchmarks of the memory bound).
   size_t max_held() const { return max_held_; }
 
-  // The kept jobs sorted by (relative submit time, line, arrival order), load-scaled and mapped.
+  // The kept jobs sorted by (relative submit time, line, arrival order), with the load factor
+  // applied and GPU types mapped.
   std::vector<Job> Finish(FilterCounts* counts);
 
  private:

@@ -1,6 +1,6 @@
-// Assigning a model and a user batch size to trace jobs that carry none: most public traces
-// (Philly, Helios, Acme, PAI) name no model, but the memory model, OOM and the cosched policy need
-// one. The rule is documented, seeded and a pure function of (job, seed, rule):
+// Assigning a model and a user batch size to trace jobs that carry none (traces/README.md): most
+// public traces (Philly, Helios, Acme, PAI) name no model, but the memory model, OOM and the
+// cosched policy need one. The rule is documented, seeded and a pure function of (job, seed, rule):
 //
 // 1. GPU-time class from the trace: g = gpus x duration / 3600 GPU-hours.
 //      small  g <  1       ResNet-50 50%, BERT-base 50%

@@ -1,4 +1,4 @@
-// The native trace format (DESIGN.md §9), CSV and JSON.
+// The native trace format (traces/README.md#the-native-format), CSV and JSON.
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
 // optional walltime, gpu_type, user, vc, priority, model, batch_size, status, precision,
 // sequence_length. Times in seconds.
@@ -46,19 +46,23 @@ std::string ColumnList() {
 
 // Returns the number of '\n' in the file (a cheap first pass, so the job list is allocated once).
 int64_t CountLines(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return 0;
+  InputFile in(path, "trace file");
   std::vector<char> buffer(kTraceReadBufferBytes);
   int64_t lines = 0;
   size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+  while (true) {
+    try {
+      n = in.Read(buffer.data(), buffer.size());
+    } catch (const InputError& e) {
+      throw InputError(path, static_cast<int>(lines + 1), 0, e.what_expected());
+    }
+    if (n == 0) break;
     for (const char* p = buffer.data(); (p = static_cast<const char*>(
                                              std::memchr(p, '\n', buffer.data() + n - p))) != nullptr;
          ++p) {
       ++lines;
     }
   }
-  std::fclose(f);
   return lines;
 }
 
@@ -232,7 +236,8 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
   CheckUniqueIds(path, std::move(id_keys), static_cast<size_t>(position[kJobId]));
 }
 
-void ReadNativeJson(const std::string& path, JobSink* sink) {
+// Errors name jobs "jobs[i]" whether the jobs are the document (an array) or its "jobs" member.
+void ReadNativeJson(const std::string& path, JobSink* sink) try {
   const nlohmann::json doc = ParseJsonFile(path);
   const nlohmann::json* list = &doc;
   if (doc.is_object()) list = &RequireMember(doc, "jobs", path, "trace");
@@ -241,25 +246,26 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
   for (size_t i = 0; i < list->size(); ++i) {
     const auto& o = (*list)[i];
     const std::string where = "jobs[" + std::to_string(i) + "]";
-    if (!o.is_object()) throw InputError(path, 0, 0, where + ": expected an object");
+    if (!o.is_object()) throw JsonValueError(path, where, "expected an object");
     for (const auto& [key, value] : o.items()) {
       int c = 0;
       while (c < kColumnCount && key != kColumnNames[c]) ++c;
       if (c == kColumnCount) {
-        throw InputError(path, 0, 0, where + ": unknown key \"" + key + "\"; expected: " +
-                                         ColumnList());
+        throw JsonValueError::Verbatim(
+            path, where + "." + key,
+            where + ": unknown key \"" + key + "\"; expected: " + ColumnList());
       }
     }
     auto number = [&](const char* key, bool integer) {
       const double v = RequireNumber(RequireMember(o, key, path, where), path, where + "." + key);
-      if (v < 0) throw InputError(path, 0, 0, where + "." + key + ": expected a value >= 0");
+      if (v < 0) throw JsonValueError(path, where + "." + key, "expected a value >= 0");
       if (integer && v != std::floor(v)) {
-        throw InputError(path, 0, 0, where + "." + key + ": expected an integer");
+        throw JsonValueError(path, where + "." + key, "expected an integer");
       }
       // The same bound as the CSV form's: larger counts would not fit the job's int fields.
       if (integer && v > 1'000'000'000) {
-        throw InputError(path, 0, 0,
-                         where + "." + key + ": value too large: expected at most 1000000000");
+        throw JsonValueError(path, where + "." + key,
+                             "value too large: expected at most 1000000000");
       }
       return v;
     };
@@ -267,7 +273,7 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
     job.line = static_cast<int64_t>(i) + 1;
     const auto& id = RequireMember(o, "job_id", path, where);
     job.id = id.is_string() ? id.get<std::string>() : id.dump();
-    if (job.id.empty()) throw InputError(path, 0, 0, where + ".job_id: expected a non-empty id");
+    if (job.id.empty()) throw JsonValueError(path, where + ".job_id", "expected a non-empty id");
     job.submit_time = number("submit_time", false);
     job.gpus = static_cast<int>(number("gpus", true));
     job.duration = number("duration", false);
@@ -278,8 +284,8 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
     if (o.contains("priority") && !o["priority"].is_null()) {
       const double p = RequireNumber(o["priority"], path, where + ".priority");
       if (p != std::floor(p) || std::abs(p) > 1'000'000'000) {
-        throw InputError(path, 0, 0,
-                         where + ".priority: expected an integer in [-1000000000, 1000000000]");
+        throw JsonValueError(path, where + ".priority",
+                             "expected an integer in [-1000000000, 1000000000]");
       }
       job.priority = static_cast<int>(p);
     }
@@ -305,10 +311,12 @@ void ReadNativeJson(const std::string& path, JobSink* sink) {
       job.sequence_length = static_cast<int>(number("sequence_length", true));
     }
     if (!seen_ids.emplace(job.id, i).second) {
-      throw InputError(path, 0, 0, where + ".job_id: duplicate id \"" + job.id + "\"");
+      throw JsonValueError(path, where + ".job_id", "duplicate id \"" + job.id + "\"");
     }
     sink->Add(std::move(job));
   }
+} catch (const JsonValueError& e) {
+  throw AtJsonPosition(e, path, ReadFileText(path), /*root_name=*/"jobs");
 }
 
 bool IsNativeHeader(const std::string& first) {

@@ -90,7 +90,12 @@ OpenbClusterResult OpenbNodeListToClusterSpec(const std::string& path,
   result.spec_json = spec.dump(1);
   // The spec is for `run --cluster`: whatever it would reject (more GPUs than a cluster may
   // hold) is this node list's error, reported now rather than by the run.
-  ClusterSpec::FromJsonText(result.spec_json, path, catalog);
+  // Positions would be those of the generated JSON, not of the node list: dropped.
+  try {
+    ClusterSpec::FromJsonText(result.spec_json, path, catalog);
+  } catch (const InputError& e) {
+    throw InputError(path, 0, 0, e.what_expected());
+  }
   return result;
 }
 

@@ -2,12 +2,14 @@
 // The file given is the job table `job_name,inst_id,user,status,start_time,end_time`; the task
 // table `job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,plan_gpu,
 // gpu_type` is the file beside it whose name is the job table's with its last "job" replaced by
-// "task" (pai_job_table.csv -> pai_task_table.csv). The published tables have no header line (it
-// is in pai_*_table.header): each table may start with its header line (prepend it with
+// "task" (pai_job_table.csv -> pai_task_table.csv; if that is missing, the name with ".gz" added
+// or removed). The published tables have no header line (it is in pai_*_table.header): each
+// table may start with its header line (prepend it with
 // `cat pai_job_table.header pai_job_table.csv > ...`) or not; without one, the columns are in the
-// published order. Detected by a job-table header, or a file named pai_job_table.csv whose first
-// line has 6 fields. Times are seconds >= 0 (anonymized epoch offsets); missing values are empty.
-// Mapping (one job per job-table row; its task rows, matched by job_name, are aggregated):
+// published order. Detected by a job-table header, or a file named pai_job_table.csv (or
+// pai_job_table.csv.gz) whose first line has 6 fields. Times are seconds >= 0 (anonymized epoch
+// offsets); missing values are empty. Mapping (one job per job-table row; its task rows, matched by
+// job_name, are aggregated):
 //   job_id = job_name; user; trace_status = status (Terminated, Failed, Running, Waiting);
 //   submit_time = job start_time (the submission) minus the earliest one in the job table;
 //   GPUs: total = sum over tasks of inst_num x plan_gpu / 100 (plan_gpu is a percentage of one
@@ -157,7 +159,16 @@ std::string TaskTablePath(const std::string& job_path) {
                      "\"job\" (the task table is the file named with \"task\" in its place)");
   }
   name.replace(at, 3, "task");
-  return (p.parent_path() / name).string();
+  const std::filesystem::path task = p.parent_path() / name;
+  // A gzip job table may sit beside a plain task table and the other way round.
+  std::error_code error;
+  if (!std::filesystem::exists(task, error)) {
+    const std::string stem = task.string();
+    const bool gz = stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".gz") == 0;
+    const std::string other = gz ? stem.substr(0, stem.size() - 3) : stem + ".gz";
+    if (std::filesystem::exists(other, error)) return other;
+  }
+  return task.string();
 }
 
 // The job table is held whole: a job's GPUs, types and duration come from task rows that may
@@ -297,7 +308,8 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
 
 bool IsPaiJobTable(const std::string& path, const std::string& first) {
   if (HeaderHasColumns(first, {"job_name", "inst_id", "user", "status", "start_time"})) return true;
-  return std::filesystem::path(path).filename() == "pai_job_table.csv" &&
+  const std::filesystem::path name = std::filesystem::path(path).filename();
+  return (name == "pai_job_table.csv" || name == "pai_job_table.csv.gz") &&
          SplitPlain(first).size() == kJobColumns.size();
 }
 

@@ -37,20 +37,21 @@
 namespace clustersim {
 namespace {
 
-// A buffered file read one byte at a time, counting lines and columns of the bytes consumed.
+// A buffered file (gzip or not) read one byte at a time, counting lines and columns of the bytes
+// consumed.
 class ByteSource {
  public:
-  explicit ByteSource(const std::string& path) : file_(std::fopen(path.c_str(), "rb")) {
-    if (!file_) throw InputError(path, 0, 0, "cannot open trace file");
+  explicit ByteSource(const std::string& path) : file_(path, "trace file") {
     buffer_.resize(kTraceReadBufferBytes);
   }
-  ~ByteSource() { std::fclose(file_); }
-  ByteSource(const ByteSource&) = delete;
-  ByteSource& operator=(const ByteSource&) = delete;
 
   bool AtEnd() {
     if (pos_ < size_) return false;
-    size_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
+    try {
+      size_ = file_.Read(buffer_.data(), buffer_.size());
+    } catch (const InputError& e) {
+      throw InputError(file_.path(), static_cast<int>(line_), column(), e.what_expected());
+    }
     pos_ = 0;
     return size_ == 0;
   }
@@ -71,7 +72,7 @@ class ByteSource {
   int column() const { return std::max(column_, 1); }  // of the last byte consumed
 
  private:
-  std::FILE* file_;
+  InputFile file_;
   std::vector<char> buffer_;
   size_t pos_ = 0;
   size_t size_ = 0;
@@ -455,11 +456,9 @@ void ReadPhillyJson(const std::string& path, JobSink* sink) {
 bool IsPhillyJson(const std::string& path, const std::string& first) {
   const size_t start = first.find_first_not_of(" \t");
   if (start == std::string::npos || first[start] != '[') return false;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
   std::string head(64 * 1024, '\0');
-  head.resize(std::fread(head.data(), 1, head.size(), f));
-  std::fclose(f);
+  InputFile in(path, "trace file");
+  head.resize(in.Read(head.data(), head.size()));
   return head.find("\"jobid\"") != std::string::npos &&
          head.find("\"attempts\"") != std::string::npos &&
          head.find("\"submitted_time\"") != std::string::npos;

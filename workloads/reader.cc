@@ -2,13 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
-#include <fstream>
+#include <filesystem>
 #include <limits>
 
 #include "sim/util/error.h"
-#include "sim/util/sha256.h"
+#include "sim/util/input_file.h"
 #include "workloads/trace_csv.h"
+
+#ifndef CLUSTERSIM_SOURCE_DIR
+#define CLUSTERSIM_SOURCE_DIR "."
+#endif
+#ifndef CLUSTERSIM_INSTALL_DATA_DIR
+#define CLUSTERSIM_INSTALL_DATA_DIR "/usr/local/share/clustersim"
+#endif
 
 namespace clustersim {
 namespace {
@@ -18,22 +26,37 @@ std::deque<TraceReaderEntry>& Table() {
   return table;
 }
 
+// Returns the first `bytes` bytes of the file's content (decompressed if it is gzip), or what
+// there is of them before gzip data that stops short: the reader then reports that at its line.
+std::string Head(const std::string& path, size_t bytes) {
+  InputFile in(path, "trace file");
+  std::string head(bytes, '\0');
+  size_t filled = 0;
+  while (filled < bytes) {
+    size_t n = 0;
+    try {
+      n = in.Read(head.data() + filled, bytes - filled);
+    } catch (const InputError&) {
+      if (filled == 0) throw;
+    }
+    if (n == 0) break;
+    filled += n;
+  }
+  head.resize(filled);
+  return head;
+}
+
 // The first non-blank line, cut at 64 KiB: detection needs the start of a header only, and a
 // trace written on one line (a JSON log) must not be read whole for it.
 std::string FirstLine(const std::string& path) {
   constexpr size_t kMaxBytes = 64 * 1024;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "cannot open trace file");
-  std::string line;
-  char bom[3] = {};
-  if (!in.read(bom, 3) || std::string_view(bom, 3) != kUtf8ByteOrderMark) {
-    in.clear();
-    in.seekg(0);
+  const std::string head = Head(path, 4 * kMaxBytes);
+  std::string_view bytes = head;
+  if (bytes.substr(0, kUtf8ByteOrderMark.size()) == kUtf8ByteOrderMark) {
+    bytes.remove_prefix(kUtf8ByteOrderMark.size());
   }
-  char c = 0;
-  size_t read = 0;
-  while (read < 4 * kMaxBytes && in.get(c)) {
-    ++read;
+  std::string line;
+  for (const char c : bytes) {
     if (c == '\n') {
       if (line.find_first_not_of(" \t\r") != std::string::npos) break;
       line.clear();
@@ -52,11 +75,8 @@ std::string FirstLine(const std::string& path) {
 // byte-order mark, or a NUL byte (binary data, UTF-16 without a mark, UTF-32). A UTF-8
 // byte-order mark is accepted (the readers skip it).
 void RejectNonText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "cannot open trace file");
-  char head[4096];
-  in.read(head, sizeof head);
-  const std::string_view bytes(head, static_cast<size_t>(in.gcount()));
+  const std::string head = Head(path, 4096);
+  const std::string_view bytes = head;
   if (bytes.substr(0, 2) == "\xFF\xFE" || bytes.substr(0, 2) == "\xFE\xFF") {
     throw InputError(path, 1, 1,
                      "the file is UTF-16 text (it starts with a UTF-16 byte-order mark): expected "
@@ -78,6 +98,14 @@ void RejectNonText(const std::string& path) {
 }
 
 }  // namespace
+
+std::string BundledTracesDir() {
+  if (const char* dir = std::getenv("CLUSTERSIM_DATA_DIR")) return dir;
+  const std::string source = std::string(CLUSTERSIM_SOURCE_DIR) + "/traces";
+  std::error_code error;
+  if (std::filesystem::is_directory(source, error)) return source;
+  return std::string(CLUSTERSIM_INSTALL_DATA_DIR) + "/traces";
+}
 
 bool RegisterTraceReader(TraceReaderEntry entry) {
   Table().push_back(std::move(entry));
@@ -134,7 +162,7 @@ Trace LoadTrace(const std::string& path, const std::string& format, const TraceF
   reader->read(path, &sink);
   trace.jobs = sink.Finish(counts);
   trace.ids_unique = reader->rejects_duplicate_ids;
-  trace.sha256 = Sha256File(path);
+  trace.sha256 = Sha256OfContent(path);
   return trace;
 }
 

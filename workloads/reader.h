@@ -1,7 +1,10 @@
 // Trace readers: each format lives in one file of workloads/ and registers itself; every reader
 // produces the one Job type (sim/engine/job.h). LoadTrace auto-detects the format from the file's
 // first line (at most its first 64 KiB) unless one is named — specific detectors first, generic
-// ones last — sorts jobs by (submit time, input order) and hashes the file.
+// ones last — sorts jobs by (submit time, input order) and hashes the file's content. A gzip file
+// (found by its magic bytes, not its name) is read decompressed by every reader
+// (sim/util/input_file.h); detection, the text checks, line numbers and the hash all apply to the
+// decompressed text.
 #ifndef CLUSTERSIM_WORKLOADS_READER_H_
 #define CLUSTERSIM_WORKLOADS_READER_H_
 
@@ -32,6 +35,11 @@ struct TraceReaderEntry {
   // own search for them).
   bool rejects_duplicate_ids = false;
 };
+
+// The folder holding the bundled traces: $CLUSTERSIM_DATA_DIR if set, else the source tree's
+// traces/ if it is still there, else the installed copy (<prefix>/share/clustersim/traces, put
+// there by `cmake --install`).
+std::string BundledTracesDir();
 
 bool RegisterTraceReader(TraceReaderEntry entry);
 std::vector<const TraceReaderEntry*> TraceReaders();

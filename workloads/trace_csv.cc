@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "sim/util/error.h"
@@ -51,23 +52,65 @@ bool Expect(std::string_view text, size_t* pos, char c) {
 
 }  // namespace
 
-LineReader::LineReader(const std::string& path) : buffer_(kTraceReadBufferBytes) {
-  in_.rdbuf()->pubsetbuf(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-  in_.open(path, std::ios::binary);
-  if (!in_) throw InputError(path, 0, 0, "cannot open trace file");
+LineReader::LineReader(const std::string& path)
+    : file_(path, "trace file"), buffer_(kTraceReadBufferBytes) {}
+
+bool LineReader::Refill() {
+  if (at_end_) return false;
+  std::copy(buffer_.begin() + static_cast<std::ptrdiff_t>(begin_),
+            buffer_.begin() + static_cast<std::ptrdiff_t>(end_), buffer_.begin());
+  end_ -= begin_;
+  begin_ = 0;
+  size_t n = 0;
+  try {
+    n = file_.Read(buffer_.data() + end_, buffer_.size() - end_);
+  } catch (const InputError& e) {
+    // Name the line the data stopped in.
+    throw InputError(file_.path(), static_cast<int>(line_number_ + 1), 0, e.what_expected());
+  }
+  if (n == 0) at_end_ = true;
+  end_ += n;
+  return n > 0;
 }
 
 bool LineReader::Next(std::string_view* line) {
-  if (!std::getline(in_, line_)) {
-    *line = std::string_view();  // not a view of the emptied buffer with the old length
-    return false;
+  long_line_.clear();
+  while (true) {
+    const char* start = buffer_.data() + begin_;
+    const auto* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - begin_));
+    if (newline != nullptr) {
+      const size_t length = static_cast<size_t>(newline - start);
+      begin_ += length + 1;
+      if (long_line_.empty()) {
+        *line = std::string_view(start, length);
+      } else {
+        long_line_.append(start, length);
+        *line = long_line_;
+      }
+      break;
+    }
+    if (end_ - begin_ == buffer_.size()) {
+      // A line longer than the buffer: keep its start apart and read on.
+      long_line_.append(start, end_ - begin_);
+      begin_ = end_ = 0;
+    }
+    if (!Refill()) {
+      if (end_ == begin_ && long_line_.empty()) {
+        *line = std::string_view();
+        return false;
+      }
+      // The last line, without a final newline.
+      long_line_.append(buffer_.data() + begin_, end_ - begin_);
+      begin_ = end_;
+      *line = long_line_;
+      break;
+    }
   }
   ++line_number_;
-  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-  if (line_number_ == 1 && line_.rfind(kUtf8ByteOrderMark, 0) == 0) {
-    line_.erase(0, kUtf8ByteOrderMark.size());
+  if (!line->empty() && line->back() == '\r') line->remove_suffix(1);
+  if (line_number_ == 1 && line->substr(0, kUtf8ByteOrderMark.size()) == kUtf8ByteOrderMark) {
+    line->remove_prefix(kUtf8ByteOrderMark.size());
   }
-  *line = line_;
   return true;
 }
 

@@ -9,13 +9,13 @@
 #define CLUSTERSIM_WORKLOADS_TRACE_CSV_H_
 
 #include <cstdint>
-#include <fstream>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sim/engine/job.h"
+#include "sim/util/input_file.h"
 #include "workloads/job_sink.h"
 
 namespace clustersim {
@@ -33,21 +33,28 @@ inline constexpr size_t kTraceReadBufferBytes = CLUSTERSIM_TRACE_READ_BUFFER_BYT
 // skip it: a trace is UTF-8 text, with or without it.
 inline constexpr std::string_view kUtf8ByteOrderMark = "\xEF\xBB\xBF";
 
-// Reads a file line by line through a 1 MiB buffer; strips a trailing '\r' and a UTF-8
-// byte-order mark at the start of the file.
+// Reads a file line by line through a 1 MiB buffer, gzip or not (sim/util/input_file.h); strips
+// a trailing '\r' and a UTF-8 byte-order mark at the start of the file.
 class LineReader {
  public:
   // Throws InputError if the file cannot be opened.
   explicit LineReader(const std::string& path);
-  // Returns false at the end of the file; otherwise *line is valid until the next call.
+  // Returns false at the end of the file; otherwise *line is valid until the next call. Throws
+  // InputError (at the line being read) if gzip data is corrupt or truncated.
   bool Next(std::string_view* line);
   // 1-based number of the line last returned by Next (0 before the first call).
   int64_t line_number() const { return line_number_; }
 
  private:
+  // Refills buffer_ after moving its unread bytes to the front; returns false at the end.
+  bool Refill();
+
+  InputFile file_;
   std::vector<char> buffer_;
-  std::ifstream in_;
-  std::string line_;
+  size_t begin_ = 0;  // first unread byte of buffer_
+  size_t end_ = 0;    // end of the valid bytes of buffer_
+  bool at_end_ = false;
+  std::string long_line_;  // a line longer than the buffer
   int64_t line_number_ = 0;
 };
 

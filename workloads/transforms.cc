@@ -10,19 +10,11 @@
 #include <sstream>
 
 #include "sim/engine/summary.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
-
-double ParseSeconds(const std::string& text, const std::string& option) {
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v)) {
-    throw InputError(option + " " + text + ": expected a number of seconds");
-  }
-  return v;
-}
 
 bool KnownStatus(const std::string& status) {
   std::string s = status;
@@ -66,12 +58,14 @@ void AppendNumber(double value, std::string* out) {
 void ParseWindow(const std::string& text, TraceFilter* filter) {
   const auto colon = text.find(':');
   if (colon == std::string::npos) {
-    throw InputError("--window " + text + ": expected START:END in seconds (either may be empty)");
+    throw InputError("--window " + text +
+                     ": expected START:END, durations from the trace's start (either may be "
+                     "empty): 0:3600, 2d:3d");
   }
   const std::string start = text.substr(0, colon);
   const std::string end = text.substr(colon + 1);
-  if (!start.empty()) filter->window_start = ParseSeconds(start, "--window");
-  if (!end.empty()) filter->window_end = ParseSeconds(end, "--window");
+  if (!start.empty()) filter->window_start = ParseDuration(start, "--window");
+  if (!end.empty()) filter->window_end = ParseDuration(end, "--window");
 }
 
 std::set<std::string> ParseList(const std::string& text) {
@@ -209,7 +203,7 @@ TraceStats ComputeTraceStats(const Trace& trace) {
   return s;
 }
 
-std::string FormatTraceStats(const TraceStats& s) {
+std::string FormatTraceStats(const TraceStats& s, int64_t cluster_gpus) {
   char line[256];
   std::string out;
   std::snprintf(line, sizeof line, "jobs            %lld\n", static_cast<long long>(s.jobs));
@@ -226,6 +220,20 @@ std::string FormatTraceStats(const TraceStats& s) {
   std::snprintf(line, sizeof line, "offered load    %.0f GPU-hours in all, %.1f GPU-hours/day\n",
                 s.gpu_hours, s.offered_gpu_hours_per_day);
   out += line;
+  if (cluster_gpus > 0) {
+    if (s.offered_gpu_hours_per_day > 0) {
+      std::snprintf(line, sizeof line,
+                    "                %.3f of the cluster's %lld GPUs (GPU-hours demanded / "
+                    "GPU-hours available over the span)\n",
+                    s.offered_gpu_hours_per_day / (24.0 * static_cast<double>(cluster_gpus)),
+                    static_cast<long long>(cluster_gpus));
+    } else {
+      std::snprintf(line, sizeof line,
+                    "                - of the cluster's %lld GPUs (no submission span)\n",
+                    static_cast<long long>(cluster_gpus));
+    }
+    out += line;
+  }
   out += "GPUs per job    ";
   for (const auto& [gpus, count] : s.jobs_by_gpus) {
     std::snprintf(line, sizeof line, "%d: %lld (%.1f%%)  ", gpus, static_cast<long long>(count),

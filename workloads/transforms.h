@@ -1,5 +1,5 @@
 // The sanity report printed before every run, trace statistics, and the native writer
-// (DESIGN.md §9). The filters themselves live in job_sink.h: readers apply them while reading.
+// (docs/workloads.md). The filters themselves live in job_sink.h: readers apply them while reading.
 #ifndef CLUSTERSIM_WORKLOADS_TRANSFORMS_H_
 #define CLUSTERSIM_WORKLOADS_TRANSFORMS_H_
 
@@ -26,8 +26,8 @@ void ParseWindow(const std::string& text, TraceFilter* filter);
 std::set<std::string> ParseList(const std::string& text);
 std::map<std::string, std::string> ParseGpuMap(const std::string& text);
 
-// The sanity report (DESIGN.md §9): each kind of problem with its count and the first offending
-// line numbers of the source file.
+// The sanity report (docs/workloads.md#sanity-report): each kind of problem with its count and the
+// first offending line numbers of the source file.
 struct SanityItem {
   std::string what;
   int64_t count = 0;
@@ -56,7 +56,10 @@ struct TraceStats {
   double offered_gpu_hours_per_day = 0;
 };
 TraceStats ComputeTraceStats(const Trace& trace);
-std::string FormatTraceStats(const TraceStats& stats);
+// With `cluster_gpus` > 0, also the offered load relative to that many GPUs: GPU-hours demanded
+// / (cluster_gpus x submission span), the busy fraction the trace's durations would keep the
+// cluster at (1 = saturated) if every job ran exactly its trace duration.
+std::string FormatTraceStats(const TraceStats& stats, int64_t cluster_gpus = 0);
 
 // Writes `trace` in the native CSV format (all columns) through a temporary file renamed into
 // place. Throws InputError when the file cannot be written or a job's text field holds a line

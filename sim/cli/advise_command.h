@@ -1,4 +1,4 @@
-// `clustersim advise` (DESIGN.md §5: the seeds' batch-size recommendation, usable on its own) and
+// `clustersim advise` (docs/models.md#batch-size-advice, usable on its own) and
 // `clustersim list models`. The models themselves live in the library (sim/models/model_catalog.h,
 // sim/models/memory_model.h, sim/models/goodput.h); this file only parses options and prints.
 #ifndef CLUSTERSIM_SIM_CLI_ADVISE_COMMAND_H_

@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -15,10 +17,12 @@
 
 #include "policies/registry.h"
 #include "sim/cli/options.h"
+#include "sim/cli/progress.h"
 #include "sim/cli/run.h"
 #include "sim/cli/sweep.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/output/merge.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 
 namespace po = boost::program_options;
@@ -82,22 +86,36 @@ struct Column {
   const char* metric;  // summary metric
   const char* title;   // table heading
   enum Kind { kCount, kTime, kPercent, kRatio } kind;
+  bool only_if_nonzero = false;  // in the table only when some run has a value other than 0
 };
 constexpr Column kColumns[] = {
     {"jobs_completed", "completed", Column::kCount},
-    {"jobs_rejected", "rejected", Column::kCount},
-    {"jobs_timeout", "timeout", Column::kCount},
+    {"jobs_rejected", "rejected", Column::kCount, true},
+    {"jobs_timeout", "timeout", Column::kCount, true},
+    {"jobs_unfinished", "unfinished", Column::kCount, true},
     {"jct_seconds_mean", "JCT mean", Column::kTime},
     {"jct_seconds_p95", "JCT p95", Column::kTime},
-    {"wait_seconds_mean", "wait mean", Column::kTime},
-    {"wait_seconds_p95", "wait p95", Column::kTime},
-    {"slowdown_mean", "slowdown", Column::kRatio},
+    {"wait_seconds_mean", "1st wait", Column::kTime},
+    {"queued_seconds_mean", "queued", Column::kTime},
+    {"queued_seconds_p95", "queued p95", Column::kTime},
+    {"bsld_mean", "bsld", Column::kRatio},
+    {"preemptions_per_job", "preempt/job", Column::kRatio},
     {"gpu_utilization", "util %", Column::kPercent},
     {"makespan_seconds", "makespan", Column::kTime},
 };
 // CSV only.
-constexpr const char* kCsvExtra[] = {"jobs_unfinished", "throughput_jobs_per_hour",
-                                     "stranded_gpus_mean", "energy_kwh"};
+constexpr const char* kCsvExtra[] = {"wait_seconds_p95",
+                                     "queued_seconds_p50",
+                                     "queued_seconds_p99",
+                                     "bsld_p50",
+                                     "bsld_p95",
+                                     "bsld_p99",
+                                     "bsld_threshold_seconds",
+                                     "slowdown_mean",
+                                     "preemptions",
+                                     "throughput_jobs_per_hour",
+                                     "stranded_gpus_mean",
+                                     "energy_kwh"};
 
 struct CompareRun {
   RunConfig config;
@@ -106,44 +124,59 @@ struct CompareRun {
   int64_t run_id = -1;
 };
 
-void PrintCompareTable(const std::vector<CompareRun>& runs) {
+void PrintCompareTable(const std::vector<CompareRun>& runs, bool seeds) {
   // Times in hours when any makespan reaches an hour, else in seconds (small test traces).
   bool hours = false;
   for (const CompareRun& run : runs) {
     hours = hours || SummaryValue(run.outcome.summary, "makespan_seconds") >= 3600;
   }
   const double time_unit = hours ? 3600 : 1;
+  std::vector<const Column*> columns;
+  for (const Column& c : kColumns) {
+    bool shown = !c.only_if_nonzero;
+    for (const CompareRun& run : runs) {
+      const double v = SummaryValue(run.outcome.summary, c.metric);
+      shown = shown || (!std::isnan(v) && v != 0);
+    }
+    if (shown) columns.push_back(&c);
+  }
   std::printf("%4s  %-12s %-10s", "run", "policy", "placement");
-  for (const Column& c : kColumns) std::printf(" %9s", c.title);
+  if (seeds) std::printf(" %4s", "seed");
+  for (const Column* c : columns) std::printf(" %*s", std::max<int>(8, strlen(c->title)), c->title);
   std::printf("\n");
   for (const CompareRun& run : runs) {
     std::printf("%4lld  %-12s %-10s", static_cast<long long>(run.run_id), run.config.policy.c_str(),
                 run.config.placement.c_str());
-    for (const Column& c : kColumns) {
-      const double v = SummaryValue(run.outcome.summary, c.metric);
+    if (seeds) std::printf(" %4lld", static_cast<long long>(run.config.seed));
+    for (const Column* c : columns) {
+      const int width = std::max<int>(8, strlen(c->title));
+      const double v = SummaryValue(run.outcome.summary, c->metric);
       if (std::isnan(v)) {
-        std::printf(" %9s", "-");
-      } else if (c.kind == Column::kCount) {
-        std::printf(" %9.0f", v);
-      } else if (c.kind == Column::kTime) {
-        std::printf(" %9.2f", v / time_unit);
-      } else if (c.kind == Column::kPercent) {
-        std::printf(" %9.1f", 100 * v);
+        std::printf(" %*s", width, "-");
+      } else if (c->kind == Column::kCount) {
+        std::printf(" %*.0f", width, v);
+      } else if (c->kind == Column::kTime) {
+        std::printf(" %*.2f", width, v / time_unit);
+      } else if (c->kind == Column::kPercent) {
+        std::printf(" %*.1f", width, 100 * v);
       } else {
-        std::printf(" %9.2f", v);
+        std::printf(" %*.2f", width, v);
       }
     }
     if (run.outcome.status != RunStatus::kComplete) std::printf("  (interrupted)");
     std::printf("\n");
   }
+  const double threshold = SummaryValue(runs.front().outcome.summary, "bsld_threshold_seconds");
   std::printf(
-      "times (JCT, wait, makespan) in %s; slowdown = JCT / run time; util = GPU "
+      "times (JCT, waits, makespan) in %s; 1st wait = submission to first start; queued = all "
+      "time waiting, after preemptions too (jobs that ended); bsld = bounded slowdown "
+      "max(1, JCT / max(run time, %g s)); preempt/job = preemptions per started job; util = GPU "
       "utilization\n",
-      hours ? "hours" : "seconds");
+      hours ? "hours" : "seconds", threshold);
 }
 
 void PrintCompareCsv(const std::vector<CompareRun>& runs) {
-  std::printf("run_id,policy,placement,status");
+  std::printf("run_id,policy,placement,seed,status");
   for (const Column& c : kColumns) std::printf(",%s", c.metric);
   for (const char* metric : kCsvExtra) std::printf(",%s", metric);
   std::printf(",fingerprint\n");
@@ -155,13 +188,27 @@ void PrintCompareCsv(const std::vector<CompareRun>& runs) {
     }
   };
   for (const CompareRun& run : runs) {
-    std::printf("%lld,%s,%s,%s", static_cast<long long>(run.run_id), run.config.policy.c_str(),
-                run.config.placement.c_str(),
+    std::printf("%lld,%s,%s,%lld,%s", static_cast<long long>(run.run_id), run.config.policy.c_str(),
+                run.config.placement.c_str(), static_cast<long long>(run.config.seed),
                 run.outcome.status == RunStatus::kComplete ? "complete" : "interrupted");
     for (const Column& c : kColumns) value(SummaryValue(run.outcome.summary, c.metric));
     for (const char* metric : kCsvExtra) value(SummaryValue(run.outcome.summary, metric));
     std::printf(",%s\n", HexFingerprint(run.outcome.fingerprint).c_str());
   }
+}
+
+// "0,1,2": distinct integers in the order given. Throws InputError naming --seeds.
+std::vector<int64_t> ParseSeeds(const std::string& text) {
+  std::vector<int64_t> seeds;
+  for (const std::string& item : SplitNames(text, "--seeds")) {
+    int64_t seed = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), seed);
+    if (ec != std::errc() || end != item.data() + item.size()) {
+      throw InputError("--seeds " + text + ": \"" + item + "\" is not an integer");
+    }
+    seeds.push_back(seed);
+  }
+  return seeds;
 }
 
 }  // namespace
@@ -172,6 +219,7 @@ int CommandCompare(int argc, char** argv) {
   std::vector<std::string> params;
   std::string policies_text;
   std::string placements_text;
+  std::string seeds_text;
   std::string log_level;
   int jobs = DefaultJobCount();
   po::options_description desc(
@@ -196,13 +244,44 @@ int CommandCompare(int argc, char** argv) {
       "param", po::value(&params)->composing(),
       "[NAME:]key=value policy or placement parameter (repeatable)")(
       "seed", po::value(&base.seed)->default_value(0), "random seed")(
-      "interval", po::value(&base.engine.timeseries_interval_seconds)->default_value(300),
-      "timeseries interval, seconds")("stop-time", po::value(&base.engine.stop_time),
-                                      "stop the clock at this simulated time")(
-      "preemption-cost", po::value(&base.engine.preemption_cost_seconds)->default_value(0),
-      "checkpoint save + restore paid by each preempted job, seconds")(
+      "seeds", po::value(&seeds_text),
+      "comma-separated seeds: every policy x placement once per seed (clustersim report pools "
+      "them: mean and 95 % confidence interval)")(
+      "interval",
+      DurationValue("--interval", &base.engine.timeseries_interval_seconds)->default_value("300"),
+      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
+      "stop-time", DurationValue("--stop-time", &base.engine.stop_time),
+      "stop the clock at this simulated time (a duration: 100h, 3d)")(
+      "preemption-cost",
+      DurationValue("--preemption-cost", &base.engine.preemption_cost_seconds)->default_value("0"),
+      "checkpoint save + restore paid by each preempted job (a duration)")(
       "out", po::value(&base.out)->default_value("results/compare.sqlite"),
       "SQLite database to append the runs to")(
+      "node-mtbf", po::value(&base.node_mtbf),
+      "node failures: mean time between failures per node, \"T\" or \"TYPE=T,...\"; a plain "
+      "number is hours (2000 = 2000h; 90d); each seed draws other failure times")(
+      "gpu-mtbf", po::value(&base.gpu_mtbf),
+      "single-GPU failures: mean time between failures per GPU (same forms; plain = hours)")(
+      "mttr", DurationValue("--mttr", &base.engine.faults.mttr_seconds, kSecondsPerHour),
+      "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
+      "failure-trace", po::value(&base.failure_trace),
+      "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
+      "checkpoint-interval",
+      DurationValue("--checkpoint-interval", &base.engine.faults.checkpoint_interval_seconds),
+      "computing time between a job's checkpoints (a duration; default: none, a failure loses "
+      "all)")("checkpoint-cost",
+              DurationValue("--checkpoint-cost", &base.engine.faults.checkpoint_cost_seconds)
+                  ->default_value("0"),
+              "time each checkpoint save takes, without progress (a duration)")(
+      "restore-cost",
+      DurationValue("--restore-cost", &base.engine.faults.restore_cost_seconds)
+          ->default_value("0"),
+      "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
+      "bsld-threshold", po::value(&base.bsld_threshold_seconds)->default_value(10),
+      "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
+      "allow-duplicate", po::bool_switch(&base.allow_duplicate),
+      "append runs even if --out already holds the same run (same inputs and seed)")(
+      "no-progress", "never draw the progress line")(
       "csv", "print CSV (one line per run, SI units) instead of the table")(
       "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
       "log-level", po::value(&log_level)->default_value("error"),
@@ -230,16 +309,26 @@ int CommandCompare(int argc, char** argv) {
   const std::vector<std::string> placements = SplitNames(placements_text, "--placements");
   for (const auto& name : policies) FindPolicy(name);
   for (const auto& name : placements) FindPlacement(name);
+  std::vector<int64_t> seeds = {base.seed};
+  if (vm.count("seeds")) {
+    if (!vm["seed"].defaulted()) throw InputError("--seed and --seeds: give one of them");
+    seeds = ParseSeeds(seeds_text);
+  }
 
   std::vector<CompareRun> runs;
   for (const auto& policy : policies) {
     for (const auto& placement : placements) {
-      CompareRun run;
-      run.config = base;
-      run.config.policy = policy;
-      run.config.placement = placement;
-      run.config.params = ParamsForRun(given, policy, placement);
-      runs.push_back(std::move(run));
+      for (const int64_t seed : seeds) {
+        CompareRun run;
+        run.config = base;
+        run.config.policy = policy;
+        run.config.placement = placement;
+        run.config.seed = seed;
+        run.config.params = ParamsForRun(given, policy, placement);
+        // Refused before simulating when the output already holds it (unless allowed).
+        run.config.duplicates_of = base.out;
+        runs.push_back(std::move(run));
+      }
     }
   }
   // Each run writes its own database in a private folder beside the output; they are copied
@@ -251,16 +340,27 @@ int CommandCompare(int argc, char** argv) {
   }
   const ScopedDirectory scratch(base.out + ".compare-tmp-" + std::to_string(::getpid()));
   CatchSignals();
-  ParallelFor(runs.size(), jobs, [&](size_t i) {
-    CompareRun& run = runs[i];
-    run.config.out = scratch.path() + "/run-" + std::to_string(i) + ".sqlite";
-    run.config.engine.interrupt = &g_stop;
-    try {
-      run.outcome = ExecuteRun(run.config);
-    } catch (...) {
-      run.error = std::current_exception();
-    }
-  });
+  {
+    BatchProgress progress("runs", runs.size(),
+                           ::isatty(STDERR_FILENO) && !vm.count("no-progress"));
+    ParallelFor(runs.size(), jobs, [&](size_t i) {
+      CompareRun& run = runs[i];
+      run.config.out = scratch.path() + "/run-" + std::to_string(i) + ".sqlite";
+      run.config.engine.interrupt = &g_stop;
+      const int slot = progress.Begin();
+      if (progress.enabled()) {
+        run.config.engine.progress = [&progress, slot](const EngineProgress& p) {
+          progress.Update(slot, p.jobs_total ? double(p.jobs_done) / p.jobs_total : 1.0);
+        };
+      }
+      try {
+        run.outcome = ExecuteRun(run.config);
+      } catch (...) {
+        run.error = std::current_exception();
+      }
+      progress.End(slot);
+    });
+  }
   for (const CompareRun& run : runs) {
     if (!run.error) continue;
     try {
@@ -274,7 +374,7 @@ int CommandCompare(int argc, char** argv) {
   std::vector<std::string> files;
   for (const CompareRun& run : runs) files.push_back(run.config.out);
   MergeOptions merge_options;
-  merge_options.reject_duplicates = false;  // like `run`, compare appends even a repeated run
+  merge_options.reject_duplicates = !base.allow_duplicate;
   const MergeResult merged = MergeDatabases(base.out, files, merge_options);
   bool interrupted = false;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -285,15 +385,34 @@ int CommandCompare(int argc, char** argv) {
     PrintCompareCsv(runs);
   } else {
     const RunOutcome& first = runs.front().outcome;
+    std::string seed_text;
+    for (const int64_t seed : seeds)
+      seed_text += (seed_text.empty() ? "" : ",") + std::to_string(seed);
     std::printf(
-        "clustersim compare: %s (%zu jobs) x %s (%d GPUs), runtime %s, seed %lld\n",
+        "clustersim compare: %s (%zu jobs) x %s (%d GPUs), runtime %s, seed%s %s\n",
         base.trace_path.empty() ? "bundled traces/philly_default.csv" : base.trace_path.c_str(),
         first.jobs, base.cluster.c_str(), first.gpus, first.runtime_model.c_str(),
-        static_cast<long long>(base.seed));
-    PrintCompareTable(runs);
+        seeds.size() > 1 ? "s" : "", seed_text.c_str());
+    PrintCompareTable(runs, seeds.size() > 1);
     std::printf("written to %s (runs %lld-%lld)\n", base.out.c_str(),
                 static_cast<long long>(runs.front().run_id),
                 static_cast<long long>(runs.back().run_id));
+    if (seeds.size() > 1) {
+      std::printf(
+          "per seed; mean and 95 %% confidence interval over the seeds: clustersim report "
+          "%s --by policy --run %lld-%lld\n",
+          base.out.c_str(), static_cast<long long>(runs.front().run_id),
+          static_cast<long long>(runs.back().run_id));
+    }
+  }
+  // Settings with nothing to act on, once each (the runs' log level hides their own warnings).
+  std::set<std::string> warned;
+  for (const CompareRun& run : runs) {
+    for (const std::string& warning : run.outcome.warnings) {
+      if (warned.insert(warning).second) {
+        std::fprintf(stderr, "clustersim compare: warning: %s\n", warning.c_str());
+      }
+    }
   }
   return interrupted ? 130 : 0;
 }
@@ -317,6 +436,7 @@ int CommandSweep(int argc, char** argv) {
       "shard", po::value(&shard_text)->default_value("0/1"),
       "i/N: run only the runs whose index mod N is i (a Slurm array task)")(
       "dry-run", "check the spec, list the shard's runs (file and description) and exit")(
+      "no-progress", "never draw the progress line")(
       "log-level", po::value(&log_level)->default_value("error"),
       "trace|debug|info|warn|error (warn shows each run's trace sanity report)");
   po::positional_options_description positional;
@@ -332,6 +452,7 @@ int CommandSweep(int argc, char** argv) {
   options.out_dir = out_dir;
   options.jobs = jobs;
   options.interrupt = &g_stop;
+  options.progress = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
   const SweepSpec spec = LoadSweepSpec(spec_path);
   if (vm.count("dry-run")) {
     for (const SweepRun& run : spec.runs) {
@@ -361,10 +482,12 @@ int CommandMerge(int argc, char** argv) {
       "Each IN is a database or a directory (its *.sqlite files, by name). Runs get new run ids\n"
       "in OUT (created, or appended to in one transaction); their jobs, timeseries and summary\n"
       "rows follow. The same run twice (same trace and cluster SHA-256, policy, placement,\n"
-      "params, runtime model, seed, trace filter, interval and preemption cost) is an error\n"
-      "naming both files, and nothing is written.\n\noptions");
+      "params, runtime model, seed, trace filter, interval, preemption cost, faults and models)\n"
+      "is an error naming both files, and nothing is written; with --skip-duplicates the later\n"
+      "copy is left out instead.\n\noptions");
   desc.add_options()("help,h", "show this help")("databases", po::value(&arguments)->composing(),
-                                                 "OUT.sqlite then the inputs");
+                                                 "OUT.sqlite then the inputs")(
+      "skip-duplicates", "leave out runs already in OUT or in an earlier input (listed)");
   po::positional_options_description positional;
   positional.add("databases", -1);
   po::variables_map vm;
@@ -377,7 +500,9 @@ int CommandMerge(int argc, char** argv) {
   const std::string out = arguments.front();
   const std::vector<std::string> inputs =
       ExpandDatabaseArguments({arguments.begin() + 1, arguments.end()}, out);
-  const MergeResult result = MergeDatabases(out, inputs);
+  MergeOptions merge_options;
+  merge_options.skip_duplicates = vm.count("skip-duplicates") > 0;
+  const MergeResult result = MergeDatabases(out, inputs, merge_options);
   std::printf("merged %lld runs from %zu databases into %s", static_cast<long long>(result.runs),
               inputs.size(), out.c_str());
   if (!result.new_run_ids.empty()) {
@@ -385,6 +510,11 @@ int CommandMerge(int argc, char** argv) {
                 static_cast<long long>(result.new_run_ids.back()));
   }
   std::printf("\n");
+  if (!result.skipped.empty()) {
+    std::printf("skipped %zu duplicate run%s (same identity as a run already there):\n",
+                result.skipped.size(), result.skipped.size() == 1 ? "" : "s");
+    for (const std::string& skipped : result.skipped) std::printf("  %s\n", skipped.c_str());
+  }
   if (result.failed_runs > 0) {
     std::printf("note: %lld of them are not complete (status failed or interrupted)\n",
                 static_cast<long long>(result.failed_runs));

@@ -1,4 +1,5 @@
-// `clustersim compare`, `clustersim sweep` and `clustersim merge` (DESIGN.md §11).
+// `clustersim compare`, `clustersim sweep` and `clustersim merge` (README: Policies side by side,
+// Sweeps).
 //
 // compare: several policies x placements on one trace and cluster, run in parallel, written to
 //   one database (default results/compare.sqlite) and printed side by side (or as CSV).

@@ -1,4 +1,5 @@
-// clustersim command line (DESIGN.md §10): `clustersim <command> [options]`, --help everywhere.
+// clustersim command line (README): `clustersim <command> [options]`, --help everywhere,
+// --version.
 // Bad input is an InputError caught here: printed, exit code 2. A bug (InternalError) exits 3.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -6,6 +7,7 @@
 
 #include <atomic>
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -18,12 +20,19 @@
 #include "sim/cli/experiment_commands.h"
 #include "sim/cli/options.h"
 #include "sim/cli/plan_command.h"
+#include "sim/cli/progress.h"
 #include "sim/cli/queueing_command.h"
+#include "sim/cli/report_command.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/hardware/topology.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "workloads/reader.h"
+
+#ifndef CLUSTERSIM_VERSION
+#define CLUSTERSIM_VERSION "0.0.0"
+#endif
 
 namespace po = boost::program_options;
 
@@ -34,15 +43,18 @@ std::atomic<bool> g_interrupted{false};
 
 void OnSignal(int) { g_interrupted.store(true); }
 
-constexpr const char* kUsage = R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
+constexpr const char* kUsage =
+    R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
 
 usage: clustersim <command> [options]      (clustersim <command> --help for its options)
+       clustersim --version
 
 commands:
   run             replay a trace on a cluster under a policy; write results to SQLite
   compare         several policies (x placements) on one trace and cluster, side by side
   sweep           run the cross product of a JSON sweep spec in parallel (--shard for Slurm)
   merge           join result databases into one
+  report          per user, vc, GPU type, priority or policy: jobs, GPU-hours, cost, waits, JCT
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   advise          memory, largest batch, throughput and goodput of a model on a GPU type
@@ -51,12 +63,6 @@ commands:
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
 )";
-
-std::string Hours(double seconds) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", seconds / 3600.0);
-  return buffer;
-}
 
 void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   auto v = [&](const char* metric) { return SummaryValue(o.summary, metric); };
@@ -67,45 +73,65 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
                                          : config.trace_path.c_str()),
               o.jobs,
               config.cluster.c_str(), o.gpus);
-  std::printf("  %-14s %s\n", "status",
+  // Labels are 20 columns wide: "first-start wait (h)" is the longest.
+  std::printf("  %-20s %s\n", "status",
               o.status == RunStatus::kComplete ? "complete" : "interrupted (partial results)");
-  std::printf("  %-14s completed %.0f   rejected %.0f   timeout %.0f   unfinished %.0f\n", "jobs",
+  std::printf("  %-20s completed %.0f   rejected %.0f   timeout %.0f   unfinished %.0f\n", "jobs",
               v("jobs_completed"), v("jobs_rejected"), v("jobs_timeout"), v("jobs_unfinished"));
-  auto dist = [&](const char* label, const std::string& name) {
+  auto dist = [&](const char* label, const std::string& name, bool hours) {
     const double mean = SummaryValue(o.summary, name + "_mean");
     if (std::isnan(mean)) return;
-    std::printf("  %-14s mean %s   p50 %s   p95 %s   p99 %s\n", label, Hours(mean).c_str(),
-                Hours(SummaryValue(o.summary, name + "_p50")).c_str(),
-                Hours(SummaryValue(o.summary, name + "_p95")).c_str(),
-                Hours(SummaryValue(o.summary, name + "_p99")).c_str());
+    auto f = [&](const std::string& suffix) {
+      const double x = SummaryValue(o.summary, name + suffix);
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%.2f", hours ? x / 3600.0 : x);
+      return std::string(buffer);
+    };
+    std::printf("  %-20s mean %s   p50 %s   p95 %s   p99 %s\n", label, f("_mean").c_str(),
+                f("_p50").c_str(), f("_p95").c_str(), f("_p99").c_str());
   };
-  dist("JCT (h)", "jct_seconds");
-  dist("wait (h)", "wait_seconds");
-  std::printf("  %-14s %.2f h   throughput %.2f jobs/h\n", "makespan", v("makespan_seconds") / 3600,
+  dist("JCT (h)", "jct_seconds", true);
+  dist("first-start wait (h)", "wait_seconds", true);
+  dist("queued (h)", "queued_seconds", true);
+  char bsld_label[48];
+  std::snprintf(bsld_label, sizeof bsld_label, "bsld (%g s bound)", v("bsld_threshold_seconds"));
+  dist(bsld_label, "bsld", false);
+  std::printf("  %-20s %.0f (%.3f per started job)   restarts after failures %.0f\n", "preemptions",
+              v("preemptions"), v("preemptions_per_job"), v("restarts"));
+  std::printf("  %-20s %.2f h   throughput %.2f jobs/h\n", "makespan", v("makespan_seconds") / 3600,
               v("throughput_jobs_per_hour"));
-  std::printf("  %-14s %.1f %%   queue %.1f jobs (mean)\n", "utilization",
+  std::printf("  %-20s %.1f %%   queue %.1f jobs (mean)\n", "utilization",
               100 * v("gpu_utilization"), v("queue_length_mean"));
-  std::printf("  %-14s stranded GPUs %.2f   I_frag %.3f   node imbalance F %.3f\n",
-              "fragmentation", v("stranded_gpus_mean"), v("i_frag_mean"),
-              v("node_imbalance_mean"));
-  std::printf("  %-14s %.0f kWh   cost $%.0f (used $%.0f)   Jain (users) %.3f\n", "energy/cost",
-              v("energy_kwh"), v("cost_usd"), v("used_cost_usd"), v("jain_index_users"));
+  std::printf("  %-20s stranded GPUs %.2f   I_frag %.3f   node imbalance F %.3f\n", "fragmentation",
+              v("stranded_gpus_mean"), v("i_frag_mean"), v("node_imbalance_mean"));
+  std::printf("  %-20s %.0f kWh   cost $%.0f (used $%.0f)", "energy/cost", v("energy_kwh"),
+              v("cost_usd"), v("used_cost_usd"));
+  // Jain's index only where there are users to be fair between.
+  if (v("users") > 0) {
+    std::printf("   Jain (%.0f users) %.3f", v("users"), v("jain_index_users"));
+  }
+  std::printf("\n");
   if (v("failures") > 0 || v("checkpoint_gpu_hours") > 0) {
-    std::printf("  %-14s %.0f (restarts %.0f)   lost %.1f GPU-h   down %.1f GPU-h   "
-                "checkpointing %.1f GPU-h\n",
-                "failures", v("failures"), v("restarts"), v("lost_gpu_hours"),
-                v("gpu_hours_down"), v("checkpoint_gpu_hours"));
+    std::printf(
+        "  %-20s %.0f (restarts %.0f)   lost %.1f GPU-h   down %.1f GPU-h   "
+        "checkpointing %.1f GPU-h\n",
+        "failures", v("failures"), v("restarts"), v("lost_gpu_hours"), v("gpu_hours_down"),
+        v("checkpoint_gpu_hours"));
   }
   if (config.models.enabled || config.models.assign) {
-    std::printf("  %-14s memory utilization %.1f %%   OOM rate %.2f %% (%.0f failures, "
-                "%.1f GPU-h wasted)   oom-failed %.0f\n",
-                "memory", 100 * v("memory_utilization"), 100 * v("oom_rate"), v("oom_failures"),
-                v("oom_wasted_gpu_hours"), v("jobs_failed"));
+    std::printf(
+        "  %-20s memory utilization %.1f %%   OOM rate %.2f %% (%.0f failures, "
+        "%.1f GPU-h wasted)   oom-failed %.0f\n",
+        "memory", 100 * v("memory_utilization"), 100 * v("oom_rate"), v("oom_failures"),
+        v("oom_wasted_gpu_hours"), v("jobs_failed"));
   }
-  std::printf("  %-14s %s   events %llu   wall %.2f s\n", "fingerprint",
+  std::printf("  %-20s %s   events %llu   wall %.2f s\n", "fingerprint",
               HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
               o.wall_seconds);
-  if (!config.out.empty()) std::printf("  %-14s %s\n", "written to", config.out.c_str());
+  for (const std::string& warning : o.warnings) {
+    std::printf("  %-20s %s\n", "warning", warning.c_str());
+  }
+  if (!config.out.empty()) std::printf("  %-20s %s\n", "written to", config.out.c_str());
 }
 
 int CommandRun(int argc, char** argv) {
@@ -117,12 +143,12 @@ int CommandRun(int argc, char** argv) {
       "clustersim run: replay a trace on a cluster under a policy\n\n"
       "With no options: the bundled Philly-derived trace on the default cluster with fcfs,\n"
       "written to results/clustersim.sqlite.\n\noptions");
-  desc.add_options()("help,h", "show this help")(
-      "trace", po::value(&config.trace_path), "trace file (default: the bundled Philly window)")(
+  desc.add_options()("help,h", "show this help")("trace", po::value(&config.trace_path),
+                                                 "trace file (default: the bundled Philly window)")(
       "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
       "cluster", po::value(&config.cluster)->default_value("default"),
-      "cluster spec JSON file or preset name")(
-      "hardware", po::value(&config.hardware_path), "hardware catalog JSON (default: built in)")(
+      "cluster spec JSON file or preset name")("hardware", po::value(&config.hardware_path),
+                                               "hardware catalog JSON (default: built in)")(
       "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
       "placement", po::value(&config.placement)->default_value("first-fit"),
       "placement strategy: pool, first-fit, best-fit, ...")(
@@ -130,33 +156,47 @@ int CommandRun(int argc, char** argv) {
       "trace | hardware (default: hardware on a heterogeneous cluster, else trace)")(
       "param", po::value(&params)->composing(), "policy parameter key=value (repeatable)")(
       "seed", po::value(&config.seed)->default_value(0), "random seed")(
-      "interval", po::value(&config.engine.timeseries_interval_seconds)->default_value(300),
-      "timeseries interval, seconds")(
-      "stop-time", po::value(&config.engine.stop_time), "stop the clock at this simulated time")(
+      "interval",
+      DurationValue("--interval", &config.engine.timeseries_interval_seconds)->default_value("300"),
+      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
+      "stop-time", DurationValue("--stop-time", &config.engine.stop_time),
+      "stop the clock at this simulated time (a duration: 100h, 3d)")(
       "out", po::value(&config.out)->default_value("results/clustersim.sqlite"),
       "SQLite database to append the run to")(
-      "preemption-cost", po::value(&config.engine.preemption_cost_seconds)->default_value(0),
-      "checkpoint save + restore paid by each preempted job, seconds")(
+      "preemption-cost",
+      DurationValue("--preemption-cost", &config.engine.preemption_cost_seconds)
+          ->default_value("0"),
+      "checkpoint save + restore paid by each preempted job (a duration)")(
+      "bsld-threshold", po::value(&config.bsld_threshold_seconds)->default_value(10),
+      "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
+      "allow-duplicate", po::bool_switch(&config.allow_duplicate),
+      "append the run even if --out already holds the same run (same inputs and seed)")(
       "node-mtbf", po::value(&config.node_mtbf),
-      "node failures: mean time between failures per node, hours (\"H\" or \"TYPE=H,...\")")(
+      "node failures: mean time between failures per node, \"T\" or \"TYPE=T,...\"; a plain "
+      "number is hours (2000 = 2000h; 90d)")(
       "gpu-mtbf", po::value(&config.gpu_mtbf),
-      "single-GPU failures: mean time between failures per GPU, hours (same forms)")(
-      "mttr", po::value<double>(),
-      "hours until a failed node or GPU is repaired (default 4)")(
+      "single-GPU failures: mean time between failures per GPU (same forms; plain = hours)")(
+      "mttr", DurationValue("--mttr", &config.engine.faults.mttr_seconds, kSecondsPerHour),
+      "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
       "failure-trace", po::value(&config.failure_trace),
       "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
-      "checkpoint-interval", po::value(&config.engine.faults.checkpoint_interval_seconds),
-      "seconds of computing between a job's checkpoints (default: none; a failure loses all)")(
-      "checkpoint-cost", po::value(&config.engine.faults.checkpoint_cost_seconds)->default_value(0),
-      "seconds each checkpoint save takes, without progress")(
-      "restore-cost", po::value(&config.engine.faults.restore_cost_seconds)->default_value(0),
-      "seconds a job restarted after a failure spends restoring its checkpoint")(
+      "checkpoint-interval",
+      DurationValue("--checkpoint-interval", &config.engine.faults.checkpoint_interval_seconds),
+      "computing time between a job's checkpoints (a duration; default: none, a failure loses "
+      "all)")("checkpoint-cost",
+              DurationValue("--checkpoint-cost", &config.engine.faults.checkpoint_cost_seconds)
+                  ->default_value("0"),
+              "time each checkpoint save takes, without progress (a duration)")(
+      "restore-cost",
+      DurationValue("--restore-cost", &config.engine.faults.restore_cost_seconds)
+          ->default_value("0"),
+      "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
 
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
       "check", po::bool_switch(&config.engine.check_invariants),
-      "verify engine invariants after every pass (slow)")(
-      "no-progress", "never draw the progress bar")(
+      "verify engine invariants after every pass (slow)")("no-progress",
+                                                          "never draw the progress bar")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, config.models);
@@ -165,7 +205,6 @@ int CommandRun(int argc, char** argv) {
   SetLogLevel(log_level);
   for (const auto& p : params) config.params.AddAssignment(p);
   config.filter = MakeFilter(filter_args);
-  if (vm.count("mttr")) config.engine.faults.mttr_seconds = vm["mttr"].as<double>() * 3600;
   if (vm.count("config")) {
     std::set<std::string> given;
     for (const auto& [name, value] : vm) {
@@ -182,21 +221,26 @@ int CommandRun(int argc, char** argv) {
   config.engine.interrupt = &g_interrupted;
   const bool tty = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
   if (tty) {
-    config.engine.progress = [](const EngineProgress& p) {
+    const auto start = std::chrono::steady_clock::now();
+    config.engine.progress = [start](const EngineProgress& p) {
       const double fraction = p.jobs_total ? double(p.jobs_done) / p.jobs_total : 1.0;
       const int width = 30;
       const int filled = static_cast<int>(fraction * width);
-      std::fprintf(stderr, "\r[%-*s] %5.1f%%  t=%.0f h  jobs %lld/%lld  events %llu", width,
-                   std::string(filled, '#').c_str(), 100 * fraction, p.sim_time / 3600,
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double left = EstimateSecondsLeft(elapsed, fraction);
+      std::fprintf(stderr, "\r[%-*s] %5.1f%%  t=%.0f h  jobs %lld/%lld  events %llu  ETA %-12s",
+                   width, std::string(filled, '#').c_str(), 100 * fraction, p.sim_time / 3600,
                    static_cast<long long>(p.jobs_done), static_cast<long long>(p.jobs_total),
-                   static_cast<unsigned long long>(p.events));
+                   static_cast<unsigned long long>(p.events),
+                   left < 0 ? "-" : FormatWallTime(left).c_str());
       std::fflush(stderr);
     };
   }
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   const RunOutcome outcome = ExecuteRun(config);
-  if (tty) std::fprintf(stderr, "\r%80s\r", "");
+  if (tty) std::fprintf(stderr, "\r%110s\r", "");
   PrintSummary(config, outcome);
   return outcome.status == RunStatus::kComplete ? 0 : 130;
 }
@@ -336,11 +380,16 @@ int Main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  if (command == "--version" || command == "version") {
+    std::printf("clustersim %s\n", CLUSTERSIM_VERSION);
+    return 0;
+  }
   try {
     if (command == "run") return CommandRun(argc - 1, argv + 1);
     if (command == "compare") return CommandCompare(argc - 1, argv + 1);
     if (command == "sweep") return CommandSweep(argc - 1, argv + 1);
     if (command == "merge") return CommandMerge(argc - 1, argv + 1);
+    if (command == "report") return CommandReport(argc - 1, argv + 1);
     if (command == "cluster") {
       if (argc < 3 || std::string(argv[2]) != "show") {
         if (argc >= 3 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h")) {

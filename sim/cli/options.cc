@@ -2,8 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 
 namespace po = boost::program_options;
@@ -12,6 +16,7 @@ namespace clustersim {
 
 bool ParseOptions(int argc, char** argv, const po::options_description& desc,
                   po::variables_map* vm, const po::positional_options_description* positional) {
+  RejectRemovedOptions(argc, argv);
   po::command_line_parser parser(argc, argv);
   parser.options(desc);
   if (positional) parser.positional(*positional);
@@ -22,6 +27,32 @@ bool ParseOptions(int argc, char** argv, const po::options_description& desc,
   }
   po::notify(*vm);
   return true;
+}
+
+void RejectRemovedOptions(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg != "--load-scale" && arg.rfind("--load-scale=", 0) != 0) continue;
+    std::string value = arg.size() > 13 ? arg.substr(13) : (i + 1 < argc ? argv[i + 1] : "");
+    std::string instead = "--load-factor 1/F";
+    char* end = nullptr;
+    const double scale = std::strtod(value.c_str(), &end);
+    if (!value.empty() && *end == '\0' && scale > 0 && std::isfinite(scale)) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%.6g", 1 / scale);
+      instead = std::string("--load-factor ") + buffer;
+    }
+    throw InputError(
+        "--load-scale was removed: its factor multiplied the gaps between arrivals "
+        "(0.5 meant twice the load). Use " +
+        instead + ": --load-factor multiplies the arrival rate (larger is heavier)");
+  }
+}
+
+po::typed_value<std::string>* DurationValue(const std::string& name, double* seconds,
+                                            double plain_unit_seconds) {
+  return po::value<std::string>()->notifier(
+      [=](const std::string& text) { *seconds = ParseDuration(text, name, plain_unit_seconds); });
 }
 
 void SetLogLevel(const std::string& level) {

@@ -1,6 +1,7 @@
 #include "sim/cli/plan_command.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -21,10 +23,12 @@
 
 #include "policies/registry.h"
 #include "sim/cli/options.h"
+#include "sim/cli/progress.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/models/queueing.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "workloads/reader.h"
 
@@ -211,13 +215,10 @@ SloCondition ParseSlo(const std::string& text) {
   }
   double scale = 0;
   if (metric->unit == Unit::kSeconds) {
-    if (suffix.empty() || suffix == "s") scale = 1;
-    if (suffix == "m" || suffix == "min") scale = 60;
-    if (suffix == "h") scale = 3600;
-    if (suffix == "d") scale = 86400;
-    if (scale == 0) {
-      throw InputError(where + ": unit \"" + suffix + "\": expected s, min, h or d (or none: s)");
-    }
+    // The duration syntax of every time option (sim/util/duration.h).
+    std::string error;
+    if (!TryParseDuration(value, 1, &number, &error)) throw InputError(where + ": " + error);
+    scale = 1;
   } else if (metric->unit == Unit::kFraction) {
     if (suffix.empty()) scale = 1;
     if (suffix == "%") scale = 0.01;
@@ -335,8 +336,9 @@ struct Evaluation {
 class Evaluator {
  public:
   Evaluator(RunConfig base, std::vector<NodeKind> kinds, std::vector<SloCondition> slos,
-            double budget, int threads, int max_evals)
-      : base_(std::move(base)),
+            double budget, int threads, int max_evals, BatchProgress* progress)
+      : progress_(progress),
+        base_(std::move(base)),
         kinds_(std::move(kinds)),
         slos_(std::move(slos)),
         budget_(budget),
@@ -367,14 +369,17 @@ class Evaluator {
     std::atomic<size_t> next{0};
     std::exception_ptr error;
     std::mutex error_mutex;
+    progress_->AddTotal(todo.size());
     auto worker = [&] {
       for (size_t i = next++; i < todo.size(); i = next++) {
+        const int slot = progress_->Begin();
         try {
-          Simulate(&todo[i]);
+          Simulate(&todo[i], slot);
         } catch (...) {
           std::lock_guard<std::mutex> lock(error_mutex);
           if (!error) error = std::current_exception();
         }
+        progress_->End(slot);
       }
     };
     std::vector<std::thread> pool;
@@ -395,6 +400,8 @@ class Evaluator {
   }
   const std::map<std::vector<int>, Evaluation>& results() const { return results_; }
   bool exhausted() const { return exhausted_; }
+  // Settings with nothing to act on (sim/cli/run.h), from the first simulation that had any.
+  const std::vector<std::string>& warnings() const { return warnings_; }
   double CostPerHour(const std::vector<int>& counts) const {
     double cost = 0;
     for (size_t k = 0; k < kinds_.size(); ++k) cost += counts[k] * kinds_[k].NodeCostPerHour();
@@ -412,7 +419,7 @@ class Evaluator {
  private:
   // Runs on a worker thread: everything it touches is its own copy or read-only shared state
   // (ExecuteRun builds its catalog, cluster, trace, policy and engine per call).
-  void Simulate(Evaluation* e) const {
+  void Simulate(Evaluation* e, int slot) {
     std::vector<NodeGroupSpec> groups;
     for (size_t k = 0; k < kinds_.size(); ++k) {
       if (e->counts[k] == 0) continue;
@@ -425,7 +432,16 @@ class Evaluator {
     RunConfig config = base_;  // a private copy: Params records which keys were read
     config.cluster = "plan:" + ClusterLabel(e->counts);
     config.cluster_json = ClusterSpecJson(groups, kinds_[0].network);
+    if (progress_->enabled()) {
+      config.engine.progress = [this, slot](const EngineProgress& p) {
+        progress_->Update(slot, p.jobs_total ? double(p.jobs_done) / p.jobs_total : 1.0);
+      };
+    }
     const RunOutcome outcome = ExecuteRun(config);
+    if (!outcome.warnings.empty()) {
+      std::lock_guard<std::mutex> lock(warnings_mutex_);
+      if (warnings_.empty()) warnings_ = outcome.warnings;
+    }
     e->wall_seconds = outcome.wall_seconds;
     auto value = [&](const char* metric) { return SummaryValue(outcome.summary, metric); };
     e->utilization = value("gpu_utilization");
@@ -449,6 +465,9 @@ class Evaluator {
     e->all_ok = e->capacity_ok && others_ok;
   }
 
+  BatchProgress* const progress_;
+  std::mutex warnings_mutex_;
+  std::vector<std::string> warnings_;
   const RunConfig base_;
   const std::vector<NodeKind> kinds_;
   const std::vector<SloCondition> slos_;
@@ -667,6 +686,7 @@ int CommandPlan(int argc, char** argv) {
       "start-nodes", po::value(&start_nodes),
       "first node count tried for every type (default: the Erlang C estimate)")(
       "csv", po::value(&csv_path), "also write the evaluated points to this CSV file")(
+      "no-progress", "never draw the progress line")(
       "log-level", po::value(&log_level)->default_value("error"), "trace|debug|info|warn|error");
   AddFilterOptions(desc, filter_args);
   po::variables_map vm;
@@ -776,7 +796,10 @@ int CommandPlan(int argc, char** argv) {
   }
 
   const auto wall_start = std::chrono::steady_clock::now();
-  Evaluator evaluator(base, kinds, slos, budget, threads, max_evals);
+  // The search's total is not known in advance: the line counts the simulations asked for so far.
+  auto progress = std::make_unique<BatchProgress>(
+      "simulations", 0, ::isatty(STDERR_FILENO) && !vm.count("no-progress"), true);
+  Evaluator evaluator(base, kinds, slos, budget, threads, max_evals, progress.get());
   const int k_count = static_cast<int>(kinds.size());
   std::vector<Chain> singles;
   for (int k = 0; k < k_count; ++k) {
@@ -850,6 +873,7 @@ int CommandPlan(int argc, char** argv) {
     if (section(a) != section(b)) return section(a) < section(b);
     return a->counts < b->counts;
   });
+  progress.reset();  // clears the progress line before the results
   std::printf("\nevaluated points (%zu simulations, %d at a time, %.2f s):\n", rows.size(), threads,
               wall);
   std::printf("  %-4s %-16s", "#", "search");
@@ -932,6 +956,9 @@ int CommandPlan(int argc, char** argv) {
   if (!csv_path.empty()) {
     WriteCsv(csv_path, kinds, slos, rows);
     std::printf("evaluated points written to %s\n", csv_path.c_str());
+  }
+  for (const std::string& warning : evaluator.warnings()) {
+    std::fprintf(stderr, "clustersim plan: warning: %s\n", warning.c_str());
   }
   return best ? 0 : 1;
 }

@@ -1,7 +1,7 @@
-// `clustersim plan`: capacity planning (DESIGN.md §11). Given a trace, a policy and placement,
-// candidate node types (a catalog GPU type x GPUs per node, or a one-type preset) with prices,
-// and an SLO (several conditions, all must hold) and optionally a budget, it finds by simulation
-// the smallest node count of each type that meets the SLO and the cheapest mix of types.
+// `clustersim plan`: capacity planning (README: Capacity planning). Given a trace, a policy and
+// placement, candidate node types (a catalog GPU type x GPUs per node, or a one-type preset) with
+// prices, and an SLO (several conditions, all must hold) and optionally a budget, it finds by
+// simulation the smallest node count of each type that meets the SLO and the cheapest mix of types.
 //
 // Search (every evaluation is one ExecuteRun without an output database; several run at once on
 // threads, `--jobs`):

@@ -19,7 +19,7 @@ int CommandQueueing(int argc, char** argv) {
   int servers = 0;
   double quantile = 0.95;
   po::options_description desc(
-      "clustersim queueing: M/M/c figures from Erlang C (seed 001 §3.5.1)\n\n"
+      "clustersim queueing: M/M/c figures from Erlang C (docs/metrics.md#erlang-c)\n\n"
       "Poisson arrivals at rate lambda, c servers each serving at rate mu (exponential service),\n"
       "first come first served. Rates in any one time unit; times are printed in that unit.\n"
       "For a GPU cluster: lambda = one-GPU jobs per hour, 1/mu = mean job hours, c = GPUs.\n\n"
@@ -28,7 +28,7 @@ int CommandQueueing(int argc, char** argv) {
                                                  "arrival rate (per time unit), > 0")(
       "mu", po::value(&mu)->required(), "service rate of one server (per time unit), > 0")(
       "c", po::value(&servers)->required(), "number of servers, >= 1")(
-      "quantile", po::value(&quantile)->default_value(0.95),
+      "quantile", po::value(&quantile)->default_value(0.95, "0.95"),
       "which wait quantile to print, 0 < q < 1");
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;

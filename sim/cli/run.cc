@@ -12,6 +12,7 @@
 #include "sim/engine/fragmentation.h"
 #include "sim/hardware/topology.h"
 #include "sim/output/sqlite_writer.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
 #include "sim/util/sha256.h"
@@ -19,19 +20,11 @@
 #include "workloads/model_assignment.h"
 #include "workloads/reader.h"
 
-#ifndef CLUSTERSIM_SOURCE_DIR
-#define CLUSTERSIM_SOURCE_DIR "."
-#endif
 #ifndef CLUSTERSIM_VERSION
 #define CLUSTERSIM_VERSION "0.0.0"
 #endif
 
 namespace clustersim {
-
-std::string BundledTracesDir() {
-  if (const char* dir = std::getenv("CLUSTERSIM_DATA_DIR")) return dir;
-  return std::string(CLUSTERSIM_SOURCE_DIR) + "/traces";
-}
 
 std::string DefaultTracePath() { return BundledTracesDir() + "/philly_default.csv"; }
 
@@ -42,7 +35,7 @@ std::string HexFingerprint(uint64_t fingerprint) {
 }
 
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
-                        RunConfig* config) {
+                        RunConfig* config) try {
   const nlohmann::json doc = ParseJsonFile(path);
   if (!doc.is_object()) throw InputError(path, 0, 0, "expected a JSON object of run options");
   auto text = [&](const nlohmann::json& v, const std::string& key) {
@@ -53,9 +46,9 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
     std::string option = key;
     std::replace(option.begin(), option.end(), '_', '-');
     if (key == "params") {
-      if (!value.is_object()) throw InputError(path, 0, 0, "params: expected an object");
+      if (!value.is_object()) throw JsonValueError(path, "params", "expected an object");
       for (const auto& [name, v] : value.items()) {
-        if (name.empty()) throw InputError(path, 0, 0, "params: expected non-empty names");
+        if (name.empty()) throw JsonValueError(path, "params", "expected non-empty names");
         if (config->params.values().count(name)) continue;  // --param wins
         const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
         config->params.AddAssignment(name + "=" + s);
@@ -80,50 +73,50 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
     } else if (option == "out") {
       config->out = text(value, key);
     } else if (option == "seed") {
-      if (!value.is_number_integer()) throw InputError(path, 0, 0, key + ": expected an integer");
+      if (!value.is_number_integer()) throw JsonValueError(path, key, "expected an integer");
       config->seed = value.get<int64_t>();
     } else if (option == "interval") {
-      config->engine.timeseries_interval_seconds = RequireNumber(value, path, key);
+      config->engine.timeseries_interval_seconds = RequireDuration(value, path, key);
       if (config->engine.timeseries_interval_seconds <= 0) {
-        throw InputError(path, 0, 0, key + ": expected a positive number of seconds");
+        throw JsonValueError(path, key, "expected a positive number of seconds");
       }
     } else if (option == "stop-time") {
-      config->engine.stop_time = RequireNumber(value, path, key);
+      config->engine.stop_time = RequireDuration(value, path, key);
       if (config->engine.stop_time < 0) {
-        throw InputError(path, 0, 0, key + ": expected a number of seconds >= 0");
+        throw JsonValueError(path, key, "expected a number of seconds >= 0");
       }
     } else if (option == "preemption-cost") {
-      config->engine.preemption_cost_seconds = RequireNumber(value, path, key);
+      config->engine.preemption_cost_seconds = RequireDuration(value, path, key);
       if (config->engine.preemption_cost_seconds < 0) {
-        throw InputError(path, 0, 0, key + ": expected a number of seconds >= 0");
+        throw JsonValueError(path, key, "expected a number of seconds >= 0");
       }
     } else if (option == "node-mtbf" || option == "gpu-mtbf") {
-      // A number of hours for every type, or the TYPE=HOURS list as a string.
+      // A number of hours for every type, or a duration or the TYPE=HOURS list as a string.
       const std::string v = value.is_number() ? value.dump() : text(value, key);
       (option == "node-mtbf" ? config->node_mtbf : config->gpu_mtbf) = v;
     } else if (option == "mttr") {
-      config->engine.faults.mttr_seconds = RequireNumber(value, path, key) * 3600;
+      config->engine.faults.mttr_seconds = RequireDuration(value, path, key, kSecondsPerHour);
     } else if (option == "failure-trace") {
       config->failure_trace = text(value, key);
     } else if (option == "checkpoint-interval") {
-      config->engine.faults.checkpoint_interval_seconds = RequireNumber(value, path, key);
+      config->engine.faults.checkpoint_interval_seconds = RequireDuration(value, path, key);
     } else if (option == "checkpoint-cost") {
-      config->engine.faults.checkpoint_cost_seconds = RequireNumber(value, path, key);
+      config->engine.faults.checkpoint_cost_seconds = RequireDuration(value, path, key);
     } else if (option == "restore-cost") {
-      config->engine.faults.restore_cost_seconds = RequireNumber(value, path, key);
+      config->engine.faults.restore_cost_seconds = RequireDuration(value, path, key);
     } else if (option == "model-aware" || option == "assign-models") {
-      if (!value.is_boolean()) throw InputError(path, 0, 0, key + ": expected true or false");
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
       (option == "model-aware" ? config->models.enabled : config->models.assign) =
           value.get<bool>();
     } else if (option == "models") {
       config->models.catalog_path = text(value, key);
     } else if (option == "oom-startup") {
-      config->models.options.oom_startup_seconds = RequireNumber(value, path, key);
+      config->models.options.oom_startup_seconds = RequireDuration(value, path, key);
     } else if (option == "oom-retries") {
-      if (!value.is_number_integer()) throw InputError(path, 0, 0, key + ": expected an integer");
+      if (!value.is_number_integer()) throw JsonValueError(path, key, "expected an integer");
       const int64_t retries = value.get<int64_t>();
       if (retries < 0 || retries > 64) {
-        throw InputError(path, 0, 0, key + ": expected an integer in 0..64");
+        throw JsonValueError(path, key, "expected an integer in 0..64");
       }
       config->models.options.oom_retries = static_cast<int>(retries);
     } else if (option == "colocation-speed") {
@@ -134,17 +127,22 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.user_batches = text(value, key);
     } else if (option == "batch-choice") {
       config->models.batch_choice = text(value, key);
+    } else if (option == "bsld-threshold") {
+      config->bsld_threshold_seconds = RequireNumber(value, path, key);
     } else {
-      throw InputError(path, 0, 0,
-                       "unknown key \"" + key +
-                           "\"; expected trace, format, cluster, hardware, policy, placement, "
-                           "runtime_model, params, seed, interval, stop_time, preemption_cost, "
-                           "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
-                           "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
-                           "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
-                           "batch_choice, out");
+      throw JsonValueError::Verbatim(
+          path, key,
+          "unknown key \"" + key +
+              "\"; expected trace, format, cluster, hardware, policy, placement, "
+              "runtime_model, params, seed, interval, stop_time, preemption_cost, "
+              "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
+              "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
+              "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
+              "batch_choice, bsld_threshold, out");
     }
   }
+} catch (const JsonValueError& e) {
+  throw AtJsonPosition(e, path, ReadFileText(path));
 }
 
 std::string ModelConfig::ToJson(int64_t seed) const {
@@ -208,7 +206,7 @@ void ResolveFaults(const RunConfig& config, const Cluster& cluster, FaultOptions
   seconds(faults->checkpoint_cost_seconds, "--checkpoint-cost", false);
   seconds(faults->restore_cost_seconds, "--restore-cost", false);
   if (!(faults->mttr_seconds > 0) || !std::isfinite(faults->mttr_seconds)) {
-    throw InputError("--mttr: expected a number of hours > 0");
+    throw InputError("--mttr: expected a duration > 0 (a plain number is hours)");
   }
   if (!config.node_mtbf.empty()) {
     faults->node_mtbf_seconds = ParseMtbfHours(config.node_mtbf, cluster.catalog(), "--node-mtbf");
@@ -259,6 +257,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   const bool model_aware = config.models.enabled || config.models.assign;
   CheckModelOptions(config.models);
+  if (!(config.bsld_threshold_seconds > 0) || !std::isfinite(config.bsld_threshold_seconds)) {
+    throw InputError("--bsld-threshold: expected a number of seconds > 0");
+  }
   ModelCatalog custom_models;
   const ModelCatalog* models = &ModelCatalog::Default();
   if (!config.models.catalog_path.empty()) {
@@ -306,16 +307,74 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     }
   }
 
-  // Open the output before simulating, so an unwritable path fails fast.
+  RunOutcome outcome;
+  // Settings with nothing to act on: said before the run, and kept for the caller's report.
+  if (model_runtime && model_runtime->modelled_jobs() == 0 && !config.models.assign) {
+    outcome.warnings.push_back(
+        "--model-aware: no job of the trace names a model of the catalog (clustersim list "
+        "models), so nothing is model-aware; add --assign-models to give every job a model and "
+        "batch by its size");
+  }
+  if (std::string policy_warning = policy->IdleWarning(trace, model_runtime.get());
+      !policy_warning.empty()) {
+    outcome.warnings.push_back(std::move(policy_warning));
+  }
+  for (const std::string& warning : outcome.warnings) spdlog::warn("{}", warning);
+
+  RunRecord record;
+  record.trace_path = trace_path;
+  record.trace_sha256 = trace.sha256;
+  record.trace_format = trace.format;
+  record.cluster_spec = cluster.spec().origin;
+  record.cluster_sha256 = Sha256Hex(cluster.spec().text);
+  record.cluster_json = cluster.spec().text;
+  record.policy = config.policy;
+  record.placement = config.placement;
+  record.params_json = config.params.ToJson();
+  record.runtime_model = runtime_name;
+  record.seed = config.seed;
+  record.version = CLUSTERSIM_VERSION;
+  record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
+  record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
+  record.faults = engine_options.faults.ToJson(cluster.catalog());
+  record.models = config.models.ToJson(config.seed);
+  record.bsld_threshold_seconds = config.bsld_threshold_seconds;
+  {
+    nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
+    if (!config.filter.IsIdentity()) {
+      filter["jobs_before"] = counts.before;
+      filter["jobs_kept"] = counts.kept;
+    }
+    record.trace_filter = filter.dump();
+  }
+
+  // Open the output before simulating, so an unwritable path or a repeated run fails fast.
   std::unique_ptr<SqliteWriter> writer;
   if (!config.out.empty()) writer = std::make_unique<SqliteWriter>(config.out);
+  if (!config.allow_duplicate) {
+    auto refuse = [&](const std::string& path, int64_t run_id) {
+      throw InputError(path, 0, 0,
+                       "already holds this run as run " + std::to_string(run_id) +
+                           " (same trace and cluster, policy, placement, parameters, runtime "
+                           "model, seed, filters, interval, preemption cost, faults and models: "
+                           "the simulation is deterministic, so its rows would be the same); "
+                           "nothing was written; --allow-duplicate appends it again");
+    };
+    if (writer) {
+      if (const int64_t same = writer->FindSameRun(record); same >= 0) refuse(config.out, same);
+    }
+    if (!config.duplicates_of.empty()) {
+      if (const int64_t same = FindSameRunIn(config.duplicates_of, record); same >= 0) {
+        refuse(config.duplicates_of, same);
+      }
+    }
+  }
 
   workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus());
   engine_options.workload = &workload;  // the same classes for the FGD metric
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
   engine.Run();
 
-  RunOutcome outcome;
   outcome.status = engine.status();
   outcome.fingerprint = engine.fingerprint();
   outcome.events = engine.events_processed();
@@ -325,38 +384,15 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   outcome.trace_format = trace.format;
   outcome.filter_counts = counts;
   outcome.sanity = std::move(sanity);
-  outcome.summary = ComputeSummary(engine);
+  outcome.summary = ComputeSummary(engine, {config.bsld_threshold_seconds});
   outcome.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (writer) {
-    RunRecord record;
-    record.trace_path = trace_path;
-    record.trace_sha256 = trace.sha256;
-    record.trace_format = trace.format;
-    record.cluster_spec = cluster.spec().origin;
-    record.cluster_sha256 = Sha256Hex(cluster.spec().text);
-    record.cluster_json = cluster.spec().text;
-    record.policy = config.policy;
-    record.placement = config.placement;
-    record.params_json = config.params.ToJson();
-    record.runtime_model = runtime_name;
-    record.seed = config.seed;
-    record.version = CLUSTERSIM_VERSION;
     record.wall_seconds = outcome.wall_seconds;
     record.events = engine.events_processed();
     record.passes = engine.passes();
     record.status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
     record.fingerprint = HexFingerprint(engine.fingerprint());
-    record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
-    record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
-    record.faults = engine_options.faults.ToJson(cluster.catalog());
-    record.models = config.models.ToJson(config.seed);
-    nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
-    if (!config.filter.IsIdentity()) {
-      filter["jobs_before"] = counts.before;
-      filter["jobs_kept"] = counts.kept;
-    }
-    record.trace_filter = filter.dump();
     outcome.run_id = writer->WriteRun(record, &engine, outcome.summary);
     writer->Commit();
   }

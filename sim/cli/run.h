@@ -20,7 +20,7 @@
 
 namespace clustersim {
 
-// Model-aware simulation (DESIGN.md §5, sim/engine/model_runtime.h); off by default.
+// Model-aware simulation (docs/models.md, sim/engine/model_runtime.h); off by default.
 struct ModelConfig {
   bool enabled = false;      // memory model, OOM, batch-aware rates, GPU sharing of models
   bool assign = false;       // give jobs without a model one (workloads/model_assignment.h)
@@ -49,10 +49,16 @@ struct RunConfig {
   int64_t seed = 0;
   std::string out;               // empty = do not write a database
   EngineOptions engine;          // engine.faults: checkpoint settings and MTTR are taken as given
-  // Failures (DESIGN.md §7), resolved against the catalog and cluster by ExecuteRun: MTBF in the
-  // ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace CSV.
+  // Failures (docs/engine.md#failures), resolved against the catalog and cluster by ExecuteRun:
+  // MTBF in the ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace
+  // CSV.
   std::string node_mtbf, gpu_mtbf, failure_trace;
   ModelConfig models;
+  double bsld_threshold_seconds = kDefaultBsldThresholdSeconds;  // bounded slowdown, > 0
+  // Appending a run that `out` (or `duplicates_of`) already holds — the same identity key as
+  // `clustersim merge` uses — is an error naming that run unless allow_duplicate is set.
+  bool allow_duplicate = false;
+  std::string duplicates_of;  // another database to check (compare's output), empty = none
 };
 
 struct RunOutcome {
@@ -68,9 +74,13 @@ struct RunOutcome {
   FilterCounts filter_counts;
   SanityReport sanity;
   std::vector<SummaryRow> summary;
+  // Settings with nothing to act on in this run, each naming the fix (also logged as warnings
+  // before the simulation starts).
+  std::vector<std::string> warnings;
 };
 
-// Throws InputError for bad inputs (nothing is written then) and InternalError for a bug.
+// Throws InputError for bad inputs or a duplicate run (nothing is written then; both are found
+// before simulating) and InternalError for a bug.
 // Without an output database it may run on several threads at once (`clustersim plan` does),
 // each with its own RunConfig: Params records which keys were read, so a config is not shared.
 RunOutcome ExecuteRun(const RunConfig& config);
@@ -79,14 +89,13 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
 // stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval,
 // checkpoint_cost, restore_cost, model_aware, assign_models, models, oom_startup, oom_retries,
-// colocation_speed, storage_gbps, out. Keys named in `given` (option names set on the command line,
-// which win) are skipped; a params key also given as --param keeps the command-line value.
-// Throws InputError naming the file and key for an unknown key or a value of the wrong type.
+// colocation_speed, storage_gbps, bsld_threshold, out. Keys named in `given` (option names set on
+// the command line, which win) are skipped; a params key also given as --param keeps the
+// command-line value. Throws InputError naming the file and key for an unknown key or a value of
+// the wrong type.
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
                         RunConfig* config);
 
-// The folder holding the bundled traces (CLUSTERSIM_DATA_DIR, else the source tree's traces/).
-std::string BundledTracesDir();
 std::string DefaultTracePath();
 
 std::string HexFingerprint(uint64_t fingerprint);

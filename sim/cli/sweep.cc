@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "policies/registry.h"
+#include "sim/cli/progress.h"
 #include "sim/hardware/cluster.h"
 #include "sim/output/merge.h"
 #include "sim/output/sqlite_writer.h"
@@ -31,7 +32,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char* kSpecKeys =
-    "traces, clusters, policies, placements, params, load_factors, seeds, runtime_model, format, "
+    "traces, clusters, policies, placements, params, load_factor, seeds, runtime_model, format, "
     "hardware, interval, preemption_cost, stop_time, models";
 
 // Index width in file names: at least 4 digits, more for larger sweeps, so names sort by index.
@@ -84,31 +85,54 @@ Params ParamsForRun(const std::map<std::string, std::string>& given, const std::
   return Params(std::move(values));
 }
 
-SweepSpec LoadSweepSpec(const std::string& path) {
+SweepSpec LoadSweepSpec(const std::string& path) try {
   const json doc = ParseJsonFile(path);
   if (!doc.is_object()) throw InputError(path, 0, 0, "expected a JSON object (a sweep spec)");
   static const std::set<std::string> kKnown = {
-      "traces",       "clusters",        "policies",      "placements", "params",
-      "load_factors", "seeds",           "runtime_model", "format",     "hardware",
-      "interval",     "preemption_cost", "stop_time",     "models"};
+      "traces",      "clusters",        "policies",      "placements", "params",
+      "load_factor", "seeds",           "runtime_model", "format",     "hardware",
+      "interval",    "preemption_cost", "stop_time",     "models"};
   for (const auto& [key, value] : doc.items()) {
+    if (key == "load_factors") {
+      // Its factors multiplied the gaps between arrivals; load_factor's multiply the arrival
+      // rate. Refused rather than read with the opposite meaning.
+      std::string instead;
+      if (value.is_array()) {
+        for (const json& v : value) {
+          if (!v.is_number() || !(v.get<double>() > 0)) {
+            instead.clear();
+            break;
+          }
+          char buffer[32];
+          std::snprintf(buffer, sizeof buffer, "%.6g", 1 / v.get<double>());
+          instead += (instead.empty() ? "" : ", ") + std::string(buffer);
+        }
+      }
+      throw JsonValueError(path, key,
+                           "was removed: its factors multiplied the gaps between arrivals (0.5 "
+                           "meant twice the load). Use \"load_factor\": [" +
+                               (instead.empty() ? std::string("1/F, ...") : instead) +
+                               "], whose factors multiply the arrival rate (larger is heavier)");
+    }
     if (!kKnown.count(key)) {
-      throw InputError(path, 0, 0, "unknown key \"" + key + "\"; expected " + kSpecKeys);
+      throw JsonValueError::Verbatim(path, key,
+                                     "unknown key \"" + key + "\"; expected " + kSpecKeys);
     }
   }
-  // A list: missing = the default; present = a non-empty array without repeated entries.
-  auto list = [&](const char* key, json fallback) {
+  // A list: missing = the default; present = a non-empty array without repeated entries (or,
+  // where `scalar_ok`, one value standing for a list of it).
+  auto list = [&](const char* key, json fallback, bool scalar_ok = false) {
     if (!doc.contains(key)) return fallback;
     const json& value = doc[key];
+    if (scalar_ok && !value.is_array()) return json::array({value});
     if (!value.is_array() || value.empty()) {
-      throw InputError(path, 0, 0, std::string(key) + ": expected a non-empty list");
+      throw JsonValueError(path, key, "expected a non-empty list");
     }
     std::set<std::string> seen;
     for (size_t i = 0; i < value.size(); ++i) {
       if (!seen.insert(value[i].dump()).second) {
-        throw InputError(path, 0, 0,
-                         std::string(key) + "[" + std::to_string(i) + "]: " + value[i].dump() +
-                             " is listed twice");
+        throw JsonValueError(path, std::string(key) + "[" + std::to_string(i) + "]",
+                             value[i].dump() + " is listed twice");
       }
     }
     return value;
@@ -121,12 +145,12 @@ SweepSpec LoadSweepSpec(const std::string& path) {
     const json values = list(key, std::move(fallback));
     for (size_t i = 0; i < values.size(); ++i) {
       out.push_back(RequireString(values[i], path, where(key, i)));
-      if (out.back().empty()) throw InputError(path, 0, 0, where(key, i) + ": expected a name");
+      if (out.back().empty()) throw JsonValueError(path, where(key, i), "expected a name");
     }
     return out;
   };
   if (!doc.contains("traces")) {
-    throw InputError(path, 0, 0, "traces: missing; expected a non-empty list of trace files");
+    throw JsonValueError(path, "traces", "missing; expected a non-empty list of trace files");
   }
   const std::vector<std::string> traces = strings("traces", json::array());
   const std::vector<std::string> clusters = strings("clusters", json::array({"default"}));
@@ -136,23 +160,25 @@ SweepSpec LoadSweepSpec(const std::string& path) {
     try {
       FindPolicy(policies[i]);
     } catch (const InputError& e) {
-      throw InputError(path, 0, 0, where("policies", i) + ": " + e.what());
+      throw JsonValueError(path, where("policies", i), e.what());
     }
   }
   for (size_t i = 0; i < placements.size(); ++i) {
     try {
       FindPlacement(placements[i]);
     } catch (const InputError& e) {
-      throw InputError(path, 0, 0, where("placements", i) + ": " + e.what());
+      throw JsonValueError(path, where("placements", i), e.what());
     }
   }
   std::vector<double> loads;
   {
-    const json values = list("load_factors", json::array({1.0}));
+    const json values = list("load_factor", json::array({1.0}), /*scalar_ok=*/true);
+    const bool is_list = doc.contains("load_factor") && doc["load_factor"].is_array();
     for (size_t i = 0; i < values.size(); ++i) {
-      const double load = RequireNumber(values[i], path, where("load_factors", i));
+      const std::string at = is_list ? where("load_factor", i) : "load_factor";
+      const double load = RequireNumber(values[i], path, at);
       if (!(load > 0) || !std::isfinite(load)) {
-        throw InputError(path, 0, 0, where("load_factors", i) + ": expected a number > 0");
+        throw JsonValueError(path, at, "expected a number > 0 (2 = twice the arrival rate)");
       }
       loads.push_back(load);
     }
@@ -162,7 +188,7 @@ SweepSpec LoadSweepSpec(const std::string& path) {
     const json values = list("seeds", json::array({0}));
     for (size_t i = 0; i < values.size(); ++i) {
       if (!values[i].is_number_integer()) {
-        throw InputError(path, 0, 0, where("seeds", i) + ": expected an integer");
+        throw JsonValueError(path, where("seeds", i), "expected an integer");
       }
       seeds.push_back(values[i].get<int64_t>());
     }
@@ -172,14 +198,13 @@ SweepSpec LoadSweepSpec(const std::string& path) {
     const json values = list("params", json::array({json::object()}));
     for (size_t i = 0; i < values.size(); ++i) {
       if (!values[i].is_object()) {
-        throw InputError(path, 0, 0, where("params", i) + ": expected an object of key: value");
+        throw JsonValueError(path, where("params", i), "expected an object of key: value");
       }
       std::map<std::string, std::string> set;
       for (const auto& [key, value] : values[i].items()) {
         if (!value.is_string() && !value.is_number() && !value.is_boolean()) {
-          throw InputError(
-              path, 0, 0,
-              where("params", i) + "." + key + ": expected a string, number or boolean");
+          throw JsonValueError(path, where("params", i) + "." + key,
+                               "expected a string, number or boolean");
         }
         set[key] = value.is_string() ? value.get<std::string>() : value.dump();
       }
@@ -189,24 +214,24 @@ SweepSpec LoadSweepSpec(const std::string& path) {
   auto text = [&](const char* key) {
     return doc.contains(key) ? RequireString(doc[key], path, key) : std::string();
   };
-  auto number = [&](const char* key, double fallback) {
-    return doc.contains(key) ? RequireNumber(doc[key], path, key) : fallback;
+  auto duration = [&](const char* key, double fallback) {
+    return doc.contains(key) ? RequireDuration(doc[key], path, key) : fallback;
   };
   const std::string runtime_model = text("runtime_model");
   const std::string format = text("format");
   const std::string hardware = text("hardware");
   EngineOptions engine;
-  engine.timeseries_interval_seconds = number("interval", engine.timeseries_interval_seconds);
-  engine.preemption_cost_seconds = number("preemption_cost", 0);
-  const double stop_time = number("stop_time", -1);
+  engine.timeseries_interval_seconds = duration("interval", engine.timeseries_interval_seconds);
+  engine.preemption_cost_seconds = duration("preemption_cost", 0);
+  const double stop_time = duration("stop_time", -1);
   if (!(engine.timeseries_interval_seconds > 0)) {
-    throw InputError(path, 0, 0, "interval: expected a positive number of seconds");
+    throw JsonValueError(path, "interval", "expected a positive number of seconds");
   }
   if (engine.preemption_cost_seconds < 0) {
-    throw InputError(path, 0, 0, "preemption_cost: expected a number of seconds >= 0");
+    throw JsonValueError(path, "preemption_cost", "expected a number of seconds >= 0");
   }
   if (doc.contains("stop_time")) {
-    if (!(stop_time > 0)) throw InputError(path, 0, 0, "stop_time: expected seconds > 0");
+    if (!(stop_time > 0)) throw JsonValueError(path, "stop_time", "expected seconds > 0");
     engine.stop_time = stop_time;
   }
   // Model-aware settings for every run of the sweep: an object with any of model_aware,
@@ -215,13 +240,13 @@ SweepSpec LoadSweepSpec(const std::string& path) {
   ModelConfig models;
   if (doc.contains("models")) {
     const json& m = doc["models"];
-    if (!m.is_object()) throw InputError(path, 0, 0, "models: expected an object");
+    if (!m.is_object()) throw JsonValueError(path, "models", "expected an object");
     for (auto it = m.begin(); it != m.end(); ++it) {
       const std::string& key = it.key();
       const json& value = it.value();  // not a structured binding: lambdas capture it
       const std::string where = "models." + key;
       auto flag = [&] {
-        if (!value.is_boolean()) throw InputError(path, 0, 0, where + ": expected true or false");
+        if (!value.is_boolean()) throw JsonValueError(path, where, "expected true or false");
         return value.get<bool>();
       };
       if (key == "model_aware") {
@@ -231,10 +256,10 @@ SweepSpec LoadSweepSpec(const std::string& path) {
       } else if (key == "models") {
         models.catalog_path = RequireString(value, path, where);
       } else if (key == "oom_startup") {
-        models.options.oom_startup_seconds = RequireNumber(value, path, where);
+        models.options.oom_startup_seconds = RequireDuration(value, path, where);
       } else if (key == "oom_retries") {
         if (!value.is_number_integer() || value.get<int64_t>() < 0 || value.get<int64_t>() > 64) {
-          throw InputError(path, 0, 0, where + ": expected an integer in 0..64");
+          throw JsonValueError(path, where, "expected an integer in 0..64");
         }
         models.options.oom_retries = static_cast<int>(value.get<int64_t>());
       } else if (key == "colocation_speed") {
@@ -246,10 +271,11 @@ SweepSpec LoadSweepSpec(const std::string& path) {
       } else if (key == "storage_gbps") {
         models.options.storage_gbps = RequireNumber(value, path, where);
       } else {
-        throw InputError(path, 0, 0,
-                         "unknown key \"" + where +
-                             "\"; expected model_aware, assign_models, models, oom_startup, "
-                             "oom_retries, colocation_speed, storage_gbps, user_batches, batch_choice");
+        throw JsonValueError::Verbatim(
+            path, where,
+            "unknown key \"" + where +
+                "\"; expected model_aware, assign_models, models, oom_startup, "
+                "oom_retries, colocation_speed, storage_gbps, user_batches, batch_choice");
       }
     }
   }
@@ -283,7 +309,7 @@ SweepSpec LoadSweepSpec(const std::string& path) {
                 run.config.placement = placement;
                 run.config.runtime_model = runtime_model;
                 run.config.params = ParamsForRun(given, policy, placement);
-                run.config.filter.load_scale = load;
+                run.config.filter.load_factor = load;
                 run.config.seed = seed;
                 run.config.engine = engine;
                 run.config.models = models;
@@ -331,6 +357,8 @@ SweepSpec LoadSweepSpec(const std::string& path) {
     run.file_name = name;
   }
   return spec;
+} catch (const JsonValueError& e) {
+  throw AtJsonPosition(e, path, ReadFileText(path));
 }
 
 Shard ParseShard(const std::string& text) {
@@ -377,7 +405,7 @@ void RecordFailedRun(const RunConfig& config, const std::string& error) {
   record.trace_path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
   record.trace_format = config.trace_format;
   try {
-    record.trace_sha256 = Sha256File(record.trace_path);
+    record.trace_sha256 = Sha256OfContent(record.trace_path);
   } catch (const std::exception&) {
     // An unreadable trace is often the error itself: the hash stays empty.
   }
@@ -467,8 +495,9 @@ SweepReport RunSweep(const SweepSpec& spec, const SweepOptions& options) {
   std::printf("\n");
   std::fflush(stdout);
 
-  std::mutex mutex;  // guards report and stdout
+  std::mutex mutex;  // guards report and the finished count
   size_t finished = 0;
+  BatchProgress progress("runs", todo.size(), options.progress);
   ParallelFor(todo.size(), options.jobs, [&](size_t k) {
     const SweepRun& run = *todo[k];
     if (options.interrupt && options.interrupt->load()) {
@@ -479,11 +508,19 @@ SweepReport RunSweep(const SweepSpec& spec, const SweepOptions& options) {
     RunConfig config = run.config;
     config.out = (fs::path(options.out_dir) / run.file_name).string();
     config.engine.interrupt = options.interrupt;
+    const int slot = progress.Begin();
+    if (progress.enabled()) {
+      config.engine.progress = [&progress, slot](const EngineProgress& p) {
+        progress.Update(slot, p.jobs_total ? double(p.jobs_done) / p.jobs_total : 1.0);
+      };
+    }
     const auto start = std::chrono::steady_clock::now();
     std::string status;
     std::string error;
+    std::vector<std::string> warnings;
     try {
       const RunOutcome outcome = ExecuteRun(config);
+      warnings = outcome.warnings;
       if (outcome.status == RunStatus::kComplete) {
         status = "complete";
       } else {
@@ -503,15 +540,25 @@ SweepReport RunSweep(const SweepSpec& spec, const SweepOptions& options) {
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::lock_guard<std::mutex> lock(mutex);
-    ++finished;
-    if (status == "complete") ++report.complete;
-    if (status == "failed") ++report.failed;
-    if (status == "interrupted") ++report.interrupted;
-    std::printf("[%zu/%zu] %s %-11s %s (%.2f s)%s%s\n", finished, todo.size(),
-                run.file_name.c_str(), status.c_str(), run.label.c_str(), seconds,
-                error.empty() ? "" : "\n    error: ", error.c_str());
-    std::fflush(stdout);
+    std::string line;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ++finished;
+      if (status == "complete") ++report.complete;
+      if (status == "failed") ++report.failed;
+      if (status == "interrupted") ++report.interrupted;
+      char head[64];
+      std::snprintf(head, sizeof head, "[%zu/%zu] ", finished, todo.size());
+      char tail[32];
+      std::snprintf(tail, sizeof tail, " (%.2f s)", seconds);
+      char padded[16];
+      std::snprintf(padded, sizeof padded, "%-11s", status.c_str());
+      line = head + run.file_name + " " + padded + " " + run.label + tail + "\n";
+      if (!error.empty()) line += "    error: " + error + "\n";
+      for (const std::string& warning : warnings) line += "    warning: " + warning + "\n";
+    }
+    progress.End(slot);
+    progress.Print(stdout, line);
   });
   return report;
 }

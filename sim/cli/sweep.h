@@ -1,8 +1,8 @@
-// Experiments at scale (DESIGN.md §11): the sweep spec, its cross product of runs with stable
+// Experiments at scale (README: Sweeps): the sweep spec, its cross product of runs with stable
 // indices and keys, shards, and running many runs in parallel on local cores.
 //
 // A sweep spec is a JSON object of lists (README.md, "Sweeps"): traces, clusters, policies,
-// placements, params, load_factors, seeds, plus single values shared by every run. Its runs are
+// placements, params, load_factor, seeds, plus single values shared by every run. Its runs are
 // the cross product in that order (the last list varies fastest); each gets an index and a key:
 // the canonical JSON of its values as the spec wrote them, hashed into its file name
 // `run-<index>-<first 8 hex digits of SHA-256(key)>.sqlite`. Indices and keys depend only on the
@@ -80,6 +80,7 @@ struct SweepOptions {
   int jobs = 1;
   Shard shard;
   const std::atomic<bool>* interrupt = nullptr;  // Ctrl-C: no new runs, running ones stop
+  bool progress = false;  // draw the progress line on stderr (sim/cli/progress.h)
 };
 
 struct SweepReport {
@@ -95,7 +96,8 @@ struct SweepReport {
 // database of a selected run (failed, interrupted, unreadable) is removed and the run redone.
 // A run that fails is recorded in its database as a runs row with status `failed` and the error,
 // and the others go on. Writes out_dir/sweep.json, the manifest of all runs (index, file, key).
-// Prints one line per finished run on stdout. Throws InputError if out_dir cannot be made.
+// Prints one line per finished run on stdout (with the run's warnings, sim/cli/run.h). Throws
+// InputError if out_dir cannot be made.
 SweepReport RunSweep(const SweepSpec& spec, const SweepOptions& options);
 
 // Writes a database at config.out holding one runs row with status `failed` and `error` (the

@@ -34,11 +34,13 @@ int Stats(int argc, char** argv) {
   desc.add_options()("help,h", "show this help")("trace", po::value(&path), "trace file")(
       "format", po::value(&format), "trace format (default: detect)")(
       "cluster", po::value(&cluster_name),
-      "also check jobs against this cluster (spec file or preset)");
+      "also give the offered load relative to this cluster and check jobs against it (spec "
+      "file or preset)");
   AddFilterOptions(desc, filter_args);
   po::positional_options_description positional;
   positional.add("trace", 1);
   po::variables_map vm;
+  RejectRemovedOptions(argc, argv);
   po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
   po::notify(vm);
   if (vm.count("help") || path.empty()) {
@@ -58,7 +60,7 @@ int Stats(int argc, char** argv) {
     std::printf("filter          kept %lld of %lld jobs\n", static_cast<long long>(counts.kept),
                 static_cast<long long>(counts.before));
   }
-  std::cout << FormatTraceStats(ComputeTraceStats(trace));
+  std::cout << FormatTraceStats(ComputeTraceStats(trace), cluster ? cluster->total_gpus() : 0);
   std::cout << CheckTraceSanity(trace, cluster.get()).ToText();
   return 0;
 }
@@ -93,24 +95,29 @@ int Generate(int argc, char** argv) {
       "jobs", po::value(&options.jobs)->default_value(options.jobs), "number of jobs")(
       "gpus", po::value(&options.cluster_gpus)->default_value(options.cluster_gpus),
       "GPUs the offered load is computed on")(
-      "load", po::value(&options.load)->default_value(options.load), "target offered load")(
+      "load", po::value(&options.load)->default_value(options.load, "0.9"),
+      "target offered load: GPU-seconds demanded / GPU-seconds of --gpus over the arrival span")(
       "seed", po::value(&options.seed)->default_value(options.seed), "random seed")(
       "arrivals", po::value(&options.arrivals)->default_value(options.arrivals),
       "poisson | diurnal (rate follows the Helios Venus 10-minute curve)")(
       "curve", po::value(&options.curve_path), "diurnal curve CSV (default: bundled Helios)")(
       "durations", po::value(&options.durations)->default_value(options.durations),
       "exponential | philly (the Philly empirical distribution)")(
-      "mean-duration", po::value(&options.mean_duration_seconds)->default_value(3600),
-      "mean of exponential durations, seconds")(
+      "mean-duration",
+      DurationValue("--mean-duration", &options.mean_duration_seconds)->default_value("3600"),
+      "mean of exponential durations (a duration: 3600, 1h)")(
       "models", po::value(&models), "model mix name:weight,... (adds a model column)");
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   if (out.empty()) throw InputError("trace generate: expected --out FILE");
   if (!models.empty()) options.models = ParseModelMix(models);
-  WriteSyntheticTrace(options, out);
-  std::printf("wrote %lld jobs to %s (%.4f jobs/s on average, offered load %.2f on %lld GPUs)\n",
-              static_cast<long long>(options.jobs), out.c_str(), ArrivalRatePerSecond(options),
-              options.load, static_cast<long long>(options.cluster_gpus));
+  const GeneratedTrace made = WriteSyntheticTrace(options, out);
+  std::printf(
+      "wrote %lld jobs to %s: span %.2f days, %.4f jobs/s, offered load %.3f on %lld "
+      "GPUs (target %g)\n",
+      static_cast<long long>(made.jobs), out.c_str(),
+      (made.last_submit_seconds - made.first_submit_seconds) / 86400, made.arrivals_per_second,
+      made.offered_load, static_cast<long long>(options.cluster_gpus), options.load);
   return 0;
 }
 
@@ -157,8 +164,9 @@ void AddModelOptions(po::options_description& desc, ModelConfig& models) {
       "assign-models", po::bool_switch(&models.assign),
       "give jobs without a model one and a batch (seeded by --seed); implies --model-aware")(
       "models", po::value(&models.catalog_path), "model catalog JSON (default: built in)")(
-      "oom-startup", po::value(&models.options.oom_startup_seconds)->default_value(120),
-      "seconds a job runs before running out of memory")(
+      "oom-startup",
+      DurationValue("--oom-startup", &models.options.oom_startup_seconds)->default_value("120"),
+      "time a job runs before running out of memory (a duration)")(
       "oom-retries", po::value(&models.options.oom_retries)->default_value(4),
       "resubmissions with half the batch after OOM failures")(
       "colocation-speed", po::value(&models.options.colocation_speed)->default_value(0.7, "0.7"),
@@ -176,13 +184,14 @@ void AddModelOptions(po::options_description& desc, ModelConfig& models) {
 
 void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
   desc.add_options()("window", po::value(&args.window),
-                     "keep jobs submitted in START:END seconds (either may be empty)")(
-      "vc", po::value(&args.vc), "keep these virtual clusters (comma list)")(
+                     "keep jobs submitted in START:END, durations from the trace's start (either "
+                     "may be empty): 0:3600, 2d:3d")("vc", po::value(&args.vc),
+                                                     "keep these virtual clusters (comma list)")(
       "user", po::value(&args.user), "keep these users (comma list)")(
       "status", po::value(&args.status), "keep these trace statuses (comma list)")(
       "first", po::value(&args.first), "keep the first N jobs in submission order")(
-      "load-scale", po::value(&args.load_scale)->default_value(1.0),
-      "multiply inter-arrival gaps by this factor (> 1 lightens the load)")(
+      "load-factor", po::value(&args.load_factor)->default_value(1.0, "1"),
+      "multiply the arrival rate by F (gaps between submissions / F): 2 = twice the load")(
       "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]");
 }
 
@@ -194,7 +203,7 @@ TraceFilter MakeFilter(const FilterArgs& args) {
   filter.statuses = ParseList(args.status);
   if (args.first < -1) throw InputError("--first: expected a count >= 0");
   filter.first_n = args.first;
-  filter.load_scale = args.load_scale;
+  filter.load_factor = args.load_factor;
   if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
   return filter;
 }

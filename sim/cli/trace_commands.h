@@ -13,10 +13,10 @@ namespace clustersim {
 struct FilterArgs {
   std::string window, vc, user, status, map_gpu;
   int64_t first = -1;
-  double load_scale = 1.0;
+  double load_factor = 1.0;
 };
 
-// Adds --window, --vc, --user, --status, --first, --load-scale, --map-gpu.
+// Adds --window, --vc, --user, --status, --first, --load-factor, --map-gpu.
 void AddFilterOptions(boost::program_options::options_description& desc, FilterArgs& args);
 // The model-aware options (--model-aware, --assign-models, --models, --oom-startup, --oom-retries,
 // --colocation-speed, --storage-gbps) of run and compare.

@@ -224,6 +224,7 @@ void Engine::Run() {
       StopRunning(id);
       run.state = JobState::kUnfinished;
     } else if (run.state == JobState::kQueued || run.state == JobState::kPending) {
+      if (run.state == JobState::kQueued) run.queued_seconds += now_ - run.queued_since;
       run.state = JobState::kUnfinished;
     }
   }
@@ -752,6 +753,7 @@ void Engine::SetTimer(double time, JobId id, int tag) {
 
 void Engine::QueueAppend(JobId id) {
   JobRun& run = runs_[id];
+  run.queued_since = now_;
   run.queue_prev = queue_tail_;
   run.queue_next = kNoJob;
   if (queue_tail_ == kNoJob) {
@@ -767,6 +769,7 @@ void Engine::QueueInsertSorted(JobId id) {
   JobId after = queue_tail_;
   while (after != kNoJob && after > id) after = runs_[after].queue_prev;
   JobRun& run = runs_[id];
+  run.queued_since = now_;
   run.queue_prev = after;
   run.queue_next = after == kNoJob ? queue_head_ : runs_[after].queue_next;
   if (after == kNoJob) {
@@ -795,6 +798,7 @@ void Engine::QueueRemove(JobId id) {
     runs_[run.queue_next].queue_prev = run.queue_prev;
   }
   run.queue_prev = run.queue_next = kNoJob;
+  run.queued_seconds += now_ - run.queued_since;
   --queue_length_;
 }
 

@@ -1,4 +1,4 @@
-// The discrete-event engine (DESIGN.md §2). It owns all simulation state: the clock, the event
+// The discrete-event engine (docs/engine.md). It owns all simulation state: the clock, the event
 // heap, the free GPUs (Resources), every job's JobRun, the waiting queue and the running list.
 // Policies see it through SchedulingContext and act only through its verbs.
 //
@@ -54,7 +54,7 @@ struct EngineOptions {
   // for traces of more than 100,000 jobs).
   bool check_invariants = false;
   bool enforce_walltime = true;
-  double preemption_cost_seconds = 0;  // save + restore per preemption (DESIGN.md §7)
+  double preemption_cost_seconds = 0;  // save + restore per preemption (docs/engine.md)
   FaultOptions faults;                 // failures and checkpoints; off by default
   // Model-aware run (memory, OOM, batch, sharing; sim/engine/model_runtime.h); nullptr = off. Must
   // outlive the engine and be built from the same trace.

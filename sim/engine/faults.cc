@@ -1,24 +1,27 @@
 #include "sim/engine/faults.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
 
+// A duration > 0 whose plain number is in hours (sim/util/duration.h); returns seconds.
 double ParseHours(const std::string& text, const std::string& option) {
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !(v > 0) ||
-      !std::isfinite(v)) {
-    throw InputError(option + ": expected a number of hours > 0, got \"" + text + "\"");
+  double seconds = 0;
+  std::string error;
+  if (!TryParseDuration(text, kSecondsPerHour, &seconds, &error) || !(seconds > 0)) {
+    throw InputError(option +
+                     ": expected a duration > 0 (a number of hours, or with s, min, h "
+                     "or d), got \"" +
+                     text + "\"");
   }
-  return v * 3600;
+  return seconds;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Fault injection and checkpoints (DESIGN.md §7): what fails, when, and what a job loses.
+// Fault injection and checkpoints (docs/engine.md#failures): what fails, when, and what a job
+// loses.
 //
 // Failures take out a whole node or one GPU. They come from exponential times between failures
 // (a mean time between failures per GPU type, for nodes and for single GPUs, drawn from the
@@ -53,7 +54,9 @@ struct FaultOptions {
 };
 
 // Parses an MTBF option: "HOURS" for every GPU type, or "TYPE=HOURS[,TYPE=HOURS...]" (other
-// types never fail). Returns seconds by catalog type. Throws InputError naming `option`.
+// types never fail); each HOURS is a duration (sim/util/duration.h) whose plain number counts
+// hours ("2000", "2000h", "90d"). Returns seconds by catalog type. Throws InputError naming
+// `option`.
 std::vector<double> ParseMtbfHours(const std::string& text, const HardwareCatalog& catalog,
                                    const std::string& option);
 

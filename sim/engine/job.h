@@ -1,4 +1,4 @@
-// A job as every trace reader produces it: what was submitted, never what the
+// A job as every trace reader produces it (docs/engine.md#jobs): what was submitted, never what the
 // simulator did with it (that is JobRun in sim/engine/engine.h). Times in seconds from the trace's
 // origin, GPU counts in whole GPUs.
 #ifndef CLUSTERSIM_SIM_ENGINE_JOB_H_

@@ -69,9 +69,9 @@ void Metrics::RefreshGpuMemory(int gpu) {
   }
 }
 
-// F_mem (seed 001 §3.5.4): 1 - (largest free memory on one GPU) / (total free GPU memory); 0 when
-// no memory is free. FGD: expected fragmented idle milli / idle milli (0 when nothing is idle),
-// and the fragmented milli in GPUs.
+// F_mem (docs/metrics.md#f_mem): 1 - (largest free memory on one GPU) / (total free GPU memory); 0
+// when no memory is free. FGD: expected fragmented idle milli / idle milli (0 when nothing is
+// idle), and the fragmented milli in GPUs.
 void Metrics::UpdateFragmentationState() {
   double sum = 0;
   double largest = 0;
@@ -142,7 +142,7 @@ void Metrics::OnNodeChanged(int node) {
   UpdateFragmentationState();
 }
 
-// Node imbalance F of one node (seed 001 §3.3.3): the population standard deviation of its
+// Node imbalance F of one node (docs/metrics.md): the population standard deviation of its
 // utilization of GPUs, GPU memory, CPU and network. What clustersim models today: a job holds
 // the whole memory of its GPUs and the node's CPUs in proportion to its GPUs (so those two equal
 // the GPU utilization u), and a multi-node job uses the NIC in proportion to its GPUs on the node
@@ -210,15 +210,16 @@ void Metrics::ObserveQueue(const Resources& resources, const PlacementRequest* h
   double stranded = 0;
   double i_frag = 0;
   if (head != nullptr && resources.total_free() > 0) {
-    // Stranded GPUs (seed 002 §1.2): the head waits although its allowed types have at least its
-    // demand idle; every idle GPU of those types is then idle because of fragmentation.
+    // Stranded GPUs (docs/metrics.md#stranded-gpus): the head waits although its allowed types have
+    // at least its demand idle; every idle GPU of those types is then idle because of
+    // fragmentation.
     int idle_allowed = 0;
     for (int type : types_) {
       if (head->AllowsType(type)) idle_allowed += resources.free_of_type(type);
     }
     if (idle_allowed >= head->gpus) stranded = idle_allowed;
-    // I_frag (seed 001 §3.5.4): idle GPUs on nodes that cannot host the head's per-node demand
-    // min(n, G) (or of a type it may not use), over all idle GPUs.
+    // I_frag (docs/metrics.md#i_frag): idle GPUs on nodes that cannot host the head's per-node
+    // demand min(n, G) (or of a type it may not use), over all idle GPUs.
     double unusable = 0;
     for (const Partition& part : resources.partitions()) {
       if (!head->AllowsType(part.gpu_type)) {

@@ -1,4 +1,4 @@
-// Exact time integrals of the cluster state (DESIGN.md §8). The state is piecewise constant
+// Exact time integrals of the cluster state (docs/metrics.md). The state is piecewise constant
 // between events; AdvanceTo(t) integrates it over [last, t] into run totals and into fixed
 // intervals (default 300 s) for the `timeseries` table, splitting at interval boundaries, so
 // every figure is an exact time-average, never a point sample.
@@ -11,7 +11,7 @@
 // GPU memory: by default a job holds the whole memory of its GPUs (a share of milli holds that
 // share of the memory). With set_memory_reported(true) the engine reports the bytes each job
 // places on each GPU (OnGpuMemory) and memory utilization and F_mem follow those reports.
-// Fragmentation kept incrementally per change: F_mem (seed 001 §3.5.4) over the per-GPU free
+// Fragmentation kept incrementally per change: F_mem (docs/metrics.md#f_mem) over the per-GPU free
 // memory, in O(log GPUs) per GPU changed; FGD expected fragmentation (sim/engine/fragmentation.h)
 // once the workload is given (set_resources + SetWorkload), in O(classes x GPUs) per node changed.
 // Both read a GPU as down (no free memory, no idle capacity) when Resources holds it while no
@@ -138,7 +138,7 @@ class Metrics {
   std::vector<double> total_;
   std::vector<double> bucket_;
   std::vector<TimeseriesRow> rows_;
-  // Node imbalance bookkeeping (seed 001 §3.3.3).
+  // Node imbalance bookkeeping (docs/metrics.md#node-imbalance).
   std::vector<double> node_busy_;  // GPUs (shares as fractions)
   std::vector<double> node_multi_busy_;
   double imbalance_sum_ = 0;

@@ -1,4 +1,4 @@
-// The model-aware side of a run: for every job that names a model of the catalog (from the trace
+// The model-aware side of a run (docs/models.md): for every job that names a model of the catalog (from the trace
 // or from workloads/model_assignment.h), its per-GPU memory M(B) on each GPU type, the largest
 // batch that fits, whether its user's batch runs out of memory, and how fast it progresses on
 // another GPU count or batch than its user asked for. Built once per run from the trace and the
@@ -23,7 +23,7 @@
 // and a job given half its GPUs progresses at about half the rate. The runtime model's own rate
 // keeps the GPU-type speedup and the placement's communication cost.
 //
-// GPU sharing: a job on a share of a GPU is slowed by a co-location model.
+// GPU sharing (docs/models.md): a job on a share of a GPU is slowed by a co-location model.
 // Shares are fixed partitions (like MPS thread limits): a job's speed depends on its share, not on
 // who else is on the GPU. A job whose trace asks for a share (gpu_milli) ran its trace duration on
 // that share: speed 1. A whole-GPU job packed onto a share s (in thousandths) runs at
@@ -35,10 +35,10 @@
 // (Xiao et al., OSDI'18) packs jobs only when the pair's throughput beats time-slicing. Vary it
 // (`--colocation-speed`) in any study that depends on it.
 //
-// Checkpoints: with a storage bandwidth, a modelled job's checkpoint save and restore each take
+// Checkpoints (docs/engine.md#checkpoints): with a storage bandwidth, a modelled job's checkpoint save and restore each take
 // its model state bytes / bandwidth, and a preemption or resize both.
 //
-// OOM: a non-elastic policy starts a job at its current batch (the user's, or with
+// OOM (docs/models.md#oom): a non-elastic policy starts a job at its current batch (the user's, or with
 // batch_choice kGoodputOptimal the goodput-optimal one for its allocation); when that batch does
 // not fit the job holds its GPUs for oom_startup_seconds, fails with an OOM, and is resubmitted
 // with half the batch, at most oom_retries times (then it ends oom-failed).

@@ -1,6 +1,6 @@
-// Placement: which GPUs a job gets, separate from ordering (DESIGN.md §6). A placement strategy
-// answers one question on a Resources state — "where would this request fit now?" — and never
-// changes it; the engine allocates what a policy decides to start.
+// Placement: which GPUs a job gets, separate from ordering (docs/policies.md#placement). A
+// placement strategy answers one question on a Resources state — "where would this request fit
+// now?" — and never changes it; the engine allocates what a policy decides to start.
 #ifndef CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
 #define CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
 

@@ -1,4 +1,4 @@
-// The policy interface (DESIGN.md §1, §6). A policy orders and selects; it never mutates the
+// The policy interface (docs/engine.md). A policy orders and selects; it never mutates the
 // cluster. Once per pass (after every event due at the current time has been applied) the engine
 // calls Schedule with a SchedulingContext: read-only views of the cluster, the free GPUs, the
 // queue and the running jobs, plus the decision verbs Start / Preempt / Resize / SetTimer. The
@@ -44,6 +44,11 @@ struct JobRun {
   double overhead_seconds = 0;    // total time spent on preemption and restart overhead
   double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
   double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
+  // Time spent in the waiting queue: before the first start and after every preemption, failure
+  // or out-of-memory requeue (a resize is not a wait). For a job that ended, jct = queued_seconds
+  // + run_seconds; a job still queued when the run stops counts until then.
+  double queued_seconds = 0;
+  double queued_since = 0;  // when it last entered the queue (meaningful while queued)
   PlacementRequest request;
   Allocation allocation;  // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;   // bumped on every rate change; stale finish events are ignored
@@ -148,6 +153,12 @@ class Policy {
   // free state (backfilling horizons, LAS and SRTF rooms) say false, and their fractional jobs
   // hold whole GPUs.
   virtual bool SupportsShares() const { return false; }
+  // Called once before the run with its trace and model table (nullptr outside model-aware
+  // runs): a warning naming the fix when the policy's rule has nothing to act on in this run
+  // (fair-share between users on a trace naming at most one user orders like fcfs), else "".
+  virtual std::string IdleWarning(const Trace& /*trace*/, const ModelRuntime* /*models*/) const {
+    return "";
+  }
 };
 
 }  // namespace clustersim

@@ -6,9 +6,9 @@
 // Partitions: nodes of the same GPU type and GPUs per node, in the order of their first node.
 // Multi-node placements stay within one partition.
 //
-// GPU sharing (DESIGN.md §4, §6): a GPU may also be held in shares of thousandths ("milli", as
-// Alibaba's gpu_milli). free_milli(g) is 1000 for a whole free GPU and 0 for one held whole or
-// fully shared. A GPU with any share taken is not free in the whole-GPU indexes above (so
+// GPU sharing (docs/engine.md#gpu-sharing): a GPU may also be held in shares of thousandths
+// ("milli", as Alibaba's gpu_milli). free_milli(g) is 1000 for a whole free GPU and 0 for one held
+// whole or fully shared. A GPU with any share taken is not free in the whole-GPU indexes above (so
 // whole-GPU placement never lands on a shared GPU); it returns to them when its last share is
 // released. shared_gpus() holds the GPUs with 0 < free_milli < 1000, for placements that share.
 #ifndef CLUSTERSIM_SIM_ENGINE_RESOURCES_H_

@@ -1,12 +1,13 @@
-// Runtime models (DESIGN.md §4): how fast a job progresses on a given allocation. A job's work is
-// its trace duration in seconds at rate 1; on an allocation it progresses at Rate() work-seconds
-// per second, so it finishes after work / rate seconds of running.
+// Runtime models (docs/models.md#runtime-models): how fast a job progresses on a given allocation.
+// A job's work is its trace duration in seconds at rate 1; on an allocation it progresses at Rate()
+// work-seconds per second, so it finishes after work / rate seconds of running.
 //
 // - trace: rate 1 everywhere: the job runs exactly its trace duration.
 // - hardware: the trace duration is the run time on the catalog's reference GPU type with an
 //   ideal placement. One training iteration takes t_c / speedup(type, family) of compute plus a
 //   ring all-reduce of the gradients, T = 2(n-1)/n x bytes / B_ring + 2(n-1) x hop latency
-//   (alpha-beta model, seed 001 §3.5.3), with B_ring from the topology. The ideal placement is n
+//   (alpha-beta model, docs/models.md#ring-all-reduce), with B_ring from the topology. The ideal
+// placement is n
 //   reference GPUs on one NVLink (or PCIe) domain. Rate = ideal iteration time / actual.
 //   Compute time per iteration and gradient bytes come per model family (ModelFamilyProfile);
 //   the model catalog of a later issue refines them per model.

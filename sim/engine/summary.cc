@@ -27,6 +27,10 @@ double JainIndex(const std::vector<double>& values) {
   return sum * sum / (values.size() * sum_sq);
 }
 
+double BoundedSlowdown(double jct_seconds, double run_seconds, double threshold_seconds) {
+  return std::max(1.0, jct_seconds / std::max(run_seconds, threshold_seconds));
+}
+
 double SummaryValue(const std::vector<SummaryRow>& rows, const std::string& metric) {
   for (const auto& r : rows) {
     if (r.metric == metric && r.scope == "all") return r.value;
@@ -34,7 +38,7 @@ double SummaryValue(const std::vector<SummaryRow>& rows, const std::string& metr
   return std::nan("");
 }
 
-std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
+std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOptions& options) {
   std::vector<SummaryRow> out;
   auto add = [&](const std::string& metric, double value, const std::string& scope = "all") {
     out.push_back({metric, scope, value});
@@ -44,7 +48,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
   const Metrics& metrics = engine.metrics();
   const auto& runs = engine.runs();
 
-  std::vector<double> jct, wait, slowdown;
+  std::vector<double> jct, wait, slowdown, queued, bsld;
   int64_t completed = 0, rejected = 0, timeout = 0, unfinished = 0, failed = 0;
   int64_t preemptions = 0, restarts = 0;
   // Out-of-memory failures (model-aware runs).
@@ -53,7 +57,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
   std::vector<double> oom_jct;
   double first_submit = trace.jobs.empty() ? 0 : trace.jobs.front().submit_time;
   double last_end = first_submit;
-  std::map<Symbol, double> user_gpu_seconds;
+  std::map<Symbol, double> user_gpu_seconds;  // jobs naming a user only
   for (size_t i = 0; i < runs.size(); ++i) {
     const JobRun& run = runs[i];
     const Job& job = trace.jobs[i];
@@ -63,7 +67,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
       ++rejected;
       continue;
     }
-    user_gpu_seconds[job.user] += run.gpu_seconds;
+    if (!job.user.empty()) user_gpu_seconds[job.user] += run.gpu_seconds;
     started += run.first_start >= 0;
     const ModelRun& model = engine.model_run(static_cast<JobId>(i));
     oom_failures += model.oom_failures;
@@ -94,6 +98,8 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
       jct.push_back(j);
       // Slowdown = JCT / the time the job actually ran (its isolated run time on the GPUs it got).
       if (run.run_seconds > 0) slowdown.push_back(j / run.run_seconds);
+      bsld.push_back(BoundedSlowdown(j, run.run_seconds, options.bsld_threshold_seconds));
+      queued.push_back(run.queued_seconds);
       last_end = std::max(last_end, run.end_time);
     }
   }
@@ -116,6 +122,9 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
   distribution("jct_seconds", jct);
   distribution("wait_seconds", wait);
   distribution("slowdown", slowdown);
+  distribution("queued_seconds", queued);
+  distribution("bsld", bsld);
+  add("bsld_threshold_seconds", options.bsld_threshold_seconds);
 
   const double makespan = last_end - first_submit;
   add("makespan_seconds", makespan);
@@ -146,7 +155,8 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
   add("busy_gpu_hours", metrics.busy_gpu_seconds() / 3600.0);
   std::vector<double> shares;
   for (const auto& [user, seconds] : user_gpu_seconds) shares.push_back(seconds);
-  add("jain_index_users", JainIndex(shares));
+  // Without users there is nothing to be fair between: no index rather than a perfect 1.
+  if (!shares.empty()) add("jain_index_users", JainIndex(shares));
   add("users", static_cast<double>(shares.size()));
   add("energy_kwh", metrics.energy_joules() / 3.6e6);
   double cluster_cost = 0;
@@ -170,6 +180,8 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine) {
     add("oom_jct_mean_seconds", sum / oom_jct.size());
   }
   add("preemptions", static_cast<double>(preemptions));
+  // Per job that started at least once (the jobs a policy could preempt).
+  add("preemptions_per_job", started > 0 ? static_cast<double>(preemptions) / started : 0.0);
   add("restarts", static_cast<double>(restarts));
   add("lost_gpu_hours", engine.lost_gpu_seconds() / 3600);
   add("failures", static_cast<double>(engine.failures()));

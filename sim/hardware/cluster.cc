@@ -83,25 +83,26 @@ ClusterSpec ClusterSpec::Load(const std::string& name_or_path, const HardwareCat
 }
 
 ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string& origin,
-                                      const HardwareCatalog& catalog) {
+                                      const HardwareCatalog& catalog) try {
   const nlohmann::json doc = ParseJsonText(text, origin);
   ClusterSpec spec;
   spec.origin = origin;
   spec.text = text;
   const auto& nodes = RequireMember(doc, "nodes", origin, "cluster spec");
   if (!nodes.is_array() || nodes.empty()) {
-    throw InputError(origin, 0, 0, "\"nodes\": expected a non-empty array of node groups");
+    throw JsonValueError::Verbatim(origin, "nodes",
+                                   "\"nodes\": expected a non-empty array of node groups");
   }
   static const char* kKnownGroupKeys[] = {"count", "gpu_type",        "gpus_per_node", "topology",
                                           "cpus",  "host_memory_gib", "nic_gbps",      "name"};
   for (size_t i = 0; i < nodes.size(); ++i) {
     const auto& g = nodes[i];
     const std::string where = "nodes[" + std::to_string(i) + "]";
-    if (!g.is_object()) throw InputError(origin, 0, 0, where + ": expected an object");
+    if (!g.is_object()) throw JsonValueError(origin, where, "expected an object");
     for (const auto& [key, value] : g.items()) {
       bool known = false;
       for (const char* k : kKnownGroupKeys) known = known || key == k;
-      if (!known) throw InputError(origin, 0, 0, where + ": unknown key \"" + key + "\"");
+      if (!known) throw JsonValueError(origin, where, "unknown key \"" + key + "\"");
     }
     NodeGroupSpec group;
     group.count =
@@ -119,15 +120,14 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       } else if (t == "hybrid-cube-mesh") {
         group.topology = NodeTopology::kHybridCubeMesh;
         if (group.gpus_per_node != 8) {
-          throw InputError(origin, 0, 0,
-                           where + ".topology: hybrid-cube-mesh requires gpus_per_node = 8");
+          throw JsonValueError(origin, where + ".topology",
+                               "hybrid-cube-mesh requires gpus_per_node = 8");
         }
       } else if (t == "pcie") {
         group.topology = NodeTopology::kPcie;
       } else {
-        throw InputError(
-            origin, 0, 0,
-            where + ".topology: expected nvswitch, hybrid-cube-mesh or pcie, got \"" + t + "\"");
+        throw JsonValueError(origin, where + ".topology",
+                             "expected nvswitch, hybrid-cube-mesh or pcie, got \"" + t + "\"");
       }
     }
     if (g.contains("cpus")) group.cpus = RequirePositiveInt(g["cpus"], origin, where + ".cpus");
@@ -135,18 +135,18 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       group.host_memory_gib =
           RequireNumber(g["host_memory_gib"], origin, where + ".host_memory_gib");
       if (group.host_memory_gib < 0) {
-        throw InputError(origin, 0, 0, where + ".host_memory_gib: expected a number >= 0");
+        throw JsonValueError(origin, where + ".host_memory_gib", "expected a number >= 0");
       }
     }
     if (g.contains("nic_gbps")) {
       group.nic_gbps = RequireNumber(g["nic_gbps"], origin, where + ".nic_gbps");
-      if (group.nic_gbps <= 0) throw InputError(origin, 0, 0, where + ".nic_gbps: must be > 0");
+      if (group.nic_gbps <= 0) throw JsonValueError(origin, where + ".nic_gbps", "must be > 0");
     }
     spec.groups.push_back(group);
   }
   if (doc.contains("network")) {
     const auto& n = doc["network"];
-    if (!n.is_object()) throw InputError(origin, 0, 0, "network: expected an object");
+    if (!n.is_object()) throw JsonValueError(origin, "network", "expected an object");
     if (n.contains("nodes_per_rack")) {
       spec.network.nodes_per_rack =
           RequirePositiveInt(n["nodes_per_rack"], origin, "network.nodes_per_rack");
@@ -155,24 +155,27 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       spec.network.oversubscription =
           RequireNumber(n["oversubscription"], origin, "network.oversubscription");
       if (spec.network.oversubscription < 1) {
-        throw InputError(origin, 0, 0, "network.oversubscription: expected a number >= 1");
+        throw JsonValueError(origin, "network.oversubscription", "expected a number >= 1");
       }
     }
     if (n.contains("latency_us")) {
       spec.network.latency_us = RequireNumber(n["latency_us"], origin, "network.latency_us");
       if (spec.network.latency_us < 0) {
-        throw InputError(origin, 0, 0, "network.latency_us: expected a number >= 0");
+        throw JsonValueError(origin, "network.latency_us", "expected a number >= 0");
       }
     }
   }
   long long total = 0;
   for (const auto& g : spec.groups) total += static_cast<long long>(g.count) * g.gpus_per_node;
   if (total > 50'000'000) {
-    throw InputError(origin, 0, 0,
-                     "the node groups hold " + std::to_string(total) +
-                         " GPUs in all (sum of count x gpus_per_node): expected at most 50000000");
+    throw JsonValueError::Verbatim(
+        origin, "nodes",
+        "the node groups hold " + std::to_string(total) +
+            " GPUs in all (sum of count x gpus_per_node): expected at most 50000000");
   }
   return spec;
+} catch (const JsonValueError& e) {
+  throw AtJsonPosition(e, origin, text);
 }
 
 std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network) {

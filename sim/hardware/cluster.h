@@ -12,7 +12,7 @@
 
 namespace clustersim {
 
-// Intra-node GPU interconnects the topology model knows (DESIGN.md §3).
+// Intra-node GPU interconnects the topology model knows (docs/cluster.md#topology).
 enum class NodeTopology {
   kNvSwitch,        // all-to-all through NVSwitch (DGX A100, DGX H100)
   kHybridCubeMesh,  // DGX-1: NVLink cube-mesh of 8 GPUs, not all-to-all

@@ -33,12 +33,13 @@ HardwareCatalog HardwareCatalog::FromFile(const std::string& path) {
   return FromJsonText(ReadFileText(path), path);
 }
 
-HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text, const std::string& origin) {
+HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text,
+                                              const std::string& origin) try {
   const nlohmann::json doc = ParseJsonText(text, origin);
   HardwareCatalog catalog;
   const auto& gpus = RequireMember(doc, "gpus", origin, "catalog");
   if (!gpus.is_array() || gpus.empty()) {
-    throw InputError(origin, 0, 0, "\"gpus\": expected a non-empty array");
+    throw JsonValueError::Verbatim(origin, "gpus", "\"gpus\": expected a non-empty array");
   }
   for (size_t i = 0; i < gpus.size(); ++i) {
     const auto& g = gpus[i];
@@ -51,17 +52,17 @@ HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text, const std
     auto non_negative = [&](const char* key) {
       const double v = number(key);
       if (v < 0) {
-        throw InputError(origin, 0, 0,
-                         where + "." + key + ": expected a number >= 0, got " + g[key].dump());
+        throw JsonValueError(origin, where + "." + key,
+                             "expected a number >= 0, got " + g[key].dump());
       }
       return v;
     };
     auto integer = [&](const char* key, int min, int max) {
       const double v = number(key);
       if (v != std::floor(v) || v < min || v > max) {
-        throw InputError(origin, 0, 0,
-                         where + "." + key + ": expected an integer in [" + std::to_string(min) +
-                             ", " + std::to_string(max) + "], got " + g[key].dump());
+        throw JsonValueError(origin, where + "." + key,
+                             "expected an integer in [" + std::to_string(min) + ", " +
+                                 std::to_string(max) + "], got " + g[key].dump());
       }
       return static_cast<int>(v);
     };
@@ -78,9 +79,8 @@ HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text, const std
     spec.price_per_gpu_hour = number("price_per_gpu_hour");
     if (spec.memory_gib <= 0 || spec.tdp_watts <= 0 || spec.idle_watts < 0 ||
         spec.price_per_gpu_hour < 0 || spec.fp16_tflops <= 0) {
-      throw InputError(origin, 0, 0,
-                       where +
-                           ": memory_gib, fp16_tflops and tdp_watts must be positive, "
+      throw JsonValueError(origin, where,
+                           "memory_gib, fp16_tflops and tdp_watts must be positive, "
                            "idle_watts and price_per_gpu_hour non-negative");
     }
     if (g.contains("tf32_tflops")) spec.tf32_tflops = non_negative("tf32_tflops");
@@ -97,16 +97,16 @@ HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text, const std
     if (g.contains("source")) spec.source = RequireString(g["source"], origin, where + ".source");
     if (g.contains("speedup")) {
       if (!g["speedup"].is_object()) {
-        throw InputError(origin, 0, 0, where + ".speedup: expected an object");
+        throw JsonValueError(origin, where + ".speedup", "expected an object");
       }
       for (const auto& [family, value] : g["speedup"].items()) {
         const double s = RequireNumber(value, origin, where + ".speedup." + family);
-        if (s <= 0) throw InputError(origin, 0, 0, where + ".speedup." + family + ": must be > 0");
+        if (s <= 0) throw JsonValueError(origin, where + ".speedup." + family, "must be > 0");
         spec.speedup[family] = s;
       }
     }
     if (catalog.Find(spec.name)) {
-      throw InputError(origin, 0, 0, where + ": duplicate GPU type \"" + spec.name + "\"");
+      throw JsonValueError(origin, where, "duplicate GPU type \"" + spec.name + "\"");
     }
     catalog.gpus_.push_back(std::move(spec));
   }
@@ -116,6 +116,8 @@ HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text, const std
     catalog.Require(catalog.reference_, origin, "reference");
   }
   return catalog;
+} catch (const JsonValueError& e) {
+  throw AtJsonPosition(e, origin, text);
 }
 
 std::optional<int> HardwareCatalog::Find(const std::string& name) const {
@@ -128,8 +130,8 @@ std::optional<int> HardwareCatalog::Find(const std::string& name) const {
 int HardwareCatalog::Require(const std::string& name, const std::string& origin,
                              const std::string& where) const {
   if (auto index = Find(name)) return *index;
-  throw InputError(origin, 0, 0,
-                   where + ": unknown GPU type \"" + name + "\"; valid types: " + NameList());
+  throw JsonValueError(origin, where,
+                       "unknown GPU type \"" + name + "\"; valid types: " + NameList());
 }
 
 std::string HardwareCatalog::NameList() const {

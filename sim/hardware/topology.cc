@@ -573,17 +573,87 @@ double Topology::RingHopLatencySeconds(std::span<const int> gpus) const {
 }
 
 void Topology::WriteDot(std::ostream& out) const {
-  out << "graph {\n";
+  const Cluster& cluster = *cluster_;
+  auto bandwidth = [&](const TopologyGraph::edge_descriptor& e) {
+    std::ostringstream gbps;
+    gbps << graph_[e].gbps_per_direction;
+    return gbps.str() + " GB/s";
+  };
+  auto vertex_line = [&](int v, const char* indent) {
+    const TopologyVertex& vertex = graph_[v];
+    const char* style = "";
+    switch (vertex.kind) {
+      case VertexKind::kGpu:
+        style = ", shape=ellipse, style=filled, fillcolor=\"#cfe2f3\"";
+        break;
+      case VertexKind::kLeaf:
+      case VertexKind::kSpine:
+        style = ", shape=box, style=filled, fillcolor=\"#fce5cd\"";
+        break;
+      default:
+        style = ", shape=box";
+    }
+    out << indent << "v" << v << " [label=\"" << vertex.label << "\"" << style << "];\n";
+  };
+  // Vertices and edges inside one node go into that node's cluster; the rest (NIC to leaf, leaf
+  // to spine) are drawn between clusters.
+  std::vector<std::vector<int>> node_vertices(cluster.node_count());
+  std::vector<int> leaf_of_rack(cluster.rack_count(), -1);
+  std::vector<int> outside;
   for (auto [v, end] = boost::vertices(graph_); v != end; ++v) {
     const TopologyVertex& vertex = graph_[*v];
-    out << "  v" << *v << " [label=\"" << vertex.label << "\""
-        << (vertex.kind == VertexKind::kGpu ? "" : ", shape=box") << "];\n";
+    if (vertex.node >= 0) {
+      node_vertices[vertex.node].push_back(static_cast<int>(*v));
+    } else if (vertex.kind == VertexKind::kLeaf) {
+      leaf_of_rack[vertex.index] = static_cast<int>(*v);
+    } else {
+      outside.push_back(static_cast<int>(*v));
+    }
   }
+  std::vector<std::vector<TopologyGraph::edge_descriptor>> node_edges(cluster.node_count());
+  std::vector<TopologyGraph::edge_descriptor> between;
   for (auto [e, end] = boost::edges(graph_); e != end; ++e) {
-    std::ostringstream gbps;
-    gbps << graph_[*e].gbps_per_direction;
-    out << "  v" << boost::source(*e, graph_) << " -- v" << boost::target(*e, graph_)
-        << " [label=\"" << gbps.str() << " GB/s\"];\n";
+    const int a = graph_[boost::source(*e, graph_)].node;
+    const int b = graph_[boost::target(*e, graph_)].node;
+    if (a >= 0 && a == b) {
+      node_edges[a].push_back(*e);
+    } else {
+      between.push_back(*e);
+    }
+  }
+  // layout=fdp: the force-directed engine packs the rack and node boxes in two dimensions;
+  // dot's layered layout puts every GPU of the cluster on one rank, a strip tens of thousands of
+  // pixels wide. `dot -Tpng` honours the attribute.
+  out << "graph topology {\n"
+      << "  // clustersim cluster topology: one box per rack and per node; edges give each "
+         "link's bandwidth per direction. Render: dot -Tpng FILE -o topology.png\n"
+      << "  graph [layout=fdp, fontname=\"Helvetica\", fontsize=12];\n"
+      << "  node [fontname=\"Helvetica\", fontsize=9, margin=\"0.04,0.02\", height=0.25];\n"
+      << "  edge [fontname=\"Helvetica\", fontsize=7];\n";
+  for (int v : outside) vertex_line(v, "  ");
+  for (int rack = 0; rack < cluster.rack_count(); ++rack) {
+    out << "  subgraph cluster_rack" << rack << " {\n"
+        << "    label=\"rack " << rack << "\"; style=rounded; color=\"#999999\";\n";
+    if (leaf_of_rack[rack] >= 0) vertex_line(leaf_of_rack[rack], "    ");
+    for (int n = 0; n < cluster.node_count(); ++n) {
+      const Node& node = cluster.node(n);
+      if (node.rack != rack) continue;
+      out << "    subgraph cluster_node" << n << " {\n"
+          << "      label=\"node " << n << ": " << node.gpu_count << " x "
+          << cluster.catalog().gpu(node.gpu_type).name << " (" << NodeTopologyName(node.topology)
+          << ")\"; style=solid; color=\"#4a86e8\";\n";
+      for (int v : node_vertices[n]) vertex_line(v, "      ");
+      for (const auto& e : node_edges[n]) {
+        out << "      v" << boost::source(e, graph_) << " -- v" << boost::target(e, graph_)
+            << " [label=\"" << bandwidth(e) << "\"];\n";
+      }
+      out << "    }\n";
+    }
+    out << "  }\n";
+  }
+  for (const auto& e : between) {
+    out << "  v" << boost::source(e, graph_) << " -- v" << boost::target(e, graph_) << " [label=\""
+        << bandwidth(e) << "\"];\n";
   }
   out << "}\n";
 }

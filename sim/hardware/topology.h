@@ -1,6 +1,6 @@
-// The cluster's interconnect as a Boost.Graph (DESIGN.md §3). Vertices are GPUs, NVSwitch
-// fabrics, PCIe switches, CPU sockets, NICs, leaf (rack) switches and the spine; every edge is a
-// full-duplex link carrying `gbps_per_direction` GB/s each way and a latency in seconds.
+// The cluster's interconnect as a Boost.Graph (docs/cluster.md#topology). Vertices are GPUs,
+// NVSwitch fabrics, PCIe switches, CPU sockets, NICs, leaf (rack) switches and the spine; every
+// edge is a full-duplex link carrying `gbps_per_direction` GB/s each way and a latency in seconds.
 //
 // Built once per run from an immutable Cluster, which must outlive it. Read-only afterwards, so
 // it may be shared between threads: the only mutable state is a cache of ring orders per node
@@ -82,7 +82,11 @@ class Topology {
 
   // Writes the graph in Graphviz dot format: one line per vertex labelled like "n0/gpu3" (node 0,
   // its GPU 3), "n0/nvswitch", "n0/pcie1", "n0/cpu0", "n0/nic", "rack0/leaf", "spine", and one per
-  // edge labelled with its bandwidth per direction ("300 GB/s").
+  // edge labelled with its bandwidth per direction ("300 GB/s"). Each rack is a subgraph cluster
+  // (cluster_rackR, holding its leaf) and each node one inside it (cluster_nodeN, labelled with
+  // its GPU count, type and topology, holding its vertices and internal links); the NIC-leaf and
+  // leaf-spine links join them. The graph asks for the fdp layout, which packs the boxes in two
+  // dimensions.
   void WriteDot(std::ostream& out) const;
 
  private:

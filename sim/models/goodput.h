@@ -1,4 +1,4 @@
-// Throughput and goodput of a training job versus batch size: how many samples per second a model
+// Throughput and goodput of a training job versus batch size (docs/models.md#goodput): how many samples per second a model
 // trains on a GPU type under a tensor x pipeline x data parallel layout, and how much of it is
 // useful progress (statistical efficiency). Pure functions and an immutable ThroughputModel; no
 // state. docs/model-validation.md compares it with published measurements

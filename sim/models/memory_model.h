@@ -1,4 +1,4 @@
-// GPU memory of a training job. Pure functions of a model and its per-job settings
+// GPU memory of a training job (docs/models.md#memory-per-gpu). Pure functions of a model and its per-job settings
 // (sim/models/model_catalog.h), a GPU (sim/hardware/hardware.h) and a parallel layout; no state.
 // This is the API the engine's OOM check, GPU sharing and the cosched policy build on;
 // docs/model-validation.md holds it against published out-of-memory brackets.
@@ -102,8 +102,8 @@ MemoryBreakdown MemoryPerGpu(const ModelSpec& model, const ModelEfficiency& effi
 // Returns the GPU's memory in bytes (catalog GiB x 2^30).
 double GpuMemoryBytes(const GpuSpec& gpu);
 
-// floor((gpu - static - reserved) / per_sample), or 0 when not even one sample fits (also when
-// gpu - static - reserved < 0). REQUIRES: per_sample_bytes > 0.
+// docs/models.md#maximum-batch: floor((gpu - static - reserved) / per_sample), or 0 when not even
+// one sample fits (also when gpu - static - reserved < 0). REQUIRES: per_sample_bytes > 0.
 int64_t MaxBatch(double gpu_bytes, double static_bytes, double reserved_bytes,
                  double per_sample_bytes);
 // The same for a breakdown on a GPU of `gpu_bytes`.
@@ -112,7 +112,7 @@ int64_t MaxBatch(const MemoryBreakdown& memory, double gpu_bytes);
 // Returns whether a per-GPU micro-batch `batch` fits: M(batch) + reserved <= gpu_bytes.
 bool Fits(const MemoryBreakdown& memory, int64_t batch, double gpu_bytes);
 
-// ceil(target_batch / max_batch). REQUIRES: both >= 1.
+// docs/models.md#gradient-accumulation: ceil(target_batch / max_batch). REQUIRES: both >= 1.
 int64_t AccumulationSteps(int64_t target_batch, int64_t max_batch);
 
 // Returns the smallest model-parallel layout (fewest GPUs; among equals the larger TP, TP at most
@@ -128,7 +128,8 @@ std::optional<ModelParallelism> MinimalModelParallelism(const ModelSpec& model,
 // (weights + FP32 master copy + optimizer moments), whole model (all TP x PP shards).
 double CheckpointBytes(const ModelSpec& model);
 
-// Save (or restore) time = model state bytes / storage bandwidth, seconds. REQUIRES: storage_gbps > 0 (GB/s, 1e9 bytes per second).
+// docs/engine.md#checkpoints: save (or restore) time = model state bytes / storage bandwidth,
+// seconds. REQUIRES: storage_gbps > 0 (GB/s, 1e9 bytes per second).
 double CheckpointSeconds(const ModelSpec& model, double storage_gbps);
 
 }  // namespace clustersim

@@ -26,13 +26,13 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
   auto fraction = [&](const nlohmann::json& v, const std::string& where, double max) {
     const double x = RequireNumber(v, origin, where);
     if (!(x >= 0 && x <= max)) {
-      throw InputError(origin, 0, 0, where + ": expected a number in [0, " + std::to_string(max) +
-                                         "], got " + v.dump());
+      throw JsonValueError(origin, where,
+                           "expected a number in [0, " + std::to_string(max) + "], got " + v.dump());
     }
     return x;
   };
   auto object = [&](const nlohmann::json& v, const std::string& where) -> const nlohmann::json& {
-    if (!v.is_object()) throw InputError(origin, 0, 0, where + ": expected an object");
+    if (!v.is_object()) throw JsonValueError(origin, where, "expected an object");
     return v;
   };
   for (const auto& [chip, classes] : object(RequireMember(e, "chips", origin, at), at + ".chips")
@@ -41,10 +41,10 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
       for (const auto& [group, value] : object(groups, at + ".chips." + chip + "." + cls).items()) {
         const std::string where = at + ".chips." + chip + "." + cls + "." + group;
         if (group != "mixed" && group != "fp32" && group != "tf32") {
-          throw InputError(origin, 0, 0, where + ": expected mixed, fp32 or tf32");
+          throw JsonValueError(origin, where, "expected mixed, fp32 or tf32");
         }
         const double x = fraction(value, where, 1.0);
-        if (x <= 0) throw InputError(origin, 0, 0, where + ": must be > 0");
+        if (x <= 0) throw JsonValueError(origin, where, "must be > 0");
         out.chips[chip][cls][group] = x;
       }
     }
@@ -66,7 +66,7 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
   out.attention_efficiency = fraction(RequireMember(e, "attention_efficiency", origin, at),
                                       at + ".attention_efficiency", 1);
   if (out.attention_efficiency <= 0) {
-    throw InputError(origin, 0, 0, at + ".attention_efficiency: must be > 0");
+    throw JsonValueError(origin, at + ".attention_efficiency", "must be > 0");
   }
   out.runtime_overhead_bytes = fraction(RequireMember(e, "runtime_overhead_gib", origin, at),
                                         at + ".runtime_overhead_gib", 64) *
@@ -82,7 +82,7 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
       if (!f.contains(key)) continue;
       for (const auto& [k, v] : object(f[key], where + "." + key).items()) {
         const double x = fraction(v, where + "." + key + "." + k, 100);
-        if (x <= 0) throw InputError(origin, 0, 0, where + "." + key + "." + k + ": must be > 0");
+        if (x <= 0) throw JsonValueError(origin, where + "." + key + "." + k, "must be > 0");
         (std::string(key) == "throughput" ? fw.throughput : fw.finetune)[k] = x;
       }
     }
@@ -91,13 +91,13 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
            object(f["activation_memory"], where + ".activation_memory").items()) {
         const std::string at_key = where + ".activation_memory." + k;
         if (!v.is_array() || v.size() != 2) {
-          throw InputError(origin, 0, 0, at_key + ": expected [per-token factor, attention factor]");
+          throw JsonValueError(origin, at_key, "expected [per-token factor, attention factor]");
         }
         Framework::ActivationFactors factors;
         factors.linear = fraction(v[0], at_key + "[0]", 100);
         factors.attention = fraction(v[1], at_key + "[1]", 100);
         if (factors.linear <= 0 || factors.attention <= 0) {
-          throw InputError(origin, 0, 0, at_key + ": factors must be > 0");
+          throw JsonValueError(origin, at_key, "factors must be > 0");
         }
         fw.activation_memory[k] = factors;
       }
@@ -108,13 +108,13 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
     }
     if (f.contains("accumulation_buffer")) {
       if (!f["accumulation_buffer"].is_boolean()) {
-        throw InputError(origin, 0, 0, where + ".accumulation_buffer: expected true or false");
+        throw JsonValueError(origin, where + ".accumulation_buffer", "expected true or false");
       }
       fw.accumulation_buffer = f["accumulation_buffer"].get<bool>();
     }
     if (f.contains("fused_attention")) {
       if (!f["fused_attention"].is_boolean()) {
-        throw InputError(origin, 0, 0, where + ".fused_attention: expected true or false");
+        throw JsonValueError(origin, where + ".fused_attention", "expected true or false");
       }
       fw.fused_attention = f["fused_attention"].get<bool>();
     }
@@ -122,14 +122,14 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
       fw.gradient_bytes_mixed =
           fraction(f["gradient_bytes_mixed"], where + ".gradient_bytes_mixed", 4);
       if (fw.gradient_bytes_mixed != 2 && fw.gradient_bytes_mixed != 4) {
-        throw InputError(origin, 0, 0, where + ".gradient_bytes_mixed: expected 2 or 4");
+        throw JsonValueError(origin, where + ".gradient_bytes_mixed", "expected 2 or 4");
       }
     }
     if (f.contains("source")) fw.source = RequireString(f["source"], origin, where + ".source");
     out.frameworks[name] = std::move(fw);
   }
   if (!out.frameworks.count("pytorch")) {
-    throw InputError(origin, 0, 0, at + ".frameworks: the reference stack \"pytorch\" is missing");
+    throw JsonValueError(origin, at + ".frameworks", "the reference stack \"pytorch\" is missing");
   }
   if (e.contains("source")) out.source = RequireString(e["source"], origin, at + ".source");
   return out;
@@ -355,11 +355,11 @@ ModelCatalog ModelCatalog::FromFile(const std::string& path) {
   return FromJsonText(ReadFileText(path), path);
 }
 
-ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::string& origin) {
+ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::string& origin) try {
   const nlohmann::json doc = ParseJsonText(text, origin);
   const auto& models = RequireMember(doc, "models", origin, "catalog");
   if (!models.is_array() || models.empty()) {
-    throw InputError(origin, 0, 0, "\"models\": expected a non-empty array");
+    throw JsonValueError::Verbatim(origin, "models", "\"models\": expected a non-empty array");
   }
   ModelCatalog catalog;
   if (doc.contains("efficiency")) {
@@ -383,22 +383,21 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     auto non_negative_int = [&](const char* key) {
       const double v = number(m, key, where);
       if (v < 0 || v != std::floor(v)) {
-        throw InputError(origin, 0, 0, where + "." + key + ": expected an integer >= 0");
+        throw JsonValueError(origin, where + "." + key, "expected an integer >= 0");
       }
       return static_cast<int>(v);
     };
     auto positive = [&](const char* key) {
       const double v = number(m, key, where);
-      if (!(v > 0)) throw InputError(origin, 0, 0, where + "." + key + ": must be > 0");
+      if (!(v > 0)) throw JsonValueError(origin, where + "." + key, "must be > 0");
       return v;
     };
     ModelSpec spec;
     spec.name = text_of(m, "name", where);
     spec.family = text_of(m, "family", where);
     if (spec.family != "cnn" && spec.family != "transformer" && spec.family != "other") {
-      throw InputError(
-          origin, 0, 0,
-          where + ".family: expected cnn, transformer or other, got \"" + spec.family + "\"");
+      throw JsonValueError(origin, where + ".family",
+                           "expected cnn, transformer or other, got \"" + spec.family + "\"");
     }
     spec.architecture = optional_text(m, "architecture", where);
     spec.parameters = positive("parameters");
@@ -410,16 +409,16 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     if (m.contains("vocab_size")) spec.vocab_size = non_negative_int("vocab_size");
     if (spec.IsTransformer() && (spec.layers < 1 || spec.hidden_size < 1 ||
                                  spec.sequence_length < 1)) {
-      throw InputError(origin, 0, 0,
-                       where + ": a transformer (attention_heads > 0) needs layers, hidden_size "
-                               "and sequence_length >= 1");
+      throw JsonValueError(origin, where,
+                           "a transformer (attention_heads > 0) needs layers, hidden_size and "
+                           "sequence_length >= 1");
     }
     const std::string precision = text_of(m, "precision", where);
     const auto parsed = ParsePrecision(precision);
     if (!parsed) {
-      throw InputError(origin, 0, 0,
-                       where + ".precision: expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" +
-                           precision + "\"");
+      throw JsonValueError(origin, where + ".precision",
+                           "expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" + precision +
+                               "\"");
     }
     spec.precision = *parsed;
     const std::string optimizer = text_of(m, "optimizer", where);
@@ -430,9 +429,8 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     } else if (optimizer == "sgd") {
       spec.optimizer = Optimizer::kSgd;
     } else {
-      throw InputError(origin, 0, 0,
-                       where + ".optimizer: expected adam, sgd-momentum or sgd, got \"" +
-                           optimizer + "\"");
+      throw JsonValueError(origin, where + ".optimizer",
+                           "expected adam, sgd-momentum or sgd, got \"" + optimizer + "\"");
     }
     const std::string recompute = m.contains("activation_recomputation")
                                       ? text_of(m, "activation_recomputation", where)
@@ -444,21 +442,20 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     } else if (recompute == "full") {
       spec.recomputation = Recomputation::kFull;
     } else {
-      throw InputError(origin, 0, 0,
-                       where + ".activation_recomputation: expected none, selective or full, got \"" +
-                           recompute + "\"");
+      throw JsonValueError(origin, where + ".activation_recomputation",
+                           "expected none, selective or full, got \"" + recompute + "\"");
     }
     spec.activation_bytes_per_sample = positive("activation_bytes_per_sample");
     spec.flops_per_sample = positive("flops_per_sample");
     const auto& noise = RequireMember(m, "gradient_noise_scale", origin, where);
     if (!noise.is_array() || noise.size() != 2) {
-      throw InputError(origin, 0, 0, where + ".gradient_noise_scale: expected [min, max]");
+      throw JsonValueError(origin, where + ".gradient_noise_scale", "expected [min, max]");
     }
     spec.noise_scale_min = RequireNumber(noise[0], origin, where + ".gradient_noise_scale[0]");
     spec.noise_scale_max = RequireNumber(noise[1], origin, where + ".gradient_noise_scale[1]");
     if (!(spec.noise_scale_min > 0) || spec.noise_scale_max < spec.noise_scale_min) {
-      throw InputError(origin, 0, 0,
-                       where + ".gradient_noise_scale: expected 0 < min <= max samples");
+      throw JsonValueError(origin, where + ".gradient_noise_scale",
+                           "expected 0 < min <= max samples");
     }
     spec.reference_batch = static_cast<int>(positive("reference_batch"));
     if (m.contains("efficiency")) spec.efficiency = positive("efficiency");
@@ -470,25 +467,25 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
       if (cal.contains("batch")) {
         const double b = number(cal, "batch", cal_where);
         if (b < 1 || b != std::floor(b)) {
-          throw InputError(origin, 0, 0, cal_where + ".batch: expected an integer >= 1");
+          throw JsonValueError(origin, cal_where + ".batch", "expected an integer >= 1");
         }
         c.batch = static_cast<int>(b);
       } else {
         c.batch = 1;
       }
       if (cal.contains("samples_per_second") == cal.contains("mfu")) {
-        throw InputError(origin, 0, 0,
-                         cal_where + ": expected exactly one of samples_per_second and mfu");
+        throw JsonValueError(origin, cal_where,
+                             "expected exactly one of samples_per_second and mfu");
       }
       if (cal.contains("samples_per_second")) {
         c.samples_per_second = number(cal, "samples_per_second", cal_where);
         if (!(c.samples_per_second > 0)) {
-          throw InputError(origin, 0, 0, cal_where + ".samples_per_second: must be > 0");
+          throw JsonValueError(origin, cal_where + ".samples_per_second", "must be > 0");
         }
       } else {
         c.mfu = number(cal, "mfu", cal_where);
         if (!(c.mfu > 0 && c.mfu <= 1)) {
-          throw InputError(origin, 0, 0, cal_where + ".mfu: expected a fraction in (0, 1]");
+          throw JsonValueError(origin, cal_where + ".mfu", "expected a fraction in (0, 1]");
         }
       }
       c.source = optional_text(cal, "source", cal_where);
@@ -501,12 +498,14 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     spec.source = optional_text(m, "source", where);
     for (const ModelSpec& other : catalog.models_) {
       if (Lower(other.name) == Lower(spec.name)) {
-        throw InputError(origin, 0, 0, where + ": duplicate model \"" + spec.name + "\"");
+        throw JsonValueError(origin, where, "duplicate model \"" + spec.name + "\"");
       }
     }
     catalog.models_.push_back(std::move(spec));
   }
   return catalog;
+} catch (const JsonValueError& e) {
+  throw AtJsonPosition(e, origin, text);
 }
 
 const ModelSpec* ModelCatalog::Find(const std::string& name) const {

@@ -1,9 +1,9 @@
-// The model catalog: one ModelSpec per deep-learning model — its shape, its training recipe
-// (precision, optimizer, activation recomputation) and the figures the memory and throughput
-// models need (activation bytes and FLOPs per sample, gradient noise scale) — plus the measured
-// efficiency tables those models share (ModelEfficiency: the achieved fraction of a GPU's peak per
-// chip, model class and precision, per-layer overheads, data-parallel variability, and the
-// software stacks of published measurements). The default catalog (sim/data/models.json) is
+// The model catalog (docs/models.md): one ModelSpec per deep-learning model — its shape, its
+// training recipe (precision, optimizer, activation recomputation) and the figures the memory and
+// throughput models need (activation bytes and FLOPs per sample, gradient noise scale) — plus the
+// measured efficiency tables those models share (ModelEfficiency: the achieved fraction of a GPU's
+// peak per chip, model class and precision, per-layer overheads, data-parallel variability, and
+// the software stacks of published measurements). The default catalog (sim/data/models.json) is
 // compiled into the binary; a JSON file of the same form replaces it (`--models FILE`). Every
 // figure carries its source in the JSON; docs/model-validation.md says how the efficiency tables
 // were fitted. The catalog is immutable after loading.

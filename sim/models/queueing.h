@@ -1,4 +1,4 @@
-// The M/M/c queue (seed 001 §3.5.1; DESIGN.md §11-12): Poisson arrivals at rate lambda, c
+// The M/M/c queue (docs/metrics.md#erlang-c): Poisson arrivals at rate lambda, c
 // identical servers, exponential service times of rate mu per server, first come first served,
 // unlimited waiting room. `clustersim queueing` prints these figures, `clustersim plan` uses them
 // for its starting bracket, and the queueing-theory test compares the engine with them.
@@ -9,7 +9,7 @@
 //                     = (a^c / c! * c / (c - a)) / (sum_{k<c} a^k / k! + a^c / c! * c / (c - a)),
 //   W_q = C / (c mu - lambda),  W = W_q + 1 / mu,  L_q = lambda W_q,  L = lambda W (Little),
 //   P(W_q > t) = C exp(-(c mu - lambda) t)  (the wait of a delayed customer is exponential).
-// Seed 001 writes W_q with an extra factor 1/mu; that is dimensionally a typo: with mu in jobs
+// Some write W_q with an extra factor 1/mu; that is dimensionally a typo: with mu in jobs
 // per hour, C / (c mu - lambda) is already in hours.
 //
 // Numerics: B is computed by the recursion B(0) = 1, B(k) = a B(k-1) / (k + a B(k-1)), which

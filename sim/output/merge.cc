@@ -114,29 +114,39 @@ MergeResult MergeDatabases(const std::string& out, const std::vector<std::string
   }
   // Where each run key was first seen: "file run N".
   std::map<std::string, std::string> seen;
+  MergeResult result;
+  // Returns false for a run to leave out (a duplicate, with skip_duplicates).
   auto remember = [&](const SourceDatabase::RunInfo& run, const std::string& file) {
     const std::string where = file + " (run " + std::to_string(run.run_id) + ")";
-    if (!options.reject_duplicates) return;
+    if (!options.reject_duplicates) return true;
     const auto [it, inserted] = seen.emplace(run.key, where);
-    if (!inserted) {
-      throw InputError(out, 0, 0,
-                       "duplicate run: " + where + " is the same run as " + it->second + " (same " +
-                           KeyDescription() + "); nothing was written");
+    if (inserted) return true;
+    if (options.skip_duplicates) {
+      result.skipped.push_back(where + " = " + it->second);
+      return false;
     }
+    throw InputError(out, 0, 0,
+                     "duplicate run: " + where + " is the same run as " + it->second + " (same " +
+                         KeyDescription() +
+                         "); nothing was written (--skip-duplicates leaves such runs out)");
   };
   // Open and check every input before writing anything.
   std::vector<std::unique_ptr<SourceDatabase>> sources;
   std::vector<std::vector<SourceDatabase::RunInfo>> runs;
   if (options.reject_duplicates && fs::exists(out)) {
     const SourceDatabase existing(out);
-    for (const auto& run : existing.Runs()) remember(run, out);
+    // Duplicates already inside `out` (appended with --allow-duplicate) are its own business.
+    for (const auto& run : existing.Runs()) {
+      seen.emplace(run.key, out + " (run " + std::to_string(run.run_id) + ")");
+    }
   }
   for (const std::string& input : inputs) {
     sources.push_back(std::make_unique<SourceDatabase>(input));
-    runs.push_back(sources.back()->Runs());
-    for (const auto& run : runs.back()) remember(run, input);
+    runs.push_back({});
+    for (auto& run : sources.back()->Runs()) {
+      if (remember(run, input)) runs.back().push_back(std::move(run));
+    }
   }
-  MergeResult result;
   SqliteWriter writer(out);
   for (size_t i = 0; i < sources.size(); ++i) {
     for (const auto& run : runs[i]) {

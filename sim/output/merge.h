@@ -1,4 +1,4 @@
-// Joining result databases (`clustersim merge`, DESIGN.md §11) and reading them back.
+// Joining result databases (`clustersim merge`, results/README.md) and reading them back.
 //
 // MergeDatabases copies every run of each input database, in the order given, into one output
 // database through the one writer (sim/output/sqlite_writer.h): runs get new run ids there and
@@ -11,7 +11,7 @@
 // Two runs are "the same run" when they agree on every column of kRunKeyColumns: the same inputs
 // (trace and cluster by SHA-256, filters, parameters, seed, models) and therefore, by the
 // simulator's determinism, the same rows. Merging the same run twice is an error naming both
-// files, unless duplicates are allowed (compare appends like `run` does).
+// files, unless duplicates are skipped (the later copy is left out) or allowed (both copied).
 #ifndef CLUSTERSIM_SIM_OUTPUT_MERGE_H_
 #define CLUSTERSIM_SIM_OUTPUT_MERGE_H_
 
@@ -37,17 +37,23 @@ inline constexpr const char* kRunKeyColumns[] = {"trace_sha256",
 
 struct MergeOptions {
   bool reject_duplicates = true;
+  // A run already in `out` or in an earlier input is left out instead of rejected (only with
+  // reject_duplicates).
+  bool skip_duplicates = false;
 };
 
 struct MergeResult {
   int64_t runs = 0;                  // runs copied
   int64_t failed_runs = 0;           // of which recorded with status failed or interrupted
   std::vector<int64_t> new_run_ids;  // in input order
+  // With skip_duplicates: each run left out, "FILE (run N) = FILE (run M)".
+  std::vector<std::string> skipped;
 };
 
 // Copies every run of `inputs` into `out`. Throws InputError naming the file for an unreadable
-// or foreign input, an input that is the output itself, or (with reject_duplicates) a run already
-// present in `out` or in an earlier input — naming both files and run ids.
+// or foreign input, an input that is the output itself, or (with reject_duplicates and without
+// skip_duplicates) a run already present in `out` or in an earlier input — naming both files and
+// run ids.
 MergeResult MergeDatabases(const std::string& out, const std::vector<std::string>& inputs,
                            const MergeOptions& options = {});
 

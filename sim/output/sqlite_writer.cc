@@ -9,7 +9,9 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <string_view>
 
+#include "sim/output/merge.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -39,7 +41,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   preemptions INTEGER, restarts INTEGER, oom_failures INTEGER,
   batch_requested INTEGER, batch_used INTEGER, memory_per_gpu_gib REAL,
   slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
-  checkpoint_seconds REAL, lost_gpu_seconds REAL
+  checkpoint_seconds REAL, lost_gpu_seconds REAL,
+  queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -118,6 +121,11 @@ constexpr AddedColumn kAddedColumns[] = {
     {"runs", "models", "TEXT", false},
     {"jobs", "checkpoint_seconds", "REAL", true},
     {"jobs", "lost_gpu_seconds", "REAL", true},
+    {"jobs", "queued_time", "REAL", true},
+    {"jobs", "bsld", "REAL", true},
+    {"jobs", "gpu_hours", "REAL", true},
+    {"jobs", "cost_usd", "REAL", true},
+    {"jobs", "priority", "INTEGER", true},
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
@@ -286,8 +294,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   const Trace& trace = engine->trace();
   const Cluster& cluster = engine->cluster();
   {
-    Statement s(
-        db_, "INSERT INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Statement s(db_,
+                "INSERT INTO jobs VALUES "
+                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
       const Job& job = trace.jobs[i];
@@ -341,6 +350,22 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       }
       s.Bind(28, run.checkpoint_seconds);
       s.Bind(29, run.lost_gpu_seconds);
+      // Queued time exists for every job that reached the queue (not rejected, submitted before
+      // the run stopped).
+      const bool queued = run.state != JobState::kRejected &&
+                          (started || job.submit_time <= engine->metrics().last_time());
+      s.BindOptional(30, run.queued_seconds, queued);
+      s.BindOptional(31,
+                     BoundedSlowdown(run.end_time - job.submit_time, run.run_seconds,
+                                     r.bsld_threshold_seconds),
+                     ended);
+      s.Bind(32, run.gpu_seconds / 3600);
+      // Cost allocation: the GPU-hours the job held at its GPU type's price.
+      const double price = run.allocation.gpu_type >= 0
+                               ? cluster.catalog().gpu(run.allocation.gpu_type).price_per_gpu_hour
+                               : 0.0;
+      s.Bind(33, run.gpu_seconds / 3600 * price);
+      s.Bind(34, static_cast<int64_t>(job.priority));
       s.Step();
     }
   }
@@ -383,6 +408,76 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
     }
   }
   return run_id;
+}
+
+namespace {
+
+// FindSameRun on an open connection; `path` names the file in errors.
+int64_t FindSameRunOn(sqlite3* db, const std::string& path, const RunRecord& r) {
+  std::string sql = "SELECT run_id FROM runs WHERE";
+  for (const char* column : kRunKeyColumns) {
+    sql += std::string(sql.back() == 'E' ? " \"" : " AND \"") + column + "\" IS ?";
+  }
+  sql += " ORDER BY run_id LIMIT 1";
+  Statement s(db, sql.c_str());
+  // Bound with the types WriteRun binds, so that equal values compare equal.
+  int i = 0;
+  for (const std::string_view column : kRunKeyColumns) {
+    ++i;
+    if (column == "trace_sha256") {
+      s.Bind(i, r.trace_sha256);
+    } else if (column == "cluster_sha256") {
+      s.Bind(i, r.cluster_sha256);
+    } else if (column == "policy") {
+      s.Bind(i, r.policy);
+    } else if (column == "placement") {
+      s.Bind(i, r.placement);
+    } else if (column == "params") {
+      s.Bind(i, r.params_json);
+    } else if (column == "runtime_model") {
+      s.Bind(i, r.runtime_model);
+    } else if (column == "seed") {
+      s.Bind(i, r.seed);
+    } else if (column == "trace_filter") {
+      s.Bind(i, r.trace_filter);
+    } else if (column == "timeseries_interval_seconds") {
+      s.Bind(i, r.timeseries_interval_seconds);
+    } else if (column == "preemption_cost_seconds") {
+      s.Bind(i, r.preemption_cost_seconds);
+    } else if (column == "faults") {
+      s.Bind(i, r.faults);
+    } else if (column == "models") {
+      s.Bind(i, r.models);
+    } else {
+      throw InternalError("FindSameRun: no RunRecord field for key column " + std::string(column));
+    }
+  }
+  const int rc = sqlite3_step(s.get());
+  if (rc == SQLITE_ROW) return sqlite3_column_int64(s.get(), 0);
+  if (rc != SQLITE_DONE) throw InputError(path, 0, 0, std::string("SQLite: ") + sqlite3_errmsg(db));
+  return -1;
+}
+
+}  // namespace
+
+int64_t SqliteWriter::FindSameRun(const RunRecord& record) {
+  return FindSameRunOn(db_, path_, record);
+}
+
+int64_t FindSameRunIn(const std::string& path, const RunRecord& record) {
+  if (!std::filesystem::exists(path)) return -1;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw InputError(path, 0, 0, "cannot open database: " + message);
+  }
+  const std::unique_ptr<sqlite3, int (*)(sqlite3*)> owner(db, sqlite3_close);
+  try {
+    return FindSameRunOn(db, path, record);
+  } catch (const InputError&) {
+    throw InputError(path, 0, 0, "not a clustersim database (cannot look for a repeated run)");
+  }
 }
 
 int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {

@@ -1,4 +1,4 @@
-// The one SQLite writer (DESIGN.md §8). A database holds any number of runs in four tables:
+// The one SQLite writer (results/README.md). A database holds any number of runs in four tables:
 // runs, jobs, timeseries, summary (results/README.md documents every column and unit).
 //
 // Nothing half-written is left behind: a new database is written to a temporary file beside the
@@ -36,6 +36,7 @@ struct RunRecord {
   double preemption_cost_seconds = 0;
   std::string faults = "{}";  // JSON: failure and checkpoint settings (FaultOptions::ToJson)
   std::string models = "{}";  // JSON: model-aware settings (ModelConfig::ToJson), {} = off
+  double bsld_threshold_seconds = kDefaultBsldThresholdSeconds;  // for the jobs' bsld column
 };
 
 class SqliteWriter {
@@ -50,6 +51,9 @@ class SqliteWriter {
   // Writes one run: its `runs` row, every job, the timeseries and the summary. Returns run_id.
   int64_t WriteRun(const RunRecord& record, const Engine* engine,
                    const std::vector<SummaryRow>& summary);
+  // Returns the run_id of the first run in the database whose identity (the kRunKeyColumns of
+  // sim/output/merge.h: inputs, settings and seed) equals `record`'s, or -1 if there is none.
+  int64_t FindSameRun(const RunRecord& record);
   // Copies run `source_run_id` of the clustersim database open on `source` (its `runs` row with
   // every column but run_id, and its jobs, timeseries and summary rows) into this database under
   // a new run id, which it returns. REQUIRES: SchemaProblem(source) is empty.
@@ -66,6 +70,10 @@ class SqliteWriter {
   bool committed_ = false;
   sqlite3* db_ = nullptr;
 };
+
+// FindSameRun in the database file `path`, opened read-only; -1 when the file does not exist.
+// Throws InputError naming the file when it is not a clustersim database.
+int64_t FindSameRunIn(const std::string& path, const RunRecord& record);
 
 // Returns "" when the database open on `db` has every table and column of the clustersim schema
 // (it may have more; some columns added after the first release may be missing, as in a

@@ -21,12 +21,16 @@ class InputError : public std::runtime_error {
       : std::runtime_error(Format(file, line, column, what_expected)),
         file_(std::move(file)),
         line_(line),
-        column_(column) {}
-  explicit InputError(const std::string& message) : std::runtime_error(message) {}
+        column_(column),
+        what_expected_(what_expected) {}
+  explicit InputError(const std::string& message)
+      : std::runtime_error(message), what_expected_(message) {}
 
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   int column() const { return column_; }
+  // The message without the "file:line:column: " prefix.
+  const std::string& what_expected() const { return what_expected_; }
 
  private:
   static std::string Format(const std::string& file, int line, int column, const std::string& what);
@@ -34,6 +38,7 @@ class InputError : public std::runtime_error {
   std::string file_;
   int line_ = 0;
   int column_ = 0;
+  std::string what_expected_;
 };
 
 class InternalError : public std::logic_error {

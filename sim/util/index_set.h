@@ -1,5 +1,5 @@
-// Small ordered-index structures for placement at scale (DESIGN.md §13: placement must not scan
-// every node per job).
+// Small ordered-index structures for placement at scale (bench/README.md#targets: placement must
+// not scan every node per job).
 //
 // IndexSet: a set of integers in [0, size) as a hierarchical bitmap; Insert, Erase, FindFirst and
 // FindNext cost O(log64 size).

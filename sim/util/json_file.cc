@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <iterator>
+#include <vector>
 
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -98,24 +99,214 @@ nlohmann::json ParseJsonText(const std::string& text, const std::string& origin)
   throw InputError(origin, line, column, "invalid JSON: " + what);
 }
 
-std::string ReadFileText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "cannot open file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 nlohmann::json ParseJsonFile(const std::string& path) {
   return ParseJsonText(ReadFileText(path), path);
 }
 
+namespace {
+
+// One step of a path: a member name or an array index.
+struct PathStep {
+  bool is_index = false;
+  std::string name;
+  size_t index = 0;
+  bool operator==(const PathStep& o) const {
+    return is_index == o.is_index && (is_index ? index == o.index : name == o.name);
+  }
+};
+
+// Splits "a.b[2].c" into steps; returns false if `where` is not such a path.
+bool ParsePath(const std::string& where, std::vector<PathStep>* steps) {
+  size_t i = 0;
+  while (i < where.size()) {
+    if (where[i] == '[') {
+      const size_t close = where.find(']', i);
+      if (close == std::string::npos || close == i + 1) return false;
+      PathStep step;
+      step.is_index = true;
+      for (size_t k = i + 1; k < close; ++k) {
+        if (where[k] < '0' || where[k] > '9') return false;
+        step.index = step.index * 10 + static_cast<size_t>(where[k] - '0');
+      }
+      steps->push_back(step);
+      i = close + 1;
+      continue;
+    }
+    if (where[i] == '.') {
+      if (steps->empty()) return false;
+      ++i;
+    }
+    const size_t end = std::min(where.find('.', i), where.find('[', i));
+    if (end == i) return false;
+    PathStep step;
+    step.name = where.substr(i, end == std::string::npos ? std::string::npos : end - i);
+    steps->push_back(std::move(step));
+    i = end == std::string::npos ? where.size() : end;
+  }
+  return true;
+}
+
+// The iterator nlohmann reads `text` through; it notes how far the parser has read, so a SAX
+// event knows the bytes consumed up to its token (and at most one byte of look-ahead).
+class TrackingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  TrackingIterator(const char* at, const char** furthest) : at_(at), furthest_(furthest) {}
+  reference operator*() const { return *at_; }
+  TrackingIterator& operator++() {
+    ++at_;
+    if (at_ > *furthest_) *furthest_ = at_;
+    return *this;
+  }
+  TrackingIterator operator++(int) {
+    TrackingIterator before = *this;
+    ++*this;
+    return before;
+  }
+  bool operator==(const TrackingIterator& o) const { return at_ == o.at_; }
+  bool operator!=(const TrackingIterator& o) const { return at_ != o.at_; }
+
+ private:
+  const char* at_;
+  const char** furthest_;
+};
+
+// Walks the document keeping the path of the current value; notes where each value whose path is
+// `target` starts. A value starts at the first byte after the previous event that is not
+// blank, ',' or ':' (tokens between events are only those).
+class PathLocator : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  PathLocator(const std::string& text, std::vector<PathStep> target, const char** furthest)
+      : text_(text), target_(std::move(target)), furthest_(furthest) {}
+
+  bool null() override { return Value(); }
+  bool boolean(bool) override { return Value(); }
+  bool number_integer(number_integer_t) override { return Value(); }
+  bool number_unsigned(number_unsigned_t) override { return Value(); }
+  bool number_float(number_float_t, const string_t&) override { return Value(); }
+  bool string(string_t&) override { return Value(); }
+  bool binary(binary_t&) override { return Value(); }
+  bool start_object(std::size_t) override {
+    Value();
+    frames_.push_back({false, 0});
+    return true;
+  }
+  bool key(string_t& name) override {
+    Mark();
+    path_.resize(frames_.size() - 1);
+    PathStep step;
+    step.name = name;
+    path_.push_back(std::move(step));
+    return true;
+  }
+  bool end_object() override { return End(); }
+  bool start_array(std::size_t) override {
+    Value();
+    frames_.push_back({true, 0});
+    return true;
+  }
+  bool end_array() override { return End(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+  size_t found() const { return found_; }  // offset + 1 of the match, 0 = none
+
+ private:
+  struct Frame {
+    bool is_array;
+    size_t next_index;
+  };
+
+  // Skips what lies between the previous event's token and this one's.
+  size_t Mark() {
+    size_t at = previous_end_;
+    if (at == 0 && text_.rfind("\xEF\xBB\xBF", 0) == 0) at = 3;
+    while (at < text_.size() && (text_[at] == ' ' || text_[at] == '\t' || text_[at] == '\n' ||
+                                 text_[at] == '\r' || text_[at] == ',' || text_[at] == ':')) {
+      ++at;
+    }
+    previous_end_ = static_cast<size_t>(*furthest_ - text_.data());
+    return at;
+  }
+
+  bool Value() {
+    const size_t start = Mark();
+    if (!frames_.empty() && frames_.back().is_array) {
+      path_.resize(frames_.size() - 1);
+      PathStep step;
+      step.is_index = true;
+      step.index = frames_.back().next_index++;
+      path_.push_back(step);
+    }
+    if (path_.size() == frames_.size() && path_ == target_) found_ = start + 1;
+    return true;
+  }
+
+  bool End() {
+    Mark();
+    frames_.pop_back();
+    path_.resize(frames_.size());
+    return true;
+  }
+
+  const std::string& text_;
+  std::vector<PathStep> target_;
+  const char** furthest_;
+  std::vector<Frame> frames_;
+  std::vector<PathStep> path_;
+  size_t previous_end_ = 0;
+  size_t found_ = 0;
+};
+
+}  // namespace
+
+std::pair<int, int> FindJsonValue(const std::string& text, const std::string& where,
+                                  const std::string& root_name) {
+  std::vector<PathStep> target;
+  if (where.empty() || !ParsePath(where, &target)) return {0, 0};
+  if (!root_name.empty() && !target.empty() && !target.front().is_index &&
+      target.front().name == root_name) {
+    // The name stands for the root only where the root is not an object holding it.
+    const size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    if (first != std::string::npos && text[first] == '[') target.erase(target.begin());
+  }
+  const char* furthest = text.data();
+  PathLocator locator(text, std::move(target), &furthest);
+  nlohmann::json::sax_parse(TrackingIterator(text.data(), &furthest),
+                            TrackingIterator(text.data() + text.size(), &furthest), &locator);
+  if (locator.found() == 0) return {0, 0};
+  int line = 1;
+  int column = 1;
+  for (size_t i = 0; i + 1 < locator.found(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+InputError AtJsonPosition(const JsonValueError& e, const std::string& origin,
+                          const std::string& text, const std::string& root_name) {
+  if (e.file() != origin) return e;
+  const auto [line, column] = FindJsonValue(text, e.where(), root_name);
+  return InputError(e.file(), line, column, e.what_expected());
+}
+
 const nlohmann::json& RequireMember(const nlohmann::json& object, const std::string& key,
                                     const std::string& origin, const std::string& where) {
-  if (!object.is_object()) throw InputError(origin, 0, 0, where + ": expected an object");
+  if (!object.is_object()) throw JsonValueError(origin, where, "expected an object");
   auto it = object.find(key);
   if (it == object.end()) {
-    throw InputError(origin, 0, 0, where + ": missing required key \"" + key + "\"");
+    throw JsonValueError(origin, where, "missing required key \"" + key + "\"");
   }
   return *it;
 }
@@ -123,7 +314,7 @@ const nlohmann::json& RequireMember(const nlohmann::json& object, const std::str
 double RequireNumber(const nlohmann::json& value, const std::string& origin,
                      const std::string& where) {
   if (!value.is_number() || !std::isfinite(value.get<double>())) {
-    throw InputError(origin, 0, 0, where + ": expected a number, got " + value.dump());
+    throw JsonValueError(origin, where, "expected a number, got " + value.dump());
   }
   return value.get<double>();
 }
@@ -132,17 +323,36 @@ int RequirePositiveInt(const nlohmann::json& value, const std::string& origin,
                        const std::string& where) {
   if (!value.is_number_integer() || value.get<long long>() <= 0 ||
       value.get<long long>() > 100'000'000) {
-    throw InputError(
-        origin, 0, 0,
-        where + ": expected a positive integer (at most 100000000), got " + value.dump());
+    throw JsonValueError(origin, where,
+                         "expected a positive integer (at most 100000000), got " + value.dump());
   }
   return static_cast<int>(value.get<long long>());
+}
+
+double RequireDuration(const nlohmann::json& value, const std::string& origin,
+                       const std::string& where, double plain_unit_seconds) {
+  if (value.is_string()) {
+    double seconds = 0;
+    std::string error;
+    if (!TryParseDuration(value.get<std::string>(), plain_unit_seconds, &seconds, &error)) {
+      throw JsonValueError(origin, where, error + ", got " + value.dump());
+    }
+    return seconds;
+  }
+  if (!value.is_number() || !std::isfinite(value.get<double>())) {
+    throw JsonValueError(
+        origin, where,
+        "expected a duration (a number of " +
+            std::string(plain_unit_seconds == kSecondsPerHour ? "hours" : "seconds") +
+            ", or a string such as \"30min\" or \"1.5h\"), got " + value.dump());
+  }
+  return value.get<double>() * plain_unit_seconds;
 }
 
 std::string RequireString(const nlohmann::json& value, const std::string& origin,
                           const std::string& where) {
   if (!value.is_string()) {
-    throw InputError(origin, 0, 0, where + ": expected a string, got " + value.dump());
+    throw JsonValueError(origin, where, "expected a string, got " + value.dump());
   }
   return value.get<std::string>();
 }

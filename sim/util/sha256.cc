@@ -1,7 +1,6 @@
 #include "sim/util/sha256.h"
 
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 #include "sim/util/error.h"
@@ -102,18 +101,6 @@ std::string Sha256::HexDigest() {
 std::string Sha256Hex(std::string_view data) {
   Sha256 h;
   h.Update(data);
-  return h.HexDigest();
-}
-
-std::string Sha256File(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "cannot open file");
-  Sha256 h;
-  std::vector<char> buffer(1 << 16);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    h.Update(buffer.data(), static_cast<size_t>(in.gcount()));
-  }
   return h.HexDigest();
 }
 

@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4) of files and strings, for the `runs` table's input hashes.
+// SHA-256 (FIPS 180-4) of strings and streams, for the `runs` table's input hashes.
 #ifndef CLUSTERSIM_SIM_UTIL_SHA256_H_
 #define CLUSTERSIM_SIM_UTIL_SHA256_H_
 
@@ -26,8 +26,7 @@ class Sha256 {
 };
 
 std::string Sha256Hex(std::string_view data);
-// Throws InputError if the file cannot be read.
-std::string Sha256File(const std::string& path);
+// Files: Sha256OfContent in sim/util/input_file.h.
 
 }  // namespace clustersim
 

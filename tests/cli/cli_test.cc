@@ -288,6 +288,20 @@ std::vector<BadRunCase> BadRunCases() {
       {"NonPositiveInterval",
        {"--cluster", TinyCluster(), "--interval", "0"},
        {"--interval", "positive"}},
+      {"DurationWithAnUnknownUnit",
+       {"--cluster", TinyCluster(), "--stop-time", "100x"},
+       {"--stop-time 100x: unit \"x\": expected s, min, h or d"}},
+      {"MttrThatIsNotADuration",
+       {"--cluster", TinyCluster(), "--mttr", "soon"},
+       {"--mttr soon", "a number of hours"}},
+      // The removed option names its replacement with the inverse factor, never silently
+      // inverted.
+      {"LoadScaleIsRefusedNamingLoadFactor",
+       {"--cluster", TinyCluster(), "--load-scale", "0.5"},
+       {"--load-scale was removed", "Use --load-factor 2:", "larger is heavier"}},
+      {"LoadScaleWithEqualsSign",
+       {"--cluster", TinyCluster(), "--load-scale=4"},
+       {"Use --load-factor 0.25:"}},
   };
 }
 
@@ -535,6 +549,86 @@ TEST(Help, RunHelpListsItsOptions) {
   }
 }
 
+TEST(Help, DefaultsAreShownAsWritten) {
+  // Boost prints a double default through lexical_cast: 0.9 as 0.90000000000000002.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"run", "--help"},
+                                               {"trace", "generate", "--help"},
+                                               {"compare", "--help"},
+                                               {"queueing", "--help"},
+                                               {"advise", "--help"}}) {
+    const CliResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
+    EXPECT_FALSE(std::regex_search(r.out, std::regex("[0-9]\\.[0-9]*0000000")))
+        << Describe(args, r);
+  }
+  const CliResult generate = RunCli({"trace", "generate", "--help"});
+  EXPECT_NE(generate.out.find("(=0.9)"), std::string::npos) << generate.out;
+  const CliResult run = RunCli({"run", "--help"});
+  EXPECT_NE(run.out.find("--interval arg (=300)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("--load-factor arg (=1)"), std::string::npos) << run.out;
+}
+
+TEST(Cli, VersionIsPrinted) {
+  for (const char* flag : {"--version", "version"}) {
+    const CliResult r = RunCli({flag});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_TRUE(std::regex_match(r.out, std::regex("clustersim [0-9]+\\.[0-9]+\\.[0-9]+\n")))
+        << r.out;
+  }
+}
+
+// The fingerprint line of a run's summary.
+std::string Fingerprint(const CliResult& r) {
+  std::smatch m;
+  return std::regex_search(r.out, m, std::regex("fingerprint +([0-9a-f]{16})")) ? m[1].str() : "";
+}
+
+TEST(Durations, EveryTimeOptionTakesUnitsAndPlainSeconds) {
+  // The same settings written in seconds and with units give the same run; --mttr counts plain
+  // numbers in hours (0.5 = 30min). A stop time of 25 s ends the tiny trace's run early.
+  TempDir dir;
+  auto run = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run",         "--trace",       GoodTrace(), "--cluster",
+                                     TinyCluster(), "--no-progress", "--out",     dir.File(name)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
+    return r;
+  };
+  const CliResult seconds =
+      run("a.sqlite",
+          {"--stop-time", "25", "--interval", "60", "--preemption-cost", "90", "--node-mtbf", "1",
+           "--mttr", "0.5", "--checkpoint-interval", "7200", "--restore-cost", "120"});
+  const CliResult units =
+      run("b.sqlite",
+          {"--stop-time", "25s", "--interval", "1min", "--preemption-cost", "1.5min", "--node-mtbf",
+           "60min", "--mttr", "30min", "--checkpoint-interval", "2h", "--restore-cost", "2min"});
+  ASSERT_FALSE(Fingerprint(seconds).empty()) << seconds.out;
+  EXPECT_EQ(Fingerprint(seconds), Fingerprint(units));
+  const CliResult whole = run("c.sqlite", {});
+  EXPECT_NE(Fingerprint(whole), Fingerprint(seconds)) << "the stop time did not act";
+}
+
+TEST(TraceStats, ClusterGivesTheOfferedLoadRelativeToIt) {
+  // tiny_trace.csv: GPU-seconds 4x100 + 8x50 + 2x30 + 16x10 + 1x10 + 1x100 = 1,130 over the span
+  // 0..200 s; tiny_cluster.json has 2 x 4 = 8 GPUs: 1130 / (8 x 200) = 0.706.
+  const std::vector<std::string> args = {"trace", "stats", GoodTrace(), "--cluster", TinyCluster()};
+  const CliResult r = RunCli(args);
+  EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
+  EXPECT_NE(r.out.find("0.706 of the cluster's 8 GPUs"), std::string::npos) << r.out;
+  const CliResult plain = RunCli({"trace", "stats", GoodTrace()});
+  EXPECT_EQ(plain.out.find("of the cluster's"), std::string::npos) << plain.out;
+}
+
+TEST(TraceStats, ReadsTheBundledGzipSwfLogDirectly) {
+  const std::string nasa =
+      std::string(CLUSTERSIM_SOURCE_DIR) + "/traces/swf/NASA-iPSC-1993-3.1-cln.swf.gz";
+  const CliResult r = RunCli({"trace", "stats", nasa});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(swf format"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("jobs            18239"), std::string::npos) << r.out;  // traces/README.md
+}
+
 TEST(Help, ClusterShowHelpListsItsOptionsAndPresets) {
   const std::vector<std::string> args = {"cluster", "show", "--help"};
   const CliResult r = RunCli(args);
@@ -596,6 +690,15 @@ TEST(ClusterShow, DotWritesAGraphvizGraph) {
   const std::string text = ReadFile(dot);
   EXPECT_EQ(text.rfind("graph", 0), 0u) << "file begins with: " << text.substr(0, 80);
   EXPECT_NE(text.find("--"), std::string::npos) << "no edges in the graph";
+  // dgx-a100: 16 nodes, 8 per rack: two rack boxes, each holding its leaf and eight node boxes.
+  EXPECT_NE(text.find("subgraph cluster_rack1 {"), std::string::npos);
+  EXPECT_EQ(text.find("subgraph cluster_rack2 {"), std::string::npos);
+  EXPECT_NE(text.find("subgraph cluster_node15 {"), std::string::npos);
+  EXPECT_NE(text.find("label=\"node 0: 8 x A100-80GB (nvswitch)\""), std::string::npos);
+  const size_t rack1 = text.find("subgraph cluster_rack1 {");
+  EXPECT_LT(text.find("subgraph cluster_node7 {"), rack1);
+  EXPECT_GT(text.find("subgraph cluster_node8 {"), rack1);
+  EXPECT_GT(text.find("\"rack1/leaf\""), rack1);
 }
 
 }  // namespace

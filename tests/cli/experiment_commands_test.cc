@@ -47,11 +47,12 @@ std::string WriteSpec(const TempDir& dir, const std::string& name, const std::st
   return path;
 }
 
-// The 2 policies x 2 seeds x 2 load factors spec: 8 runs. Index order (the last list varies
-// fastest): policy, load factor, seed.
+// The 2 policies x 2 seeds x 2 load factors spec: 8 runs (load factor 0.5: half the arrival
+// rate, gaps twice as long). Index order (the last list varies fastest): policy, load factor,
+// seed.
 std::string EightRunSpec(const TempDir& dir) {
   return WriteSpec(dir, "spec.json",
-                   R"(, "policies": ["fcfs", "easy"], "load_factors": [1, 2], "seeds": [0, 1])");
+                   R"(, "policies": ["fcfs", "easy"], "load_factor": [1, 0.5], "seeds": [0, 1])");
 }
 
 std::vector<std::string> RunFiles(const std::string& dir) {
@@ -205,7 +206,7 @@ TEST(Sweep, MergedShardsEqualASingleProcessSweep) {
   // The two fcfs load-1 runs (seeds 0 and 1) have the hand-computed mean wait of 66 s.
   const auto fcfs_load1 = db.Query(
       "SELECT value FROM summary s JOIN runs r USING (run_id) WHERE metric = 'wait_seconds_mean' "
-      "AND policy = 'fcfs' AND trace_filter NOT LIKE '%load_scale%'");
+      "AND policy = 'fcfs' AND trace_filter NOT LIKE '%load_factor%'");
   ASSERT_EQ(fcfs_load1.size(), 2u);
   for (const auto& row : fcfs_load1) EXPECT_EQ(std::stod(*row[0]), 66);
 }
@@ -300,7 +301,14 @@ TEST(Sweep, BadSpecsNameTheKeyExitTwoAndWriteNothing) {
       {R"(, "policies": ["fcfs", "fcfx"])", "policies[1]: unknown policy \"fcfx\""},
       {R"(, "policies": ["fcfs", "fcfs"])", "policies[1]: \"fcfs\" is listed twice"},
       {R"(, "placements": ["first-fit", 3])", "placements[1]"},
-      {R"(, "load_factors": [1, 0])", "load_factors[1]: expected a number > 0"},
+      {R"(, "load_factor": [1, 0])", "load_factor[1]: expected a number > 0"},
+      {R"(, "load_factor": -2)", "load_factor: expected a number > 0"},
+      // The old key, whose factors multiplied the gaps, is refused with the factors to use.
+      {R"(, "load_factors": [1, 0.5])",
+       "load_factors: was removed: its factors multiplied the gaps between arrivals (0.5 meant "
+       "twice the load). Use \"load_factor\": [1, 2]"},
+      {R"(, "stop_time": "5x")", "stop_time: unit \"x\": expected s, min, h or d"},
+      {R"(, "interval": "-5min")", "interval: expected a positive number of seconds"},
       {R"(, "seeds": [1.5])", "seeds[0]: expected an integer"},
       {R"(, "seed": [1])", "unknown key \"seed\""},
       {R"(, "params": [{"walltime": [1]}])", "params[0].walltime"},
@@ -315,7 +323,9 @@ TEST(Sweep, BadSpecsNameTheKeyExitTwoAndWriteNothing) {
     const std::vector<std::string> args = {"sweep", spec, "--out", out};
     const CliResult r = RunCli(args);
     EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(args, r);
-    EXPECT_NE(r.err.find(spec + ": " + c.expected), std::string::npos) << Describe(args, r);
+    // Every one names the line and column of the offending value (the spec is one line).
+    EXPECT_EQ(r.err.find("clustersim: error: " + spec + ":1:"), 0u) << Describe(args, r);
+    EXPECT_NE(r.err.find(": " + std::string(c.expected)), std::string::npos) << Describe(args, r);
     EXPECT_FALSE(Exists(out)) << c.rest;
   }
   // A JSON syntax error names line and column: line 2, the ']' after "1," at column 12.

@@ -1,5 +1,6 @@
 // Run config JSON files: values fill options not given on the command line.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -10,7 +11,7 @@ namespace clustersim {
 namespace {
 
 std::string WriteConfig(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "." + name;
   std::ofstream(path) << text;
   return path;
 }

@@ -142,7 +142,12 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "trace_duration",
                                                              "trace_status",
                                                              "checkpoint_seconds",
-                                                             "lost_gpu_seconds"}));
+                                                             "lost_gpu_seconds",
+                                                             "queued_time",
+                                                             "bsld",
+                                                             "gpu_hours",
+                                                             "cost_usd",
+                                                             "priority"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
@@ -302,11 +307,18 @@ TEST(SqliteOutput, JobsRowsMatchTheScheduleWorkedOutByHand) {
   EXPECT_DOUBLE_EQ(std::stod(*series[0][3]), 330.0 / 240.0);
 }
 
+// With --allow-duplicate: the same run again is refused otherwise (report_test.cc).
+std::vector<std::string> AgainArgs(const std::string& out) {
+  std::vector<std::string> args = TinyRunArgs(out);
+  args.push_back("--allow-duplicate");
+  return args;
+}
+
 TEST(SqliteOutput, SecondRunIntoTheSameFileIsAppended) {
   TempDir dir;
   const std::string out = dir.File("runs.sqlite");
   RunOk(TinyRunArgs(out));
-  RunOk(TinyRunArgs(out));
+  RunOk(AgainArgs(out));
   Database db(out);
   EXPECT_EQ(db.Value("PRAGMA integrity_check"), "ok");
   const auto runs = db.Query("SELECT run_id, status FROM runs ORDER BY run_id");
@@ -341,7 +353,7 @@ TEST(SqliteOutput, AnOlderDatabaseGetsTheFragmentationColumns) {
   }
   const std::string old_copy = dir.File("old.sqlite");
   std::filesystem::copy_file(out, old_copy);
-  RunOk(TinyRunArgs(out));
+  RunOk(AgainArgs(out));
   Database db(out);
   const auto columns = ColumnsOf(db, "timeseries");
   ASSERT_EQ(columns.size(), 16u);
@@ -376,6 +388,50 @@ TEST(SqliteOutput, AnOlderDatabaseGetsTheFragmentationColumns) {
   EXPECT_EQ(ColumnsOf(m, "timeseries").size(), 16u);
   EXPECT_EQ(m.Number("SELECT COUNT(*) FROM timeseries WHERE f_mem IS NOT NULL"), 0);
   EXPECT_EQ(m.Query(older + "1 ORDER BY rowid"), db.Query(older + "1 ORDER BY rowid"));
+}
+
+// A database written before the jobs table had queued_time, bsld, gpu_hours, cost_usd and
+// priority gets them appended (NULL in its old rows); merge copies NULL from such a source; report
+// shows the figures it lacks as "-" and says why.
+TEST(SqliteOutput, AnOlderDatabaseGetsTheQueuedTimeAndCostColumns) {
+  TempDir dir;
+  const std::string out = dir.File("runs.sqlite");
+  const std::vector<std::string> added = {"queued_time", "bsld", "gpu_hours", "cost_usd",
+                                          "priority"};
+  RunOk(TinyRunArgs(out));
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(out.c_str(), &raw), SQLITE_OK);
+    for (const std::string& column : added) {
+      const std::string sql = "ALTER TABLE jobs DROP COLUMN " + column;
+      EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << column;
+    }
+    sqlite3_close(raw);
+  }
+  const std::string old_copy = dir.File("old.sqlite");
+  std::filesystem::copy_file(out, old_copy);
+  const CliResult report = RunCli({"report", old_copy});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("lacks the jobs columns queued_time, bsld, gpu_hours, cost_usd"),
+            std::string::npos)
+      << report.out;
+  RunOk(AgainArgs(out));
+  Database db(out);
+  const auto columns = ColumnsOf(db, "jobs");
+  EXPECT_EQ(std::vector<std::string>(columns.end() - 5, columns.end()), added);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM jobs WHERE run_id = 1 AND (queued_time IS NOT NULL "
+                      "OR gpu_hours IS NOT NULL)"),
+            0);
+  // Run 2 fills them by name: queued time + run time = JCT for the jobs that ended.
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM jobs WHERE run_id = 2 AND jct IS NOT NULL AND "
+                      "ABS(queued_time + run_time - jct) > 1e-9"),
+            0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM jobs WHERE run_id = 2 AND gpu_hours IS NULL"), 0);
+  const std::string merged = dir.File("merged.sqlite");
+  RunOk({"merge", merged, old_copy});
+  Database m(merged);
+  EXPECT_EQ(ColumnsOf(m, "jobs").size(), columns.size());
+  EXPECT_EQ(m.Number("SELECT COUNT(*) FROM jobs WHERE queued_time IS NOT NULL"), 0);
 }
 
 // Determinism on a less trivial input: the bundled Philly-derived trace (about 11,000 jobs) on

@@ -1,4 +1,4 @@
-// EASY and conservative backfilling (DESIGN.md §6, policies/easy.cc, policies/conservative.cc):
+// EASY and conservative backfilling (docs/policies.md, policies/easy.cc, policies/conservative.cc):
 // schedules on tiny traces, every start and end worked out by hand in the comments. Runtime model
 // `trace` throughout, so a job runs exactly its duration unless it is killed at its requested wall
 // time. Unless a test says otherwise, no job has a walltime, so its requested wall time is its
@@ -272,10 +272,11 @@ TEST(ConservativeBackfilling, WithPoolTheCountedReservationAlwaysPlaces) {
 
 // ---- the same rules written plainly ----
 //
-// Reference policies that transcribe DESIGN.md §6 directly, recomputing everything from scratch
-// for every decision (a fresh copy of the free GPUs per reservation, every interval summed per
-// time point). They are slow and obviously faithful; `easy` and `conservative` keep incremental
-// profiles and skip work, and must make exactly the same decisions on random traces.
+// Reference policies that transcribe docs/policies.md#easy and #conservative directly, recomputing
+// everything from scratch for every decision (a fresh copy of the free GPUs per reservation, every
+// interval summed per time point). They are slow and obviously faithful; `easy` and `conservative`
+// keep incremental profiles and skip work, and must make exactly the same decisions on random
+// traces.
 
 // Estimated end of a job just started (requested wall time, or the true end without one).
 double ReferenceEnd(const SchedulingContext& context, JobId id) {

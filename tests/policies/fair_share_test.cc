@@ -1,4 +1,4 @@
-// fair-share (DESIGN.md §6, policies/fair_share.cc): factor F = 2^(-U/S) per account, decayed
+// fair-share (docs/policies.md, policies/fair_share.cc): factor F = 2^(-U/S) per account, decayed
 // usage, strict blocking or EASY backfilling. Schedules on tiny traces with every start and end,
 // and the usage figures that order the queue, worked out by hand. Runtime model `trace`.
 //

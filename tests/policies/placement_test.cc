@@ -1,4 +1,4 @@
-// Placement strategies on hand-built free states (DESIGN.md §6).
+// Placement strategies on hand-built free states (docs/policies.md#placement).
 #include <gtest/gtest.h>
 
 #include "policies/registry.h"

@@ -1,6 +1,6 @@
-// sjf, srtf and las (DESIGN.md §6): schedules computed by hand in the comments, on clusters small
-// enough to follow. Runtime model `trace` throughout, so a job progresses at rate 1 and its
-// remaining work is its trace duration minus the time it has run (minus restore overhead).
+// sjf, srtf and las (docs/policies.md, #srtf, #las): schedules computed by hand in the comments, on
+// clusters small enough to follow. Runtime model `trace` throughout, so a job progresses at rate 1
+// and its remaining work is its trace duration minus the time it has run (minus restore overhead).
 // TestSim runs the engine with --check invariants on (no GPU held twice, busy GPU-seconds equal
 // the jobs' GPU-seconds).
 #include <gtest/gtest.h>

@@ -1,6 +1,8 @@
 // scripts/plot.py on a database holding several runs: every figure is written as a valid PNG
 // (signature, an IHDR chunk with sensible dimensions) and a valid PDF (%PDF- header, %%EOF
 // trailer), each of non-trivial size; a missing database or an unknown run id is exit code 2.
+// Labels name what differs between the runs, failed runs are left out, --format, --label and
+// --style paper are honoured.
 // Runs /usr/bin/python3 (Debian's, with python3-matplotlib: scripts/install_deps.sh).
 #include <gtest/gtest.h>
 
@@ -101,6 +103,45 @@ TEST_F(PlotScript, BadDatabaseOrRunIsExitCode2) {
   const CliResult bad_run = RunPlot({Db(), "--out", dir_->File("y"), "--run", "99"});
   EXPECT_EQ(bad_run.exit_code, 2) << bad_run.err;
   EXPECT_NE(bad_run.err.find("no run 99"), std::string::npos) << bad_run.err;
+}
+
+TEST(PlotLabels, NameWhatDiffersLeaveOutFailedRunsAndFollowTheOptions) {
+  TempDir dir;
+  // A sweep of fcfs and easy, each without parameters (complete) and with walltime=nonsense
+  // (failed: fcfs takes no walltime, easy no such value), merged into one database: runs 1 fcfs,
+  // 2 fcfs failed, 3 easy, 4 easy failed.
+  const std::string spec = dir.File("spec.json");
+  WriteFile(spec,
+            R"({"traces": [")" + TestData("tiny_trace.csv") + R"("], "clusters": [")" +
+                TestData("tiny_cluster.json") +
+                R"("], "policies": ["fcfs", "easy"], "params": [{}, {"walltime": "nonsense"}]})");
+  RunCli({"sweep", spec, "--out", dir.File("sweep")});
+  const std::string db = dir.File("runs.sqlite");
+  const CliResult merged = RunCli({"merge", db, dir.File("sweep")});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  const std::string out = dir.File("figures");
+  const CliResult r = RunPlot({db, "--out", out, "--dpi", "40", "--format", "svg"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // The complete runs differ in their policy only: that is their label.
+  EXPECT_NE(r.err.find("run 1: fcfs\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run 3: easy\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run 2 left out (status failed, 0 jobs)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run 4 left out (status failed, 0 jobs)"), std::string::npos) << r.err;
+  for (const char* name : kFigures) {
+    const std::string svg = ReadFile(out + "/" + name + ".svg");
+    EXPECT_NE(svg.find("<svg"), std::string::npos) << name;
+    EXPECT_FALSE(Exists(out + "/" + name + ".png")) << name;  // --format svg only
+  }
+  // --label and --style paper.
+  const CliResult paper =
+      RunPlot({db, "--out", dir.File("paper"), "--dpi", "40", "--run", "1", "3", "--label",
+               "{policy} seed {seed}", "--style", "paper", "--format", "png"});
+  ASSERT_EQ(paper.exit_code, 0) << paper.err;
+  EXPECT_NE(paper.err.find("run 1: fcfs seed 0"), std::string::npos) << paper.err;
+  EXPECT_TRUE(Exists(dir.File("paper") + "/wait_cdf.png"));
+  const CliResult bad = RunPlot({db, "--out", dir.File("bad"), "--format", "gif"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--format gif: expected png, pdf or svg"), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real Slurm end to end (DESIGN.md §11): a private single-host Slurm cluster on loopback
+# A real Slurm end to end (scripts/slurm/README.md): a private single-host Slurm cluster on loopback
 # (Debian's slurm-wlm and munge, installed by scripts/install_deps.sh), a 2-task job array
 # sweep plus its dependent merge submitted with scripts/slurm/submit.sh, and the merged database
 # checked against a local single-process sweep of the same spec.
@@ -148,7 +148,7 @@ echo "private Slurm cluster up after $((SECONDS - start_seconds)) s (node $host,
 cp "$source_dir/tests/data/tiny_trace.csv" "$source_dir/tests/data/tiny_cluster.json" "$work/"
 cat >"$work/spec.json" <<'EOF'
 {"traces": ["tiny_trace.csv"], "clusters": ["tiny_cluster.json"], "policies": ["fcfs", "easy"],
- "load_factors": [1, 2], "seeds": [0, 1]}
+ "load_factor": [1, 0.5], "seeds": [0, 1]}
 EOF
 submitted=$(CLUSTERSIM="$clustersim" "$source_dir/scripts/slurm/submit.sh" \
               "$work/spec.json" "$work/out" 2)

@@ -7,10 +7,15 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "sim/hardware/cluster.h"
 #include "sim/util/error.h"
+#include "workloads/failure_trace.h"
+#include "workloads/openb_cluster.h"
 #include "workloads/reader.h"
 
 namespace clustersim {
@@ -289,11 +294,9 @@ TEST_F(TraceReader, ReadsTheRealLublinSwf) {
   EXPECT_EQ(last.gpus, 3);
 }
 
-TEST_F(TraceReader, ReadsTheRealNasaSwfDecompressed) {
-  const std::string path = dir_ + "/NASA-iPSC-1993-3.1-cln.swf";
-  ASSERT_EQ(
-      std::system(("gzip -dc " + kTraces + "/swf/NASA-iPSC-1993-3.1-cln.swf.gz > " + path).c_str()),
-      0);
+TEST_F(TraceReader, ReadsTheRealNasaSwfAsShippedGzipped) {
+  // As the Parallel Workloads Archive ships it: gzip, read without decompressing first.
+  const std::string path = kTraces + "/swf/NASA-iPSC-1993-3.1-cln.swf.gz";
   const Trace trace = LoadTrace(path);
   EXPECT_EQ(trace.format, "swf");
   ASSERT_EQ(trace.jobs.size(), 18239u);
@@ -755,6 +758,135 @@ TEST_F(TraceReader, AnUnknownFormatIsReportedWithTheValidNames) {
 
 // Every prefix of a valid file either loads or gives an InputError with a position: never
 // another exception or a crash.
+void ExpectSameJobs(const Trace& a, const Trace& b, const std::string& what) {
+  EXPECT_EQ(a.format, b.format) << what;
+  EXPECT_EQ(a.sha256, b.sha256) << what;
+  ASSERT_EQ(a.jobs.size(), b.jobs.size()) << what;
+  for (size_t i = 0; i < a.jobs.size(); ++i) {
+    const Job& x = a.jobs[i];
+    const Job& y = b.jobs[i];
+    const std::string at = what + " job " + std::to_string(i);
+    EXPECT_EQ(x.id, y.id) << at;
+    EXPECT_EQ(x.submit_time, y.submit_time) << at;
+    EXPECT_EQ(x.gpus, y.gpus) << at;
+    EXPECT_EQ(x.duration, y.duration) << at;
+    EXPECT_EQ(x.walltime, y.walltime) << at;
+    EXPECT_EQ(x.line, y.line) << at;
+    EXPECT_EQ(x.gpu_type_column, y.gpu_type_column) << at;
+    EXPECT_EQ(x.priority, y.priority) << at;
+    EXPECT_EQ(x.batch_size, y.batch_size) << at;
+    EXPECT_EQ(x.gpu_milli, y.gpu_milli) << at;
+    EXPECT_EQ(x.cpu_milli, y.cpu_milli) << at;
+    EXPECT_EQ(x.gpu_type, y.gpu_type) << at;
+    EXPECT_EQ(x.user, y.user) << at;
+    EXPECT_EQ(x.vc, y.vc) << at;
+    EXPECT_EQ(x.model, y.model) << at;
+    EXPECT_EQ(x.trace_status, y.trace_status) << at;
+  }
+}
+
+TEST_F(TraceReader, EveryFormatReadsGzipJobForJobAsThePlainFile) {
+  // Each file is compressed by the gzip program into a copy whose name does not end in .gz: the
+  // readers must find gzip by its magic bytes, detect the format from the decompressed header
+  // and read the same jobs, lines and content hash.
+  struct Sample {
+    std::string path, format;
+  };
+  std::vector<Sample> samples = {
+      {kTraces + "/philly_default.csv", "native"},
+      {kTraces + "/philly/pollux_philly.csv", ""},
+      {kTraces + "/alibaba_gpu_v2023/openb_pod_list_default.csv", "openb"},
+      {kTraces + "/swf/lublin_256.swf", "swf"},
+      {Write("cluster_job_log", kPhillyJson), "philly-json"},
+      {Write("cluster_log.csv", kHelios), "helios"},
+      {Write("trace_seren.csv", kAcmeSeren), "acme"},
+      {Write("jobs.json", R"({"jobs": [{"job_id": "a", "submit_time": 5, "gpus": 2,
+                               "duration": 60, "user": "u"},
+                              {"job_id": "b", "submit_time": 1, "gpus": 1, "duration": 7}]})"),
+       "native-json"},
+  };
+  for (const Sample& s : samples) {
+    const std::string copy =
+        dir_ + "/gzip_copy_" + std::filesystem::path(s.path).filename().string();
+    ASSERT_EQ(std::system(("gzip -c '" + s.path + "' > '" + copy + "'").c_str()), 0);
+    const Trace plain = LoadTrace(s.path);
+    const Trace gz = LoadTrace(copy);
+    if (!s.format.empty()) {
+      EXPECT_EQ(gz.format, s.format) << s.path;
+    }
+    EXPECT_GT(gz.jobs.size(), 0u) << s.path;
+    ExpectSameJobs(plain, gz, s.path);
+  }
+  // PAI: both tables gzipped, the task table found beside the job table with its .gz name; and
+  // the headerless job table still recognised by its (gzip) name.
+  const std::string jobs = Write("pai_job_table.csv", kPaiJobs);
+  Write("pai_task_table.csv", kPaiTasks);
+  const Trace plain = LoadTrace(jobs);
+  ASSERT_EQ(std::system(("cd '" + dir_ + "' && gzip pai_job_table.csv pai_task_table.csv").c_str()),
+            0);
+  ExpectSameJobs(plain, LoadTrace(jobs + ".gz"), "pai2020");
+}
+
+TEST_F(TraceReader, FailureTracesAndOpenbNodeListsReadGzipToo) {
+  auto gzip_copy = [&](const std::string& path) {
+    const std::string copy = path + ".copy";  // no .gz: found by its magic bytes
+    EXPECT_EQ(std::system(("gzip -c '" + path + "' > '" + copy + "'").c_str()), 0);
+    return copy;
+  };
+  const HardwareCatalog& catalog = HardwareCatalog::Default();
+  const Cluster cluster(ClusterSpec::Load("dgx-a100", catalog), catalog);
+  const std::string failures =
+      Write("failures.csv", "time,node,duration,gpu\n10,0,50,\n5,3,20,7\n");
+  const std::vector<FailureRecord> plain = LoadFailureTrace(failures, cluster);
+  const std::vector<FailureRecord> gz = LoadFailureTrace(gzip_copy(failures), cluster);
+  ASSERT_EQ(plain.size(), 2u);
+  ASSERT_EQ(gz.size(), plain.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(gz[i].time, plain[i].time);
+    EXPECT_EQ(gz[i].node, plain[i].node);
+    EXPECT_EQ(gz[i].gpu, plain[i].gpu);
+    EXPECT_EQ(gz[i].duration, plain[i].duration);
+    EXPECT_EQ(gz[i].line, plain[i].line);
+  }
+  const std::string nodes = dir_ + "/node_list.csv";
+  std::filesystem::copy_file(kTraces + "/alibaba_gpu_v2023/openb_node_list_gpu_node.csv", nodes,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::map<std::string, std::string> map = {{"G2", "A100-40GB"}, {"G3", "V100-32GB"}};
+  const OpenbClusterResult a = OpenbNodeListToClusterSpec(nodes, map, catalog);
+  const OpenbClusterResult b = OpenbNodeListToClusterSpec(gzip_copy(nodes), map, catalog);
+  EXPECT_EQ(a.spec_json, b.spec_json);
+  EXPECT_EQ(a.gpus, b.gpus);
+  EXPECT_EQ(a.gpu_nodes, 1213);  // README: 1213 GPU nodes, 6212 GPUs
+  EXPECT_EQ(a.gpus, 6212);
+}
+
+TEST_F(TraceReader, TruncatedGzipTracesAreErrorsNamingTheLineReached) {
+  std::string text = "job_id,submit_time,gpus,duration\n";
+  for (int i = 0; i < 20000; ++i) {
+    text += "j" + std::to_string(i) + "," + std::to_string(i * 37 % 1009) + ",1," +
+            std::to_string(i % 997) + "\n";
+  }
+  const std::string plain = Write("whole.csv", text);
+  ASSERT_EQ(std::system(("gzip -c '" + plain + "' > '" + dir_ + "/whole.csv.gz'").c_str()), 0);
+  std::ifstream in(dir_ + "/whole.csv.gz", std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string gz = bytes.str();
+  const std::string cut = dir_ + "/cut.csv.gz";
+  std::ofstream(cut, std::ios::binary) << gz.substr(0, gz.size() * 2 / 3);
+  for (const char* format : {"", "native"}) {
+    try {
+      LoadTrace(cut, format);
+      ADD_FAILURE() << "a truncated gzip file loaded";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.file(), cut);
+      EXPECT_GT(e.line(), 1) << what;  // the line the data stopped in
+      EXPECT_NE(what.find("the gzip data ends early (truncated file?)"), std::string::npos) << what;
+    }
+  }
+}
+
 TEST_F(TraceReader, TruncatedFilesNeverCrash) {
   struct Sample {
     std::string name, format, text;

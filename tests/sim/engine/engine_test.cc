@@ -1,4 +1,4 @@
-// Engine semantics (DESIGN.md §2) and fcfs schedules with each placement, computed by hand.
+// Engine semantics (docs/engine.md) and fcfs schedules with each placement, computed by hand.
 #include <gtest/gtest.h>
 
 #include "sim/util/error.h"

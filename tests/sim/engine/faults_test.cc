@@ -1,5 +1,5 @@
-// Failures and checkpoints (DESIGN.md §7): hand-computed schedules, the failure process against
-// renewal theory, determinism, and every policy under failures with the invariant checker.
+// Failures and checkpoints (docs/engine.md#failures): hand-computed schedules, the failure process
+// against renewal theory, determinism, and every policy under failures with the invariant checker.
 #include "sim/engine/faults.h"
 
 #include <gtest/gtest.h>

@@ -61,7 +61,7 @@ TEST_F(FirstFitScheduleMetrics, QueueStrandedAndIfragIntegrateOverTheWaitOfD) {
   EXPECT_NEAR(Value("i_frag_mean"), 93.0 / 110, 1e-12);
 }
 
-TEST_F(FirstFitScheduleMetrics, NodeImbalanceFollowsTheSeedFormula) {
+TEST_F(FirstFitScheduleMetrics, NodeImbalanceFollowsItsFormula) {
   // Single-node jobs only: per node (u, u, u, 0) with u = busy/4, whose population standard
   // deviation is sqrt(3)/4 u. F = mean over the 2 nodes, so integral F dt =
   // sqrt(3)/4 * (1/2) * integral (busy0 + busy1)/4 dt = sqrt(3)/32 * 455.

@@ -1,4 +1,4 @@
-// Model-aware runs (sim/engine/model_runtime.h): OOM after start-up with half-batch resubmission
+// Model-aware runs (docs/models.md, sim/engine/model_runtime.h): OOM after start-up with half-batch resubmission
 // and a retry limit, the goodput rate factor, elastic starts, GPU shares. A toy model keeps every
 // figure computable by hand: 1,000 parameters (model state ~18 KB, negligible), 1 GiB of
 // activations per sample, a saturated rate of 100 samples/s on a V100-16GB (1e9 FLOPs per sample

@@ -1,4 +1,4 @@
-// Validation against queueing theory (DESIGN.md §12, seed 001 §3.5.1): an M/M/c queue is fcfs
+// Validation against queueing theory (docs/metrics.md#erlang-c): an M/M/c queue is fcfs
 // with Poisson arrivals, exponential durations and one-GPU jobs on c GPUs. Its mean wait is given
 // by Erlang C; Little's law ties the time-averaged queue length to the mean wait.
 //

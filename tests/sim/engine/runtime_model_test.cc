@@ -1,4 +1,5 @@
-// Runtime models (DESIGN.md §4), with rates worked out by hand from the catalog and topology.
+// Runtime models (docs/models.md#runtime-models), with rates worked out by hand from the catalog
+// and topology.
 #include "sim/engine/runtime_model.h"
 
 #include <gtest/gtest.h>

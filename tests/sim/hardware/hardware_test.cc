@@ -15,8 +15,8 @@ TEST(HardwareCatalog, HoldsTheRequiredGpuTypesWithSpecSheetFigures) {
                            "A100-40GB", "A100-80GB", "H100-80GB", "H100-PCIe-80GB"}) {
     EXPECT_TRUE(catalog.Find(name).has_value()) << name;
   }
-  // DESIGN.md §3: V100 SXM2 125 TFLOP/s, 900 GB/s, NVLink2 300 GB/s, 300 W;
-  // A100 SXM4 80GB 312 TFLOP/s, 2,039 GB/s, NVLink3 600 GB/s, 400 W;
+  // Vendor data sheets (docs/cluster.md#hardware-catalog): V100 SXM2 125 TFLOP/s, 900 GB/s, NVLink2
+  // 300 GB/s, 300 W; A100 SXM4 80GB 312 TFLOP/s, 2,039 GB/s, NVLink3 600 GB/s, 400 W;
   // H100 SXM5 989 TFLOP/s, 3,350 GB/s, NVLink4 900 GB/s, 700 W.
   const GpuSpec& v100 = catalog.gpu(*catalog.Find("V100-16GB"));
   EXPECT_EQ(v100.fp16_tflops, 125);

@@ -286,7 +286,7 @@ TEST(Topology, DotOutputLabelsEveryKindOfVertexAndEdgeBandwidths) {
   std::ostringstream dot;
   dgx.topology.WriteDot(dot);
   const std::string text = dot.str();
-  EXPECT_EQ(text.rfind("graph {", 0), 0u);
+  EXPECT_EQ(text.rfind("graph topology {", 0), 0u);
   for (const char* label : {"\"n0/gpu3\"", "\"n1/gpu7\"", "\"n0/nvswitch\"", "\"n0/pcie0\"",
                             "\"n0/cpu1\"", "\"n0/nic\"", "\"rack0/leaf\"", "\"rack1/leaf\"",
                             "\"spine\"", "\"300 GB/s\"", "\"31.5 GB/s\"", "\"200 GB/s\""}) {

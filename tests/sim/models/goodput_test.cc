@@ -1,4 +1,4 @@
-// Throughput and goodput. Step-time terms are hand computations on a catalog whose efficiency
+// Throughput and goodput (docs/models.md#goodput). Step-time terms are hand computations on a catalog whose efficiency
 // tables are set in the test (every term isolated); catalog-level agreement with published
 // measurements is tests/sim/models/validation_test.cc.
 #include "sim/models/goodput.h"

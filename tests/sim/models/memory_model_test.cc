@@ -1,4 +1,4 @@
-// The memory model: hand computations for catalog models and the published out-of-memory bracket
+// The memory model (docs/models.md): hand computations for catalog models and the published out-of-memory bracket
 // it must respect. Expected values are worked out in the comments, never taken from the program.
 #include "sim/models/memory_model.h"
 

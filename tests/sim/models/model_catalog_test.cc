@@ -1,5 +1,5 @@
-// The model catalog: required models, formulas behind the derived figures, and errors for bad
-// catalogs.
+// The model catalog (docs/models.md#the-model-catalog): required models, formulas behind the
+// derived figures, and errors for bad catalogs.
 #include "sim/models/model_catalog.h"
 
 #include <gtest/gtest.h>

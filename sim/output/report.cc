@@ -1,0 +1,498 @@
+#include "sim/output/report.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "sim/engine/summary.h"
+#include "sim/output/merge.h"
+#include "sim/output/sqlite_writer.h"
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+// Metric indices, in ReportMetrics() order.
+enum Metric {
+  kJobs,
+  kCompleted,
+  kGpuHours,
+  kCost,
+  kWaitMean,
+  kWaitP95,
+  kQueuedMean,
+  kJctMean,
+  kBsldMean,
+  kPreemptions,
+  kOomFailures,
+  kMetricCount
+};
+// Sums count 0 for a group absent from a run; means are left out then.
+constexpr bool kIsSum[kMetricCount] = {true,  true,  true,  true, false, false,
+                                       false, false, false, true, true};
+
+using Statement = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
+
+Statement Prepare(sqlite3* db, const std::string& path, const std::string& sql) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+    const std::string message = sqlite3_errmsg(db);
+    sqlite3_finalize(raw);
+    throw InputError(path, 0, 0, "SQLite: " + message);
+  }
+  return Statement(raw, sqlite3_finalize);
+}
+
+std::string Text(sqlite3_stmt* stmt, int column) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
+  return text ? text : "";
+}
+
+double Real(sqlite3_stmt* stmt, int column) {
+  return sqlite3_column_type(stmt, column) == SQLITE_NULL ? kNan
+                                                          : sqlite3_column_double(stmt, column);
+}
+
+bool HasColumn(sqlite3* db, const std::string& path, const std::string& table,
+               const std::string& column) {
+  Statement s = Prepare(
+      db, path, "SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = '" + column + "'");
+  return sqlite3_step(s.get()) == SQLITE_ROW;
+}
+
+struct RunInfo {
+  int64_t run_id = 0;
+  std::string status;
+  int64_t seed = 0;
+  std::string config_key;                     // identity key without the seeds
+  std::map<std::string, std::string> fields;  // for labels
+};
+
+// The identity key columns but the seed; in `models`, the model-assignment seed is dropped.
+std::string ConfigKey(sqlite3_stmt* stmt, int first_column) {
+  std::string key;
+  int c = first_column;
+  for (const std::string_view column : kRunKeyColumns) {
+    const int index = c++;
+    if (column == "seed") continue;
+    std::string value =
+        sqlite3_column_type(stmt, index) == SQLITE_NULL ? std::string("\x01") : Text(stmt, index);
+    if (column == "models" && !value.empty() && value[0] == '{') {
+      nlohmann::json models = nlohmann::json::parse(value, nullptr, false);
+      if (models.is_object()) {
+        models.erase("assign_seed");
+        value = models.dump();
+      }
+    }
+    key += value;
+    key += '\x00';
+  }
+  return key;
+}
+
+// Per run and group: the jobs' figures gathered for ReportMetrics().
+struct Accumulator {
+  double jobs = 0, completed = 0, gpu_hours = 0, cost = 0, preemptions = 0, oom = 0;
+  bool has_gpu_hours = false, has_cost = false;
+  std::vector<double> waits;
+  double queued_sum = 0, jct_sum = 0, bsld_sum = 0;
+  int64_t queued_n = 0, jct_n = 0, bsld_n = 0;
+
+  std::vector<double> Values() {
+    std::vector<double> v(kMetricCount, kNan);
+    v[kJobs] = jobs;
+    v[kCompleted] = completed;
+    v[kGpuHours] = has_gpu_hours ? gpu_hours : kNan;
+    v[kCost] = has_cost ? cost : kNan;
+    if (!waits.empty()) {
+      double sum = 0;
+      for (double w : waits) sum += w;
+      v[kWaitMean] = sum / waits.size();
+      v[kWaitP95] = Percentile(waits, 0.95);
+    }
+    if (queued_n > 0) v[kQueuedMean] = queued_sum / queued_n;
+    if (jct_n > 0) v[kJctMean] = jct_sum / jct_n;
+    if (bsld_n > 0) v[kBsldMean] = bsld_sum / bsld_n;
+    v[kPreemptions] = preemptions;
+    v[kOomFailures] = oom;
+    return v;
+  }
+};
+
+std::string Basename(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+}  // namespace
+
+ReportGroupBy ParseReportGroupBy(const std::string& text) {
+  if (text == "user") return ReportGroupBy::kUser;
+  if (text == "vc") return ReportGroupBy::kVc;
+  if (text == "gpu_type") return ReportGroupBy::kGpuType;
+  if (text == "priority") return ReportGroupBy::kPriority;
+  if (text == "policy") return ReportGroupBy::kPolicy;
+  throw InputError("--by " + text + ": expected user, vc, gpu_type, priority or policy");
+}
+
+const std::vector<ReportMetric>& ReportMetrics() {
+  static const std::vector<ReportMetric> metrics = {
+      {"jobs", "jobs", ReportUnit::kCount},
+      {"completed", "completed", ReportUnit::kCount},
+      {"gpu_hours", "GPU-h", ReportUnit::kGpuHours},
+      {"cost_usd", "cost $", ReportUnit::kDollars},
+      {"wait_mean_seconds", "wait mean", ReportUnit::kSeconds},
+      {"wait_p95_seconds", "wait p95", ReportUnit::kSeconds},
+      {"queued_mean_seconds", "queued mean", ReportUnit::kSeconds},
+      {"jct_mean_seconds", "JCT mean", ReportUnit::kSeconds},
+      {"bsld_mean", "bsld mean", ReportUnit::kRatio},
+      {"preemptions", "preempt", ReportUnit::kCount},
+      {"oom_failures", "OOM", ReportUnit::kCount},
+  };
+  return metrics;
+}
+
+double StudentT975(int df) {
+  if (df < 1) throw InternalError("StudentT975: degrees of freedom < 1");
+  const boost::math::students_t distribution(df);
+  return boost::math::quantile(boost::math::complement(distribution, 0.025));
+}
+
+ReportValue MeanWithInterval(const std::vector<double>& values) {
+  ReportValue v;
+  v.n = static_cast<int>(values.size());
+  v.mean = kNan;
+  v.half_width = kNan;
+  if (values.empty()) return v;
+  double sum = 0;
+  for (double x : values) sum += x;
+  v.mean = sum / v.n;
+  if (v.n < 2) return v;
+  double squares = 0;
+  for (double x : values) squares += (x - v.mean) * (x - v.mean);
+  const double s = std::sqrt(squares / (v.n - 1));
+  v.half_width = StudentT975(v.n - 1) * s / std::sqrt(static_cast<double>(v.n));
+  return v;
+}
+
+Report BuildReport(const std::string& path, const ReportOptions& options) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw InputError(path, 0, 0, "no such database file");
+  }
+  sqlite3* raw = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    const std::string message = raw ? sqlite3_errmsg(raw) : "out of memory";
+    sqlite3_close(raw);
+    throw InputError(path, 0, 0, "cannot open database: " + message);
+  }
+  const std::unique_ptr<sqlite3, int (*)(sqlite3*)> owner(raw, sqlite3_close);
+  sqlite3* db = owner.get();
+  std::string problem;
+  try {
+    problem = SchemaProblem(db);
+  } catch (const InputError& e) {
+    problem = std::string("not a SQLite database (") + e.what() + ")";
+  }
+  if (!problem.empty()) throw InputError(path, 0, 0, "not a clustersim database: " + problem);
+
+  Report report;
+  // The runs and their configurations.
+  std::string sql =
+      "SELECT run_id, status, seed, trace_path, cluster_spec, policy, placement, params, "
+      "runtime_model";
+  constexpr int kFirstKeyColumn = 9;
+  for (const char* column : kRunKeyColumns) sql += std::string(", \"") + column + "\"";
+  sql += " FROM runs ORDER BY run_id";
+  std::vector<RunInfo> all_runs;
+  {
+    Statement s = Prepare(db, path, sql);
+    while (sqlite3_step(s.get()) == SQLITE_ROW) {
+      RunInfo run;
+      run.run_id = sqlite3_column_int64(s.get(), 0);
+      run.status = Text(s.get(), 1);
+      run.seed = sqlite3_column_int64(s.get(), 2);
+      run.fields["trace"] = Basename(Text(s.get(), 3));
+      run.fields["cluster"] = Text(s.get(), 4);
+      run.fields["policy"] = Text(s.get(), 5) + "/" + Text(s.get(), 6);
+      run.fields["params"] = Text(s.get(), 7);
+      run.fields["runtime"] = Text(s.get(), 8);
+      int c = kFirstKeyColumn;
+      for (const char* column : kRunKeyColumns) {
+        const std::string name = column;
+        if (name == "trace_filter" || name == "timeseries_interval_seconds" ||
+            name == "preemption_cost_seconds" || name == "faults" || name == "models") {
+          run.fields[name] = Text(s.get(), c);
+        }
+        ++c;
+      }
+      run.config_key = ConfigKey(s.get(), kFirstKeyColumn);
+      all_runs.push_back(std::move(run));
+    }
+  }
+  std::vector<const RunInfo*> selected;
+  if (options.run_ids.empty()) {
+    for (const RunInfo& run : all_runs) {
+      if (run.status == "complete") {
+        selected.push_back(&run);
+      } else {
+        report.notes.push_back("run " + std::to_string(run.run_id) + " left out: status " +
+                               run.status);
+      }
+    }
+    if (selected.empty()) throw InputError(path, 0, 0, "no complete run to report");
+  } else {
+    for (int64_t id : options.run_ids) {
+      const auto it = std::find_if(all_runs.begin(), all_runs.end(),
+                                   [&](const RunInfo& r) { return r.run_id == id; });
+      if (it == all_runs.end()) {
+        throw InputError(
+            path, 0, 0,
+            "no run " + std::to_string(id) + " (the database holds " +
+                std::to_string(all_runs.size()) + " runs" +
+                (all_runs.empty() ? ""
+                                  : ", ids " + std::to_string(all_runs.front().run_id) + "-" +
+                                        std::to_string(all_runs.back().run_id)) +
+                ")");
+      }
+      if (it->status != "complete") {
+        throw InputError(path, 0, 0,
+                         "run " + std::to_string(id) + " has status " + it->status +
+                             "; a report covers complete runs only");
+      }
+      if (std::find(selected.begin(), selected.end(), &*it) == selected.end()) {
+        selected.push_back(&*it);
+      }
+    }
+    std::sort(selected.begin(), selected.end(),
+              [](const RunInfo* a, const RunInfo* b) { return a->run_id < b->run_id; });
+  }
+
+  // Configurations in order of their first run; one run per seed.
+  std::map<std::string, size_t> config_of_key;
+  std::vector<std::vector<const RunInfo*>> config_runs;
+  for (const RunInfo* run : selected) {
+    auto [it, inserted] = config_of_key.emplace(run->config_key, config_runs.size());
+    if (inserted) {
+      config_runs.emplace_back();
+      report.configs.emplace_back();
+    }
+    ReportConfig& config = report.configs[it->second];
+    if (std::find(config.seeds.begin(), config.seeds.end(), run->seed) != config.seeds.end()) {
+      report.notes.push_back(
+          "run " + std::to_string(run->run_id) + " left out: it repeats seed " +
+          std::to_string(run->seed) + " of run " +
+          std::to_string(
+              config.run_ids[std::find(config.seeds.begin(), config.seeds.end(), run->seed) -
+                             config.seeds.begin()]));
+      continue;
+    }
+    config.run_ids.push_back(run->run_id);
+    config.seeds.push_back(run->seed);
+    config_runs[it->second].push_back(run);
+  }
+  // Labels: policy/placement, then whatever else differs between the configurations.
+  const char* kLabelFields[] = {"trace",
+                                "cluster",
+                                "runtime",
+                                "params",
+                                "trace_filter",
+                                "timeseries_interval_seconds",
+                                "preemption_cost_seconds",
+                                "faults",
+                                "models"};
+  for (size_t c = 0; c < report.configs.size(); ++c) {
+    const RunInfo& first = *config_runs[c].front();
+    std::string label = first.fields.at("policy");
+    for (const char* field : kLabelFields) {
+      bool varies = false;
+      for (const auto& runs : config_runs) {
+        varies = varies || runs.front()->fields.at(field) != first.fields.at(field);
+      }
+      if (!varies) continue;
+      const std::string& value = first.fields.at(field);
+      if (std::string(field) == "params") {
+        // As given on the command line: key=value ..., nothing for no parameters.
+        const nlohmann::json params = nlohmann::json::parse(value, nullptr, false);
+        if (params.is_object()) {
+          for (const auto& [key, v] : params.items()) {
+            label += " " + key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+          }
+          continue;
+        }
+      }
+      label += std::string(" ") + field + "=" + value;
+    }
+    report.configs[c].label = label;
+  }
+
+  // Columns of later versions may be missing in an older database.
+  std::string select = "SELECT ";
+  switch (options.by) {
+    case ReportGroupBy::kUser:
+      select += "user";
+      break;
+    case ReportGroupBy::kVc:
+      select += "vc";
+      break;
+    case ReportGroupBy::kGpuType:
+      select += "gpu_type";
+      break;
+    case ReportGroupBy::kPriority:
+      if (!HasColumn(db, path, "jobs", "priority")) {
+        throw InputError(path, 0, 0,
+                         "--by priority: the jobs table has no priority column (written by an "
+                         "older clustersim); run the simulations again");
+      }
+      select += "CAST(priority AS TEXT)";
+      break;
+    case ReportGroupBy::kPolicy:
+      select += "NULL";
+      break;
+  }
+  select += ", status, wait_time, jct, preemptions, oom_failures";
+  std::vector<std::string> missing;
+  for (const char* column : {"queued_time", "bsld", "gpu_hours", "cost_usd"}) {
+    if (HasColumn(db, path, "jobs", column)) {
+      select += std::string(", ") + column;
+    } else {
+      select += ", NULL";
+      missing.push_back(column);
+    }
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+    report.notes.push_back("the database lacks the jobs columns " + list +
+                           " (written by an older clustersim): shown as -");
+  }
+  select += " FROM jobs WHERE run_id = ?";
+
+  Statement jobs = Prepare(db, path, select);
+  for (size_t c = 0; c < report.configs.size(); ++c) {
+    // Per group, per run of the configuration: the figures.
+    std::map<std::string, std::vector<std::vector<double>>> per_group;
+    std::vector<std::vector<double>> totals;
+    const size_t runs = config_runs[c].size();
+    for (size_t r = 0; r < runs; ++r) {
+      const RunInfo& run = *config_runs[c][r];
+      std::map<std::string, Accumulator> groups;
+      Accumulator total;
+      sqlite3_reset(jobs.get());
+      sqlite3_bind_int64(jobs.get(), 1, run.run_id);
+      int rc = 0;
+      while ((rc = sqlite3_step(jobs.get())) == SQLITE_ROW) {
+        sqlite3_stmt* s = jobs.get();
+        std::string group;
+        if (options.by == ReportGroupBy::kPolicy) {
+          group = run.fields.at("policy");
+        } else if (sqlite3_column_type(s, 0) == SQLITE_NULL || Text(s, 0).empty()) {
+          group = options.by == ReportGroupBy::kGpuType ? "(not started)" : "(none)";
+        } else {
+          group = Text(s, 0);
+        }
+        const std::string status = Text(s, 1);
+        const double wait = Real(s, 2);
+        const double jct = Real(s, 3);
+        const double preemptions = Real(s, 4);
+        const double oom = Real(s, 5);
+        const double queued = Real(s, 6);
+        const double bsld = Real(s, 7);
+        const double gpu_hours = Real(s, 8);
+        const double cost = Real(s, 9);
+        for (Accumulator* a : {&groups[group], &total}) {
+          a->jobs += 1;
+          a->completed += status == "completed";
+          if (!std::isnan(gpu_hours)) {
+            a->gpu_hours += gpu_hours;
+            a->has_gpu_hours = true;
+          }
+          if (!std::isnan(cost)) {
+            a->cost += cost;
+            a->has_cost = true;
+          }
+          if (!std::isnan(wait)) a->waits.push_back(wait);
+          if (!std::isnan(jct)) {
+            a->jct_sum += jct;
+            ++a->jct_n;
+            if (!std::isnan(queued)) {
+              a->queued_sum += queued;
+              ++a->queued_n;
+            }
+          }
+          if (!std::isnan(bsld)) {
+            a->bsld_sum += bsld;
+            ++a->bsld_n;
+          }
+          if (!std::isnan(preemptions)) a->preemptions += preemptions;
+          if (!std::isnan(oom)) a->oom += oom;
+        }
+      }
+      if (rc != SQLITE_DONE)
+        throw InputError(path, 0, 0, std::string("SQLite: ") + sqlite3_errmsg(db));
+      for (auto& [name, accumulator] : groups) {
+        auto& slot = per_group[name];
+        if (slot.empty()) slot.assign(runs, std::vector<double>());
+        slot[r] = accumulator.Values();
+      }
+      totals.push_back(total.Values());
+    }
+    auto combine = [&](const std::vector<std::vector<double>>& by_run) {
+      std::vector<ReportValue> values;
+      for (int m = 0; m < kMetricCount; ++m) {
+        std::vector<double> samples;
+        for (const std::vector<double>& v : by_run) {
+          if (v.empty()) {
+            if (kIsSum[m]) samples.push_back(0);  // the group had no job in this run
+          } else if (!std::isnan(v[m])) {
+            samples.push_back(v[m]);
+          }
+        }
+        values.push_back(MeanWithInterval(samples));
+      }
+      return values;
+    };
+    std::vector<ReportRow> rows;
+    for (const auto& [name, by_run] : per_group) {
+      ReportRow row;
+      row.config = c;
+      row.group = name;
+      row.values = combine(by_run);
+      rows.push_back(std::move(row));
+    }
+    // Most GPU-hours first (jobs where GPU-hours are unknown), then by name.
+    std::stable_sort(rows.begin(), rows.end(), [](const ReportRow& a, const ReportRow& b) {
+      auto weight = [](const ReportRow& row) {
+        const double h = row.values[kGpuHours].mean;
+        return std::isnan(h) ? row.values[kJobs].mean : h;
+      };
+      return weight(a) > weight(b);
+    });
+    if (options.top > 0 && rows.size() > static_cast<size_t>(options.top)) {
+      report.notes.push_back(report.configs[c].label + ": " +
+                             std::to_string(rows.size() - options.top) +
+                             " more groups not shown (--top)");
+      rows.resize(options.top);
+    }
+    // By policy a configuration is one group: its total would repeat it.
+    if (options.by != ReportGroupBy::kPolicy) {
+      ReportRow total;
+      total.config = c;
+      total.group = "(all)";
+      total.values = combine(totals);
+      rows.push_back(std::move(total));
+    }
+    report.rows.insert(report.rows.end(), rows.begin(), rows.end());
+  }
+  return report;
+}
+
+}  // namespace clustersim

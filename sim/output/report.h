@@ -1,0 +1,88 @@
+// Accounting reports over a results database (`clustersim report`): what Slurm's sreport and
+// sacct give an operator (docs/metrics.md, "Cost allocation"), per group of jobs — per user,
+// virtual cluster, GPU type, priority or policy: jobs, GPU-hours, cost, first-start wait, queued
+// time, JCT, bounded slowdown, preemptions and out-of-memory failures. Read back from the `jobs`
+// table only (results/README.md), so a report can be made of any database, merged or not.
+//
+// Runs that differ only in their seed (the same identity key as `clustersim merge` uses, minus
+// the seed and the model-assignment seed) form one configuration; a configuration's row shows,
+// for each figure, the mean over its runs and, with two runs or more, the half-width of the 95 %
+// confidence interval of that mean from Student's t distribution: t(0.975, n-1) x s / sqrt(n),
+// s the sample standard deviation over the n runs. The runs are independent replications (one
+// seed each), which is what the interval assumes; a configuration holding the same seed twice
+// (appended with --allow-duplicate) counts it once.
+//
+// Figures per run and group (units in the names): jobs (all the group's jobs), completed,
+// gpu_hours (the GPU-hours its jobs held), cost_usd (those GPU-hours at their GPU type's price:
+// cost allocation by use), wait_mean_seconds and wait_p95_seconds (first-start wait of the jobs
+// that started), queued_mean_seconds, jct_mean_seconds and bsld_mean (jobs that ended), and the
+// sums preemptions and oom_failures. A group absent from one run of a configuration (a GPU type
+// no job of that seed ran on) counts 0 in the sums and is left out of the means.
+#ifndef CLUSTERSIM_SIM_OUTPUT_REPORT_H_
+#define CLUSTERSIM_SIM_OUTPUT_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace clustersim {
+
+// What a report groups jobs by.
+enum class ReportGroupBy { kUser, kVc, kGpuType, kPriority, kPolicy };
+// Parses user | vc | gpu_type | priority | policy. Throws InputError naming --by.
+ReportGroupBy ParseReportGroupBy(const std::string& text);
+
+struct ReportOptions {
+  std::vector<int64_t> run_ids;  // empty = every complete run
+  ReportGroupBy by = ReportGroupBy::kUser;
+  int top = 0;  // > 0: the `top` groups by GPU-hours of each configuration, plus the total
+};
+
+enum class ReportUnit { kCount, kGpuHours, kDollars, kSeconds, kRatio };
+struct ReportMetric {
+  const char* name;   // CSV column
+  const char* title;  // table heading
+  ReportUnit unit;
+};
+// The report's figures, in table and CSV order.
+const std::vector<ReportMetric>& ReportMetrics();
+
+// A figure over the runs of a configuration.
+struct ReportValue {
+  int n = 0;              // runs with a value
+  double mean = 0;        // NaN when n = 0
+  double half_width = 0;  // 95 % CI half-width; NaN when n < 2
+};
+
+struct ReportRow {
+  size_t config = 0;                // index in Report::configs
+  std::string group;                // the group's name; "(all)" for the configuration's total
+  std::vector<ReportValue> values;  // one per ReportMetrics()
+};
+
+struct ReportConfig {
+  std::string label;             // what sets it apart from the report's other configurations
+  std::vector<int64_t> run_ids;  // its runs, ascending
+  std::vector<int64_t> seeds;    // their seeds, same order
+};
+
+struct Report {
+  std::vector<ReportConfig> configs;
+  std::vector<ReportRow> rows;     // per configuration: groups by mean GPU-hours descending, then
+                                   // the total row "(all)" (not by policy: one group there)
+  std::vector<std::string> notes;  // runs left out and why, missing columns
+};
+
+// Reads `path` (opened read-only). Throws InputError naming the file for a missing or foreign
+// database, an unknown run id or one that is not complete, or no complete run to report.
+Report BuildReport(const std::string& path, const ReportOptions& options);
+
+// t(0.975, df): the two-sided 95 % quantile of Student's t distribution. REQUIRES: df >= 1.
+double StudentT975(int df);
+
+// Mean and 95 % CI half-width of `values` (see above).
+ReportValue MeanWithInterval(const std::vector<double>& values);
+
+}  // namespace clustersim
+
+#endif  // CLUSTERSIM_SIM_OUTPUT_REPORT_H_

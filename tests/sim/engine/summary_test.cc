@@ -1,0 +1,134 @@
+// Queued time, bounded slowdown, preemptions per job and Jain's index of the run summary
+// (sim/engine/summary.h), on schedules small enough to follow by hand. Runtime `trace`: a job
+// progresses at rate 1, so it runs exactly its trace duration.
+#include "sim/engine/summary.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::MakeJob;
+using testing::Nodes;
+using testing::PolicySim;
+using testing::TestSim;
+
+TEST(QueuedTime, CountsEveryWaitOfAJobPreemptedTwiceAndEqualsTheFirstWaitOtherwise) {
+  // srtf on 1 node x 4 GPUs. L (4 GPUs, 100 s) starts at 0. S1 (2 GPUs, 10 s) arrives at 30, when
+  // L has 70 s left: L is preempted, S1 runs [30,40], L resumes at 40. S2 (2 GPUs, 10 s) arrives
+  // at 60, when L has 70 - 20 = 50 s left: L is preempted again, S2 runs [60,70], L resumes at
+  // 70 and ends at 120. L waited [30,40] and [60,70]: queued 20 s, first-start wait 0, JCT 120,
+  // run 100, 2 preemptions. S1 and S2 never wait.
+  TestSim sim = PolicySim(
+      Nodes(1, 4), {MakeJob("L", 0, 4, 100), MakeJob("S1", 30, 2, 10), MakeJob("S2", 60, 2, 10)},
+      "srtf");
+  const Engine& engine = sim.Run();
+  const JobRun& l = sim.Of("L");
+  EXPECT_DOUBLE_EQ(l.first_start, 0);
+  EXPECT_DOUBLE_EQ(l.end_time, 120);
+  EXPECT_EQ(l.preemptions, 2);
+  EXPECT_DOUBLE_EQ(l.queued_seconds, 20);
+  EXPECT_DOUBLE_EQ(l.queued_seconds + l.run_seconds, l.end_time - 0);
+  EXPECT_DOUBLE_EQ(sim.Of("S1").queued_seconds, 0);
+  EXPECT_DOUBLE_EQ(sim.Of("S2").queued_seconds, 0);
+
+  const auto summary = ComputeSummary(engine);
+  // Queued [20, 0, 0]: mean 20/3; sorted [0, 0, 20], linear interpolation between closest ranks:
+  // p50 at rank 1 = 0, p95 at rank 1.9 = 0 + 0.9 x 20 = 18, p99 at rank 1.98 = 19.6.
+  EXPECT_NEAR(SummaryValue(summary, "queued_seconds_mean"), 20.0 / 3, 1e-12);
+  EXPECT_NEAR(SummaryValue(summary, "queued_seconds_p50"), 0, 1e-12);
+  EXPECT_NEAR(SummaryValue(summary, "queued_seconds_p95"), 18, 1e-12);
+  EXPECT_NEAR(SummaryValue(summary, "queued_seconds_p99"), 19.6, 1e-12);
+  // First-start waits are all 0: the figure that hid L's 20 s.
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "wait_seconds_mean"), 0);
+  // Bounded slowdown: L 120 / max(100, 10) = 1.2; S1, S2 10 / max(10, 10) = 1. Mean 3.2 / 3.
+  EXPECT_NEAR(SummaryValue(summary, "bsld_mean"), 3.2 / 3, 1e-12);
+  EXPECT_NEAR(SummaryValue(summary, "bsld_max"), 1.2, 1e-12);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "bsld_threshold_seconds"), 10);
+  // 2 preemptions over 3 started jobs.
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "preemptions"), 2);
+  EXPECT_NEAR(SummaryValue(summary, "preemptions_per_job"), 2.0 / 3, 1e-12);
+}
+
+TEST(BoundedSlowdown, TheThresholdBoundsShortJobsOnly) {
+  // fcfs on 1 node x 4 GPUs: A (4 GPUs, 100 s) runs [0,100]; B (4 GPUs, 2 s, t=10) waits 90 s and
+  // runs [100,102]: JCT 92, run 2. Slowdown 92 / 2 = 46; bounded slowdown with threshold 10 s:
+  // 92 / 10 = 9.2; with 1 s: 92 / 2 = 46 (the run time exceeds the threshold); with 100 s:
+  // max(1, 92 / 100) = 1. A: JCT 100 = run: 1 under every threshold.
+  TestSim sim = PolicySim(Nodes(1, 4), {MakeJob("A", 0, 4, 100), MakeJob("B", 10, 4, 2)}, "fcfs");
+  const Engine& engine = sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("B").queued_seconds, 90);
+  EXPECT_DOUBLE_EQ(BoundedSlowdown(92, 2, 10), 9.2);
+  EXPECT_DOUBLE_EQ(BoundedSlowdown(92, 2, 1), 46);
+  EXPECT_DOUBLE_EQ(BoundedSlowdown(92, 2, 100), 1);
+  EXPECT_DOUBLE_EQ(BoundedSlowdown(100, 100, 10), 1);
+  EXPECT_NEAR(SummaryValue(ComputeSummary(engine), "bsld_mean"), (9.2 + 1) / 2, 1e-12);
+  EXPECT_NEAR(SummaryValue(ComputeSummary(engine, {1.0}), "bsld_mean"), (46 + 1) / 2.0, 1e-12);
+  EXPECT_NEAR(SummaryValue(ComputeSummary(engine, {100.0}), "bsld_mean"), 1, 1e-12);
+  EXPECT_NEAR(SummaryValue(ComputeSummary(engine), "slowdown_mean"), (46 + 1) / 2.0, 1e-12);
+}
+
+TEST(QueuedTime, AJobStillQueuedWhenTheRunStopsCountsUntilTheStop) {
+  // fcfs, stop at 50: A (4 GPUs, 100 s) runs from 0; B (4 GPUs, t=10) is still waiting at 50.
+  EngineOptions options;
+  options.stop_time = 50;
+  TestSim sim(Nodes(1, 4), {MakeJob("A", 0, 4, 100), MakeJob("B", 10, 4, 10)}, "fcfs", "first-fit",
+              options);
+  const Engine& engine = sim.Run();
+  EXPECT_EQ(sim.Of("B").state, JobState::kUnfinished);
+  EXPECT_DOUBLE_EQ(sim.Of("B").queued_seconds, 40);
+  // Neither job ended: the summary's queued time (jobs that ended) has no value.
+  EXPECT_TRUE(std::isnan(SummaryValue(ComputeSummary(engine), "queued_seconds_mean")));
+}
+
+TEST(QueuedTime, EqualsJctMinusRunTimeForEveryJobOfARandomPreemptiveWorkload) {
+  // las preempts often; whatever the schedule, a job that ended was either queued or running.
+  std::mt19937 rng(7);
+  std::vector<Job> jobs;
+  double t = 0;
+  for (int i = 0; i < 300; ++i) {
+    t += std::uniform_real_distribution<double>(0, 20)(rng);
+    const int gpus = 1 << std::uniform_int_distribution<int>(0, 3)(rng);
+    jobs.push_back(MakeJob("j" + std::to_string(i), t, gpus,
+                           std::uniform_real_distribution<double>(1, 900)(rng)));
+  }
+  TestSim sim = PolicySim(Nodes(2, 8), jobs, "las");
+  const Engine& engine = sim.Run();
+  int preempted = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobRun& run = engine.runs()[i];
+    ASSERT_EQ(run.state, JobState::kCompleted);
+    const double jct = run.end_time - engine.trace().jobs[i].submit_time;
+    EXPECT_NEAR(run.queued_seconds + run.run_seconds, jct, 1e-9 * std::max(1.0, jct));
+    EXPECT_GE(run.queued_seconds, run.first_start - engine.trace().jobs[i].submit_time - 1e-9);
+    preempted += run.preemptions > 0;
+  }
+  EXPECT_GT(preempted, 10);  // the property was exercised on preempted jobs
+}
+
+TEST(JainIndex, IsLeftOutWithoutUsersAndComputedOverTheUsersOtherwise) {
+  // A (4 GPUs, 100 s) and B (4 GPUs, 2 s) one after the other.
+  std::vector<Job> jobs = {MakeJob("A", 0, 4, 100), MakeJob("B", 10, 4, 2)};
+  {
+    TestSim sim = PolicySim(Nodes(1, 4), jobs, "fcfs");
+    const auto summary = ComputeSummary(sim.Run());
+    EXPECT_TRUE(std::isnan(SummaryValue(summary, "jain_index_users")));
+    EXPECT_DOUBLE_EQ(SummaryValue(summary, "users"), 0);
+  }
+  // alice holds 400 GPU-seconds, bob 8: Jain = (400 + 8)^2 / (2 x (400^2 + 8^2))
+  // = 166464 / 320128.
+  jobs[0].user = "alice";
+  jobs[1].user = "bob";
+  TestSim sim = PolicySim(Nodes(1, 4), jobs, "fcfs");
+  const auto summary = ComputeSummary(sim.Run());
+  EXPECT_NEAR(SummaryValue(summary, "jain_index_users"), 166464.0 / 320128.0, 1e-12);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "users"), 2);
+}
+
+}  // namespace
+}  // namespace clustersim
