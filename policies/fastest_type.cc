@@ -41,12 +41,10 @@ class FastestType final : public Placement {
       if (!PlaceOnNodes(resources, one, NodeRule::kFirstFit, &candidate)) continue;
       const bool fits =
           !modelled || models->Fits(request.job_id, t, models->user_batch(request.job_id));
-      const double rate =
-          env_.runtime != nullptr && request.job != nullptr
-              ? env_.runtime->Rate(*request.job, candidate)
-              : 1.0;
-      if (out->gpus.empty() || (fits && !best_fits) ||
-          (fits == best_fits && rate > best_rate)) {
+      const double rate = env_.runtime != nullptr && request.job != nullptr
+                              ? env_.runtime->Rate(*request.job, candidate)
+                              : 1.0;
+      if (out->gpus.empty() || (fits && !best_fits) || (fits == best_fits && rate > best_rate)) {
         *out = std::move(candidate);
         best_rate = rate;
         best_fits = fits;

@@ -50,7 +50,7 @@ struct ModelChoice {
   double weight;      // probability within its class
   int min_batch;      // per-GPU batch range of kUniform, powers of two
   int max_batch;
-  int recipe_batch;   // the published recipe's per-GPU batch, a power of two
+  int recipe_batch;  // the published recipe's per-GPU batch, a power of two
 };
 
 enum class UserBatchRule { kRecipe, kReference, kUniform };

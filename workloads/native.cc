@@ -29,13 +29,25 @@ namespace clustersim {
 namespace {
 
 enum Column {
-  kJobId, kSubmit, kGpus, kDuration, kWalltime, kGpuType, kUser, kVc, kPriority, kModel,
-  kBatchSize, kStatus, kPrecision, kSequenceLength, kColumnCount
+  kJobId,
+  kSubmit,
+  kGpus,
+  kDuration,
+  kWalltime,
+  kGpuType,
+  kUser,
+  kVc,
+  kPriority,
+  kModel,
+  kBatchSize,
+  kStatus,
+  kPrecision,
+  kSequenceLength,
+  kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id", "submit_time", "gpus",  "duration", "walltime",   "gpu_type",
-    "user",   "vc",          "priority", "model", "batch_size", "status",
-    "precision", "sequence_length"};
+    "job_id", "submit_time", "gpus",  "duration",   "walltime", "gpu_type",  "user",
+    "vc",     "priority",    "model", "batch_size", "status",   "precision", "sequence_length"};
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {
@@ -301,9 +313,9 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
       const std::string p = RequireString(o["precision"], path, where + ".precision");
       const auto precision = ParsePrecision(p);
       if (!precision) {
-        throw InputError(path, 0, 0,
-                         where + ".precision: expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" +
-                             p + "\"");
+        throw InputError(
+            path, 0, 0,
+            where + ".precision: expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" + p + "\"");
       }
       job.precision = PrecisionName(*precision);
     }

@@ -103,7 +103,8 @@ int CommandAdvise(int argc, char** argv) {
       "clustersim advise --model M --gpu G [--gpus N] [--global-batch B]: memory, the largest\n"
       "batch that fits, throughput and goodput versus batch size, and a recommended\n"
       "configuration (per-GPU batch, gradient accumulation) for one model on one GPU type.\n"
-      "Tensor-parallel, pipeline and data-parallel rings are ideal (one NVLink domain, or PCIe).\n\noptions");
+      "Tensor-parallel, pipeline and data-parallel rings are ideal (one NVLink domain, or "
+      "PCIe).\n\noptions");
   desc.add_options()("help,h", "show this help")("model", po::value(&model_name),
                                                  "model name (clustersim list models)")(
       "gpu", po::value(&gpu_name), "GPU type (clustersim list gpus)")(
@@ -120,10 +121,10 @@ int CommandAdvise(int argc, char** argv) {
       "gradient noise scale, samples (default: geometric mean of the model's range)")(
       "overlap", po::value(&overlap),
       "largest fraction of the data-parallel all-reduce hidden behind the backward pass, 0..1 "
-      "(default: the catalog's measured value)")(
-      "storage-gbps", po::value(&storage_gbps)->default_value(2.0),
-      "checkpoint storage bandwidth, GB/s")("models", po::value(&models_path),
-                                            "model catalog JSON (default: built in)")(
+      "(default: the catalog's measured value)")("storage-gbps",
+                                                 po::value(&storage_gbps)->default_value(2.0),
+                                                 "checkpoint storage bandwidth, GB/s")(
+      "models", po::value(&models_path), "model catalog JSON (default: built in)")(
       "hardware", po::value(&hardware_path), "hardware catalog JSON (default: built in)");
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
@@ -156,8 +157,9 @@ int CommandAdvise(int argc, char** argv) {
   if (!precision_text.empty()) {
     settings.precision = ParsePrecision(precision_text);
     if (!settings.precision) {
-      throw InputError("advise: --precision: expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" +
-                       precision_text + "\"");
+      throw InputError(
+          "advise: --precision: expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" +
+          precision_text + "\"");
     }
   }
   if (!(storage_gbps > 0)) throw InputError("advise: --storage-gbps must be > 0");
@@ -169,8 +171,7 @@ int CommandAdvise(int argc, char** argv) {
   const ModelParallelism layout{tp, pp};
   ThroughputOptions throughput_options;
   throughput_options.settings = settings;
-  const ThroughputModel perf(model, models.efficiency(), gpu, hardware, layout,
-                             throughput_options);
+  const ThroughputModel perf(model, models.efficiency(), gpu, hardware, layout, throughput_options);
   const MemoryBreakdown& mem = perf.memory();
   const double gpu_bytes = GpuMemoryBytes(gpu);
   const int64_t b_max = MaxBatch(mem, gpu_bytes);
@@ -207,14 +208,15 @@ int CommandAdvise(int argc, char** argv) {
               per_param.gradients);
   std::printf("  %-20s %9.2f   (%s)\n", "optimizer state", mem.optimizer / kGib,
               OptimizerParts(model, precision, per_param).c_str());
-  std::printf("  %-20s %9.2f   (M_state x (1 + %.0f%% allocator fragmentation))\n",
-              "static total", mem.static_bytes() / kGib, 100 * mem.fragmentation);
+  std::printf("  %-20s %9.2f   (M_state x (1 + %.0f%% allocator fragmentation))\n", "static total",
+              mem.static_bytes() / kGib, 100 * mem.fragmentation);
   std::printf("  %-20s %9.4f   (k x (1 + fragmentation), per sample of the micro-batch)\n",
               "activations/sample", mem.per_sample_bytes() / kGib);
-  std::printf("  %-20s %9.2f   (%.2f GiB the driver keeps + %.2f GiB CUDA context, library "
-              "workspaces and NCCL buffers)\n",
-              "reserved", mem.reserved / kGib, (mem.reserved - mem.runtime_overhead) / kGib,
-              mem.runtime_overhead / kGib);
+  std::printf(
+      "  %-20s %9.2f   (%.2f GiB the driver keeps + %.2f GiB CUDA context, library "
+      "workspaces and NCCL buffers)\n",
+      "reserved", mem.reserved / kGib, (mem.reserved - mem.runtime_overhead) / kGib,
+      mem.runtime_overhead / kGib);
   if (b_max < 1) {
     MemoryOptions memory_options;
     memory_options.settings = settings;
@@ -240,9 +242,10 @@ int CommandAdvise(int argc, char** argv) {
                   mem.reserved / kGib, gpu.memory_gib);
     throw InputError(head + advice);
   }
-  std::printf("  %-20s %9lld   (floor((M_gpu - reserved - static) / per sample); M(B_max) = %.2f "
-              "GiB)\n",
-              "B_max", static_cast<long long>(b_max), mem.BytesAtBatch(b_max) / kGib);
+  std::printf(
+      "  %-20s %9lld   (floor((M_gpu - reserved - static) / per sample); M(B_max) = %.2f "
+      "GiB)\n",
+      "B_max", static_cast<long long>(b_max), mem.BytesAtBatch(b_max) / kGib);
 
   std::printf(
       "\nthroughput and goodput (per-GPU batch, no accumulation; achieved fraction of peak %.3f, "
@@ -275,9 +278,8 @@ int CommandAdvise(int argc, char** argv) {
       "tensor-parallel %.4f, pipeline %.4f, optimizer %.4f, all-reduce %.4f), memory %.2f of "
       "%.0f GiB\n",
       best->samples_per_second, best->goodput, best->statistical_efficiency, best->step_seconds,
-      best->compute_seconds, best->tp_comm_seconds, best->pp_comm_seconds,
-      best->optimizer_seconds, best->comm_seconds, mem.BytesAtBatch(best->micro_batch) / kGib,
-      gpu.memory_gib);
+      best->compute_seconds, best->tp_comm_seconds, best->pp_comm_seconds, best->optimizer_seconds,
+      best->comm_seconds, mem.BytesAtBatch(best->micro_batch) / kGib, gpu.memory_gib);
   std::printf("checkpoint: %.2f GB of model state, save or restore %.1f s each at %.1f GB/s\n",
               CheckpointBytes(model) / 1e9, CheckpointSeconds(model, storage_gbps), storage_gbps);
   return 0;

@@ -16,7 +16,6 @@
 
 #include "policies/registry.h"
 #include "sim/cli/advise_command.h"
-#include "sim/cli/validate_command.h"
 #include "sim/cli/experiment_commands.h"
 #include "sim/cli/options.h"
 #include "sim/cli/plan_command.h"
@@ -25,6 +24,7 @@
 #include "sim/cli/report_command.h"
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
+#include "sim/cli/validate_command.h"
 #include "sim/hardware/topology.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
@@ -406,9 +406,10 @@ int Main(int argc, char** argv) {
     if (command == "validate-models") return CommandValidateModels(argc - 1, argv + 1);
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
-    throw InputError("unknown command \"" + command +
-                     "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
-                     "list, plan, queueing");
+    throw InputError(
+        "unknown command \"" + command +
+        "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
+        "list, plan, queueing");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

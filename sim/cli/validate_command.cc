@@ -61,16 +61,15 @@ void WriteRowsCsv(const std::string& path, const std::vector<ThroughputResult>& 
     char buf[512];
     for (const auto& r : results) {
       const ThroughputRow& w = *r.row;
-      std::snprintf(buf, sizeof buf, "%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%.6g,%.6g,%.4f,%.4f,%.4f,%lld,%d,",
-                    w.id.c_str(), w.split.c_str(), w.group.c_str(),
-                    (w.model == "GPT" ? "GPT-" + std::to_string(w.layers) + "x" +
-                                            std::to_string(w.hidden)
-                                      : w.model)
-                        .c_str(),
-                    w.precision.c_str(), w.framework.c_str(), w.gpu.c_str(), w.gpus, w.tp, w.pp,
-                    w.micro_batch, w.accumulation, r.measured_samples, r.predicted_samples,
-                    r.error, r.measured_mfu, r.predicted_mfu, static_cast<long long>(r.max_batch),
-                    r.fits ? 1 : 0);
+      std::snprintf(
+          buf, sizeof buf, "%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%.6g,%.6g,%.4f,%.4f,%.4f,%lld,%d,",
+          w.id.c_str(), w.split.c_str(), w.group.c_str(),
+          (w.model == "GPT" ? "GPT-" + std::to_string(w.layers) + "x" + std::to_string(w.hidden)
+                            : w.model)
+              .c_str(),
+          w.precision.c_str(), w.framework.c_str(), w.gpu.c_str(), w.gpus, w.tp, w.pp,
+          w.micro_batch, w.accumulation, r.measured_samples, r.predicted_samples, r.error,
+          r.measured_mfu, r.predicted_mfu, static_cast<long long>(r.max_batch), r.fits ? 1 : 0);
       const StepEstimate& e = r.estimate;
       out << buf;
       std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", e.step_seconds,
@@ -93,7 +92,8 @@ int CommandValidateModels(int argc, char** argv) {
   po::options_description desc(
       "clustersim validate-models: the memory and throughput models against published\n"
       "measurements (sim/data/validation/, compiled in; docs/model-validation.md). Prints the\n"
-      "error of predicted against measured throughput for the held-out and calibration rows by GPU\n"
+      "error of predicted against measured throughput for the held-out and calibration rows by "
+      "GPU\n"
       "type, model, scale, source and precision, the large language models' utilization, and\n"
       "whether B_max respects every published memory bracket.\n\noptions");
   desc.add_options()("help,h", "show this help")(
@@ -111,8 +111,8 @@ int CommandValidateModels(int argc, char** argv) {
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   const ModelCatalog models =
       models_path.empty() ? ModelCatalog::Default() : ModelCatalog::FromFile(models_path);
-  const HardwareCatalog hardware = hardware_path.empty() ? HardwareCatalog::Default()
-                                                         : HardwareCatalog::FromFile(hardware_path);
+  const HardwareCatalog hardware =
+      hardware_path.empty() ? HardwareCatalog::Default() : HardwareCatalog::FromFile(hardware_path);
   ValidationData custom;
   const ValidationData* data = &DefaultValidationData();
   if (!throughput_path.empty() || !memory_path.empty()) {
@@ -133,11 +133,13 @@ int CommandValidateModels(int argc, char** argv) {
   const auto cal = OfSplit(results, "calibration");
   size_t memory_held = 0;
   for (const auto& m : memory) memory_held += m.row->split == "heldout";
-  std::printf("validate-models: %zu throughput rows (%zu held out, %zu calibration), %zu memory "
-              "brackets (%zu held out, %zu calibration)\n",
-              results.size(), held.size(), cal.size(), memory.size(), memory_held,
-              memory.size() - memory_held);
-  for (const auto& part : {std::make_pair("held-out", &held), std::make_pair("calibration", &cal)}) {
+  std::printf(
+      "validate-models: %zu throughput rows (%zu held out, %zu calibration), %zu memory "
+      "brackets (%zu held out, %zu calibration)\n",
+      results.size(), held.size(), cal.size(), memory.size(), memory_held,
+      memory.size() - memory_held);
+  for (const auto& part :
+       {std::make_pair("held-out", &held), std::make_pair("calibration", &cal)}) {
     const ErrorSummary s = SummarizeAll(*part.second, part.first);
     std::printf("  %-11s median |error| %s, p90 %s, worst %s, mean signed %s\n", part.first,
                 Percent(s.median_abs).c_str(), Percent(s.p90_abs).c_str(),
@@ -162,8 +164,8 @@ int CommandValidateModels(int argc, char** argv) {
               "gpus", "TP", "PP", "measured", "predicted", "error");
   for (const auto& r : results) {
     if (r.row->model != "GPT") continue;
-    const std::string name = "GPT-" + std::to_string(r.row->layers) + "x" +
-                             std::to_string(r.row->hidden);
+    const std::string name =
+        "GPT-" + std::to_string(r.row->layers) + "x" + std::to_string(r.row->hidden);
     std::printf("  %-5s %-11s %-16s %-10s %6d %5d %5d %9s %9s %8s\n", r.row->id.c_str(),
                 r.row->split.c_str(), name.c_str(), r.row->gpu.c_str(), r.row->gpus, r.row->tp,
                 r.row->pp, Percent(r.measured_mfu).c_str(), Percent(r.predicted_mfu).c_str(),
@@ -171,28 +173,30 @@ int CommandValidateModels(int argc, char** argv) {
   }
 
   int respected = 0;
-  std::printf("\nmemory brackets (largest published batch that ran / smallest that ran out of "
-              "memory; B_max predicted)\n");
-  std::printf("  %-4s %-11s %-11s %5s %-10s %-12s %-10s %6s %6s %6s  %s\n", "id", "split",
-              "model", "seq", "precision", "framework", "gpu", "fits", "oom", "B_max", "");
+  std::printf(
+      "\nmemory brackets (largest published batch that ran / smallest that ran out of "
+      "memory; B_max predicted)\n");
+  std::printf("  %-4s %-11s %-11s %5s %-10s %-12s %-10s %6s %6s %6s  %s\n", "id", "split", "model",
+              "seq", "precision", "framework", "gpu", "fits", "oom", "B_max", "");
   for (const auto& m : memory) {
     respected += m.respected;
-    std::printf("  %-4s %-11s %-11s %5d %-10s %-12s %-10s %6d %6s %6lld  %s\n",
-                m.row->id.c_str(), m.row->split.c_str(), m.row->model.c_str(), m.row->sequence, m.row->precision.c_str(),
-                m.row->framework.c_str(), m.row->gpu.c_str(), m.row->fits,
+    std::printf("  %-4s %-11s %-11s %5d %-10s %-12s %-10s %6d %6s %6lld  %s\n", m.row->id.c_str(),
+                m.row->split.c_str(), m.row->model.c_str(), m.row->sequence,
+                m.row->precision.c_str(), m.row->framework.c_str(), m.row->gpu.c_str(), m.row->fits,
                 m.row->oom ? std::to_string(m.row->oom).c_str() : "-",
                 static_cast<long long>(m.max_batch), m.respected ? "ok" : "VIOLATED");
   }
   int fits = 0;
   for (const auto& r : results) fits += r.fits;
-  std::printf("  %d of %zu brackets respected; %d of %zu throughput rows' micro-batches fit "
-              "(B_max >= the published batch)\n",
-              respected, memory.size(), fits, results.size());
+  std::printf(
+      "  %d of %zu brackets respected; %d of %zu throughput rows' micro-batches fit "
+      "(B_max >= the published batch)\n",
+      respected, memory.size(), fits, results.size());
   for (const auto& r : results) {
     if (!r.fits) {
       std::printf("    does not fit: %s (%s on %s, micro-batch %d, B_max %lld)\n",
-                  r.row->id.c_str(), r.row->model.c_str(), r.row->gpu.c_str(),
-                  r.row->micro_batch, static_cast<long long>(r.max_batch));
+                  r.row->id.c_str(), r.row->model.c_str(), r.row->gpu.c_str(), r.row->micro_batch,
+                  static_cast<long long>(r.max_batch));
     }
   }
   if (rows) {

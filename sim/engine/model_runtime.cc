@@ -95,9 +95,7 @@ double ModelRuntime::MemoryBytes(JobId id, int type, int batch) const {
   return per.memory.BytesAtBatch(batch);
 }
 
-double ModelRuntime::CapacityBytes(int type) const {
-  return capacity_[type];
-}
+double ModelRuntime::CapacityBytes(int type) const { return capacity_[type]; }
 
 int ModelRuntime::MaxBatch(JobId id, int type) const {
   if (jobs_[id].model < 0) return 0;

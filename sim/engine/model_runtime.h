@@ -1,8 +1,8 @@
-// The model-aware side of a run (docs/models.md): for every job that names a model of the catalog (from the trace
-// or from workloads/model_assignment.h), its per-GPU memory M(B) on each GPU type, the largest
-// batch that fits, whether its user's batch runs out of memory, and how fast it progresses on
-// another GPU count or batch than its user asked for. Built once per run from the trace and the
-// catalogs; immutable afterwards, so policies may query it freely.
+// The model-aware side of a run (docs/models.md): for every job that names a model of the catalog
+// (from the trace or from workloads/model_assignment.h), its per-GPU memory M(B) on each GPU type,
+// the largest batch that fits, whether its user's batch runs out of memory, and how fast it
+// progresses on another GPU count or batch than its user asked for. Built once per run from the
+// trace and the catalogs; immutable afterwards, so policies may query it freely.
 //
 // Per-job settings: a job's precision and sequence length (Job::precision, Job::sequence_length;
 // empty or 0 = the model's default) change its memory and FLOPs per sample; the runtime keeps one
@@ -35,13 +35,13 @@
 // (Xiao et al., OSDI'18) packs jobs only when the pair's throughput beats time-slicing. Vary it
 // (`--colocation-speed`) in any study that depends on it.
 //
-// Checkpoints (docs/engine.md#checkpoints): with a storage bandwidth, a modelled job's checkpoint save and restore each take
-// its model state bytes / bandwidth, and a preemption or resize both.
+// Checkpoints (docs/engine.md#checkpoints): with a storage bandwidth, a modelled job's checkpoint
+// save and restore each take its model state bytes / bandwidth, and a preemption or resize both.
 //
-// OOM (docs/models.md#oom): a non-elastic policy starts a job at its current batch (the user's, or with
-// batch_choice kGoodputOptimal the goodput-optimal one for its allocation); when that batch does
-// not fit the job holds its GPUs for oom_startup_seconds, fails with an OOM, and is resubmitted
-// with half the batch, at most oom_retries times (then it ends oom-failed).
+// OOM (docs/models.md#oom): a non-elastic policy starts a job at its current batch (the user's, or
+// with batch_choice kGoodputOptimal the goodput-optimal one for its allocation); when that batch
+// does not fit the job holds its GPUs for oom_startup_seconds, fails with an OOM, and is
+// resubmitted with half the batch, at most oom_retries times (then it ends oom-failed).
 #ifndef CLUSTERSIM_SIM_ENGINE_MODEL_RUNTIME_H_
 #define CLUSTERSIM_SIM_ENGINE_MODEL_RUNTIME_H_
 

@@ -22,12 +22,12 @@ double ClassFraction(const ModelSpec& model, const ModelEfficiency& efficiency, 
   const std::string cls = model.EfficiencyClass();
   const std::string group = PrecisionGroup(precision);
   if (auto u = efficiency.Fraction(gpu.chip, cls, group)) return *u;
-  const GpuSpec& ref = catalog.gpu(catalog.Require(catalog.reference(), "hardware catalog",
-                                                   "reference"));
+  const GpuSpec& ref =
+      catalog.gpu(catalog.Require(catalog.reference(), "hardware catalog", "reference"));
   const auto u_ref = efficiency.Fraction(ref.chip, cls, group);
   if (!u_ref) {
-    throw InputError("model " + model.name + ": no measured efficiency for " + cls + " / " +
-                     group + " on GPU " + gpu.name + " (chip \"" + gpu.chip +
+    throw InputError("model " + model.name + ": no measured efficiency for " + cls + " / " + group +
+                     " on GPU " + gpu.name + " (chip \"" + gpu.chip +
                      "\") nor on the reference GPU " + ref.name);
   }
   const double rate_ratio = gpu.SpeedupFor(model.family) / ref.SpeedupFor(model.family);
@@ -86,15 +86,14 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& 
     // the calibration type at its batch, default settings, reference stack. Fixed point (the
     // per-layer overhead does not scale with u): three rounds converge to well under 0.1%.
     const ThroughputCalibration& cal = *model.calibration;
-    const GpuSpec& cal_gpu = catalog.gpu(catalog.Require(cal.gpu, "model " + model.name,
-                                                         "calibration.gpu"));
+    const GpuSpec& cal_gpu =
+        catalog.gpu(catalog.Require(cal.gpu, "model " + model.name, "calibration.gpu"));
     ModelSpec probe = model;
     probe.calibration.reset();
     probe.efficiency = 1.0;
-    const double measured =
-        cal.samples_per_second > 0
-            ? cal.samples_per_second
-            : cal.mfu * cal_gpu.fp16_tflops * 1e12 / FlopsPerSample(model, JobSettings{});
+    const double measured = cal.samples_per_second > 0 ? cal.samples_per_second
+                                                       : cal.mfu * cal_gpu.fp16_tflops * 1e12 /
+                                                             FlopsPerSample(model, JobSettings{});
     for (int round = 0; round < 3; ++round) {
       const ThroughputModel m(probe, efficiency, cal_gpu, catalog);
       const double predicted =
@@ -109,8 +108,7 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& 
 }
 
 double ThroughputModel::SaturatedSamplesPerSecond() const {
-  return 1.0 / (executed_flops_ /
-                    (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_) +
+  return 1.0 / (executed_flops_ / (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_) +
                 traffic_seconds_per_sample_);
 }
 
@@ -154,8 +152,7 @@ StepEstimate ThroughputModel::Estimate(int64_t micro_batch, int64_t accumulation
   const double micro = MicroBatchSeconds(micro_batch);
   const double slots = static_cast<double>(accumulation) + pp - 1.0;  // 1F1B with the bubble
   const double gpus = static_cast<double>(dp.replicas) * parallelism_.model_parallel_gpus();
-  const double straggler =
-      gpus >= 2 ? 1.0 + step_time_cv_ * std::sqrt(2.0 * std::log(gpus)) : 1.0;
+  const double straggler = gpus >= 2 ? 1.0 + step_time_cv_ * std::sqrt(2.0 * std::log(gpus)) : 1.0;
 
   StepEstimate e;
   e.micro_batch = micro_batch;
@@ -170,11 +167,10 @@ StepEstimate ThroughputModel::Estimate(int64_t micro_batch, int64_t accumulation
   if (dp.replicas >= 2) {
     // All-reduce of the gradients; with a distributed optimizer a reduce-scatter of them (half
     // the traffic) and an all-gather of the 16-bit weights that overlaps the next forward pass.
-    const double grad_bytes =
-        options_.allreduce_bytes_per_parameter > 0
-            ? options_.allreduce_bytes_per_parameter * model_->parameters /
-                  parallelism_.model_parallel_gpus()
-            : memory_.gradients;
+    const double grad_bytes = options_.allreduce_bytes_per_parameter > 0
+                                  ? options_.allreduce_bytes_per_parameter * model_->parameters /
+                                        parallelism_.model_parallel_gpus()
+                                  : memory_.gradients;
     double total =
         RingAllReduceSeconds(dp.replicas, grad_bytes, dp.ring_gbps, dp.hop_latency_seconds);
     double gather_exposed = 0;
@@ -192,10 +188,11 @@ StepEstimate ThroughputModel::Estimate(int64_t micro_batch, int64_t accumulation
     e.comm_seconds =
         std::max(total - std::min(overlap * total, window), last_bucket) + gather_exposed;
   }
-  e.step_seconds = e.compute_seconds + e.tp_comm_seconds + e.pp_comm_seconds +
-                   e.optimizer_seconds + e.comm_seconds;
+  e.step_seconds = e.compute_seconds + e.tp_comm_seconds + e.pp_comm_seconds + e.optimizer_seconds +
+                   e.comm_seconds;
   e.samples_per_second = static_cast<double>(e.global_batch) / e.step_seconds;
-  e.statistical_efficiency = StatisticalEfficiency(noise_scale, static_cast<double>(e.global_batch));
+  e.statistical_efficiency =
+      StatisticalEfficiency(noise_scale, static_cast<double>(e.global_batch));
   e.goodput = e.samples_per_second * e.statistical_efficiency;
   e.mfu = model_flops_ * e.samples_per_second / gpus / (gpu_->fp16_tflops * 1e12);
   return e;

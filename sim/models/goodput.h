@@ -1,7 +1,7 @@
-// Throughput and goodput of a training job versus batch size (docs/models.md#goodput): how many samples per second a model
-// trains on a GPU type under a tensor x pipeline x data parallel layout, and how much of it is
-// useful progress (statistical efficiency). Pure functions and an immutable ThroughputModel; no
-// state. docs/model-validation.md compares it with published measurements
+// Throughput and goodput of a training job versus batch size (docs/models.md#goodput): how many
+// samples per second a model trains on a GPU type under a tensor x pipeline x data parallel layout,
+// and how much of it is useful progress (statistical efficiency). Pure functions and an immutable
+// ThroughputModel; no state. docs/model-validation.md compares it with published measurements
 // (`clustersim validate-models`).
 //
 // One micro-batch of b samples per GPU, on one pipeline stage (L/PP layers, 1/TP of each):
@@ -74,9 +74,9 @@ struct DataParallelSetup {
   // Fraction of the all-reduce that may hide behind the backward pass; < 0 = the catalog's
   // ModelEfficiency::dp_overlap.
   double comm_overlap = -1;
-  double tp_ring_gbps = 0;      // tensor-parallel ring (ignored for TP 1)
-  double tp_hop_seconds = 0;    // per tensor-parallel ring step
-  double pp_gbps = 0;           // between consecutive pipeline stages (ignored for PP 1)
+  double tp_ring_gbps = 0;    // tensor-parallel ring (ignored for TP 1)
+  double tp_hop_seconds = 0;  // per tensor-parallel ring step
+  double pp_gbps = 0;         // between consecutive pipeline stages (ignored for PP 1)
   double pp_latency_seconds = 0;
 };
 
@@ -146,12 +146,12 @@ class ThroughputModel {
   ThroughputOptions options_;
   MemoryBreakdown memory_;
   double fraction_ = 0;
-  double peak_flops_ = 0;        // for the job's precision
-  double executed_flops_ = 0;    // per sample
-  double model_flops_ = 0;       // per sample, no recomputation
-  double layer_overhead_ = 0;    // tau, seconds
+  double peak_flops_ = 0;      // for the job's precision
+  double executed_flops_ = 0;  // per sample
+  double model_flops_ = 0;     // per sample, no recomputation
+  double layer_overhead_ = 0;  // tau, seconds
   double step_time_cv_ = 0;
-  double activation_bytes_ = 0;  // bytes per activation element (2 or 4)
+  double activation_bytes_ = 0;            // bytes per activation element (2 or 4)
   double traffic_seconds_per_sample_ = 0;  // memory-bound element-wise work of one sample
   double bandwidth_bytes_per_second_ = 0;
 };

@@ -1,7 +1,7 @@
-// GPU memory of a training job (docs/models.md#memory-per-gpu). Pure functions of a model and its per-job settings
-// (sim/models/model_catalog.h), a GPU (sim/hardware/hardware.h) and a parallel layout; no state.
-// This is the API the engine's OOM check, GPU sharing and the cosched policy build on;
-// docs/model-validation.md holds it against published out-of-memory brackets.
+// GPU memory of a training job (docs/models.md#memory-per-gpu). Pure functions of a model and its
+// per-job settings (sim/models/model_catalog.h), a GPU (sim/hardware/hardware.h) and a parallel
+// layout; no state. This is the API the engine's OOM check, GPU sharing and the cosched policy
+// build on; docs/model-validation.md holds it against published out-of-memory brackets.
 //
 // The model, per GPU:
 //   M(B) = (1 + f) x (M_state + k B)                           (f: allocator fragmentation)

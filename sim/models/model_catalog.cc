@@ -26,8 +26,8 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
   auto fraction = [&](const nlohmann::json& v, const std::string& where, double max) {
     const double x = RequireNumber(v, origin, where);
     if (!(x >= 0 && x <= max)) {
-      throw JsonValueError(origin, where,
-                           "expected a number in [0, " + std::to_string(max) + "], got " + v.dump());
+      throw JsonValueError(
+          origin, where, "expected a number in [0, " + std::to_string(max) + "], got " + v.dump());
     }
     return x;
   };
@@ -35,8 +35,8 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
     if (!v.is_object()) throw JsonValueError(origin, where, "expected an object");
     return v;
   };
-  for (const auto& [chip, classes] : object(RequireMember(e, "chips", origin, at), at + ".chips")
-                                         .items()) {
+  for (const auto& [chip, classes] :
+       object(RequireMember(e, "chips", origin, at), at + ".chips").items()) {
     for (const auto& [cls, groups] : object(classes, at + ".chips." + chip).items()) {
       for (const auto& [group, value] : object(groups, at + ".chips." + chip + "." + cls).items()) {
         const std::string where = at + ".chips." + chip + "." + cls + "." + group;
@@ -53,16 +53,15 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
     const std::string where = at + "." + key;
     for (const auto& [cls, value] : object(RequireMember(e, key, origin, at), where).items()) {
       const double x = fraction(value, where + "." + cls, 1.0);
-      (std::string(key) == "step_time_cv" ? out.step_time_cv : out.layer_overhead_seconds)[cls] =
-          x;
+      (std::string(key) == "step_time_cv" ? out.step_time_cv : out.layer_overhead_seconds)[cls] = x;
     }
   }
   out.dp_overlap = fraction(RequireMember(e, "dp_overlap", origin, at), at + ".dp_overlap", 1);
   out.tp_overlap = fraction(RequireMember(e, "tp_overlap", origin, at), at + ".tp_overlap", 1);
   out.bucket_bytes =
       fraction(RequireMember(e, "bucket_bytes", origin, at), at + ".bucket_bytes", 1e12);
-  out.activation_traffic = fraction(RequireMember(e, "activation_traffic", origin, at),
-                                    at + ".activation_traffic", 100);
+  out.activation_traffic =
+      fraction(RequireMember(e, "activation_traffic", origin, at), at + ".activation_traffic", 100);
   out.attention_efficiency = fraction(RequireMember(e, "attention_efficiency", origin, at),
                                       at + ".attention_efficiency", 1);
   if (out.attention_efficiency <= 0) {
@@ -273,8 +272,8 @@ double ActivationBytesPerSample(const ModelSpec& model, const JobSettings& setti
                                                   : factor_it->second;
   if (!model.IsTransformer()) {
     const double side = EffectiveSequence(model, settings);
-    const double scale = model.image_size > 0 ? (side / model.image_size) * (side / model.image_size)
-                                              : 1.0;
+    const double scale =
+        model.image_size > 0 ? (side / model.image_size) * (side / model.image_size) : 1.0;
     return model.activation_bytes_per_sample * scale * (mixed ? 1.0 : 2.0) * factor.linear;
   }
   const double s = EffectiveSequence(model, settings), h = model.hidden_size,
@@ -407,8 +406,8 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     spec.sequence_length = non_negative_int("sequence_length");
     spec.image_size = non_negative_int("image_size");
     if (m.contains("vocab_size")) spec.vocab_size = non_negative_int("vocab_size");
-    if (spec.IsTransformer() && (spec.layers < 1 || spec.hidden_size < 1 ||
-                                 spec.sequence_length < 1)) {
+    if (spec.IsTransformer() &&
+        (spec.layers < 1 || spec.hidden_size < 1 || spec.sequence_length < 1)) {
       throw JsonValueError(origin, where,
                            "a transformer (attention_heads > 0) needs layers, hidden_size and "
                            "sequence_length >= 1");
@@ -416,9 +415,9 @@ ModelCatalog ModelCatalog::FromJsonText(const std::string& text, const std::stri
     const std::string precision = text_of(m, "precision", where);
     const auto parsed = ParsePrecision(precision);
     if (!parsed) {
-      throw JsonValueError(origin, where + ".precision",
-                           "expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" + precision +
-                               "\"");
+      throw JsonValueError(
+          origin, where + ".precision",
+          "expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" + precision + "\"");
     }
     spec.precision = *parsed;
     const std::string optimizer = text_of(m, "optimizer", where);

@@ -43,7 +43,8 @@ std::vector<CsvRecord> ParseCsv(const std::string& text, const std::string& orig
       if (i < line.size() && line[i] == '"') {
         ++i;
         while (true) {
-          if (i >= line.size()) throw InputError(origin, number, static_cast<int>(i) + 1, "closing quote");
+          if (i >= line.size())
+            throw InputError(origin, number, static_cast<int>(i) + 1, "closing quote");
           if (line[i] == '"') {
             if (i + 1 < line.size() && line[i + 1] == '"') {
               field += '"';
@@ -98,9 +99,9 @@ class Columns {
       if (used == t.size() && v >= min && v <= 1000000000L) return static_cast<int>(v);
     } catch (const std::exception&) {
     }
-    throw InputError(origin_, r.line, r.columns[index_.at(name)],
-                     "an integer >= " + std::to_string(min) + " in column \"" + name +
-                         "\", got \"" + t + "\"");
+    throw InputError(
+        origin_, r.line, r.columns[index_.at(name)],
+        "an integer >= " + std::to_string(min) + " in column \"" + name + "\", got \"" + t + "\"");
   }
   double Positive(const CsvRecord& r, const std::string& name) const {
     const std::string& t = Text(r, name);
@@ -268,10 +269,9 @@ JobSettings RowSettings(const ThroughputRow& row) {
 double MeasuredSamples(const ThroughputRow& row) {
   if (row.unit == "samples/s") return row.measured;
   const double s = row.sequence, h = row.hidden, L = row.layers, V = row.vocab;
-  const double per_sample =
-      row.unit == "model-TFLOP/s/GPU"
-          ? 72.0 * s * L * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * L * h))
-          : 96.0 * s * L * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * L * h));
+  const double per_sample = row.unit == "model-TFLOP/s/GPU"
+                                ? 72.0 * s * L * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * L * h))
+                                : 96.0 * s * L * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * L * h));
   return row.measured * 1e12 * row.gpus / per_sample;
 }
 
@@ -341,11 +341,12 @@ ValidationData ParseValidationData(const std::string& throughput_csv,
   {
     const auto records = ParseCsv(throughput_csv, throughput_origin);
     if (records.empty()) throw InputError(throughput_origin, 1, 1, "a header line");
-    const Columns c(records[0], throughput_origin,
-                    {"id", "split", "group", "model", "layers", "hidden", "heads", "vocab",
-                     "sequence", "image", "precision", "framework", "system", "gpu", "gpus", "tp",
-                     "pp", "micro_batch", "accumulation", "recompute", "dist_opt", "tp_overlap",
-                     "allreduce", "task", "measured", "unit", "source"});
+    const Columns c(
+        records[0], throughput_origin,
+        {"id",         "split",     "group", "model",       "layers",       "hidden",    "heads",
+         "vocab",      "sequence",  "image", "precision",   "framework",    "system",    "gpu",
+         "gpus",       "tp",        "pp",    "micro_batch", "accumulation", "recompute", "dist_opt",
+         "tp_overlap", "allreduce", "task",  "measured",    "unit",         "source"});
     std::set<std::string> ids;
     for (size_t i = 1; i < records.size(); ++i) {
       const CsvRecord& r = records[i];

@@ -42,7 +42,8 @@ struct ThroughputRow {
   // "" / "overlap": gradients all-reduced in buckets during the last backward pass; "post": after
   // the backward pass; "post-fp16": after it, in FP16.
   std::string allreduce;
-  std::string task;  // "pretrain" or "finetune" (the stacks' fine-tuning scripts, ThroughputOptions)
+  std::string
+      task;  // "pretrain" or "finetune" (the stacks' fine-tuning scripts, ThroughputOptions)
   double measured = 0;
   // "samples/s" (the whole job), "model-TFLOP/s/GPU" (72 B s l h^2 (1 + s/6h + V/12lh) FLOPs per
   // batch, Megatron-LM's count) or "hw-TFLOP/s/GPU" (96 B s l h^2 (1 + s/6h + V/16lh), the count
@@ -73,8 +74,7 @@ const ValidationData& DefaultValidationData();
 // Parses the two CSV texts; throws InputError naming the origin, line and column on a bad row.
 ValidationData ParseValidationData(const std::string& throughput_csv,
                                    const std::string& throughput_origin,
-                                   const std::string& memory_csv,
-                                   const std::string& memory_origin);
+                                   const std::string& memory_csv, const std::string& memory_origin);
 
 struct ThroughputResult {
   const ThroughputRow* row = nullptr;

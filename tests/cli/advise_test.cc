@@ -30,8 +30,8 @@ TEST(Advise, GlobalBatchGivesAccumulation) {
 }
 
 TEST(Advise, TensorParallelLlamaShowsItsCommunicationAndStatisticalEfficiencyAtMostOne) {
-  const CliResult r = RunCli(
-      {"advise", "--model", "LLaMA-13B", "--gpu", "A100-80GB", "--tp", "4", "--pp", "1", "--gpus", "4"});
+  const CliResult r = RunCli({"advise", "--model", "LLaMA-13B", "--gpu", "A100-80GB", "--tp", "4",
+                              "--pp", "1", "--gpus", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Per-GPU batch 1: four all-reduces per layer (Megatron-LM) over 40 layers of 1 x 2048 x 5120
   // BF16 elements on a 4-GPU ring of 300 GB/s with 2 us per step:

@@ -1,7 +1,7 @@
-// Model-aware runs (docs/models.md, sim/engine/model_runtime.h): OOM after start-up with half-batch resubmission
-// and a retry limit, the goodput rate factor, elastic starts, GPU shares. A toy model keeps every
-// figure computable by hand: 1,000 parameters (model state ~18 KB, negligible), 1 GiB of
-// activations per sample, a saturated rate of 100 samples/s on a V100-16GB (1e9 FLOPs per sample
+// Model-aware runs (docs/models.md, sim/engine/model_runtime.h): OOM after start-up with half-batch
+// resubmission and a retry limit, the goodput rate factor, elastic starts, GPU shares. A toy model
+// keeps every figure computable by hand: 1,000 parameters (model state ~18 KB, negligible), 1 GiB
+// of activations per sample, a saturated rate of 100 samples/s on a V100-16GB (1e9 FLOPs per sample
 // at 8e-4 of the V100's 125e12), a fixed 0.08 s per micro-batch (so b / (b + 8) of the saturated
 // rate at micro-batch b), no other overheads, and a gradient noise scale of 64 samples.
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
-// The memory model (docs/models.md): hand computations for catalog models and the published out-of-memory bracket
-// it must respect. Expected values are worked out in the comments, never taken from the program.
+// The memory model (docs/models.md): hand computations for catalog models and the published
+// out-of-memory bracket it must respect. Expected values are worked out in the comments, never
+// taken from the program.
 #include "sim/models/memory_model.h"
 
 #include <gtest/gtest.h>

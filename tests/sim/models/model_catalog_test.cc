@@ -59,8 +59,7 @@ TEST(ModelCatalog, TransformerActivationsFollowKorthikanti) {
         << m.name;
     if (m.family != "transformer") continue;
     const double s = m.sequence_length;
-    EXPECT_NEAR(m.flops_per_sample,
-                6 * m.parameters * s + 12.0 * m.layers * s * s * m.hidden_size,
+    EXPECT_NEAR(m.flops_per_sample, 6 * m.parameters * s + 12.0 * m.layers * s * s * m.hidden_size,
                 1e-9 * m.flops_per_sample)
         << m.name;
   }
@@ -76,10 +75,10 @@ TEST(ModelCatalog, ActivationsSplitKorthikantisCountByElementWidth) {
   EXPECT_NEAR(ActivationBytesPerSample(bert, {}, e.FrameworkNamed("pytorch")),
               150994944.0 + 3516134.4, 1e-3);
   // A stack with a half-precision softmax keeps Korthikanti's 5 a s^2 exactly.
-  EXPECT_NEAR(ActivationBytesPerSample(bert, {}, e.FrameworkNamed("megatron")),
-              TransformerActivationBytesPerSample(24, 1024, 16, 128, Recomputation::kNone) +
-                  3516134.4,
-              1e-3);
+  EXPECT_NEAR(
+      ActivationBytesPerSample(bert, {}, e.FrameworkNamed("megatron")),
+      TransformerActivationBytesPerSample(24, 1024, 16, 128, Recomputation::kNone) + 3516134.4,
+      1e-3);
   // With fused attention (no stored scores) only the 34 s h terms remain.
   EXPECT_NEAR(ActivationBytesPerSample(bert, {}, e.FrameworkNamed("megatron-core")),
               24 * 34.0 * 128 * 1024 + 3516134.4, 1e-3);

@@ -118,8 +118,8 @@ TEST(ValidationData, LargeLanguageModelUtilizationOnH100IsWithinTwentyPercentBut
 TEST(ValidationData, EveryPublishedBatchFitsAndOutOfMemoryBoundariesHold) {
   // Every measured row ran, so its per-GPU batch fits.
   for (const auto& r : Results()) EXPECT_TRUE(r.fits) << r.row->id << " B_max " << r.max_batch;
-  const auto memory = ValidateMemory(DefaultValidationData(), ModelCatalog::Default(),
-                                     HardwareCatalog::Default());
+  const auto memory =
+      ValidateMemory(DefaultValidationData(), ModelCatalog::Default(), HardwareCatalog::Default());
   ASSERT_GE(memory.size(), 15u);
   int violated = 0;
   for (const auto& m : memory) {
@@ -141,8 +141,8 @@ TEST(ValidationData, CatalogEfficiencyIsTheFitOfTheCalibrationRows) {
   // sim/data/models.json holds what `validate-models --fit` gives: refitting changes no achieved
   // fraction by more than 0.1 % (the JSON keeps 4 significant digits).
   const ModelEfficiency& catalog = ModelCatalog::Default().efficiency();
-  const ModelEfficiency fitted = FitEfficiency(DefaultValidationData(), ModelCatalog::Default(),
-                                               HardwareCatalog::Default());
+  const ModelEfficiency fitted =
+      FitEfficiency(DefaultValidationData(), ModelCatalog::Default(), HardwareCatalog::Default());
   int cells = 0;
   for (const auto& [chip, classes] : fitted.chips) {
     for (const auto& [cls, groups] : classes) {
@@ -191,8 +191,8 @@ TEST(ValidationData, BadRowsAreRejectedWithFileLineAndColumn) {
 
 TEST(ValidateModelsCommand, WritesEveryRowToCsv) {
   const std::string csv = ::testing::TempDir() + "/validate_rows.csv";
-  const std::string cmd = std::string(CLUSTERSIM_BINARY) + " validate-models --csv " + csv +
-                          " > " + ::testing::TempDir() + "/validate_out.txt";
+  const std::string cmd = std::string(CLUSTERSIM_BINARY) + " validate-models --csv " + csv + " > " +
+                          ::testing::TempDir() + "/validate_out.txt";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream in(csv);
   std::string line;
