@@ -83,7 +83,8 @@ TEST(Oom, UserBatchTooLargeFailsAfterStartupAndRetriesWithHalfTheBatch) {
   EXPECT_DOUBLE_EQ(am.oom_delay, 240);
   EXPECT_DOUBLE_EQ(am.oom_gpu_seconds, 240);
   EXPECT_NEAR(a.end_time, 240 + 1200, 1e-3);
-  EXPECT_NEAR(am.memory_per_gpu, 8.0 * (1 << 30) + 16.2e3, 1.0);
+  // M(8) = (1 + 1% fragmentation) x (1,000 parameters x 18 B + 8 x 1 GiB) = 8,675,852,117.92 B.
+  EXPECT_NEAR(am.memory_per_gpu, 1.01 * (18e3 + 8.0 * (1 << 30)), 1.0);
   const auto summary = ComputeSummary(engine);
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_rate"), 1.0);
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_failures"), 2);
