@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "sim/cli/run.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/engine/summary.h"
+#include "sim/engine/validation.h"
 #include "sim/hardware/cluster.h"
 #include "sim/hardware/hardware.h"
 #include "sim/hardware/topology.h"
@@ -105,9 +107,20 @@ void CheckJobs(const Trace& trace) {
               std::to_string(job.gpus) + " GPUs");
     }
     if (job.cpu_milli < 0) Finding(where + "negative cpu_milli");
+    // A recorded time is absent (NaN) or finite; attempts lie in the trace's list.
+    if (std::isinf(job.recorded_start) || std::isinf(job.recorded_end)) {
+      Finding(where + "recorded start or end infinite");
+    }
+    if (static_cast<size_t>(job.recorded_attempt_begin) + job.recorded_attempt_count >
+        trace.recorded_attempts.size()) {
+      Finding(where + "recorded attempts beyond the trace's list");
+    }
     if (job.batch_size < 0) Finding(where + "negative batch_size");
   }
 }
+
+// Recorded times are equal when both are absent (NaN) or both the same number.
+bool SameRecorded(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 // `trace convert --to native` must write a file the native reader reads back to the same jobs.
 // Skipped when ids repeat: formats other than the native one allow that (the sanity report
@@ -142,7 +155,9 @@ void CheckNativeRoundTrip(const Trace& trace) {
                       (a.walltime == b.walltime || (a.walltime < 0 && b.walltime < 0)) &&
                       a.gpu_type == b.gpu_type && a.user == b.user && a.vc == b.vc &&
                       a.priority == b.priority && a.model == b.model &&
-                      a.batch_size == b.batch_size && a.trace_status == b.trace_status;
+                      a.batch_size == b.batch_size && a.trace_status == b.trace_status &&
+                      SameRecorded(a.recorded_start, b.recorded_start) &&
+                      SameRecorded(a.recorded_end, b.recorded_end);
     if (!same) {
       Finding("native round trip changed job " + std::to_string(i) + " \"" + a.id + "\" (" +
               trace.format + ") into \"" + b.id + "\"");
@@ -337,6 +352,7 @@ void SimulateTarget(std::string_view input) {
     const auto policy = policy_entry.make(params);
     EngineOptions options;
     options.check_invariants = true;
+    options.record_allocations = true;  // --check then verifies the allocation log too
     std::unique_ptr<ModelRuntime> models;
     if (model_aware) {
       AssignModels(trace.jobs, second);
@@ -349,6 +365,12 @@ void SimulateTarget(std::string_view input) {
     Engine engine(trace, cluster, *placement, *runtime, *policy, policy_entry.name, options);
     engine.Run();
     ComputeSummary(engine);
+    // A trace with a recorded schedule (the native recorded_start / recorded_end columns) is
+    // compared with it, as `clustersim validate` does.
+    const bool recorded = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+      return job.has_recorded_start() || job.has_recorded_end();
+    });
+    if (recorded) ComputeValidation(engine, 300);
   } catch (const InputError&) {
     return;
   }

@@ -224,6 +224,13 @@ def main():
         first = bytes([70 + (policy - 70) % 7])
         put("simulate", "policy%d_tiny.csv" % policy, first + bytes([0x40 + policy % 8]) + tiny)
         put("simulate", "policy%d_typed.csv" % policy, first + bytes([0x44 + policy % 4]) + typed)
+    # A trace with a recorded schedule: the simulation is validated against it.
+    recorded = (b"job_id,submit_time,gpus,duration,user,recorded_start,recorded_end\n"
+                b"J0,0,4,100,a,0,100\nJ1,10,2,50,b,100,150\nJ2,20,2,100,b,150,250\n"
+                b"J3,30,1,5,,,\nJ4,40,2,10,c,,60\n")
+    for policy in range(7):
+        first = bytes([70 + (policy - 70) % 7])
+        put("simulate", "policy%d_recorded.csv" % policy, first + bytes([0x41]) + recorded)
 
 
 if __name__ == "__main__":

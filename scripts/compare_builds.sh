@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one fixed set of simulations with two clustersim binaries and compares what they wrote:
-# every `jobs`, `timeseries` and `summary` row and each run's fingerprint, events and passes.
+# every `jobs`, `timeseries` and `summary` row (the columns the old binary writes: a new one may
+# add columns) and each run's fingerprint, events and passes.
 # For refactors that must not change behaviour (a moved file, a faster path): exit 0 and
 # "identical" when the outputs agree, 1 with the first differences otherwise.
 #
@@ -39,11 +40,18 @@ runs() {
   echo "synthetic_easy|--trace $synthetic --cluster $cluster_1024 --runtime-model trace --policy easy"
 }
 
-dump() {  # DB OUT
+columns() {  # DB TABLE: its columns, comma-separated, in declaration order
+  sqlite3 "$1" "SELECT group_concat('\"' || name || '\"', ',') FROM pragma_table_info('$2')"
+}
+
+dump() {  # DB OUT REFERENCE_DB: the columns both databases have (a new build may add columns)
   sqlite3 -csv "$1" "SELECT run_id, fingerprint, events, passes, status FROM runs ORDER BY run_id" >"$2"
-  sqlite3 -csv "$1" "SELECT * FROM jobs ORDER BY run_id, job_index" >>"$2"
-  sqlite3 -csv "$1" "SELECT * FROM timeseries ORDER BY 1, 2, 3" >>"$2"
-  sqlite3 -csv "$1" "SELECT * FROM summary ORDER BY 1, 2, 3" >>"$2"
+  for table in jobs timeseries summary; do
+    local cols order
+    cols="$(columns "$3" "$table")"
+    case "$table" in jobs) order="run_id, job_index" ;; *) order="1, 2, 3" ;; esac
+    sqlite3 -csv "$1" "SELECT $cols FROM $table ORDER BY $order" >>"$2"
+  done
 }
 
 status=0
@@ -61,14 +69,15 @@ while IFS='|' read -r name options; do
       status=1
       continue 2
     }
-    dump "$db" "$work/$name.$side.csv"
+  done
+  for side in old new; do
+    dump "$work/$name.$side.sqlite" "$work/$name.$side.csv" "$work/$name.old.sqlite"
   done
   if cmp -s "$work/$name.old.csv" "$work/$name.new.csv"; then
     echo "$name: identical ($(head -1 "$work/$name.new.csv"))"
   else
     echo "$name: DIFFERENT"
-    # (head closes the pipe early: with pipefail that would end the script)
-    diff "$work/$name.old.csv" "$work/$name.new.csv" | head -5 || true
+    diff "$work/$name.old.csv" "$work/$name.new.csv" | head -5 || true  # head closes the pipe
     status=1
   fi
 done < <(runs)

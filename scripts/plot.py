@@ -30,6 +30,17 @@ change with every ten colours. Legends sit outside the axes. --style paper: no t
 sizes for one column of a two-column paper (3.4 in wide, 8 pt text); --format: one or more of
 png, pdf, svg.
 
+and, for each run that has the rows (one file per run, suffix _run<ID>):
+
+  occupancy          which job (or user) held which GPU (or node) when, from the `allocations`
+                     table (`run --record-allocations`, `validate`); --occupancy-window START:END
+                     (hours of simulated time), --occupancy-by gpus|nodes,
+                     --occupancy-colour job|user
+  validation_qq      QQ plot of simulated against recorded waits (`validate` runs: the jobs with
+                     both a recorded and a simulated start)
+  validation_series  utilization and queue length over time, simulated and recorded
+                     (`validation_series`, scope 'all')
+
 Only the standard library (sqlite3) and Debian's python3-matplotlib; no network. Exit code 2 for a
 missing or unreadable database, an unknown run id or bad option values.
 """
@@ -440,6 +451,208 @@ def parse_formats(text):
     if not formats:
         fail("--format: expected png, pdf or svg")
     return list(dict.fromkeys(formats))
+# ---------------------------------------------------------------------------------------------
+# The allocation log and validation (`allocations`, `validation_series`, jobs.recorded_start)
+
+
+def add_allocation_arguments(parser):
+    parser.add_argument("--occupancy-window", default="",
+                        help="occupancy chart window START:END in hours of simulated time "
+                             "(either may be empty; default: the whole run)")
+    parser.add_argument("--occupancy-by", choices=("gpus", "nodes"), default="gpus",
+                        help="occupancy chart rows: one per GPU, or one per node (default gpus)")
+    parser.add_argument("--occupancy-colour", choices=("job", "user"), default="job",
+                        help="occupancy chart colours: by job or by user (default job)")
+
+
+def check_allocation_arguments(args):
+    window = args.occupancy_window
+    if not window:
+        args.window = (None, None)
+        return
+    if window.count(":") != 1:
+        fail(f"--occupancy-window {window}: expected START:END in hours")
+    try:
+        start, end = (float(x) * HOUR if x else None for x in window.split(":"))
+    except ValueError:
+        fail(f"--occupancy-window {window}: expected START:END in hours")
+    if start is not None and end is not None and end <= start:
+        fail(f"--occupancy-window {window}: END must be after START")
+    args.window = (start, end)
+
+
+def table_exists(db, name):
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                      (name,)).fetchone() is not None
+
+
+def parse_ranges(text):
+    """ "0-3,8" -> [(0, 3), (8, 8)] (inclusive)."""
+    out = []
+    for part in (text or "").split(","):
+        if not part:
+            continue
+        first, _, last = part.partition("-")
+        out.append((int(first), int(last or first)))
+    return out
+
+
+def node_layout(db, run_id):
+    """First GPU and GPU count of every node, from the run's cluster JSON."""
+    (text,) = db.execute("SELECT cluster_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+    import json
+
+    first, layout = 0, []
+    for group in json.loads(text).get("nodes", []):
+        for _ in range(int(group.get("count", 1))):
+            n = int(group["gpus_per_node"])
+            layout.append((first, n))
+            first += n
+    return layout
+
+
+def plot_occupancy(db, run_id, label, args):
+    from matplotlib.collections import PolyCollection
+
+    start, end = args.window
+    query = ("SELECT a.job_index, a.start_time, a.end_time, a.gpu_milli, a.gpu_indexes, j.user "
+             "FROM allocations a JOIN jobs j ON j.run_id = a.run_id AND j.job_index = a.job_index "
+             "WHERE a.run_id = ?")
+    params = [run_id]
+    if start is not None:
+        query += " AND a.end_time > ?"
+        params.append(start)
+    if end is not None:
+        query += " AND a.start_time < ?"
+        params.append(end)
+    rows = db.execute(query, params).fetchall()
+    layout = node_layout(db, run_id)
+    total = sum(n for _, n in layout)
+    if args.occupancy_by == "nodes":
+        node_of, row_of = [], []
+        for node, (first, n) in enumerate(layout):
+            for local in range(n):
+                node_of.append(node)
+                row_of.append(node + local / n)
+        height_of = [1.0 / layout[node_of[g]][1] for g in range(total)]
+    else:
+        row_of = list(range(total))
+        height_of = [1.0] * total
+    colours = plt.get_cmap("tab20").colors
+    users = {}
+    if args.occupancy_colour == "user":
+        counts = {}
+        for r in rows:
+            counts[r[5] or ""] = counts.get(r[5] or "", 0) + 1
+        for i, (user, _) in enumerate(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))):
+            users[user] = i
+    polygons, faces = [], []
+    lo = min((r[1] for r in rows), default=0) if start is None else start
+    hi = max((r[2] for r in rows), default=1) if end is None else end
+    for job, t0, t1, milli, gpus, user in rows:
+        t0, t1 = max(t0, lo) / HOUR, min(t1, hi) / HOUR
+        share = (milli or 1000) / 1000.0
+        if args.occupancy_colour == "user":
+            k = users[user or ""]
+            colour = colours[k] if k < len(colours) else (0.6, 0.6, 0.6)
+        else:
+            colour = colours[job % len(colours)]
+        for a, b in parse_ranges(gpus):
+            g = a
+            while g <= b:
+                # Contiguous GPUs of one row band become one rectangle.
+                h = g
+                while h < b and row_of[h + 1] == row_of[h] + height_of[h]:
+                    h += 1
+                y0 = row_of[g]
+                y1 = row_of[h] + height_of[h] * share
+                polygons.append([(t0, y0), (t1, y0), (t1, y1), (t0, y1)])
+                faces.append(colour)
+                g = h + 1
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    ax.add_collection(PolyCollection(polygons, facecolors=faces, edgecolors="none",
+                                     alpha=0.9 if args.occupancy_colour == "job" else 0.8))
+    ax.set_xlim(lo / HOUR, hi / HOUR)
+    rows_total = len(layout) if args.occupancy_by == "nodes" else total
+    ax.set_ylim(0, rows_total)
+    ax.invert_yaxis()
+    ax.set_xlabel("simulated time (hours)")
+    ax.set_ylabel("node" if args.occupancy_by == "nodes" else "GPU index")
+    what = "user (the 20 with most intervals; others grey)" if args.occupancy_colour == "user" \
+        else "job"
+    ax.set_title(f"cluster occupancy, run {label}: {len(rows)} running intervals, coloured by "
+                 f"{what}", fontsize=10)
+    ax.grid(True, axis="x", alpha=0.3)
+    return fig
+
+
+def plot_validation_qq(db, run_id, label):
+    rows = db.execute(
+        "SELECT wait_time, recorded_start - submit_time FROM jobs WHERE run_id = ? AND "
+        "wait_time IS NOT NULL AND recorded_start IS NOT NULL AND status != 'rejected'",
+        (run_id,)).fetchall()
+    simulated = sorted(r[0] / HOUR for r in rows)
+    recorded = sorted(r[1] / HOUR for r in rows)
+    fig, ax = plt.subplots(figsize=(5.6, 5.2))
+    ax.plot(recorded, simulated, ".", markersize=3, alpha=0.6, label=f"{len(rows)} jobs")
+    top = max(simulated[-1] if simulated else 1, recorded[-1] if recorded else 1, 1 / 60)
+    ax.plot([0, top], [0, top], "k--", linewidth=0.8, label="simulated = recorded")
+    for q in (0.5, 0.95, 0.99):
+        if rows:
+            i = min(len(rows) - 1, int(q * (len(rows) - 1)))
+            ax.annotate(f"p{int(q * 100)}", (recorded[i], simulated[i]), fontsize=7,
+                        xytext=(4, -10), textcoords="offset points")
+    ax.set_xscale("symlog", linthresh=1 / 60)
+    ax.set_yscale("symlog", linthresh=1 / 60)
+    ax.set_xlabel("recorded wait quantile (hours; linear below 1 min)")
+    ax.set_ylabel("simulated wait quantile (hours)")
+    ax.set_title(f"QQ plot of waits, run {label}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def plot_validation_series(db, run_id, label):
+    rows = db.execute(
+        "SELECT t_start, t_end, simulated_utilization, recorded_utilization, "
+        "simulated_queue_length, recorded_queue_length FROM validation_series "
+        "WHERE run_id = ? AND scope = 'all' ORDER BY t_start", (run_id,)).fetchall()
+    t = [(r[0] + r[1]) / 2 / DAY for r in rows]
+    fig, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    for ax, (sim, rec, ylabel) in zip(axes, [(2, 3, "GPU utilization"),
+                                             (4, 5, "queue length (jobs)")]):
+        ax.plot(t, [r[rec] for r in rows], label="recorded", linewidth=0.9, color="black",
+                alpha=0.7)
+        ax.plot(t, [r[sim] for r in rows], label="simulated", linewidth=0.9, color="tab:orange",
+                alpha=0.85)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8, loc="upper right")
+    interval = rows[0][1] - rows[0][0] if rows else 0
+    axes[0].set_title(f"simulated and recorded schedule, run {label} ({interval:g} s averages)",
+                      fontsize=10)
+    axes[-1].set_xlabel("time (days)")
+    fig.tight_layout()
+    return fig
+
+
+def allocation_and_validation_figures(figs, db, ids, labels, args):
+    written = []
+    has_allocations = table_exists(db, "allocations")
+    has_validation = table_exists(db, "validation_series")
+    for run_id in ids:
+        suffix = f"_run{run_id}"
+        if has_allocations and db.execute(
+                "SELECT 1 FROM allocations WHERE run_id = ? LIMIT 1", (run_id,)).fetchone():
+            written += figs.save(plot_occupancy(db, run_id, labels[run_id], args),
+                                 "occupancy" + suffix)
+        if has_validation and db.execute(
+                "SELECT 1 FROM validation_series WHERE run_id = ? LIMIT 1", (run_id,)).fetchone():
+            written += figs.save(plot_validation_qq(db, run_id, labels[run_id]),
+                                 "validation_qq" + suffix)
+            written += figs.save(plot_validation_series(db, run_id, labels[run_id]),
+                                 "validation_series" + suffix)
+    return written
 
 
 def main(argv):
@@ -458,10 +671,12 @@ def main(argv):
                         help="hours of the moving average of stranded GPUs and I_frag (default: "
                         "1/100 of the simulated span; 0 = raw)")
     parser.add_argument("--dpi", type=int, default=120, help="PNG resolution (default 120)")
+    add_allocation_arguments(parser)
     args = parser.parse_args(argv)
     args.format = parse_formats(args.format)
     if args.smooth is not None and args.smooth < 0:
         fail("--smooth: expected hours >= 0")
+    check_allocation_arguments(args)
     db = open_db(args.db)
     ids, labels = run_labels(db, args.run, args.label)
     global plt
@@ -484,6 +699,7 @@ def main(argv):
     written += figs.save(plot_timelines(figs, db, ids, labels), "timelines")
     written += figs.save(plot_gpu_types(figs, db, ids, labels), "gpu_type_utilization")
     written += figs.save(plot_headline(figs, db, ids, labels), "headline")
+    written += allocation_and_validation_figures(figs, db, ids, labels, args)
     for path in written:
         print(path)
     return 0

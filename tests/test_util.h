@@ -87,6 +87,9 @@ class TestSim {
   }
   Engine& engine() { return *engine_; }
   const Cluster& cluster() const { return cluster_; }
+  // The trace the engine runs (jobs sorted by submit time); e.g. to give it recorded attempts
+  // before Run.
+  Trace& trace() { return trace_; }
   // The run of the job whose trace id is `id`.
   const JobRun& Of(const std::string& id) const { return engine_->runs()[IndexOf(id)]; }
   const ModelRun& ModelOf(const std::string& id) const { return engine_->model_run(IndexOf(id)); }

@@ -12,6 +12,8 @@
 //   cpu_milli = 1000 x cpu_num;
 //   duration = duration (seconds, = end_time - start_time); when it is empty: end_time -
 //   start_time if both are given, else 0 (a job that never started);
+//   start_time and end_time, when given, are the recorded schedule (recorded_start,
+//   recorded_end; shifted like submit_time);
 //   not used: node_num, type (the workload class: Pretrain, SFT, Evaluation, ...; it is not a
 //   model name), queue and gpu_time. No vc (Acme has none), wall time or GPU type (both clusters
 //   are A100 clusters: a cluster spec, not the trace, says so).

@@ -10,8 +10,10 @@
 //   cpu_milli = 1000 x cpu_num;
 //   duration = duration (seconds, = end_time - start_time); when it is empty: end_time -
 //   start_time if both are given, else 0 (a job that never started);
-//   start_time and end_time are checked when given; node_num and queue (the queueing delay) are
-//   not used: the simulator places and queues the job itself. No wall time or GPU type.
+//   start_time and end_time are checked when given and kept as the recorded schedule
+//   (recorded_start, recorded_end; shifted like submit_time); node_num and queue (the queueing
+//   delay) are not used: the simulator places and queues the job itself. No wall time or GPU
+//   type.
 #include "sim/util/error.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"

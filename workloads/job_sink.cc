@@ -31,7 +31,7 @@ std::string MapGpuTypes(const std::string& types,
 
 bool TraceFilter::IsIdentity() const {
   return !HasWindow() && vcs.empty() && users.empty() && statuses.empty() && first_n < 0 &&
-         load_factor == 1.0 && gpu_type_map.empty();
+         load_factor == 1.0 && gpu_type_map.empty() && !submit_is_start;
 }
 
 std::string TraceFilter::ToJson() const {
@@ -44,6 +44,7 @@ std::string TraceFilter::ToJson() const {
   if (first_n >= 0) j["first"] = first_n;
   if (load_factor != 1.0) j["load_factor"] = load_factor;
   if (!gpu_type_map.empty()) j["map_gpu"] = gpu_type_map;
+  if (submit_is_start) j["submit_is_start"] = true;
   // Names come from the command line as bytes: one that is not UTF-8 (a Latin-1 user name) must
   // not stop the run, so invalid bytes are recorded as U+FFFD.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -66,7 +67,7 @@ void JobSink::ReserveHint(size_t records) {
   if (filter_.IsIdentity()) kept_.reserve(records);
 }
 
-void JobSink::Add(Job&& job) {
+void JobSink::Add(Job&& job, std::span<const RecordedAttempt> attempts) {
   ++counts_.before;
   earliest_ = std::min(earliest_, job.submit_time);
   if (origin_known_) {
@@ -83,6 +84,14 @@ void JobSink::Add(Job&& job) {
   } else if (!filter_.statuses.empty() && !filter_.statuses.count(job.trace_status.str())) {
     ++counts_.other_status;
   } else {
+    if (!attempts.empty()) {
+      CHECK(attempts_.size() + attempts.size() < (size_t{1} << 32), "too many recorded attempts");
+      job.recorded_attempt_begin = static_cast<uint32_t>(attempts_.size());
+      job.recorded_attempt_count = static_cast<uint32_t>(attempts.size());
+      attempts_.insert(attempts_.end(), attempts.begin(), attempts.end());
+    } else {
+      job.recorded_attempt_count = 0;
+    }
     kept_.push_back(std::move(job));
     max_held_ = std::max(max_held_, kept_.size());
     // Keep at most twice first_n: trimming then costs O(log n) per job, amortized.
@@ -108,12 +117,39 @@ void JobSink::TrimToFirstN() {
 std::vector<Job> JobSink::Finish(FilterCounts* counts) {
   const double origin = origin_known_ ? origin_ : (kept_.empty() ? 0.0 : earliest_);
   if (origin != 0) {
-    for (Job& job : kept_) job.submit_time -= origin;
+    // NaN (not recorded) stays NaN.
+    for (Job& job : kept_) {
+      job.submit_time -= origin;
+      job.recorded_start -= origin;
+      job.recorded_end -= origin;
+    }
+    for (RecordedAttempt& a : attempts_) {
+      a.start -= origin;
+      a.end -= origin;
+    }
   }
   if (filter_.first_n >= 0) {
     TrimToFirstN();
   } else if (!std::is_sorted(kept_.begin(), kept_.end(), SubmittedBefore)) {
     std::stable_sort(kept_.begin(), kept_.end(), SubmittedBefore);
+  }
+  if (!attempts_.empty()) {
+    // In job order, without the attempts of jobs trimmed by --first.
+    std::vector<RecordedAttempt> ordered;
+    for (Job& job : kept_) {
+      const uint32_t begin = job.recorded_attempt_begin;
+      job.recorded_attempt_begin = static_cast<uint32_t>(ordered.size());
+      ordered.insert(ordered.end(), attempts_.begin() + begin,
+                     attempts_.begin() + begin + job.recorded_attempt_count);
+    }
+    attempts_ = std::move(ordered);
+  }
+  if (filter_.submit_is_start) {
+    for (Job& job : kept_) {
+      if (job.has_recorded_start()) continue;
+      job.recorded_start = job.submit_time;
+      if (!job.has_recorded_end()) job.recorded_end = job.submit_time + job.duration;
+    }
   }
   if (filter_.load_factor != 1.0 && !kept_.empty()) {
     const double first = kept_.front().submit_time;

@@ -24,6 +24,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct TraceFilter {
   // first kept job on (> 1 = heavier load).
   double load_factor = 1.0;
   std::map<std::string, std::string> gpu_type_map;
+  // The trace's submit times are its recorded start times (a log that records starts but not
+  // waits, as the NASA iPSC/860 log says of itself): a job with no recorded start gets
+  // recorded_start = submit_time and, without a recorded end, recorded_end = submit_time +
+  // duration. Applied before the load factor.
+  bool submit_is_start = false;
 
   bool IsIdentity() const;
   bool HasWindow() const { return !std::isinf(window_start) || !std::isinf(window_end); }
@@ -66,7 +72,9 @@ class JobSink {
   // filter.
   JobSink(const TraceFilter& filter, double origin);
 
-  void Add(Job&& job);
+  // `attempts`: the job's recorded running intervals (in the reader's clock, like submit_time),
+  // for formats that record several per job; kept with the job when the job is kept.
+  void Add(Job&& job, std::span<const RecordedAttempt> attempts = {});
   // A reader that knows how many records follow may say so; storage is reserved only when
   // every record would be kept.
   void ReserveHint(size_t records);
@@ -77,8 +85,11 @@ class JobSink {
   size_t max_held() const { return max_held_; }
 
   // The kept jobs sorted by (relative submit time, line, arrival order), with the load factor
-  // applied and GPU types mapped.
+  // applied and GPU types mapped. Recorded times are shifted by the origin like submit times
+  // (the load factor never moves them).
   std::vector<Job> Finish(FilterCounts* counts);
+  // After Finish: the kept jobs' recorded attempts, in job order (Trace::recorded_attempts).
+  std::vector<RecordedAttempt> TakeAttempts() { return std::move(attempts_); }
 
  private:
   // Keeps the first_n earliest of kept_ (stable), counting the rest.
@@ -90,6 +101,7 @@ class JobSink {
   double earliest_ = std::numeric_limits<double>::infinity();
   FilterCounts counts_;
   std::vector<Job> kept_;
+  std::vector<RecordedAttempt> attempts_;
   size_t max_held_ = 0;
 };
 

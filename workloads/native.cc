@@ -1,16 +1,19 @@
 // The native trace format (traces/README.md#the-native-format), CSV and JSON.
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
 // optional walltime, gpu_type, user, vc, priority, model, batch_size, status, precision,
-// sequence_length. Times in seconds.
+// sequence_length, recorded_start, recorded_end (the schedule a real scheduler gave the job, for
+// `clustersim validate`). Times in seconds.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
 // of 0 GPUs is kept and rejected by the engine with a reason); priority an integer; batch_size
 // an integer >= 0; precision fp32, tf32, mixed-fp16 or mixed-bf16 (a job's training precision;
 // empty = its model's recipe); sequence_length an integer >= 0 (tokens per sample, or image
-// pixels per side; 0 = its model's default); job_id non-empty and unique. Anything else is an
-// error naming the file, line,
-// column (1-based character position of the field) and what was expected.
+// pixels per side; 0 = its model's default); recorded_start and recorded_end finite numbers,
+// kept as given (a record that starts before its submission or ends before its start is counted
+// by the sanity report, as for the public formats); job_id non-empty and unique. Anything else is
+// an error naming the file, line, column (1-based character position of the field) and what was
+// expected.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -43,11 +46,15 @@ enum Column {
   kStatus,
   kPrecision,
   kSequenceLength,
+  kRecordedStart,
+  kRecordedEnd,
   kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id", "submit_time", "gpus",  "duration",   "walltime", "gpu_type",  "user",
-    "vc",     "priority",    "model", "batch_size", "status",   "precision", "sequence_length"};
+    "job_id",     "submit_time",    "gpus",           "duration",     "walltime",
+    "gpu_type",   "user",           "vc",             "priority",     "model",
+    "batch_size", "status",         "precision",      "sequence_length", "recorded_start",
+    "recorded_end"};
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {
@@ -242,6 +249,10 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
     if (auto* f = optional(kSequenceLength)) {
       job.sequence_length = static_cast<int>(parse.Count(*f, "sequence_length", 0));
     }
+    if (auto* f = optional(kRecordedStart)) {
+      job.recorded_start = parse.Number(*f, "recorded_start");
+    }
+    if (auto* f = optional(kRecordedEnd)) job.recorded_end = parse.Number(*f, "recorded_end");
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     sink->Add(std::move(job));
   }
@@ -321,6 +332,10 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
     }
     if (o.contains("sequence_length") && !o["sequence_length"].is_null()) {
       job.sequence_length = static_cast<int>(number("sequence_length", true));
+    for (const char* key : {"recorded_start", "recorded_end"}) {
+      if (!o.contains(key) || o[key].is_null()) continue;
+      const double v = RequireNumber(o[key], path, where + "." + key);
+      (std::string(key) == "recorded_start" ? job.recorded_start : job.recorded_end) = v;
     }
     if (!seen_ids.emplace(job.id, i).second) {
       throw JsonValueError(path, where + ".job_id", "duplicate id \"" + job.id + "\"");
@@ -365,7 +380,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
-    "gpu_type,user,vc,priority,model,batch_size,status,precision,sequence_length]",
+    "gpu_type,user,vc,priority,model,batch_size,status,precision,sequence_length,recorded_start,"
+    "recorded_end]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

@@ -12,6 +12,8 @@
 //   GPU); gpu_milli must be 0 for CPU pods (num_gpu 0, kept and rejected by the engine with a
 //   reason), 1..1000 for one GPU and 1000 for several;
 //   cpu_milli = cpu_milli;
+//   recorded schedule: recorded_start = scheduled_time (absent for a pod never scheduled),
+//   recorded_end = deletion_time (a Pending pod was withdrawn then; censored for Running pods);
 //   gpu_type = gpu_spec, each '|'-separated model mapped to its catalog name (openb_models.h:
 //   V100M16 -> V100-16GB, V100M32 -> V100-32GB, P100 -> P100-16GB, T4 -> T4-16GB; A10, G2, G3
 //   kept as named), repeats removed; empty = any type. A model outside that list is an error;
@@ -123,6 +125,10 @@ void ReadOpenb(const std::string& path, JobSink* sink) {
                                         (was_scheduled ? "scheduled_time" : "creation_time"));
     }
     job.duration = deletion - start;
+    // The recorded schedule: scheduled at scheduled_time, gone at deletion_time (a pod never
+    // scheduled was withdrawn then; a Running pod's deletion_time is the end of the trace).
+    if (was_scheduled) job.recorded_start = start;
+    job.recorded_end = deletion;
     if (const CsvField* spec = field(kGpuSpec); spec && !spec->text.empty()) {
       job.gpu_type = MapGpuSpec(*spec, parse);
       job.gpu_type_column = spec->column;

@@ -26,6 +26,8 @@
 //   none, the job was still running when the trace ended: its end is the latest time in either
 //   table (censored; its status, normally Running, says so). No started task -> duration 0;
 //   a job with no task rows gets gpus 0, duration 0 and trace_status "<status>:no-tasks";
+//   recorded schedule: recorded_start = the earliest task start_time, recorded_end = that end
+//   (latest task end, or the censored end) — shifted like submit_time;
 //   task rows whose job_name is not in the job table have no submission time and are not used;
 //   plan_mem, inst_id and the task status are not used.
 #include <algorithm>
@@ -301,6 +303,8 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
     if (std::isfinite(a.run_start)) {
       const double end = a.open ? trace_end : a.run_end;
       job.duration = end - a.run_start;  // >= 0: the earliest-started task ended, or open
+      job.recorded_start = a.run_start;
+      job.recorded_end = end;
     }
   }
   for (Job& job : table) sink->Add(std::move(job));

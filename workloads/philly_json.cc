@@ -22,6 +22,9 @@
 //     contributes nothing -> "<status>:missing-times";
 //     a last attempt with start_time but no end_time was running when the log was taken: it runs
 //     until the latest time found in the file (censored) -> "<status>:running-at-end".
+//   recorded schedule: every attempt with a start and an end (the open last one ending at the
+//   latest time) is a recorded attempt holding its own GPUs; recorded_start = the first attempt's
+//   start_time, recorded_end = the last attempt's end;
 //   Unknown keys are ignored; a key of the wrong type, a malformed time or invalid JSON is an
 //   error naming the line and column.
 #include <algorithm>
@@ -224,9 +227,10 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
 
   // Jobs still running when the log ends are censored at its latest time, known at the end.
   void Finish() {
-    for (auto& [job, start] : open_jobs_) {
-      job.duration += latest_time_ - start;  // >= 0: start is among the times
-      sink_->Add(std::move(job));
+    for (OpenJob& open : open_jobs_) {
+      open.job.duration += latest_time_ - open.start;  // >= 0: start is among the times
+      open.attempts.push_back({open.start, latest_time_, open.gpus});
+      AddWithRecord(std::move(open.job), open.attempts);
     }
   }
 
@@ -253,6 +257,8 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
     int missing_times = 0;
     bool last_open = false;  // the latest attempt has a start but no end
     double open_start = 0;
+    int open_gpus = 0;
+    std::vector<RecordedAttempt> recorded;  // attempts with both times
   };
   struct PendingAttempt {
     int gpus = 0;
@@ -396,9 +402,11 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
                              "].end_time: expected a time >= start_time");
       }
       job_.job.duration += a.end - a.start;
+      job_.recorded.push_back({a.start, a.end, a.gpus});
     } else if (a.has_start) {
       job_.last_open = true;  // censored if no later attempt follows
       job_.open_start = a.start;
+      job_.open_gpus = a.gpus;
     } else {
       ++job_.missing_times;
     }
@@ -428,10 +436,25 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
       if (!suffix.empty()) job.trace_status = status + suffix;
     }
     if (job_.attempts > 0 && job_.last_open) {
-      open_jobs_.emplace_back(std::move(job), job_.open_start);
+      open_jobs_.push_back(
+          {std::move(job), job_.open_start, job_.open_gpus, std::move(job_.recorded)});
     } else {
-      sink_->Add(std::move(job));
+      AddWithRecord(std::move(job), job_.recorded);
     }
+  }
+
+  // Hands the job to the sink with its recorded attempts (in file order) and the recorded start
+  // and end they imply.
+  void AddWithRecord(Job&& job, const std::vector<RecordedAttempt>& attempts) {
+    if (!attempts.empty()) {
+      job.recorded_start = attempts.front().start;
+      job.recorded_end = attempts.front().end;
+      for (const RecordedAttempt& a : attempts) {
+        job.recorded_start = std::min(job.recorded_start, a.start);
+        job.recorded_end = std::max(job.recorded_end, a.end);
+      }
+    }
+    sink_->Add(std::move(job), attempts);
   }
 
   const std::string& path_;
@@ -443,7 +466,13 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
   PendingAttempt attempt_;
   int64_t job_count_ = 0;
   double latest_time_ = -std::numeric_limits<double>::infinity();
-  std::vector<std::pair<Job, double>> open_jobs_;  // job, its open attempt's start
+  struct OpenJob {
+    Job job;
+    double start;                           // of its open last attempt
+    int gpus;                               // of that attempt
+    std::vector<RecordedAttempt> attempts;  // its closed attempts
+  };
+  std::vector<OpenJob> open_jobs_;
 };
 
 void ReadPhillyJson(const std::string& path, JobSink* sink) {

@@ -161,6 +161,7 @@ Trace LoadTrace(const std::string& path, const std::string& format, const TraceF
   JobSink sink(filter, origin);
   reader->read(path, &sink);
   trace.jobs = sink.Finish(counts);
+  trace.recorded_attempts = sink.TakeAttempts();
   trace.ids_unique = reader->rejects_duplicate_ids;
   trace.sha256 = Sha256OfContent(path);
   return trace;

@@ -11,9 +11,12 @@
 //   walltime = 9 (requested time) when > 0, else not given;
 //   trace_status = 11: 1 "completed", 0 "failed", 5 "cancelled", 2 "partial", 3 "partial-last",
 //   4 "partial-failed", -1 empty (unknown); another code is an error;
-//   user = 12, vc = 13 (group), when not -1. Not used: 3 (wait: the simulator queues the job
-//   itself), 6, 7, 10 (CPU time and memory), 14-18 (executable, queue, partition, preceding job,
-//   think time). Every field must be a number; submit_time must be >= 0.
+//   user = 12, vc = 13 (group), when not -1;
+//   recorded schedule: recorded_start = 2 + 3 (submit + wait) when the wait is known (>= 0), and
+//   then recorded_end = recorded_start + 4 when the run time is known; the simulator still queues
+//   the job itself. Not used: 6, 7, 10 (CPU time and memory), 14-18 (executable, queue,
+//   partition, preceding job, think time). Every field must be a number; submit_time must be
+//   >= 0; the wait time >= 0 or -1.
 #include <charconv>
 #include <cmath>
 
@@ -143,6 +146,15 @@ void ReadSwf(const std::string& path, JobSink* sink) {
                                 std::string(fields[3].text));
     }
     job.duration = run < 0 ? 0 : run;
+    const double wait = parse.Number(fields[2], "field 3 (wait time)");
+    if (wait < 0 && wait != -1) {
+      parse.Fail(fields[2], "field 3 (wait time): expected seconds >= 0 or -1 (unknown), got " +
+                                std::string(fields[2].text));
+    }
+    if (wait >= 0) {
+      job.recorded_start = job.submit_time + wait;
+      if (run >= 0) job.recorded_end = job.recorded_start + run;
+    }
     const int64_t allocated =
         parse.Integer(fields[4], "field 5 (allocated processors)", -1, 1'000'000'000);
     const int64_t requested =

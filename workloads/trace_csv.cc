@@ -443,6 +443,10 @@ void ReadSlurmStyleJobLog(const std::string& path, JobSink* sink, bool has_vc,
       if (end < start) parse.Fail(field(kEnd), "end_time: expected a time >= start_time");
       job.duration = end - start;
     }
+    // The recorded schedule: the start and end as logged (kept as given, even before the
+    // submission; the sanity report counts such records).
+    if (has_start) job.recorded_start = start;
+    if (has_end) job.recorded_end = end;
     sink->Add(std::move(job));
   }
 }

@@ -98,9 +98,14 @@ FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace) {
     return FilterCounts{.before = n, .kept = n};
   }
   JobSink sink(filter, 0.0);
-  for (Job& job : trace->jobs) sink.Add(std::move(job));
+  for (Job& job : trace->jobs) {
+    const std::span<const RecordedAttempt> attempts(
+        trace->recorded_attempts.data() + job.recorded_attempt_begin, job.recorded_attempt_count);
+    sink.Add(std::move(job), attempts);
+  }
   FilterCounts counts;
   trace->jobs = sink.Finish(&counts);
+  trace->recorded_attempts = sink.TakeAttempts();
   return counts;
 }
 
@@ -123,6 +128,8 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
                       {}};
   SanityItem duplicates{"duplicate job ids", 0, {}};
   SanityItem unknown_status{"unknown trace statuses", 0, {}};
+  SanityItem started_early{"recorded starts before the submission (kept as recorded)", 0, {}};
+  SanityItem ended_early{"recorded ends before the recorded start (kept as recorded)", 0, {}};
   auto note = [](SanityItem& item, int64_t line) {
     if (item.first_lines.size() < kSanityLines) item.first_lines.push_back(line);
     ++item.count;
@@ -144,6 +151,8 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
     if (job->submit_time < latest) note(unsorted, job->line);
     latest = std::max(latest, job->submit_time);
     if (!KnownStatus(job->trace_status.str())) note(unknown_status, job->line);
+    if (job->recorded_start < job->submit_time) note(started_early, job->line);  // NaN: false
+    if (job->recorded_end < job->recorded_start) note(ended_early, job->line);
   }
   // Duplicate ids, unless the reader rejected them already: sort (hash, line) pairs, then confirm
   // equal hashes by comparing the ids (much cheaper than sorting the strings of a million-job
@@ -169,7 +178,7 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
   }
   SanityReport report;
   for (SanityItem* item : {&larger, &zero_gpus, &zero_duration, &unsorted, &duplicates,
-                           &unknown_status}) {
+                           &unknown_status, &started_early, &ended_early}) {
     if (item->count > 0) report.items.push_back(std::move(*item));
   }
   return report;
@@ -189,7 +198,10 @@ TraceStats ComputeTraceStats(const Trace& trace) {
     durations.push_back(job.duration);
     total += job.duration;
     s.gpu_hours += job.gpus * job.duration / 3600;
+    s.recorded_starts += job.has_recorded_start();
+    s.recorded_ends += job.has_recorded_end();
   }
+  s.recorded_attempts = static_cast<int64_t>(trace.recorded_attempts.size());
   s.duration_mean = total / durations.size();
   s.duration_max = *std::max_element(durations.begin(), durations.end());
   s.duration_p50 = Percentile(durations, 0.50);
@@ -234,6 +246,13 @@ std::string FormatTraceStats(const TraceStats& s, int64_t cluster_gpus) {
     }
     out += line;
   }
+  if (s.recorded_starts + s.recorded_ends > 0) {
+    std::snprintf(line, sizeof line,
+                  "recorded        %lld starts, %lld ends, %lld attempts (clustersim validate)\n",
+                  static_cast<long long>(s.recorded_starts), static_cast<long long>(s.recorded_ends),
+                  static_cast<long long>(s.recorded_attempts));
+    out += line;
+  }
   out += "GPUs per job    ";
   for (const auto& [gpus, count] : s.jobs_by_gpus) {
     std::snprintf(line, sizeof line, "%d: %lld (%.1f%%)  ", gpus, static_cast<long long>(count),
@@ -256,7 +275,12 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   std::string chunk =
       "job_id,submit_time,gpus,duration,walltime,gpu_type,user,vc,priority,model,batch_size,"
       "status";
-  chunk += settings ? ",precision,sequence_length\n" : "\n";
+  if (settings) chunk += ",precision,sequence_length";
+  // The recorded schedule's columns only when some job has one (attempts are not written).
+  const bool recorded = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+    return job.has_recorded_start() || job.has_recorded_end();
+  });
+  chunk += recorded ? ",recorded_start,recorded_end\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
@@ -296,6 +320,12 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
     if (settings) {
       chunk += ',' + job.precision.str() + ',';
       if (job.sequence_length > 0) chunk += std::to_string(job.sequence_length);
+    }
+    if (recorded) {
+      chunk += ',';
+      if (job.has_recorded_start()) AppendNumber(job.recorded_start, &chunk);
+      chunk += ',';
+      if (job.has_recorded_end()) AppendNumber(job.recorded_end, &chunk);
     }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {

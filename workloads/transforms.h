@@ -54,6 +54,9 @@ struct TraceStats {
   double gpu_hours = 0;
   double arrivals_per_hour = 0;
   double offered_gpu_hours_per_day = 0;
+  // The recorded schedule (traces/README.md): jobs with a recorded start, with a recorded end,
+  // and recorded attempts.
+  int64_t recorded_starts = 0, recorded_ends = 0, recorded_attempts = 0;
 };
 TraceStats ComputeTraceStats(const Trace& trace);
 // With `cluster_gpus` > 0, also the offered load relative to that many GPUs: GPU-hours demanded

@@ -25,6 +25,7 @@
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/cli/validate_command.h"
+#include "sim/cli/validate_models_command.h"
 #include "sim/hardware/topology.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
@@ -55,6 +56,7 @@ commands:
   sweep           run the cross product of a JSON sweep spec in parallel (--shard for Slurm)
   merge           join result databases into one
   report          per user, vc, GPU type, priority or policy: jobs, GPU-hours, cost, waits, JCT
+  validate        replay a trace that records its real schedule and compare (--search ranks configs)
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   advise          memory, largest batch, throughput and goodput of a model on a GPU type
@@ -195,8 +197,10 @@ int CommandRun(int argc, char** argv) {
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
       "check", po::bool_switch(&config.engine.check_invariants),
-      "verify engine invariants after every pass (slow)")("no-progress",
-                                                          "never draw the progress bar")(
+      "verify engine invariants after every pass (slow)")(
+      "record-allocations", po::bool_switch(&config.engine.record_allocations),
+      "write the allocations table: one row per running interval of a job")(
+      "no-progress", "never draw the progress bar")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, config.models);
@@ -406,10 +410,11 @@ int Main(int argc, char** argv) {
     if (command == "validate-models") return CommandValidateModels(argc - 1, argv + 1);
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
+    if (command == "validate") return CommandValidate(argc - 1, argv + 1);
     throw InputError(
         "unknown command \"" + command +
         "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
-        "list, plan, queueing");
+        "list, plan, queueing, validate");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

@@ -110,6 +110,9 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
           value.get<bool>();
     } else if (option == "models") {
       config->models.catalog_path = text(value, key);
+    } else if (option == "record-allocations") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->engine.record_allocations = value.get<bool>();
     } else if (option == "oom-startup") {
       config->models.options.oom_startup_seconds = RequireDuration(value, path, key);
     } else if (option == "oom-retries") {
@@ -138,7 +141,7 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
               "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
               "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
-              "batch_choice, bsld_threshold, out");
+              "batch_choice, bsld_threshold, record_allocations, out");
     }
   }
 } catch (const JsonValueError& e) {
@@ -244,6 +247,14 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   if (runtime_name.empty()) runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
   EngineOptions engine_options = config.engine;
   ResolveFaults(config, cluster, &engine_options.faults);
+  if (config.validate) {
+    if (config.filter.load_factor != 1.0) {
+      throw InputError(
+          "--load-factor: validation compares with the recorded schedule, which a load factor "
+          "other than 1 moves the submissions away from");
+    }
+    engine_options.record_allocations = true;  // the simulated series come from the log
+  }
   const Topology topology(cluster);
   const auto runtime = MakeRuntimeModel(runtime_name, cluster, topology);
   // The workload's request sizes, for placements that score against them (frag-aware); filled
@@ -348,6 +359,16 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     record.trace_filter = filter.dump();
   }
 
+  if (config.validate && std::none_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+        return job.has_recorded_start() || job.has_recorded_end();
+      })) {
+    throw InputError(trace_path, 0, 0,
+                     "the trace (" + trace.format +
+                         " format) records no start or end times to validate against (see "
+                         "traces/README.md for what each format records; --submit-is-start for "
+                         "logs whose submit times are their start times)");
+  }
+
   // Open the output before simulating, so an unwritable path or a repeated run fails fast.
   std::unique_ptr<SqliteWriter> writer;
   if (!config.out.empty()) writer = std::make_unique<SqliteWriter>(config.out);
@@ -385,6 +406,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   outcome.filter_counts = counts;
   outcome.sanity = std::move(sanity);
   outcome.summary = ComputeSummary(engine, {config.bsld_threshold_seconds});
+  if (config.validate) {
+    outcome.validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds);
+  }
   outcome.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (writer) {
@@ -394,6 +418,8 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     record.status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
     record.fingerprint = HexFingerprint(engine.fingerprint());
     outcome.run_id = writer->WriteRun(record, &engine, outcome.summary);
+    writer->WriteAllocations(outcome.run_id, engine);
+    if (config.validate) writer->WriteValidation(outcome.run_id, outcome.validation);
     writer->Commit();
   }
   return outcome;

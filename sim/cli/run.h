@@ -15,6 +15,7 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/model_runtime.h"
 #include "sim/engine/summary.h"
+#include "sim/engine/validation.h"
 #include "sim/util/params.h"
 #include "workloads/transforms.h"
 
@@ -59,6 +60,11 @@ struct RunConfig {
   // `clustersim merge` uses — is an error naming that run unless allow_duplicate is set.
   bool allow_duplicate = false;
   std::string duplicates_of;  // another database to check (compare's output), empty = none
+  // Compare the run with the trace's recorded schedule (`clustersim validate`,
+  // sim/engine/validation.h): records the allocation log, fills RunOutcome::validation and writes
+  // the allocations, validation and validation_series rows. Refuses a trace without a record and
+  // a load factor other than 1 (it moves submissions away from the record).
+  bool validate = false;
 };
 
 struct RunOutcome {
@@ -77,6 +83,7 @@ struct RunOutcome {
   // Settings with nothing to act on in this run, each naming the fix (also logged as warnings
   // before the simulation starts).
   std::vector<std::string> warnings;
+  ValidationReport validation;  // RunConfig::validate only
 };
 
 // Throws InputError for bad inputs or a duplicate run (nothing is written then; both are found
@@ -89,8 +96,9 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
 // stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval,
 // checkpoint_cost, restore_cost, model_aware, assign_models, models, oom_startup, oom_retries,
-// colocation_speed, storage_gbps, bsld_threshold, out. Keys named in `given` (option names set on
-// the command line, which win) are skipped; a params key also given as --param keeps the
+// colocation_speed, storage_gbps, bsld_threshold, record_allocations, out. Keys named in `given`
+// (option names set on the command line, which win) are skipped; a params key also given as
+// --param keeps the
 // command-line value. Throws InputError naming the file and key for an unknown key or a value of
 // the wrong type.
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,

@@ -192,7 +192,10 @@ void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
       "first", po::value(&args.first), "keep the first N jobs in submission order")(
       "load-factor", po::value(&args.load_factor)->default_value(1.0, "1"),
       "multiply the arrival rate by F (gaps between submissions / F): 2 = twice the load")(
-      "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]");
+      "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]")(
+      "submit-is-start", po::bool_switch(&args.submit_is_start),
+      "the trace's submit times are its recorded start times (a log recording starts, not "
+      "waits, e.g. NASA iPSC/860): the recorded schedule of jobs without one");
 }
 
 TraceFilter MakeFilter(const FilterArgs& args) {
@@ -205,6 +208,7 @@ TraceFilter MakeFilter(const FilterArgs& args) {
   filter.first_n = args.first;
   filter.load_factor = args.load_factor;
   if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
+  filter.submit_is_start = args.submit_is_start;
   return filter;
 }
 

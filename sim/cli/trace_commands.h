@@ -14,9 +14,10 @@ struct FilterArgs {
   std::string window, vc, user, status, map_gpu;
   int64_t first = -1;
   double load_factor = 1.0;
+  bool submit_is_start = false;
 };
 
-// Adds --window, --vc, --user, --status, --first, --load-factor, --map-gpu.
+// Adds --window, --vc, --user, --status, --first, --load-factor, --map-gpu, --submit-is-start.
 void AddFilterOptions(boost::program_options::options_description& desc, FilterArgs& args);
 // The model-aware options (--model-aware, --assign-models, --models, --oom-startup, --oom-retries,
 // --colocation-speed, --storage-gbps) of run and compare.

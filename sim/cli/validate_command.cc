@@ -1,221 +1,425 @@
 #include "sim/cli/validate_command.h"
 
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
-#include <fstream>
-#include <string>
-#include <vector>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <set>
 
+#include "policies/registry.h"
 #include "sim/cli/options.h"
-#include "sim/hardware/hardware.h"
-#include "sim/models/model_catalog.h"
-#include "sim/models/validation.h"
+#include "sim/cli/run.h"
+#include "sim/cli/sweep.h"
+#include "sim/cli/trace_commands.h"
+#include "sim/output/merge.h"
 #include "sim/util/error.h"
-#include "sim/util/json_file.h"
 
 namespace po = boost::program_options;
 
 namespace clustersim {
 namespace {
 
-std::string Percent(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f%%", 100 * x);
-  return b;
+namespace fs = std::filesystem;
+
+std::atomic<bool> g_stop{false};
+
+void OnSignal(int) { g_stop.store(true); }
+
+// The distances --rank-by accepts (all: lower is closer to the record).
+constexpr const char* kRankMetrics[] = {"wait_wasserstein_hours", "wait_ks",
+                                        "start_error_abs_mean_hours", "utilization_mae",
+                                        "queue_length_mae"};
+
+std::string Cell(double v, const char* format) {
+  if (!std::isfinite(v)) return "-";
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, format, v);
+  return buffer;
 }
 
-void PrintTable(const char* title, const std::vector<ErrorSummary>& rows) {
-  std::printf("\n%s\n  %-26s %5s %9s %9s %9s %9s\n", title, "", "rows", "median|e|", "p90|e|",
-              "worst|e|", "mean e");
-  for (const ErrorSummary& s : rows) {
-    std::printf("  %-26s %5d %9s %9s %9s %9s\n", s.key.c_str(), s.rows,
-                Percent(s.median_abs).c_str(), Percent(s.p90_abs).c_str(),
-                Percent(s.worst_abs).c_str(), Percent(s.mean_signed).c_str());
-  }
+double Field(const ValidationReport& r, const std::string& scope, const char* metric,
+             double ValidationRow::*field) {
+  const ValidationRow* row = r.Find(scope, metric);
+  return row ? row->*field : std::nan("");
+}
+double Value(const ValidationReport& r, const std::string& scope, const char* metric) {
+  return Field(r, scope, metric, &ValidationRow::value);
+}
+double Sim(const ValidationReport& r, const std::string& scope, const char* metric) {
+  return Field(r, scope, metric, &ValidationRow::simulated);
+}
+double Rec(const ValidationReport& r, const std::string& scope, const char* metric) {
+  return Field(r, scope, metric, &ValidationRow::recorded);
 }
 
-std::vector<ThroughputResult> OfSplit(const std::vector<ThroughputResult>& all,
-                                      const std::string& split) {
-  std::vector<ThroughputResult> out;
-  for (const auto& r : all) {
-    if (r.row->split == split) out.push_back(r);
-  }
-  return out;
-}
+void PrintValidation(const RunConfig& config, const RunOutcome& o) {
+  const ValidationReport& r = o.validation;
+  std::printf(
+      "\nclustersim validate, run %s: %s (%zu jobs, %s) x %s (%d GPUs), %s / %s, runtime %s\n",
+      o.run_id >= 0 ? std::to_string(o.run_id).c_str() : "-", config.trace_path.c_str(), o.jobs,
+      o.trace_format.c_str(), config.cluster.c_str(), o.gpus, config.policy.c_str(),
+      config.placement.c_str(), o.runtime_model.c_str());
+  std::printf(
+      "  jobs: %lld with a record, %lld of them started in both (compared); %lld rejected "
+      "by the simulation (left out); %lld without a record\n",
+      static_cast<long long>(r.jobs_recorded), static_cast<long long>(r.jobs_compared),
+      static_cast<long long>(r.jobs_rejected),
+      static_cast<long long>(r.jobs - r.jobs_rejected - r.jobs_recorded));
+  std::printf("\n  %-24s %10s %10s %10s\n", "", "simulated", "recorded", "sim - rec");
+  auto line = [&](const char* label, const char* metric, double scale, const char* format) {
+    const double s = Sim(r, "all", metric) * scale;
+    const double c = Rec(r, "all", metric) * scale;
+    const double d = Value(r, "all", metric) * scale;
+    std::string signed_format = std::string("%+") + (format + 1);
+    std::printf("  %-24s %10s %10s %10s\n", label, Cell(s, format).c_str(), Cell(c, format).c_str(),
+                Cell(d, signed_format.c_str()).c_str());
+  };
+  line("wait mean (h)", "wait_mean_hours", 1, "%.3f");
+  line("wait p50 (h)", "wait_p50_hours", 1, "%.3f");
+  line("wait p95 (h)", "wait_p95_hours", 1, "%.3f");
+  line("wait p99 (h)", "wait_p99_hours", 1, "%.3f");
+  line("utilization mean (%)", "utilization_mean", 100, "%.1f");
+  line("queue length mean (jobs)", "queue_length_mean", 1, "%.2f");
+  std::printf("\n  %-24s KS %s   Wasserstein %s h\n", "wait distributions",
+              Cell(Value(r, "all", "wait_ks"), "%.3f").c_str(),
+              Cell(Value(r, "all", "wait_wasserstein_hours"), "%.4f").c_str());
+  std::printf("  %-24s mean %s   mean |error| %s   p5 %s   p50 %s   p95 %s\n", "start error (h)",
+              Cell(Value(r, "all", "start_error_mean_hours"), "%+.3f").c_str(),
+              Cell(Value(r, "all", "start_error_abs_mean_hours"), "%.3f").c_str(),
+              Cell(Value(r, "all", "start_error_p5_hours"), "%+.3f").c_str(),
+              Cell(Value(r, "all", "start_error_p50_hours"), "%+.3f").c_str(),
+              Cell(Value(r, "all", "start_error_p95_hours"), "%+.3f").c_str());
+  std::printf("  %-24s correlation %s   MAE %s %% of the GPUs (%g s intervals)\n",
+              "utilization series",
+              Cell(Value(r, "all", "utilization_correlation"), "%.3f").c_str(),
+              Cell(100 * Value(r, "all", "utilization_mae"), "%.2f").c_str(),
+              config.engine.timeseries_interval_seconds);
+  std::printf("  %-24s correlation %s   MAE %s jobs\n", "queue length series",
+              Cell(Value(r, "all", "queue_length_correlation"), "%.3f").c_str(),
+              Cell(Value(r, "all", "queue_length_mae"), "%.2f").c_str());
 
-std::string CsvQuote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-void WriteRowsCsv(const std::string& path, const std::vector<ThroughputResult>& results) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp);
-    if (!out) throw InputError(path, 0, 0, "a writable file");
-    out << "id,split,group,model,precision,framework,gpu,gpus,tp,pp,micro_batch,accumulation,"
-           "measured_samples_per_s,predicted_samples_per_s,error,measured_mfu,predicted_mfu,"
-           "b_max,fits,step_s,compute_s,tp_comm_s,pp_comm_s,optimizer_s,dp_comm_s,source\n";
-    char buf[512];
-    for (const auto& r : results) {
-      const ThroughputRow& w = *r.row;
-      std::snprintf(
-          buf, sizeof buf, "%s,%s,%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,%.6g,%.6g,%.4f,%.4f,%.4f,%lld,%d,",
-          w.id.c_str(), w.split.c_str(), w.group.c_str(),
-          (w.model == "GPT" ? "GPT-" + std::to_string(w.layers) + "x" + std::to_string(w.hidden)
-                            : w.model)
-              .c_str(),
-          w.precision.c_str(), w.framework.c_str(), w.gpu.c_str(), w.gpus, w.tp, w.pp,
-          w.micro_batch, w.accumulation, r.measured_samples, r.predicted_samples, r.error,
-          r.measured_mfu, r.predicted_mfu, static_cast<long long>(r.max_batch), r.fits ? 1 : 0);
-      const StepEstimate& e = r.estimate;
-      out << buf;
-      std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", e.step_seconds,
-                    e.compute_seconds, e.tp_comm_seconds, e.pp_comm_seconds, e.optimizer_seconds,
-                    e.comm_seconds);
-      out << buf << CsvQuote(w.source) << "\n";
+  auto scope_table = [&](const std::vector<std::string>& scopes, bool series) {
+    std::printf("  %-16s %7s %17s %17s %6s %8s", "", "jobs", "wait mean (h)", "wait p95 (h)", "KS",
+                "W1 (h)");
+    if (series) std::printf(" %10s %9s", "util corr", "util MAE%");
+    std::printf("\n  %-16s %7s %17s %17s\n", "", "", "sim / rec", "sim / rec");
+    for (const std::string& scope : scopes) {
+      const std::string name = scope.substr(scope.find(':') + 1);
+      std::printf("  %-16.16s %7s %8s/%-8s %8s/%-8s %6s %8s", name.c_str(),
+                  Cell(Value(r, scope, "jobs"), "%.0f").c_str(),
+                  Cell(Sim(r, scope, "wait_mean_hours"), "%.3f").c_str(),
+                  Cell(Rec(r, scope, "wait_mean_hours"), "%.3f").c_str(),
+                  Cell(Sim(r, scope, "wait_p95_hours"), "%.3f").c_str(),
+                  Cell(Rec(r, scope, "wait_p95_hours"), "%.3f").c_str(),
+                  Cell(Value(r, scope, "wait_ks"), "%.3f").c_str(),
+                  Cell(Value(r, scope, "wait_wasserstein_hours"), "%.3f").c_str());
+      if (series) {
+        std::printf(" %10s %9s", Cell(Value(r, scope, "utilization_correlation"), "%.3f").c_str(),
+                    Cell(100 * Value(r, scope, "utilization_mae"), "%.2f").c_str());
+      }
+      std::printf("\n");
     }
-    if (!out) throw InputError(path, 0, 0, "a writable file");
+  };
+  std::vector<std::string> sizes;
+  std::vector<std::pair<double, std::string>> users;
+  for (const ValidationRow& row : r.rows) {
+    if (row.metric != "jobs") continue;
+    if (row.scope.rfind("size:", 0) == 0) sizes.push_back(row.scope);
+    if (row.scope.rfind("user:", 0) == 0) users.emplace_back(-row.value, row.scope);
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    throw InputError(path, 0, 0, "a writable file (rename failed)");
+  std::printf("\n  by size class (GPUs requested; jobs = compared)\n");
+  scope_table(sizes, true);
+  if (!users.empty()) {
+    std::stable_sort(users.begin(), users.end());  // most compared jobs first, then by name
+    const size_t shown = std::min<size_t>(users.size(), 10);
+    std::printf(
+        "\n  by user (the %zu of %zu users with the most compared jobs; all in the "
+        "validation table)\n",
+        shown, users.size());
+    std::vector<std::string> scopes;
+    for (size_t k = 0; k < shown; ++k) scopes.push_back(users[k].second);
+    scope_table(scopes, false);
   }
+  std::printf("\n  %-14s %s   events %llu   wall %.2f s\n", "fingerprint",
+              HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
+              o.wall_seconds);
+  if (!config.out.empty()) std::printf("  %-14s %s\n", "written to", config.out.c_str());
+}
+
+// One --search option: "key=v1,v2,...".
+struct SearchAxis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+SearchAxis ParseSearch(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw InputError("--search " + text + ": expected key=value1,value2,...");
+  }
+  SearchAxis axis;
+  axis.key = text.substr(0, eq);
+  std::replace(axis.key.begin(), axis.key.end(), '_', '-');
+  if (axis.key != "policy" && axis.key != "placement" && axis.key != "runtime-model") {
+    axis.key = text.substr(0, eq);  // a parameter keeps its spelling
+  }
+  size_t start = eq + 1;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    std::string value =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (value.empty()) throw InputError("--search " + text + ": an empty value");
+    if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end()) {
+      throw InputError("--search " + text + ": " + value + " is listed twice");
+    }
+    axis.values.push_back(std::move(value));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return axis;
+}
+
+struct Candidate {
+  RunConfig config;
+  std::string label;
+  RunOutcome outcome;
+  std::exception_ptr error;
+  int64_t run_id = -1;
+};
+
+int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& base_params,
+              const std::vector<SearchAxis>& axes, const std::string& rank_by, int jobs) {
+  // The cross product, the last axis varying fastest.
+  std::vector<Candidate> candidates(1);
+  candidates[0].config = base;
+  std::vector<std::map<std::string, std::string>> params(1, base_params);
+  for (const SearchAxis& axis : axes) {
+    std::vector<Candidate> next;
+    std::vector<std::map<std::string, std::string>> next_params;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      for (const std::string& value : axis.values) {
+        Candidate candidate = candidates[c];
+        std::map<std::string, std::string> p = params[c];
+        if (axis.key == "policy") {
+          FindPolicy(value);
+          candidate.config.policy = value;
+        } else if (axis.key == "placement") {
+          FindPlacement(value);
+          candidate.config.placement = value;
+        } else if (axis.key == "runtime-model") {
+          candidate.config.runtime_model = value;
+        } else {
+          p[axis.key] = value;
+        }
+        if (axis.key != "policy" && axis.key != "placement") {
+          candidate.label += " " + axis.key + "=" + value;
+        }
+        next.push_back(std::move(candidate));
+        next_params.push_back(std::move(p));
+      }
+    }
+    candidates = std::move(next);
+    params = std::move(next_params);
+  }
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    candidates[c].label =
+        candidates[c].config.policy + "/" + candidates[c].config.placement + candidates[c].label;
+    candidates[c].config.params =
+        ParamsForRun(params[c], candidates[c].config.policy, candidates[c].config.placement);
+  }
+  // Each run writes its own database in a private folder; they are merged into the output only
+  // when every run succeeded, so a failing run leaves nothing behind.
+  const fs::path out_path(base.out);
+  if (!out_path.parent_path().empty()) {
+    std::error_code ec;
+    fs::create_directories(out_path.parent_path(), ec);
+  }
+  const std::string scratch = base.out + ".validate-tmp-" + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  if (!fs::create_directories(scratch, ec)) {
+    throw InputError(scratch, 0, 0, "cannot create a temporary directory");
+  }
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } cleanup{scratch};
+  ParallelFor(candidates.size(), jobs, [&](size_t i) {
+    Candidate& c = candidates[i];
+    c.config.out = scratch + "/run-" + std::to_string(i) + ".sqlite";
+    c.config.engine.interrupt = &g_stop;
+    try {
+      c.outcome = ExecuteRun(c.config);
+    } catch (...) {
+      c.error = std::current_exception();
+    }
+  });
+  for (const Candidate& c : candidates) {
+    if (!c.error) continue;
+    try {
+      std::rethrow_exception(c.error);
+    } catch (const InputError& e) {
+      throw InputError("--search configuration " + c.label + ": " + e.what() +
+                       " (a parameter for some policies only: --search NAME:key=values)");
+    }
+  }
+  std::vector<std::string> files;
+  for (const Candidate& c : candidates) files.push_back(c.config.out);
+  MergeOptions merge_options;
+  merge_options.reject_duplicates = false;
+  const MergeResult merged = MergeDatabases(base.out, files, merge_options);
+  bool interrupted = false;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    candidates[i].run_id = merged.new_run_ids[i];
+    interrupted = interrupted || candidates[i].outcome.status != RunStatus::kComplete;
+  }
+  // Closest first; a configuration without the distance (NaN) last.
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto distance = [&](size_t i) {
+    const double d = Value(candidates[i].outcome.validation, "all", rank_by.c_str());
+    return std::isfinite(d) ? d : std::numeric_limits<double>::infinity();
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return distance(a) < distance(b); });
+  const RunOutcome& first = candidates.front().outcome;
+  std::printf(
+      "clustersim validate --search: %s (%zu jobs, %s) x %s (%d GPUs): %zu configurations "
+      "ranked by %s\n",
+      base.trace_path.c_str(), first.jobs, first.trace_format.c_str(), base.cluster.c_str(),
+      first.gpus, candidates.size(), rank_by.c_str());
+  std::printf("%4s %4s  %-36s %8s %6s %10s %10s %9s %9s\n", "rank", "run", "configuration",
+              "W1 (h)", "KS", "wait mean", "(rec)", "util corr", "util MAE%");
+  for (size_t k = 0; k < order.size(); ++k) {
+    const Candidate& c = candidates[order[k]];
+    const ValidationReport& r = c.outcome.validation;
+    std::printf("%4zu %4lld  %-36.36s %8s %6s %10s %10s %9s %9s%s\n", k + 1,
+                static_cast<long long>(c.run_id), c.label.c_str(),
+                Cell(Value(r, "all", "wait_wasserstein_hours"), "%.4f").c_str(),
+                Cell(Value(r, "all", "wait_ks"), "%.3f").c_str(),
+                Cell(Sim(r, "all", "wait_mean_hours"), "%.4f").c_str(),
+                Cell(Rec(r, "all", "wait_mean_hours"), "%.4f").c_str(),
+                Cell(Value(r, "all", "utilization_correlation"), "%.3f").c_str(),
+                Cell(100 * Value(r, "all", "utilization_mae"), "%.2f").c_str(),
+                c.outcome.status == RunStatus::kComplete ? "" : "  (interrupted)");
+  }
+  std::printf(
+      "waits in hours; W1 = Wasserstein distance of the wait distributions; written to %s "
+      "(runs %lld-%lld)\n",
+      base.out.c_str(), static_cast<long long>(candidates.front().run_id),
+      static_cast<long long>(candidates.back().run_id));
+  return interrupted ? 130 : 0;
 }
 
 }  // namespace
 
-int CommandValidateModels(int argc, char** argv) {
-  std::string models_path, hardware_path, csv_path, throughput_path, memory_path;
-  bool fit = false, rows = false;
+int CommandValidate(int argc, char** argv) {
+  RunConfig config;
+  FilterArgs filter_args;
+  std::vector<std::string> params;
+  std::vector<std::string> searches;
+  std::string rank_by = "wait_wasserstein_hours";
+  std::string log_level = "warn";
+  int jobs = DefaultJobCount();
   po::options_description desc(
-      "clustersim validate-models: the memory and throughput models against published\n"
-      "measurements (sim/data/validation/, compiled in; docs/model-validation.md). Prints the\n"
-      "error of predicted against measured throughput for the held-out and calibration rows by "
-      "GPU\n"
-      "type, model, scale, source and precision, the large language models' utilization, and\n"
-      "whether B_max respects every published memory bracket.\n\noptions");
-  desc.add_options()("help,h", "show this help")(
-      "csv", po::value(&csv_path), "write every throughput row with its prediction to this CSV")(
-      "rows", po::bool_switch(&rows), "print every throughput row")(
-      "fit", po::bool_switch(&fit),
-      "print the efficiency tables fitted to the calibration rows (for sim/data/models.json)")(
-      "models", po::value(&models_path), "model catalog JSON (default: built in)")(
-      "hardware", po::value(&hardware_path), "hardware catalog JSON (default: built in)")(
-      "throughput-data", po::value(&throughput_path),
-      "throughput rows CSV (default: the built-in sim/data/validation/throughput.csv)")(
-      "memory-data", po::value(&memory_path),
-      "memory brackets CSV (default: the built-in sim/data/validation/memory.csv)");
+      "clustersim validate --trace F --cluster C --policy P [run options]: replay a trace that\n"
+      "records its real schedule and compare the simulation with it (docs/validation.md)\n\n"
+      "Job by job (start-time error), wait distributions (mean, p50, p95, p99, "
+      "Kolmogorov-Smirnov,\n"
+      "Wasserstein distance in hours), utilization and queue-length series (correlation, mean\n"
+      "absolute error), overall, per size class and per user. Printed, and written with the run\n"
+      "(tables validation, validation_series, allocations). --search key=v1,v2 (repeatable; keys\n"
+      "policy, placement, runtime-model or a [NAME:]parameter) runs the cross product and ranks\n"
+      "the configurations by --rank-by.\n\noptions");
+  desc.add_options()("help,h", "show this help")("trace", po::value(&config.trace_path),
+                                                 "trace file with a recorded schedule (required)")(
+      "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
+      "cluster", po::value(&config.cluster)->default_value("default"),
+      "cluster spec JSON file or preset name")("hardware", po::value(&config.hardware_path),
+                                               "hardware catalog JSON (default: built in)")(
+      "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
+      "placement", po::value(&config.placement)->default_value("first-fit"), "placement strategy")(
+      "runtime-model", po::value(&config.runtime_model)->default_value("trace"),
+      "trace | hardware (default trace: jobs run their recorded durations)")(
+      "param", po::value(&params)->composing(), "[NAME:]key=value policy parameter (repeatable)")(
+      "seed", po::value(&config.seed)->default_value(0), "random seed")(
+      "interval", po::value(&config.engine.timeseries_interval_seconds)->default_value(300),
+      "timeseries and validation series interval, seconds")(
+      "stop-time", po::value(&config.engine.stop_time), "stop the clock at this simulated time")(
+      "preemption-cost", po::value(&config.engine.preemption_cost_seconds)->default_value(0),
+      "checkpoint save + restore paid by each preempted job, seconds")(
+      "out", po::value(&config.out)->default_value("results/validate.sqlite"),
+      "SQLite database to append the run(s) to")(
+      "search", po::value(&searches)->composing(),
+      "key=v1,v2,...: try each value (repeatable: the cross product)")(
+      "rank-by", po::value(&rank_by)->default_value(rank_by),
+      "distance ranking --search: wait_wasserstein_hours, wait_ks, start_error_abs_mean_hours, "
+      "utilization_mae, queue_length_mae")(
+      "jobs,j", po::value(&jobs), "--search runs in parallel (default: the number of cores)")(
+      "check", po::bool_switch(&config.engine.check_invariants),
+      "verify engine invariants after every pass (slow)")(
+      "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
+  AddFilterOptions(desc, filter_args);
+  AddModelOptions(desc, config.models);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
-  const ModelCatalog models =
-      models_path.empty() ? ModelCatalog::Default() : ModelCatalog::FromFile(models_path);
-  const HardwareCatalog hardware =
-      hardware_path.empty() ? HardwareCatalog::Default() : HardwareCatalog::FromFile(hardware_path);
-  ValidationData custom;
-  const ValidationData* data = &DefaultValidationData();
-  if (!throughput_path.empty() || !memory_path.empty()) {
-    if (throughput_path.empty() || memory_path.empty()) {
-      throw InputError("validate-models: --throughput-data and --memory-data go together");
+  SetLogLevel(log_level);
+  if (config.trace_path.empty()) {
+    throw InputError("validate: expected --trace FILE (a trace that records its schedule)");
+  }
+  if (config.engine.preemption_cost_seconds < 0) {
+    throw InputError("--preemption-cost: expected a number of seconds >= 0");
+  }
+  if (!(config.engine.timeseries_interval_seconds > 0)) {
+    throw InputError("--interval: expected a positive number of seconds");
+  }
+  if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
+  if (std::find(std::begin(kRankMetrics), std::end(kRankMetrics), rank_by) ==
+      std::end(kRankMetrics)) {
+    throw InputError("--rank-by " + rank_by +
+                     ": expected wait_wasserstein_hours, wait_ks, start_error_abs_mean_hours, "
+                     "utilization_mae or queue_length_mae");
+  }
+  if (searches.empty() && !vm["rank-by"].defaulted()) {
+    spdlog::warn("--rank-by has nothing to rank without --search");
+  }
+  config.filter = MakeFilter(filter_args);
+  config.validate = true;
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  std::map<std::string, std::string> given;
+  for (const std::string& p : params) {
+    Params parsed;
+    parsed.AddAssignment(p);
+    given.insert(parsed.values().begin(), parsed.values().end());
+  }
+  if (!searches.empty()) {
+    std::vector<SearchAxis> axes;
+    std::set<std::string> keys;
+    for (const std::string& text : searches) {
+      axes.push_back(ParseSearch(text));
+      if (!keys.insert(axes.back().key).second) {
+        throw InputError("--search: the key " + axes.back().key + " is given twice");
+      }
     }
-    custom = ParseValidationData(ReadFileText(throughput_path), throughput_path,
-                                 ReadFileText(memory_path), memory_path);
-    data = &custom;
+    return RunSearch(config, given, axes, rank_by, jobs);
   }
-  if (fit) {
-    std::printf("%s", EfficiencyJson(FitEfficiency(*data, models, hardware)).c_str());
-    return 0;
-  }
-  const auto results = ValidateThroughput(*data, models, hardware);
-  const auto memory = ValidateMemory(*data, models, hardware);
-  const auto held = OfSplit(results, "heldout");
-  const auto cal = OfSplit(results, "calibration");
-  size_t memory_held = 0;
-  for (const auto& m : memory) memory_held += m.row->split == "heldout";
-  std::printf(
-      "validate-models: %zu throughput rows (%zu held out, %zu calibration), %zu memory "
-      "brackets (%zu held out, %zu calibration)\n",
-      results.size(), held.size(), cal.size(), memory.size(), memory_held,
-      memory.size() - memory_held);
-  for (const auto& part :
-       {std::make_pair("held-out", &held), std::make_pair("calibration", &cal)}) {
-    const ErrorSummary s = SummarizeAll(*part.second, part.first);
-    std::printf("  %-11s median |error| %s, p90 %s, worst %s, mean signed %s\n", part.first,
-                Percent(s.median_abs).c_str(), Percent(s.p90_abs).c_str(),
-                Percent(s.worst_abs).c_str(), Percent(s.mean_signed).c_str());
-  }
-  PrintTable("held-out rows by GPU type",
-             Summarize(held, [](const ThroughputResult& r) { return r.row->gpu; }));
-  PrintTable("held-out rows by model", Summarize(held, [](const ThroughputResult& r) {
-               return r.row->model == "GPT" ? std::string("GPT (Megatron shapes)") : r.row->model;
-             }));
-  PrintTable("held-out rows by GPUs",
-             Summarize(held, [](const ThroughputResult& r) { return ScaleBucket(r.row->gpus); }));
-  PrintTable("held-out rows by source",
-             Summarize(held, [](const ThroughputResult& r) { return r.row->group; }));
-  PrintTable("held-out rows by precision",
-             Summarize(held, [](const ThroughputResult& r) { return r.row->precision; }));
-  PrintTable("calibration rows by source",
-             Summarize(cal, [](const ThroughputResult& r) { return r.row->group; }));
-
-  std::printf("\nlarge language models: model-FLOPs utilization, measured and predicted\n");
-  std::printf("  %-5s %-11s %-16s %-10s %6s %5s %5s %9s %9s %8s\n", "id", "split", "model", "gpu",
-              "gpus", "TP", "PP", "measured", "predicted", "error");
-  for (const auto& r : results) {
-    if (r.row->model != "GPT") continue;
-    const std::string name =
-        "GPT-" + std::to_string(r.row->layers) + "x" + std::to_string(r.row->hidden);
-    std::printf("  %-5s %-11s %-16s %-10s %6d %5d %5d %9s %9s %8s\n", r.row->id.c_str(),
-                r.row->split.c_str(), name.c_str(), r.row->gpu.c_str(), r.row->gpus, r.row->tp,
-                r.row->pp, Percent(r.measured_mfu).c_str(), Percent(r.predicted_mfu).c_str(),
-                Percent(r.error).c_str());
-  }
-
-  int respected = 0;
-  std::printf(
-      "\nmemory brackets (largest published batch that ran / smallest that ran out of "
-      "memory; B_max predicted)\n");
-  std::printf("  %-4s %-11s %-11s %5s %-10s %-12s %-10s %6s %6s %6s  %s\n", "id", "split", "model",
-              "seq", "precision", "framework", "gpu", "fits", "oom", "B_max", "");
-  for (const auto& m : memory) {
-    respected += m.respected;
-    std::printf("  %-4s %-11s %-11s %5d %-10s %-12s %-10s %6d %6s %6lld  %s\n", m.row->id.c_str(),
-                m.row->split.c_str(), m.row->model.c_str(), m.row->sequence,
-                m.row->precision.c_str(), m.row->framework.c_str(), m.row->gpu.c_str(), m.row->fits,
-                m.row->oom ? std::to_string(m.row->oom).c_str() : "-",
-                static_cast<long long>(m.max_batch), m.respected ? "ok" : "VIOLATED");
-  }
-  int fits = 0;
-  for (const auto& r : results) fits += r.fits;
-  std::printf(
-      "  %d of %zu brackets respected; %d of %zu throughput rows' micro-batches fit "
-      "(B_max >= the published batch)\n",
-      respected, memory.size(), fits, results.size());
-  for (const auto& r : results) {
-    if (!r.fits) {
-      std::printf("    does not fit: %s (%s on %s, micro-batch %d, B_max %lld)\n",
-                  r.row->id.c_str(), r.row->model.c_str(), r.row->gpu.c_str(), r.row->micro_batch,
-                  static_cast<long long>(r.max_batch));
-    }
-  }
-  if (rows) {
-    std::printf("\nrows\n  %-5s %-11s %-22s %-11s %-10s %-10s %6s %4s %4s %5s %10s %10s %8s\n",
-                "id", "split", "group", "model", "precision", "gpu", "gpus", "TP", "PP", "batch",
-                "measured", "predicted", "error");
-    for (const auto& r : results) {
-      const ThroughputRow& w = *r.row;
-      std::printf("  %-5s %-11s %-22s %-11s %-10s %-10s %6d %4d %4d %5d %10.1f %10.1f %8s\n",
-                  w.id.c_str(), w.split.c_str(), w.group.c_str(), w.model.c_str(),
-                  w.precision.c_str(), w.gpu.c_str(), w.gpus, w.tp, w.pp, w.micro_batch,
-                  r.measured_samples, r.predicted_samples, Percent(r.error).c_str());
-    }
-  }
-  if (!csv_path.empty()) {
-    WriteRowsCsv(csv_path, results);
-    std::printf("\nwritten to %s\n", csv_path.c_str());
-  }
-  return 0;
+  config.params = ParamsForRun(given, config.policy, config.placement);
+  config.engine.interrupt = &g_stop;
+  const RunOutcome outcome = ExecuteRun(config);
+  PrintValidation(config, outcome);
+  return outcome.status == RunStatus::kComplete ? 0 : 130;
 }
 
 }  // namespace clustersim

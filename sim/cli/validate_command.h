@@ -1,15 +1,15 @@
-// `clustersim validate-models`: the memory and throughput models (sim/models) against the published
-// measurements of sim/data/validation/ (sim/models/validation.h). Prints the error aggregates of
-// the held-out and calibration rows by GPU type, model, scale, source and precision, the large
-// language models' utilization, every memory bracket, and optionally writes every row to CSV;
-// `--fit` prints the efficiency tables fitted to the calibration rows.
+// `clustersim validate`: replays a trace that records its real schedule and compares the
+// simulated schedule with it (sim/engine/validation.h, docs/validation.md): printed, and written
+// to the validation, validation_series and allocations tables with the run. With --search
+// key=v1,v2,... it runs every configuration of the cross product and ranks them by their distance
+// to the record.
 #ifndef CLUSTERSIM_SIM_CLI_VALIDATE_COMMAND_H_
 #define CLUSTERSIM_SIM_CLI_VALIDATE_COMMAND_H_
 
 namespace clustersim {
 
-// argv[0] is "validate-models". Returns the exit code; throws InputError for bad input.
-int CommandValidateModels(int argc, char** argv);
+// argv[0] is "validate". Returns the exit code; throws InputError for bad input.
+int CommandValidate(int argc, char** argv);
 
 }  // namespace clustersim
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "sim/engine/model_runtime.h"
 #include "sim/util/error.h"
@@ -221,7 +222,7 @@ void Engine::Run() {
   for (JobId id = 0; id < static_cast<JobId>(runs_.size()); ++id) {
     JobRun& run = runs_[id];
     if (run.state == JobState::kRunning) {
-      StopRunning(id);
+      StopRunning(id, IntervalEnd::kRunEnd);
       run.state = JobState::kUnfinished;
     } else if (run.state == JobState::kQueued || run.state == JobState::kPending) {
       if (run.state == JobState::kQueued) run.queued_seconds += now_ - run.queued_since;
@@ -230,6 +231,18 @@ void Engine::Run() {
   }
   if (faults) AccrueDownTime();
   metrics_.Finish(now_);
+  if (options_.check_invariants && options_.record_allocations) {
+    // One interval per start; their GPU-seconds are the jobs' (and the metrics' busy integral).
+    CHECK(static_cast<int64_t>(allocations_.intervals.size()) == starts_,
+          "allocation log holds " + std::to_string(allocations_.intervals.size()) +
+              " intervals for " + std::to_string(starts_) + " starts");
+    double jobs_gpu_seconds = 0;
+    for (const JobRun& run : runs_) jobs_gpu_seconds += run.gpu_seconds;
+    const double logged = allocations_.GpuSeconds();
+    CHECK(std::abs(logged - jobs_gpu_seconds) <= 1e-6 * std::max(1.0, jobs_gpu_seconds),
+          "allocation log GPU-seconds " + std::to_string(logged) + " != jobs' " +
+              std::to_string(jobs_gpu_seconds));
+  }
 }
 
 void Engine::StartFaults() {
@@ -341,7 +354,7 @@ void Engine::Fault(const Event& e) {
 
 void Engine::FailJob(JobId id) {
   JobRun& run = runs_[id];
-  StopRunning(id, /*failed=*/true);
+  StopRunning(id, IntervalEnd::kFailure);
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
   ++run.restarts;
@@ -354,7 +367,7 @@ void Engine::OomFail(JobId id) {
   JobRun& run = runs_[id];
   ModelRun& mrun = model_runs_[id];
   const Allocation allocation = run.allocation;
-  StopRunning(id);
+  StopRunning(id, IntervalEnd::kOom);
   run.allocation.gpus.clear();
   ++mrun.oom_failures;
   if (mrun.oom_failures > options_.models->options().oom_retries || mrun.batch <= 1) {
@@ -488,10 +501,25 @@ void Engine::Arrive(JobId id) {
   policy_.OnArrival(*this, id);
 }
 
-void Engine::StopRunning(JobId id, bool failed) {
+void Engine::StopRunning(JobId id, IntervalEnd why) {
   JobRun& run = runs_[id];
+  const bool failed = why == IntervalEnd::kFailure;
   const double ran = now_ - run.last_start;
   const double n = HeldGpus(run.allocation);
+  if (options_.record_allocations) {
+    const Allocation& a = run.allocation;
+    AllocationInterval interval;
+    interval.start = run.last_start;
+    interval.end = now_;
+    interval.gpu_offset = allocations_.gpus.size();
+    interval.job = id;
+    interval.gpu_count = static_cast<uint32_t>(a.gpus.size());
+    interval.gpu_type = static_cast<int16_t>(a.gpu_type);
+    interval.milli = static_cast<uint16_t>(a.milli);
+    interval.why = why;
+    allocations_.intervals.push_back(interval);
+    allocations_.gpus.insert(allocations_.gpus.end(), a.gpus.begin(), a.gpus.end());
+  }
   if (!oom_pending_.empty() && oom_pending_[id]) {
     // Started at a batch that does not fit: no progress and no checkpoint; the time is wasted
     // (the restore still to pay stays due).
@@ -543,7 +571,7 @@ void Engine::StopRunning(JobId id, bool failed) {
 
 void Engine::Finish(JobId id, bool walltime_kill) {
   JobRun& run = runs_[id];
-  StopRunning(id);
+  StopRunning(id, walltime_kill ? IntervalEnd::kTimeout : IntervalEnd::kFinish);
   // The event says why it was scheduled; the work left is not compared with zero, as rounding
   // of (now + work / rate) - now at large times would misclassify completions.
   if (walltime_kill) {
@@ -674,6 +702,7 @@ void Engine::Start(JobId id, Allocation allocation) {
     for (int g : run.allocation.gpus) holder_[g] = id;
   }
   run.state = JobState::kRunning;
+  ++starts_;
   if (run.first_start < 0) run.first_start = now_;
   run.last_start = now_;
   if (!gpu_memory_.empty()) {
@@ -702,7 +731,7 @@ void Engine::Preempt(JobId id) {
     PolicyBug("preemption of a job that is not running");
   }
   JobRun& run = runs_[id];
-  StopRunning(id);
+  StopRunning(id, IntervalEnd::kPreempt);
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
   ++run.preemptions;
@@ -717,7 +746,7 @@ void Engine::Resize(JobId id, Allocation allocation) {
   ValidateAllocation(id, allocation, "resize of", true);
   JobRun& run = runs_[id];
   if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
-  StopRunning(id);
+  StopRunning(id, IntervalEnd::kResize);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);
   // An elastic policy starts jobs on up to their request, which stays; others resize it.
@@ -878,6 +907,12 @@ void Engine::CheckInvariants() const {
     CHECK(states_queued == queued, "a queued job is missing from the queue");
     CHECK(states_running == static_cast<int>(running_.size()),
           "a running job is missing from the running list");
+  }
+  // The allocation log: one closed interval per start but those still running (its GPU-seconds
+  // are checked once, at the end of the run: summing them here would cost O(intervals) a pass).
+  if (options_.record_allocations) {
+    CHECK(static_cast<int64_t>(allocations_.intervals.size() + running_.size()) == starts_,
+          "allocation log out of step with the starts");
   }
   // The metrics' busy GPU-seconds equal the sum over jobs of GPUs x running time.
   const double expected = finished_gpu_seconds_ + running_gpu_seconds;

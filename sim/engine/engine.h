@@ -33,6 +33,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/engine/allocation_log.h"
 #include "sim/engine/faults.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/engine/metrics.h"
@@ -62,6 +63,8 @@ struct EngineOptions {
   // The trace's request classes for the FGD metric (sim/engine/fragmentation.h), when the caller
   // has them already (run.cc builds them for the placement); nullptr = computed from the trace.
   const std::vector<TaskClass>* workload = nullptr;
+  // Keep the allocation log (sim/engine/allocation_log.h): one record per running interval.
+  bool record_allocations = false;
   double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
   const std::atomic<bool>* interrupt = nullptr;         // set asynchronously (Ctrl-C) to stop early
   std::function<void(const EngineProgress&)> progress;  // called every progress_every events
@@ -86,6 +89,10 @@ class Engine final : public SchedulingContext {
   uint64_t fingerprint() const { return fingerprint_; }
   uint64_t events_processed() const { return events_; }
   uint64_t passes() const { return passes_; }
+  // Starts applied (a resize counts as a start on its new allocation).
+  int64_t starts() const { return starts_; }
+  // The allocation log; empty unless EngineOptions::record_allocations.
+  const AllocationLog& allocations() const { return allocations_; }
   const std::vector<JobRun>& runs() const { return runs_; }
   // Why a job was rejected or killed; empty otherwise.
   const std::string& reason(JobId id) const;
@@ -157,9 +164,9 @@ class Engine final : public SchedulingContext {
   void Record(double time, int kind, JobId job);
   void Arrive(JobId id);
   void Finish(JobId id, bool walltime_kill);
-  // Bookkeeping shared by finish, preempt, resize and failure; `failed`: the work since the last
-  // checkpoint is lost.
-  void StopRunning(JobId id, bool failed = false);
+  // Bookkeeping shared by finish, preempt, resize, failure, OOM and the end of the run; `why`
+  // ends the running interval (a failure loses the work since the last checkpoint).
+  void StopRunning(JobId id, IntervalEnd why);
   void StartFaults();
   void Fault(const Event& e);
   void FailJob(JobId id);
@@ -219,6 +226,8 @@ class Engine final : public SchedulingContext {
   uint64_t fingerprint_ = 14695981039346656037ull;
   uint64_t events_ = 0;
   uint64_t passes_ = 0;
+  int64_t starts_ = 0;
+  AllocationLog allocations_;
   uint64_t next_progress_ = 0;
   RunStatus status_ = RunStatus::kComplete;
 

@@ -4,7 +4,9 @@
 #ifndef CLUSTERSIM_SIM_ENGINE_JOB_H_
 #define CLUSTERSIM_SIM_ENGINE_JOB_H_
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,17 @@ namespace clustersim {
 
 using JobId = int32_t;  // index of the job in the trace after sorting by submit time
 inline constexpr JobId kNoJob = -1;
+
+// A time the trace does not record (Job::recorded_start, recorded_end).
+inline constexpr double kNotRecorded = std::numeric_limits<double>::quiet_NaN();
+
+// One running interval of a job as the trace records it (an attempt of a Philly job): seconds in
+// the job's clock, and the GPUs it held.
+struct RecordedAttempt {
+  double start = 0;
+  double end = 0;
+  int gpus = 0;
+};
 
 struct Job {
   std::string id;           // as in the trace
@@ -35,6 +48,20 @@ struct Job {
   Symbol precision;     // fp32, tf32, mixed-fp16 or mixed-bf16; empty = the model's default
   int sequence_length = 0;  // tokens per sample (or image pixels per side); 0 = model default
   Symbol trace_status;  // status recorded in the trace, empty = unknown
+  // What the trace says its real scheduler did (traces/README.md, per format), in the clock of
+  // submit_time (origin and window as submit_time; never load-scaled); kNotRecorded = absent.
+  // recorded_start: the first start. recorded_end: when the job left the system: the end of its
+  // last running interval, or, for a job that never started, when it was withdrawn.
+  double recorded_start = kNotRecorded;
+  double recorded_end = kNotRecorded;
+  // Its recorded running intervals, for formats with several per job (Philly attempts):
+  // Trace::recorded_attempts[recorded_attempt_begin, + recorded_attempt_count); none otherwise
+  // (one interval, [recorded_start, recorded_end), when both are recorded).
+  uint32_t recorded_attempt_begin = 0;
+  uint32_t recorded_attempt_count = 0;
+
+  bool has_recorded_start() const { return !std::isnan(recorded_start); }
+  bool has_recorded_end() const { return !std::isnan(recorded_end); }
 };
 
 struct Trace {
@@ -45,6 +72,9 @@ struct Trace {
   std::vector<Job> jobs;
   // True if the reader guaranteed that no two jobs share an id (it rejects duplicates).
   bool ids_unique = false;
+  // The recorded attempts of every job that has them (Job::recorded_attempt_begin), in job
+  // order.
+  std::vector<RecordedAttempt> recorded_attempts;
 };
 
 }  // namespace clustersim

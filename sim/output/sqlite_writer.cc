@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -42,7 +43,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   batch_requested INTEGER, batch_used INTEGER, memory_per_gpu_gib REAL,
   slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
   checkpoint_seconds REAL, lost_gpu_seconds REAL,
-  queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER
+  queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER,
+  recorded_start REAL, recorded_end REAL, recorded_attempts TEXT
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -55,6 +57,23 @@ CREATE TABLE IF NOT EXISTS summary (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
   metric TEXT NOT NULL, scope TEXT NOT NULL, value REAL,
   PRIMARY KEY (run_id, metric, scope)
+);
+CREATE TABLE IF NOT EXISTS allocations (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  job_index INTEGER NOT NULL, start_time REAL NOT NULL, end_time REAL NOT NULL,
+  reason TEXT NOT NULL, gpu_type TEXT, gpus INTEGER, gpu_milli INTEGER,
+  nodes TEXT, gpu_indexes TEXT
+);
+CREATE TABLE IF NOT EXISTS validation (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  scope TEXT NOT NULL, metric TEXT NOT NULL, simulated REAL, recorded REAL, value REAL,
+  PRIMARY KEY (run_id, scope, metric)
+);
+CREATE TABLE IF NOT EXISTS validation_series (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  scope TEXT NOT NULL, t_start REAL NOT NULL, t_end REAL NOT NULL,
+  simulated_utilization REAL, recorded_utilization REAL,
+  simulated_queue_length REAL, recorded_queue_length REAL
 );
 )sql";
 
@@ -95,6 +114,25 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// "start,end,gpus;start,end,gpus..." (seconds, shortest round-trip text).
+std::string RecordedAttemptsText(const Trace& trace, const Job& job) {
+  std::string text;
+  char number[32];
+  auto append = [&](double v) {
+    const auto result = std::to_chars(number, number + sizeof number, v);
+    text.append(number, result.ptr);
+  };
+  for (uint32_t a = 0; a < job.recorded_attempt_count; ++a) {
+    const RecordedAttempt& attempt = trace.recorded_attempts[job.recorded_attempt_begin + a];
+    if (a > 0) text += ';';
+    append(attempt.start);
+    text += ',';
+    append(attempt.end);
+    text += ',' + std::to_string(attempt.gpus);
+  }
+  return text;
+}
+
 std::string NowUtc() {
   char buffer[32];
   const std::time_t t = std::time(nullptr);
@@ -105,6 +143,9 @@ std::string NowUtc() {
 }
 
 constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
+// Tables added after the first release: a database written before may lack them (merge then
+// copies nothing for them); `runs` rows own their rows like the tables above.
+constexpr const char* kAddedTables[] = {"allocations", "validation", "validation_series"};
 
 // Columns added to the schema after its first release: a database written by an earlier version
 // lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
@@ -126,6 +167,9 @@ constexpr AddedColumn kAddedColumns[] = {
     {"jobs", "gpu_hours", "REAL", true},
     {"jobs", "cost_usd", "REAL", true},
     {"jobs", "priority", "INTEGER", true},
+    {"jobs", "recorded_start", "REAL", true},
+    {"jobs", "recorded_end", "REAL", true},
+    {"jobs", "recorded_attempts", "TEXT", true},
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
@@ -295,9 +339,17 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   const Cluster& cluster = engine->cluster();
   {
     Statement s(db_,
-                "INSERT INTO jobs VALUES "
-                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                // Columns by name: a database upgraded by AddMissingColumns has them in
+                // another order.
+                "INSERT INTO jobs (run_id, job_index, job_id, user, vc, submit_time, start_time, "
+                "end_time, wait_time, jct, run_time, gpus_requested, gpus_allocated, gpu_type, "
+                "nodes, status, reason, preemptions, restarts, oom_failures, batch_requested, "
+                "batch_used, memory_per_gpu_gib, slowdown, energy_kwh, trace_duration, "
+                "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
+                "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
+    std::string attempts_text;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
       const Job& job = trace.jobs[i];
       const JobRun& run = engine->runs()[i];
@@ -366,6 +418,14 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
                                : 0.0;
       s.Bind(33, run.gpu_seconds / 3600 * price);
       s.Bind(34, static_cast<int64_t>(job.priority));
+      s.BindOptional(35, job.recorded_start, job.has_recorded_start());
+      s.BindOptional(36, job.recorded_end, job.has_recorded_end());
+      if (job.recorded_attempt_count > 0) {
+        attempts_text = RecordedAttemptsText(trace, job);
+        s.Bind(37, attempts_text);
+      } else {
+        s.BindNull(37);
+      }
       s.Step();
     }
   }
@@ -480,9 +540,89 @@ int64_t FindSameRunIn(const std::string& path, const RunRecord& record) {
   }
 }
 
+void SqliteWriter::WriteAllocations(int64_t run_id, const Engine& engine) {
+  const AllocationLog& log = engine.allocations();
+  if (log.intervals.empty()) return;
+  const Cluster& cluster = engine.cluster();
+  Statement s(db_,
+              "INSERT INTO allocations (run_id, job_index, start_time, end_time, reason, gpu_type, "
+              "gpus, gpu_milli, nodes, gpu_indexes) VALUES (?,?,?,?,?,?,?,?,?,?)");
+  std::vector<int32_t> nodes;
+  std::string node_text;
+  std::string gpu_text;
+  for (const AllocationInterval& interval : log.intervals) {
+    const std::span<const int32_t> gpus = log.GpusOf(interval);
+    nodes.clear();
+    for (int32_t g : gpus) {
+      const int32_t node = cluster.NodeOfGpu(g);
+      if (nodes.empty() || nodes.back() != node) nodes.push_back(node);  // GPUs ascending
+    }
+    node_text = IndexRanges(nodes);
+    gpu_text = IndexRanges(gpus);
+    s.Bind(1, run_id);
+    s.Bind(2, static_cast<int64_t>(interval.job));
+    s.Bind(3, interval.start);
+    s.Bind(4, interval.end);
+    s.Bind(5, IntervalEndName(interval.why));  // a string literal: static storage
+    if (interval.gpu_type >= 0) {
+      s.Bind(6, cluster.catalog().gpu(interval.gpu_type).name);
+    } else {
+      s.BindNull(6);
+    }
+    s.Bind(7, static_cast<int64_t>(interval.gpu_count));
+    if (interval.milli > 0) {
+      s.Bind(8, static_cast<int64_t>(interval.milli));
+    } else {
+      s.BindNull(8);
+    }
+    s.Bind(9, node_text);
+    s.Bind(10, gpu_text);
+    s.Step();
+  }
+}
+
+void SqliteWriter::WriteValidation(int64_t run_id, const ValidationReport& report) {
+  {
+    Statement s(db_,
+                "INSERT INTO validation (run_id, scope, metric, simulated, recorded, value) "
+                "VALUES (?,?,?,?,?,?)");
+    for (const ValidationRow& row : report.rows) {
+      s.Bind(1, run_id);
+      s.Bind(2, row.scope);
+      s.Bind(3, row.metric);
+      s.BindOptional(4, row.simulated, std::isfinite(row.simulated));
+      s.BindOptional(5, row.recorded, std::isfinite(row.recorded));
+      s.BindOptional(6, row.value, std::isfinite(row.value));
+      s.Step();
+    }
+  }
+  Statement s(
+      db_,
+      "INSERT INTO validation_series (run_id, scope, t_start, t_end, simulated_utilization, "
+      "recorded_utilization, simulated_queue_length, recorded_queue_length) "
+      "VALUES (?,?,?,?,?,?,?,?)");
+  for (const ValidationSeries& series : report.series) {
+    for (size_t k = 0; k < series.simulated_utilization.size(); ++k) {
+      s.Bind(1, run_id);
+      s.Bind(2, series.scope);
+      s.Bind(3, series.t0 + k * series.interval_seconds);
+      s.Bind(4, series.t0 + (k + 1) * series.interval_seconds);
+      s.Bind(5, series.simulated_utilization[k]);
+      s.Bind(6, series.recorded_utilization[k]);
+      s.Bind(7, series.simulated_queue[k]);
+      s.Bind(8, series.recorded_queue[k]);
+      s.Step();
+    }
+  }
+}
+
 int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
   int64_t run_id = -1;
-  for (const char* table : kTables) {
+  std::vector<const char*> tables(std::begin(kTables), std::end(kTables));
+  for (const char* table : kAddedTables) {
+    if (!TableColumns(source, table).empty()) tables.push_back(table);
+  }
+  for (const char* table : tables) {
     std::vector<std::string> columns = TableColumns(db_, table);
     std::erase(columns, "run_id");
     const std::vector<std::string> have = TableColumns(source, table);

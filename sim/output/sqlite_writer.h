@@ -1,5 +1,7 @@
-// The one SQLite writer (results/README.md). A database holds any number of runs in four tables:
-// runs, jobs, timeseries, summary (results/README.md documents every column and unit).
+// The one SQLite writer (results/README.md). A database holds any number of runs in the tables
+// runs, jobs, timeseries, summary, and, for the runs that have them, allocations (the allocation
+// log), validation and validation_series (`clustersim validate`); results/README.md documents
+// every column and unit.
 //
 // Nothing half-written is left behind: a new database is written to a temporary file beside the
 // target and renamed into place by Commit(); runs appended to an existing database are written
@@ -14,6 +16,7 @@
 
 #include "sim/engine/engine.h"
 #include "sim/engine/summary.h"
+#include "sim/engine/validation.h"
 
 struct sqlite3;
 
@@ -54,8 +57,14 @@ class SqliteWriter {
   // Returns the run_id of the first run in the database whose identity (the kRunKeyColumns of
   // sim/output/merge.h: inputs, settings and seed) equals `record`'s, or -1 if there is none.
   int64_t FindSameRun(const RunRecord& record);
+  // Writes the engine's allocation log (sim/engine/allocation_log.h) as `allocations` rows of run
+  // `run_id` (nothing when the log is empty).
+  void WriteAllocations(int64_t run_id, const Engine& engine);
+  // Writes a validation report as `validation` and `validation_series` rows of run `run_id`.
+  void WriteValidation(int64_t run_id, const ValidationReport& report);
   // Copies run `source_run_id` of the clustersim database open on `source` (its `runs` row with
-  // every column but run_id, and its jobs, timeseries and summary rows) into this database under
+  // every column but run_id, and its jobs, timeseries and summary rows, and its allocations and
+  // validation rows when the source has those tables) into this database under
   // a new run id, which it returns. REQUIRES: SchemaProblem(source) is empty.
   int64_t CopyRun(sqlite3* source, int64_t source_run_id);
   // Commits and, for a new database, renames the temporary file into place.

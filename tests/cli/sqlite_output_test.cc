@@ -86,7 +86,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
        db.Query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")) {
     tables.push_back(*row[0]);
   }
-  EXPECT_EQ(tables, (std::vector<std::string>{"jobs", "runs", "summary", "timeseries"}));
+  EXPECT_EQ(tables, (std::vector<std::string>{"allocations", "jobs", "runs", "summary",
+                                              "timeseries", "validation", "validation_series"}));
 
   // The lists below are the schema in sim/output/sqlite_writer.cc (kSchema), column for column.
   EXPECT_EQ(ColumnsOf(db, "runs"), (std::vector<std::string>{"run_id",
@@ -147,7 +148,10 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "bsld",
                                                              "gpu_hours",
                                                              "cost_usd",
-                                                             "priority"}));
+                                                             "priority",
+                                                             "recorded_start",
+                                                             "recorded_end",
+                                                             "recorded_attempts"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
@@ -156,6 +160,19 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                 "f_mem", "fgd_fragmentation", "fgd_fragmented_gpus"}));
   EXPECT_EQ(ColumnsOf(db, "summary"),
             (std::vector<std::string>{"run_id", "metric", "scope", "value"}));
+  EXPECT_EQ(ColumnsOf(db, "allocations"),
+            (std::vector<std::string>{"run_id", "job_index", "start_time", "end_time", "reason",
+                                      "gpu_type", "gpus", "gpu_milli", "nodes", "gpu_indexes"}));
+  EXPECT_EQ(
+      ColumnsOf(db, "validation"),
+      (std::vector<std::string>{"run_id", "scope", "metric", "simulated", "recorded", "value"}));
+  EXPECT_EQ(ColumnsOf(db, "validation_series"),
+            (std::vector<std::string>{"run_id", "scope", "t_start", "t_end",
+                                      "simulated_utilization", "recorded_utilization",
+                                      "simulated_queue_length", "recorded_queue_length"}));
+  // A plain run keeps no allocation log and no validation.
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM allocations"), 0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM validation"), 0);
 
   // Times are REAL columns holding REAL values; ids are text.
   const auto job_types = DeclaredTypesOf(db, "jobs");

@@ -96,6 +96,41 @@ TEST_F(PlotScript, WritesEveryFigureAsValidPngAndPdf) {
   }
 }
 
+// Runs without an allocation log or a validation get none of those figures.
+TEST_F(PlotScript, AllocationAndValidationFiguresOnlyForRunsThatHaveTheRows) {
+  const std::string out = dir_->File("figures-none");
+  const CliResult r = RunPlot({Db(), "--out", out, "--run", "1", "--dpi", "40"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("occupancy"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("validation"), std::string::npos) << r.out;
+}
+
+TEST_F(PlotScript, DrawsOccupancyQqAndSeriesOfAValidateRun) {
+  TempDir dir;
+  const std::string trace = dir.File("t.csv");
+  const std::string db = dir.File("v.sqlite");
+  WriteFile(trace,
+            "job_id,submit_time,gpus,duration,user,recorded_start,recorded_end\n"
+            "J0,0,4,100,a,0,100\nJ1,10,2,50,b,100,150\nJ2,20,2,100,b,150,250\n"
+            "J3,30,8,60,c,250,310\nJ4,40,1,30,a,40,70\n");
+  const std::vector<std::string> args = {"validate", "--trace", trace, "--interval", "20",
+                                         "--out", db};
+  const CliResult v = RunCli(args);
+  ASSERT_EQ(v.exit_code, 0) << Describe(args, v);
+  const std::string out = dir.File("figures");
+  const CliResult r = RunPlot({db, "--out", out, "--dpi", "50", "--occupancy-by", "nodes",
+                               "--occupancy-colour", "user", "--occupancy-window", "0:0.05"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const char* name : {"occupancy_run1", "validation_qq_run1", "validation_series_run1"}) {
+    const std::string png = ReadFile(out + "/" + name + ".png");
+    ASSERT_GT(png.size(), 3000u) << name;
+    EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << name;
+  }
+  const CliResult bad = RunPlot({db, "--out", out, "--occupancy-window", "5:1"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("END must be after START"), std::string::npos) << bad.err;
+}
+
 TEST_F(PlotScript, BadDatabaseOrRunIsExitCode2) {
   const CliResult missing = RunPlot({dir_->File("nope.sqlite"), "--out", dir_->File("x")});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;

@@ -17,6 +17,7 @@
 #include "workloads/failure_trace.h"
 #include "workloads/openb_cluster.h"
 #include "workloads/reader.h"
+#include "workloads/transforms.h"
 
 namespace clustersim {
 namespace {
@@ -916,6 +917,157 @@ TEST_F(TraceReader, TruncatedFilesNeverCrash) {
       }
     }
   }
+}
+
+// ---------------------------------------------------------------- recorded schedules
+
+void ExpectRecord(const Job& job, double start, double end) {
+  EXPECT_DOUBLE_EQ(job.recorded_start, start) << job.id;
+  EXPECT_DOUBLE_EQ(job.recorded_end, end) << job.id;
+}
+void ExpectNoRecord(const Job& job) {
+  EXPECT_FALSE(job.has_recorded_start()) << job.id;
+  EXPECT_FALSE(job.has_recorded_end()) << job.id;
+}
+
+TEST_F(TraceReader, PhillyJsonKeepsEveryAttemptAsTheRecordedSchedule) {
+  // Origin: application_2's submission, 2017-10-07 01:11:00.
+  const Trace trace = LoadTrace(Write("cluster_job_log", kPhillyJson), "philly-json");
+  ExpectNoRecord(Find(trace, "application_2"));  // no attempts
+  // Attempts 01:12:09-01:13:23 and 01:13:30-10-09 06:53:12 (+ 2 d 05:39:42 = 193182 s), 8 GPUs.
+  const Job& two = Find(trace, "application_1506638472019_14199");
+  ExpectRecord(two, 69, 150 + 193182);
+  ASSERT_EQ(two.recorded_attempt_count, 2u);
+  const RecordedAttempt* a = &trace.recorded_attempts[two.recorded_attempt_begin];
+  EXPECT_DOUBLE_EQ(a[0].start, 69);
+  EXPECT_DOUBLE_EQ(a[0].end, 143);
+  EXPECT_EQ(a[0].gpus, 8);
+  EXPECT_DOUBLE_EQ(a[1].start, 150);
+  EXPECT_DOUBLE_EQ(a[1].end, 193332);
+  // The attempt with None times is not recorded; 02:00:00-02:10:00 on 3 GPUs is.
+  const Job& missing = Find(trace, "application_3");
+  ExpectRecord(missing, 2940, 3540);
+  ASSERT_EQ(missing.recorded_attempt_count, 1u);
+  EXPECT_EQ(trace.recorded_attempts[missing.recorded_attempt_begin].gpus, 3);
+  // Running at the end: 10-09 00:00:00 (168540 s) to the latest time in the file, 06:53:12.
+  const Job& running = Find(trace, "application_4");
+  ExpectRecord(running, 168540, 193332);
+  ASSERT_EQ(running.recorded_attempt_count, 1u);
+  EXPECT_EQ(trace.recorded_attempts[running.recorded_attempt_begin].gpus, 4);
+  EXPECT_EQ(trace.recorded_attempts.size(), 4u);
+
+  // Filters keep each kept job's attempts with it, and only those.
+  TraceFilter first_two;
+  first_two.first_n = 2;  // application_2 and the two-attempt job
+  const Trace kept = LoadTrace(Write("cluster_job_log2", kPhillyJson), "philly-json", first_two);
+  ASSERT_EQ(kept.jobs.size(), 2u);
+  ASSERT_EQ(kept.recorded_attempts.size(), 2u);
+  EXPECT_EQ(kept.jobs[1].recorded_attempt_begin, 0u);
+  EXPECT_DOUBLE_EQ(kept.recorded_attempts[1].end, 193332);
+}
+
+TEST_F(TraceReader, SlurmStyleLogsAndPaiRecordStartsAndEnds) {
+  // Helios: origin 18:40:00; 1425511 ran 18:41:01 to 06-10 04:55:09 (61 + 36848 s).
+  const Trace helios = LoadTrace(Write("cluster_log.csv", kHelios));
+  ExpectRecord(Find(helios, "1425511"), 61, 61 + 36848);
+  ExpectRecord(Find(helios, "1425514"), 10, 310);
+  ExpectNoRecord(Find(helios, "1425515"));  // cancelled before it started
+  // Acme: origin 00:18:22+08:00; started 00:18:54, ended 00:20:51.
+  const Trace seren = LoadTrace(Write("trace_seren.csv", kAcmeSeren));
+  ExpectRecord(Find(seren, "5778432"), 32, 149);
+  // 16:30:00Z - 16:18:22Z.
+  ExpectRecord(Find(seren, "5778470"), 698, 698 + 3600);
+  // PAI: origin 900 (j3). j1's tasks ran 1010 to 2000; j2 is censored at 2000.
+  const std::string path = Write("pai_job_table.csv", kPaiJobs);
+  Write("pai_task_table.csv", kPaiTasks);
+  const Trace pai = LoadTrace(path);
+  ExpectRecord(Find(pai, "j1"), 110, 1100);
+  ExpectRecord(Find(pai, "j2"), 700, 1100);
+  ExpectRecord(Find(pai, "j3"), 50, 250);
+  ExpectNoRecord(Find(pai, "j4"));
+}
+
+TEST_F(TraceReader, OpenbRecordsScheduledAndDeletionTimes) {
+  const Trace trace = LoadTrace(kTraces + "/alibaba_gpu_v2023/openb_pod_list_default.csv");
+  ExpectRecord(trace.jobs.front(), 0, 12537496);                   // line 2
+  ExpectRecord(trace.jobs.back(), 12901762, 12901792);             // line 8153
+  ExpectRecord(Find(trace, "openb-pod-0005"), 2759676, 12902960);  // line 7: waited 2 s
+  // Line 63, Pending: never scheduled, deleted (withdrawn) at 10001403.
+  const Job& pending = Find(trace, "openb-pod-0061");
+  EXPECT_FALSE(pending.has_recorded_start());
+  EXPECT_DOUBLE_EQ(pending.recorded_end, 10001403);
+  int scheduled = 0;
+  for (const Job& job : trace.jobs) scheduled += job.has_recorded_start();
+  EXPECT_EQ(scheduled, 7255);  // awk -F, '$11 != ""' counts 7255 rows (and 897 Pending)
+}
+
+TEST_F(TraceReader, SwfRecordsKnownWaitsAndSubmitIsStartFillsTheRest) {
+  const std::string path =
+      Write("w.swf",
+            "; a comment\n"
+            "1 100 30 50 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"   // wait 30, run 50
+            "2 110 -1 40 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"   // wait unknown
+            "3 120 0 -1 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n");  // run time unknown
+  const Trace trace = LoadTrace(path);
+  ExpectRecord(Find(trace, "1"), 130, 180);
+  ExpectNoRecord(Find(trace, "2"));
+  EXPECT_DOUBLE_EQ(Find(trace, "3").recorded_start, 120);
+  EXPECT_FALSE(Find(trace, "3").has_recorded_end());
+  TraceFilter submit_is_start;
+  submit_is_start.submit_is_start = true;
+  const Trace filled = LoadTrace(path, "", submit_is_start);
+  ExpectRecord(Find(filled, "1"), 130, 180);  // a recorded start is kept
+  ExpectRecord(Find(filled, "2"), 110, 150);  // submit, submit + run time
+  // A job with a recorded start is kept as recorded (its end stays unknown).
+  EXPECT_DOUBLE_EQ(Find(filled, "3").recorded_start, 120);
+  EXPECT_FALSE(Find(filled, "3").has_recorded_end());
+  EXPECT_NE(submit_is_start.ToJson().find("\"submit_is_start\":true"), std::string::npos);
+  EXPECT_NE(ErrorOf("1 100 -2 50 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n", "bad.swf")
+                .find("bad.swf:1:7: field 3 (wait time): expected seconds >= 0 or -1"),
+            std::string::npos);
+}
+
+TEST_F(TraceReader, TheNasaLogRecordsNoWaitsButItsSubmitTimesAreStarts) {
+  const std::string path = dir_ + "/nasa.swf";
+  ASSERT_EQ(
+      std::system(("gzip -dc " + kTraces + "/swf/NASA-iPSC-1993-3.1-cln.swf.gz > " + path).c_str()),
+      0);
+  const Trace plain = LoadTrace(path);
+  for (const Job& job : plain.jobs) ExpectNoRecord(job);  // wait -1 throughout
+  TraceFilter submit_is_start;
+  submit_is_start.submit_is_start = true;
+  const Trace filled = LoadTrace(path, "", submit_is_start);
+  ExpectRecord(filled.jobs.front(), 0, 1451);  // line 33: submit 0, run time 1451
+  ExpectRecord(Find(filled, "57"), 25574, 25584);
+}
+
+TEST_F(TraceReader, NativeRecordedColumnsAreKeptAsGivenAndCounted) {
+  const Trace trace =
+      LoadTrace(Write("n.csv",
+                      "job_id,submit_time,gpus,duration,recorded_start,recorded_end\n"
+                      "a,0,1,10,5,15\n"
+                      "b,1,1,10,,\n"
+                      "c,10,1,5,4,3\n"));
+  ExpectRecord(Find(trace, "a"), 5, 15);
+  ExpectNoRecord(Find(trace, "b"));
+  // c starts before its submission and ends before its start: kept, and counted.
+  ExpectRecord(Find(trace, "c"), 4, 3);
+  const std::string report = CheckTraceSanity(trace, nullptr).ToText();
+  EXPECT_NE(report.find("1 recorded starts before the submission (kept as recorded) (first "
+                        "lines: 4)"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("1 recorded ends before the recorded start"), std::string::npos) << report;
+  EXPECT_NE(ErrorOf("job_id,submit_time,gpus,duration,recorded_start\na,10,1,5,x\n")
+                .find("t.csv:2:10: recorded_start"),
+            std::string::npos);
+  // trace convert keeps the two columns (and only writes them when some job has a record).
+  const std::string converted = dir_ + "/back.csv";
+  WriteNativeCsv(trace, converted);
+  const Trace back = LoadTrace(converted);
+  ExpectRecord(Find(back, "a"), 5, 15);
+  ExpectNoRecord(Find(back, "b"));
+  ExpectRecord(Find(back, "c"), 4, 3);
 }
 
 }  // namespace
