@@ -1,6 +1,6 @@
 // Throughput and goodput (docs/models.md#goodput). Step-time terms are hand computations on a
 // catalog whose efficiency tables are set in the test (every term isolated); catalog-level
-// agreement with published measurements is tests/sim/models/validation_test.cc.
+// agreement with published measurements is tests/sim/models/model_validation_test.cc.
 #include "sim/models/goodput.h"
 
 #include <gtest/gtest.h>
