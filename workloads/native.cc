@@ -324,14 +324,14 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
       const std::string p = RequireString(o["precision"], path, where + ".precision");
       const auto precision = ParsePrecision(p);
       if (!precision) {
-        throw InputError(
-            path, 0, 0,
-            where + ".precision: expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" + p + "\"");
+        throw JsonValueError(path, where + ".precision",
+                             "expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" + p + "\"");
       }
       job.precision = PrecisionName(*precision);
     }
     if (o.contains("sequence_length") && !o["sequence_length"].is_null()) {
       job.sequence_length = static_cast<int>(number("sequence_length", true));
+    }
     for (const char* key : {"recorded_start", "recorded_end"}) {
       if (!o.contains(key) || o[key].is_null()) continue;
       const double v = RequireNumber(o[key], path, where + "." + key);
