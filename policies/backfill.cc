@@ -177,7 +177,8 @@ int EasyBackfill::ClassOf(const SchedulingContext& context, JobId id) {
   int& cls = class_of_[id];
   if (cls < 0) {
     const PlacementRequest& request = context.run(id).request;
-    const auto key = std::make_pair(request.gpus, request.type_mask);
+    const auto key = std::make_tuple(request.gpus, request.type_mask, request.host.cpu_milli,
+                                     request.host.memory_mib);
     auto it = class_ids_.find(key);
     if (it == class_ids_.end()) {
       it = class_ids_.emplace(key, static_cast<int>(class_ids_.size())).first;
@@ -204,9 +205,10 @@ void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, J
   context.Start(id, std::move(allocation));
   const double end = rule_.EstimatedEnd(context, id);
   const std::vector<int>& gpus = context.run(id).allocation.gpus;
-  // The horizon holds the GPUs of every running job that ends after horizon_time_.
-  if (end > horizon_time_) horizon_->Allocate(gpus);
-  by_end_.emplace(std::make_pair(end, id), gpus);
+  const HostDemand& host = context.run(id).request.host;
+  // The horizon holds the GPUs (and CPUs) of every running job that ends after horizon_time_.
+  if (end > horizon_time_) horizon_->AllocateJob(host, gpus, 0);
+  by_end_.emplace(std::make_pair(end, id), Held{gpus, host});
   end_of_[id] = end;
   unreserved_current_ = false;
   order.OnStart(id);
@@ -216,7 +218,9 @@ void EasyBackfill::OnCompletion(SchedulingContext& /*context*/, JobId id) {
   auto it = end_of_.find(id);
   if (it == end_of_.end()) return;
   auto running = by_end_.find(std::make_pair(it->second, id));
-  if (it->second > horizon_time_) horizon_->Release(running->second);
+  if (it->second > horizon_time_) {
+    horizon_->ReleaseJob(running->second.host, running->second.gpus, 0);
+  }
   by_end_.erase(running);
   end_of_.erase(it);
 }
@@ -225,7 +229,9 @@ bool EasyBackfill::StepForward() {
   auto it = by_end_.upper_bound(std::make_pair(horizon_time_, std::numeric_limits<JobId>::max()));
   if (it == by_end_.end()) return false;
   const double end = it->first.first;
-  for (; it != by_end_.end() && it->first.first == end; ++it) horizon_->Release(it->second);
+  for (; it != by_end_.end() && it->first.first == end; ++it) {
+    horizon_->ReleaseJob(it->second.host, it->second.gpus, 0);
+  }
   horizon_time_ = end;
   return true;
 }
@@ -236,7 +242,7 @@ bool EasyBackfill::StepBack() {
   --it;
   const double end = it->first.first;
   while (true) {
-    horizon_->Allocate(it->second);
+    horizon_->AllocateJob(it->second.host, it->second.gpus, 0);
     if (it == by_end_.begin()) {
       horizon_time_ = -std::numeric_limits<double>::infinity();
       return true;
@@ -296,10 +302,11 @@ bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, J
   }
   if (!overlaps) return true;
   // Can the head be placed at t_s elsewhere, with this job running?
-  horizon_->Allocate(gpus);
+  const HostDemand& host = context.run(id).request.host;
+  horizon_->AllocateJob(host, gpus, 0);
   Allocation moved;
   const bool head_fits = FitsOn(context, *horizon_, context.run(head).request, &moved);
-  horizon_->Release(gpus);
+  horizon_->ReleaseJob(host, gpus, 0);
   if (head_fits) {
     reserved_ = std::move(moved);
     unreserved_current_ = false;
@@ -315,6 +322,19 @@ bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, J
     std::vector<int> free_reserved;
     for (int g : reserved) {
       if (unreserved_->IsGpuFree(g)) free_reserved.push_back(g);
+    }
+    if (unreserved_->host_limited()) {
+      // The head will need CPUs and memory beside its reserved GPUs, which jobs ending before
+      // its start may hold now: a job outlasting the reservation keeps off its nodes entirely.
+      const Cluster& cluster = context.cluster();
+      free_reserved.clear();
+      int last = -1;
+      for (int g : reserved) {
+        const int node = cluster.NodeOfGpu(g);
+        if (node == last) continue;
+        last = node;
+        unreserved_->AppendLowestFreeGpus(node, unreserved_->free_gpus(node), &free_reserved);
+      }
     }
     unreserved_->Allocate(free_reserved);
     unreserved_current_ = true;

@@ -37,6 +37,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -189,10 +190,16 @@ class EasyBackfill {
                        Allocation* allocation);
 
   WalltimeRule rule_;
-  std::map<std::pair<int, uint64_t>, int> class_ids_;
+  std::map<std::tuple<int, uint64_t, int32_t, int32_t>, int> class_ids_;  // shape -> class
   std::vector<int> class_of_;  // by JobId; -1 = not assigned yet
   // Running jobs started by this policy, by (guaranteed end, id), with their GPUs.
-  std::map<std::pair<double, JobId>, std::vector<int>> by_end_;
+  // What each running job holds, by estimated end: its GPUs and host demand (the horizon takes
+  // both, so that with host limits it counts CPUs as the live state does; docs/resources.md).
+  struct Held {
+    std::vector<int> gpus;
+    HostDemand host;
+  };
+  std::map<std::pair<double, JobId>, Held> by_end_;
   std::unordered_map<JobId, double> end_of_;
   std::optional<Resources> horizon_;  // free GPUs at horizon_time_ as estimated
   double horizon_time_ = -std::numeric_limits<double>::infinity();

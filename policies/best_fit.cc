@@ -1,7 +1,8 @@
 // best-fit placement (docs/policies.md#best-fit): as first-fit, but a job of n <= G GPUs (and the
 // remainder n mod G of a larger job) goes to the node with the fewest free GPUs that still fits,
-// ties to the lowest index; whole free nodes for larger jobs are still the lowest-index ones.
-// Parameters: none.
+// ties to the lowest index; whole free nodes for larger jobs are still the lowest-index ones. Nodes
+// whose free CPUs or memory cannot take the job are skipped (docs/resources.md).
+// Parameters: type_order (listed): GPU-type order, TypeOrder in policies/node_placement.h.
 #include "policies/node_placement.h"
 #include "policies/registry.h"
 
@@ -10,10 +11,17 @@ namespace {
 
 class BestFit final : public Placement {
  public:
+  BestFit(const PlacementEnv& env, const Params& params) : order_(env, params) {}
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
-    return PlaceOnNodes(resources, request, NodeRule::kBestFit, out);
+    return order_.Place(resources, request, out,
+                        [&](const PlacementRequest& one, Allocation* found) {
+                          return PlaceOnNodes(resources, one, NodeRule::kBestFit, found);
+                        });
   }
+
+ private:
+  TypeOrder order_;
 };
 
 }  // namespace
@@ -22,6 +30,7 @@ class BestFit final : public Placement {
 CLUSTERSIM_REGISTER_PLACEMENT(best_fit, "best-fit",
                               "node with the fewest free GPUs that still fits (ties: lowest "
                               "index); whole free nodes for jobs larger than a node",
-                              [](const clustersim::PlacementEnv&, const clustersim::Params&) {
-                                return std::make_unique<clustersim::BestFit>();
+                              [](const clustersim::PlacementEnv& env,
+                                 const clustersim::Params& params) {
+                                return std::make_unique<clustersim::BestFit>(env, params);
                               });

@@ -491,6 +491,7 @@ class Cosched final : public Policy {
         want.type_mask = uint64_t{1} << t;
         want.job = &job;
         want.job_id = id;
+        want.host = context.run(id).request.host;  // CPUs and memory (docs/resources.md)
         if (context.placement().Find(context.resources(), want, &allocation)) break;
         min_failed_[p] = std::min(min_failed_[p], n);
       }
@@ -682,7 +683,8 @@ class Cosched final : public Policy {
       const double old_factor =
           models.RateFactor(id, t, held, std::max(context.model_run(id).batch, 1));
       if (!(old_factor > 0) || !(run.rate > 0)) continue;
-      scratch.Release(run.allocation.gpus);
+      const HostDemand& host = run.request.host;
+      scratch.ReleaseJob(host, run.allocation.gpus, run.allocation.milli);
       const int step = models.min_gpus(id, t);  // whole replicas of TP x PP GPUs
       int n = std::min(request, scratch.free_of_type(t));
       n -= n % step;
@@ -693,6 +695,7 @@ class Cosched final : public Policy {
         want.type_mask = uint64_t{1} << t;
         want.job = &context.job(id);
         want.job_id = id;
+        want.host = host;
         if (context.placement().Find(scratch, want, &allocation)) break;
       }
       bool resized = false;
@@ -706,7 +709,7 @@ class Cosched final : public Policy {
           const double new_rate = run.rate * new_factor / old_factor;
           const double saving = work / run.rate - work / new_rate;
           if (saving > options_.realloc_margin * context.preemption_cost(id)) {
-            scratch.Allocate(allocation.gpus);
+            scratch.AllocateJob(host, allocation.gpus, allocation.milli);
             allocation.batch = batch;
             context.Resize(id, std::move(allocation));
             last_resize_[id] = context.now();
@@ -715,7 +718,7 @@ class Cosched final : public Policy {
           }
         }
       }
-      if (!resized) scratch.Allocate(run.allocation.gpus);
+      if (!resized) scratch.AllocateJob(host, run.allocation.gpus, run.allocation.milli);
     }
     for (JobId id : done) under_.erase(key_[id]);
     return next_eligible;

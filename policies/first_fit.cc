@@ -1,7 +1,9 @@
 // first-fit placement (docs/policies.md): a job of n GPUs with G per node takes, if n <= G, the
 // lowest-index node with >= n free; if n > G, floor(n/G) completely free nodes (lowest indices)
 // plus, if n mod G > 0, the lowest-index other node with >= n mod G free. Within a node, the
-// lowest-index free GPUs. Parameters: none.
+// lowest-index free GPUs. Nodes whose free CPUs or memory cannot take the job are skipped
+// (policies/node_placement.h). Parameters: type_order (listed): GPU-type order, TypeOrder in
+// policies/node_placement.h.
 #include "policies/node_placement.h"
 #include "policies/registry.h"
 
@@ -10,10 +12,17 @@ namespace {
 
 class FirstFit final : public Placement {
  public:
+  FirstFit(const PlacementEnv& env, const Params& params) : order_(env, params) {}
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
-    return PlaceOnNodes(resources, request, NodeRule::kFirstFit, out);
+    return order_.Place(resources, request, out,
+                        [&](const PlacementRequest& one, Allocation* found) {
+                          return PlaceOnNodes(resources, one, NodeRule::kFirstFit, found);
+                        });
   }
+
+ private:
+  TypeOrder order_;
 };
 
 }  // namespace
@@ -22,6 +31,7 @@ class FirstFit final : public Placement {
 CLUSTERSIM_REGISTER_PLACEMENT(first_fit, "first-fit",
                               "lowest-index node with enough free GPUs; whole free nodes for "
                               "jobs larger than a node",
-                              [](const clustersim::PlacementEnv&, const clustersim::Params&) {
-                                return std::make_unique<clustersim::FirstFit>();
+                              [](const clustersim::PlacementEnv& env,
+                                 const clustersim::Params& params) {
+                                return std::make_unique<clustersim::FirstFit>(env, params);
                               });

@@ -8,8 +8,13 @@
 // larger than a node takes floor(n/G) completely free nodes (lowest positions) of the first allowed
 // partition where it fits, as first-fit does, and puts the remainder on the node of least growth.
 //
+// With host limits (docs/resources.md) a node whose free CPUs or memory cannot take the job is no
+// candidate, and the measure counts CPUs as the paper does (sim/engine/fragmentation.h): the growth
+// includes the classes the job's CPUs leave short.
+//
 // The workload is PlacementEnv::workload (the trace's classes, built by `run`); without it the
-// request itself is the only class. Parameters: none.
+// request itself is the only class. Parameters: type_order (listed): GPU-type order, TypeOrder in
+// policies/node_placement.h.
 //
 // Cost per Find: O(N x C x G) for N candidate nodes of the allowed types (nodes with enough free;
 // completely free nodes of one partition are all alike, so only the first is scored), C classes
@@ -51,12 +56,22 @@ struct Best {
 
 class FragAware final : public Placement {
  public:
-  explicit FragAware(const PlacementEnv& env) : workload_(env.workload) {}
+  FragAware(const PlacementEnv& env, const Params& params)
+      : workload_(env.workload), order_(env, params) {}
 
   bool SharesGpus() const override { return true; }
 
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
+    return order_.Place(resources, request, out,
+                        [&](const PlacementRequest& one, Allocation* found) {
+                          return FindAnyType(resources, one, found);
+                        });
+  }
+
+ private:
+  bool FindAnyType(const Resources& resources, const PlacementRequest& request,
+                   Allocation* out) const {
     out->gpus.clear();
     out->gpu_type = -1;
     out->milli = 0;
@@ -66,39 +81,53 @@ class FragAware final : public Placement {
     if (workload_ != nullptr && !workload_->empty()) {
       classes = *workload_;
     } else {
-      own.push_back(request.milli > 0 ? TaskClass{1, request.milli, 1.0}
-                                      : TaskClass{request.gpus, 0, 1.0});
+      own.push_back(request.milli > 0 ? TaskClass{1, request.milli, 1.0, request.host.cpu_milli}
+                                      : TaskClass{request.gpus, 0, 1.0, request.host.cpu_milli});
       classes = own;
     }
     if (request.milli > 0) return FindShare(resources, request, classes, out);
     return FindWhole(resources, request, classes, out);
   }
 
- private:
-  // Growth of `node`'s expected fragmentation if `take` of its whole free GPUs are allocated.
+  // The node's CPUs for the measure (not limited without host limits).
+  static NodeCpu CpuOf(const Resources& resources, int node) {
+    if (!resources.host_limited()) return NodeCpu{};
+    const Node& n = resources.cluster().node(node);
+    return NodeCpu{resources.free_cpu_milli(node), NodeCpuMilli(n)};
+  }
+
+  // Growth of `node`'s expected fragmentation if `take` of its whole free GPUs are allocated to a
+  // job of `request` (which spans `allocation_gpus` GPUs in all).
   double WholeDelta(const Resources& resources, int node, int take,
-                    std::span<const TaskClass> classes) const {
+                    std::span<const TaskClass> classes, const PlacementRequest& request,
+                    int allocation_gpus) const {
     const Node& n = resources.cluster().node(node);
     scratch_.resize(n.gpu_count);
     for (int i = 0; i < n.gpu_count; ++i) scratch_[i] = resources.free_milli(n.first_gpu + i);
-    const double before = NodeFragmentation(scratch_, classes);
+    NodeCpu cpu = CpuOf(resources, node);
+    const double before = NodeFragmentation(scratch_, classes, cpu);
+    if (cpu.limited()) {
+      cpu.free_milli -= HostChargeOn(n, request.host, take, allocation_gpus, 0).cpu_milli;
+    }
     for (int i = 0; i < n.gpu_count && take > 0; ++i) {
       if (scratch_[i] == kMilliPerGpu) {
         scratch_[i] = 0;
         --take;
       }
     }
-    return NodeFragmentation(scratch_, classes) - before;
+    return NodeFragmentation(scratch_, classes, cpu) - before;
   }
 
   // Scores every node of `part` with >= need whole free GPUs (the first completely free one
-  // only), skipping positions in `exclude` (ascending).
+  // whose host resources take the job only), skipping positions in `exclude` (ascending) and
+  // nodes whose host resources cannot take `need` of the job's `allocation_gpus` GPUs.
   void ScorePartition(const Resources& resources, const Partition& part, int need,
                       std::span<const TaskClass> classes, const std::vector<int>& exclude,
-                      Best* best) const {
+                      const PlacementRequest& request, int allocation_gpus, Best* best) const {
     const int g = part.gpus_per_node;
     auto excluded = [&](int pos) {
-      return std::binary_search(exclude.begin(), exclude.end(), pos);
+      return std::binary_search(exclude.begin(), exclude.end(), pos) ||
+             !resources.HostFitsJob(part.nodes[pos], request.host, need, allocation_gpus);
     };
     for (int f = std::max(need, 1); f < g; ++f) {
       if (part.by_free_count[f] == 0) continue;
@@ -106,15 +135,28 @@ class FragAware final : public Placement {
            pos = part.by_free[f].FindFrom(pos + 1)) {
         if (excluded(pos)) continue;
         const int node = part.nodes[pos];
-        const double delta = WholeDelta(resources, node, need, classes);
+        const double delta = WholeDelta(resources, node, need, classes, request, allocation_gpus);
         if (best->Beaten(delta, node, -1)) best->Take(delta, node, -1);
       }
     }
-    int pos = part.by_free[g].FindFirst();
-    while (pos >= 0 && excluded(pos)) pos = part.by_free[g].FindFrom(pos + 1);
-    if (pos >= 0) {
+    if (!resources.host_limited()) {
+      int pos = part.by_free[g].FindFirst();
+      while (pos >= 0 && excluded(pos)) pos = part.by_free[g].FindFrom(pos + 1);
+      if (pos >= 0) {
+        const int node = part.nodes[pos];
+        const double delta = WholeDelta(resources, node, need, classes, request, allocation_gpus);
+        if (best->Beaten(delta, node, -1)) best->Take(delta, node, -1);
+      }
+      return;
+    }
+    // With host limits a completely free node (no job on it: all its CPUs free too) stands for
+    // the others of its partition with the same CPU and memory capacity.
+    seen_capacity_.clear();
+    for (int pos = part.by_free[g].FindFirst(); pos >= 0; pos = part.by_free[g].FindFrom(pos + 1)) {
+      if (excluded(pos)) continue;
       const int node = part.nodes[pos];
-      const double delta = WholeDelta(resources, node, need, classes);
+      if (!FirstOfItsCapacity(resources.cluster().node(node))) continue;
+      const double delta = WholeDelta(resources, node, need, classes, request, allocation_gpus);
       if (best->Beaten(delta, node, -1)) best->Take(delta, node, -1);
     }
   }
@@ -126,7 +168,7 @@ class FragAware final : public Placement {
     Best best;
     for (const Partition& part : resources.partitions()) {
       if (!request.AllowsType(part.gpu_type) || part.gpus_per_node < n) continue;
-      ScorePartition(resources, part, n, classes, kNone, &best);
+      ScorePartition(resources, part, n, classes, kNone, request, n, &best);
     }
     if (best.node >= 0) {
       out->gpu_type = resources.cluster().node(best.node).gpu_type;
@@ -139,7 +181,7 @@ class FragAware final : public Placement {
         resources, request,
         [&](const Partition& part, int remainder, const std::vector<int>& chosen) {
           Best rest;
-          ScorePartition(resources, part, remainder, classes, chosen, &rest);
+          ScorePartition(resources, part, remainder, classes, chosen, request, n, &rest);
           return rest.node < 0 ? -1 : resources.position_of(rest.node);
         },
         out);
@@ -169,8 +211,18 @@ class FragAware final : public Placement {
           candidates_.push_back(part.nodes[pos]);
         }
       }
-      if (const int pos = part.by_free[g].FindFirst(); pos >= 0) {
-        candidates_.push_back(part.nodes[pos]);
+      if (!resources.host_limited()) {
+        if (const int pos = part.by_free[g].FindFirst(); pos >= 0) {
+          candidates_.push_back(part.nodes[pos]);
+        }
+      } else {  // one completely free node per CPU and memory capacity (see ScorePartition)
+        seen_capacity_.clear();
+        for (int pos = part.by_free[g].FindFirst(); pos >= 0;
+             pos = part.by_free[g].FindFrom(pos + 1)) {
+          if (FirstOfItsCapacity(cluster.node(part.nodes[pos]))) {
+            candidates_.push_back(part.nodes[pos]);
+          }
+        }
       }
     }
     std::sort(candidates_.begin(), candidates_.end());
@@ -179,17 +231,22 @@ class FragAware final : public Placement {
     Best best;
     std::vector<int> seen;  // free values already scored on this node
     for (int node : candidates_) {
+      if (!resources.HostFitsJob(node, request.host, 1, 1, milli)) continue;
       const Node& n = cluster.node(node);
       scratch_.resize(n.gpu_count);
       for (int i = 0; i < n.gpu_count; ++i) scratch_[i] = resources.free_milli(n.first_gpu + i);
-      const NodeFragmentationView view(scratch_, classes);
+      const NodeCpu cpu = CpuOf(resources, node);
+      const NodeFragmentationView view(scratch_, classes, cpu);
+      const int64_t cpu_after =
+          cpu.limited() ? cpu.free_milli - HostChargeOn(n, request.host, 1, 1, milli).cpu_milli
+                        : -1;
       seen.clear();
       for (int i = 0; i < n.gpu_count; ++i) {
         const int free = scratch_[i];
         // GPUs with the same free milli give the same node state: score the lowest index only.
         if (free < milli || std::find(seen.begin(), seen.end(), free) != seen.end()) continue;
         seen.push_back(free);
-        const double delta = view.AfterChange(free, free - milli) - view.current();
+        const double delta = view.AfterChange(free, free - milli, cpu_after) - view.current();
         if (best.Beaten(delta, node, n.first_gpu + i)) best.Take(delta, node, n.first_gpu + i);
       }
     }
@@ -200,7 +257,20 @@ class FragAware final : public Placement {
     return true;
   }
 
+  // True the first time a node of these CPU and memory capacities is seen since
+  // seen_capacity_ was cleared.
+  bool FirstOfItsCapacity(const Node& node) const {
+    const std::pair<int32_t, int32_t> capacity(NodeCpuMilli(node), NodeMemoryMib(node));
+    if (std::find(seen_capacity_.begin(), seen_capacity_.end(), capacity) != seen_capacity_.end()) {
+      return false;
+    }
+    seen_capacity_.push_back(capacity);
+    return true;
+  }
+
   const std::vector<TaskClass>* workload_;
+  TypeOrder order_;
+  mutable std::vector<std::pair<int32_t, int32_t>> seen_capacity_;
   // Scratch buffers (Find is const and runs on one thread per placement object).
   mutable std::vector<int> scratch_;
   mutable std::vector<int> candidates_;
@@ -212,6 +282,7 @@ class FragAware final : public Placement {
 CLUSTERSIM_REGISTER_PLACEMENT(frag_aware, "frag-aware",
                               "least growth of expected GPU fragmentation (Alibaba FGD, ATC'23); "
                               "shares GPUs among fractional jobs",
-                              [](const clustersim::PlacementEnv& env, const clustersim::Params&) {
-                                return std::make_unique<clustersim::FragAware>(env);
+                              [](const clustersim::PlacementEnv& env,
+                                 const clustersim::Params& params) {
+                                return std::make_unique<clustersim::FragAware>(env, params);
                               });

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "sim/engine/job.h"
+#include "sim/engine/runtime_model.h"
+#include "sim/util/error.h"
+
 namespace clustersim {
 namespace {
 
@@ -32,6 +36,33 @@ int PickNode(const Partition& part, int gpus, NodeRule rule, const std::vector<i
   return -1;
 }
 
+int PickNode(const Resources& resources, const Partition& part, int gpus, NodeRule rule,
+             const std::vector<int>& exclude, const PlacementRequest& request, int allocation_gpus,
+             int* free_count) {
+  if (!resources.host_limited()) return PickNode(part, gpus, rule, exclude, free_count);
+  if (gpus > part.gpus_per_node) return -1;
+  auto skip = [&](int pos) {
+    return Excluded(exclude, pos) ||
+           !resources.HostFitsJob(part.nodes[pos], request.host, gpus, allocation_gpus);
+  };
+  if (rule == NodeRule::kFirstFit) {
+    int pos = part.free_tree.FindFirstAtLeast(gpus, 0);
+    while (pos >= 0 && skip(pos)) pos = part.free_tree.FindFirstAtLeast(gpus, pos + 1);
+    if (pos >= 0) *free_count = part.free_tree.Get(pos);
+    return pos;
+  }
+  for (int f = std::max(gpus, 1); f <= part.gpus_per_node; ++f) {
+    if (part.by_free_count[f] == 0) continue;
+    int pos = part.by_free[f].FindFirst();
+    while (pos >= 0 && skip(pos)) pos = part.by_free[f].FindFrom(pos + 1);
+    if (pos >= 0) {
+      *free_count = f;
+      return pos;
+    }
+  }
+  return -1;
+}
+
 bool PlaceOnNodes(const Resources& resources, const PlacementRequest& request, NodeRule rule,
                   Allocation* out) {
   out->gpus.clear();
@@ -47,7 +78,7 @@ bool PlaceOnNodes(const Resources& resources, const PlacementRequest& request, N
   for (const Partition& part : partitions) {
     if (!request.AllowsType(part.gpu_type) || part.gpus_per_node < n) continue;
     int free_count = 0;
-    const int pos = PickNode(part, n, rule, kNone, &free_count);
+    const int pos = PickNode(resources, part, n, rule, kNone, request, n, &free_count);
     if (pos < 0) continue;
     const int node = part.nodes[pos];
     const bool better = best_node < 0 ||
@@ -69,9 +100,10 @@ bool PlaceOnNodes(const Resources& resources, const PlacementRequest& request, N
   // Several nodes: whole free nodes plus one node for the remainder, in one partition.
   return PlaceAcrossNodes(
       resources, request,
-      [rule](const Partition& part, int remainder, const std::vector<int>& chosen) {
+      [&resources, &request, rule, n](const Partition& part, int remainder,
+                                      const std::vector<int>& chosen) {
         int free_count = 0;
-        return PickNode(part, remainder, rule, chosen, &free_count);
+        return PickNode(resources, part, remainder, rule, chosen, request, n, &free_count);
       },
       out);
 }
@@ -79,6 +111,7 @@ bool PlaceOnNodes(const Resources& resources, const PlacementRequest& request, N
 bool PlaceAcrossNodes(const Resources& resources, const PlacementRequest& request,
                       const RemainderPicker& pick_remainder, Allocation* out) {
   const int n = request.gpus;
+  const bool host = resources.host_limited();
   for (const Partition& part : resources.partitions()) {
     const int g = part.gpus_per_node;
     if (!request.AllowsType(part.gpu_type) || n <= g) continue;
@@ -88,8 +121,10 @@ bool PlaceAcrossNodes(const Resources& resources, const PlacementRequest& reques
     std::vector<int> chosen;  // positions, ascending
     for (int pos = part.by_free[g].FindFirst(); pos >= 0 && static_cast<int>(chosen.size()) < whole;
          pos = part.by_free[g].FindFrom(pos + 1)) {
+      if (host && !resources.HostFitsJob(part.nodes[pos], request.host, g, n)) continue;
       chosen.push_back(pos);
     }
+    if (static_cast<int>(chosen.size()) < whole) continue;
     int remainder_pos = -1;
     if (remainder > 0) {
       remainder_pos = pick_remainder(part, remainder, chosen);
@@ -107,6 +142,96 @@ bool PlaceAcrossNodes(const Resources& resources, const PlacementRequest& reques
     return true;
   }
   return false;
+}
+
+TypeOrder::TypeOrder(const PlacementEnv& env, const Params& params) : env_(env) {
+  const std::string name = params.String("type_order", "listed");
+  if (name == "listed") {
+    kind_ = Kind::kListed;
+  } else if (name == "fastest") {
+    kind_ = Kind::kFastest;
+  } else if (name == "cheapest") {
+    kind_ = Kind::kCheapest;
+  } else if (name == "least-loaded") {
+    kind_ = Kind::kLeastLoaded;
+  } else {
+    throw InputError("parameter type_order=" + name +
+                     ": expected listed, fastest, cheapest or least-loaded");
+  }
+}
+
+const char* TypeOrder::Name(Kind kind) {
+  switch (kind) {
+    case Kind::kListed:
+      return "listed";
+    case Kind::kFastest:
+      return "fastest";
+    case Kind::kCheapest:
+      return "cheapest";
+    case Kind::kLeastLoaded:
+      return "least-loaded";
+  }
+  return "?";
+}
+
+double TypeOrder::Rate(const PlacementRequest& request, int type) const {
+  const uint32_t model = request.job != nullptr ? request.job->model.id() : 0;
+  const auto key = std::make_tuple(model, request.gpus, request.milli, type);
+  auto it = rates_.find(key);
+  if (it != rates_.end()) return it->second;
+  double rate = 0;
+  if (env_.cluster != nullptr) {
+    if (!empty_) empty_.emplace(*env_.cluster);
+    PlacementRequest one = request;
+    one.type_mask = uint64_t{1} << type;
+    one.host = HostDemand{};
+    Allocation ideal;
+    if (PlaceOnNodes(*empty_, one, NodeRule::kFirstFit, &ideal)) {
+      ideal.milli = request.milli;
+      if (env_.runtime == nullptr) {
+        rate = 1;
+      } else if (request.job != nullptr) {
+        rate = env_.runtime->Rate(*request.job, ideal);
+      } else {
+        Job job;
+        job.gpus = request.gpus;
+        rate = env_.runtime->Rate(job, ideal);
+      }
+    }
+  }
+  rates_.emplace(key, rate);
+  return rate;
+}
+
+void TypeOrder::Order(const Resources& resources, const PlacementRequest& request,
+                      std::vector<int>* types) const {
+  const Cluster& cluster = resources.cluster();
+  keyed_.clear();
+  for (int type : cluster.gpu_types()) {
+    if (!request.AllowsType(type)) continue;
+    const double rate = Rate(request, type);
+    if (!(rate > 0)) continue;  // the job cannot fit on this type at all
+    double key = 0;
+    switch (kind_) {
+      case Kind::kListed:
+        break;
+      case Kind::kFastest:
+        key = -rate;
+        break;
+      case Kind::kCheapest:
+        key = cluster.catalog().gpu(type).price_per_gpu_hour * std::max(request.gpus, 1) / rate;
+        break;
+      case Kind::kLeastLoaded:
+        key = 1.0 - static_cast<double>(resources.free_of_type(type)) / cluster.GpusOfType(type);
+        break;
+    }
+    keyed_.emplace_back(key, type);
+  }
+  // Stable: equal keys keep the listed order.
+  std::stable_sort(keyed_.begin(), keyed_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  types->clear();
+  for (const auto& [key, type] : keyed_) types->push_back(type);
 }
 
 }  // namespace clustersim

@@ -77,7 +77,7 @@ void PreemptivePlanner::StartOrDefer(JobId id, Allocation allocation) {
     context_->Start(id, std::move(allocation));
     return;
   }
-  scratch_->Allocate(allocation.gpus);
+  scratch_->AllocateJob(context_->run(id).request.host, allocation.gpus, allocation.milli);
   to_start_.emplace_back(id, std::move(allocation));
 }
 
@@ -99,14 +99,13 @@ void PreemptivePlanner::AddEvicted(JobId id) {
 bool PreemptivePlanner::IsKnownNotToFit(JobId id) const {
   // What is left for a job only shrinks along the order, so a shape that did not fit earlier in
   // the pass does not fit now.
-  const PlacementRequest& request = context_->run(id).request;
-  const std::pair<int, uint64_t> shape(request.gpus, request.type_mask);
+  const RequestShape shape = ShapeOf(context_->run(id).request);
   return std::find(cannot_fit_.begin(), cannot_fit_.end(), shape) != cannot_fit_.end();
 }
 
 bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
   const PlacementRequest& request = context_->run(id).request;
-  const std::pair<int, uint64_t> shape(request.gpus, request.type_mask);
+  const RequestShape shape = ShapeOf(request);
   if (IsKnownNotToFit(id)) return false;
 
   // Necessary condition, cheap: enough GPUs of allowed types among the free ones and those of
@@ -144,7 +143,7 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
        r = order_->NextHigherRunning()) {
     const Allocation& held = context_->run(r).allocation;
     if (MarkOf(r) != kPinned || !request.AllowsType(held.gpu_type)) continue;
-    scratch_->Release(held.gpus);
+    scratch_->ReleaseJob(context_->run(r).request.host, held.gpus, held.milli);
     SetMark(r, kEvicted);
     trial_.push_back(r);
     if (context_->placement().Find(*scratch_, request, out)) {
@@ -163,7 +162,8 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
   }
   // It does not fit in everything lower-priority jobs hold: undo.
   for (JobId t : trial_) {
-    scratch_->Allocate(context_->run(t).allocation.gpus);
+    const JobRun& run = context_->run(t);
+    scratch_->AllocateJob(run.request.host, run.allocation.gpus, run.allocation.milli);
     SetMark(t, kPinned);
   }
   cannot_fit_.push_back(shape);
@@ -172,11 +172,13 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
 
 void PreemptivePlanner::SettleEvicted(JobId id) {
   SetMark(id, kSettled);
-  const std::vector<int>& held = context_->run(id).allocation.gpus;
-  const bool untouched = std::all_of(held.begin(), held.end(),
-                                     [this](int g) { return scratch_->IsGpuFree(g); });
+  const JobRun& run = context_->run(id);
+  const std::vector<int>& held = run.allocation.gpus;
+  const bool untouched =
+      std::all_of(held.begin(), held.end(), [this](int g) { return scratch_->IsGpuFree(g); }) &&
+      scratch_->HostFitsGpus(run.request.host, held, run.allocation.milli);
   if (untouched) {  // the job that evicted it went elsewhere: it keeps running where it is
-    scratch_->Allocate(held);
+    scratch_->AllocateJob(run.request.host, held, run.allocation.milli);
     return;
   }
   to_preempt_.push_back(id);
@@ -184,7 +186,7 @@ void PreemptivePlanner::SettleEvicted(JobId id) {
   Allocation allocation;
   if (Place(id, &allocation) || MakeRoom(id, &allocation)) {
     outcome_->migrated.push_back(id);
-    scratch_->Allocate(allocation.gpus);
+    scratch_->AllocateJob(run.request.host, allocation.gpus, allocation.milli);
     to_start_.emplace_back(id, std::move(allocation));
   } else {
     outcome_->preempted.push_back(id);

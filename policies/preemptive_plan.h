@@ -32,6 +32,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -42,7 +43,7 @@ namespace clustersim {
 // How a preemptive policy orders its runnable jobs. Owned by the policy; read by the planner
 // during one pass, during which the order must not change.
 //
-// Queued jobs come in lists, one per shape (GPU count and allowed types, see QueuedByShape),
+// Queued jobs come in lists, one per shape (GPU count, allowed types and host demands: ShapeOf),
 // each in priority order: once a job of some shape does not fit in what is left, no later job of
 // that shape can (what is left only shrinks along the order), so the pass drops the rest of that
 // list. A pass thus costs O((decisions + shapes) x shapes), not O(queued jobs).
@@ -73,13 +74,20 @@ class RunnableOrder {
   virtual void OnLost(JobId /*id*/) {}
 };
 
+// A request's shape: GPU count, allowed types and host demands (docs/resources.md) — what a
+// placement query depends on.
+using RequestShape = std::tuple<int, uint64_t, int32_t, int32_t>;
+inline RequestShape ShapeOf(const PlacementRequest& request) {
+  return {request.gpus, request.type_mask, request.host.cpu_milli, request.host.memory_mib};
+}
+
 // Queued jobs split by shape, each shape's jobs ordered by (Key, JobId): the queued side of a
 // RunnableOrder. Shapes get list numbers in order of first appearance and keep them.
 template <typename Key>
 class QueuedByShape {
  public:
   void Insert(const PlacementRequest& request, const Key& key, JobId id) {
-    const auto shape = std::make_pair(request.gpus, request.type_mask);
+    const auto shape = ShapeOf(request);
     auto it = index_.find(shape);
     if (it == index_.end()) {
       it = index_.emplace(shape, static_cast<int>(lists_.size())).first;
@@ -91,7 +99,7 @@ class QueuedByShape {
   }
   // Returns false if the job was not there.
   bool Erase(const PlacementRequest& request, const Key& key, JobId id) {
-    auto it = index_.find(std::make_pair(request.gpus, request.type_mask));
+    auto it = index_.find(ShapeOf(request));
     if (it == index_.end() || lists_[it->second].erase({key, id}) == 0) return false;
     --size_;
     return true;
@@ -110,7 +118,7 @@ class QueuedByShape {
 
  private:
   using List = std::set<std::pair<Key, JobId>>;
-  std::map<std::pair<int, uint64_t>, int> index_;  // shape -> list
+  std::map<RequestShape, int> index_;  // shape -> list
   std::vector<List> lists_;
   std::vector<typename List::const_iterator> cursors_;
   size_t size_ = 0;
@@ -160,7 +168,7 @@ class PreemptivePlanner {
   std::vector<JobId> heads_;  // per queued list: its next job, kNoJob once done
   std::vector<JobId> to_preempt_;                         // in the order decided
   std::vector<std::pair<JobId, Allocation>> to_start_;    // deferred starts, in order
-  std::vector<std::pair<int, uint64_t>> cannot_fit_;      // (GPUs, type mask) known not to fit
+  std::vector<RequestShape> cannot_fit_;                  // shapes known not to fit
 };
 
 }  // namespace clustersim

@@ -6,7 +6,9 @@
 // (plus one node for the remainder), and the first-fit choice. Score: higher runtime-model rate,
 // then higher ring bandwidth on the topology, then fewer nodes, then lower GPU indices.
 // Cost per job: O(candidates x subsets x ring evaluation); the topology caches ring results.
-// Parameters: candidates (16): nodes examined per single-node job.
+// Nodes whose free CPUs or memory cannot take the job are not candidates (docs/resources.md).
+// Parameters: candidates (16): nodes examined per single-node job; type_order (listed): GPU-type
+// order, TypeOrder in policies/node_placement.h (with `listed` the score compares every type).
 #include <algorithm>
 #include <limits>
 
@@ -33,13 +35,22 @@ struct Score {
 
 class TopologyPlacement final : public Placement {
  public:
-  TopologyPlacement(const PlacementEnv& env, int candidates)
-      : env_(env), candidates_(candidates) {
+  TopologyPlacement(const PlacementEnv& env, int candidates, const Params& params)
+      : env_(env), candidates_(candidates), order_(env, params) {
     default_job_.gpus = 1;
   }
 
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
+    return order_.Place(resources, request, out,
+                        [&](const PlacementRequest& one, Allocation* found) {
+                          return FindAnyType(resources, one, found);
+                        });
+  }
+
+ private:
+  bool FindAnyType(const Resources& resources, const PlacementRequest& request,
+                   Allocation* out) const {
     out->gpus.clear();
     out->gpu_type = -1;
     if (request.gpus <= 0) return false;
@@ -60,19 +71,16 @@ class TopologyPlacement final : public Placement {
     for (const Partition& part : resources.partitions()) {
       if (!request.AllowsType(part.gpu_type)) continue;
       if (n <= part.gpus_per_node) {
-        SingleNodeCandidates(resources, part, n, [&](std::vector<int>& gpus) {
-          consider(part.gpu_type, gpus);
-        });
+        SingleNodeCandidates(resources, part, request,
+                             [&](std::vector<int>& gpus) { consider(part.gpu_type, gpus); });
       } else {
-        MultiNodeCandidates(resources, part, n, [&](std::vector<int>& gpus) {
-          consider(part.gpu_type, gpus);
-        });
+        MultiNodeCandidates(resources, part, request,
+                            [&](std::vector<int>& gpus) { consider(part.gpu_type, gpus); });
       }
     }
     return found;
   }
 
- private:
   Score Evaluate(const PlacementRequest& request, const Allocation& a) const {
     Score s;
     const Job& job = request.job ? *request.job : default_job_;
@@ -89,12 +97,15 @@ class TopologyPlacement final : public Placement {
   }
 
   template <typename Visit>
-  void SingleNodeCandidates(const Resources& resources, const Partition& part, int n,
-                            Visit visit) const {
+  void SingleNodeCandidates(const Resources& resources, const Partition& part,
+                            const PlacementRequest& request, Visit visit) const {
+    const int n = request.gpus;
     int examined = 0;
     for (int f = n; f <= part.gpus_per_node && examined < candidates_; ++f) {
       for (int pos = part.by_free[f].FindFirst(); pos >= 0 && examined < candidates_;
-           pos = part.by_free[f].FindFrom(pos + 1), ++examined) {
+           pos = part.by_free[f].FindFrom(pos + 1)) {
+        if (!resources.HostFitsJob(part.nodes[pos], request.host, n, n)) continue;
+        ++examined;
         std::vector<int> free_gpus;
         resources.AppendLowestFreeGpus(part.nodes[pos], f, &free_gpus);
         std::vector<int> pick;
@@ -120,8 +131,9 @@ class TopologyPlacement final : public Placement {
   }
 
   template <typename Visit>
-  void MultiNodeCandidates(const Resources& resources, const Partition& part, int n,
-                           Visit visit) const {
+  void MultiNodeCandidates(const Resources& resources, const Partition& part,
+                           const PlacementRequest& original, Visit visit) const {
+    const int n = original.gpus;
     const int g = part.gpus_per_node;
     const int whole = n / g;
     const int remainder = n % g;
@@ -129,6 +141,7 @@ class TopologyPlacement final : public Placement {
     std::vector<std::vector<int>> by_rack(env_.cluster->rack_count());
     for (int pos = part.by_free[g].FindFirst(); pos >= 0; pos = part.by_free[g].FindFrom(pos + 1)) {
       const int node = part.nodes[pos];
+      if (!resources.HostFitsJob(node, original.host, g, n)) continue;
       by_rack[env_.cluster->node(node).rack].push_back(node);
     }
     std::vector<int> pick;
@@ -148,7 +161,8 @@ class TopologyPlacement final : public Placement {
           const Node& info = env_.cluster->node(node);
           const int free = resources.free_gpus(node);
           if (info.gpu_type != part.gpu_type || info.gpu_count != g || free < remainder ||
-              std::find(nodes.begin(), nodes.begin() + whole, node) != nodes.begin() + whole) {
+              std::find(nodes.begin(), nodes.begin() + whole, node) != nodes.begin() + whole ||
+              !resources.HostFitsJob(node, original.host, remainder, n)) {
             continue;
           }
           if (best < 0 || free < resources.free_gpus(best)) best = node;
@@ -162,12 +176,14 @@ class TopologyPlacement final : public Placement {
     Allocation first_fit;
     PlacementRequest request;
     request.gpus = n;
+    request.host = original.host;
     request.type_mask = uint64_t{1} << part.gpu_type;
     if (PlaceOnNodes(resources, request, NodeRule::kFirstFit, &first_fit)) visit(first_fit.gpus);
   }
 
   PlacementEnv env_;
   int candidates_;
+  TypeOrder order_;
   Job default_job_;
 };
 
@@ -181,5 +197,5 @@ CLUSTERSIM_REGISTER_PLACEMENT(
     [](const clustersim::PlacementEnv& env, const clustersim::Params& params) {
       const int candidates = params.Int("candidates", 16);
       if (candidates < 1) throw clustersim::InputError("parameter candidates: expected >= 1");
-      return std::make_unique<clustersim::TopologyPlacement>(env, candidates);
+      return std::make_unique<clustersim::TopologyPlacement>(env, candidates, params);
     });

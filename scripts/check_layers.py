@@ -4,7 +4,7 @@
 The layers, bottom to top (ARCHITECTURE.md explains each):
 
     sim/util  <  sim/hardware  <  sim/models  <  sim/engine  <  sim/output, policies, workloads
-              <  sim/cli (the program)
+              <  sim/cli (the program)  <  python (the Python module's native part)
 
 sim/output, policies and workloads sit side by side: each may include sim/engine and below, not
 one another. Tests, benchmarks, fuzz targets and python bindings sit above everything.
@@ -27,6 +27,8 @@ BELOW["sim/output"] = BELOW["sim/engine"] + ["sim/engine"]
 BELOW["policies"] = BELOW["sim/output"]
 BELOW["workloads"] = BELOW["sim/output"]
 BELOW["sim/cli"] = BELOW["sim/output"] + ["sim/output", "policies", "workloads"]
+# The Python module's native part sits above the program's layers (it wraps the run pipeline).
+BELOW["python"] = BELOW["sim/cli"] + ["sim/cli"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

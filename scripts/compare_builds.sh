@@ -40,18 +40,18 @@ runs() {
   echo "synthetic_easy|--trace $synthetic --cluster $cluster_1024 --runtime-model trace --policy easy"
 }
 
-columns() {  # DB TABLE: its columns, comma-separated, in declaration order
-  sqlite3 "$1" "SELECT group_concat('\"' || name || '\"', ',') FROM pragma_table_info('$2')"
+# Columns and summary metrics are those the OLD binary writes: a newer binary may add columns and
+# metrics (results/README.md), and what both write must agree.
+columns() {  # DB TABLE
+  sqlite3 "$1" "SELECT group_concat(name, ', ') FROM pragma_table_info('$2')"
 }
-
-dump() {  # DB OUT REFERENCE_DB: the columns both databases have (a new build may add columns)
+dump() {  # DB OUT REFERENCE_DB
   sqlite3 -csv "$1" "SELECT run_id, fingerprint, events, passes, status FROM runs ORDER BY run_id" >"$2"
-  for table in jobs timeseries summary; do
-    local cols order
-    cols="$(columns "$3" "$table")"
-    case "$table" in jobs) order="run_id, job_index" ;; *) order="1, 2, 3" ;; esac
-    sqlite3 -csv "$1" "SELECT $cols FROM $table ORDER BY $order" >>"$2"
-  done
+  sqlite3 -csv "$1" "SELECT $(columns "$3" jobs) FROM jobs ORDER BY run_id, job_index" >>"$2"
+  sqlite3 -csv "$1" "SELECT $(columns "$3" timeseries) FROM timeseries ORDER BY 1, 2, 3" >>"$2"
+  local metrics
+  metrics=$(sqlite3 "$3" "SELECT group_concat(DISTINCT quote(metric)) FROM summary")
+  sqlite3 -csv "$1" "SELECT * FROM summary WHERE metric IN (${metrics:-''}) ORDER BY 1, 2, 3" >>"$2"
 }
 
 status=0

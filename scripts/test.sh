@@ -11,7 +11,8 @@ if [ "${1:-}" = "--sanitize" ]; then
     -DCLUSTERSIM_BUILD_BENCH=OFF >/dev/null
 else
   dir=build
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_BUILD_TESTS=ON \
+    -DCLUSTERSIM_BUILD_BENCH=ON -DCLUSTERSIM_BUILD_PYTHON=ON >/dev/null
 fi
 cmake --build "$dir" -j"$(nproc)"
 cd "$dir"

@@ -31,7 +31,7 @@ std::string MapGpuTypes(const std::string& types,
 
 bool TraceFilter::IsIdentity() const {
   return !HasWindow() && vcs.empty() && users.empty() && statuses.empty() && first_n < 0 &&
-         load_factor == 1.0 && gpu_type_map.empty() && !submit_is_start;
+         load_factor == 1.0 && gpu_type_map.empty() && !submit_is_start && !drop_host_demands;
 }
 
 std::string TraceFilter::ToJson() const {
@@ -45,6 +45,7 @@ std::string TraceFilter::ToJson() const {
   if (load_factor != 1.0) j["load_factor"] = load_factor;
   if (!gpu_type_map.empty()) j["map_gpu"] = gpu_type_map;
   if (submit_is_start) j["submit_is_start"] = true;
+  if (drop_host_demands) j["no_host_demands"] = true;
   // Names come from the command line as bytes: one that is not UTF-8 (a Latin-1 user name) must
   // not stop the run, so invalid bytes are recorded as U+FFFD.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -160,6 +161,9 @@ std::vector<Job> JobSink::Finish(FilterCounts* counts) {
     for (Job& job : kept_) {
       if (!job.gpu_type.empty()) job.gpu_type = MapGpuTypes(job.gpu_type.str(), filter_.gpu_type_map);
     }
+  }
+  if (filter_.drop_host_demands) {
+    for (Job& job : kept_) job.cpu_milli = job.memory_mib = 0;
   }
   counts_.kept = static_cast<int64_t>(kept_.size());
   if (counts) *counts = counts_;

@@ -9,7 +9,8 @@
 // virtual clusters / users / trace statuses; keep the first N jobs in submission order; load
 // scaling (every inter-arrival gap multiplied by a factor: > 1 lightens, < 1 intensifies the
 // load; times stay relative to the first kept submission); GPU-type mapping (names in each job's
-// gpu_type list renamed, e.g. for traces from older hardware). Excluded jobs are counted by
+// gpu_type list renamed, e.g. for traces from older hardware); dropping the CPU and host-memory
+// demands (docs/resources.md: the run then places on GPUs only). Excluded jobs are counted by
 // reason: a job leaves a run only through an explicit filter, never silently.
 //
 // Times: readers of wall-clock formats hand over absolute times and the sink subtracts the
@@ -46,6 +47,7 @@ struct TraceFilter {
   // recorded_start = submit_time and, without a recorded end, recorded_end = submit_time +
   // duration. Applied before the load factor.
   bool submit_is_start = false;
+  bool drop_host_demands = false;  // zero every job's cpu_milli and memory_mib
 
   bool IsIdentity() const;
   bool HasWindow() const { return !std::isinf(window_start) || !std::isinf(window_end); }

@@ -2,7 +2,9 @@
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
 // optional walltime, gpu_type, user, vc, priority, model, batch_size, status, precision,
 // sequence_length, recorded_start, recorded_end (the schedule a real scheduler gave the job, for
-// `clustersim validate`). Times in seconds.
+// `clustersim validate`), cpus, host_memory_gib. Times in seconds; cpus (cores, may be
+// fractional) and host_memory_gib (GiB) are the whole job's host demands (docs/resources.md),
+// empty = not stated.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
@@ -11,15 +13,16 @@
 // empty = its model's recipe); sequence_length an integer >= 0 (tokens per sample, or image
 // pixels per side; 0 = its model's default); recorded_start and recorded_end finite numbers,
 // kept as given (a record that starts before its submission or ends before its start is counted
-// by the sanity report, as for the public formats); job_id non-empty and unique. Anything else is
-// an error naming the file, line, column (1-based character position of the field) and what was
-// expected.
+// by the sanity report, as for the public formats); cpus in [0, 2000000] and host_memory_gib in
+// [0, 2000000] (0 = not stated); job_id non-empty and unique. Anything else is an error naming
+// the file, line, column (1-based character position of the field) and what was expected.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <tuple>
 #include <unordered_map>
 
 #include "sim/models/model_catalog.h"
@@ -48,13 +51,21 @@ enum Column {
   kSequenceLength,
   kRecordedStart,
   kRecordedEnd,
+  kCpus,
+  kHostMemoryGib,
   kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id",     "submit_time",    "gpus",           "duration",     "walltime",
-    "gpu_type",   "user",           "vc",             "priority",     "model",
-    "batch_size", "status",         "precision",      "sequence_length", "recorded_start",
-    "recorded_end"};
+    "job_id",     "submit_time",    "gpus",         "duration",        "walltime",
+    "gpu_type",   "user",           "vc",           "priority",        "model",
+    "batch_size", "status",         "precision",    "sequence_length", "recorded_start",
+    "recorded_end", "cpus",         "host_memory_gib"};
+
+// Host demands: cores -> milli-cores, GiB -> MiB; the bound keeps them in the Job's int fields.
+constexpr double kMaxHostUnits = 2'000'000;
+int HostUnits(double value, double per_unit) {
+  return static_cast<int>(std::llround(value * per_unit));
+}
 constexpr int kRequiredColumns = 4;
 
 std::string ColumnList() {
@@ -253,6 +264,16 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.recorded_start = parse.Number(*f, "recorded_start");
     }
     if (auto* f = optional(kRecordedEnd)) job.recorded_end = parse.Number(*f, "recorded_end");
+    if (auto* f = optional(kCpus)) {
+      const double cpus = parse.NonNegative(*f, "cpus");
+      if (cpus > kMaxHostUnits) parse.Fail(*f, "cpus: expected at most 2000000 cores");
+      job.cpu_milli = HostUnits(cpus, 1000);
+    }
+    if (auto* f = optional(kHostMemoryGib)) {
+      const double gib = parse.NonNegative(*f, "host_memory_gib");
+      if (gib > kMaxHostUnits) parse.Fail(*f, "host_memory_gib: expected at most 2000000 GiB");
+      job.memory_mib = HostUnits(gib, 1024);
+    }
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     sink->Add(std::move(job));
   }
@@ -315,6 +336,15 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
     auto text = [&](const char* key, Symbol* out) {
       if (o.contains(key) && !o[key].is_null()) *out = RequireString(o[key], path, where + "." + key);
     };
+    for (const auto& [key, units, out] : {std::tuple{"cpus", 1000.0, &job.cpu_milli},
+                                          std::tuple{"host_memory_gib", 1024.0, &job.memory_mib}}) {
+      if (!o.contains(key) || o[key].is_null()) continue;
+      const double v = number(key, false);
+      if (v > kMaxHostUnits) {
+        throw InputError(path, 0, 0, where + "." + key + ": expected at most 2000000");
+      }
+      *out = HostUnits(v, units);
+    }
     text("gpu_type", &job.gpu_type);
     text("user", &job.user);
     text("vc", &job.vc);
@@ -381,7 +411,7 @@ CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
     "gpu_type,user,vc,priority,model,batch_size,status,precision,sequence_length,recorded_start,"
-    "recorded_end]",
+    "recorded_end,cpus,host_memory_gib]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

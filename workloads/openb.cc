@@ -11,13 +11,14 @@
 //   gpus = num_gpu; gpu_milli = gpu_milli when num_gpu == 1 and gpu_milli < 1000 (a share of one
 //   GPU); gpu_milli must be 0 for CPU pods (num_gpu 0, kept and rejected by the engine with a
 //   reason), 1..1000 for one GPU and 1000 for several;
-//   cpu_milli = cpu_milli;
+//   cpu_milli = cpu_milli; memory_mib = memory_mib (both the pod's host demands,
+//   docs/resources.md);
 //   recorded schedule: recorded_start = scheduled_time (absent for a pod never scheduled),
 //   recorded_end = deletion_time (a Pending pod was withdrawn then; censored for Running pods);
 //   gpu_type = gpu_spec, each '|'-separated model mapped to its catalog name (openb_models.h:
 //   V100M16 -> V100-16GB, V100M32 -> V100-32GB, P100 -> P100-16GB, T4 -> T4-16GB; A10, G2, G3
 //   kept as named), repeats removed; empty = any type. A model outside that list is an error;
-//   not used: memory_mib and qos (the Job has no memory demand or QoS class).
+//   not used: qos (the Job has no QoS class).
 // The multigpu50 list has no time columns: it is a packing snapshot, not an arrival log, and the
 // reader reports that it cannot be replayed instead of inventing times.
 #include <algorithm>
@@ -39,7 +40,8 @@ enum Column {
   kDeletion,
   kGpuSpec,
   kPodPhase,
-  kScheduled
+  kScheduled,
+  kMemoryMib
 };
 const char* const kColumns =
     "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
@@ -77,7 +79,7 @@ void ReadOpenb(const std::string& path, JobSink* sink) {
   }
   const CsvHeader header(header_fields,
                          {"name", "cpu_milli", "num_gpu", "gpu_milli", "creation_time",
-                          "deletion_time", "gpu_spec", "pod_phase", "scheduled_time"},
+                          "deletion_time", "gpu_spec", "pod_phase", "scheduled_time", "memory_mib"},
                          6, path, reader.line_number(), kColumns);
   while (reader.Next(&line)) {
     if (line.empty()) continue;
@@ -93,6 +95,9 @@ void ReadOpenb(const std::string& path, JobSink* sink) {
     job.id = parse.Text(*field(kName), "name");
     job.cpu_milli =
         static_cast<int>(parse.Integer(*field(kCpuMilli), "cpu_milli", 0, 2'000'000'000));
+    if (const CsvField* memory = field(kMemoryMib); memory && !memory->text.empty()) {
+      job.memory_mib = static_cast<int>(parse.Integer(*memory, "memory_mib", 0, 2'000'000'000));
+    }
     job.gpus = static_cast<int>(parse.Integer(*field(kNumGpu), "num_gpu", 0, 1'000'000));
     const CsvField& milli_field = *field(kGpuMilli);
     const int64_t milli = parse.Integer(milli_field, "gpu_milli", 0, 1000);

@@ -17,6 +17,7 @@
 //   0 < total < 1 -> gpus 1 with gpu_milli = round(1000 x total); total >= 1 -> gpus =
 //   ceil(total) whole GPUs (e.g. 3 instances of 50% -> 2 GPUs);
 //   cpu_milli = sum of inst_num x plan_cpu x 10 (plan_cpu is a percentage of one core);
+//   memory_mib = sum of inst_num x plan_mem x 1024 (plan_mem is GB per instance, read as GiB);
 //   gpu_type: the types of the tasks with plan_gpu > 0, mapped V100 -> V100-16GB,
 //   V100M32 -> V100-32GB, P100 -> P100-16GB, T4 -> T4-16GB, MISC (older K40m/K80/M60) or empty ->
 //   any; several types -> any of them ('|'); any other value is an error. gpu_type is the type a
@@ -29,7 +30,7 @@
 //   recorded schedule: recorded_start = the earliest task start_time, recorded_end = that end
 //   (latest task end, or the censored end) — shifted like submit_time;
 //   task rows whose job_name is not in the job table have no submission time and are not used;
-//   plan_mem, inst_id and the task status are not used.
+//   inst_id and the task status are not used.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -78,6 +79,7 @@ constexpr uint8_t kAnyType = 1u << 7;
 struct Aggregate {
   double gpus = 0;         // sum of inst_num x plan_gpu / 100
   double cpu_percent = 0;  // sum of inst_num x plan_cpu
+  double memory_gib = 0;   // sum of inst_num x plan_mem
   double run_start = std::numeric_limits<double>::infinity();
   double run_end = -std::numeric_limits<double>::infinity();
   uint8_t types = 0;  // bit i = kPaiTypes[i]; kAnyType = unconstrained
@@ -231,8 +233,12 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
     const double plan_cpu = CsvFieldParser::IsMissing(f[kPlanCpu].text)
                                 ? 0
                                 : parse.NonNegative(f[kPlanCpu], "plan_cpu");
+    const double plan_mem = CsvFieldParser::IsMissing(f[kPlanMem].text)
+                                ? 0
+                                : parse.NonNegative(f[kPlanMem], "plan_mem");
     a.gpus += inst_num * plan_gpu / 100;
     a.cpu_percent += inst_num * plan_cpu;
+    a.memory_gib += inst_num * plan_mem;
     if (plan_gpu > 0 && inst_num > 0) {
       const std::string_view type = f[kGpuType].text;
       if (CsvFieldParser::IsMissing(type)) {
@@ -284,6 +290,12 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
                            Approximate(a.cpu_percent / 100) +
                            " cores (sum of inst_num x plan_cpu / 100): expected at most 2000000");
     }
+    if (a.memory_gib * 1024 > 2'000'000'000) {
+      throw InputError(path, static_cast<int>(job.line), 1,
+                       "job_name " + job.id + ": its tasks ask for " + Approximate(a.memory_gib) +
+                           " GB of memory (sum of inst_num x plan_mem): expected at most "
+                           "1953125");
+    }
     if (a.gpus > 0 && a.gpus < 1) {
       const int milli = static_cast<int>(std::lround(a.gpus * 1000));
       job.gpus = 1;
@@ -292,6 +304,7 @@ void ReadPai2020(const std::string& path, JobSink* sink) {
       job.gpus = static_cast<int>(std::ceil(a.gpus - 1e-9));
     }
     job.cpu_milli = static_cast<int>(std::lround(a.cpu_percent * 10));
+    job.memory_mib = static_cast<int>(std::lround(a.memory_gib * 1024));
     if (a.types != 0 && !(a.types & kAnyType)) {
       std::string types;
       for (size_t t = 0; t < std::size(kPaiTypes); ++t) {

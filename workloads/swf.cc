@@ -11,10 +11,11 @@
 //   walltime = 9 (requested time) when > 0, else not given;
 //   trace_status = 11: 1 "completed", 0 "failed", 5 "cancelled", 2 "partial", 3 "partial-last",
 //   4 "partial-failed", -1 empty (unknown); another code is an error;
-//   user = 12, vc = 13 (group), when not -1;
+//   user = 12, vc = 13 (group), when not -1; memory_mib = 10 (requested memory, KB per
+//   processor) x processors / 1024, rounded up, when > 0 (docs/resources.md);
 //   recorded schedule: recorded_start = 2 + 3 (submit + wait) when the wait is known (>= 0), and
 //   then recorded_end = recorded_start + 4 when the run time is known; the simulator still queues
-//   the job itself. Not used: 6, 7, 10 (CPU time and memory), 14-18 (executable, queue,
+//   the job itself. Not used: 6, 7 (CPU time and used memory), 14-18 (executable, queue,
 //   partition, preceding job, think time). Every field must be a number; submit_time must be
 //   >= 0; the wait time >= 0 or -1.
 #include <charconv>
@@ -160,6 +161,16 @@ void ReadSwf(const std::string& path, JobSink* sink) {
     const int64_t requested =
         parse.Integer(fields[7], "field 8 (requested processors)", -1, 1'000'000'000);
     job.gpus = static_cast<int>(allocated > 0 ? allocated : requested > 0 ? requested : 0);
+    const double requested_kb = parse.Number(fields[9], "field 10 (requested memory)");
+    if (requested_kb > 0 && job.gpus > 0) {
+      const double mib = std::ceil(requested_kb * job.gpus / 1024);
+      if (mib > 2'000'000'000) {
+        parse.Fail(fields[9], "field 10 (requested memory): " + std::string(fields[9].text) +
+                                  " KB per processor x " + std::to_string(job.gpus) +
+                                  " processors: expected at most 2000000000 MiB in all");
+      }
+      job.memory_mib = static_cast<int>(mib);
+    }
     const double requested_time = parse.Number(fields[8], "field 9 (requested time)");
     if (requested_time > 0) job.walltime = requested_time;
     const int64_t status = parse.Integer(fields[10], "field 11 (status)", -1, 1'000'000);

@@ -280,7 +280,12 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const bool recorded = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
     return job.has_recorded_start() || job.has_recorded_end();
   });
-  chunk += recorded ? ",recorded_start,recorded_end\n" : "\n";
+  // The host-demand columns only when some job states one (older readers do not know them).
+  const bool host = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+    return job.cpu_milli > 0 || job.memory_mib > 0;
+  });
+  chunk += recorded ? ",recorded_start,recorded_end" : "";
+  chunk += host ? ",cpus,host_memory_gib\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
@@ -326,6 +331,12 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
       if (job.has_recorded_start()) AppendNumber(job.recorded_start, &chunk);
       chunk += ',';
       if (job.has_recorded_end()) AppendNumber(job.recorded_end, &chunk);
+    }
+    if (host) {
+      chunk += ',';
+      if (job.cpu_milli > 0) AppendNumber(job.cpu_milli / 1000.0, &chunk);
+      chunk += ',';
+      if (job.memory_mib > 0) AppendNumber(job.memory_mib / 1024.0, &chunk);
     }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {

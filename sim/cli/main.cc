@@ -127,6 +127,11 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
         "memory", 100 * v("memory_utilization"), 100 * v("oom_rate"), v("oom_failures"),
         v("oom_wasted_gpu_hours"), v("jobs_failed"));
   }
+  if (!std::isnan(v("cpu_stranded_gpus_mean"))) {  // host limits on (docs/resources.md)
+    std::printf("  %-20s CPU utilization %.1f %%   host memory %.1f %%   CPU-stranded GPUs %.2f\n",
+                "host", 100 * v("cpu_utilization"), 100 * v("host_memory_utilization"),
+                v("cpu_stranded_gpus_mean"));
+  }
   std::printf("  %-20s %s   events %llu   wall %.2f s\n", "fingerprint",
               HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
               o.wall_seconds);

@@ -225,6 +225,37 @@ void ResolveFaults(const RunConfig& config, const Cluster& cluster, FaultOptions
   faults->seed = static_cast<uint64_t>(config.seed) ^ 0xFA0175EEDull;
 }
 
+// A demand nothing acts on is worth a warning: the trace states CPUs or memory the cluster does not
+// declare (docs/resources.md).
+void WarnUnusedHostDemands(const Trace& trace, const Cluster& cluster, bool host_limits) {
+  int64_t cpu_jobs = 0;
+  int64_t memory_jobs = 0;
+  for (const Job& job : trace.jobs) {
+    cpu_jobs += job.cpu_milli > 0;
+    memory_jobs += job.memory_mib > 0;
+  }
+  bool cpus = false;
+  bool memory = false;
+  for (const Node& node : cluster.nodes()) {
+    cpus = cpus || NodeCpuMilli(node) > 0;
+    memory = memory || NodeMemoryMib(node) > 0;
+  }
+  if (cpu_jobs > 0 && !cpus) {
+    spdlog::warn("{} jobs state CPU demands, but cluster {} declares no node's cpus: not enforced",
+                 cpu_jobs, cluster.spec().origin);
+  }
+  if (memory_jobs > 0 && !memory) {
+    spdlog::warn(
+        "{} jobs state host-memory demands, but cluster {} declares no node's host_memory_gib: "
+        "not enforced",
+        memory_jobs, cluster.spec().origin);
+  }
+  if (host_limits) {
+    spdlog::info("host limits on: {} jobs state CPUs, {} host memory (docs/resources.md)", cpu_jobs,
+                 memory_jobs);
+  }
+}
+
 }  // namespace
 
 RunOutcome ExecuteRun(const RunConfig& config) {
@@ -236,7 +267,8 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     catalog = &custom_catalog;
   }
   // Validate every name before any heavy work, so errors come fast.
-  const PolicyEntry& policy_entry = FindPolicy(config.policy);
+  const PolicyEntry* policy_entry =
+      config.policy_object != nullptr ? nullptr : &FindPolicy(config.policy);
   const PlacementEntry& placement_entry = FindPlacement(config.placement);
   const Cluster cluster(
       config.cluster_json.empty()
@@ -264,7 +296,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   const auto placement = placement_entry.make(
       PlacementEnv{&cluster, &topology, runtime.get(), &workload, &placement_models},
       config.params);
-  const auto policy = policy_entry.make(config.params);
+  std::unique_ptr<Policy> owned_policy;
+  if (policy_entry != nullptr) owned_policy = policy_entry->make(config.params);
+  Policy* const policy = policy_entry != nullptr ? owned_policy.get() : config.policy_object;
   config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   const bool model_aware = config.models.enabled || config.models.assign;
   CheckModelOptions(config.models);
@@ -391,7 +425,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     }
   }
 
-  workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus());
+  const bool host_limits = RunLimitsHost(trace, cluster);
+  WarnUnusedHostDemands(trace, cluster, host_limits);
+  workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus(), host_limits);
   engine_options.workload = &workload;  // the same classes for the FGD metric
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
   engine.Run();

@@ -43,6 +43,11 @@ struct RunConfig {
   std::string cluster_json;      // if non-empty, the spec's JSON text itself (`cluster` names it)
   std::string hardware_path;     // empty = built-in catalog
   std::string policy = "fcfs";
+  // A policy object to run instead of the registered `policy` (the caller owns it and keeps it
+  // alive for the run; the Python module's policies come this way). `policy` then only names it
+  // in the runs table and in messages, and `params` go to the placement alone. nullptr = make
+  // `policy` from the registry.
+  Policy* policy_object = nullptr;
   std::string placement = "first-fit";
   std::string runtime_model;     // empty = hardware if the cluster is heterogeneous, else trace
   Params params;

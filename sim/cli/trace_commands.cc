@@ -195,7 +195,9 @@ void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
       "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]")(
       "submit-is-start", po::bool_switch(&args.submit_is_start),
       "the trace's submit times are its recorded start times (a log recording starts, not "
-      "waits, e.g. NASA iPSC/860): the recorded schedule of jobs without one");
+      "waits, e.g. NASA iPSC/860): the recorded schedule of jobs without one")(
+      "no-host-demands", po::bool_switch(&args.no_host_demands),
+      "drop the jobs' CPU and host-memory demands (GPU-only placement)");
 }
 
 TraceFilter MakeFilter(const FilterArgs& args) {
@@ -209,6 +211,7 @@ TraceFilter MakeFilter(const FilterArgs& args) {
   filter.load_factor = args.load_factor;
   if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
   filter.submit_is_start = args.submit_is_start;
+  filter.drop_host_demands = args.no_host_demands;
   return filter;
 }
 

@@ -15,9 +15,11 @@ struct FilterArgs {
   int64_t first = -1;
   double load_factor = 1.0;
   bool submit_is_start = false;
+  bool no_host_demands = false;
 };
 
-// Adds --window, --vc, --user, --status, --first, --load-factor, --map-gpu, --submit-is-start.
+// Adds --window, --vc, --user, --status, --first, --load-factor, --map-gpu, --submit-is-start,
+// --no-host-demands.
 void AddFilterOptions(boost::program_options::options_description& desc, FilterArgs& args);
 // The model-aware options (--model-aware, --assign-models, --models, --oom-startup, --oom-retries,
 // --colocation-speed, --storage-gbps) of run and compare.

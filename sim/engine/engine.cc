@@ -27,7 +27,40 @@ uint64_t MixWord(uint64_t hash, uint64_t word) {
   return hash ^ (hash >> 29);
 }
 
+// Metrics' HostThresholds from the jobs' requests.
+HostThresholds SmallestHostDemands(const std::vector<JobRun>& runs) {
+  HostThresholds t;
+  auto take = [](int32_t stated, const PlacementRequest& r, int32_t* least, int* piece) {
+    if (stated > 0) {
+      *least = std::min(*least, r.milli > 0 ? stated : stated / std::max(r.gpus, 1));
+    } else {
+      const int p = r.milli > 0 ? r.milli : 1000;
+      *piece = *piece == 0 ? p : std::min(*piece, p);
+    }
+  };
+  for (const JobRun& run : runs) {
+    if (run.request.gpus <= 0) continue;
+    take(run.request.host.cpu_milli, run.request, &t.cpu_milli, &t.unstated_cpu_piece_milli);
+    take(run.request.host.memory_mib, run.request, &t.memory_mib, &t.unstated_memory_piece_milli);
+  }
+  return t;
+}
+
 }  // namespace
+
+bool RunLimitsHost(const Trace& trace, const Cluster& cluster) {
+  bool cpus = false;
+  bool memory = false;
+  for (const Node& node : cluster.nodes()) {
+    cpus = cpus || NodeCpuMilli(node) > 0;
+    memory = memory || NodeMemoryMib(node) > 0;
+  }
+  if (!cpus && !memory) return false;
+  for (const Job& job : trace.jobs) {
+    if ((cpus && job.cpu_milli > 0) || (memory && job.memory_mib > 0)) return true;
+  }
+  return false;
+}
 
 const char* JobStateName(JobState state) {
   switch (state) {
@@ -68,12 +101,18 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       fault_rng_(options_.faults.seed) {
   CHECK(cluster.catalog().gpus().size() <= 64, "at most 64 GPU types are supported");
   elastic_ = policy_.Elastic();
+  if (RunLimitsHost(trace, cluster)) {
+    resources_.EnableHostLimits();
+    empty_resources_.EnableHostLimits();
+  }
   ResolveRequests();
   metrics_.set_resources(&resources_);
+  if (resources_.host_limited()) metrics_.EnableHostLimits(SmallestHostDemands(runs_));
   metrics_.SetWorkload(
       options_.workload != nullptr
           ? *options_.workload
-          : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus()));
+          : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus(),
+                            resources_.host_limited()));
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);
@@ -95,6 +134,7 @@ void Engine::ResolveRequests() {
     run.request.gpus = job.gpus;
     run.request.job = &job;
     run.request.job_id = static_cast<int>(i);
+    run.request.host = HostDemand{job.cpu_milli, job.memory_mib};
     if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
       run.request.milli = job.gpu_milli;
     }
@@ -474,7 +514,9 @@ void Engine::Arrive(JobId id) {
       return;
     }
   }
-  const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask);
+  const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
+  const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask,
+                                   host.cpu_milli, host.memory_mib);
   auto it = fits_empty_cache_.find(key);
   if (it == fits_empty_cache_.end()) {
     Allocation scratch;
@@ -485,20 +527,60 @@ void Engine::Arrive(JobId id) {
   if (!it->second) {
     run.state = JobState::kRejected;
     run.end_time = now_;
-    int allowed = 0;
-    for (int type : cluster_.gpu_types()) {
-      if (run.request.AllowsType(type)) allowed += cluster_.GpusOfType(type);
-    }
-    reasons_[id] = "requests " + std::to_string(job.gpus) + " GPUs" +
-                   (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str()) +
-                   "; no placement exists on this cluster (" + std::to_string(allowed) +
-                   " GPUs of allowed types)";
+    reasons_[id] = RejectionReason(id);
     ++jobs_done_;
     return;
   }
   run.state = JobState::kQueued;
   QueueAppend(id);
   policy_.OnArrival(*this, id);
+}
+
+std::string Engine::RejectionReason(JobId id) const {
+  const JobRun& run = runs_[id];
+  const Job& job = trace_.jobs[id];
+  int allowed = 0;
+  for (int type : cluster_.gpu_types()) {
+    if (run.request.AllowsType(type)) allowed += cluster_.GpusOfType(type);
+  }
+  const std::string what = "requests " + std::to_string(job.gpus) + " GPUs" +
+                           (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str());
+  Allocation scratch;
+  PlacementRequest gpus_only = run.request;
+  gpus_only.host = HostDemand{};  // an unstated demand never binds on the empty cluster
+  if (resources_.host_limited() && run.request.gpus > 0 &&
+      placement_.Find(empty_resources_, gpus_only, &scratch)) {
+    // The GPUs fit: name the host dimension(s) that do not, with the most a node of an allowed
+    // type offers.
+    int32_t most_cpu = 0;
+    int32_t most_memory = 0;
+    for (const Node& node : cluster_.nodes()) {
+      if (!run.request.AllowsType(node.gpu_type)) continue;
+      most_cpu = std::max(most_cpu, NodeCpuMilli(node));
+      most_memory = std::max(most_memory, NodeMemoryMib(node));
+    }
+    std::string short_of;
+    char text[160];
+    PlacementRequest one = gpus_only;
+    one.host.cpu_milli = run.request.host.cpu_milli;
+    if (one.host.cpu_milli > 0 && !placement_.Find(empty_resources_, one, &scratch)) {
+      std::snprintf(text, sizeof text, "%g CPUs (at most %g per node of an allowed type)",
+                    one.host.cpu_milli / 1000.0, most_cpu / 1000.0);
+      short_of = text;
+    }
+    one = gpus_only;
+    one.host.memory_mib = run.request.host.memory_mib;
+    if (one.host.memory_mib > 0 && !placement_.Find(empty_resources_, one, &scratch)) {
+      std::snprintf(text, sizeof text,
+                    "%g GiB of host memory (at most %g GiB per node of an allowed type)",
+                    one.host.memory_mib / 1024.0, most_memory / 1024.0);
+      short_of += (short_of.empty() ? "" : " and ") + std::string(text);
+    }
+    if (short_of.empty()) short_of = "its CPUs and host memory together";
+    return what + " with " + short_of + "; no placement exists on this cluster";
+  }
+  return what + "; no placement exists on this cluster (" + std::to_string(allowed) +
+         " GPUs of allowed types)";
 }
 
 void Engine::StopRunning(JobId id, IntervalEnd why) {
@@ -555,6 +637,7 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
   run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
+  resources_.ReleaseHost(run.request.host, run.allocation.gpus, run.allocation.milli);
   if (run.allocation.milli > 0) {
     for (int g : run.allocation.gpus) resources_.ReleaseShare(g, run.allocation.milli);
   } else {
@@ -564,7 +647,7 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     }
   }
   if (!gpu_memory_.empty()) PlaceMemory(id, -1);
-  metrics_.OnRelease(run.allocation);
+  metrics_.OnRelease(run.allocation, run.request.host);
   RunningRemove(id);
   run.version = (run.version + 1) & kVersionMask;
 }
@@ -656,6 +739,11 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
       if (!own) fail("GPU " + std::to_string(g) + " is busy");
     }
   }
+  // A resize is checked against the host resources once the job has let go of its own (Start).
+  if (!own_gpus_allowed &&
+      !resources_.HostFitsGpus(run.request.host, allocation.gpus, allocation.milli)) {
+    fail("the free CPUs or host memory of its nodes cannot take it");
+  }
 }
 
 void Engine::Start(JobId id, Allocation allocation) {
@@ -695,7 +783,8 @@ void Engine::Start(JobId id, Allocation allocation) {
   } else {
     resources_.Allocate(allocation.gpus);
   }
-  const int nodes = metrics_.OnAllocate(allocation);
+  resources_.AllocateHost(run.request.host, allocation.gpus, allocation.milli);
+  const int nodes = metrics_.OnAllocate(allocation, run.request.host);
   run.allocation = std::move(allocation);
   run.allocation.batch = 0;
   if (!holder_.empty() && run.allocation.milli == 0) {
@@ -768,6 +857,28 @@ double Engine::RestoreSeconds(JobId id) const {
 double Engine::PreemptionSeconds(JobId id) const {
   const double modelled = options_.models ? options_.models->CheckpointSeconds(id) : 0.0;
   return modelled > 0 ? 2 * modelled : options_.preemption_cost_seconds;
+}
+
+double Engine::TypeRate(JobId id, int type) const {
+  const JobRun& run = runs_[id];
+  if (type < 0 || !run.request.AllowsType(type) || cluster_.GpusOfType(type) == 0) return 0;
+  const int batch = model_runs_.empty() ? 0 : model_runs_[id].batch;
+  const Job& job = trace_.jobs[id];
+  const auto key =
+      std::make_tuple(job.model.id(), run.request.gpus, run.request.milli,
+                      run.request.host.cpu_milli, run.request.host.memory_mib, batch, type);
+  auto it = type_rate_cache_.find(key);
+  if (it != type_rate_cache_.end()) return it->second;
+  PlacementRequest one = run.request;
+  one.type_mask = uint64_t{1} << type;
+  Allocation allocation;
+  double rate = 0;
+  if (one.gpus > 0 && placement_.Find(empty_resources_, one, &allocation)) {
+    allocation.milli = one.milli;
+    rate = RateOf(id, allocation, batch);
+  }
+  type_rate_cache_.emplace(key, rate);
+  return rate;
 }
 
 double Engine::gpu_memory_used(int gpu) const {

@@ -19,6 +19,11 @@
 //   failed GPUs leave placement until repaired, jobs on them go back to the queue having lost
 //   the work since their last checkpoint, and the policy hears of it through OnRequeue. With
 //   failures on, the run ends when every job is done (failures alone do not keep it going).
+// - Host resources (docs/resources.md): when some job states a CPU or host-memory demand and the
+//   cluster declares that dimension (RunLimitsHost), every job holds its host charge on its nodes
+//   (Resources::EnableHostLimits); a job whose demand no node of an allowed type can take is
+//   rejected with a reason naming the dimension, and a start that does not fit the free CPUs or
+//   memory is a policy bug like one on busy GPUs.
 // - The fingerprint hashes (time, kind, job index) of every event processed, in order.
 #ifndef CLUSTERSIM_SIM_ENGINE_ENGINE_H_
 #define CLUSTERSIM_SIM_ENGINE_ENGINE_H_
@@ -73,6 +78,11 @@ struct EngineOptions {
 
 enum class RunStatus { kComplete, kInterrupted };
 
+// True if the run limits host resources: some job states a CPU or host-memory demand that the
+// cluster declares (a node with cpus, resp. host_memory_gib). (`run --no-host-demands` drops the
+// demands from the trace.)
+bool RunLimitsHost(const Trace& trace, const Cluster& cluster);
+
 class Engine final : public SchedulingContext {
  public:
   // All references must outlive the engine. Throws InputError for a trace job naming an unknown
@@ -99,6 +109,7 @@ class Engine final : public SchedulingContext {
   const Metrics& metrics() const { return metrics_; }
   const Trace& trace() const { return trace_; }
   bool policy_is_elastic() const { return elastic_; }
+  bool host_limited() const { return resources_.host_limited(); }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
   int64_t failures() const { return failures_; }
@@ -129,6 +140,7 @@ class Engine final : public SchedulingContext {
   double preemption_cost() const override { return options_.preemption_cost_seconds; }
   // The same for one job (model state / storage bandwidth when known).
   double preemption_cost(JobId id) const override { return PreemptionSeconds(id); }
+  double TypeRate(JobId id, int type) const override;
   void Start(JobId id, Allocation allocation) override;
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
@@ -160,6 +172,8 @@ class Engine final : public SchedulingContext {
   };
 
   void ResolveRequests();
+  // Why a job that fits no placement on the empty cluster is rejected.
+  std::string RejectionReason(JobId id) const;
   void Push(double time, Rank rank, JobId job, uint32_t aux);
   void Record(double time, int kind, JobId job);
   void Arrive(JobId id);
@@ -220,7 +234,10 @@ class Engine final : public SchedulingContext {
   JobId queue_tail_ = kNoJob;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  std::map<std::tuple<int, int, uint64_t>, bool> fits_empty_cache_;
+  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t>, bool> fits_empty_cache_;
+  // TypeRate cache: (model symbol, GPUs, share, CPUs, memory, batch, type) -> rate.
+  mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
+      type_rate_cache_;
   int64_t jobs_done_ = 0;
   double finished_gpu_seconds_ = 0;
   uint64_t fingerprint_ = 14695981039346656037ull;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "sim/engine/resources.h"
@@ -11,14 +12,17 @@
 
 namespace clustersim {
 
-std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes, bool fractional) {
+std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes, bool fractional,
+                                       bool with_cpu) {
   CHECK(max_classes >= 1, "WorkloadClasses: max_classes must be at least 1");
-  std::map<std::pair<int, int>, int64_t> counts;  // (gpus, milli) -> jobs; ordered: deterministic
+  // (gpus, milli, cpu) -> jobs; ordered: deterministic
+  std::map<std::tuple<int, int, int32_t>, int64_t> counts;
   int64_t jobs = 0;
   for (const Job& job : trace.jobs) {
     if (job.gpus <= 0) continue;
     const bool share = fractional && job.gpu_milli > 0 && job.gpu_milli < kMilliPerGpu;
-    ++counts[share ? std::pair{1, job.gpu_milli} : std::pair{job.gpus, 0}];
+    const int32_t cpu = with_cpu ? job.cpu_milli : 0;
+    ++counts[share ? std::tuple{1, job.gpu_milli, cpu} : std::tuple{job.gpus, 0, cpu}];
     ++jobs;
   }
   if (jobs == 0) return {};
@@ -27,24 +31,35 @@ std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes, bool
     int64_t count;
   };
   std::vector<Counted> all;
-  for (const auto& [key, count] : counts)
-    all.push_back({TaskClass{key.first, key.second, 0}, count});
+  for (const auto& [key, count] : counts) {
+    all.push_back({TaskClass{std::get<0>(key), std::get<1>(key), 0, std::get<2>(key)}, count});
+  }
   // Most frequent first; the map order (fewer GPUs, then smaller milli) breaks ties.
   std::stable_sort(all.begin(), all.end(),
                    [](const Counted& a, const Counted& b) { return a.count > b.count; });
   const size_t kept = std::min(all.size(), static_cast<size_t>(max_classes));
   for (size_t i = kept; i < all.size(); ++i) {
     const int64_t demand = all[i].task.TotalMilli();
+    const int64_t cpu = all[i].task.cpu_milli;
     size_t nearest = 0;
     int64_t best_distance = -1;
+    int64_t best_cpu_distance = -1;
     for (size_t k = 0; k < kept; ++k) {
       const int64_t other = all[k].task.TotalMilli();
       const int64_t distance = other > demand ? other - demand : demand - other;
+      const int64_t other_cpu = all[k].task.cpu_milli;
+      const int64_t cpu_distance = other_cpu > cpu ? other_cpu - cpu : cpu - other_cpu;
+      const TaskClass& near = all[nearest].task;
       const bool better = best_distance < 0 || distance < best_distance ||
-                          (distance == best_distance && other > all[nearest].task.TotalMilli());
+                          (distance == best_distance &&
+                           (other > near.TotalMilli() ||
+                            (other == near.TotalMilli() &&
+                             (cpu_distance < best_cpu_distance ||
+                              (cpu_distance == best_cpu_distance && other_cpu > near.cpu_milli)))));
       if (better) {
         nearest = k;
         best_distance = distance;
+        best_cpu_distance = cpu_distance;
       }
     }
     all[nearest].count += all[i].count;
@@ -70,7 +85,21 @@ int WholeNeed(const TaskClass& task, int node_gpus) { return std::min(task.gpus,
 
 }  // namespace
 
-double ClassFragment(std::span<const int> free_milli, const TaskClass& task) {
+int64_t ClassCpuOn(const TaskClass& task, const NodeCpu& cpu, int node_gpus) {
+  if (!cpu.limited() || node_gpus <= 0) return 0;
+  if (task.milli > 0) {
+    return task.cpu_milli > 0
+               ? task.cpu_milli
+               : cpu.capacity_milli * task.milli / (int64_t{kMilliPerGpu} * node_gpus);
+  }
+  const int on_node = WholeNeed(task, node_gpus);
+  if (task.cpu_milli > 0) {
+    return (int64_t{task.cpu_milli} * on_node + task.gpus - 1) / task.gpus;
+  }
+  return cpu.capacity_milli * on_node / node_gpus;
+}
+
+double ClassFragment(std::span<const int> free_milli, const TaskClass& task, const NodeCpu& cpu) {
   const int demand = task.PerGpuMilli();
   int64_t idle = 0;
   int64_t below = 0;
@@ -82,20 +111,26 @@ double ClassFragment(std::span<const int> free_milli, const TaskClass& task) {
     max_free = std::max(max_free, f);
     if (f == kMilliPerGpu) ++full;
   }
-  const bool fits = task.milli > 0 ? max_free >= task.milli
-                                   : full >= WholeNeed(task, static_cast<int>(free_milli.size()));
+  const int gpus = static_cast<int>(free_milli.size());
+  const bool fits = (task.milli > 0 ? max_free >= task.milli : full >= WholeNeed(task, gpus)) &&
+                    (!cpu.limited() || ClassCpuOn(task, cpu, gpus) <= cpu.free_milli);
   return static_cast<double>(fits ? below : idle);
 }
 
-double NodeFragmentation(std::span<const int> free_milli, std::span<const TaskClass> classes) {
+double NodeFragmentation(std::span<const int> free_milli, std::span<const TaskClass> classes,
+                         const NodeCpu& cpu) {
   double sum = 0;
-  for (const TaskClass& task : classes) sum += task.weight * ClassFragment(free_milli, task);
+  for (const TaskClass& task : classes) sum += task.weight * ClassFragment(free_milli, task, cpu);
   return sum;
 }
 
 NodeFragmentationView::NodeFragmentationView(std::span<const int> free_milli,
-                                             std::span<const TaskClass> classes)
-    : classes_(classes), gpus_(static_cast<int>(free_milli.size())) {
+                                             std::span<const TaskClass> classes, const NodeCpu& cpu)
+    : classes_(classes), gpus_(static_cast<int>(free_milli.size())), cpu_(cpu) {
+  if (cpu_.limited()) {
+    class_cpu_.resize(classes.size());
+    for (size_t c = 0; c < classes.size(); ++c) class_cpu_[c] = ClassCpuOn(classes[c], cpu_, gpus_);
+  }
   for (int f : free_milli) {
     idle_ += f;
     if (f == kMilliPerGpu) ++full_;
@@ -116,26 +151,29 @@ NodeFragmentationView::NodeFragmentationView(std::span<const int> free_milli,
       if (f < demand) below_[c] += f;
     }
   }
-  current_ = Evaluate(idle_, top_, full_, below_, 0, 0);
+  current_ = Evaluate(idle_, top_, full_, below_, 0, 0, cpu_.free_milli);
 }
 
-double NodeFragmentationView::AfterChange(int from, int to) const {
+double NodeFragmentationView::AfterChange(int from, int to, int64_t cpu_free_milli) const {
   const int others_max = (from == top_ && top_count_ == 1) ? second_ : top_;
   const int max_free = std::max(others_max, to);
   const int full = full_ - (from == kMilliPerGpu) + (to == kMilliPerGpu);
-  return Evaluate(idle_ - from + to, max_free, full, below_, from, to);
+  return Evaluate(idle_ - from + to, max_free, full, below_, from, to,
+                  cpu_free_milli < 0 ? cpu_.free_milli : cpu_free_milli);
 }
 
 // Same arithmetic as NodeFragmentation (a weighted sum in class order) so that both give the
 // same double for the same state: placement ties then compare equal.
 double NodeFragmentationView::Evaluate(int64_t idle, int max_free, int full,
-                                       const std::vector<int64_t>& below, int from, int to) const {
+                                       const std::vector<int64_t>& below, int from, int to,
+                                       int64_t cpu_free) const {
   double sum = 0;
   for (size_t c = 0; c < classes_.size(); ++c) {
     const TaskClass& task = classes_[c];
     const int demand = task.PerGpuMilli();
     const int64_t b = below[c] - (from < demand ? from : 0) + (to < demand ? to : 0);
-    const bool fits = task.milli > 0 ? max_free >= task.milli : full >= WholeNeed(task, gpus_);
+    const bool fits = (task.milli > 0 ? max_free >= task.milli : full >= WholeNeed(task, gpus_)) &&
+                      (!cpu_.limited() || class_cpu_[c] <= cpu_free);
     sum += task.weight * static_cast<double>(fits ? b : idle);
   }
   return sum;
@@ -168,7 +206,8 @@ double FgdTracker::WholeNodeValue(int gpu_count, int free) {
 
 void FgdTracker::NodeChanged(int node, const Resources& resources) {
   const Node& n = cluster_->node(node);
-  if (resources.shared_gpus().empty()) {
+  const bool host = resources.host_limited() && NodeCpuMilli(n) > 0;
+  if (!host && resources.shared_gpus().empty()) {
     // No share anywhere: the node's GPUs are whole-free or held, O(1) from the free count.
     const int free = resources.free_gpus(node);
     const int64_t idle = int64_t{free} * kMilliPerGpu;
@@ -190,7 +229,10 @@ void FgdTracker::NodeChanged(int node, const Resources& resources) {
     shared |= scratch_[i] != 0 && scratch_[i] != kMilliPerGpu;
   }
   double value;
-  if (shared) {
+  if (host) {
+    value = NodeFragmentation(scratch_, classes_,
+                              NodeCpu{resources.free_cpu_milli(node), NodeCpuMilli(n)});
+  } else if (shared) {
     value = NodeFragmentation(scratch_, classes_);
   } else {
     value = WholeNodeValue(n.gpu_count, free_whole);

@@ -40,7 +40,9 @@ struct Job {
   int batch_size = 0;  // 0 = unknown
   int gpu_milli = 0;   // share of one GPU in thousandths (fractional requests, gpus == 1);
                        // 0 = whole GPUs. Without GPU sharing a fractional job holds a GPU.
-  int cpu_milli = 0;   // CPU demand in thousandths of a core; 0 = unknown
+  int cpu_milli = 0;   // CPU demand of the whole job in thousandths of a core; 0 = not stated
+  int memory_mib = 0;  // host-memory demand of the whole job in MiB; 0 = not stated
+                       // (both: docs/resources.md)
   Symbol gpu_type;     // allowed GPU types separated by '|'; empty = any
   Symbol user;
   Symbol vc;            // virtual cluster / group
@@ -49,7 +51,8 @@ struct Job {
   int sequence_length = 0;  // tokens per sample (or image pixels per side); 0 = model default
   Symbol trace_status;  // status recorded in the trace, empty = unknown
   // What the trace says its real scheduler did (traces/README.md, per format), in the clock of
-  // submit_time (origin and window as submit_time; never load-scaled); kNotRecorded = absent.
+  // submit_time (origin and window as submit_time; the load factor never moves it);
+  // kNotRecorded = absent.
   // recorded_start: the first start. recorded_end: when the job left the system: the end of its
   // last running interval, or, for a job that never started, when it was withdrawn.
   double recorded_start = kNotRecorded;

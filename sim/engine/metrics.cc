@@ -7,8 +7,9 @@
 
 namespace clustersim {
 namespace {
-// queue, running, stranded, i_frag, F, memory GiB, F_mem, FGD ratio, FGD fragmented GPUs
-constexpr int kQueueSlots = 9;
+// queue, running, stranded, i_frag, F, memory GiB, F_mem, FGD ratio, FGD fragmented GPUs,
+// CPU cores held, host GiB held, CPU-stranded GPUs
+constexpr int kQueueSlots = 12;
 constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
 }  // namespace
 
@@ -24,6 +25,12 @@ Metrics::Metrics(const Cluster& cluster, double interval_seconds)
   bucket_.assign(state_.size(), 0.0);
   node_busy_.assign(cluster.node_count(), 0);
   node_multi_busy_.assign(cluster.node_count(), 0);
+  node_imbalance_.assign(cluster.node_count(), 0);
+  node_gpu_memory_bytes_.assign(cluster.node_count(), 0);
+  for (const Node& node : cluster.nodes()) {
+    cpu_capacity_cores_ += NodeCpuMilli(node) / 1000.0;
+    host_memory_capacity_gib_ += NodeMemoryMib(node) / 1024.0;
+  }
   const int gpus = cluster.total_gpus();
   held_milli_.assign(gpus, 0);
   reported_bytes_.assign(gpus, 0.0);
@@ -111,9 +118,65 @@ void Metrics::OnGpuMemory(int gpu, double delta_bytes) {
   if (bytes < 0) bytes = 0;
   const double gib = delta_bytes / kBytesPerGib;
   state_[q_index_ + 5] += gib;
-  state_[types_.size() + type_slot_[cluster_.node(cluster_.NodeOfGpu(gpu)).gpu_type]] += gib;
+  const int node = cluster_.NodeOfGpu(gpu);
+  state_[types_.size() + type_slot_[cluster_.node(node).gpu_type]] += gib;
+  node_gpu_memory_bytes_[node] = std::max(0.0, node_gpu_memory_bytes_[node] + delta_bytes);
+  RefreshNode(node);
   RefreshGpuMemory(gpu);
   UpdateFragmentationState();
+}
+
+void Metrics::EnableHostLimits(const HostThresholds& thresholds) {
+  CHECK(resources_ != nullptr && resources_->host_limited(),
+        "Metrics::EnableHostLimits without host-limited Resources");
+  CHECK(!allocated_any_, "host limits must be enabled before the first allocation");
+  host_limited_ = true;
+  cpu_threshold_.assign(cluster_.node_count(), INT32_MAX);
+  memory_threshold_.assign(cluster_.node_count(), INT32_MAX);
+  node_cpu_stranded_.assign(cluster_.node_count(), 0.0);
+  auto threshold = [](int32_t stated, int piece, int32_t capacity, int gpus) {
+    if (capacity <= 0) return INT32_MAX;
+    int32_t t = stated;
+    if (piece > 0) {
+      t = std::min<int32_t>(
+          t, static_cast<int32_t>(int64_t{capacity} * piece / (1000 * int64_t{gpus})));
+    }
+    return t;
+  };
+  for (const Node& node : cluster_.nodes()) {
+    cpu_threshold_[node.index] =
+        threshold(thresholds.cpu_milli, thresholds.unstated_cpu_piece_milli, NodeCpuMilli(node),
+                  node.gpu_count);
+    memory_threshold_[node.index] =
+        threshold(thresholds.memory_mib, thresholds.unstated_memory_piece_milli,
+                  NodeMemoryMib(node), node.gpu_count);
+  }
+  for (int node = 0; node < cluster_.node_count(); ++node) RefreshNode(node);
+}
+
+double Metrics::CpuStranded(int node) const {
+  const Node& n = cluster_.node(node);
+  const bool short_of_cpu =
+      cpu_threshold_[node] < INT32_MAX && resources_->free_cpu_milli(node) < cpu_threshold_[node];
+  const bool short_of_memory = memory_threshold_[node] < INT32_MAX &&
+                               resources_->free_memory_mib(node) < memory_threshold_[node];
+  if (!short_of_cpu && !short_of_memory) return 0;
+  int64_t idle = 0;
+  for (int i = 0; i < n.gpu_count; ++i) idle += resources_->free_milli(n.first_gpu + i);
+  return idle / static_cast<double>(kMilliPerGpu);
+}
+
+void Metrics::RefreshNode(int node) {
+  imbalance_sum_ -= node_imbalance_[node];
+  node_imbalance_[node] = NodeImbalance(node);
+  imbalance_sum_ += node_imbalance_[node];
+  state_[q_index_ + 4] = cluster_.node_count() > 0 ? imbalance_sum_ / cluster_.node_count() : 0;
+  if (host_limited_) {
+    cpu_stranded_sum_ -= node_cpu_stranded_[node];
+    node_cpu_stranded_[node] = CpuStranded(node);
+    cpu_stranded_sum_ += node_cpu_stranded_[node];
+    state_[q_index_ + 11] = cpu_stranded_sum_;
+  }
 }
 
 void Metrics::set_resources(const Resources* resources) {
@@ -139,23 +202,43 @@ void Metrics::OnNodeChanged(int node) {
     for (int i = 0; i < n.gpu_count; ++i) RefreshGpuMemory(n.first_gpu + i);
   }
   if (fgd_) fgd_->NodeChanged(node, *resources_);
+  if (host_limited_) RefreshNode(node);
   UpdateFragmentationState();
 }
 
-// Node imbalance F of one node (docs/metrics.md): the population standard deviation of its
-// utilization of GPUs, GPU memory, CPU and network. What clustersim models today: a job holds
-// the whole memory of its GPUs and the node's CPUs in proportion to its GPUs (so those two equal
-// the GPU utilization u), and a multi-node job uses the NIC in proportion to its GPUs on the node
-// (network utilization b). The deviation of (u, u, u, b) is sqrt(3)/4 |u - b|, and u - b is the
-// share of the node's GPUs held by single-node jobs. Reported per-job memory (model-aware runs)
-// and trace CPU demands are not used here yet; with them this becomes the general four-value
-// deviation.
+// Node imbalance F of one node (docs/metrics.md#node-imbalance, docs/resources.md): the population standard deviation of its
+// utilization of GPUs (u), GPU memory, CPUs and network (b). GPU memory is the memory the engine
+// reports per GPU in model-aware runs, else the memory of the GPUs held (u); CPUs are the CPUs
+// held under host limits (on a node that declares them), else u, since a job stating no demand
+// holds the node's CPUs in proportion to its GPUs; a multi-node job uses the NIC in proportion to
+// its GPUs on the node (b), which is also why the NIC never limits placement. When memory and
+// CPUs both equal u the deviation of (u, u, u, b) is sqrt(3)/4 |u - b|, computed in that form.
 double Metrics::NodeImbalance(int node) const {
   static const double kFactor = std::sqrt(3.0) / 4;
-  return kFactor * (node_busy_[node] - node_multi_busy_[node]) / cluster_.node(node).gpu_count;
+  const Node& n = cluster_.node(node);
+  if (!host_limited_ && !memory_reported_) {
+    return kFactor * (node_busy_[node] - node_multi_busy_[node]) / n.gpu_count;
+  }
+  const double u = node_busy_[node] / n.gpu_count;
+  const double b = node_multi_busy_[node] / n.gpu_count;
+  double memory = u;
+  if (memory_reported_) {
+    const double capacity = n.gpu_count * capacity_bytes_[n.first_gpu];
+    memory = capacity > 0 ? node_gpu_memory_bytes_[node] / capacity : u;
+  }
+  double cpu = u;
+  if (host_limited_) {
+    const int32_t capacity = NodeCpuMilli(n);
+    if (capacity > 0) cpu = 1.0 - static_cast<double>(resources_->free_cpu_milli(node)) / capacity;
+  }
+  const double mean = (u + memory + cpu + b) / 4;
+  const double variance = ((u - mean) * (u - mean) + (memory - mean) * (memory - mean) +
+                           (cpu - mean) * (cpu - mean) + (b - mean) * (b - mean)) /
+                          4;
+  return std::sqrt(variance);
 }
 
-int Metrics::Change(const Allocation& allocation, int sign) {
+int Metrics::Change(const Allocation& allocation, const HostDemand& host, int sign) {
   const int slot = type_slot_[allocation.gpu_type];
   CHECK(slot >= 0, "allocation of a GPU type absent from the cluster");
   CHECK(allocation.milli >= 0 && allocation.milli < kMilliPerGpu, "allocation share out of range");
@@ -191,13 +274,20 @@ int Metrics::Change(const Allocation& allocation, int sign) {
       ++on_node;
     }
     const double busy = share ? per_gpu * on_node : on_node;
-    imbalance_sum_ -= NodeImbalance(node);
     node_busy_[node] += sign * busy;
     if (multi_node) node_multi_busy_[node] += sign * busy;
-    imbalance_sum_ += NodeImbalance(node);
+    const Node& info = cluster_.node(node);
+    HostCharge charge =
+        HostChargeOn(info, host, share ? 1 : on_node,
+                     share ? 1 : static_cast<int>(allocation.gpus.size()), allocation.milli);
+    if (share) charge = HostCharge{charge.cpu_milli * on_node, charge.memory_mib * on_node};
+    cpu_used_milli_ += sign * int64_t{charge.cpu_milli};
+    memory_used_mib_ += sign * int64_t{charge.memory_mib};
+    RefreshNode(node);
     if (fgd_) fgd_->NodeChanged(node, *resources_);
   }
-  state_[q_index_ + 4] = cluster_.node_count() > 0 ? imbalance_sum_ / cluster_.node_count() : 0;
+  state_[q_index_ + 9] = cpu_used_milli_ / 1000.0;
+  state_[q_index_ + 10] = memory_used_mib_ / 1024.0;
   if (share && !tree_live_) BuildMemoryTree();  // the first share: per-GPU memory from now on
   UpdateFragmentationState();
   return nodes;
@@ -314,6 +404,13 @@ void Metrics::FlushInterval(double end) {
       row.fgd_fragmentation = bucket_[q_index_ + 7] / length;
       row.fgd_fragmented_gpus = bucket_[q_index_ + 8] / length;
     }
+    if (cpu_capacity_cores_ > 0) {
+      row.cpu_utilization = bucket_[q_index_ + 9] / length / cpu_capacity_cores_;
+    }
+    if (host_memory_capacity_gib_ > 0) {
+      row.host_memory_utilization = bucket_[q_index_ + 10] / length / host_memory_capacity_gib_;
+    }
+    if (host_limited_) row.cpu_stranded_gpus = bucket_[q_index_ + 11] / length;
     rows_.push_back(row);
   }
   std::fill(bucket_.begin(), bucket_.end(), 0.0);

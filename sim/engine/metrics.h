@@ -16,6 +16,12 @@
 // once the workload is given (set_resources + SetWorkload), in O(classes x GPUs) per node changed.
 // Both read a GPU as down (no free memory, no idle capacity) when Resources holds it while no
 // allocation does.
+// Host resources (docs/resources.md): every allocation charges its nodes' CPUs and host memory as
+// HostChargeOn says (a job stating no demand: the node's share of its GPUs), integrated into CPU
+// and host-memory utilization over the nodes that declare them. With host limits
+// (EnableHostLimits) the node imbalance reads each node's real CPU use, and idle GPUs on nodes
+// whose free CPUs or memory are below the smallest demand any job of the run brings with one GPU
+// (HostThresholds) are counted as CPU-stranded: no job of the run could use them.
 #ifndef CLUSTERSIM_SIM_ENGINE_METRICS_H_
 #define CLUSTERSIM_SIM_ENGINE_METRICS_H_
 
@@ -47,6 +53,22 @@ struct TimeseriesRow {
   // Negative also when FGD is not tracked (no workload given).
   double fgd_fragmentation = -1;
   double fgd_fragmented_gpus = -1;
+  // Host resources (whole-cluster rows; negative when the cluster declares no such capacity, resp.
+  // the run has no host limits).
+  double cpu_utilization = -1;
+  double host_memory_utilization = -1;
+  double cpu_stranded_gpus = -1;
+};
+
+// The smallest host demand a job of the run brings with one piece of GPU, per dimension: over the
+// jobs that state a demand, the demand per GPU (whole GPUs: demand / GPUs, rounded down; a share:
+// its whole demand); over the jobs that state none, the smallest piece of GPU they take (1000 =
+// a whole GPU; 0 = every job states one), which a node charges in proportion.
+struct HostThresholds {
+  int32_t cpu_milli = INT32_MAX;
+  int32_t memory_mib = INT32_MAX;
+  int unstated_cpu_piece_milli = 0;
+  int unstated_memory_piece_milli = 0;
 };
 
 // Most timeseries intervals one run may hold (rows are kept in memory until written): 10^6 is
@@ -62,8 +84,13 @@ class Metrics {
   // A job took (or gave back) `allocation`; one that spans nodes counts its NIC traffic in the
   // node-imbalance network dimension. Returns the number of nodes the allocation spans (the
   // engine records it per job: one walk over the GPUs serves both).
-  int OnAllocate(const Allocation& allocation) { return Change(allocation, +1); }
-  int OnRelease(const Allocation& allocation) { return Change(allocation, -1); }
+  // `host`: the job's stated host demands (charged per node by HostChargeOn).
+  int OnAllocate(const Allocation& allocation, const HostDemand& host = {}) {
+    return Change(allocation, host, +1);
+  }
+  int OnRelease(const Allocation& allocation, const HostDemand& host = {}) {
+    return Change(allocation, host, -1);
+  }
   // After a pass: the queue head's request (nullptr when the queue is empty), queue length and
   // running jobs. Computes stranded GPUs and I_frag for the state that now holds.
   void ObserveQueue(const Resources& resources, const PlacementRequest* head, int queue_length,
@@ -85,6 +112,10 @@ class Metrics {
   // from the current Resources state. REQUIRES set_resources first.
   void SetWorkload(const std::vector<TaskClass>& classes);
   bool fgd_enabled() const { return fgd_ != nullptr; }
+  // The run limits host resources (Resources::host_limited): node imbalance and CPU stranding
+  // read the Resources' free CPUs and memory. REQUIRES set_resources first and nothing allocated.
+  void EnableHostLimits(const HostThresholds& thresholds);
+  bool host_limited() const { return host_limited_; }
   // Resources changed on `node` outside an allocation (a failure or repair took its GPUs out or
   // gave them back): recomputes the node's FGD value and its GPUs' free memory.
   void OnNodeChanged(int node);
@@ -105,6 +136,16 @@ class Metrics {
   double f_mem_seconds() const { return total_[q_index_ + 6]; }
   double fgd_fragmentation_seconds() const { return total_[q_index_ + 7]; }
   double fgd_fragmented_gpu_seconds() const { return total_[q_index_ + 8]; }
+  // CPU cores and host GiB held (integrals), idle GPUs stranded by CPUs or memory (integral), and
+  // the capacities the utilizations divide by (0 = not declared).
+  double cpu_used_core_seconds() const { return total_[q_index_ + 9]; }
+  double host_memory_used_gib_seconds() const { return total_[q_index_ + 10]; }
+  double cpu_stranded_gpu_seconds() const { return total_[q_index_ + 11]; }
+  double cpu_capacity_cores() const { return cpu_capacity_cores_; }
+  double host_memory_capacity_gib() const { return host_memory_capacity_gib_; }
+  double cpu_used_cores_now() const { return state_[q_index_ + 9]; }
+  double cpu_stranded_gpus_now() const { return state_[q_index_ + 11]; }
+  double node_imbalance_now() const { return state_[q_index_ + 4]; }
   // Current values (tests, invariant checks).
   double f_mem_now() const { return state_[q_index_ + 6]; }
   double fgd_fragmentation_now() const { return state_[q_index_ + 7]; }
@@ -114,7 +155,10 @@ class Metrics {
   double busy_gpus_now() const;
 
  private:
-  int Change(const Allocation& allocation, int sign);
+  int Change(const Allocation& allocation, const HostDemand& host, int sign);
+  // Recomputes `node`'s imbalance and CPU stranding from the current state.
+  void RefreshNode(int node);
+  double CpuStranded(int node) const;
   void Integrate(double from, double to, std::vector<double>& into) const;
   void FlushInterval(double end);
   double NodeImbalance(int node) const;
@@ -141,7 +185,20 @@ class Metrics {
   // Node imbalance bookkeeping (docs/metrics.md#node-imbalance).
   std::vector<double> node_busy_;  // GPUs (shares as fractions)
   std::vector<double> node_multi_busy_;
+  std::vector<double> node_imbalance_;         // cached NodeImbalance per node
+  std::vector<double> node_gpu_memory_bytes_;  // reported GPU memory per node
   double imbalance_sum_ = 0;
+  // Host resources: held totals (milli-cores, MiB) and, with host limits, per-node thresholds
+  // and CPU-stranded GPUs.
+  int64_t cpu_used_milli_ = 0;
+  int64_t memory_used_mib_ = 0;
+  double cpu_capacity_cores_ = 0;
+  double host_memory_capacity_gib_ = 0;
+  bool host_limited_ = false;
+  std::vector<int32_t> cpu_threshold_;     // per node; INT32_MAX = never stranded by CPUs
+  std::vector<int32_t> memory_threshold_;  // per node
+  std::vector<double> node_cpu_stranded_;
+  double cpu_stranded_sum_ = 0;
   double total_memory_gib_ = 0;
   // Per-GPU memory (F_mem): held thousandths, reported bytes, and a tree over GPUs holding the
   // max and the sum of free bytes (leaves at mem_leaves_ + gpu), recomputed along one path per

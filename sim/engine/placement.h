@@ -24,6 +24,9 @@ struct PlacementRequest {
   // A share of one GPU in thousandths (1..999; then gpus == 1), asked for when the trace gives a
   // fractional request (Job::gpu_milli) and the run's placement shares GPUs; 0 = whole GPUs.
   int milli = 0;
+  // Host demands of the whole job (CPUs, host memory; 0 = not stated), split over its nodes by
+  // HostChargeOn (resources.h). They limit placement only when Resources::host_limited().
+  HostDemand host;
   uint64_t type_mask = ~uint64_t{0};  // bit t set = catalog GPU type t allowed
   const Job* job = nullptr;           // the job asking, for strategies that score with a model
   int job_id = -1;                    // its JobId (index in the trace), -1 = unknown

@@ -107,6 +107,12 @@ class SchedulingContext {
   // model-aware runs with --storage-gbps, else the constant).
   virtual double preemption_cost() const = 0;
   virtual double preemption_cost(JobId id) const = 0;
+  // The job's rate (work-seconds per second) on catalog GPU type `type`, on the allocation the
+  // run's placement gives it on the empty cluster restricted to that type, under the run's
+  // runtime model (and, in model-aware runs, its current batch); 0 if it may not use the type or
+  // fits nowhere on it. For heterogeneity-aware policies (gavel, least-loaded). Cached per
+  // (model, request shape, batch, type).
+  virtual double TypeRate(JobId id, int type) const = 0;
 
   // Decisions. REQUIRES (CHECKed, naming the policy): Start — the job is queued and `allocation`
   // is free, of one allowed type and of the requested size (an elastic policy: 1..requested);

@@ -1,8 +1,48 @@
 #include "sim/engine/resources.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "sim/util/error.h"
 
 namespace clustersim {
+
+int32_t NodeCpuMilli(const Node& node) {
+  return static_cast<int32_t>(std::min<int64_t>(int64_t{node.cpus} * 1000, INT32_MAX));
+}
+
+int32_t NodeMemoryMib(const Node& node) {
+  return static_cast<int32_t>(std::min(std::floor(node.host_memory_gib * 1024), 2147483647.0));
+}
+
+namespace {
+
+// One dimension of HostChargeOn: a stated demand split by GPUs (rounded up), else the node's
+// capacity in proportion (rounded down).
+int32_t ChargeOf(int32_t demand, int32_t capacity, int gpus_on_node, int allocation_gpus, int milli,
+                 int node_gpus) {
+  if (capacity <= 0) return 0;
+  if (demand > 0) {
+    if (milli > 0 || gpus_on_node >= allocation_gpus) return demand;
+    return static_cast<int32_t>((int64_t{demand} * gpus_on_node + allocation_gpus - 1) /
+                                allocation_gpus);
+  }
+  if (milli > 0)
+    return static_cast<int32_t>(int64_t{capacity} * milli / (1000 * int64_t{node_gpus}));
+  return static_cast<int32_t>(int64_t{capacity} * gpus_on_node / node_gpus);
+}
+
+}  // namespace
+
+HostCharge HostChargeOn(const Node& node, const HostDemand& demand, int gpus_on_node,
+                        int allocation_gpus, int milli) {
+  HostCharge charge;
+  charge.cpu_milli = ChargeOf(demand.cpu_milli, NodeCpuMilli(node), gpus_on_node, allocation_gpus,
+                              milli, node.gpu_count);
+  charge.memory_mib = ChargeOf(demand.memory_mib, NodeMemoryMib(node), gpus_on_node,
+                               allocation_gpus, milli, node.gpu_count);
+  return charge;
+}
 
 Resources::Resources(const Cluster& cluster) : cluster_(&cluster) {
   const int node_count = cluster.node_count();
@@ -164,6 +204,102 @@ void Resources::AppendLowestFreeGpus(int node, int count, std::vector<int>* out)
     out->push_back(found);
     --count;
     g = found + 1;
+  }
+}
+
+}  // namespace clustersim
+
+namespace clustersim {
+
+void Resources::EnableHostLimits() {
+  if (host_limited()) return;
+  CHECK(total_free_ == cluster_->total_gpus() && shared_gpus_.empty(),
+        "host limits must be enabled before anything is allocated");
+  free_cpu_milli_.resize(cluster_->node_count());
+  free_memory_mib_.resize(cluster_->node_count());
+  for (const Node& node : cluster_->nodes()) {
+    // An undeclared dimension is charged 0 and so never binds; its free amount stays 0.
+    free_cpu_milli_[node.index] = NodeCpuMilli(node);
+    free_memory_mib_[node.index] = NodeMemoryMib(node);
+  }
+}
+
+namespace {
+
+// Calls visit(node, gpus on it) for each node `gpus` (ascending) spans.
+template <typename Visit>
+void ForEachNode(const Cluster& cluster, std::span<const int> gpus, Visit visit) {
+  size_t i = 0;
+  while (i < gpus.size()) {
+    const int node = cluster.NodeOfGpu(gpus[i]);
+    int on_node = 0;
+    for (; i < gpus.size() && cluster.NodeOfGpu(gpus[i]) == node; ++i) ++on_node;
+    visit(node, on_node);
+  }
+}
+
+}  // namespace
+
+bool Resources::HostFitsGpus(const HostDemand& demand, std::span<const int> gpus, int milli) const {
+  if (!host_limited()) return true;
+  bool fits = true;
+  const int n = static_cast<int>(gpus.size());
+  ForEachNode(*cluster_, gpus, [&](int node, int on_node) {
+    if (milli > 0) {
+      // Shares on several GPUs of one node: one charge per share.
+      const HostCharge one = HostChargeOn(cluster_->node(node), demand, 1, 1, milli);
+      fits = fits && HostFits(node, HostCharge{one.cpu_milli * on_node, one.memory_mib * on_node});
+    } else {
+      fits = fits && HostFitsJob(node, demand, on_node, n);
+    }
+  });
+  return fits;
+}
+
+void Resources::AllocateHost(const HostDemand& demand, std::span<const int> gpus, int milli) {
+  if (!host_limited()) return;
+  const int n = static_cast<int>(gpus.size());
+  ForEachNode(*cluster_, gpus, [&](int node, int on_node) {
+    HostCharge c = HostChargeOn(cluster_->node(node), demand, milli > 0 ? 1 : on_node,
+                                milli > 0 ? 1 : n, milli);
+    if (milli > 0) c = HostCharge{c.cpu_milli * on_node, c.memory_mib * on_node};
+    CHECK(HostFits(node, c), "node " + std::to_string(node) + ": host charge does not fit");
+    free_cpu_milli_[node] -= c.cpu_milli;
+    free_memory_mib_[node] -= c.memory_mib;
+  });
+}
+
+void Resources::ReleaseHost(const HostDemand& demand, std::span<const int> gpus, int milli) {
+  if (!host_limited()) return;
+  const int n = static_cast<int>(gpus.size());
+  ForEachNode(*cluster_, gpus, [&](int node, int on_node) {
+    HostCharge c = HostChargeOn(cluster_->node(node), demand, milli > 0 ? 1 : on_node,
+                                milli > 0 ? 1 : n, milli);
+    if (milli > 0) c = HostCharge{c.cpu_milli * on_node, c.memory_mib * on_node};
+    free_cpu_milli_[node] += c.cpu_milli;
+    free_memory_mib_[node] += c.memory_mib;
+    const Node& info = cluster_->node(node);
+    CHECK(free_cpu_milli_[node] <= NodeCpuMilli(info) &&
+              free_memory_mib_[node] <= NodeMemoryMib(info),
+          "node " + std::to_string(node) + ": host charge released twice");
+  });
+}
+
+void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli) {
+  if (milli > 0) {
+    for (int g : gpus) AllocateShare(g, milli);
+  } else {
+    Allocate(gpus);
+  }
+  AllocateHost(demand, gpus, milli);
+}
+
+void Resources::ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli) {
+  ReleaseHost(demand, gpus, milli);
+  if (milli > 0) {
+    for (int g : gpus) ReleaseShare(g, milli);
+  } else {
+    Release(gpus);
   }
 }
 

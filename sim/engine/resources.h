@@ -11,6 +11,14 @@
 // whole or fully shared. A GPU with any share taken is not free in the whole-GPU indexes above (so
 // whole-GPU placement never lands on a shared GPU); it returns to them when its last share is
 // released. shared_gpus() holds the GPUs with 0 < free_milli < 1000, for placements that share.
+//
+// Host resources (docs/resources.md): a node's CPUs (thousandths of a core) and host memory (MiB)
+// are tracked only after EnableHostLimits(), which the engine calls when some job of the run
+// states a CPU or memory demand. A job then holds on each of its nodes the charge HostChargeOn
+// gives, and placements skip nodes where the charge does not fit (HostFits). Without it
+// host_limited() is false, nothing is tracked and placement is GPU-only: a job that states no
+// demand is charged each node's CPUs and memory in proportion to the GPUs it holds there, which
+// can never exceed a node's capacity while every job is charged that way.
 #ifndef CLUSTERSIM_SIM_ENGINE_RESOURCES_H_
 #define CLUSTERSIM_SIM_ENGINE_RESOURCES_H_
 
@@ -22,6 +30,29 @@
 #include "sim/util/index_set.h"
 
 namespace clustersim {
+
+// Host demands of a whole job (docs/resources.md): CPUs in thousandths of a core and host memory
+// in MiB; 0 = not stated. Also what one job holds of one node (a HostCharge).
+struct HostDemand {
+  int32_t cpu_milli = 0;
+  int32_t memory_mib = 0;
+  bool empty() const { return cpu_milli == 0 && memory_mib == 0; }
+};
+using HostCharge = HostDemand;
+
+// A node's host capacities: cpus x 1000 milli-cores and floor(host_memory_gib x 1024) MiB; 0 =
+// not declared in the cluster spec, and then never a limit.
+int32_t NodeCpuMilli(const Node& node);
+int32_t NodeMemoryMib(const Node& node);
+
+// The charge of a job on `node` where it holds `gpus_on_node` of its `allocation_gpus` GPUs
+// (whole), or a share of `milli` thousandths of one GPU (milli > 0; then both counts are 1):
+// a stated demand D (per dimension) is split over the nodes as
+// ceil(D x gpus_on_node / allocation_gpus); an unstated one (0) is the node's capacity x
+// gpus_on_node / its GPUs (x milli / 1000 for a share), rounded down. A dimension the node does
+// not declare is charged 0.
+HostCharge HostChargeOn(const Node& node, const HostDemand& demand, int gpus_on_node,
+                        int allocation_gpus, int milli);
 
 struct Partition {
   int gpu_type = 0;
@@ -56,6 +87,38 @@ class Resources {
   // Appends the `count` lowest-index free GPUs of `node`. REQUIRES free_gpus(node) >= count.
   void AppendLowestFreeGpus(int node, int count, std::vector<int>* out) const;
 
+  // Host resources (see the header comment). REQUIRES for EnableHostLimits: nothing allocated
+  // yet (CHECKed).
+  void EnableHostLimits();
+  bool host_limited() const { return !free_cpu_milli_.empty(); }
+  // REQUIRES host_limited().
+  int32_t free_cpu_milli(int node) const { return free_cpu_milli_[node]; }
+  int32_t free_memory_mib(int node) const { return free_memory_mib_[node]; }
+  // True if `charge` fits what `node` has free (always true when not host_limited()).
+  bool HostFits(int node, const HostCharge& charge) const {
+    return !host_limited() || (charge.cpu_milli <= free_cpu_milli_[node] &&
+                               charge.memory_mib <= free_memory_mib_[node]);
+  }
+  // True if a job of `demand` holding `gpus_on_node` of its `allocation_gpus` GPUs (or a share
+  // of `milli`) fits `node`'s free host resources.
+  bool HostFitsJob(int node, const HostDemand& demand, int gpus_on_node, int allocation_gpus,
+                   int milli = 0) const {
+    return !host_limited() || HostFits(node, HostChargeOn(cluster_->node(node), demand,
+                                                          gpus_on_node, allocation_gpus, milli));
+  }
+  // True if the job fits the host resources of every node `gpus` (ascending) spans.
+  bool HostFitsGpus(const HostDemand& demand, std::span<const int> gpus, int milli = 0) const;
+  // Take (or give back) the host charges of a job of `demand` on `gpus` (ascending; each a share
+  // of `milli` when > 0) on every node they span. No-ops when not host_limited(). REQUIRES
+  // (CHECKed) for AllocateHost: every charge fits.
+  void AllocateHost(const HostDemand& demand, std::span<const int> gpus, int milli);
+  void ReleaseHost(const HostDemand& demand, std::span<const int> gpus, int milli);
+  // GPUs and host charges together: Allocate (or AllocateShare per GPU when milli > 0) +
+  // AllocateHost, and the reverse. For policies planning on a copy whose plans the engine will
+  // apply, so that two planned jobs never count the same CPUs.
+  void AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli);
+  void ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli);
+
   const std::vector<Partition>& partitions() const { return partitions_; }
   int partition_of(int node) const { return node_partition_[node]; }
   int position_of(int node) const { return node_position_[node]; }
@@ -79,6 +142,8 @@ class Resources {
   std::vector<int> node_type_position_;  // position within type_nodes_
   std::vector<std::vector<int>> type_nodes_;
   std::vector<IndexSet> type_nonempty_;
+  std::vector<int32_t> free_cpu_milli_;  // per node; empty = host resources not tracked
+  std::vector<int32_t> free_memory_mib_;
 };
 
 }  // namespace clustersim

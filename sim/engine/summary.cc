@@ -151,6 +151,17 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
       add("fgd_fragmentation", metrics.fgd_fragmentation_seconds() / span);
       add("fgd_fragmented_gpus", metrics.fgd_fragmented_gpu_seconds() / span);
     }
+    if (metrics.cpu_capacity_cores() > 0) {
+      add("cpu_utilization",
+          metrics.cpu_used_core_seconds() / (metrics.cpu_capacity_cores() * span));
+    }
+    if (metrics.host_memory_capacity_gib() > 0) {
+      add("host_memory_utilization",
+          metrics.host_memory_used_gib_seconds() / (metrics.host_memory_capacity_gib() * span));
+    }
+    if (metrics.host_limited()) {
+      add("cpu_stranded_gpus_mean", metrics.cpu_stranded_gpu_seconds() / span);
+    }
   }
   add("busy_gpu_hours", metrics.busy_gpu_seconds() / 3600.0);
   std::vector<double> shares;

@@ -44,14 +44,16 @@ CREATE TABLE IF NOT EXISTS jobs (
   slowdown REAL, energy_kwh REAL, trace_duration REAL, trace_status TEXT,
   checkpoint_seconds REAL, lost_gpu_seconds REAL,
   queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER,
-  recorded_start REAL, recorded_end REAL, recorded_attempts TEXT
+  recorded_start REAL, recorded_end REAL, recorded_attempts TEXT,
+  cpus_requested REAL, host_memory_gib_requested REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
   t_start REAL NOT NULL, t_end REAL NOT NULL, gpu_type TEXT NOT NULL,
   busy_gpus REAL, utilization REAL, memory_utilization REAL, power_watts REAL,
   queue_length REAL, running_jobs REAL, stranded_gpus REAL, i_frag REAL, node_imbalance REAL,
-  f_mem REAL, fgd_fragmentation REAL, fgd_fragmented_gpus REAL
+  f_mem REAL, fgd_fragmentation REAL, fgd_fragmented_gpus REAL,
+  cpu_utilization REAL, host_memory_utilization REAL, cpu_stranded_gpus REAL
 );
 CREATE TABLE IF NOT EXISTS summary (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -173,6 +175,11 @@ constexpr AddedColumn kAddedColumns[] = {
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
+    {"jobs", "cpus_requested", "REAL", true},
+    {"jobs", "host_memory_gib_requested", "REAL", true},
+    {"timeseries", "cpu_utilization", "REAL", true},
+    {"timeseries", "host_memory_utilization", "REAL", true},
+    {"timeseries", "cpu_stranded_gpus", "REAL", true},
 };
 
 bool SourceMayLack(const std::string& table, const std::string& column) {
@@ -346,8 +353,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
                 "nodes, status, reason, preemptions, restarts, oom_failures, batch_requested, "
                 "batch_used, memory_per_gpu_gib, slowdown, energy_kwh, trace_duration, "
                 "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
-                "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
+                "cpus_requested, host_memory_gib_requested) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     std::string attempts_text;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
@@ -426,6 +434,8 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       } else {
         s.BindNull(37);
       }
+      s.BindOptional(38, job.cpu_milli / 1000.0, job.cpu_milli > 0);
+      s.BindOptional(39, job.memory_mib / 1024.0, job.memory_mib > 0);
       s.Step();
     }
   }
@@ -434,8 +444,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
     Statement s(db_,
                 "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
                 "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
-                "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus, "
+                "cpu_utilization, host_memory_utilization, cpu_stranded_gpus) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string all = "all";
     for (const TimeseriesRow& row : engine->metrics().rows()) {
       s.Bind(1, run_id);
@@ -454,6 +465,9 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       s.BindOptional(14, row.f_mem, row.gpu_type < 0);
       s.BindOptional(15, row.fgd_fragmentation, row.fgd_fragmentation >= 0);
       s.BindOptional(16, row.fgd_fragmented_gpus, row.fgd_fragmented_gpus >= 0);
+      s.BindOptional(17, row.cpu_utilization, row.cpu_utilization >= 0);
+      s.BindOptional(18, row.host_memory_utilization, row.host_memory_utilization >= 0);
+      s.BindOptional(19, row.cpu_stranded_gpus, row.cpu_stranded_gpus >= 0);
       s.Step();
     }
   }

@@ -151,13 +151,17 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "priority",
                                                              "recorded_start",
                                                              "recorded_end",
-                                                             "recorded_attempts"}));
+                                                             "recorded_attempts",
+                                                             "cpus_requested",
+                                                             "host_memory_gib_requested"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
                                 "utilization", "memory_utilization", "power_watts", "queue_length",
                                 "running_jobs", "stranded_gpus", "i_frag", "node_imbalance",
-                                "f_mem", "fgd_fragmentation", "fgd_fragmented_gpus"}));
+                                "f_mem", "fgd_fragmentation", "fgd_fragmented_gpus",
+                                "cpu_utilization", "host_memory_utilization",
+                                "cpu_stranded_gpus"}));
   EXPECT_EQ(ColumnsOf(db, "summary"),
             (std::vector<std::string>{"run_id", "metric", "scope", "value"}));
   EXPECT_EQ(ColumnsOf(db, "allocations"),
@@ -373,7 +377,7 @@ TEST(SqliteOutput, AnOlderDatabaseGetsTheFragmentationColumns) {
   RunOk(AgainArgs(out));
   Database db(out);
   const auto columns = ColumnsOf(db, "timeseries");
-  ASSERT_EQ(columns.size(), 16u);
+  ASSERT_EQ(columns.size(), 19u);
   EXPECT_EQ(std::vector<std::string>(columns.end() - 3, columns.end()),
             (std::vector<std::string>{"f_mem", "fgd_fragmentation", "fgd_fragmented_gpus"}));
   EXPECT_EQ(db.Number("SELECT COUNT(*) FROM timeseries WHERE run_id = 1 AND f_mem IS NOT NULL"), 0);
@@ -402,7 +406,7 @@ TEST(SqliteOutput, AnOlderDatabaseGetsTheFragmentationColumns) {
   const std::string merged = dir.File("merged.sqlite");
   RunOk({"merge", merged, old_copy});
   Database m(merged);
-  EXPECT_EQ(ColumnsOf(m, "timeseries").size(), 16u);
+  EXPECT_EQ(ColumnsOf(m, "timeseries").size(), 19u);
   EXPECT_EQ(m.Number("SELECT COUNT(*) FROM timeseries WHERE f_mem IS NOT NULL"), 0);
   EXPECT_EQ(m.Query(older + "1 ORDER BY rowid"), db.Query(older + "1 ORDER BY rowid"));
 }

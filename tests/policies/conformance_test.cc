@@ -7,6 +7,7 @@
 #include <random>
 
 #include "tests/test_util.h"
+#include "workloads/model_assignment.h"
 
 namespace clustersim {
 namespace {
@@ -31,6 +32,24 @@ std::vector<Job> RandomTrace(uint64_t seed, int jobs) {
 constexpr const char* kCluster = R"({"nodes":[
   {"count":2,"gpu_type":"V100-32GB","gpus_per_node":8},
   {"count":3,"gpu_type":"A100-80GB","gpus_per_node":4}]})";
+// The same GPUs with CPUs and host memory, for traces that state host demands
+// (docs/resources.md): placements and plans must honour them too.
+constexpr const char* kHostCluster = R"({"nodes":[
+  {"count":2,"gpu_type":"V100-32GB","gpus_per_node":8,"cpus":40,"host_memory_gib":256},
+  {"count":3,"gpu_type":"A100-80GB","gpus_per_node":4,"cpus":64,"host_memory_gib":512}]})";
+
+// RandomTrace with CPU and memory demands on two thirds of the jobs (between 2 and 12 cores and
+// 8 and 40 GiB per GPU; some jobs thus fit only where few CPUs are taken).
+std::vector<Job> RandomHostTrace(uint64_t seed, int jobs) {
+  std::vector<Job> out = RandomTrace(seed, jobs);
+  std::mt19937_64 rng(seed ^ 0x5eed);
+  for (Job& job : out) {
+    if (rng() % 3 == 0 || job.gpus > 64) continue;
+    job.cpu_milli = static_cast<int>(job.gpus * (2 + rng() % 11) * 1000);
+    job.memory_mib = static_cast<int>(job.gpus * (8 + rng() % 33) * 1024);
+  }
+  return out;
+}
 
 using Combination = std::tuple<std::string, std::string>;
 
@@ -58,6 +77,44 @@ TEST_P(Conformance, NoOverCommitEveryJobAccountedForAndDeterministic) {
     }
   }
   EXPECT_EQ(a.Of("too-big").state, JobState::kRejected);
+}
+
+TEST_P(Conformance, HostLimitedRunsHonourCpusAndMemory) {
+  const auto& [policy, placement] = GetParam();
+  const auto jobs = RandomHostTrace(7, 300);
+  testing::TestSim a(kHostCluster, jobs, policy, placement);  // --check on
+  testing::TestSim b(kHostCluster, jobs, policy, placement);
+  a.Run();
+  b.Run();
+  ASSERT_TRUE(a.engine().host_limited());
+  EXPECT_EQ(a.engine().fingerprint(), b.engine().fingerprint());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobRun& run = a.engine().runs()[i];
+    EXPECT_TRUE(run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
+                run.state == JobState::kRejected)
+        << jobs[i].id << " ended " << JobStateName(run.state);
+  }
+}
+
+// Model-aware runs: cosched grows jobs on plans of its own and starts them elastically; fcfs and
+// easy share GPUs under frag-aware. Host demands must hold there too.
+TEST(ConformanceModels, HostLimitedModelAwareRunsHonourCpusAndMemory) {
+  auto jobs = RandomHostTrace(11, 200);
+  AssignModels(jobs, 5);
+  for (const char* policy : {"cosched", "fcfs", "easy"}) {
+    for (const char* placement : {"first-fit", "frag-aware"}) {
+      testing::TestSim sim(kHostCluster, jobs, policy, placement, EngineOptions(), "hardware",
+                           Params(), &ModelCatalog::Default());
+      sim.Run();  // --check on
+      ASSERT_TRUE(sim.engine().host_limited());
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        const JobState state = sim.engine().runs()[i].state;
+        EXPECT_TRUE(state == JobState::kCompleted || state == JobState::kTimeout ||
+                    state == JobState::kRejected || state == JobState::kOomFailed)
+            << policy << " " << placement << " " << jobs[i].id << " " << JobStateName(state);
+      }
+    }
+  }
 }
 
 std::vector<Combination> AllCombinations() {

@@ -62,6 +62,27 @@ TEST_F(NativeReader, ReadsRequiredAndOptionalColumnsInAnyOrder) {
   EXPECT_EQ(trace.sha256.size(), 64u);
 }
 
+TEST_F(NativeReader, ReadsHostDemandsInCoresAndGib) {
+  const Trace csv = LoadTrace(Write("h.csv",
+                                    "job_id,submit_time,gpus,duration,cpus,host_memory_gib\n"
+                                    "a,0,2,10,12.5,64\n"
+                                    "b,1,1,10,,\n"));
+  EXPECT_EQ(csv.jobs[0].cpu_milli, 12500);
+  EXPECT_EQ(csv.jobs[0].memory_mib, 65536);
+  EXPECT_EQ(csv.jobs[1].cpu_milli, 0);  // empty: not stated
+  EXPECT_EQ(csv.jobs[1].memory_mib, 0);
+  const Trace json = LoadTrace(Write(
+      "h.json",
+      R"([{"job_id":"a","submit_time":0,"gpus":2,"duration":10,"cpus":0.5,"host_memory_gib":1.5}])"));
+  EXPECT_EQ(json.jobs[0].cpu_milli, 500);
+  EXPECT_EQ(json.jobs[0].memory_mib, 1536);
+  const std::string e = ErrorOf(
+      "job_id,submit_time,gpus,duration,cpus\n"
+      "a,0,1,10,-2\n",
+      "bad.csv");
+  EXPECT_NE(e.find("bad.csv:2:10: cpus"), std::string::npos) << e;
+}
+
 TEST_F(NativeReader, EqualSubmitTimesKeepFileOrder) {
   const Trace trace =
       LoadTrace(Write("t.csv", "job_id,submit_time,gpus,duration\nz,5,1,1\ny,5,1,1\nx,1,1,1\n"));

@@ -231,6 +231,7 @@ TEST_F(TraceReader, ReadsTheRealOpenbPodList) {
   EXPECT_EQ(first.gpus, 1);
   EXPECT_EQ(first.gpu_milli, 0);
   EXPECT_EQ(first.cpu_milli, 12000);
+  EXPECT_EQ(first.memory_mib, 16384);
   EXPECT_EQ(first.duration, 12537496);
   EXPECT_EQ(first.trace_status, "Running");
   EXPECT_TRUE(first.gpu_type.empty());
@@ -242,6 +243,7 @@ TEST_F(TraceReader, ReadsTheRealOpenbPodList) {
   EXPECT_EQ(last.gpus, 1);
   EXPECT_EQ(last.gpu_milli, 590);
   EXPECT_EQ(last.cpu_milli, 3152);
+  EXPECT_EQ(last.memory_mib, 5600);
   EXPECT_EQ(last.trace_status, "Failed");
   // Line 7: "openb-pod-0005,20000,65536,0,0,,LS,Running,2759674,12902960,2759676" (CPU only).
   const Job& cpu = Find(trace, "openb-pod-0005");
@@ -448,6 +450,7 @@ TEST_F(TraceReader, Pai2020AggregatesTasksWithFractionalGpus) {
   EXPECT_EQ(j3.gpus, 5);
   EXPECT_EQ(j3.gpu_milli, 0);
   EXPECT_EQ(j3.cpu_milli, 33000);
+  EXPECT_EQ(j3.memory_mib, 50 * 1024);  // (4 + 1) instances x plan_mem 10
   EXPECT_EQ(j3.gpu_type, "V100-32GB|P100-16GB");
   EXPECT_EQ(j3.duration, 200);  // 1150 - 950
   EXPECT_EQ(j3.trace_status, "Failed");
@@ -457,6 +460,7 @@ TEST_F(TraceReader, Pai2020AggregatesTasksWithFractionalGpus) {
   EXPECT_EQ(j1.gpus, 1);
   EXPECT_EQ(j1.gpu_milli, 0);
   EXPECT_EQ(j1.cpu_milli, 14000);
+  EXPECT_EQ(j1.memory_mib, 90000);  // 3 instances x 29.296875 GiB x 1024
   EXPECT_EQ(j1.gpu_type, "V100-16GB");
   EXPECT_EQ(j1.duration, 990);  // 2000 - 1010
   EXPECT_EQ(j1.user, "u1");
@@ -649,8 +653,8 @@ TEST_F(TraceReader, SwfKeepsUnknownRunTimesAndProcessorsAsDocumented) {
                                       // Allocated unknown: requested processors; requested time.
                                       "1 10 -1 100 -1 -1 -1 8 3600 -1 0 3 2 -1 0 -1 -1 -1\n"
                                       "; a comment between jobs\n"
-                                      // Run time unknown -> 0; cancelled.
-                                      "2 20 -1 -1 4 -1 -1 4 -1 -1 5 -1 -1 -1 0 -1 -1 -1\n"
+                                      // Run time unknown -> 0; cancelled; 1000 KB per processor.
+                                      "2 20 -1 -1 4 -1 -1 4 -1 1000 5 -1 -1 -1 0 -1 -1 -1\n"
                                       // No processors at all -> 0 GPUs (rejected by the engine).
                                       "3 30 -1 50 -1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
                                       // Decimal fields are numbers too.
@@ -665,6 +669,8 @@ TEST_F(TraceReader, SwfKeepsUnknownRunTimesAndProcessorsAsDocumented) {
   EXPECT_EQ(trace.jobs[1].duration, 0);
   EXPECT_EQ(trace.jobs[1].walltime, -1);
   EXPECT_EQ(trace.jobs[1].trace_status, "cancelled");
+  EXPECT_EQ(trace.jobs[1].memory_mib, 4);  // ceil(1000 KB x 4 processors / 1024)
+  EXPECT_EQ(trace.jobs[0].memory_mib, 0);  // -1: not given
   EXPECT_EQ(trace.jobs[2].gpus, 0);
   EXPECT_EQ(trace.jobs[2].trace_status, "completed");
   EXPECT_EQ(trace.jobs[3].submit_time, 40.5);

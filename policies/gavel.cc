@@ -1,0 +1,256 @@
+// gavel: heterogeneity-aware round-based scheduling (Narayanan et al., "Heterogeneity-Aware
+// Cluster Scheduling Policies for Deep Learning Workloads", OSDI'20). Every round an allocation
+// X[m][j] — the fraction of time job m should spend on GPU type j — comes from a linear program
+// over the jobs' throughputs on each type (policies/gavel_lp.h), recomputed when the set of
+// jobs or of working GPUs has changed since the last one; the paper's priority rule then turns it
+// into the round's schedule, and jobs run, are preempted or migrate at round boundaries only.
+//
+// - Throughput T[m][j]: SchedulingContext::TypeRate, the job's rate under the run's runtime model
+//   on the allocation the run's placement gives it on type j of the empty cluster (the paper
+//   profiles it; clustersim knows it from the model). Use the hardware runtime model: under
+//   `trace` every type is alike.
+// - Priority (paper §5, Algorithm 1; the artifact's scheduler._update_priorities): for each (job,
+//   type) with X[m][j] > 0, X[m][j] / (share of the rounds since the last LP in which m ran on j);
+//   a pair that has not run yet gets X x 1e9. Pairs are taken in decreasing priority (ties: larger
+//   X, lower job index, type in listed order) and a job is chosen for the first of its pairs whose
+//   type still has s_m GPUs not taken by jobs chosen before (s_m = its GPU count).
+// - Applying a round: a chosen job already running on its chosen type keeps its GPUs; any other
+//   running job is preempted (one chosen for another type migrates: it is preempted and started
+//   there in the same pass); chosen jobs are then placed by the run's placement, restricted to
+//   their type, largest first (as the artifact assigns workers by decreasing scale factor). A
+//   chosen job that does not fit (GPUs split across nodes) is skipped, and the pairs of the LP
+//   not chosen are then offered the GPUs left, in priority order, so fragmentation does not idle
+//   GPUs the LP gave out (a small extension of the paper's rule); a job stopped at this boundary
+//   is not among them (it would pay its preemption cost to restart at once).
+// - Preemption and migration cost the run's preemption cost (engine: a preempted job pays
+//   checkpoint save + restore before it progresses again), charged on every round boundary a job
+//   stops or moves at. Jobs that arrive or GPUs that finish mid-round wait for the next round
+//   boundary. Rounds run while any job is queued or running; the first arrival after an idle
+//   spell starts a round at once.
+// Parameters:
+//   round_seconds (360): round length, the paper's default of 6 minutes.
+//   objective (max-min): max-min (heterogeneity-aware LAS, §4.1) or throughput (maximum total
+//     throughput).
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "policies/gavel_lp.h"
+#include "policies/registry.h"
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+constexpr double kDefaultRoundSeconds = 360;  // the paper's round length
+constexpr double kUnrunPriority = 1e9;        // the artifact's factor for pairs not yet run
+constexpr double kMinShare = 1e-9;            // X below this is "not allocated"
+
+class Gavel final : public Policy {
+ public:
+  Gavel(double round_seconds, GavelObjective objective)
+      : round_seconds_(round_seconds), objective_(objective) {}
+
+  void OnArrival(SchedulingContext& context, JobId /*id*/) override {
+    dirty_ = true;
+    if (!timer_pending_) {
+      context.SetTimer(context.now(), kNoJob, 0);
+      timer_pending_ = true;
+    }
+  }
+  void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
+    dirty_ = true;
+    x_.erase(id);
+    received_.erase(id);
+  }
+  void OnRequeue(SchedulingContext& /*context*/, JobId /*id*/) override { dirty_ = true; }
+  void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) override {
+    timer_pending_ = false;
+    round_due_ = true;
+  }
+
+  void Schedule(SchedulingContext& context) override {
+    if (!round_due_) return;
+    round_due_ = false;
+    Round(context);
+  }
+
+ private:
+  struct Pair {
+    double priority;
+    double share;
+    JobId job;
+    int slot;
+  };
+
+  void Setup(const SchedulingContext& context) {
+    if (!types_.empty()) return;
+    types_ = context.cluster().gpu_types();
+    slot_of_.assign(context.cluster().catalog().gpus().size(), -1);
+    for (size_t s = 0; s < types_.size(); ++s) slot_of_[types_[s]] = static_cast<int>(s);
+  }
+
+  // Working GPUs of each type slot (failed ones excluded).
+  std::vector<int> Capacity(const SchedulingContext& context) const {
+    const Cluster& cluster = context.cluster();
+    std::vector<int> capacity(types_.size());
+    for (size_t s = 0; s < types_.size(); ++s) capacity[s] = cluster.GpusOfType(types_[s]);
+    for (int g : context.failed_gpus()) {
+      --capacity[slot_of_[cluster.node(cluster.NodeOfGpu(g)).gpu_type]];
+    }
+    return capacity;
+  }
+
+  void SolveAllocation(const SchedulingContext& context, const std::vector<JobId>& active,
+                       const std::vector<int>& capacity) {
+    GavelProblem problem;
+    problem.gpus_per_type = capacity;
+    for (JobId id : active) {
+      problem.scale.push_back(std::max(1, context.run(id).request.gpus));
+      std::vector<double> row(types_.size());
+      for (size_t s = 0; s < types_.size(); ++s) row[s] = context.TypeRate(id, types_[s]);
+      problem.throughput.push_back(std::move(row));
+    }
+    const GavelAllocation allocation = SolveGavel(problem, objective_);
+    CHECK(allocation.optimal, "gavel: GLPK found no optimal allocation");
+    x_.clear();
+    received_.clear();
+    for (size_t i = 0; i < active.size(); ++i) {
+      x_[active[i]] = allocation.x[i];
+      received_[active[i]].assign(types_.size(), 0);
+    }
+    rounds_since_reset_ = 0;
+  }
+
+  void Round(SchedulingContext& context) {
+    Setup(context);
+    std::vector<JobId> active(context.running().begin(), context.running().end());
+    for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
+      active.push_back(id);
+    }
+    if (active.empty()) return;  // idle: the next arrival starts a round
+    std::sort(active.begin(), active.end());
+    const std::vector<int> capacity = Capacity(context);
+    if (dirty_ || context.failed_gpus_version() != failed_version_) {
+      SolveAllocation(context, active, capacity);
+      dirty_ = false;
+      failed_version_ = context.failed_gpus_version();
+    }
+
+    // The paper's priorities over (job, type) pairs.
+    pairs_.clear();
+    for (JobId id : active) {
+      auto found = x_.find(id);
+      CHECK(found != x_.end(), "gavel: an active job without an allocation");
+      const std::vector<double>& x = found->second;
+      const std::vector<int>& got = received_.at(id);
+      for (size_t s = 0; s < types_.size(); ++s) {
+        if (x[s] <= kMinShare) continue;
+        const double share =
+            rounds_since_reset_ > 0 ? static_cast<double>(got[s]) / rounds_since_reset_ : 0.0;
+        const double priority = share > 0 ? x[s] / share : x[s] * kUnrunPriority;
+        pairs_.push_back({priority, x[s], id, static_cast<int>(s)});
+      }
+    }
+    std::sort(pairs_.begin(), pairs_.end(), [](const Pair& a, const Pair& b) {
+      if (a.priority != b.priority) return a.priority > b.priority;
+      if (a.share != b.share) return a.share > b.share;
+      if (a.job != b.job) return a.job < b.job;
+      return a.slot < b.slot;
+    });
+    std::map<JobId, int> chosen;  // job -> slot
+    std::vector<int> left = capacity;
+    for (const Pair& p : pairs_) {
+      if (chosen.count(p.job)) continue;
+      const int gpus = std::max(1, context.run(p.job).request.gpus);
+      if (gpus > left[p.slot]) continue;
+      left[p.slot] -= gpus;
+      chosen.emplace(p.job, p.slot);
+    }
+
+    // Preempt what does not stay; a job chosen for its current type stays where it is.
+    const std::vector<JobId> running(context.running().begin(), context.running().end());
+    std::set<JobId> stopped;  // preempted at this boundary and not chosen: not restarted
+    for (JobId id : running) {
+      auto it = chosen.find(id);
+      const int slot = slot_of_[context.run(id).allocation.gpu_type];
+      if (it != chosen.end() && it->second == slot) continue;
+      context.Preempt(id);
+      if (it == chosen.end()) stopped.insert(id);
+    }
+    // Start the chosen queued jobs, largest first (ties: priority order).
+    std::vector<std::pair<JobId, int>> starts;
+    for (const Pair& p : pairs_) {
+      auto it = chosen.find(p.job);
+      if (it == chosen.end() || it->second != p.slot) continue;
+      if (context.run(p.job).state != JobState::kQueued) continue;
+      starts.emplace_back(p.job, p.slot);
+    }
+    std::stable_sort(starts.begin(), starts.end(), [&](const auto& a, const auto& b) {
+      return context.run(a.first).request.gpus > context.run(b.first).request.gpus;
+    });
+    for (const auto& [id, slot] : starts) TryStart(context, id, slot);
+    // GPUs left by chosen jobs that did not fit: offered to the other pairs in priority order.
+    for (const Pair& p : pairs_) {
+      if (context.run(p.job).state != JobState::kQueued || stopped.count(p.job)) continue;
+      TryStart(context, p.job, p.slot);
+    }
+
+    for (JobId id : context.running()) {
+      ++received_.at(id)[slot_of_[context.run(id).allocation.gpu_type]];
+    }
+    ++rounds_since_reset_;
+    context.SetTimer(context.now() + round_seconds_, kNoJob, 0);
+    timer_pending_ = true;
+  }
+
+  void TryStart(SchedulingContext& context, JobId id, int slot) {
+    PlacementRequest request = context.run(id).request;
+    request.type_mask &= uint64_t{1} << types_[slot];
+    Allocation allocation;
+    if (context.placement().Find(context.resources(), request, &allocation)) {
+      context.Start(id, std::move(allocation));
+    }
+  }
+
+  double round_seconds_;
+  GavelObjective objective_;
+  std::vector<int> types_;                      // present catalog types, listed order (slots)
+  std::vector<int> slot_of_;                    // catalog type -> slot
+  std::map<JobId, std::vector<double>> x_;      // allocation per job, per slot
+  std::map<JobId, std::vector<int>> received_;  // rounds run per slot since the last LP
+  int rounds_since_reset_ = 0;
+  bool dirty_ = true;
+  bool timer_pending_ = false;
+  bool round_due_ = false;
+  uint64_t failed_version_ = 0;
+  std::vector<Pair> pairs_;
+};
+
+}  // namespace
+}  // namespace clustersim
+
+CLUSTERSIM_REGISTER_POLICY(
+    gavel, "gavel",
+    "heterogeneity-aware rounds (Gavel, OSDI'20): an LP allocation over per-type throughputs, "
+    "scheduled by the paper's priority rule",
+    "round_seconds (360): round length, seconds\n"
+    "objective (max-min): max-min (heterogeneity-aware LAS) or throughput",
+    [](const clustersim::Params& params) {
+      const double round = params.Double("round_seconds", clustersim::kDefaultRoundSeconds);
+      if (!(round > 0)) {
+        throw clustersim::InputError("parameter round_seconds: expected a number of seconds > 0");
+      }
+      const std::string objective = params.String("objective", "max-min");
+      clustersim::GavelObjective kind;
+      if (objective == "max-min") {
+        kind = clustersim::GavelObjective::kMaxMinFairness;
+      } else if (objective == "throughput") {
+        kind = clustersim::GavelObjective::kMaxThroughput;
+      } else {
+        throw clustersim::InputError("parameter objective=" + objective +
+                                     ": expected max-min or throughput");
+      }
+      return std::make_unique<clustersim::Gavel>(round, kind);
+    });

@@ -1,0 +1,133 @@
+// least-loaded: dynamic load balancing across GPU types by expected finish time
+// (docs/resources.md). Each arriving job is sent to the GPU type where it is expected to finish
+// first: now + (the type's backlog) / (its working GPUs) + the job's own run time there, where the
+// backlog is the GPU-seconds of work queued for the type plus the GPU-seconds its running jobs
+// still need (each from its expected end), and the run time is the job's remaining work / its
+// rate on the type (SchedulingContext::TypeRate; use the hardware runtime model, under which
+// types differ). Ties go to the type listed first. Each type serves its own queue first come,
+// first served with head-of-line blocking, placing with the run's placement restricted to the
+// type. A job a failure sends back to the queue is dispatched again. Non-preemptive.
+// Parameters: none.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "policies/registry.h"
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+class LeastLoaded final : public Policy {
+ public:
+  void OnArrival(SchedulingContext& context, JobId id) override { Dispatch(context, id); }
+  void OnCompletion(SchedulingContext& /*context*/, JobId id) override { ForgetRunning(id); }
+  void OnRequeue(SchedulingContext& context, JobId id) override {
+    ForgetRunning(id);
+    Dispatch(context, id);
+  }
+
+  void Schedule(SchedulingContext& context) override {
+    for (size_t s = 0; s < queues_.size(); ++s) {
+      while (!queues_[s].empty()) {
+        const JobId id = *queues_[s].begin();
+        PlacementRequest request = context.run(id).request;
+        request.type_mask &= uint64_t{1} << types_[s];
+        Allocation allocation;
+        if (!context.placement().Find(context.resources(), request, &allocation)) break;
+        queues_[s].erase(queues_[s].begin());
+        queued_work_[s] -= queued_.at(id);
+        queued_.erase(id);
+        context.Start(id, std::move(allocation));
+        const JobRun& run = context.run(id);
+        const double gpus = static_cast<double>(run.allocation.gpus.size());
+        const double end = context.now() + run.overhead_left + run.work_left / run.rate;
+        running_[id] = Running{static_cast<int>(s), gpus, end};
+        running_gpus_[s] += gpus;
+        running_gpu_ends_[s] += gpus * end;
+      }
+    }
+  }
+
+ private:
+  struct Running {
+    int slot;
+    double gpus;
+    double end;  // expected end, seconds
+  };
+
+  void Setup(const SchedulingContext& context) {
+    if (!types_.empty()) return;
+    types_ = context.cluster().gpu_types();
+    queues_.assign(types_.size(), {});
+    queued_work_.assign(types_.size(), 0.0);
+    running_gpus_.assign(types_.size(), 0.0);
+    running_gpu_ends_.assign(types_.size(), 0.0);
+  }
+
+  void Dispatch(SchedulingContext& context, JobId id) {
+    Setup(context);
+    const Cluster& cluster = context.cluster();
+    std::vector<int> working(types_.size());
+    for (size_t s = 0; s < types_.size(); ++s) working[s] = cluster.GpusOfType(types_[s]);
+    for (int g : context.failed_gpus()) {
+      const int type = cluster.node(cluster.NodeOfGpu(g)).gpu_type;
+      for (size_t s = 0; s < types_.size(); ++s) working[s] -= types_[s] == type;
+    }
+    const JobRun& run = context.run(id);
+    const double gpus = std::max(1, run.request.gpus);
+    int best = -1;
+    double best_finish = std::numeric_limits<double>::infinity();
+    double best_work = 0;
+    for (size_t s = 0; s < types_.size(); ++s) {
+      const double rate = context.TypeRate(id, types_[s]);
+      if (!(rate > 0) || working[s] <= 0) continue;
+      const double running = std::max(0.0, running_gpu_ends_[s] - context.now() * running_gpus_[s]);
+      const double seconds = run.work_left / rate;
+      const double finish = (queued_work_[s] + running) / working[s] + seconds;
+      if (finish < best_finish) {
+        best = static_cast<int>(s);
+        best_finish = finish;
+        best_work = gpus * seconds;
+      }
+    }
+    // A job that fits no working type waits on the first type it may use (its GPUs may return).
+    if (best < 0) {
+      for (size_t s = 0; s < types_.size() && best < 0; ++s) {
+        if (context.TypeRate(id, types_[s]) > 0) best = static_cast<int>(s);
+      }
+      CHECK(best >= 0, "least-loaded: a queued job fits no GPU type");
+    }
+    queues_[best].insert(id);
+    queued_[id] = best_work;
+    queued_work_[best] += best_work;
+  }
+
+  void ForgetRunning(JobId id) {
+    auto it = running_.find(id);
+    if (it == running_.end()) return;
+    running_gpus_[it->second.slot] -= it->second.gpus;
+    running_gpu_ends_[it->second.slot] -= it->second.gpus * it->second.end;
+    running_.erase(it);
+  }
+
+  std::vector<int> types_;                // present catalog types, listed order (slots)
+  std::vector<std::set<JobId>> queues_;   // per slot, in submission order
+  std::vector<double> queued_work_;       // per slot: GPU-seconds queued
+  std::map<JobId, double> queued_;        // queued job -> its GPU-seconds
+  std::vector<double> running_gpus_;      // per slot: sum of GPUs of running jobs
+  std::vector<double> running_gpu_ends_;  // per slot: sum of GPUs x expected end
+  std::map<JobId, Running> running_;
+};
+
+}  // namespace
+}  // namespace clustersim
+
+CLUSTERSIM_REGISTER_POLICY(least_loaded, "least-loaded",
+                           "dispatch each job to the GPU type where it is expected to finish "
+                           "first (backlog / GPUs + its run time there); FCFS per type",
+                           "", [](const clustersim::Params&) {
+                             return std::make_unique<clustersim::LeastLoaded>();
+                           });

@@ -1,0 +1,424 @@
+// clustersim._core: the native part of the clustersim Python module (docs/python.md). Thin by
+// design: a run is ExecuteRun (sim/cli/run.h) with its options read by the CLI's own parsers (the
+// run config file reader and the trace filter options of `clustersim run`), so a Python run is
+// validated and simulated exactly as a command-line one; a Python policy is a PythonPolicy
+// (python/python_policy.h). The package's Python files (python/clustersim/) build the user-facing
+// API (run, open, Policy, Env) on these functions.
+//
+// Errors: InputError -> clustersim.InputError (a ValueError), InternalError ->
+// clustersim.InternalError (a RuntimeError), an invalid policy decision -> clustersim.PolicyError
+// (an InternalError); each carries the core's message unchanged.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policies/registry.h"
+#include "python/python_policy.h"
+#include "sim/cli/options.h"
+#include "sim/cli/run.h"
+#include "sim/cli/trace_commands.h"
+#include "sim/util/error.h"
+#include "workloads/reader.h"
+
+namespace py = pybind11;
+namespace po = boost::program_options;
+
+namespace clustersim {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The trace filter options of `clustersim run` (--window, --vc, ...), parsed from `args`
+// ("--name", "value", ...) by the CLI's own option description.
+TraceFilter ParseFilterArgs(const std::vector<std::string>& args) {
+  FilterArgs filter_args;
+  po::options_description desc;
+  AddFilterOptions(desc, filter_args);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(e.what());
+  }
+  return MakeFilter(filter_args);
+}
+
+std::vector<std::string> FilterOptionNames() {
+  FilterArgs filter_args;
+  po::options_description desc;
+  AddFilterOptions(desc, filter_args);
+  std::vector<std::string> names;
+  for (const auto& option : desc.options()) names.push_back(option->long_name());
+  return names;
+}
+
+PythonPolicy::Hooks HooksFrom(const py::dict& hooks) {
+  auto get = [&](const char* name) {
+    return hooks.contains(name) ? py::reinterpret_borrow<py::object>(hooks[name]) : py::none();
+  };
+  return {get("schedule"), get("on_arrival"), get("on_completion"),
+          get("on_timer"), get("on_requeue"), get("requested_walltime")};
+}
+
+// Runs one simulation. `config_path`: a run config JSON file (ApplyRunConfigFile's keys);
+// `filter_args`: trace filter options as on the command line; `cluster_json`: a cluster spec's
+// JSON text replacing the `cluster` option (empty = use it); `hooks`: a Python policy's hooks
+// (None = the registered policy named in the config); `policy_name` names a Python policy;
+// `check` and `allow_duplicate` are `clustersim run`'s --check and --allow-duplicate.
+py::dict Run(const std::string& config_path, const std::vector<std::string>& filter_args,
+             const std::string& cluster_json, const py::object& hooks, bool supports_shares,
+             const std::string& policy_name, bool check, bool allow_duplicate) {
+  RunConfig config;
+  ApplyRunConfigFile(config_path, {}, &config);
+  config.filter = ParseFilterArgs(filter_args);
+  if (!cluster_json.empty()) config.cluster_json = cluster_json;
+  config.engine.check_invariants = check;
+  config.allow_duplicate = allow_duplicate;
+  std::unique_ptr<PythonPolicy> python_policy;  // destroyed with the GIL held
+  if (!hooks.is_none()) {
+    python_policy = std::make_unique<PythonPolicy>(HooksFrom(hooks.cast<py::dict>()),
+                                                   supports_shares, policy_name);
+    config.policy = policy_name;
+    config.policy_object = python_policy.get();
+  }
+  // Ctrl-C: Python handles signals between bytecodes of the main thread only; a run in C++
+  // looks for them every progress_every events: every 1,024 (about a millisecond of a plain run,
+  // about a second of one with check=True, which verifies invariants after every pass), not the
+  // engine's default 65,536 (a minute with check=True on 100,000 jobs). Taking the GIL that often
+  // costs well under 0.1 % of a run.
+  config.engine.progress_every = 1024;
+  config.engine.progress = [](const EngineProgress&) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  };
+  RunOutcome outcome;
+  {
+    py::gil_scoped_release release;
+    outcome = ExecuteRun(config);
+  }
+  py::dict result;
+  result["run_id"] = outcome.run_id;
+  result["status"] = outcome.status == RunStatus::kComplete ? "complete" : "interrupted";
+  result["fingerprint"] = HexFingerprint(outcome.fingerprint);
+  result["events"] = outcome.events;
+  result["wall_seconds"] = outcome.wall_seconds;
+  result["jobs"] = outcome.jobs;
+  result["gpus"] = outcome.gpus;
+  result["runtime_model"] = outcome.runtime_model;
+  result["trace_format"] = outcome.trace_format;
+  result["policy"] = config.policy;
+  py::list summary;
+  for (const SummaryRow& row : outcome.summary) {
+    summary.append(py::make_tuple(row.metric, row.scope, row.value));
+  }
+  result["summary"] = summary;
+  return result;
+}
+
+// The jobs of a trace file as columns of the native format (traces/README.md), in the engine's
+// order (submit time, input order).
+py::dict ReadTrace(const std::string& path, const std::string& format) {
+  Trace trace;
+  {
+    py::gil_scoped_release release;
+    trace = LoadTrace(path, format);
+  }
+  const size_t n = trace.jobs.size();
+  py::list job_id, gpu_type, user, vc, model, status;
+  py::array_t<double> submit_time(n), duration(n), walltime(n);
+  py::array_t<int64_t> gpus(n), priority(n), batch_size(n);
+  auto submit = submit_time.mutable_unchecked<1>();
+  auto dur = duration.mutable_unchecked<1>();
+  auto wall = walltime.mutable_unchecked<1>();
+  auto g = gpus.mutable_unchecked<1>();
+  auto prio = priority.mutable_unchecked<1>();
+  auto batch = batch_size.mutable_unchecked<1>();
+  for (size_t i = 0; i < n; ++i) {
+    const Job& job = trace.jobs[i];
+    job_id.append(job.id);
+    submit(i) = job.submit_time;
+    g(i) = job.gpus;
+    dur(i) = job.duration;
+    wall(i) = job.walltime >= 0 ? job.walltime : kNaN;
+    gpu_type.append(job.gpu_type.str());
+    user.append(job.user.str());
+    vc.append(job.vc.str());
+    prio(i) = job.priority;
+    model.append(job.model.str());
+    batch(i) = job.batch_size;
+    status.append(job.trace_status.str());
+  }
+  py::dict columns;
+  columns["job_id"] = job_id;
+  columns["submit_time"] = submit_time;
+  columns["gpus"] = gpus;
+  columns["duration"] = duration;
+  columns["walltime"] = walltime;
+  columns["gpu_type"] = gpu_type;
+  columns["user"] = user;
+  columns["vc"] = vc;
+  columns["priority"] = priority;
+  columns["model"] = model;
+  columns["batch_size"] = batch_size;
+  columns["status"] = status;
+  py::dict result;
+  result["columns"] = columns;
+  result["format"] = trace.format;
+  return result;
+}
+
+void BindContext(py::module_& m) {
+  py::class_<Job>(m, "Job", "A job as the trace gave it (read-only copy).")
+      .def_readonly("id", &Job::id)
+      .def_readonly("submit_time", &Job::submit_time)
+      .def_readonly("gpus", &Job::gpus)
+      .def_readonly("duration", &Job::duration)
+      .def_property_readonly("walltime",
+                             [](const Job& j) { return j.walltime >= 0 ? j.walltime : kNaN; })
+      .def_readonly("priority", &Job::priority)
+      .def_readonly("batch_size", &Job::batch_size)
+      .def_readonly("gpu_milli", &Job::gpu_milli)
+      .def_property_readonly("gpu_type", [](const Job& j) { return j.gpu_type.str(); })
+      .def_property_readonly("user", [](const Job& j) { return j.user.str(); })
+      .def_property_readonly("vc", [](const Job& j) { return j.vc.str(); })
+      .def_property_readonly("model", [](const Job& j) { return j.model.str(); })
+      .def("__repr__", [](const Job& j) {
+        return "Job(id=" + j.id + ", submit_time=" + std::to_string(j.submit_time) +
+               ", gpus=" + std::to_string(j.gpus) + ", duration=" + std::to_string(j.duration) +
+               ")";
+      });
+
+  py::class_<Allocation>(m, "Allocation",
+                         "GPUs for a job: global GPU indices (ascending) of one GPU type, whole "
+                         "or as shares of `milli` thousandths.")
+      .def_readonly("gpu_type_index", &Allocation::gpu_type)
+      .def_property_readonly("gpus", [](const Allocation& a) { return a.gpus; })
+      .def_readonly("milli", &Allocation::milli)
+      .def("__len__", [](const Allocation& a) { return a.gpus.size(); })
+      .def("__repr__", [](const Allocation& a) {
+        std::string gpus;
+        for (int g : a.gpus) gpus += (gpus.empty() ? "" : ", ") + std::to_string(g);
+        return "Allocation(gpus=[" + gpus + "], milli=" + std::to_string(a.milli) + ")";
+      });
+
+  py::class_<JobRun>(m, "JobRun", "What the engine knows of a job now (read-only copy).")
+      .def_property_readonly("state", [](const JobRun& r) { return JobStateName(r.state); })
+      .def_readonly("first_start", &JobRun::first_start)
+      .def_readonly("last_start", &JobRun::last_start)
+      .def_readonly("work_left", &JobRun::work_left)
+      .def_readonly("rate", &JobRun::rate)
+      .def_readonly("run_seconds", &JobRun::run_seconds)
+      .def_readonly("gpu_seconds", &JobRun::gpu_seconds)
+      .def_readonly("overhead_left", &JobRun::overhead_left)
+      .def_readonly("preemptions", &JobRun::preemptions)
+      .def_readonly("restarts", &JobRun::restarts)
+      .def_property_readonly("requested_gpus", [](const JobRun& r) { return r.request.gpus; })
+      .def_property_readonly("allocation", [](const JobRun& r) { return r.allocation; });
+
+  using Ctx = PolicyContext;
+  auto gpu_type_index = [](const Ctx& c, const std::string& name) {
+    const HardwareCatalog& catalog = c.get().cluster().catalog();
+    const std::optional<int> index = catalog.Find(name);
+    if (!index) throw InputError("unknown GPU type " + name + "; valid: " + catalog.NameList());
+    return *index;
+  };
+  auto to_allocation = [](const Ctx& c, const py::object& value) {
+    if (py::isinstance<Allocation>(value)) return value.cast<Allocation>();
+    return c.MakeAllocation(value.cast<std::vector<int>>(), 0);
+  };
+  py::class_<Ctx, std::shared_ptr<Ctx>>(
+      m, "Context",
+      "The views and verbs of one scheduling pass or hook (sim/engine/policy.h, "
+      "SchedulingContext); valid only during the call it was passed to.")
+      .def_property_readonly("now", [](const Ctx& c) { return c.get().now(); })
+      // Queue: (submit time, input order).
+      .def_property_readonly("queue_length", [](const Ctx& c) { return c.get().QueueLength(); })
+      .def("queue_front", [](const Ctx& c) { return c.get().QueueFront(); })
+      .def("queue_next", [](const Ctx& c, JobId id) { return c.get().QueueNext(id); })
+      .def(
+          "queue",
+          [](const Ctx& c, int limit) {
+            const SchedulingContext& s = c.get();
+            std::vector<JobId> ids;
+            for (JobId id = s.QueueFront();
+                 id != kNoJob && (limit < 0 || static_cast<int>(ids.size()) < limit);
+                 id = s.QueueNext(id)) {
+              ids.push_back(id);
+            }
+            return ids;
+          },
+          py::arg("limit") = -1)
+      .def("running", [](const Ctx& c) { return c.get().running(); })
+      .def("failed_gpus", [](const Ctx& c) { return c.get().failed_gpus(); })
+      // Jobs.
+      .def(
+          "job", [](const Ctx& c, JobId id) { return c.get().job(id); },
+          py::return_value_policy::copy)
+      .def(
+          "run", [](const Ctx& c, JobId id) { return c.get().run(id); },
+          py::return_value_policy::copy)
+      .def("state", [](const Ctx& c, JobId id) { return JobStateName(c.get().run(id).state); })
+      .def("remaining_seconds", &Ctx::RemainingSeconds)
+      .def(
+          "preemption_cost",
+          [](const Ctx& c, JobId id) {
+            return id < 0 ? c.get().preemption_cost() : c.get().preemption_cost(id);
+          },
+          py::arg("job") = -1)
+      // Cluster and free GPUs.
+      .def_property_readonly("node_count",
+                             [](const Ctx& c) { return c.get().cluster().node_count(); })
+      .def_property_readonly("total_gpus",
+                             [](const Ctx& c) { return c.get().cluster().total_gpus(); })
+      .def_property_readonly("free_gpus",
+                             [](const Ctx& c) { return c.get().resources().total_free(); })
+      .def("node_free_gpus",
+           [](const Ctx& c, int node) { return c.get().resources().free_gpus(node); })
+      .def("is_gpu_free", [](const Ctx& c, int gpu) { return c.get().resources().IsGpuFree(gpu); })
+      .def("free_gpus_per_node",
+           [](const Ctx& c) {
+             const SchedulingContext& s = c.get();
+             const int nodes = s.cluster().node_count();
+             py::array_t<int32_t> out(nodes);
+             auto view = out.mutable_unchecked<1>();
+             for (int n = 0; n < nodes; ++n) view(n) = s.resources().free_gpus(n);
+             return out;
+           })
+      .def("gpus_per_node",
+           [](const Ctx& c) {
+             const Cluster& cluster = c.get().cluster();
+             py::array_t<int32_t> out(cluster.node_count());
+             auto view = out.mutable_unchecked<1>();
+             for (int n = 0; n < cluster.node_count(); ++n) view(n) = cluster.node(n).gpu_count;
+             return out;
+           })
+      .def("node_gpu_type",
+           [](const Ctx& c, int node) {
+             const Cluster& cluster = c.get().cluster();
+             return cluster.catalog().gpu(cluster.node(node).gpu_type).name;
+           })
+      .def("gpu_types",
+           [](const Ctx& c) {
+             const Cluster& cluster = c.get().cluster();
+             std::vector<std::string> names;
+             for (int type : cluster.gpu_types()) names.push_back(cluster.catalog().gpu(type).name);
+             return names;
+           })
+      .def("free_gpus_of_type",
+           [gpu_type_index](const Ctx& c, const std::string& name) {
+             return c.get().resources().free_of_type(gpu_type_index(c, name));
+           })
+      .def("gpu_type_name",
+           [](const Ctx& c, int index) { return c.get().cluster().catalog().gpu(index).name; })
+      // Placement and decisions.
+      .def("try_place",
+           [](const Ctx& c, JobId id) -> py::object {
+             Allocation allocation;
+             if (!c.get().TryPlace(id, &allocation)) return py::none();
+             return py::cast(std::move(allocation));
+           })
+      .def("allocation", &Ctx::MakeAllocation, py::arg("gpus"), py::arg("milli") = 0)
+      .def("start",
+           [to_allocation](Ctx& c, JobId id, const py::object& allocation) {
+             c.Start(id, to_allocation(c, allocation));
+           })
+      .def("try_start",
+           [](Ctx& c, JobId id) {
+             Allocation allocation;
+             if (!c.get().TryPlace(id, &allocation)) return false;
+             c.Start(id, std::move(allocation));
+             return true;
+           })
+      .def("preempt", &Ctx::Preempt)
+      .def("resize",
+           [to_allocation](Ctx& c, JobId id, const py::object& allocation) {
+             c.Resize(id, to_allocation(c, allocation));
+           })
+      .def("set_timer", &Ctx::SetTimer, py::arg("time"), py::arg("job") = kNoJob,
+           py::arg("tag") = 0);
+}
+
+}  // namespace
+}  // namespace clustersim
+
+PYBIND11_MODULE(_core, m) {
+  using namespace clustersim;
+  m.doc() = "clustersim's native core (python/module.cc); use the clustersim package.";
+  // Log to stderr at warn, as the clustersim program does.
+  if (!spdlog::get("clustersim")) spdlog::set_default_logger(spdlog::stderr_color_mt("clustersim"));
+  spdlog::set_level(spdlog::level::warn);
+
+  static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  static py::exception<InternalError> internal_error(m, "InternalError", PyExc_RuntimeError);
+  static py::exception<PolicyDecisionError> policy_error(m, "PolicyError", internal_error.ptr());
+  for (py::handle type :
+       {py::handle(input_error), py::handle(internal_error), py::handle(policy_error)}) {
+    type.attr("__module__") = "clustersim";  // tracebacks show clustersim.InputError
+  }
+  // Translators run newest first: the derived PolicyDecisionError before InternalError.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const PolicyDecisionError& e) {
+      policy_error(e.what());
+    } catch (const InternalError& e) {
+      internal_error(e.what());
+    } catch (const InputError& e) {
+      input_error(e.what());
+    }
+  });
+
+  BindContext(m);
+  m.def("run", &Run, py::arg("config_path"), py::arg("filter_args"), py::arg("cluster_json"),
+        py::arg("hooks"), py::arg("supports_shares"), py::arg("policy_name"), py::arg("check"),
+        py::arg("allow_duplicate"));
+  m.def("read_trace", &ReadTrace, py::arg("path"), py::arg("format") = "");
+  m.def("filter_option_names", &FilterOptionNames);
+  m.def("set_log_level", &SetLogLevel, py::arg("level"));
+  m.def("policies", [] {
+    std::vector<std::tuple<std::string, std::string, std::string>> out;
+    for (const PolicyEntry* p : Policies()) out.emplace_back(p->name, p->summary, p->parameters);
+    return out;
+  });
+  m.def("placements", [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const PlacementEntry* p : Placements()) out.emplace_back(p->name, p->summary);
+    return out;
+  });
+  m.def("cluster_presets", [] { return ClusterSpec::PresetNames(); });
+  // The nodes of a cluster (preset name or spec path, or a spec's JSON text) as
+  // (gpu_type, gpus, rack) per node, in node order.
+  m.def(
+      "cluster_nodes",
+      [](const std::string& cluster, const std::string& cluster_json,
+         const std::string& hardware_path) {
+        HardwareCatalog custom;
+        const HardwareCatalog* catalog = &HardwareCatalog::Default();
+        if (!hardware_path.empty()) {
+          custom = HardwareCatalog::FromFile(hardware_path);
+          catalog = &custom;
+        }
+        const Cluster c(cluster_json.empty()
+                            ? ClusterSpec::Load(cluster, *catalog)
+                            : ClusterSpec::FromJsonText(cluster_json, cluster, *catalog),
+                        *catalog);
+        std::vector<std::tuple<std::string, int, int>> nodes;
+        for (const Node& node : c.nodes()) {
+          nodes.emplace_back(catalog->gpu(node.gpu_type).name, node.gpu_count, node.rack);
+        }
+        return nodes;
+      },
+      py::arg("cluster"), py::arg("cluster_json") = "", py::arg("hardware") = "");
+  m.def("default_trace_path", &DefaultTracePath);
+}

@@ -1,0 +1,239 @@
+// CPUs and host memory as resources (docs/resources.md): the charge rule, placements that skip
+// nodes short of CPUs, rejection naming the dimension, and the metrics of real allocations, each
+// against a hand computation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "policies/node_placement.h"
+#include "sim/engine/fragmentation.h"
+#include "sim/engine/resources.h"
+#include "sim/engine/summary.h"
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::MakeJob;
+using testing::TestSim;
+
+// Two nodes of 8 A100s with 32 CPUs and 256 GiB each.
+constexpr const char* kTwoNodes =
+    R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
+    R"("host_memory_gib":256}]})";
+
+Job WithHost(Job job, double cpus, double memory_gib = 0) {
+  job.cpu_milli = static_cast<int>(std::lround(cpus * 1000));
+  job.memory_mib = static_cast<int>(std::lround(memory_gib * 1024));
+  return job;
+}
+
+Cluster MakeCluster(const char* json) {
+  return Cluster(ClusterSpec::FromJsonText(json, "test", HardwareCatalog::Default()),
+                 HardwareCatalog::Default());
+}
+
+TEST(HostCharge, StatedDemandsSplitByGpusUnstatedOnesFollowTheNodeShare) {
+  const Cluster cluster = MakeCluster(kTwoNodes);
+  const Node& node = cluster.node(0);  // 32,000 milli-cores, 262,144 MiB, 8 GPUs
+  // Unstated: the node's share of 2 of its 8 GPUs.
+  HostCharge c = HostChargeOn(node, HostDemand{}, 2, 2, 0);
+  EXPECT_EQ(c.cpu_milli, 8000);
+  EXPECT_EQ(c.memory_mib, 65536);
+  // Unstated, a share of 250 thousandths of one GPU: 32,000 x 250 / 8,000 = 1,000.
+  c = HostChargeOn(node, HostDemand{}, 1, 1, 250);
+  EXPECT_EQ(c.cpu_milli, 1000);
+  // Stated 10 cores over 4 GPUs, 3 of them here: ceil(10,000 x 3 / 4) = 7,500.
+  c = HostChargeOn(node, HostDemand{10000, 1000}, 3, 4, 0);
+  EXPECT_EQ(c.cpu_milli, 7500);
+  EXPECT_EQ(c.memory_mib, 750);
+  // ceil(1,001 x 1 / 2) = 501: the split rounds up.
+  EXPECT_EQ(HostChargeOn(node, HostDemand{1001, 0}, 1, 2, 0).cpu_milli, 501);
+  // A node that declares no CPUs is never charged.
+  const Cluster bare = MakeCluster(testing::Nodes(1, 8).c_str());
+  EXPECT_EQ(HostChargeOn(bare.node(0), HostDemand{10000, 0}, 1, 1, 0).cpu_milli, 0);
+}
+
+TEST(HostCharge, ResourcesTrackTheChargesOnlyWhenLimitsAreOn) {
+  const Cluster cluster = MakeCluster(kTwoNodes);
+  Resources resources(cluster);
+  EXPECT_FALSE(resources.host_limited());
+  EXPECT_TRUE(resources.HostFitsJob(0, HostDemand{100000, 0}, 1, 1));  // nothing tracked
+  resources.EnableHostLimits();
+  EXPECT_EQ(resources.free_cpu_milli(1), 32000);
+  EXPECT_EQ(resources.free_memory_mib(1), 262144);
+  const std::vector<int> gpus = {0, 1};  // node 0
+  resources.AllocateJob(HostDemand{30000, 1024}, gpus, 0);
+  EXPECT_EQ(resources.free_cpu_milli(0), 2000);
+  EXPECT_EQ(resources.free_memory_mib(0), 262144 - 1024);
+  EXPECT_FALSE(resources.HostFitsJob(0, HostDemand{3000, 0}, 1, 1));
+  EXPECT_TRUE(resources.HostFitsJob(0, HostDemand{2000, 0}, 1, 1));
+  // An unstated 1-GPU job needs 4,000 here: does not fit although 6 GPUs are free.
+  EXPECT_FALSE(resources.HostFitsJob(0, HostDemand{}, 1, 1));
+  resources.ReleaseJob(HostDemand{30000, 1024}, gpus, 0);
+  EXPECT_EQ(resources.free_cpu_milli(0), 32000);
+  EXPECT_EQ(resources.total_free(), 16);
+}
+
+// Hand schedule under fcfs / first-fit: A takes 30 of node 0's 32 CPUs with 1 GPU; B (1 GPU, 8
+// CPUs) fits node 0's GPUs but not its 2 CPUs left, so it goes to node 1; C (4 GPUs, 30 CPUs)
+// fits neither node's CPUs (2 and 24 left) and waits for A's end at 100.
+TEST(HostLimits, CpusNotGpusBlockAJob) {
+  std::vector<Job> jobs = {WithHost(MakeJob("A", 0, 1, 100), 30),
+                           WithHost(MakeJob("B", 1, 1, 200), 8),
+                           WithHost(MakeJob("C", 2, 4, 50), 30)};
+  TestSim sim(kTwoNodes, jobs);
+  Engine& engine = sim.Run();
+  ASSERT_TRUE(engine.host_limited());
+  testing::ExpectInterval(sim.Of("A"), 0, 100);
+  testing::ExpectInterval(sim.Of("B"), 1, 201);
+  testing::ExpectInterval(sim.Of("C"), 100, 150);
+  const Metrics& m = engine.metrics();
+  // CPU-stranded GPUs: the smallest stated demand per GPU is C's 7,500 milli-cores. Node 0 has
+  // 2,000 free while A runs (7 idle GPUs, [0, 100)) and while C runs (4 idle GPUs, [100, 150));
+  // node 1 keeps 24,000 free: never stranded. 7 x 100 + 4 x 50 = 900 GPU-seconds over [0, 201].
+  EXPECT_DOUBLE_EQ(m.cpu_stranded_gpu_seconds(), 900);
+  // CPU cores held: 30 on [0,1), 38 on [1,150), 8 on [150,201): 30 + 149 x 38 + 51 x 8 = 6,100.
+  EXPECT_DOUBLE_EQ(m.cpu_used_core_seconds(), 6100);
+  EXPECT_DOUBLE_EQ(m.cpu_capacity_cores(), 64);
+  const auto summary = ComputeSummary(engine);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "cpu_stranded_gpus_mean"), 900.0 / 201);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "cpu_utilization"), 6100.0 / (64 * 201));
+}
+
+TEST(HostLimits, WithoutStatedDemandsNothingChanges) {
+  // The same GPU requests with no CPUs stated: no limits, and the hand schedule of GPUs alone
+  // (C starts at 2 on node 0 beside A).
+  std::vector<Job> jobs = {MakeJob("A", 0, 1, 100), MakeJob("B", 1, 1, 200),
+                           MakeJob("C", 2, 4, 50)};
+  TestSim sim(kTwoNodes, jobs);
+  Engine& engine = sim.Run();
+  EXPECT_FALSE(engine.host_limited());
+  testing::ExpectInterval(sim.Of("C"), 2, 52);
+  // CPU utilization still follows the default charge: 4,000 milli-cores per GPU held.
+  // GPUs held: 1 on [0,1), 2 on [1,2), 6 on [2,52), 2 on [52,100), 1 on [100,201).
+  const double gpu_seconds = 1 + 2 + 6 * 50 + 2 * 48 + 1 * 101;
+  EXPECT_DOUBLE_EQ(engine.metrics().cpu_used_core_seconds(), 4 * gpu_seconds);
+  EXPECT_TRUE(std::isnan(SummaryValue(ComputeSummary(engine), "cpu_stranded_gpus_mean")));
+}
+
+TEST(HostLimits, AnUnstatedJobIsChargedItsShareOfTheNode) {
+  // A holds 30 CPUs of node 0; D states nothing and needs 32 / 8 = 4 CPUs for its GPU: node 1.
+  std::vector<Job> jobs = {WithHost(MakeJob("A", 0, 1, 100), 30), MakeJob("D", 1, 1, 10)};
+  EngineOptions options;
+  options.stop_time = 5;  // D still runs: its allocation is held
+  TestSim sim(kTwoNodes, jobs, "fcfs", "first-fit", options);
+  sim.Run();
+  ASSERT_EQ(sim.Of("D").allocation.gpus.size(), 1u);
+  EXPECT_EQ(sim.cluster().NodeOfGpu(sim.Of("D").allocation.gpus[0]), 1);
+}
+
+TEST(HostLimits, AJobNoNodeCanHoldIsRejectedNamingTheDimension) {
+  std::vector<Job> jobs = {WithHost(MakeJob("cpu", 0, 1, 10), 40),
+                           WithHost(MakeJob("memory", 0, 1, 10), 1, 300),
+                           WithHost(MakeJob("both", 0, 1, 10), 33, 257),
+                           // 16 GPUs on two nodes: 64 CPUs are 32 per node (fits), 66 are 33.
+                           WithHost(MakeJob("wide-fits", 1, 16, 10), 64),
+                           WithHost(MakeJob("wide-too-many", 1, 16, 10), 66)};
+  TestSim sim(kTwoNodes, jobs);
+  sim.Run();
+  EXPECT_EQ(sim.Of("cpu").state, JobState::kRejected);
+  EXPECT_EQ(sim.ReasonOf("cpu"),
+            "requests 1 GPUs with 40 CPUs (at most 32 per node of an allowed type); no placement "
+            "exists on this cluster");
+  EXPECT_NE(sim.ReasonOf("memory").find("300 GiB of host memory (at most 256 GiB"),
+            std::string::npos)
+      << sim.ReasonOf("memory");
+  EXPECT_NE(sim.ReasonOf("both").find("33 CPUs"), std::string::npos);
+  EXPECT_NE(sim.ReasonOf("both").find("257 GiB"), std::string::npos);
+  EXPECT_EQ(sim.Of("wide-fits").state, JobState::kCompleted);
+  EXPECT_EQ(sim.Of("wide-too-many").state, JobState::kRejected);
+}
+
+// Node imbalance F from the real vectors: A alone on node 0 of two holds u = 1/8 of the GPUs and
+// GPU memory, 30/32 of the CPUs and no network: mean 0.296875, population variance
+// (2 x 0.171875^2 + 0.640625^2 + 0.296875^2) / 4 = 0.139404296875; node 1 idle; F = std / 2.
+TEST(HostLimits, NodeImbalanceReadsTheCpusHeld) {
+  TestSim sim(kTwoNodes, {WithHost(MakeJob("A", 0, 1, 100), 30)});
+  const Engine& engine = sim.Run();
+  EXPECT_NEAR(engine.metrics().node_imbalance_seconds() / 100, std::sqrt(0.139404296875) / 2,
+              1e-12);
+}
+
+class HostPlacement : public ::testing::TestWithParam<std::string> {};
+
+// Every placement skips a node short of CPUs: A (14 of 16 CPUs) leaves its node 2 CPUs, so B
+// (4 CPUs) must go to the other node whatever the placement's rule; C (20 CPUs) fits nowhere.
+TEST_P(HostPlacement, SkipsNodesShortOfCpus) {
+  constexpr const char* kSmall =
+      R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":4,"cpus":16}]})";
+  std::vector<Job> jobs = {WithHost(MakeJob("A", 0, 1, 100), 14),
+                           WithHost(MakeJob("B", 1, 1, 100), 4),
+                           WithHost(MakeJob("C", 2, 1, 100), 20)};
+  // Stopped at 50, while A and B run: their allocations are still held.
+  EngineOptions options;
+  options.stop_time = 50;
+  TestSim sim(kSmall, jobs, "fcfs", GetParam(), options);
+  sim.Run();
+  const Cluster& cluster = sim.cluster();
+  ASSERT_EQ(sim.Of("A").allocation.gpus.size(), 1u);
+  ASSERT_EQ(sim.Of("B").allocation.gpus.size(), 1u) << GetParam();
+  EXPECT_EQ(sim.Of("B").first_start, 1);
+  EXPECT_NE(cluster.NodeOfGpu(sim.Of("A").allocation.gpus[0]),
+            cluster.NodeOfGpu(sim.Of("B").allocation.gpus[0]))
+      << GetParam();
+  EXPECT_EQ(sim.Of("C").state, JobState::kRejected);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPlacement, HostPlacement,
+                         ::testing::Values("first-fit", "best-fit", "pool", "topology",
+                                           "frag-aware"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (c == '-') c = '_';
+                           }
+                           return name;
+                         });
+
+// FGD counting CPUs as the paper's artifact does (GetNodePodFrag): a node of 4 free GPUs with
+// 2,000 of 16,000 milli-cores free. Class "needs 4 cores" lacks CPUs: all 4,000 idle milli are
+// its fragment; class "needs 1 core" fits and finds no partly used GPU: 0. Weights 1/2 each.
+TEST(HostFgd, AClassShortOfCpusFindsTheWholeNodeFragmented) {
+  const std::vector<int> free = {1000, 1000, 1000, 1000};
+  const std::vector<TaskClass> classes = {TaskClass{1, 0, 0.5, 4000}, TaskClass{1, 0, 0.5, 1000}};
+  EXPECT_DOUBLE_EQ(NodeFragmentation(free, classes, NodeCpu{2000, 16000}), 2000);
+  EXPECT_DOUBLE_EQ(NodeFragmentation(free, classes), 0);  // CPUs not limited
+  // A class that states no CPUs needs the node's share: 2 GPUs of 4 -> 8,000 > 2,000.
+  EXPECT_DOUBLE_EQ(ClassFragment(free, TaskClass{2, 0, 1, 0}, NodeCpu{2000, 16000}), 4000);
+  EXPECT_DOUBLE_EQ(ClassFragment(free, TaskClass{2, 0, 1, 0}, NodeCpu{8000, 16000}), 0);
+  // The incremental view agrees: one GPU goes from 1000 to 0 free and 1,500 CPUs are taken.
+  const NodeFragmentationView view(free, classes, NodeCpu{2000, 16000});
+  EXPECT_DOUBLE_EQ(view.current(), 2000);
+  const std::vector<int> after = {0, 1000, 1000, 1000};
+  EXPECT_DOUBLE_EQ(view.AfterChange(1000, 0, 500),
+                   NodeFragmentation(after, classes, NodeCpu{500, 16000}));
+  EXPECT_DOUBLE_EQ(view.AfterChange(1000, 0, 500), 0.5 * 3000 + 0.5 * 3000);
+}
+
+TEST(HostFgd, WorkloadClassesKeepCpuDemandsWhenAsked) {
+  Trace trace;
+  trace.jobs = {WithHost(MakeJob("a", 0, 1, 1), 4), WithHost(MakeJob("b", 0, 1, 1), 4),
+                WithHost(MakeJob("c", 0, 1, 1), 8)};
+  const auto with = WorkloadClasses(trace, 32, true, true);
+  ASSERT_EQ(with.size(), 2u);
+  EXPECT_EQ(with[0].cpu_milli, 4000);
+  EXPECT_DOUBLE_EQ(with[0].weight, 2.0 / 3);
+  EXPECT_EQ(with[1].cpu_milli, 8000);
+  const auto without = WorkloadClasses(trace, 32, true, false);
+  ASSERT_EQ(without.size(), 1u);
+  EXPECT_EQ(without[0].cpu_milli, 0);
+  // Folded to one class: the tail goes to the nearest GPU demand (equal), then CPUs.
+  const auto folded = WorkloadClasses(trace, 1, true, true);
+  ASSERT_EQ(folded.size(), 1u);
+  EXPECT_EQ(folded[0].cpu_milli, 4000);
+  EXPECT_DOUBLE_EQ(folded[0].weight, 1.0);
+}
+
+}  // namespace
+}  // namespace clustersim
