@@ -37,10 +37,12 @@
 // - Sharing (share=true). A shareable job is a modelled job requesting 1 GPU whose M(b) on 1 GPU
 //   of type t is at most CapacityBytes(t) / 2. (a) When no whole GPU of any of its usable types is
 //   free, it joins a GPU already half shared (free_milli >= 500) of a usable type whose jobs'
-//   memory plus its own fits (gpu_memory_used + M(b) <= CapacityBytes). (b) When it is about to
+//   memory plus its own fits (gpu_memory_used + M(b) <= CapacityBytes) and whose node has the
+//   free CPUs and host memory for its share's charge (docs/resources.md). (b) When it is about to
 //   take the only free whole GPU of its usable types, it takes half of it instead if a partner —
 //   a later queued shareable job (within kPartnerLookahead) that could use no other whole GPU,
-//   with M_j + M_k <= CapacityBytes(t) — takes the other half in the same pass. So a job shares
+//   with M_j + M_k <= CapacityBytes(t) and the host charges of both shares fitting the node's
+//   free CPUs and host memory together — takes the other half in the same pass. So a job shares
 //   only when otherwise some job would wait; never when a whole GPU is free for it.
 // - Holding. A starving job that does not start holds its allowed GPU types for the rest of the
 //   pass: later jobs neither start nor grow on them (so the GPUs released by finishing jobs
@@ -92,6 +94,7 @@
 
 #include "policies/registry.h"
 #include "sim/engine/model_runtime.h"
+#include "sim/engine/resources.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -547,11 +550,30 @@ class Cosched final : public Policy {
       int k_batch = 0;
       const double theirs = ShareBytes(k, p, &k_batch);
       if (theirs < 0 || mine + theirs > capacity) continue;
+      // The placement checked the node's CPUs and memory for `id` alone; the partner's share is
+      // charged there too.
+      if (!PairFitsHost(context, id, k, best.allocation.gpus.front())) continue;
       // Its only whole GPU would be the one `id` takes.
       if (UsableFreeWhole(context, k) != 1) continue;
       return k;
     }
     return kNoJob;
+  }
+
+  // True if the host charges of `a` and `b`, each holding a share of kShareMilli of `gpu`, fit
+  // the free CPUs and host memory of its node together (docs/resources.md; always true when the
+  // run does not limit host resources).
+  static bool PairFitsHost(const SchedulingContext& context, JobId a, JobId b, int gpu) {
+    const Resources& resources = context.resources();
+    if (!resources.host_limited()) return true;
+    const Cluster& cluster = context.cluster();
+    const int node = cluster.NodeOfGpu(gpu);
+    const HostCharge first =
+        HostChargeOn(cluster.node(node), context.run(a).request.host, 1, 1, kShareMilli);
+    const HostCharge second =
+        HostChargeOn(cluster.node(node), context.run(b).request.host, 1, 1, kShareMilli);
+    return resources.HostFits(
+        node, HostCharge{first.cpu_milli + second.cpu_milli, first.memory_mib + second.memory_mib});
   }
 
   // Half-shared GPUs (free_milli >= 500) this pass, collected on first use, and per type slot
@@ -597,6 +619,10 @@ class Cosched final : public Policy {
       if (p < 0 || context.resources().free_milli(g) < kShareMilli) continue;
       const double bytes = ShareBytes(id, p, &batch);
       if (bytes < 0 || context.gpu_memory_used(g) + bytes > models.CapacityBytes(t)) continue;
+      const int gpu[] = {g};
+      if (!context.resources().HostFitsGpus(context.run(id).request.host, gpu, kShareMilli)) {
+        continue;  // its node lacks the CPUs or host memory for the share (docs/resources.md)
+      }
       half_free_.erase(half_free_.begin() + static_cast<std::ptrdiff_t>(i));
       Begin(context, id, Allocation{t, {g}, kShareMilli, batch});
       ComputeHalfFreeRoom(context);

@@ -265,5 +265,75 @@ TEST(CoschedCounts, AModelParallelJobGetsWholeReplicasOnly) {
   EXPECT_EQ(sim.ModelOf("L").oom_failures, 0);
 }
 
+// Shares under host limits (docs/resources.md): a stated CPU demand D is charged D on the node of
+// a share, so a share needs D free CPUs there, and a pair needs both demands together. One node,
+// 2 x A100-80GB, 8 CPUs, host memory not declared (never a limit). The jobs are those of
+// Cosched.CoLocatesTwoSmallJobsOnOneGpuWhenNoWholeGpuIsFreeForBoth, with CPU demands.
+constexpr const char* kEightCpuNode =
+    R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":2,"cpus":8}]})";
+
+Job WithCpus(Job job, int cores) {
+  job.cpu_milli = cores * 1000;
+  return job;
+}
+
+TEST(CoschedHost, PairsTwoSharesOnlyWhenTheNodeHasTheCpusOfBoth) {
+  // L (no model, 2 CPUs) holds GPU 0 from t=0: 6 CPUs free. At t=10 S1 (4 CPUs) is about to take
+  // the last free GPU and S2 could use no other. Together they need 4 + 4 = 8 > 6 CPUs: no pair.
+  // S1 starts alone on the whole GPU 1 [10, 710] (2 CPUs left); S2 waits for it and runs
+  // [710, 1410] on GPU 1.
+  std::vector<Job> jobs = {WithCpus(MakeJob("L", 0, 1, 5000), 2),
+                           WithCpus(ModelJob("S1", 10, 1, 700, "ResNet-50", 256), 4),
+                           WithCpus(ModelJob("S2", 10, 1, 700, "ResNet-50", 256), 4)};
+  TestSim apart = ModelSim(kEightCpuNode, jobs, "cosched");  // --check on
+  apart.Run();
+  ASSERT_TRUE(apart.engine().host_limited());
+  EXPECT_DOUBLE_EQ(apart.Of("S1").first_start, 10);
+  EXPECT_DOUBLE_EQ(apart.Of("S1").end_time, 710);
+  EXPECT_EQ(apart.Of("S1").allocation.milli, 0);
+  EXPECT_DOUBLE_EQ(apart.Of("S2").first_start, 710);
+  EXPECT_DOUBLE_EQ(apart.Of("S2").end_time, 1410);
+  EXPECT_EQ(apart.Of("S2").allocation.milli, 0);
+
+  // With S2 at 2 CPUs the pair needs 4 + 2 = 6, exactly what is free: both start at t=10 on
+  // halves of GPU 1 and end at 10 + 700 / 0.7 = 1010, as without host limits.
+  jobs[2] = WithCpus(jobs[2], 2);
+  TestSim paired = ModelSim(kEightCpuNode, jobs, "cosched");
+  paired.Run();
+  for (const char* id : {"S1", "S2"}) {
+    EXPECT_DOUBLE_EQ(paired.Of(id).first_start, 10) << id;
+    EXPECT_EQ(paired.Of(id).allocation.milli, 500) << id;
+    EXPECT_NEAR(paired.Of(id).end_time, 1010, 1e-6) << id;
+  }
+}
+
+TEST(CoschedHost, JoinsAHalfSharedGpuOnlyWhenItsNodeHasTheCpus) {
+  // L (2 CPUs) holds GPU 0 over [0, 1500]. S1 and S2 (2 CPUs each) pair on GPU 1 at t=10 (2 + 2 +
+  // 2 = 6 of 8 CPUs); S1 ends at 1010 and leaves half of GPU 1 free, with 8 - 2 - 2 = 4 CPUs.
+  // At t=1100 S3 (ResNet-50, 1 GPU) arrives; no whole GPU is free and the half-shared GPU has
+  // the memory for it (2 x M(256) = 22.9e9 B <= 83.8e9 B), so only CPUs decide:
+  // - 5 CPUs > 4: it may not join; it waits for L and starts on the whole GPU 0 at 1500,
+  //   [1500, 2200];
+  // - 4 CPUs: it joins the half of GPU 1 at once, at 1100.
+  std::vector<Job> jobs = {WithCpus(MakeJob("L", 0, 1, 1500), 2),
+                           WithCpus(ModelJob("S1", 10, 1, 700, "ResNet-50", 256), 2),
+                           WithCpus(ModelJob("S2", 10, 1, 5000, "ResNet-50", 256), 2),
+                           WithCpus(ModelJob("S3", 1100, 1, 700, "ResNet-50", 256), 5)};
+  TestSim waits = ModelSim(kEightCpuNode, jobs, "cosched");  // --check on
+  waits.Run();
+  ASSERT_TRUE(waits.engine().host_limited());
+  EXPECT_NEAR(waits.Of("S1").end_time, 1010, 1e-6);
+  EXPECT_EQ(waits.Of("S2").allocation.milli, 500);
+  EXPECT_DOUBLE_EQ(waits.Of("S3").first_start, 1500);
+  EXPECT_EQ(waits.Of("S3").allocation.milli, 0);
+  EXPECT_DOUBLE_EQ(waits.Of("S3").end_time, 2200);
+
+  jobs[3] = WithCpus(jobs[3], 4);
+  TestSim joins = ModelSim(kEightCpuNode, jobs, "cosched");
+  joins.Run();
+  EXPECT_DOUBLE_EQ(joins.Of("S3").first_start, 1100);
+  EXPECT_EQ(joins.Of("S3").allocation.milli, 500);
+}
+
 }  // namespace
 }  // namespace clustersim
