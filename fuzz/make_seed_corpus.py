@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpus fuzz/corpus/<target>/ for the libFuzzer targets (fuzz/fuzz_targets.h).
 
-Seeds are small slices of the bundled traces (traces/), the shared originals that are not bundled
-(../shared/traces, when present), the test inputs (tests/data/), and the small files of
+Seeds are small slices of the bundled traces (traces/), of unbundled public originals (the folder
+named by $CLUSTERSIM_TRACE_ARCHIVE, when set), the test inputs (tests/data/), and the small files of
 tests/workloads/trace_readers_test.cc written to the published schemas of formats that are not
 available offline. Rerun after adding a reader or a format feature; keep the corpus small (the
 whole fuzz/ folder well under 2 MB): the fuzzer grows its own working corpus in build-fuzz/.
@@ -13,7 +13,8 @@ import shutil
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "fuzz", "corpus")
-SHARED = os.path.join(os.path.dirname(ROOT), "shared", "traces")
+# Unset: a path under /dev/null, which never exists, so those seeds are skipped.
+SHARED = os.environ.get("CLUSTERSIM_TRACE_ARCHIVE") or os.devnull
 MARKER = b"\n--- pai_task_table.csv ---\n"
 
 

@@ -124,13 +124,28 @@ JobId QueueIndex::FindIn(int cls, JobId after, double limit) const {
 }
 
 JobId QueueIndex::First() {
-  ++walk_;
-  cursor_ = kNoJob;
+  Restart();
   static const ClassFilter kAll;
   return Next(kAll);
 }
 
+void QueueIndex::Restart() {
+  ++walk_;
+  cursor_ = kNoJob;
+}
+
 JobId QueueIndex::Next(const ClassFilter& filter) {
+  const JobId best = Scan(filter);
+  if (best != kNoJob) cursor_ = best;
+  return best;
+}
+
+JobId QueueIndex::NextAfter(JobId after, const ClassFilter& filter) {
+  cursor_ = std::max(cursor_, after);
+  return Scan(filter);
+}
+
+JobId QueueIndex::Scan(const ClassFilter& filter) {
   // A short-only limit is widened by a rounding margin: the caller decides exactly.
   const double short_limit =
       filter.short_limit() + 1e-9 * std::max(1.0, std::abs(filter.short_limit()));
@@ -153,7 +168,6 @@ JobId QueueIndex::Next(const ClassFilter& filter) {
     }
     if (cached.next != kNoJob && (best == kNoJob || cached.next < best)) best = cached.next;
   }
-  if (best != kNoJob) cursor_ = best;
   return best;
 }
 
@@ -372,6 +386,17 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
 
   bool reserved = false;
   const double now = context.now();
+  if (head != promised_head_) {
+    // A new blocked head: its reservation is its promise (the engine keeps the first).
+    promised_head_ = head;
+    Reserve(context, head);
+    filter_.SetShortLimit(reservation_time_ - now);
+    reserved = true;
+    // (t_s is before now only if a running job outlives its estimate: kills turned off.)
+    if (reservation_time_ < std::numeric_limits<double>::infinity()) {
+      context.Promise(head, std::max(reservation_time_, now));
+    }
+  }
   for (JobId id = order.Next(filter_); id != kNoJob; id = order.Next(filter_)) {
     if (context.resources().total_free() == 0) break;
     const int cls = ClassOf(context, id);

@@ -1,4 +1,4 @@
-// What the backfilling policies share (docs/policies.md#easy): the requested wall time of a job
+// What the backfilling policies share (docs/backfilling.md): the requested wall time of a job
 // (parameter `walltime`) and EASY backfilling over an order the policy supplies (`easy` uses
 // submission order, `fair-share` with backfill=easy its fair-share order).
 //
@@ -24,6 +24,16 @@
 // the reserved GPUs marked busy, if it fits there. With `pool` this is exactly the count rule of
 // docs/policies.md#easy (it uses at most the extra GPUs left); with node-aware placements it keeps
 // the head's GPUs.
+//
+// The reservation is thus a placement on concrete GPUs at a future time, chosen by the run's
+// placement on the GPUs free then (the horizon is EASY's availability profile: only running jobs
+// hold GPUs in it). The first time a job is the blocked head it gets its reservation at once, and
+// t_s is its promise (SchedulingContext::Promise; the `reserved_start` column). The head's t_s
+// never grows while every job runs at most its plan: jobs started since end by t_s or keep off
+// its GPUs at t_s (or it was moved to other GPUs at t_s), so it still fits at t_s, and its next
+// reservation is the earliest time it fits. In submission order (easy) the head changes only by
+// starting, so it starts by its promise; a fair-share order may put another job first, which
+// makes fair-share's promises estimates.
 //
 // Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue).
 // A request class is (GPUs, allowed types): once a job of a class fails to fit, or fails the
@@ -89,7 +99,13 @@ class ClassFilter {
     modes_[cls] = mode;
   }
   void SetShortLimit(double seconds) { short_limit_ = seconds; }
-  void Reset() { modes_.assign(modes_.size(), kAny); }
+  void Reset() {
+    modes_.assign(modes_.size(), kAny);
+    ++widened_;
+  }
+  // Changes whenever the filter may admit a job it refused before (Reset); Set and
+  // SetShortLimit only narrow it within a pass.
+  uint64_t widened() const { return widened_; }
   // True if a job of class `cls` planned to run `planned` seconds may be returned.
   bool Admits(int cls, double planned) const {
     const Mode m = mode(cls);
@@ -99,6 +115,7 @@ class ClassFilter {
  private:
   std::vector<Mode> modes_;
   double short_limit_ = std::numeric_limits<double>::infinity();
+  uint64_t widened_ = 0;
 };
 
 // The order a backfilling pass walks: a policy's view of its waiting jobs.
@@ -126,6 +143,12 @@ class QueueIndex final : public CandidateOrder {
   JobId First() override;
   JobId Next(const ClassFilter& filter) override;
   void OnStart(JobId id) override;
+  // For an order that merges several indexes: starts a walk (as First, returning nothing), and
+  // returns the first waiting job after `after` that `filter` admits without passing it.
+  // REQUIRES: within a walk, `after` never decreases.
+  void Restart();
+  JobId NextAfter(JobId after, const ClassFilter& filter);
+  bool empty() const { return class_of_.empty(); }
 
  private:
   // Min segment tree over a growing array of doubles; removed entries hold +infinity.
@@ -154,6 +177,7 @@ class QueueIndex final : public CandidateOrder {
     uint64_t walk = 0;
   };
   JobId FindIn(int cls, JobId after, double limit) const;
+  JobId Scan(const ClassFilter& filter);  // the answer of Next, cursor unchanged
 
   std::vector<Stream> streams_;              // by class
   std::vector<Cached> cached_;               // by class: the answer of the last Next for that class
@@ -211,6 +235,7 @@ class EasyBackfill {
   std::optional<Resources> unreserved_;
   bool unreserved_current_ = false;
   ClassFilter filter_;
+  JobId promised_head_ = kNoJob;  // the last blocked head given its reservation as a promise
 };
 
 }  // namespace clustersim

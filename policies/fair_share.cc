@@ -16,10 +16,15 @@
 //   backfill (none): none = strict blocking at the first job that does not fit; easy = EASY
 //     backfilling over the fair-share order (policies/backfill.h);
 //   walltime (trace): as for easy (wall times used by backfill=easy; kills apply in both modes).
-// A pass costs O(accounts x log accounts + jobs walked); with backfill=easy the walk visits the
-// waiting jobs in order until no GPU is left free.
+// With backfill=easy the blocked head's reservation is recorded as its promise (`reserved_start`),
+// an estimate: the order may change before it starts (policies/backfill.h).
+// Cost of a pass: O(accounts x log accounts) to order the accounts, plus the walk: each account
+// keeps its waiting jobs in a QueueIndex (policies/backfill.h), so strict blocking costs
+// O(starts + 1) steps and backfill=easy what EASY's pass costs, O(distance the horizon moves +
+// (starts + 1) x request classes x log queue), with O(log k) more per job returned from a group
+// of k accounts of equal factor and O(k) each time the filter widens after a start. With one
+// account (a trace without users) the order is submission order and the pass is EASY's.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -28,6 +33,7 @@
 #include <unordered_map>
 
 #include "policies/backfill.h"
+#include "policies/fair_share_ledger.h"
 #include "policies/registry.h"
 #include "sim/util/error.h"
 
@@ -38,9 +44,8 @@ struct Account {
   double weight = 1;
   double usage = 0;  // decayed GPU-seconds at FairShare::updated_
   int running_gpus = 0;
-  std::vector<JobId> jobs;  // submission order; started ones are skipped and compacted away
-  int started = 0;          // how many of `jobs` have started
-  double factor = 1;        // this pass
+  QueueIndex queue;   // its waiting jobs in submission order, by request class
+  double factor = 1;  // this pass
 };
 
 struct Options {
@@ -51,24 +56,20 @@ struct Options {
 };
 
 // The waiting jobs in fair-share order: accounts by factor descending; accounts with equal
-// factors form a group whose jobs are merged by submission order.
+// factors form a group whose jobs are merged by submission order. Each account's QueueIndex
+// jumps to its next job the filter admits, so a walk costs what EASY's does on one queue: with
+// one account per group exactly that; a group of k accounts adds a heap of k lower bounds
+// (O(log k) per job returned, O(k) each time the filter widens after a start).
 class FairShareOrder final : public CandidateOrder {
  public:
-  FairShareOrder(std::vector<Account>& accounts, EasyBackfill& backfill,
-                 std::function<void(JobId)> on_start)
-      : accounts_(accounts), backfill_(backfill), on_start_(std::move(on_start)) {}
+  FairShareOrder(std::vector<Account>& accounts, std::function<void(JobId)> on_start)
+      : accounts_(accounts), on_start_(std::move(on_start)) {}
 
   // Sorts the accounts with waiting jobs for this pass. REQUIRES: factors computed.
-  void Build(const SchedulingContext& context) {
-    context_ = &context;
+  void Build() {
     sorted_.clear();
     for (int a = 0; a < static_cast<int>(accounts_.size()); ++a) {
-      Account& account = accounts_[a];
-      if (account.started > 0 && 2 * account.started >= static_cast<int>(account.jobs.size())) {
-        std::erase_if(account.jobs, [&](JobId id) { return !IsWaiting(id); });
-        account.started = 0;
-      }
-      if (static_cast<int>(account.jobs.size()) > account.started) sorted_.push_back(a);
+      if (!accounts_[a].queue.empty()) sorted_.push_back(a);
     }
     // Account indices are in order of first arrival; ties of factor are merged below anyway.
     std::stable_sort(sorted_.begin(), sorted_.end(),
@@ -77,26 +78,24 @@ class FairShareOrder final : public CandidateOrder {
 
   JobId First() override {
     group_end_ = 0;
-    heap_ = {};
+    group_.clear();
     static const ClassFilter kAll;
     return Next(kAll);
   }
 
   JobId Next(const ClassFilter& filter) override {
     while (true) {
-      if (heap_.empty()) {
+      if (group_.empty()) {
         if (group_end_ >= sorted_.size()) return kNoJob;
-        OpenGroup();
-        continue;
+        OpenGroup(filter);
       }
-      const Entry entry = heap_.top();
-      heap_.pop();
-      Push(entry.account, entry.position + 1);
-      const JobId id = accounts_[entry.account].jobs[entry.position];
-      if (filter.Admits(backfill_.ClassOf(*context_, id),
-                        backfill_.walltime().Planned(context_->job(id)))) {
+      const JobId id = group_.size() == 1 ? accounts_[group_[0]].queue.Next(filter)
+                                          : NextInGroup(filter);
+      if (id != kNoJob) {
+        cursor_ = id;
         return id;
       }
+      group_.clear();
     }
   }
 
@@ -104,36 +103,52 @@ class FairShareOrder final : public CandidateOrder {
 
  private:
   struct Entry {
-    JobId id;
+    JobId id;  // a lower bound of the account's next admitted job after cursor_
     int account;
-    size_t position;
     bool operator>(const Entry& other) const { return id > other.id; }
   };
 
-  bool IsWaiting(JobId id) const { return context_->run(id).state == JobState::kQueued; }
-
-  // Pushes the account's first waiting job at or after `position`.
-  void Push(int account, size_t position) {
-    const std::vector<JobId>& jobs = accounts_[account].jobs;
-    while (position < jobs.size() && !IsWaiting(jobs[position])) ++position;
-    if (position < jobs.size()) heap_.push(Entry{jobs[position], account, position});
-  }
-
-  void OpenGroup() {
-    const size_t begin = group_end_;
-    const double factor = accounts_[sorted_[begin]].factor;
+  void OpenGroup(const ClassFilter& filter) {
+    const double factor = accounts_[sorted_[group_end_]].factor;
     while (group_end_ < sorted_.size() && accounts_[sorted_[group_end_]].factor == factor) {
-      Push(sorted_[group_end_], 0);
+      accounts_[sorted_[group_end_]].queue.Restart();
+      group_.push_back(sorted_[group_end_]);
       ++group_end_;
     }
+    cursor_ = kNoJob;
+    if (group_.size() > 1) Refill(filter);
+  }
+
+  // Every account's next admitted job: after the filter widened, old bounds may be too late.
+  void Refill(const ClassFilter& filter) {
+    heap_ = {};
+    for (int a : group_) {
+      const JobId id = accounts_[a].queue.NextAfter(cursor_, filter);
+      if (id != kNoJob) heap_.push(Entry{id, a});
+    }
+    widened_ = filter.widened();
+  }
+
+  JobId NextInGroup(const ClassFilter& filter) {
+    if (filter.widened() != widened_) Refill(filter);
+    while (!heap_.empty()) {
+      const Entry top = heap_.top();
+      heap_.pop();
+      const JobId id = accounts_[top.account].queue.NextAfter(cursor_, filter);
+      if (id == kNoJob) continue;  // back at the next Refill if the filter widens
+      heap_.push(Entry{id, top.account});
+      if (id == top.id) return id;  // the least bound is exact: the next job in the merge
+    }
+    return kNoJob;
   }
 
   std::vector<Account>& accounts_;
-  EasyBackfill& backfill_;
   std::function<void(JobId)> on_start_;
-  const SchedulingContext* context_ = nullptr;
   std::vector<int> sorted_;  // accounts with waiting jobs, by factor descending
   size_t group_end_ = 0;     // sorted_[0, group_end_) have been opened
+  std::vector<int> group_;   // the open group's accounts
+  JobId cursor_ = kNoJob;    // the last job returned in the open group
+  uint64_t widened_ = 0;     // ClassFilter::widened() when heap_ was filled
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
 };
 
@@ -142,12 +157,12 @@ class FairShare final : public Policy {
   FairShare(Options options, WalltimeRule walltime)
       : options_(std::move(options)),
         backfill_(walltime),
-        order_(accounts_, backfill_, [this](JobId id) { Charge(*context_, id, +1); }) {}
+        order_(accounts_, [this](JobId id) { OnStart(id); }) {}
 
   void Schedule(SchedulingContext& context) override {
     Advance(context.now());
     ComputeFactors();
-    order_.Build(context);
+    order_.Build();
     context_ = &context;
     backfill_.Pass(context, order_, options_.backfill);
   }
@@ -179,9 +194,8 @@ class FairShare final : public Policy {
   }
 
   void OnArrival(SchedulingContext& context, JobId id) override {
-    const int a = AccountOf(context.job(id));
-    accounts_[a].jobs.push_back(id);
-    backfill_.ClassOf(context, id);
+    accounts_[AccountOf(context.job(id))].queue.Add(
+        id, backfill_.ClassOf(context, id), backfill_.walltime().Planned(context.job(id)));
   }
 
   void OnCompletion(SchedulingContext& context, JobId id) override {
@@ -190,16 +204,11 @@ class FairShare final : public Policy {
     backfill_.OnCompletion(context, id);
   }
 
-  // Back among its account's waiting jobs: still listed (counted as started) unless compacted.
+  // Back among its account's waiting jobs.
   void OnRequeue(SchedulingContext& context, JobId id) override {
     OnCompletion(context, id);
-    Account& account = accounts_[AccountOf(context.job(id))];
-    auto it = std::lower_bound(account.jobs.begin(), account.jobs.end(), id);
-    if (it != account.jobs.end() && *it == id) {
-      --account.started;
-    } else {
-      account.jobs.insert(it, id);
-    }
+    accounts_[AccountOf(context.job(id))].queue.Readd(
+        id, backfill_.ClassOf(context, id), backfill_.walltime().Planned(context.job(id)));
   }
 
   double RequestedWalltime(const Job& job) const override {
@@ -221,11 +230,16 @@ class FairShare final : public Policy {
     return index;
   }
 
+  // A started job leaves its account's queue and adds its GPUs to the account's running GPUs.
+  void OnStart(JobId id) {
+    Account& account = accounts_[AccountOf(context_->job(id))];
+    account.queue.OnStart(id);
+    Charge(*context_, id, +1);
+  }
+
   // A started job adds its GPUs to its account's running GPUs; a finished one removes them.
   void Charge(const SchedulingContext& context, JobId id, int sign) {
-    Account& account = accounts_[AccountOf(context.job(id))];
-    account.running_gpus += sign * context.run(id).request.gpus;
-    if (sign > 0) ++account.started;
+    accounts_[AccountOf(context.job(id))].running_gpus += sign * context.run(id).request.gpus;
   }
 
   void Advance(double now) {
@@ -263,38 +277,18 @@ class FairShare final : public Policy {
   FairShareOrder order_;
 };
 
+// by, shares and half_life as the priority policy's fair-share ledger reads them; then backfill.
 Options ParseOptions(const Params& params) {
+  FairShareLedger::Options ledger = FairShareLedger::ParseOptions(params);
   Options options;
-  const std::string by = params.String("by", "user");
-  if (by != "user" && by != "vc") throw InputError("parameter by=" + by + ": expected user or vc");
-  options.by_vc = by == "vc";
+  options.by_vc = ledger.by_vc;
+  options.shares = std::move(ledger.shares);
+  options.half_life_seconds = ledger.half_life_seconds;
   const std::string backfill = params.String("backfill", "none");
   if (backfill != "none" && backfill != "easy") {
     throw InputError("parameter backfill=" + backfill + ": expected none or easy");
   }
   options.backfill = backfill == "easy";
-  options.half_life_seconds = params.Double("half_life", options.half_life_seconds);
-  if (!(options.half_life_seconds > 0)) {
-    throw InputError("parameter half_life: expected a number of seconds > 0");
-  }
-  const std::string shares = params.String("shares", "");
-  size_t begin = 0;
-  while (begin < shares.size()) {
-    size_t end = shares.find(',', begin);
-    if (end == std::string::npos) end = shares.size();
-    const std::string item = shares.substr(begin, end - begin);
-    const size_t colon = item.rfind(':');
-    double weight = 0;
-    const char* first = item.data() + (colon == std::string::npos ? 0 : colon + 1);
-    const char* last = item.data() + item.size();
-    auto [ptr, ec] = std::from_chars(first, last, weight);
-    if (colon == std::string::npos || colon == 0 || ec != std::errc() || ptr != last ||
-        !(weight > 0) || !std::isfinite(weight)) {
-      throw InputError("parameter shares: \"" + item + "\": expected name:weight with weight > 0");
-    }
-    options.shares[item.substr(0, colon)] = weight;
-    begin = end + 1;
-  }
   return options;
 }
 

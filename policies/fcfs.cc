@@ -2,6 +2,8 @@
 // queue is in (submit time, input order); jobs start from the head while the head fits under the
 // run's placement, and the pass stops at the first job that does not fit.
 // Parameters: none.
+// Cost of a pass: (starts + 1) placement queries (O(log nodes) each for first-fit and best-fit);
+// the pass ends at the first job that does not fit.
 #include "policies/registry.h"
 
 namespace clustersim {

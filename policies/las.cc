@@ -27,13 +27,13 @@
 // - The starvation clock starts at the preemption (a job in queue >= 1 has always run: demotion
 //   happens only while running); a job in queue 0 is never promoted.
 // How chosen jobs map to GPUs (chosen running jobs keep theirs; evictions; migrations):
-// policies/preemptive_plan.h.
+// policies/preemptive_plan.h, which also gives the cost of a pass: O((decisions + shapes) x
+// shapes) placement queries, running jobs visited only for a queued job that does not fit.
 // Implementation: per queue k a free-GPU state busy exactly where the jobs running in queues < k
 // and in the running band of queue k are (kept up to date at every start, stop and demotion) is
 // the planner's RoomBound for queue k's queued jobs: one placement query tells that a job cannot
 // fit around the jobs before it, without evicting every job behind it to find out.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <compare>
 #include <functional>
@@ -43,43 +43,13 @@
 #include <utility>
 #include <vector>
 
+#include "policies/las_queues.h"
 #include "policies/preemptive_plan.h"
 #include "policies/registry.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
-
-// Tunable defaults (Tiresias, NSDI'19, §6: two thresholds for three queues).
-constexpr const char* kDefaultThresholds = "3250,7200";  // GPU-seconds
-
-std::vector<double> ParseThresholds(const std::string& text) {
-  auto fail = [&text]() {
-    throw InputError("parameter thresholds=" + text +
-                     ": expected increasing positive GPU-seconds separated by commas, e.g. "
-                     "3250,7200");
-  };
-  std::vector<double> out;
-  size_t begin = 0;
-  while (true) {
-    size_t end = text.find(',', begin);
-    if (end == std::string::npos) end = text.size();
-    size_t first = begin;
-    size_t last = end;
-    while (first < last && text[first] == ' ') ++first;
-    while (last > first && text[last - 1] == ' ') --last;
-    double value = 0;
-    const auto [ptr, ec] = std::from_chars(text.data() + first, text.data() + last, value);
-    if (first == last || ec != std::errc() || ptr != text.data() + last ||
-        !std::isfinite(value) || value <= 0 || (!out.empty() && value <= out.back())) {
-      fail();
-    }
-    out.push_back(value);
-    if (end == text.size()) break;
-    begin = end + 1;
-  }
-  return out;
-}
 
 struct QueueKey {
   int queue = 0;
@@ -332,7 +302,7 @@ CLUSTERSIM_REGISTER_POLICY(
     "long since its preemption moves to the back of queue 0, its service counted from 0 again",
     [](const clustersim::Params& params) {
       auto thresholds = clustersim::ParseThresholds(
-          params.String("thresholds", clustersim::kDefaultThresholds));
+          params.String("thresholds", clustersim::kDefaultLasThresholds));
       const double starvation = params.Double("starvation_seconds", 0);
       if (!(starvation >= 0) || !std::isfinite(starvation)) {
         throw clustersim::InputError("parameter starvation_seconds=" +

@@ -13,6 +13,7 @@ class Pool final : public Placement {
  public:
   Pool(const PlacementEnv& env, const Params& params) : order_(env, params) {}
 
+  bool IgnoresNodes() const override { return true; }
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
     out->gpus.clear();

@@ -8,6 +8,7 @@
 // work, not the rate a placement will give). The policy keeps its own ordered queue, fed by
 // OnArrival and OnRequeue: jobs enter the engine's queue only by arriving or after a failure,
 // as sjf never preempts.
+// Cost of a pass: (starts + 1) placement queries plus O(log queue) per start.
 #include <set>
 #include <utility>
 

@@ -11,7 +11,8 @@
 // overhead_left)). Under the `hardware` runtime model the key stays work, not time: a queued job's
 // rate depends on where it will be placed. A queued job's pending restore overhead does not count.
 // How chosen jobs map to GPUs (chosen running jobs keep theirs; evictions; migrations):
-// policies/preemptive_plan.h.
+// policies/preemptive_plan.h, which also gives the cost of a pass: O((decisions + shapes) x
+// shapes) placement queries, running jobs visited only for a queued job that does not fit.
 //
 // Implementation: jobs are compared by now + remaining work (then submit order). A running job
 // at rate 1 past its restore ("steady") has now + remaining = its projected end, a constant (the

@@ -4,6 +4,7 @@
 #define CLUSTERSIM_TESTS_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <map>
 #include <memory>
@@ -16,6 +17,13 @@
 #include "sim/hardware/topology.h"
 
 namespace clustersim::testing {
+
+// A file name in the test temporary folder that no other test process uses: ctest runs each test
+// case as its own process, and parameterised cases of one test would otherwise write and read the
+// same file at once.
+inline std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/" + std::to_string(getpid()) + "." + name;
+}
 
 inline Job MakeJob(const std::string& id, double submit, int gpus, double duration) {
   Job job;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/engine/priority_class.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -31,7 +32,8 @@ std::string MapGpuTypes(const std::string& types,
 
 bool TraceFilter::IsIdentity() const {
   return !HasWindow() && vcs.empty() && users.empty() && statuses.empty() && first_n < 0 &&
-         load_factor == 1.0 && gpu_type_map.empty() && !submit_is_start && !drop_host_demands;
+         load_factor == 1.0 && gpu_type_map.empty() && !submit_is_start && !drop_host_demands &&
+         priority_map.empty();
 }
 
 std::string TraceFilter::ToJson() const {
@@ -46,6 +48,7 @@ std::string TraceFilter::ToJson() const {
   if (!gpu_type_map.empty()) j["map_gpu"] = gpu_type_map;
   if (submit_is_start) j["submit_is_start"] = true;
   if (drop_host_demands) j["no_host_demands"] = true;
+  if (!priority_map.empty()) j["priority_map"] = priority_map;
   // Names come from the command line as bytes: one that is not UTF-8 (a Latin-1 user name) must
   // not stop the run, so invalid bytes are recorded as U+FFFD.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -156,6 +159,10 @@ std::vector<Job> JobSink::Finish(FilterCounts* counts) {
     const double first = kept_.front().submit_time;
     for (Job& job : kept_)
       job.submit_time = first + (job.submit_time - first) / filter_.load_factor;
+  }
+  for (Job& job : kept_) {
+    if (job.priority_class.empty()) continue;
+    job.priority = PriorityLevelOf(job.priority_class.str(), filter_.priority_map).value_or(0);
   }
   if (!filter_.gpu_type_map.empty()) {
     for (Job& job : kept_) {

@@ -10,7 +10,8 @@
 // scaling (every inter-arrival gap multiplied by a factor: > 1 lightens, < 1 intensifies the
 // load; times stay relative to the first kept submission); GPU-type mapping (names in each job's
 // gpu_type list renamed, e.g. for traces from older hardware); dropping the CPU and host-memory
-// demands (docs/resources.md: the run then places on GPUs only). Excluded jobs are counted by
+// demands (docs/resources.md: the run then places on GPUs only); priority classes named in the
+// trace mapped to levels (--priority-map, then the built-in table). Excluded jobs are counted by
 // reason: a job leaves a run only through an explicit filter, never silently.
 //
 // Times: readers of wall-clock formats hand over absolute times and the sink subtracts the
@@ -48,6 +49,9 @@ struct TraceFilter {
   // duration. Applied before the load factor.
   bool submit_is_start = false;
   bool drop_host_demands = false;  // zero every job's cpu_milli and memory_mib
+  // Class name (lower case) -> level (--priority-map), before the built-in table
+  // (sim/engine/priority_class.h). A job whose class is in neither gets level 0.
+  std::map<std::string, int> priority_map;
 
   bool IsIdentity() const;
   bool HasWindow() const { return !std::isinf(window_start) || !std::isinf(window_end); }

@@ -18,7 +18,8 @@
 //   gpu_type = gpu_spec, each '|'-separated model mapped to its catalog name (openb_models.h:
 //   V100M16 -> V100-16GB, V100M32 -> V100-32GB, P100 -> P100-16GB, T4 -> T4-16GB; A10, G2, G3
 //   kept as named), repeats removed; empty = any type. A model outside that list is an error;
-//   not used: qos (the Job has no QoS class).
+//   priority_class = qos (LS, BE, Burstable, Guaranteed), its level from --priority-map or the
+//   built-in table (sim/engine/priority_class.h: BE 0, Burstable 1, LS 2, Guaranteed 3).
 // The multigpu50 list has no time columns: it is a packing snapshot, not an arrival log, and the
 // reader reports that it cannot be replayed instead of inventing times.
 #include <algorithm>
@@ -41,7 +42,8 @@ enum Column {
   kGpuSpec,
   kPodPhase,
   kScheduled,
-  kMemoryMib
+  kMemoryMib,
+  kQos
 };
 const char* const kColumns =
     "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
@@ -79,7 +81,8 @@ void ReadOpenb(const std::string& path, JobSink* sink) {
   }
   const CsvHeader header(header_fields,
                          {"name", "cpu_milli", "num_gpu", "gpu_milli", "creation_time",
-                          "deletion_time", "gpu_spec", "pod_phase", "scheduled_time", "memory_mib"},
+                          "deletion_time", "gpu_spec", "pod_phase", "scheduled_time", "memory_mib",
+                          "qos"},
                          6, path, reader.line_number(), kColumns);
   while (reader.Next(&line)) {
     if (line.empty()) continue;
@@ -139,6 +142,9 @@ void ReadOpenb(const std::string& path, JobSink* sink) {
       job.gpu_type_column = spec->column;
     }
     if (const CsvField* phase = field(kPodPhase)) job.trace_status = phase->text;
+    if (const CsvField* qos = field(kQos); qos && !CsvFieldParser::IsMissing(qos->text)) {
+      job.priority_class = qos->text;
+    }
     sink->Add(std::move(job));
   }
 }

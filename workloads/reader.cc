@@ -163,6 +163,7 @@ Trace LoadTrace(const std::string& path, const std::string& format, const TraceF
   trace.jobs = sink.Finish(counts);
   trace.recorded_attempts = sink.TakeAttempts();
   trace.ids_unique = reader->rejects_duplicate_ids;
+  trace.priority_map = filter.priority_map;
   trace.sha256 = Sha256OfContent(path);
   return trace;
 }

@@ -13,13 +13,19 @@
 //   4 "partial-failed", -1 empty (unknown); another code is an error;
 //   user = 12, vc = 13 (group), when not -1; memory_mib = 10 (requested memory, KB per
 //   processor) x processors / 1024, rounded up, when > 0 (docs/resources.md);
+//   priority_class = 15 (queue) when not -1: the queue's name from the header comment
+//   "; Queue: N NAME" when the log declares one (NASA iPSC: 0 interactive, 1 batch), else its
+//   number; its level comes from --priority-map (a queue's meaning is the log's own, so no
+//   built-in level applies unless its name is one: low, medium, high, urgent);
 //   recorded schedule: recorded_start = 2 + 3 (submit + wait) when the wait is known (>= 0), and
 //   then recorded_end = recorded_start + 4 when the run time is known; the simulator still queues
-//   the job itself. Not used: 6, 7 (CPU time and used memory), 14-18 (executable, queue,
+//   the job itself. Not used: 6, 7 (CPU time and used memory), 14, 16-18 (executable,
 //   partition, preceding job, think time). Every field must be a number; submit_time must be
 //   >= 0; the wait time >= 0 or -1.
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "sim/util/error.h"
 #include "workloads/reader.h"
@@ -105,13 +111,27 @@ std::string_view IdOrEmpty(const CsvField& f, const CsvFieldParser& parse, const
   return v == -1 ? std::string_view() : f.text;
 }
 
+// From a header comment "; Queue: N NAME ...", the queue number and its name.
+void ReadQueueName(std::string_view comment, std::map<std::string, std::string>* names) {
+  std::vector<CsvField> words;
+  SplitBlanks(comment, &words);
+  if (words.size() >= 3 && words[0].text == "Queue:" && IsNumber(words[1].text)) {
+    names->emplace(std::string(words[1].text), std::string(words[2].text));
+  }
+}
+
 void ReadSwf(const std::string& path, JobSink* sink) {
   LineReader reader(path);
   std::string_view line;
   std::vector<CsvField> fields;
+  std::map<std::string, std::string> queue_names;  // "; Queue: N NAME" comments
   while (reader.Next(&line)) {
     const size_t start = line.find_first_not_of(" \t");
-    if (start == std::string_view::npos || line[start] == ';') continue;
+    if (start == std::string_view::npos) continue;
+    if (line[start] == ';') {
+      ReadQueueName(line.substr(start + 1), &queue_names);
+      continue;
+    }
     const int64_t n = reader.line_number();
     SplitBlanks(line, &fields);
     if (fields.size() < kSwfFields) {
@@ -181,6 +201,11 @@ void ReadSwf(const std::string& path, JobSink* sink) {
     job.trace_status = StatusName(status);
     job.user = IdOrEmpty(fields[11], parse, "field 12 (user id)");
     job.vc = IdOrEmpty(fields[12], parse, "field 13 (group id)");
+    if (const std::string_view queue = IdOrEmpty(fields[14], parse, "field 15 (queue)");
+        !queue.empty()) {
+      auto name = queue_names.find(std::string(queue));
+      job.priority_class = name == queue_names.end() ? std::string(queue) : name->second;
+    }
     sink->Add(std::move(job));
   }
 }

@@ -9,12 +9,19 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/engine/priority_class.h"
 #include "sim/engine/summary.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
 
 bool KnownStatus(const std::string& status) {
   std::string s = status;
@@ -113,9 +120,13 @@ std::string SanityReport::ToText() const {
   if (items.empty()) return "sanity report: no problems found\n";
   std::string out = "sanity report:\n";
   for (const SanityItem& item : items) {
-    out += "  " + std::to_string(item.count) + " " + item.what + " (first lines:";
-    for (int64_t line : item.first_lines) out += " " + std::to_string(line);
-    out += ")\n";
+    out += "  " + std::to_string(item.count) + " " + item.what;
+    if (!item.first_lines.empty()) {
+      out += " (first lines:";
+      for (int64_t line : item.first_lines) out += " " + std::to_string(line);
+      out += ")";
+    }
+    out += "\n";
   }
   return out;
 }
@@ -176,9 +187,46 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
     std::sort(duplicate_lines.begin(), duplicate_lines.end());
     for (int64_t line : duplicate_lines) note(duplicates, line);
   }
+  // Priority classes without a level: worth a warning only when the trace has several classes
+  // (one class everywhere orders nothing, whatever its level).
+  std::map<std::string, int64_t> classes;  // lower-case name -> jobs
+  for (const Job* job : by_line) {
+    if (!job->priority_class.empty()) ++classes[Lower(job->priority_class.str())];
+  }
+  std::string unmapped_names;
+  for (const auto& [name, jobs] : classes) {
+    if (!PriorityLevelOf(name, trace.priority_map)) {
+      unmapped_names += (unmapped_names.empty() ? "" : ", ") + name;
+    }
+  }
+  SanityItem unmapped{
+      "jobs of priority classes with no level in --priority-map or the built-in "
+      "table, given level 0 (" +
+          unmapped_names + ")",
+      0,
+      {}};
+  if (classes.size() > 1 && !unmapped_names.empty()) {
+    for (const Job* job : by_line) {
+      if (!job->priority_class.empty() &&
+          !PriorityLevelOf(job->priority_class.str(), trace.priority_map)) {
+        note(unmapped, job->line);
+      }
+    }
+  }
+  std::string unused_names;
+  int64_t unused_count = 0;
+  for (const auto& [name, level] : trace.priority_map) {
+    if (!classes.count(name)) {
+      unused_names += (unused_names.empty() ? "" : ", ") + name;
+      ++unused_count;
+    }
+  }
+  SanityItem unused{"--priority-map classes that no job of the trace has (" + unused_names + ")",
+                    unused_count,
+                    {}};
   SanityReport report;
   for (SanityItem* item : {&larger, &zero_gpus, &zero_duration, &unsorted, &duplicates,
-                           &unknown_status, &started_early, &ended_early}) {
+                           &unknown_status, &started_early, &ended_early, &unmapped, &unused}) {
     if (item->count > 0) report.items.push_back(std::move(*item));
   }
   return report;
@@ -195,6 +243,7 @@ TraceStats ComputeTraceStats(const Trace& trace) {
   double total = 0;
   for (const Job& job : trace.jobs) {
     ++s.jobs_by_gpus[job.gpus];
+    ++s.jobs_by_priority[job.priority][job.priority_class.str()];
     durations.push_back(job.duration);
     total += job.duration;
     s.gpu_hours += job.gpus * job.duration / 3600;
@@ -256,6 +305,26 @@ std::string FormatTraceStats(const TraceStats& s, int64_t cluster_gpus) {
   out += "GPUs per job    ";
   for (const auto& [gpus, count] : s.jobs_by_gpus) {
     std::snprintf(line, sizeof line, "%d: %lld (%.1f%%)  ", gpus, static_cast<long long>(count),
+                  100.0 * count / std::max<int64_t>(1, s.jobs));
+    out += line;
+  }
+  out += "\n";
+  // Highest level first: the order a priority policy serves them in.
+  out += "priority        ";
+  for (auto level = s.jobs_by_priority.rbegin(); level != s.jobs_by_priority.rend(); ++level) {
+    int64_t count = 0;
+    std::string names;
+    for (const auto& [name, jobs] : level->second) {
+      count += jobs;
+      if (!name.empty()) names += (names.empty() ? "" : "|") + name;
+    }
+    // "2 high [LS]: 4647 (57.0%)": level, its built-in name, the trace's class names.
+    out += std::to_string(level->first);
+    if (const std::string label = PriorityLevelName(level->first); !label.empty()) {
+      out += " " + label;
+    }
+    if (!names.empty()) out += " [" + names + "]";
+    std::snprintf(line, sizeof line, ": %lld (%.1f%%)  ", static_cast<long long>(count),
                   100.0 * count / std::max<int64_t>(1, s.jobs));
     out += line;
   }

@@ -57,6 +57,8 @@ struct TraceStats {
   // The recorded schedule (traces/README.md): jobs with a recorded start, with a recorded end,
   // and recorded attempts.
   int64_t recorded_starts = 0, recorded_ends = 0, recorded_attempts = 0;
+  // Jobs per priority level, and per class name as the trace gives it ("" = none) in each.
+  std::map<int, std::map<std::string, int64_t>> jobs_by_priority;
 };
 TraceStats ComputeTraceStats(const Trace& trace);
 // With `cluster_gpus` > 0, also the offered load relative to that many GPUs: GPU-hours demanded

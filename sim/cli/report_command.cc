@@ -60,6 +60,13 @@ void PrintCsv(const Report& report) {
   }
 }
 
+size_t MetricIndex(const std::string& name) {
+  for (size_t m = 0; m < ReportMetrics().size(); ++m) {
+    if (ReportMetrics()[m].name == name) return m;
+  }
+  throw InternalError("report: no figure " + name);
+}
+
 void PrintTable(const Report& report, const std::string& path, const std::string& by) {
   // Times in hours when any JCT reaches an hour, else seconds (small test traces).
   bool hours = false;
@@ -87,6 +94,8 @@ void PrintTable(const Report& report, const std::string& path, const std::string
         decimals = v.mean == std::floor(v.mean) ? 0 : 1;
         break;
       case ReportUnit::kGpuHours:
+        decimals = std::abs(v.mean) < 10 ? 1 : 0;  // small preemption and borrowing figures
+        break;
       case ReportUnit::kDollars:
         decimals = 0;
         break;
@@ -128,14 +137,32 @@ void PrintTable(const Report& report, const std::string& path, const std::string
       std::printf("%s\n", text.c_str());
     }
   };
+  // The preemption-cost and borrowing columns only when some row has a non-zero figure: most
+  // runs have neither (no preemption cost, no quotas). --csv always has every figure.
+  std::vector<bool> shown(metrics.size(), true);
+  for (size_t m = 0; m < metrics.size(); ++m) {
+    const std::string name = metrics[m].name;
+    if (name != "preemption_gpu_hours" && name != "borrowed_gpu_hours") continue;
+    shown[m] = false;
+    for (const ReportRow& row : report.rows) {
+      if (row.values[m].mean != 0 && !std::isnan(row.values[m].mean)) shown[m] = true;
+    }
+  }
+  auto titles = [&](std::vector<std::string>* heading) {
+    for (size_t m = 0; m < metrics.size(); ++m) {
+      if (shown[m]) heading->push_back(metrics[m].title);
+    }
+  };
   auto figures = [&](const ReportRow& row, std::vector<std::string>* line) {
-    for (size_t m = 0; m < metrics.size(); ++m) line->push_back(cell(metrics[m], row.values[m]));
+    for (size_t m = 0; m < metrics.size(); ++m) {
+      if (shown[m]) line->push_back(cell(metrics[m], row.values[m]));
+    }
   };
   if (by == "policy") {
     // One configuration, one row: a single table.
     std::vector<std::vector<std::string>> table;
     std::vector<std::string> heading = {"configuration", "runs (seeds)"};
-    for (const ReportMetric& m : metrics) heading.push_back(m.title);
+    titles(&heading);
     table.push_back(heading);
     for (const ReportRow& row : report.rows) {
       const ReportConfig& config = report.configs[row.config];
@@ -154,7 +181,7 @@ void PrintTable(const Report& report, const std::string& path, const std::string
                   config.seeds.size() > 1 ? "s" : "", Join(config.seeds).c_str());
       std::vector<std::vector<std::string>> table;
       std::vector<std::string> heading = {by};
-      for (const ReportMetric& m : metrics) heading.push_back(m.title);
+      titles(&heading);
       table.push_back(heading);
       for (const ReportRow& row : report.rows) {
         if (row.config != c) continue;
@@ -169,7 +196,13 @@ void PrintTable(const Report& report, const std::string& path, const std::string
       "\nGPU-h: GPU-hours held; cost: those hours at their GPU type's price; wait: first-start "
       "wait (jobs that started); queued: all time waiting, after preemptions too; JCT, queued "
       "and bsld (bounded slowdown): jobs that ended; preempt, OOM: preemptions and "
-      "out-of-memory failures\n");
+      "out-of-memory failures%s%s\n",
+      shown[MetricIndex("preemption_gpu_hours")]
+          ? "; preempt GPU-h: GPU time paid for checkpoint save + restore after preemptions"
+          : "",
+      shown[MetricIndex("borrowed_gpu_hours")]
+          ? "; borrowed GPU-h: GPU time run beyond the virtual cluster's quota"
+          : "");
   for (const std::string& note : report.notes) std::printf("note: %s\n", note.c_str());
 }
 

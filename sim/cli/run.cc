@@ -348,7 +348,8 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     for (const SanityItem& item : sanity.items) {
       std::string lines;
       for (int64_t line : item.first_lines) lines += " " + std::to_string(line);
-      spdlog::warn("{}: {} {} (first lines:{})", trace_path, item.count, item.what, lines);
+      spdlog::warn("{}: {} {}{}", trace_path, item.count, item.what,
+                   lines.empty() ? "" : " (first lines:" + lines + ")");
     }
   }
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "sim/cli/options.h"
+#include "sim/engine/priority_class.h"
 #include "sim/hardware/cluster.h"
 #include "sim/util/error.h"
 #include "workloads/generator.h"
@@ -198,6 +199,9 @@ void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
       "waits, e.g. NASA iPSC/860): the recorded schedule of jobs without one")(
       "no-host-demands", po::bool_switch(&args.no_host_demands),
       "drop the jobs' CPU and host-memory demands (GPU-only placement)");
+  desc.add_options()("priority-map", po::value(&args.priority_map),
+                     "levels of the trace's priority classes (openb qos, SWF queue): "
+                     "NAME=LEVEL,... (higher = more urgent; docs/policies.md#priority)");
 }
 
 TraceFilter MakeFilter(const FilterArgs& args) {
@@ -212,6 +216,9 @@ TraceFilter MakeFilter(const FilterArgs& args) {
   if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
   filter.submit_is_start = args.submit_is_start;
   filter.drop_host_demands = args.no_host_demands;
+  if (!args.priority_map.empty()) {
+    filter.priority_map = ParsePriorityMap(args.priority_map, "--priority-map");
+  }
   return filter;
 }
 

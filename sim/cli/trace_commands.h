@@ -12,6 +12,7 @@ namespace clustersim {
 
 struct FilterArgs {
   std::string window, vc, user, status, map_gpu;
+  std::string priority_map;
   int64_t first = -1;
   double load_factor = 1.0;
   bool submit_is_start = false;
@@ -19,7 +20,7 @@ struct FilterArgs {
 };
 
 // Adds --window, --vc, --user, --status, --first, --load-factor, --map-gpu, --submit-is-start,
-// --no-host-demands.
+// --no-host-demands, --priority-map.
 void AddFilterOptions(boost::program_options::options_description& desc, FilterArgs& args);
 // The model-aware options (--model-aware, --assign-models, --models, --oom-startup, --oom-retries,
 // --colocation-speed, --storage-gbps) of run and compare.

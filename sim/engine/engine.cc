@@ -90,6 +90,8 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
     : trace_(trace),
       cluster_(cluster),
       placement_(placement),
+      whole_node_placement_(placement),
+      active_placement_(&placement),
       runtime_(runtime),
       policy_(policy),
       policy_name_(std::move(policy_name)),
@@ -135,7 +137,10 @@ void Engine::ResolveRequests() {
     run.request.job = &job;
     run.request.job_id = static_cast<int>(i);
     run.request.host = HostDemand{job.cpu_milli, job.memory_mib};
-    if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
+    if (policy_.WholeNodes(job)) {
+      run.request.whole_nodes = true;
+      active_placement_ = &whole_node_placement_;
+    } else if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
       run.request.milli = job.gpu_milli;
     }
     run.work_left = job.duration;
@@ -194,7 +199,10 @@ void Engine::Run() {
   const double kInf = std::numeric_limits<double>::infinity();
   std::vector<Event> batch;
   const bool faults = options_.faults.failures();
-  if (faults) StartFaults();
+  if (faults) {
+    plans_held_ = false;  // failures requeue jobs: promises are estimates
+    StartFaults();
+  }
   while (true) {
     if (options_.interrupt && options_.interrupt->load(std::memory_order_relaxed)) {
       status_ = RunStatus::kInterrupted;
@@ -404,6 +412,7 @@ void Engine::FailJob(JobId id) {
 }
 
 void Engine::OomFail(JobId id) {
+  plans_held_ = false;  // the job goes back to the queue: promises after this are estimates
   JobRun& run = runs_[id];
   ModelRun& mrun = model_runs_[id];
   const Allocation allocation = run.allocation;
@@ -469,10 +478,17 @@ double Engine::JobMemory(JobId id, const Allocation& allocation, int batch, bool
 void Engine::PlaceMemory(JobId id, int sign) {
   const JobRun& run = runs_[id];
   const ModelRun& mrun = model_runs_[id];
-  for (int g : run.allocation.gpus) {
-    gpu_memory_[g] += sign * mrun.memory_per_gpu;
+  const size_t working =
+      run.request.whole_nodes ? static_cast<size_t>(run.request.gpus) : run.allocation.gpus.size();
+  for (size_t i = 0; i < run.allocation.gpus.size(); ++i) {
+    const int g = run.allocation.gpus[i];
+    // The idle GPUs of a whole-node job are held whole: nobody else can use their memory.
+    const double bytes = i < working
+                             ? mrun.memory_per_gpu
+                             : GpuMemoryBytes(cluster_.catalog().gpu(run.allocation.gpu_type));
+    gpu_memory_[g] += sign * bytes;
     if (gpu_memory_[g] < 0) gpu_memory_[g] = 0;  // rounding of sums of shares
-    metrics_.OnGpuMemory(g, sign * mrun.memory_per_gpu);
+    metrics_.OnGpuMemory(g, sign * bytes);
   }
 }
 
@@ -516,12 +532,12 @@ void Engine::Arrive(JobId id) {
   }
   const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
   const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask,
-                                   host.cpu_milli, host.memory_mib);
+                                   host.cpu_milli, host.memory_mib, run.request.whole_nodes);
   auto it = fits_empty_cache_.find(key);
   if (it == fits_empty_cache_.end()) {
     Allocation scratch;
     const bool fits =
-        run.request.gpus > 0 && placement_.Find(empty_resources_, run.request, &scratch);
+        run.request.gpus > 0 && placement().Find(empty_resources_, run.request, &scratch);
     it = fits_empty_cache_.emplace(key, fits).first;
   }
   if (!it->second) {
@@ -584,6 +600,7 @@ std::string Engine::RejectionReason(JobId id) const {
 }
 
 void Engine::StopRunning(JobId id, IntervalEnd why) {
+  AccrueBorrowed(id);
   JobRun& run = runs_[id];
   const bool failed = why == IntervalEnd::kFailure;
   const double ran = now_ - run.last_start;
@@ -694,6 +711,15 @@ void Engine::ScheduleFinish(JobId id) {
     // A save after every full interval of computing, none after the last stretch.
     end += (std::ceil(compute / f.checkpoint_interval_seconds) - 1) * SaveSeconds(id);
   }
+  // Plans hold while no job runs longer than planned: its requested wall time, else its trace
+  // duration (what the backfilling policies plan with).
+  if (plans_held_) {
+    const double planned = walltime >= 0 ? walltime : job.duration;
+    const double planned_end = now_ + std::max(0.0, planned - run.run_seconds);
+    if (std::min(kill, end) > planned_end + 1e-9 * std::max(1.0, std::abs(planned_end))) {
+      plans_held_ = false;
+    }
+  }
   if (kill < end) {
     Push(kill, kFinishRank, id, run.version | kKillBit);
     return;
@@ -753,11 +779,23 @@ void Engine::Start(JobId id, Allocation allocation) {
     PolicyBug("start of job " + trace_.jobs[id].id + " in state " + JobStateName(run.state));
   }
   const int size = static_cast<int>(allocation.gpus.size());
-  if (elastic_ ? size > run.request.gpus : size != run.request.gpus) {
+  if (run.request.whole_nodes) {
+    ValidateWholeNodes(id, allocation);
+  } else if (elastic_ ? size > run.request.gpus : size != run.request.gpus) {
     PolicyBug("start of job " + trace_.jobs[id].id + " on " + std::to_string(size) +
               " GPUs; it requests " + std::to_string(run.request.gpus));
   }
   ValidateAllocation(id, allocation, "start of", false);
+  // Backfilling plans count GPUs only: under host limits (CPUs, host memory) a planned slot may
+  // lack the CPUs when its time comes, so promises are estimates then (docs/backfilling.md).
+  if (options_.check_invariants && plans_held_ && !promised_start_.empty() &&
+      policy_.KeepsPromises() && !resources_.host_limited()) {
+    const double promised = promised_start_[id];
+    if (now_ > promised + 1e-9 * std::max(1.0, std::abs(promised))) {
+      PolicyBug("job " + trace_.jobs[id].id + " starts after the start it was promised (" +
+                std::to_string(promised) + ") although every job ran within its plan");
+    }
+  }
   const bool modelled = !model_runs_.empty();
   int batch = allocation.batch > 0 ? allocation.batch : (modelled ? model_runs_[id].batch : 0);
   if (modelled && allocation.batch == 0 && allocation.milli == 0 &&
@@ -769,8 +807,10 @@ void Engine::Start(JobId id, Allocation allocation) {
     if (best > 0) batch = best;
   }
   bool oom = false;
+  Allocation working_scratch;
   if (!gpu_memory_.empty()) {
-    model_runs_[id].memory_per_gpu = JobMemory(id, allocation, batch, &oom);
+    model_runs_[id].memory_per_gpu =
+        JobMemory(id, Working(id, allocation, &working_scratch), batch, &oom);
     if (oom && elastic_) {
       PolicyBug("start of job " + trace_.jobs[id].id + " at batch " + std::to_string(batch) +
                 " on " + std::to_string(size) + " GPUs of type " +
@@ -806,8 +846,9 @@ void Engine::Start(JobId id, Allocation allocation) {
   }
   // An OOM start makes no progress (StopRunning ignores its rate), but keeps the rate it would
   // have, so that policies estimating its end (backfilling reservations, srtf) see a finite one.
-  run.rate = RateOf(id, run.allocation, batch);
-  if (oom && !(run.rate > 0)) run.rate = runtime_.Rate(trace_.jobs[id], run.allocation);
+  const Allocation& working = Working(id, run.allocation, &working_scratch);
+  run.rate = RateOf(id, working, batch);
+  if (oom && !(run.rate > 0)) run.rate = runtime_.Rate(trace_.jobs[id], working);
   CHECK(run.rate > 0, "runtime model returned a non-positive rate");
   run.max_gpus = std::max(run.max_gpus, static_cast<int>(run.allocation.gpus.size()));
   run.max_nodes = std::max(run.max_nodes, nodes);
@@ -820,6 +861,7 @@ void Engine::Preempt(JobId id) {
     PolicyBug("preemption of a job that is not running");
   }
   JobRun& run = runs_[id];
+  run.preemption_gpu_seconds += HeldGpus(run.allocation) * PreemptionSeconds(id);
   StopRunning(id, IntervalEnd::kPreempt);
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
@@ -835,6 +877,7 @@ void Engine::Resize(JobId id, Allocation allocation) {
   ValidateAllocation(id, allocation, "resize of", true);
   JobRun& run = runs_[id];
   if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
+  if (run.request.whole_nodes) PolicyBug("resize of a job that holds whole nodes");
   StopRunning(id, IntervalEnd::kResize);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);
@@ -883,6 +926,82 @@ double Engine::TypeRate(JobId id, int type) const {
 
 double Engine::gpu_memory_used(int gpu) const {
   return gpu_memory_.empty() ? 0.0 : gpu_memory_[gpu];
+}
+
+void Engine::SetBorrowing(JobId id, bool borrowing) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kRunning) {
+    PolicyBug("borrowing mark on a job that is not running");
+  }
+  JobRun& run = runs_[id];
+  if (run.borrowing == borrowing) return;
+  AccrueBorrowed(id);
+  run.borrowing = borrowing;
+  run.borrowing_since = now_;
+}
+
+void Engine::AccrueBorrowed(JobId id) {
+  JobRun& run = runs_[id];
+  if (!run.borrowing) return;
+  run.borrowed_gpu_seconds += (now_ - run.borrowing_since) * HeldGpus(run.allocation);
+  run.borrowing = false;
+}
+
+const Allocation& Engine::Working(JobId id, const Allocation& allocation,
+                                  Allocation* scratch) const {
+  const int gpus = runs_[id].request.gpus;
+  if (!runs_[id].request.whole_nodes || static_cast<int>(allocation.gpus.size()) <= gpus) {
+    return allocation;
+  }
+  scratch->gpu_type = allocation.gpu_type;
+  scratch->milli = 0;
+  scratch->batch = allocation.batch;
+  scratch->gpus.assign(allocation.gpus.begin(), allocation.gpus.begin() + gpus);
+  return *scratch;
+}
+
+void Engine::ValidateWholeNodes(JobId id, const Allocation& allocation) const {
+  const JobRun& run = runs_[id];
+  auto fail = [&](const std::string& what) {
+    PolicyBug("start of job " + trace_.jobs[id].id + " (whole nodes): " + what);
+  };
+  if (allocation.milli > 0) fail("a GPU share");
+  const int size = static_cast<int>(allocation.gpus.size());
+  if (size < run.request.gpus) {
+    fail(std::to_string(size) + " GPUs; it requests " + std::to_string(run.request.gpus));
+  }
+  // Every node touched is held entirely, and no node beyond those the request needs.
+  int nodes = 0;
+  int per_node = 0;
+  for (size_t i = 0; i < allocation.gpus.size();) {
+    const int g = allocation.gpus[i];
+    if (g < 0 || g >= cluster_.total_gpus()) fail("no GPU " + std::to_string(g));
+    const Node& node = cluster_.node(cluster_.NodeOfGpu(g));
+    const size_t end = i + static_cast<size_t>(node.gpu_count);
+    if (g != node.first_gpu || end > allocation.gpus.size() ||
+        allocation.gpus[end - 1] != node.first_gpu + node.gpu_count - 1) {
+      fail("node " + std::to_string(node.index) + " is not held whole");
+    }
+    per_node = node.gpu_count;
+    ++nodes;
+    i = end;
+  }
+  if (per_node > 0 && (nodes - 1) * per_node >= run.request.gpus) {
+    fail(std::to_string(nodes) + " nodes; " + std::to_string(run.request.gpus) +
+         " GPUs need fewer");
+  }
+}
+
+void Engine::Promise(JobId id, double start_seconds) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size())) PolicyBug("promise to a nonexistent job");
+  if (runs_[id].state != JobState::kQueued) {
+    PolicyBug("promise to job " + trace_.jobs[id].id + " in state " +
+              JobStateName(runs_[id].state));
+  }
+  if (!(start_seconds >= now_)) PolicyBug("promise in the past to job " + trace_.jobs[id].id);
+  if (promised_start_.empty()) {
+    promised_start_.assign(runs_.size(), std::numeric_limits<double>::quiet_NaN());
+  }
+  if (std::isnan(promised_start_[id])) promised_start_[id] = start_seconds;
 }
 
 void Engine::SetTimer(double time, JobId id, int tag) {

@@ -25,6 +25,10 @@
 //   rejected with a reason naming the dimension, and a start that does not fit the free CPUs or
 //   memory is a policy bug like one on busy GPUs.
 // - The fingerprint hashes (time, kind, job index) of every event processed, in order.
+// - Promises (SchedulingContext::Promise): the first per job is kept. Plans hold while no job
+//   has run past its plan (requested wall time, else trace duration), no failure is injected
+//   and no start ran out of memory; with check_invariants, a policy that KeepsPromises() and
+//   starts a job after its promise while plans hold is a policy bug.
 #ifndef CLUSTERSIM_SIM_ENGINE_ENGINE_H_
 #define CLUSTERSIM_SIM_ENGINE_ENGINE_H_
 
@@ -109,6 +113,14 @@ class Engine final : public SchedulingContext {
   const Metrics& metrics() const { return metrics_; }
   const Trace& trace() const { return trace_; }
   bool policy_is_elastic() const { return elastic_; }
+  bool policy_keeps_promises() const { return policy_.KeepsPromises(); }
+  // The start first promised to the job (SchedulingContext::Promise), or NaN if none.
+  double promised_start(JobId id) const {
+    return promised_start_.empty() ? std::numeric_limits<double>::quiet_NaN()
+                                   : promised_start_[id];
+  }
+  // True while every job has run at most its plan and nothing failed (see the file comment).
+  bool plans_held() const { return plans_held_; }
   bool host_limited() const { return resources_.host_limited(); }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
@@ -122,7 +134,7 @@ class Engine final : public SchedulingContext {
   double now() const override { return now_; }
   const Cluster& cluster() const override { return cluster_; }
   const Resources& resources() const override { return resources_; }
-  const Placement& placement() const override { return placement_; }
+  const Placement& placement() const override { return *active_placement_; }
   const Job& job(JobId id) const override { return trace_.jobs[id]; }
   const JobRun& run(JobId id) const override { return runs_[id]; }
   const ModelRun& model_run(JobId id) const override {
@@ -145,6 +157,8 @@ class Engine final : public SchedulingContext {
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
   void SetTimer(double time, JobId id, int tag) override;
+  void SetBorrowing(JobId id, bool borrowing) override;
+  void Promise(JobId id, double start_seconds) override;
 
  private:
   enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
@@ -190,6 +204,11 @@ class Engine final : public SchedulingContext {
   // Bytes per GPU the job holds on its allocation, and whether its batch runs out of memory.
   double JobMemory(JobId id, const Allocation& allocation, int batch, bool* oom) const;
   double RateOf(JobId id, const Allocation& allocation, int batch) const;
+  // The GPUs of `allocation` the job works on: all of them, but for a whole-node job the first
+  // request.gpus (the rest are held idle). Points at `allocation` or at `*scratch`.
+  const Allocation& Working(JobId id, const Allocation& allocation, Allocation* scratch) const;
+  // Ends the job's borrowing interval (if marked), adding its GPU-seconds.
+  void AccrueBorrowed(JobId id);
   // Checkpoint save, restore, and preemption (save + restore) seconds of a job: from its model
   // state and the storage bandwidth when both are known (ModelRuntime::CheckpointSeconds), else
   // the run's constants.
@@ -210,12 +229,16 @@ class Engine final : public SchedulingContext {
   void RunningRemove(JobId id);
   void ValidateAllocation(JobId id, const Allocation& allocation, const char* verb,
                           bool own_gpus_allowed) const;
+  // For a whole-node job: `allocation` is whole nodes, as few as its request needs.
+  void ValidateWholeNodes(JobId id, const Allocation& allocation) const;
   void CheckInvariants() const;
   [[noreturn]] void PolicyBug(const std::string& what) const;
 
   const Trace& trace_;
   const Cluster& cluster_;
   const Placement& placement_;
+  WholeNodePlacement whole_node_placement_;
+  const Placement* active_placement_;  // placement_, or whole_node_placement_ if a job needs it
   const RuntimeModel& runtime_;
   Policy& policy_;
   std::string policy_name_;
@@ -234,7 +257,7 @@ class Engine final : public SchedulingContext {
   JobId queue_tail_ = kNoJob;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t>, bool> fits_empty_cache_;
+  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t, bool>, bool> fits_empty_cache_;
   // TypeRate cache: (model symbol, GPUs, share, CPUs, memory, batch, type) -> rate.
   mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
       type_rate_cache_;
@@ -269,6 +292,10 @@ class Engine final : public SchedulingContext {
   std::vector<ModelRun> model_runs_;  // per job
   bool elastic_ = false;
   uint64_t failed_gpus_version_ = 0;
+
+  // Promises (only once a policy makes one): per job, the first promised start or NaN.
+  std::vector<double> promised_start_;
+  bool plans_held_ = true;
 };
 
 }  // namespace clustersim

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,7 @@ struct Job {
   double walltime = -1;     // requested wall time, seconds; < 0 = not given
   int64_t line = 0;         // line of the record in its source file (for messages)
   int gpu_type_column = 0;  // column of the gpu_type field in that line, 0 = unknown
-  int priority = 0;
+  int priority = 0;         // class level, higher = more urgent (docs/policies.md#priority)
   int batch_size = 0;  // 0 = unknown
   int gpu_milli = 0;   // share of one GPU in thousandths (fractional requests, gpus == 1);
                        // 0 = whole GPUs. Without GPU sharing a fractional job holds a GPU.
@@ -65,6 +66,9 @@ struct Job {
 
   bool has_recorded_start() const { return !std::isnan(recorded_start); }
   bool has_recorded_end() const { return !std::isnan(recorded_end); }
+  // The class as the trace names it (openb qos, an SWF queue), empty = none; `priority` holds
+  // its level (sim/engine/priority_class.h), mapped while the trace is read.
+  Symbol priority_class;
 };
 
 struct Trace {
@@ -78,6 +82,8 @@ struct Trace {
   // The recorded attempts of every job that has them (Job::recorded_attempt_begin), in job
   // order.
   std::vector<RecordedAttempt> recorded_attempts;
+  // The --priority-map the class names were mapped with (lower-case names -> levels).
+  std::map<std::string, int> priority_map;
 };
 
 }  // namespace clustersim

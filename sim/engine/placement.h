@@ -30,6 +30,9 @@ struct PlacementRequest {
   uint64_t type_mask = ~uint64_t{0};  // bit t set = catalog GPU type t allowed
   const Job* job = nullptr;           // the job asking, for strategies that score with a model
   int job_id = -1;                    // its JobId (index in the trace), -1 = unknown
+  // The job holds whole nodes (an exclusive QoS, Policy::WholeNodes): ceil(gpus / G) nodes of one
+  // partition with nothing else on them, all their GPUs allocated to it (PlaceWholeNodes).
+  bool whole_nodes = false;
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 
@@ -71,6 +74,34 @@ class Placement {
   // True if the strategy places fractional requests (PlacementRequest::milli > 0) on shares of
   // GPUs; otherwise a fractional job is given a whole GPU.
   virtual bool SharesGpus() const { return false; }
+  // True if the strategy ignores nodes: a request fits wherever enough GPUs of one allowed type
+  // are free, any of them (`pool`). Planning policies then count GPUs per type; otherwise they
+  // plan per node (policies/conservative.cc).
+  virtual bool IgnoresNodes() const { return false; }
+};
+
+// Whole-node placement (docs/engine.md#whole-nodes): the first partition, in cluster order, of an
+// allowed type with ceil(request.gpus / G) completely free nodes; the lowest-index such nodes,
+// every GPU of them (so `out` holds a multiple of G >= request.gpus GPUs), if the job's host
+// demand fits them (Resources::HostFitsGpus), else the next partition. The engine answers
+// every request with `whole_nodes` set this way, whatever the run's placement strategy.
+// O(partitions + nodes taken x log nodes).
+bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request, Allocation* out);
+
+// The run's placement with whole-node requests answered by PlaceWholeNodes; what the engine
+// hands to policies when some job holds whole nodes.
+class WholeNodePlacement final : public Placement {
+ public:
+  explicit WholeNodePlacement(const Placement& inner) : inner_(inner) {}
+  bool Find(const Resources& resources, const PlacementRequest& request,
+            Allocation* out) const override {
+    return request.whole_nodes ? PlaceWholeNodes(resources, request, out)
+                               : inner_.Find(resources, request, out);
+  }
+  bool SharesGpus() const override { return inner_.SharesGpus(); }
+
+ private:
+  const Placement& inner_;
 };
 
 }  // namespace clustersim

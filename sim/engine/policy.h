@@ -49,6 +49,13 @@ struct JobRun {
   // + run_seconds; a job still queued when the run stops counts until then.
   double queued_seconds = 0;
   double queued_since = 0;  // when it last entered the queue (meaningful while queued)
+  // GPUs x preemption cost (save + restore seconds) charged at each preemption: the GPU time the
+  // job spends re-paying it when it resumes (docs/engine.md#preemption-cost).
+  double preemption_gpu_seconds = 0;
+  // GPU-seconds run while the policy marked the job as borrowing (SetBorrowing; quotas).
+  double borrowed_gpu_seconds = 0;
+  double borrowing_since = 0;  // when the current borrowing interval began
+  bool borrowing = false;      // marked borrowing now (only while running)
   PlacementRequest request;
   Allocation allocation;  // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;   // bumped on every rate change; stale finish events are ignored
@@ -126,6 +133,16 @@ class SchedulingContext {
   virtual void Resize(JobId id, Allocation allocation) = 0;
   // Calls Policy::OnTimer(id, tag) at `time` (>= now), before the pass at that time.
   virtual void SetTimer(double time, JobId id, int tag) = 0;
+  // Marks a running job as running on borrowed capacity (a virtual cluster beyond its quota) or
+  // not, from now on; the engine integrates its GPUs x time while marked
+  // (JobRun::borrowed_gpu_seconds). A job stops being marked when it stops running.
+  // REQUIRES (CHECKed): running.
+  virtual void SetBorrowing(JobId id, bool borrowing) = 0;
+  // Records that the queued job `id` was promised a start by `start_seconds` (>= now): a
+  // reservation. The engine keeps the first promise of each job (the `jobs` column
+  // `reserved_start`, as Slurm's `squeue --start` shows) and ignores later ones; see
+  // Policy::KeepsPromises for what --check verifies. REQUIRES (CHECKed): queued, start >= now.
+  virtual void Promise(JobId id, double start_seconds) = 0;
 
   // Returns true and fills `out` if the job fits now under the run's placement strategy.
   bool TryPlace(JobId id, Allocation* out) const {
@@ -159,6 +176,17 @@ class Policy {
   // free state (backfilling horizons, LAS and SRTF rooms) say false, and their fractional jobs
   // hold whole GPUs.
   virtual bool SupportsShares() const { return false; }
+  // True if the job must hold whole nodes (an exclusive QoS; docs/engine.md#whole-nodes): its
+  // request is placed by PlaceWholeNodes and it holds every GPU of those nodes, working on the
+  // first `gpus` of them. Asked once per job before the run.
+  virtual bool WholeNodes(const Job& /*job*/) const { return false; }
+  // True if the policy starts no job later than its first promise (SchedulingContext::Promise)
+  // as long as every job runs at most its plan: its requested wall time, or its trace duration
+  // when it has none. With --check the engine verifies it for every start while that holds (no
+  // job has run past its plan, no failures, no out-of-memory restart): a later start stops the
+  // run naming the policy. False (the default): promises are estimates (fair-share's order may
+  // change before the start).
+  virtual bool KeepsPromises() const { return false; }
   // Called once before the run with its trace and model table (nullptr outside model-aware
   // runs): a warning naming the fix when the policy's rule has nothing to act on in this run
   // (fair-share between users on a trace naming at most one user orders like fcfs), else "".

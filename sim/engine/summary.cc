@@ -38,6 +38,66 @@ double SummaryValue(const std::vector<SummaryRow>& rows, const std::string& metr
   return std::nan("");
 }
 
+namespace {
+
+// Per priority level (scope "priority:L") and per virtual cluster (scope "vc:NAME"), when the
+// trace has more than one of them: what each group's jobs waited, took and lost to preemption.
+template <typename Add>
+void AddGroupSummaries(const Engine& engine, const Add& add) {
+  struct Group {
+    int64_t jobs = 0;
+    int64_t preemptions = 0;
+    double preemption_gpu_seconds = 0;
+    double borrowed_gpu_seconds = 0;
+    std::vector<double> wait, queued, jct;
+  };
+  const Trace& trace = engine.trace();
+  const auto& runs = engine.runs();
+  std::map<int, Group> by_priority;
+  std::map<std::string, Group> by_vc;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const JobRun& run = runs[i];
+    const Job& job = trace.jobs[i];
+    for (Group* group : {&by_priority[job.priority], &by_vc[job.vc.str()]}) {
+      ++group->jobs;
+      group->preemptions += run.preemptions;
+      group->preemption_gpu_seconds += run.preemption_gpu_seconds;
+      group->borrowed_gpu_seconds += run.borrowed_gpu_seconds;
+      if (run.first_start >= 0) group->wait.push_back(run.first_start - job.submit_time);
+      if (run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
+          run.state == JobState::kOomFailed) {
+        group->jct.push_back(run.end_time - job.submit_time);
+        group->queued.push_back(run.queued_seconds);
+      }
+    }
+  }
+  auto emit = [&add](const std::string& scope, Group& group, bool borrowed) {
+    add("jobs_total", static_cast<double>(group.jobs), scope);
+    for (auto [name, values] :
+         {std::pair{"wait_seconds", &group.wait}, std::pair{"queued_seconds", &group.queued},
+          std::pair{"jct_seconds", &group.jct}}) {
+      if (values->empty()) continue;
+      double sum = 0;
+      for (double x : *values) sum += x;
+      add(std::string(name) + "_mean", sum / values->size(), scope);
+      add(std::string(name) + "_p95", Percentile(*values, 0.95), scope);
+    }
+    add("preemptions", static_cast<double>(group.preemptions), scope);
+    add("preemption_gpu_hours", group.preemption_gpu_seconds / 3600, scope);
+    if (borrowed) add("borrowed_gpu_hours", group.borrowed_gpu_seconds / 3600, scope);
+  };
+  if (by_priority.size() > 1) {
+    for (auto& [level, group] : by_priority) {
+      emit("priority:" + std::to_string(level), group, false);
+    }
+  }
+  if (by_vc.size() > 1) {
+    for (auto& [vc, group] : by_vc) emit("vc:" + vc, group, true);
+  }
+}
+
+}  // namespace
+
 std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOptions& options) {
   std::vector<SummaryRow> out;
   auto add = [&](const std::string& metric, double value, const std::string& scope = "all") {
@@ -194,11 +254,20 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   // Per job that started at least once (the jobs a policy could preempt).
   add("preemptions_per_job", started > 0 ? static_cast<double>(preemptions) / started : 0.0);
   add("restarts", static_cast<double>(restarts));
+  double preemption_gpu_seconds = 0;
+  double borrowed_gpu_seconds = 0;
+  for (const JobRun& run : runs) {
+    preemption_gpu_seconds += run.preemption_gpu_seconds;
+    borrowed_gpu_seconds += run.borrowed_gpu_seconds;
+  }
+  add("preemption_gpu_hours", preemption_gpu_seconds / 3600);
+  add("borrowed_gpu_hours", borrowed_gpu_seconds / 3600);
   add("lost_gpu_hours", engine.lost_gpu_seconds() / 3600);
   add("failures", static_cast<double>(engine.failures()));
   add("gpu_hours_down", engine.down_gpu_seconds() / 3600);
   add("node_hours_down", engine.down_node_seconds() / 3600);
   add("checkpoint_gpu_hours", engine.checkpoint_gpu_seconds() / 3600);
+  AddGroupSummaries(engine, add);
   return out;
 }
 

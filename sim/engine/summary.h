@@ -12,7 +12,8 @@ namespace clustersim {
 
 struct SummaryRow {
   std::string metric;
-  std::string scope;  // "all", a GPU type name
+  // "all", a GPU type name, "priority:LEVEL" or "vc:NAME" (per-group figures)
+  std::string scope;
   double value = 0;
 };
 

@@ -34,12 +34,14 @@ enum Metric {
   kJctMean,
   kBsldMean,
   kPreemptions,
+  kPreemptionGpuHours,
+  kBorrowedGpuHours,
   kOomFailures,
   kMetricCount
 };
 // Sums count 0 for a group absent from a run; means are left out then.
-constexpr bool kIsSum[kMetricCount] = {true,  true,  true,  true, false, false,
-                                       false, false, false, true, true};
+constexpr bool kIsSum[kMetricCount] = {true,  true,  true, true, false, false, false,
+                                       false, false, true, true, true,  true};
 
 using Statement = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
 
@@ -103,7 +105,8 @@ std::string ConfigKey(sqlite3_stmt* stmt, int first_column) {
 // Per run and group: the jobs' figures gathered for ReportMetrics().
 struct Accumulator {
   double jobs = 0, completed = 0, gpu_hours = 0, cost = 0, preemptions = 0, oom = 0;
-  bool has_gpu_hours = false, has_cost = false;
+  double preemption_gpu_hours = 0, borrowed_gpu_hours = 0;
+  bool has_gpu_hours = false, has_cost = false, has_preemption = false, has_borrowed = false;
   std::vector<double> waits;
   double queued_sum = 0, jct_sum = 0, bsld_sum = 0;
   int64_t queued_n = 0, jct_n = 0, bsld_n = 0;
@@ -124,6 +127,8 @@ struct Accumulator {
     if (jct_n > 0) v[kJctMean] = jct_sum / jct_n;
     if (bsld_n > 0) v[kBsldMean] = bsld_sum / bsld_n;
     v[kPreemptions] = preemptions;
+    v[kPreemptionGpuHours] = has_preemption ? preemption_gpu_hours : kNan;
+    v[kBorrowedGpuHours] = has_borrowed ? borrowed_gpu_hours : kNan;
     v[kOomFailures] = oom;
     return v;
   }
@@ -156,6 +161,8 @@ const std::vector<ReportMetric>& ReportMetrics() {
       {"jct_mean_seconds", "JCT mean", ReportUnit::kSeconds},
       {"bsld_mean", "bsld mean", ReportUnit::kRatio},
       {"preemptions", "preempt", ReportUnit::kCount},
+      {"preemption_gpu_hours", "preempt GPU-h", ReportUnit::kGpuHours},
+      {"borrowed_gpu_hours", "borrowed GPU-h", ReportUnit::kGpuHours},
       {"oom_failures", "OOM", ReportUnit::kCount},
   };
   return metrics;
@@ -360,7 +367,8 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
   }
   select += ", status, wait_time, jct, preemptions, oom_failures";
   std::vector<std::string> missing;
-  for (const char* column : {"queued_time", "bsld", "gpu_hours", "cost_usd"}) {
+  for (const char* column : {"queued_time", "bsld", "gpu_hours", "cost_usd",
+                             "preemption_gpu_seconds", "borrowed_gpu_seconds"}) {
     if (HasColumn(db, path, "jobs", column)) {
       select += std::string(", ") + column;
     } else {
@@ -408,6 +416,8 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
         const double bsld = Real(s, 7);
         const double gpu_hours = Real(s, 8);
         const double cost = Real(s, 9);
+        const double preemption_gpu_seconds = Real(s, 10);
+        const double borrowed_gpu_seconds = Real(s, 11);
         for (Accumulator* a : {&groups[group], &total}) {
           a->jobs += 1;
           a->completed += status == "completed";
@@ -418,6 +428,14 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
           if (!std::isnan(cost)) {
             a->cost += cost;
             a->has_cost = true;
+          }
+          if (!std::isnan(preemption_gpu_seconds)) {
+            a->preemption_gpu_hours += preemption_gpu_seconds / 3600;
+            a->has_preemption = true;
+          }
+          if (!std::isnan(borrowed_gpu_seconds)) {
+            a->borrowed_gpu_hours += borrowed_gpu_seconds / 3600;
+            a->has_borrowed = true;
           }
           if (!std::isnan(wait)) a->waits.push_back(wait);
           if (!std::isnan(jct)) {

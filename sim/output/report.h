@@ -16,7 +16,9 @@
 // gpu_hours (the GPU-hours its jobs held), cost_usd (those GPU-hours at their GPU type's price:
 // cost allocation by use), wait_mean_seconds and wait_p95_seconds (first-start wait of the jobs
 // that started), queued_mean_seconds, jct_mean_seconds and bsld_mean (jobs that ended), and the
-// sums preemptions and oom_failures. A group absent from one run of a configuration (a GPU type
+// sums preemptions, preemption_gpu_hours (GPU time paid for checkpoint save + restore, the
+// jobs' preemption_gpu_seconds), borrowed_gpu_hours (GPU time run beyond the VC's quota) and
+// oom_failures. A group absent from one run of a configuration (a GPU type
 // no job of that seed ran on) counts 0 in the sums and is left out of the means.
 #ifndef CLUSTERSIM_SIM_OUTPUT_REPORT_H_
 #define CLUSTERSIM_SIM_OUTPUT_REPORT_H_

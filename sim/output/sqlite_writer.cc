@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   checkpoint_seconds REAL, lost_gpu_seconds REAL,
   queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER,
   recorded_start REAL, recorded_end REAL, recorded_attempts TEXT,
-  cpus_requested REAL, host_memory_gib_requested REAL
+  cpus_requested REAL, host_memory_gib_requested REAL,
+  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL, reserved_start REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -172,6 +173,9 @@ constexpr AddedColumn kAddedColumns[] = {
     {"jobs", "recorded_start", "REAL", true},
     {"jobs", "recorded_end", "REAL", true},
     {"jobs", "recorded_attempts", "TEXT", true},
+    {"jobs", "preemption_gpu_seconds", "REAL", true},
+    {"jobs", "borrowed_gpu_seconds", "REAL", true},
+    {"jobs", "reserved_start", "REAL", true},
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
@@ -354,8 +358,10 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
                 "batch_used, memory_per_gpu_gib, slowdown, energy_kwh, trace_duration, "
                 "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
                 "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
-                "cpus_requested, host_memory_gib_requested) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "cpus_requested, host_memory_gib_requested, preemption_gpu_seconds, "
+                "borrowed_gpu_seconds, reserved_start) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     const std::string empty;
     std::string attempts_text;
     for (size_t i = 0; i < trace.jobs.size(); ++i) {
@@ -436,6 +442,10 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
       }
       s.BindOptional(38, job.cpu_milli / 1000.0, job.cpu_milli > 0);
       s.BindOptional(39, job.memory_mib / 1024.0, job.memory_mib > 0);
+      s.Bind(40, run.preemption_gpu_seconds);
+      s.Bind(41, run.borrowed_gpu_seconds);
+      const double promised = engine->promised_start(static_cast<JobId>(i));
+      s.BindOptional(42, promised, !std::isnan(promised));
       s.Step();
     }
   }

@@ -206,7 +206,7 @@ TEST(Sweep, MergedShardsEqualASingleProcessSweep) {
   // The two fcfs load-1 runs (seeds 0 and 1) have the hand-computed mean wait of 66 s.
   const auto fcfs_load1 = db.Query(
       "SELECT value FROM summary s JOIN runs r USING (run_id) WHERE metric = 'wait_seconds_mean' "
-      "AND policy = 'fcfs' AND trace_filter NOT LIKE '%load_factor%'");
+      "AND scope = 'all' AND policy = 'fcfs' AND trace_filter NOT LIKE '%load_factor%'");
   ASSERT_EQ(fcfs_load1.size(), 2u);
   for (const auto& row : fcfs_load1) EXPECT_EQ(std::stod(*row[0]), 66);
 }

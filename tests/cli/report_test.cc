@@ -134,6 +134,59 @@ TEST(StudentT, IntervalOfThreeValuesByHand) {
   EXPECT_TRUE(std::isnan(MeanWithInterval({5}).half_width));
 }
 
+// A quota run worked out by hand (the schedule of tests/policies/priority_test.cc's reclaim case
+// on 2 nodes x 4 GPUs, first-fit, preemption cost 10 s). Quota a:4, b:4. VC b submits B1..B4
+// (level 2, 2 GPUs, 1000 s) at 0..3: B1, B2 within b's quota, B3 and B4 borrow. At 100 A1 and
+// A2 (VC a, level 0, 2 GPUs, 100 s) are within a's quota: they reclaim B4, then B3 (newest
+// first) and run [100,200]. B3 and B4 resume at 200, pay 10 s of save + restore and end at 1112
+// and 1113. Preemption GPU-seconds: 2 x 10 s for each of B3 and B4 = 40. Borrowed: B3 from 2 to
+// 100 and from 200 until B1 ends at 1000 (98 + 800 s), B4 from 3 to 100 and from 200 until B2
+// ends at 1001 (97 + 801 s): 2 GPUs x 898 s each = 3592 GPU-seconds, all of VC b.
+TEST(Report, ByVcAndPriorityShowPreemptionAndBorrowedGpuHoursOfAQuotaRun) {
+  TempDir dir;
+  const std::string trace = dir.File("quota.csv");
+  WriteFile(trace,
+            "job_id,submit_time,gpus,duration,vc,priority\n"
+            "B1,0,2,1000,b,2\nB2,1,2,1000,b,2\nB3,2,2,1000,b,2\nB4,3,2,1000,b,2\n"
+            "A1,100,2,100,a,0\nA2,100,2,100,a,0\n");
+  const std::string out = dir.File("quota.sqlite");
+  RunConfig config = BaseConfig(trace, out);
+  config.policy = "priority";
+  config.params = Params(std::map<std::string, std::string>{{"quota", "a:4,b:4"}});
+  config.engine.preemption_cost_seconds = 10;
+  ExecuteRun(config);
+  Database db(out);
+  EXPECT_EQ(db.Number("SELECT end_time FROM jobs WHERE job_id = 'B3'"), 1112);
+  EXPECT_EQ(db.Number("SELECT end_time FROM jobs WHERE job_id = 'B4'"), 1113);
+  EXPECT_EQ(db.Number("SELECT preemption_gpu_seconds FROM jobs WHERE job_id = 'B4'"), 20);
+  EXPECT_EQ(db.Number("SELECT borrowed_gpu_seconds FROM jobs WHERE job_id = 'B3'"), 1796);
+  EXPECT_EQ(db.Number("SELECT SUM(borrowed_gpu_seconds) FROM jobs WHERE vc = 'a'"), 0);
+  for (const auto by : {ReportGroupBy::kVc, ReportGroupBy::kPriority}) {
+    ReportOptions options;
+    options.by = by;
+    const Report report = BuildReport(out, options);
+    std::map<std::string, const ReportRow*> rows;
+    for (const ReportRow& row : report.rows) rows[row.group] = &row;
+    const std::string b = by == ReportGroupBy::kVc ? "b" : "2";
+    const std::string a = by == ReportGroupBy::kVc ? "a" : "0";
+    ASSERT_TRUE(rows.count(a) && rows.count(b) && rows.count("(all)"));
+    EXPECT_DOUBLE_EQ(Get(*rows[b], "preemptions"), 2);
+    EXPECT_NEAR(Get(*rows[b], "preemption_gpu_hours"), 40.0 / 3600, 1e-12);
+    EXPECT_NEAR(Get(*rows[b], "borrowed_gpu_hours"), 3592.0 / 3600, 1e-12);
+    EXPECT_DOUBLE_EQ(Get(*rows[a], "preemption_gpu_hours"), 0);
+    EXPECT_DOUBLE_EQ(Get(*rows[a], "borrowed_gpu_hours"), 0);
+    EXPECT_DOUBLE_EQ(Get(*rows[a], "wait_mean_seconds"), 0);
+    EXPECT_NEAR(Get(*rows["(all)"], "borrowed_gpu_hours"), 3592.0 / 3600, 1e-12);
+  }
+  // The summary's per-VC rows agree.
+  EXPECT_NEAR(db.Number("SELECT value FROM summary WHERE metric = 'borrowed_gpu_hours' AND "
+                        "scope = 'vc:b'"),
+              3592.0 / 3600, 1e-12);
+  EXPECT_NEAR(db.Number("SELECT value FROM summary WHERE metric = 'preemption_gpu_hours' AND "
+                        "scope = 'priority:2'"),
+              40.0 / 3600, 1e-12);
+}
+
 TEST(Report, PerUserFiguresEqualSumsAndMeansOfTheJobsTable) {
   Fixture& f = Shared();
   ReportOptions options;

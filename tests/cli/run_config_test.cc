@@ -1,17 +1,17 @@
 // Run config JSON files: values fill options not given on the command line.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <fstream>
 
 #include "sim/cli/run.h"
 #include "sim/util/error.h"
+#include "tests/test_util.h"
 
 namespace clustersim {
 namespace {
 
 std::string WriteConfig(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "." + name;
+  const std::string path = testing::TempPath(name);
   std::ofstream(path) << text;
   return path;
 }

@@ -153,7 +153,10 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "recorded_end",
                                                              "recorded_attempts",
                                                              "cpus_requested",
-                                                             "host_memory_gib_requested"}));
+                                                             "host_memory_gib_requested",
+                                                             "preemption_gpu_seconds",
+                                                             "borrowed_gpu_seconds",
+                                                             "reserved_start"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",

@@ -181,7 +181,7 @@ class RackTopology : public TopologyPlacementTest {
     resources_.Allocate(busy);
   }
   static std::string WriteSpec() {
-    const std::string path = ::testing::TempDir() + "/racks.json";
+    const std::string path = testing::TempPath("racks.json");
     std::FILE* f = std::fopen(path.c_str(), "w");
     std::fputs(R"({"nodes":[{"count":4,"gpu_type":"A100-80GB","gpus_per_node":8}],
                   "network":{"nodes_per_rack":2,"oversubscription":4}})",

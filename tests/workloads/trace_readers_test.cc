@@ -266,6 +266,51 @@ TEST_F(TraceReader, ReadsTheRealOpenbPodList) {
   int cpu_only = 0;
   for (const Job& job : trace.jobs) cpu_only += job.gpus == 0;
   EXPECT_EQ(cpu_only, 1088);  // awk -F, '$4==0' counts 1088 rows
+  // qos is the priority class, mapped by the built-in table: LS 2, BE 0, Burstable 1.
+  EXPECT_EQ(first.priority_class, "LS");
+  EXPECT_EQ(first.priority, 2);
+  EXPECT_EQ(last.priority_class, "BE");
+  EXPECT_EQ(last.priority, 0);
+  EXPECT_EQ(eight.priority_class, "Burstable");
+  EXPECT_EQ(eight.priority, 1);
+  // Counted with awk -F, on column 7: 4647 LS, 3398 BE, 100 Burstable, 7 Guaranteed.
+  std::map<int, int> by_level;
+  for (const Job& job : trace.jobs) ++by_level[job.priority];
+  EXPECT_EQ(by_level, (std::map<int, int>{{0, 3398}, {1, 100}, {2, 4647}, {3, 7}}));
+}
+
+TEST_F(TraceReader, PriorityMapOverridesTheBuiltInLevelsOfOpenbQos) {
+  TraceFilter filter;
+  filter.priority_map = {{"ls", 5}, {"be", 1}};
+  const Trace trace =
+      LoadTrace(kTraces + "/alibaba_gpu_v2023/openb_pod_list_default.csv", "", filter);
+  EXPECT_EQ(Find(trace, "openb-pod-0000").priority, 5);  // LS
+  EXPECT_EQ(Find(trace, "openb-pod-8151").priority, 1);  // BE
+  EXPECT_EQ(Find(trace, "openb-pod-0017").priority, 1);  // Burstable: built-in
+  EXPECT_EQ(trace.priority_map, filter.priority_map);
+}
+
+TEST_F(TraceReader, SwfQueuesAreClassesNamedByTheHeader) {
+  // Queues 0 and 1 are named in the header, queue 2 is not, -1 is no queue.
+  const std::string text =
+      "; Queue:  0  interactive\n"
+      "; Queue:  1  batch\n"
+      "1 10 -1 100 4 -1 -1 4 -1 -1 1 3 2 -1 0 -1 -1 -1\n"
+      "2 20 -1 100 4 -1 -1 4 -1 -1 1 3 2 -1 1 -1 -1 -1\n"
+      "3 30 -1 100 4 -1 -1 4 -1 -1 1 3 2 -1 2 -1 -1 -1\n"
+      "4 40 -1 100 4 -1 -1 4 -1 -1 1 3 2 -1 -1 -1 -1 -1\n";
+  TraceFilter filter;
+  filter.priority_map = {{"interactive", 3}, {"2", 1}};
+  const Trace trace = LoadTrace(Write("q.swf", text), "", filter);
+  ASSERT_EQ(trace.jobs.size(), 4u);
+  EXPECT_EQ(trace.jobs[0].priority_class, "interactive");
+  EXPECT_EQ(trace.jobs[0].priority, 3);
+  EXPECT_EQ(trace.jobs[1].priority_class, "batch");
+  EXPECT_EQ(trace.jobs[1].priority, 0);  // no level anywhere: 0
+  EXPECT_EQ(trace.jobs[2].priority_class, "2");
+  EXPECT_EQ(trace.jobs[2].priority, 1);
+  EXPECT_TRUE(trace.jobs[3].priority_class.empty());
+  EXPECT_EQ(trace.jobs[3].priority, 0);
 }
 
 TEST_F(TraceReader, ReadsTheRealLublinSwf) {

@@ -2,7 +2,6 @@
 #include "workloads/transforms.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <fstream>
@@ -18,6 +17,7 @@ namespace clustersim {
 namespace {
 
 using testing::MakeJob;
+using testing::TempPath;
 
 Trace FiveJobs() {
   // Submissions 0, 10, 20, 30, 40 s; vc a, b, a, b, a; users u1, u2, u1, u1, u2.
@@ -121,6 +121,45 @@ TEST(SanityReport, CountsEachProblemWithTheFirstOffendingLines) {
   EXPECT_EQ(item("jobs requesting 0 GPUs"), nullptr);
 }
 
+TEST(SanityReport, WarnsOfPriorityClassesWithoutALevelAndOfMapEntriesThatMatchNothing) {
+  // Lines 2..5: classes LS (built-in 2), gold, gold, none. gold has no level (level 0 given);
+  // the map names "silver", which no job has.
+  Trace trace;
+  const char* classes[] = {"LS", "gold", "gold", ""};
+  for (int i = 0; i < 4; ++i) {
+    Job job = MakeJob("j" + std::to_string(i), i, 1, 10);
+    job.line = i + 2;
+    job.priority_class = classes[i];
+    trace.jobs.push_back(job);
+  }
+  trace.priority_map = {{"silver", 1}};
+  const SanityReport report = CheckTraceSanity(trace, nullptr);
+  ASSERT_EQ(report.items.size(), 2u);
+  EXPECT_NE(report.items[0].what.find("(gold)"), std::string::npos) << report.items[0].what;
+  EXPECT_EQ(report.items[0].first_lines, (std::vector<int64_t>{3, 4}));
+  EXPECT_NE(report.items[1].what.find("(silver)"), std::string::npos) << report.items[1].what;
+  EXPECT_EQ(report.items[1].count, 1);
+  // One class everywhere orders nothing, whatever its level: no warning.
+  for (Job& job : trace.jobs) job.priority_class = "gold";
+  trace.priority_map.clear();
+  EXPECT_TRUE(CheckTraceSanity(trace, nullptr).clean());
+}
+
+TEST(TraceStats, CountsJobsPerPriorityLevelWithTheTracesClassNames) {
+  Trace trace = FiveJobs();
+  trace.jobs[0].priority = 2;
+  trace.jobs[0].priority_class = "LS";
+  trace.jobs[1].priority = 2;
+  trace.jobs[1].priority_class = "LS";
+  const TraceStats s = ComputeTraceStats(trace);
+  EXPECT_EQ(s.jobs_by_priority.at(2).at("LS"), 2);
+  EXPECT_EQ(s.jobs_by_priority.at(0).at(""), 3);
+  const std::string text = FormatTraceStats(s);
+  EXPECT_NE(text.find("priority        2 high [LS]: 2 (40.0%)  0 low: 3 (60.0%)"),
+            std::string::npos)
+      << text;
+}
+
 TEST(TraceStats, SummarizesSizesDurationsAndLoad) {
   // FiveJobs: GPUs 1, 2, 1, 2, 1; durations all 100 s; submissions span 40 s.
   // GPU-hours = 7 x 100 / 3600; arrivals = 4 gaps in 40 s = 360 per hour;
@@ -141,7 +180,7 @@ TEST(NativeCsvWriter, WhatItWritesReadsBackIdentically) {
   trace.jobs[2].walltime = 123.5;
   trace.jobs[3].gpu_type = "A100-80GB|H100-80GB";
   trace.jobs[4].submit_time = 40.1;
-  const std::string path = ::testing::TempDir() + "/written.csv";
+  const std::string path = TempPath("written.csv");
   WriteNativeCsv(trace, path);
   const Trace back = LoadTrace(path);
   ASSERT_EQ(back.jobs.size(), 5u);
@@ -157,7 +196,7 @@ TEST(NativeCsvWriter, WhatItWritesReadsBackIdentically) {
 }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "." + name;
+  const std::string path = TempPath(name);
   std::ofstream(path) << text;
   return path;
 }
@@ -262,8 +301,8 @@ std::string ReadAll(const std::string& path) {
 TEST(Generator, SameOptionsGiveTheSameBytesAndOtherSeedsDoNot) {
   GeneratorOptions options;
   options.jobs = 2000;
-  const std::string a = ::testing::TempDir() + "/ga.csv", b = ::testing::TempDir() + "/gb.csv",
-                    c = ::testing::TempDir() + "/gc.csv";
+  const std::string a = TempPath("ga.csv"), b = TempPath("gb.csv"),
+                    c = TempPath("gc.csv");
   WriteSyntheticTrace(options, a);
   WriteSyntheticTrace(options, b);
   options.seed = 43;
@@ -284,7 +323,7 @@ TEST(Generator, PoissonArrivalsHitTheTargetRateAndPhillySizes) {
   // sum of gpus x jobs: 76,627 + 3,636 + 7,480 + 13,144 + 84 + 3,184 + 168 + 2,144 + 384 + 384
   const double rate = 0.9 * 1000 / (107235.0 / 82247 * 3600);
   EXPECT_NEAR(ArrivalRatePerSecond(options), rate, 1e-12);
-  const std::string path = ::testing::TempDir() + "/poisson.csv";
+  const std::string path = TempPath("poisson.csv");
   WriteSyntheticTrace(options, path);
   const Trace trace = LoadTrace(path);
   ASSERT_EQ(trace.jobs.size(), 200000u);
@@ -303,14 +342,14 @@ TEST(Generator, PoissonArrivalsHitTheTargetRateAndPhillySizes) {
 TEST(Generator, DiurnalArrivalsFollowTheCurve) {
   // A two-slot curve (10-minute slots): 1 then 3 submissions. Normalized to mean 1: 0.5, 1.5.
   // So three quarters of the arrivals fall in odd slots.
-  const std::string curve = ::testing::TempDir() + "/curve.csv";
+  const std::string curve = TempPath("curve.csv");
   std::ofstream(curve) << "time,submit_gpu_job\n2020-01-01 00:00:00,1\n2020-01-01 00:10:00,3\n";
   GeneratorOptions options;
   options.jobs = 40000;
   options.cluster_gpus = 100;
   options.arrivals = "diurnal";
   options.curve_path = curve;
-  const std::string path = ::testing::TempDir() + "/diurnal.csv";
+  const std::string path = TempPath("diurnal.csv");
   WriteSyntheticTrace(options, path);
   const Trace trace = LoadTrace(path);
   int64_t odd = 0;
@@ -338,7 +377,7 @@ TEST(Generator, OfferedLoadIsWithinTwoPercentOfTheTargetForBothArrivalKinds) {
       options.load = 0.9;
       options.arrivals = arrivals;
       options.seed = seed;
-      const std::string path = ::testing::TempDir() + "/load_" + arrivals + ".csv";
+      const std::string path = TempPath(std::string("load_") + arrivals + ".csv");
       const GeneratedTrace made = WriteSyntheticTrace(options, path);
       const TraceStats stats = ComputeTraceStats(LoadTrace(path));
       const double load = stats.offered_gpu_hours_per_day / (24.0 * 8192);
@@ -357,7 +396,7 @@ TEST(Generator, ModelMixAndPhillyDurations) {
   options.jobs = 20000;
   options.durations = "philly";
   options.models = ParseModelMix("resnet50:3,bert-large:1");
-  const std::string path = ::testing::TempDir() + "/models.csv";
+  const std::string path = TempPath("models.csv");
   WriteSyntheticTrace(options, path);
   const Trace trace = LoadTrace(path);
   int64_t resnet = 0;

@@ -1,6 +1,8 @@
 // Engine semantics (docs/engine.md) and fcfs schedules with each placement, computed by hand.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sim/util/error.h"
 #include "tests/test_util.h"
 
@@ -240,6 +242,61 @@ TEST(Engine, AnInvalidDecisionStopsTheRunNamingThePolicy) {
     EXPECT_NE(std::string(e.what()).find("test-policy"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("busy"), std::string::npos) << e.what();
   }
+}
+
+// Strict fcfs that promises the blocked head a start at the current time (and then, ignored,
+// 5 s later): a promise it cannot keep while the head's GPUs are busy.
+class EagerPromiser final : public Policy {
+ public:
+  explicit EagerPromiser(bool keeps) : keeps_(keeps) {}
+  void Schedule(SchedulingContext& context) override {
+    Allocation a;
+    for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueFront()) {
+      if (!context.TryPlace(id, &a)) {
+        context.Promise(id, context.now());
+        context.Promise(id, context.now() + 5);
+        return;
+      }
+      context.Start(id, a);
+    }
+  }
+  bool KeepsPromises() const override { return keeps_; }
+
+ private:
+  bool keeps_;
+};
+
+// 1 GPU. a t=0 10 s; b t=0 5 s: b is promised 0 at t=0 and starts at 10.
+std::vector<Job> PromiseTrace() { return {MakeJob("a", 0, 1, 10), MakeJob("b", 0, 1, 5)}; }
+
+TEST(Engine, WithCheckAStartAfterTheFirstPromiseStopsAPolicyThatKeepsPromises) {
+  TestSim sim(Nodes(1, 1), PromiseTrace(), std::make_unique<EagerPromiser>(true));
+  try {
+    sim.Run();
+    FAIL() << "expected an InternalError";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("promised"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Engine, TheFirstPromiseIsKeptAndAnEstimateIsNotChecked) {
+  TestSim sim(Nodes(1, 1), PromiseTrace(), std::make_unique<EagerPromiser>(false));
+  sim.Run();
+  EXPECT_DOUBLE_EQ(sim.engine().promised_start(sim.IndexOf("b")), 0);
+  EXPECT_TRUE(std::isnan(sim.engine().promised_start(sim.IndexOf("a"))));
+  ExpectInterval(sim.Of("b"), 10, 15);
+}
+
+TEST(Engine, PromisesAreNotCheckedOnceAJobRunsPastItsPlan) {
+  // a plans 5 s (its wall time) but runs 10 (no kill): plans no longer hold from its start.
+  EngineOptions options;
+  options.enforce_walltime = false;
+  std::vector<Job> jobs = PromiseTrace();
+  jobs[0].walltime = 5;
+  TestSim sim(Nodes(1, 1), jobs, std::make_unique<EagerPromiser>(true), options);
+  sim.Run();
+  EXPECT_FALSE(sim.engine().plans_held());
+  ExpectInterval(sim.Of("b"), 10, 15);
 }
 
 }  // namespace

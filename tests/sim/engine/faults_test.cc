@@ -18,6 +18,7 @@ namespace {
 using testing::MakeJob;
 using testing::Nodes;
 using testing::TestSim;
+using testing::TempPath;
 
 FailureRecord NodeFailure(double time, int node, double duration, int gpu = -1) {
   FailureRecord r;
@@ -168,7 +169,7 @@ TEST(Faults, MtbfOptionsAndFailureTraceParse) {
   EXPECT_THROW(ParseMtbfHours("Z100=3", catalog, "--node-mtbf"), InputError);
 
   const Cluster cluster(ClusterSpec::FromJsonText(Nodes(2, 4), "c", catalog), catalog);
-  const std::string path = ::testing::TempDir() + "/failures.csv";
+  const std::string path = TempPath("failures.csv");
   std::ofstream(path) << "node,time,duration,gpu\n1,10,5,\n0,3,7,2\n";
   const auto records = LoadFailureTrace(path, cluster);
   ASSERT_EQ(records.size(), 2u);

@@ -5,6 +5,8 @@
 // pass). Kept small for CI; scripts/soak.sh runs the 200,000-job version.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sim/engine/summary.h"
 #include "tests/test_util.h"
 #include "workloads/generator.h"
@@ -16,6 +18,7 @@ namespace {
 
 using testing::Nodes;
 using testing::TestSim;
+using testing::TempPath;
 
 class Soak : public ::testing::TestWithParam<std::string> {};
 
@@ -26,7 +29,7 @@ TEST_P(Soak, FailuresAndPreemptionsKeepEveryInvariantAndEveryJobFinishes) {
   generator.load = 0.9;
   generator.durations = "philly";
   generator.seed = 7;
-  const std::string path = ::testing::TempDir() + "/soak_" + GetParam() + ".csv";
+  const std::string path = TempPath("soak_" + GetParam() + ".csv");
   WriteSyntheticTrace(generator, path);
   const Trace trace = LoadTrace(path);
 
@@ -62,6 +65,71 @@ TEST_P(Soak, FailuresAndPreemptionsKeepEveryInvariantAndEveryJobFinishes) {
   EXPECT_EQ(run()->engine().fingerprint(), engine.fingerprint());
 }
 
+// Without failures, with exact plans (the synthetic trace has no wall times: every job is
+// planned with its duration, which the `trace` runtime model runs): every invariant holds and
+// every promise is kept. The engine stops a run whose policy KeepsPromises() and starts a job
+// after its first promise (--check); the test also reads the promises back. easy promises each
+// blocked head, conservative every job.
+class PromiseSoak : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(PromiseSoak, WithExactPlansNoJobStartsAfterItsPromise) {
+  const auto& [policy, placement] = GetParam();
+  GeneratorOptions generator;
+  generator.jobs = 4000;
+  generator.cluster_gpus = 128;
+  generator.load = 1.1;  // queues build up (mean queue about 670 jobs with fcfs)
+  generator.seed = 9;
+  const std::string path = TempPath("promise_soak.csv");
+  WriteSyntheticTrace(generator, path);
+  const Trace trace = LoadTrace(path);
+  TestSim sim(Nodes(16, 8), trace.jobs, policy, placement);
+  const Engine& engine = sim.Run();
+  EXPECT_TRUE(engine.plans_held());
+  int promised = 0, waited = 0;
+  for (JobId id = 0; id < static_cast<JobId>(trace.jobs.size()); ++id) {
+    const JobRun& run = engine.run(id);
+    ASSERT_EQ(run.state, JobState::kCompleted) << trace.jobs[id].id;
+    waited += run.first_start > trace.jobs[id].submit_time;
+    const double promise = engine.promised_start(id);
+    if (std::isnan(promise)) {
+      EXPECT_NE(policy, "conservative") << "conservative reserves every job";
+      continue;
+    }
+    ++promised;
+    EXPECT_GE(promise, trace.jobs[id].submit_time);
+    if (engine.policy_keeps_promises()) {
+      EXPECT_LE(run.first_start, promise) << trace.jobs[id].id;
+    }
+  }
+  if (policy == "fcfs") {
+    EXPECT_GT(waited, 1000);  // the trace queues
+  } else if (policy == "conservative") {
+    EXPECT_EQ(promised, static_cast<int>(trace.jobs.size()));
+  } else if (policy == "easy") {
+    EXPECT_GT(promised, 200);  // the blocked heads
+  }
+}
+
+std::vector<std::tuple<std::string, std::string>> PromiseCases() {
+  std::vector<std::tuple<std::string, std::string>> cases;
+  for (const PolicyEntry* entry : Policies()) {
+    for (const char* placement : {"first-fit", "best-fit", "pool"}) {
+      cases.emplace_back(entry->name, placement);
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPolicyAndPlacement, PromiseSoak, ::testing::ValuesIn(PromiseCases()),
+                         [](const auto& info) {
+                           std::string name =
+                               std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
 class ModelSoak : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ModelSoak, ModelAwareRunsKeepEveryInvariantWithOomFailuresAndFailures) {
@@ -76,7 +144,7 @@ TEST_P(ModelSoak, ModelAwareRunsKeepEveryInvariantWithOomFailuresAndFailures) {
   generator.load = 0.9;
   generator.durations = "philly";
   generator.seed = 5;
-  const std::string path = ::testing::TempDir() + "/model_soak_" + GetParam() + ".csv";
+  const std::string path = TempPath("model_soak_" + GetParam() + ".csv");
   WriteSyntheticTrace(generator, path);
   Trace trace = LoadTrace(path);
   AssignModels(trace.jobs, 3);

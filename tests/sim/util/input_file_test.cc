@@ -4,7 +4,6 @@
 #include "sim/util/input_file.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdlib>
@@ -12,15 +11,12 @@
 #include <sstream>
 
 #include "sim/util/error.h"
+#include "tests/test_util.h"
 
 namespace clustersim {
 namespace {
 
-// One name per process: ctest runs each test as its own process, several at once, and other
-// checkouts may run the same tests on the machine.
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/input_file_test." + std::to_string(getpid()) + "." + name;
-}
+using testing::TempPath;
 
 void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;

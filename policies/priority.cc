@@ -1,0 +1,828 @@
+// priority: priority classes with preemption, QoS and virtual-cluster quotas
+// (docs/policies.md#priority). Waiting jobs are served in strict order of class (Job::priority,
+// higher first), inside a class in a base order (`within`); a job of a higher class that cannot
+// start preempts running jobs of lower classes, cheapest first, if that makes room for it.
+//
+// Order: (effective level descending, then `within`): fcfs = submission order; fair-share =
+// accounts by Slurm's fair-share factor, descending (policies/fair_share_ledger.h), jobs of
+// accounts with equal factors merged in submission order; las = Tiresias' attained-service queues
+// (policies/las_queues.h) ascending, the queue fixed when the job enters the waiting queue,
+// submission order inside. The base order never preempts: preemption happens between classes only.
+//
+// Without quotas, one pass: start jobs from the head of the order while they fit. When the head
+// does not fit, look for victims among the running jobs of lower effective level (not of a
+// `guaranteed` class, started before now, running for at least `min_slice` seconds since their
+// last start, on a GPU type the head may use). Candidates are taken lowest level first, then by
+// cost (GPUs x the job's preemption cost, docs/engine.md#preemption-cost: the engine saves a
+// preempted job's work, so what a preemption wastes is that save + restore), then newest start
+// first, on a scratch copy of the free GPUs until the run's placement finds room for the head;
+// then every chosen victim whose GPUs the head does not need after all is given back (in reverse
+// order). The victims are preempted, the head starts, and the pass goes on. If no set of victims
+// makes room, the head blocks the rest (backfill=none) or gets an EASY reservation and later
+// jobs that fit now start if they do not delay it (backfill=easy, policies/backfill.h). If
+// `min_slice` kept some candidate out, a timer wakes the policy when the first of them reaches its
+// slice.
+//
+// Quotas (`quota`): virtual cluster v is guaranteed q_v GPUs (a VC not listed: 0). A waiting job
+// is within quota if its VC's held GPUs + its request <= q_v, else borrowing. Running jobs of a VC
+// are within quota in order of start (oldest first) while they fit in what is left of q_v; the
+// others are borrowing (marked in the engine, SetBorrowing). A pass has two phases:
+//   1. guarantees: waiting jobs within quota, in order. One that does not fit preempts (a) the
+//      borrowing jobs of other VCs, newest start first (reclaim, any class), then (b) running jobs
+//      of its own VC of lower level (as above). If it still cannot start, its VC is blocked for
+//      the rest of this phase (strict order inside a VC's quota). Repeated while it preempts.
+//   2. borrowing: waiting jobs beyond quota, in order; each starts if it fits on idle GPUs, or by
+//      preempting running jobs of lower level that are of its VC or borrowing themselves; else
+//      it is skipped (borrowing never blocks).
+//   backfill=easy cannot be combined with quotas (phase 2 already fills idle GPUs).
+// Aging (`max_wait` > 0): a job waiting that long since it entered the queue (submission or its
+// last preemption) is promoted to the next higher level among the jobs seen so far, then again
+// after each further max_wait; a promotion lasts until the job ends.
+// QoS by class (base level, as submitted): `guaranteed` classes are never preempted by a higher
+// class (a guaranteed job borrowing beyond its VC's quota is still reclaimed: the quota is the
+// stronger guarantee); `exclusive` classes hold whole nodes (Policy::WholeNodes,
+// docs/engine.md#whole-nodes).
+//
+// Parameters:
+//   within (fcfs): fcfs | fair-share | las; backfill (none): none | easy; walltime (trace): as for
+//   easy; min_slice (0): seconds; max_wait (0 = off): seconds; guaranteed, exclusive (none):
+//   levels or class names, comma-separated; quota (none): vc:GPUS,... or a JSON file
+//   {"vc": GPUS, ...} (a value ending in .json); by, shares, half_life (within=fair-share);
+//   thresholds (within=las).
+// Cost of a pass: the starts and the walk of policies/backfill.h; per head that does not fit, one
+// scan of the running jobs, a sort of the candidates and O(victims tried) placement queries (a
+// count of the GPUs of lower levels refuses most hopeless heads in O(levels) first). With quotas
+// the walk visits the waiting jobs until nothing is free and nothing can be preempted; heads of
+// one (shape, level, VC) that failed are not tried again until something is preempted. A VC's
+// borrowing marks are recomputed after a change to its running jobs: O(1) while it is within its
+// quota with no job marked, else a walk of its running jobs, oldest first, that stops once
+// nothing later can change (Relabel).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "policies/backfill.h"
+#include "policies/fair_share_ledger.h"
+#include "policies/las_queues.h"
+#include "policies/registry.h"
+#include "sim/engine/priority_class.h"
+#include "sim/util/error.h"
+#include "sim/util/json_file.h"
+
+namespace clustersim {
+namespace {
+
+enum class Within { kFcfs, kFairShare, kLas };
+
+struct Options {
+  Within within = Within::kFcfs;
+  bool backfill = false;
+  double min_slice_seconds = 0;
+  double max_wait_seconds = 0;  // 0 = no aging
+  std::set<int> guaranteed;
+  std::set<int> exclusive;
+  bool quotas = false;
+  std::map<std::string, int> quota;  // VC name -> guaranteed GPUs
+  std::vector<double> thresholds;    // within=las
+};
+
+// The waiting jobs in (level descending, group rank ascending, JobId) order, where a group is the
+// within-class key (fcfs: one group; fair-share: an account; las: a queue) and its rank is given
+// per pass by the policy; groups of equal rank are merged in submission order.
+class WaitingOrder final : public CandidateOrder {
+ public:
+  WaitingOrder(EasyBackfill& backfill, std::function<double(int)> rank,
+               std::function<void(JobId)> on_start)
+      : backfill_(backfill), rank_(std::move(rank)), on_start_(std::move(on_start)) {}
+
+  void set_context(const SchedulingContext* context) { context_ = context; }
+  // `gpus`: the job's request, for MinRequest.
+  void Insert(JobId id, int level, int group, int gpus) {
+    levels_[level][group].insert(id);
+    ++sizes_[gpus];
+  }
+  void Erase(JobId id, int level, int group, int gpus) {
+    auto level_it = levels_.find(level);
+    CHECK(level_it != levels_.end(), "priority: erased a job of an unknown level");
+    auto group_it = level_it->second.find(group);
+    CHECK(group_it != level_it->second.end() && group_it->second.erase(id) == 1,
+          "priority: erased a job that was not waiting");
+    auto size = sizes_.find(gpus);
+    if (--size->second == 0) sizes_.erase(size);
+  }
+  bool empty() const { return sizes_.empty(); }
+  // The fewest GPUs a waiting job requests. REQUIRES !empty().
+  int MinRequest() const { return sizes_.begin()->first; }
+
+  JobId First() override {
+    // Empty groups and levels are dropped only here, never during a walk.
+    for (auto level_it = levels_.begin(); level_it != levels_.end();) {
+      std::erase_if(level_it->second, [](const auto& group) { return group.second.empty(); });
+      level_it = level_it->second.empty() ? levels_.erase(level_it) : std::next(level_it);
+    }
+    heap_ = {};
+    level_it_ = levels_.begin();
+    OpenLevel();
+    static const ClassFilter kAll;
+    return Next(kAll);
+  }
+
+  JobId Next(const ClassFilter& filter) override {
+    while (true) {
+      if (heap_.empty()) {
+        if (level_it_ == levels_.end()) return kNoJob;
+        if (group_pos_ < groups_.size()) {
+          const double rank = groups_[group_pos_].first;
+          for (; group_pos_ < groups_.size() && groups_[group_pos_].first == rank; ++group_pos_) {
+            const std::set<JobId>& jobs = level_it_->second.at(groups_[group_pos_].second);
+            if (!jobs.empty()) heap_.push(Cursor{*jobs.begin(), jobs.begin(), jobs.end()});
+          }
+          continue;
+        }
+        ++level_it_;
+        OpenLevel();
+        continue;
+      }
+      Cursor cursor = heap_.top();
+      heap_.pop();
+      const JobId id = cursor.id;
+      if (++cursor.it != cursor.end) {
+        cursor.id = *cursor.it;
+        heap_.push(cursor);
+      }
+      if (filter.Admits(backfill_.ClassOf(*context_, id),
+                        backfill_.walltime().Planned(context_->job(id)))) {
+        return id;
+      }
+    }
+  }
+
+  void OnStart(JobId id) override { on_start_(id); }
+
+ private:
+  struct Cursor {
+    JobId id;
+    std::set<JobId>::const_iterator it, end;
+    bool operator>(const Cursor& other) const { return id > other.id; }
+  };
+  using Level = std::map<int, std::set<JobId>>;
+
+  void OpenLevel() {
+    groups_.clear();
+    group_pos_ = 0;
+    if (level_it_ == levels_.end()) return;
+    for (const auto& [group, jobs] : level_it_->second) {
+      if (!jobs.empty()) groups_.emplace_back(rank_(group), group);
+    }
+    std::stable_sort(groups_.begin(), groups_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+
+  EasyBackfill& backfill_;
+  std::function<double(int)> rank_;
+  std::function<void(JobId)> on_start_;
+  const SchedulingContext* context_ = nullptr;
+  std::map<int, Level, std::greater<int>> levels_;
+  std::map<int, int> sizes_;  // GPUs requested -> waiting jobs
+  // The walk.
+  std::map<int, Level, std::greater<int>>::iterator level_it_;
+  std::vector<std::pair<double, int>> groups_;  // (rank, group) of the current level
+  size_t group_pos_ = 0;
+  std::priority_queue<Cursor, std::vector<Cursor>, std::greater<Cursor>> heap_;
+};
+
+class PriorityPolicy final : public Policy {
+ public:
+  PriorityPolicy(Options options, WalltimeRule walltime,
+                 std::optional<FairShareLedger::Options> fair)
+      : options_(std::move(options)), backfill_(walltime) {
+    if (fair) {
+      fair_by_vc_ = fair->by_vc;
+      ledger_.emplace(std::move(*fair));
+    }
+    AddOrder();  // bucket 0: every job without quotas
+  }
+
+  // Settings with nothing to act on in this trace, joined by "; " (docs/policies.md#priority).
+  std::string IdleWarning(const Trace& trace, const ModelRuntime* /*models*/) const override {
+    std::set<int> levels;
+    std::set<Symbol> users, vcs;
+    for (const Job& job : trace.jobs) {
+      levels.insert(job.priority);
+      users.insert(job.user);
+      vcs.insert(job.vc);
+    }
+    std::vector<std::string> warnings;
+    if (levels.size() <= 1 && !options_.quotas) {
+      warnings.push_back(
+          "priority: every job of the trace has the same level, so there is no class to order "
+          "or preempt and the policy schedules like " +
+          std::string(options_.backfill ? "easy" : "fcfs") +
+          " (within aside); give classes with a priority column or --priority-map "
+          "(traces/README.md#priority-classes), or quotas with --param quota=vc:GPUS,...");
+    }
+    if (options_.within == Within::kFairShare && (fair_by_vc_ ? vcs : users).size() <= 1) {
+      warnings.push_back(std::string("priority within=fair-share: every job is charged to one ") +
+                         (fair_by_vc_ ? "virtual cluster" : "user") +
+                         ", so the order inside a class is submission order (within=fcfs)");
+    }
+    auto absent_levels = [&](const char* key, const std::set<int>& chosen) {
+      std::string absent;
+      for (int level : chosen) {
+        if (!levels.count(level)) absent += (absent.empty() ? "" : ",") + std::to_string(level);
+      }
+      if (!absent.empty()) {
+        warnings.push_back(std::string("priority ") + key + ": no job of the trace has level " +
+                           absent);
+      }
+    };
+    absent_levels("guaranteed", options_.guaranteed);
+    absent_levels("exclusive", options_.exclusive);
+    std::set<std::string> vc_names;
+    for (const Symbol& vc : vcs) vc_names.insert(vc.str());
+    std::string absent_vcs;
+    for (const auto& [name, gpus] : options_.quota) {
+      if (!vc_names.count(name)) absent_vcs += (absent_vcs.empty() ? "" : ", ") + name;
+    }
+    if (!absent_vcs.empty()) {
+      warnings.push_back("priority quota: no job of the trace is in virtual cluster " + absent_vcs +
+                         " (its quota guarantees nothing)");
+    }
+    std::string text;
+    for (const std::string& w : warnings) text += (text.empty() ? "" : "; ") + w;
+    return text;
+  }
+
+  void OnArrival(SchedulingContext& context, JobId id) override {
+    Grow(id);
+    const Job& job = context.job(id);
+    level_[id] = job.priority;
+    seen_levels_.insert(job.priority);
+    vc_[id] = VcIndex(job);
+    if (ledger_) account_[id] = ledger_->AccountOf(job);
+    backfill_.ClassOf(context, id);
+    Enqueue(context, id);
+  }
+
+  void OnCompletion(SchedulingContext& context, JobId id) override {
+    OnStopped(context, id);
+    backfill_.OnCompletion(context, id);
+  }
+
+  // Failures and out-of-memory retries put a running job back in the queue.
+  void OnRequeue(SchedulingContext& context, JobId id) override {
+    OnStopped(context, id);
+    backfill_.OnCompletion(context, id);
+    Enqueue(context, id);
+  }
+
+  void OnTimer(SchedulingContext& context, JobId id, int tag) override {
+    if ((tag & 1) != kAgingTag) return;  // a min_slice wake-up: the pass that follows is the point
+    if (static_cast<uint32_t>(tag >> 1) != (generation_[id] & kGenerationMask) ||
+        context.run(id).state != JobState::kQueued) {
+      return;
+    }
+    auto next = seen_levels_.upper_bound(level_[id]);
+    if (next == seen_levels_.end()) return;  // already at the top
+    const int gpus = context.run(id).request.gpus;
+    OrderOf(id).Erase(id, level_[id], group_[id], gpus);
+    level_[id] = *next;
+    OrderOf(id).Insert(id, level_[id], group_[id], gpus);
+    context.SetTimer(context.now() + options_.max_wait_seconds, id, Tag(id));
+  }
+
+  void Schedule(SchedulingContext& context) override {
+    context_ = &context;
+    for (auto& order : orders_) order->set_context(&context);
+    if (ledger_) {
+      ledger_->Advance(context.now());
+      ledger_->ComputeFactors();
+    }
+    if (options_.quotas) {
+      QuotaPass(context);
+    } else {
+      ClassPass(context);
+    }
+    for (int v = 0; v < static_cast<int>(vcs_.size()); ++v) Relabel(context, v);
+    context_ = nullptr;
+  }
+
+  double RequestedWalltime(const Job& job) const override {
+    return backfill_.walltime().Requested(job);
+  }
+  bool WholeNodes(const Job& job) const override { return options_.exclusive.count(job.priority); }
+
+ private:
+  static constexpr int kAgingTag = 0;
+  static constexpr int kWakeTag = 1;
+  static constexpr uint32_t kGenerationMask = (1u << 30) - 1;  // tags are non-negative ints
+
+  struct Vc {
+    int quota = 0;
+    int held = 0;  // GPUs held by its running jobs
+    // With quotas only: its running jobs by (last start, job), their GPU counts (held -> jobs) and
+    // how many of them are marked borrowing.
+    std::set<std::pair<double, JobId>> running;
+    std::map<int, int> sizes;
+    int marked = 0;
+    bool dirty = false;    // labels not recomputed since a change
+    bool blocked = false;  // this pass's guarantee phase
+  };
+
+  struct Candidate {
+    int tier;  // 0: reclaimed from another VC's borrowing; 1: of a lower level
+    int level;
+    double cost;
+    double last_start;
+    JobId id;
+    auto Key() const {
+      return std::make_tuple(tier, tier == 0 ? 0 : level, tier == 0 ? 0.0 : cost, -last_start, -id);
+    }
+  };
+
+  int Tag(JobId id) const { return static_cast<int>((generation_[id] & kGenerationMask) << 1); }
+  bool IsGuaranteed(const SchedulingContext& context, JobId id) const {
+    return options_.guaranteed.count(context.job(id).priority) > 0;
+  }
+
+  void Grow(JobId id) {
+    if (static_cast<size_t>(id) < level_.size()) return;
+    const size_t size = std::max<size_t>(static_cast<size_t>(id) + 1, 2 * level_.size());
+    level_.resize(size, 0);
+    group_.resize(size, 0);
+    vc_.resize(size, 0);
+    account_.resize(size, 0);
+    generation_.resize(size, 0);
+    held_.resize(size, 0);
+    start_.resize(size, 0.0);
+    borrowing_.resize(size, 0);
+  }
+
+  int VcIndex(const Job& job) {
+    auto [it, inserted] = vc_index_.try_emplace(job.vc.id(), static_cast<int>(vcs_.size()));
+    if (inserted) {
+      Vc vc;
+      if (auto q = options_.quota.find(job.vc.str()); q != options_.quota.end()) {
+        vc.quota = q->second;
+      }
+      vcs_.push_back(std::move(vc));
+      if (options_.quotas && vcs_.size() > orders_.size()) AddOrder();
+    }
+    return it->second;
+  }
+
+  double Rank(int group) const {
+    switch (options_.within) {
+      case Within::kFcfs:
+        return 0;
+      case Within::kFairShare:
+        return -ledger_->factor(group);
+      case Within::kLas:
+        return group;
+    }
+    return 0;
+  }
+
+  void AddOrder() {
+    orders_.push_back(std::make_unique<WaitingOrder>(
+        backfill_, [this](int group) { return Rank(group); },
+        [this](JobId id) { OnStarted(*context_, id); }));
+    if (context_) orders_.back()->set_context(context_);
+  }
+  // With quotas one order per VC (its index), else one for all.
+  WaitingOrder& OrderOf(JobId id) { return *orders_[options_.quotas ? vc_[id] : 0]; }
+  // The global order of waiting jobs: (level descending, rank ascending, submission order).
+  std::tuple<int, double, JobId> Key(JobId id) const { return {-level_[id], Rank(group_[id]), id}; }
+
+  void Enqueue(SchedulingContext& context, JobId id) {
+    switch (options_.within) {
+      case Within::kFcfs:
+        group_[id] = 0;
+        break;
+      case Within::kFairShare:
+        group_[id] = account_[id];
+        break;
+      case Within::kLas:
+        group_[id] = LasQueueOf(options_.thresholds, context.run(id).gpu_seconds);
+        break;
+    }
+    OrderOf(id).Insert(id, level_[id], group_[id], context.run(id).request.gpus);
+    if (options_.max_wait_seconds > 0) {
+      context.SetTimer(context.now() + options_.max_wait_seconds, id, Tag(id));
+    }
+  }
+
+  void OnStarted(const SchedulingContext& context, JobId id) {
+    OrderOf(id).Erase(id, level_[id], group_[id], context.run(id).request.gpus);
+    ++generation_[id];  // its aging timer no longer applies
+    const JobRun& run = context.run(id);
+    held_[id] = static_cast<int>(run.allocation.gpus.size());
+    start_[id] = run.last_start;
+    Vc& vc = vcs_[vc_[id]];
+    vc.held += held_[id];
+    if (options_.quotas) {
+      vc.running.emplace(start_[id], id);
+      ++vc.sizes[held_[id]];
+    }
+    vc.dirty = true;
+    if (!IsGuaranteed(context, id)) preemptible_gpus_[level_[id]] += held_[id];
+    if (ledger_) ledger_->Charge(account_[id], held_[id]);
+  }
+
+  void OnStopped(const SchedulingContext& context, JobId id) {
+    if (ledger_) {
+      ledger_->Advance(context.now());
+      ledger_->Charge(account_[id], -held_[id]);
+    }
+    Vc& vc = vcs_[vc_[id]];
+    vc.held -= held_[id];
+    if (options_.quotas) {
+      vc.running.erase({start_[id], id});
+      auto size = vc.sizes.find(held_[id]);
+      if (--size->second == 0) vc.sizes.erase(size);
+      vc.marked -= borrowing_[id];
+    }
+    vc.dirty = true;
+    borrowing_[id] = 0;  // the engine ends the mark when the job stops
+    if (!IsGuaranteed(context, id)) {
+      auto it = preemptible_gpus_.find(level_[id]);
+      it->second -= held_[id];
+      if (it->second == 0) preemptible_gpus_.erase(it);
+    }
+    held_[id] = 0;
+  }
+
+  // Recomputes VC v's borrowing marks (oldest start first, within quota while it fits). The walk
+  // stops once nothing after it can change: what is left of the quota is below the smallest job
+  // of the VC (so every later job borrows) and every job still marked within has been visited
+  // (so every later job is marked borrowing already). A VC within its quota with no mark is done
+  // at once.
+  void Relabel(SchedulingContext& context, int v) {
+    Vc& vc = vcs_[v];
+    if (!vc.dirty) return;
+    vc.dirty = false;
+    if (!options_.quotas || (vc.held <= vc.quota && vc.marked == 0)) return;
+    const int smallest = vc.sizes.empty() ? 0 : vc.sizes.begin()->first;
+    int left = vc.quota;
+    int unvisited_within = static_cast<int>(vc.running.size()) - vc.marked;
+    for (const auto& [start, id] : vc.running) {
+      if (left < smallest && unvisited_within == 0) break;
+      const bool was = borrowing_[id];
+      unvisited_within -= !was;
+      const bool borrowing = held_[id] > left;
+      if (!borrowing) left -= held_[id];
+      if (borrowing != was) {
+        borrowing_[id] = borrowing;
+        vc.marked += borrowing ? 1 : -1;
+        context.SetBorrowing(id, borrowing);
+      }
+    }
+  }
+  bool IsBorrowing(SchedulingContext& context, JobId id) {
+    Relabel(context, vc_[id]);
+    return borrowing_[id];
+  }
+  bool IsWithinQuota(JobId id, const JobRun& run) const {
+    const Vc& vc = vcs_[vc_[id]];
+    return vc.held + run.request.gpus <= vc.quota;
+  }
+
+  void Preempt(SchedulingContext& context, JobId id) {
+    context.Preempt(id);
+    OnStopped(context, id);
+    backfill_.OnCompletion(context, id);
+    Enqueue(context, id);
+  }
+
+  void Wake(SchedulingContext& context, double time, JobId head) {
+    if (!std::isfinite(time)) return;
+    if (wake_at_ > context.now() && wake_at_ <= time) return;  // an earlier wake-up is pending
+    wake_at_ = time;
+    context.SetTimer(time, head, kWakeTag);
+  }
+
+  // Preempts the cheapest set of eligible victims that makes room for `head` (see the file
+  // comment). Returns true if it did, so the head fits now.
+  bool MakeRoom(SchedulingContext& context, JobId head) {
+    const JobRun& head_run = context.run(head);
+    const PlacementRequest& request = head_run.request;
+    const int level = level_[head];
+    const int v = vc_[head];
+    const double now = context.now();
+    const bool within = options_.quotas && IsWithinQuota(head, head_run);
+    // Necessary: free GPUs of allowed types plus those of every preemptible job of lower level
+    // (and, for reclaim, of borrowing jobs) reach the request.
+    if (!within) {
+      int available = 0;
+      for (int type : context.cluster().gpu_types()) {
+        if (request.AllowsType(type)) available += context.resources().free_of_type(type);
+      }
+      for (auto it = preemptible_gpus_.begin();
+           it != preemptible_gpus_.end() && it->first < level && available < request.gpus; ++it) {
+        available += it->second;
+      }
+      if (available < request.gpus) return false;
+    }
+    candidates_.clear();
+    double wake = std::numeric_limits<double>::infinity();
+    for (JobId r : context.running()) {
+      const JobRun& run = context.run(r);
+      const bool lower = level_[r] < level && !IsGuaranteed(context, r);
+      int tier = -1;
+      if (!options_.quotas) {
+        if (lower) tier = 1;
+      } else {
+        const bool borrowing = IsBorrowing(context, r);
+        if (within && vc_[r] != v && borrowing) {
+          tier = 0;
+        } else if (lower && (vc_[r] == v || borrowing)) {
+          tier = 1;
+        }
+      }
+      if (tier < 0 || !request.AllowsType(run.allocation.gpu_type) || !(run.last_start < now)) {
+        continue;
+      }
+      if (now - run.last_start < options_.min_slice_seconds) {
+        wake = std::min(wake, run.last_start + options_.min_slice_seconds);
+        continue;
+      }
+      const double gpus = static_cast<double>(run.allocation.gpus.size());
+      candidates_.push_back(
+          Candidate{tier, level_[r], gpus * context.preemption_cost(r), run.last_start, r});
+    }
+    if (candidates_.empty()) {
+      Wake(context, wake, head);
+      return false;
+    }
+    std::sort(candidates_.begin(), candidates_.end(),
+              [](const Candidate& a, const Candidate& b) { return a.Key() < b.Key(); });
+    if (scratch_) {
+      *scratch_ = context.resources();
+    } else {
+      scratch_.emplace(context.resources());
+    }
+    Allocation allocation;
+    size_t taken = 0;
+    bool fits = false;
+    while (taken < candidates_.size() && !fits) {
+      scratch_->Release(context.run(candidates_[taken++].id).allocation.gpus);
+      fits = context.placement().Find(*scratch_, request, &allocation);
+    }
+    if (!fits) {
+      Wake(context, wake, head);
+      return false;
+    }
+    // Give back, costliest first, every victim whose GPUs the head does not need.
+    victims_.assign(taken, kNoJob);
+    for (size_t i = taken; i-- > 0;) {
+      const std::vector<int>& gpus = context.run(candidates_[i].id).allocation.gpus;
+      scratch_->Allocate(gpus);
+      if (context.placement().Find(*scratch_, request, &allocation)) continue;
+      scratch_->Release(gpus);
+      victims_[i] = candidates_[i].id;
+    }
+    for (JobId r : victims_) {
+      if (r != kNoJob) Preempt(context, r);
+    }
+    return true;
+  }
+
+  // Without quotas: strict order with preemption between classes, then EASY if asked.
+  void ClassPass(SchedulingContext& context) {
+    while (true) {
+      backfill_.Pass(context, *orders_[0], false);
+      const JobId head = orders_[0]->First();
+      if (head == kNoJob) return;
+      if (!MakeRoom(context, head)) break;
+    }
+    if (options_.backfill) backfill_.Pass(context, *orders_[0], true);
+  }
+
+  void StartNow(SchedulingContext& context, JobId id, Allocation allocation) {
+    context.Start(id, std::move(allocation));
+    OnStarted(context, id);
+  }
+
+  // With quotas: the guarantee phase (repeated while it preempts), then the borrowing phase.
+  void QuotaPass(SchedulingContext& context) {
+    for (Vc& vc : vcs_) vc.blocked = false;
+    while (QuotaWalk(context, /*guarantees=*/true)) {
+    }
+    QuotaWalk(context, /*guarantees=*/false);
+  }
+
+  // True if VC v may still start a job in the guarantee phase: not blocked, and its smallest
+  // waiting request fits in what is left of its quota.
+  bool HasRoom(int v) const {
+    const Vc& vc = vcs_[v];
+    return !vc.blocked && !orders_[v]->empty() && vc.held + orders_[v]->MinRequest() <= vc.quota;
+  }
+
+  // One walk over the waiting jobs in the global order, merged from the VCs' orders (in the
+  // guarantee phase only of VCs with room, each dropped once it has none); returns true if it
+  // preempted something.
+  bool QuotaWalk(SchedulingContext& context, bool guarantees) {
+    using Shape = std::tuple<int, uint64_t, bool>;
+    using Head = std::pair<std::tuple<int, double, JobId>, int>;  // (key, VC)
+    // Shapes that did not fit on the live state; (shape, level, VC) whose preemption failed.
+    std::set<Shape> no_fit;
+    std::set<std::tuple<Shape, int, int>> no_room;
+    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+    auto advance = [&](int v, JobId next) {
+      if (next != kNoJob) heads.emplace(Key(next), v);
+    };
+    for (int v = 0; v < static_cast<int>(vcs_.size()); ++v) {
+      if (guarantees ? HasRoom(v) : !orders_[v]->empty()) advance(v, orders_[v]->First());
+    }
+    bool preempted = false;
+    while (!heads.empty()) {
+      const JobId id = std::get<2>(heads.top().first);
+      const int v = heads.top().second;
+      heads.pop();
+      const JobRun& run = context.run(id);
+      const bool within = IsWithinQuota(id, run);
+      if (guarantees ? within : !within) {
+        const Shape shape(run.request.gpus, run.request.type_mask, run.request.whole_nodes);
+        const auto room_key = std::make_tuple(shape, level_[id], v);
+        Allocation allocation;
+        if (!no_fit.count(shape) && context.TryPlace(id, &allocation)) {
+          StartNow(context, id, std::move(allocation));
+        } else {
+          no_fit.insert(shape);
+          if (!no_room.count(room_key) && MakeRoom(context, id)) {
+            preempted = true;
+            no_fit.clear();
+            no_room.clear();
+            CHECK(context.TryPlace(id, &allocation), "priority: no room after preemption");
+            StartNow(context, id, std::move(allocation));
+          } else {
+            no_room.insert(room_key);
+            if (guarantees) vcs_[v].blocked = true;
+          }
+        }
+      }
+      if (!guarantees || HasRoom(v)) advance(v, orders_[v]->Next(ClassFilter()));
+      // Nothing free and nobody left that a later (lower or equal level) job could preempt.
+      if (!heads.empty() && context.resources().total_free() == 0 &&
+          (preemptible_gpus_.empty() ||
+           level_[std::get<2>(heads.top().first)] <= preemptible_gpus_.begin()->first) &&
+          !(guarantees && AnyBorrowing(context))) {
+        break;
+      }
+    }
+    return preempted;
+  }
+
+  bool AnyBorrowing(SchedulingContext& context) {
+    for (int v = 0; v < static_cast<int>(vcs_.size()); ++v) {
+      Relabel(context, v);
+      if (vcs_[v].held > vcs_[v].quota) return true;
+    }
+    return false;
+  }
+
+  const Options options_;
+  EasyBackfill backfill_;
+  std::vector<std::unique_ptr<WaitingOrder>> orders_;  // by bucket (see OrderOf)
+  std::optional<FairShareLedger> ledger_;
+  bool fair_by_vc_ = false;               // within=fair-share: accounts are VCs, else users
+  SchedulingContext* context_ = nullptr;  // during a pass
+  // Per job.
+  std::vector<int> level_;  // effective level (the trace's, raised by aging)
+  std::vector<int> group_;  // within-class group while waiting
+  std::vector<int> vc_;
+  std::vector<int> account_;
+  std::vector<uint32_t> generation_;  // bumped at every start: aging timers of earlier waits
+  std::vector<int> held_;             // GPUs held while running
+  std::vector<double> start_;         // last start while running
+  std::vector<uint8_t> borrowing_;    // the mark last given to the engine
+  std::set<int> seen_levels_;
+  std::map<int, int> preemptible_gpus_;  // level -> GPUs held by running non-guaranteed jobs
+  std::unordered_map<uint32_t, int> vc_index_;
+  std::vector<Vc> vcs_;
+  double wake_at_ = -1;
+  std::vector<Candidate> candidates_;
+  std::vector<JobId> victims_;
+  std::optional<Resources> scratch_;
+};
+
+Options ParseOptions(const Params& params) {
+  Options options;
+  const std::string within = params.String("within", "fcfs");
+  if (within == "fcfs") {
+    options.within = Within::kFcfs;
+  } else if (within == "fair-share") {
+    options.within = Within::kFairShare;
+  } else if (within == "las") {
+    options.within = Within::kLas;
+    options.thresholds = ParseThresholds(params.String("thresholds", kDefaultLasThresholds));
+  } else {
+    throw InputError("parameter within=" + within + ": expected fcfs, fair-share or las");
+  }
+  const std::string backfill = params.String("backfill", "none");
+  if (backfill != "none" && backfill != "easy") {
+    throw InputError("parameter backfill=" + backfill + ": expected none or easy");
+  }
+  options.backfill = backfill == "easy";
+  auto seconds = [&params](const char* key) {
+    const double value = params.Double(key, 0);
+    if (!(value >= 0) || !std::isfinite(value)) {
+      throw InputError(std::string("parameter ") + key + "=" + params.String(key, "") +
+                       ": expected a number of seconds >= 0");
+    }
+    return value;
+  };
+  options.min_slice_seconds = seconds("min_slice");
+  options.max_wait_seconds = seconds("max_wait");
+  options.guaranteed = ParsePriorityLevels(params.String("guaranteed", ""), "guaranteed");
+  options.exclusive = ParsePriorityLevels(params.String("exclusive", ""), "exclusive");
+  const std::string quota = params.String("quota", "");
+  if (!quota.empty()) {
+    options.quotas = true;
+    if (options.backfill) {
+      throw InputError(
+          "parameters backfill=easy and quota cannot be combined: with quotas, jobs beyond "
+          "their VC's quota already fill idle GPUs in class order (docs/policies.md#quotas)");
+    }
+    auto add = [&options](const std::string& vc, double gpus, const std::string& where) {
+      if (!(gpus >= 0) || gpus != std::floor(gpus) || gpus > 1e9) {
+        throw InputError(where + ": expected a whole number of GPUs >= 0 for VC \"" + vc + "\"");
+      }
+      if (!options.quota.emplace(vc, static_cast<int>(gpus)).second) {
+        throw InputError(where + ": VC \"" + vc + "\" given twice");
+      }
+    };
+    if (quota.size() > 5 && quota.ends_with(".json")) {
+      const nlohmann::json doc = ParseJsonFile(quota);
+      if (!doc.is_object()) throw InputError(quota + ": expected an object {\"vc\": GPUs, ...}");
+      for (const auto& [vc, value] : doc.items()) {
+        add(vc, RequireNumber(value, quota, vc), quota);
+      }
+    } else {
+      size_t begin = 0;
+      while (begin <= quota.size()) {
+        size_t end = quota.find(',', begin);
+        if (end == std::string::npos) end = quota.size();
+        const std::string item = quota.substr(begin, end - begin);
+        const size_t colon = item.rfind(':');
+        double gpus = -1;
+        if (colon != std::string::npos) {
+          const std::string number = item.substr(colon + 1);
+          char* parsed_end = nullptr;
+          gpus = std::strtod(number.c_str(), &parsed_end);
+          if (number.empty() || *parsed_end != '\0') gpus = -1;
+        }
+        if (colon == std::string::npos) {
+          throw InputError("parameter quota: \"" + item + "\": expected vc:GPUS");
+        }
+        add(item.substr(0, colon), gpus, "parameter quota");
+        begin = end + 1;
+      }
+    }
+  }
+  return options;
+}
+
+}  // namespace
+}  // namespace clustersim
+
+CLUSTERSIM_REGISTER_POLICY(
+    priority, "priority",
+    "priority classes (higher level first) with preemption of lower classes, min slice, aging, "
+    "QoS and VC quotas",
+    "within (fcfs): fcfs | fair-share | las, the order inside a class\n"
+    "                           backfill (none): none = strict blocking | easy = EASY "
+    "backfilling (not with quota)\n"
+    "                           walltime (trace): trace | exact | a factor of the duration, as "
+    "for easy\n"
+    "                           min_slice (0): seconds a job runs after a start before it may be "
+    "preempted\n"
+    "                           max_wait (0 = off): seconds of waiting after which a job is "
+    "promoted one class\n"
+    "                           guaranteed (none): classes never preempted (levels or names)\n"
+    "                           exclusive (none): classes that hold whole nodes\n"
+    "                           quota (none): vc:GPUS,... or FILE.json; beyond it jobs borrow "
+    "idle GPUs and are reclaimed\n"
+    "                           by, shares, half_life: the fair-share account (within=fair-share)\n"
+    "                           thresholds (3250,7200): LAS queues in GPU-seconds (within=las)",
+    [](const clustersim::Params& params) {
+      clustersim::Options options = clustersim::ParseOptions(params);
+      std::optional<clustersim::FairShareLedger::Options> fair;
+      if (options.within == clustersim::Within::kFairShare) {
+        fair = clustersim::FairShareLedger::ParseOptions(params);
+      }
+      return std::make_unique<clustersim::PriorityPolicy>(
+          std::move(options), clustersim::WalltimeRule::FromParams(params), std::move(fair));
+    });

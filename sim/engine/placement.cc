@@ -1,0 +1,31 @@
+#include "sim/engine/placement.h"
+
+namespace clustersim {
+
+bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request, Allocation* out) {
+  out->gpus.clear();
+  out->gpu_type = -1;
+  out->milli = 0;
+  if (request.gpus <= 0) return false;
+  for (const Partition& part : resources.partitions()) {
+    const int per_node = part.gpus_per_node;
+    if (!request.AllowsType(part.gpu_type) || per_node <= 0) continue;
+    const int nodes = (request.gpus + per_node - 1) / per_node;
+    if (part.by_free_count[per_node] < nodes) continue;
+    const IndexSet& whole = part.by_free[per_node];
+    int pos = whole.FindFirst();
+    for (int taken = 0; taken < nodes; ++taken, pos = whole.FindFrom(pos + 1)) {
+      resources.AppendLowestFreeGpus(part.nodes[pos], per_node, &out->gpus);
+    }
+    // The job's host demand is charged over all the GPUs it holds (docs/resources.md).
+    if (!resources.HostFitsGpus(request.host, out->gpus)) {
+      out->gpus.clear();
+      continue;
+    }
+    out->gpu_type = part.gpu_type;
+    return true;  // positions ascend with node indices, so the GPUs are ascending
+  }
+  return false;
+}
+
+}  // namespace clustersim
