@@ -309,6 +309,11 @@ std::string FormatTraceStats(const TraceStats& s, int64_t cluster_gpus) {
     out += line;
   }
   out += "\n";
+  // A trace without classes (every job level 0, no class names) gets no priority line.
+  const bool classless = s.jobs_by_priority.size() == 1 && s.jobs_by_priority.begin()->first == 0 &&
+                         s.jobs_by_priority.begin()->second.size() == 1 &&
+                         s.jobs_by_priority.begin()->second.begin()->first.empty();
+  if (s.jobs_by_priority.empty() || classless) return out;
   // Highest level first: the order a priority policy serves them in.
   out += "priority        ";
   for (auto level = s.jobs_by_priority.rbegin(); level != s.jobs_by_priority.rend(); ++level) {
