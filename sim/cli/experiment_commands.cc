@@ -3,11 +3,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -32,14 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::atomic<bool> g_stop{false};
-
-void OnSignal(int) { g_stop.store(true); }
-
-void CatchSignals() {
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
-}
 
 // "a,b,c" in the order given; an empty item or a repeated one is an error naming the option.
 std::vector<std::string> SplitNames(const std::string& text, const std::string& option) {
@@ -300,14 +290,14 @@ int CommandCompare(int argc, char** argv) {
     fs::create_directories(out_path.parent_path(), ec);
   }
   const ScopedDirectory scratch(base.out + ".compare-tmp-" + std::to_string(::getpid()));
-  CatchSignals();
+  CatchStopSignals();
   {
     BatchProgress progress("runs", runs.size(),
                            ::isatty(STDERR_FILENO) && !vm.count("no-progress"));
     ParallelFor(runs.size(), jobs, [&](size_t i) {
       CompareRun& run = runs[i];
       run.config.out = scratch.path() + "/run-" + std::to_string(i) + ".sqlite";
-      run.config.engine.interrupt = &g_stop;
+      run.config.engine.interrupt = StopFlag();
       const int slot = progress.Begin();
       if (progress.enabled()) {
         run.config.engine.progress = [&progress, slot](const EngineProgress& p) {
@@ -412,7 +402,7 @@ int CommandSweep(int argc, char** argv) {
   options.shard = ParseShard(shard_text);
   options.out_dir = out_dir;
   options.jobs = jobs;
-  options.interrupt = &g_stop;
+  options.interrupt = StopFlag();
   options.progress = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
   const SweepSpec spec = LoadSweepSpec(spec_path);
   if (vm.count("dry-run")) {
@@ -423,7 +413,7 @@ int CommandSweep(int argc, char** argv) {
     }
     return 0;
   }
-  CatchSignals();
+  CatchStopSignals();
   const SweepReport report = RunSweep(spec, options);
   std::printf(
       "sweep: shard %d/%d: %lld runs: %lld complete now, %lld already complete, %lld "

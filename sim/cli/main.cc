@@ -5,10 +5,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -39,10 +37,6 @@ namespace po = boost::program_options;
 
 namespace clustersim {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void OnSignal(int) { g_interrupted.store(true); }
 
 constexpr const char* kUsage =
     R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
@@ -184,7 +178,7 @@ int CommandRun(int argc, char** argv) {
     ApplyRunConfigFile(vm["config"].as<std::string>(), given, &config);
   }
   CheckReplayOptions(config);
-  config.engine.interrupt = &g_interrupted;
+  config.engine.interrupt = StopFlag();
   const bool tty = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
   if (tty) {
     const auto start = std::chrono::steady_clock::now();
@@ -203,8 +197,7 @@ int CommandRun(int argc, char** argv) {
       std::fflush(stderr);
     };
   }
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  CatchStopSignals();
   const RunOutcome outcome = ExecuteRun(config);
   if (tty) std::fprintf(stderr, "\r%110s\r", "");
   PrintSummary(config, outcome);

@@ -4,10 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <boost/program_options.hpp>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -28,10 +26,6 @@ namespace clustersim {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::atomic<bool> g_stop{false};
-
-void OnSignal(int) { g_stop.store(true); }
 
 // The distances --rank-by accepts (all: lower is closer to the record).
 constexpr const char* kRankMetrics[] = {"wait_wasserstein_hours", "wait_ks",
@@ -258,7 +252,7 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
   ParallelFor(candidates.size(), jobs, [&](size_t i) {
     Candidate& c = candidates[i];
     c.config.out = scratch + "/run-" + std::to_string(i) + ".sqlite";
-    c.config.engine.interrupt = &g_stop;
+    c.config.engine.interrupt = StopFlag();
     try {
       c.outcome = ExecuteRun(c.config);
     } catch (...) {
@@ -380,8 +374,7 @@ int CommandValidate(int argc, char** argv) {
   }
   config.filter = MakeFilter(filter_args);
   config.validate = true;
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  CatchStopSignals();
   std::map<std::string, std::string> given;
   for (const std::string& p : params) {
     Params parsed;
@@ -400,7 +393,7 @@ int CommandValidate(int argc, char** argv) {
     return RunSearch(config, given, axes, rank_by, jobs);
   }
   config.params = ParamsForRun(given, config.policy, config.placement);
-  config.engine.interrupt = &g_stop;
+  config.engine.interrupt = StopFlag();
   const RunOutcome outcome = ExecuteRun(config);
   PrintValidation(config, outcome);
   return outcome.status == RunStatus::kComplete ? 0 : 130;
