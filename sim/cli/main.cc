@@ -5,10 +5,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,6 +23,7 @@
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/cli/validate_command.h"
+#include "sim/cli/validate_models_command.h"
 #include "sim/hardware/topology.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
@@ -38,10 +37,6 @@ namespace po = boost::program_options;
 
 namespace clustersim {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void OnSignal(int) { g_interrupted.store(true); }
 
 constexpr const char* kUsage =
     R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
@@ -59,6 +54,7 @@ commands:
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   advise          memory, largest batch, throughput and goodput of a model on a GPU type
+  validate-models the memory and throughput models against published measurements
   list            list policies | placements | gpus | models | clusters | formats
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
@@ -149,59 +145,20 @@ int CommandRun(int argc, char** argv) {
       "clustersim run: replay a trace on a cluster under a policy\n\n"
       "With no options: the bundled Philly-derived trace on the default cluster with fcfs,\n"
       "written to results/clustersim.sqlite.\n\noptions");
-  desc.add_options()("help,h", "show this help")("trace", po::value(&config.trace_path),
-                                                 "trace file (default: the bundled Philly window)")(
-      "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
-      "cluster", po::value(&config.cluster)->default_value("default"),
-      "cluster spec JSON file or preset name")("hardware", po::value(&config.hardware_path),
-                                               "hardware catalog JSON (default: built in)")(
+  desc.add_options()("help,h", "show this help")(
+      "trace", po::value(&config.trace_path), "trace file (default: the bundled Philly window)")(
       "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
       "placement", po::value(&config.placement)->default_value("first-fit"),
       "placement strategy: pool, first-fit, best-fit, ...")(
       "runtime-model", po::value(&config.runtime_model),
       "trace | hardware (default: hardware on a heterogeneous cluster, else trace)")(
       "param", po::value(&params)->composing(), "policy parameter key=value (repeatable)")(
-      "seed", po::value(&config.seed)->default_value(0), "random seed")(
-      "interval",
-      DurationValue("--interval", &config.engine.timeseries_interval_seconds)->default_value("300"),
-      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
-      "stop-time", DurationValue("--stop-time", &config.engine.stop_time),
-      "stop the clock at this simulated time (a duration: 100h, 3d)")(
       "out", po::value(&config.out)->default_value("results/clustersim.sqlite"),
       "SQLite database to append the run to")(
-      "preemption-cost",
-      DurationValue("--preemption-cost", &config.engine.preemption_cost_seconds)
-          ->default_value("0"),
-      "checkpoint save + restore paid by each preempted job (a duration)")(
-      "bsld-threshold", po::value(&config.bsld_threshold_seconds)->default_value(10),
-      "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
       "allow-duplicate", po::bool_switch(&config.allow_duplicate),
       "append the run even if --out already holds the same run (same inputs and seed)")(
-      "node-mtbf", po::value(&config.node_mtbf),
-      "node failures: mean time between failures per node, \"T\" or \"TYPE=T,...\"; a plain "
-      "number is hours (2000 = 2000h; 90d)")(
-      "gpu-mtbf", po::value(&config.gpu_mtbf),
-      "single-GPU failures: mean time between failures per GPU (same forms; plain = hours)")(
-      "mttr", DurationValue("--mttr", &config.engine.faults.mttr_seconds, kSecondsPerHour),
-      "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
-      "failure-trace", po::value(&config.failure_trace),
-      "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
-      "checkpoint-interval",
-      DurationValue("--checkpoint-interval", &config.engine.faults.checkpoint_interval_seconds),
-      "computing time between a job's checkpoints (a duration; default: none, a failure loses "
-      "all)")("checkpoint-cost",
-              DurationValue("--checkpoint-cost", &config.engine.faults.checkpoint_cost_seconds)
-                  ->default_value("0"),
-              "time each checkpoint save takes, without progress (a duration)")(
-      "restore-cost",
-      DurationValue("--restore-cost", &config.engine.faults.restore_cost_seconds)
-          ->default_value("0"),
-      "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
-
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
-      "check", po::bool_switch(&config.engine.check_invariants),
-      "verify engine invariants after every pass (slow)")(
       "record-allocations", po::bool_switch(&config.engine.record_allocations),
       "write the allocations table: one row per running interval of a job")(
       "on-no-fit", po::value(&on_no_fit)->default_value("wait"),
@@ -214,6 +171,7 @@ int CommandRun(int argc, char** argv) {
       "the cluster's GPUs, one arrival a second (docs/workloads.md)")(
       "no-progress", "never draw the progress bar")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
+  AddReplayOptions(desc, config);
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, config.models);
   po::variables_map vm;
@@ -239,13 +197,8 @@ int CommandRun(int argc, char** argv) {
     }
     ApplyRunConfigFile(vm["config"].as<std::string>(), given, &config);
   }
-  if (config.engine.preemption_cost_seconds < 0) {
-    throw InputError("--preemption-cost: expected a number of seconds >= 0");
-  }
-  if (!(config.engine.timeseries_interval_seconds > 0)) {
-    throw InputError("--interval: expected a positive number of seconds");
-  }
-  config.engine.interrupt = &g_interrupted;
+  CheckReplayOptions(config);
+  config.engine.interrupt = StopFlag();
   const bool tty = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
   if (tty) {
     const auto start = std::chrono::steady_clock::now();
@@ -264,8 +217,7 @@ int CommandRun(int argc, char** argv) {
       std::fflush(stderr);
     };
   }
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  CatchStopSignals();
   const RunOutcome outcome = ExecuteRun(config);
   if (tty) std::fprintf(stderr, "\r%110s\r", "");
   PrintSummary(config, outcome);
@@ -430,12 +382,14 @@ int Main(int argc, char** argv) {
     if (command == "list") return CommandList(argc - 1, argv + 1);
     if (command == "trace") return CommandTrace(argc - 1, argv + 1);
     if (command == "advise") return CommandAdvise(argc - 1, argv + 1);
+    if (command == "validate-models") return CommandValidateModels(argc - 1, argv + 1);
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
-    throw InputError("unknown command \"" + command +
-                     "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, "
-                     "list, plan, queueing, validate");
+    throw InputError(
+        "unknown command \"" + command +
+        "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
+        "list, plan, queueing, validate");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

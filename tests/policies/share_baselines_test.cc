@@ -24,7 +24,7 @@ class ShareBaselinesTest : public ::testing::Test {
   }
 
   std::vector<int> Place(const std::string& strategy, int gpus, int milli = 0, int64_t seed = 0) {
-    PlacementEnv env{&cluster_, nullptr, nullptr, nullptr, seed};
+    PlacementEnv env{&cluster_, nullptr, nullptr, nullptr, nullptr, seed};
     const auto placement = FindPlacement(strategy).make(env, {});
     PlacementRequest request;
     request.gpus = gpus;
