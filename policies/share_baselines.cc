@@ -60,9 +60,9 @@ struct NodeView {
   int node = -1;
   std::vector<int> free;  // free milli per GPU of the node
   int64_t free_total = 0;
-  int full = 0;            // completely free GPUs
-  int64_t cpu_free = 0;    // milli-cores; 0 without host limits
-  int64_t cpu_asked = 0;   // the job's charge on this node; 0 without host limits
+  int full = 0;           // completely free GPUs
+  int64_t cpu_free = 0;   // milli-cores; 0 without host limits
+  int64_t cpu_asked = 0;  // the job's charge on this node; 0 without host limits
 };
 
 class ShareBaseline final : public Placement {
@@ -199,8 +199,8 @@ class ShareBaseline final : public Placement {
   }
 
   // Job kinds on the node, inferred from its GPUs (the artifact counts the pods' kinds; see
-  // docs/policies.md): a share when some GPU is partly used, whole GPUs when some GPU is held whole.
-  // The inference cannot tell 1-GPU from n-GPU jobs: whole-GPU jobs are one kind here.
+  // docs/policies.md): a share when some GPU is partly used, whole GPUs when some GPU is held
+  // whole. The inference cannot tell 1-GPU from n-GPU jobs: whole-GPU jobs are one kind here.
   static int64_t ClusteringScore(const NodeView& view, const PlacementRequest& request) {
     bool shares = false;
     bool whole = false;

@@ -460,10 +460,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
 
   const bool host_limits = RunLimitsHost(trace, cluster);
   WarnUnusedHostDemands(trace, cluster, host_limits);
-  workload = fgd_classes == "paper"
-                 ? PaperTaskClasses(trace, placement->SharesGpus(), host_limits)
-                 : WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus(),
-                                   host_limits);
+  workload = fgd_classes == "paper" ? PaperTaskClasses(trace, placement->SharesGpus(), host_limits)
+                                    : WorkloadClasses(trace, kDefaultMaxTaskClasses,
+                                                      placement->SharesGpus(), host_limits);
   engine_options.workload = &workload;  // the same classes for the FGD metric
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
   engine.Run();

@@ -90,10 +90,9 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
   const json doc = ParseJsonFile(path);
   if (!doc.is_object()) throw InputError(path, 0, 0, "expected a JSON object (a sweep spec)");
   static const std::set<std::string> kKnown = {
-      "traces",      "clusters",        "policies",      "placements", "params",
-      "load_factor", "seeds",           "runtime_model", "format",     "hardware",
-      "interval",    "preemption_cost", "stop_time",     "models",     "on_no_fit",
-      "no_departures", "inflate",       "no_host_demands"};
+      "traces",    "clusters",      "policies",  "placements",    "params",   "load_factor",
+      "seeds",     "runtime_model", "format",    "hardware",      "interval", "preemption_cost",
+      "stop_time", "models",        "on_no_fit", "no_departures", "inflate",  "no_host_demands"};
   for (const auto& [key, value] : doc.items()) {
     if (key == "load_factors") {
       // Its factors multiplied the gaps between arrivals; load_factor's multiply the arrival
@@ -236,10 +235,12 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
     if (!(stop_time > 0)) throw JsonValueError(path, "stop_time", "expected seconds > 0");
     engine.stop_time = stop_time;
   }
-  // Arrival-only placement and trace transforms for every run (docs/engine.md#arrival-only-placement).
+  // Arrival-only placement and trace transforms for every run
+  // (docs/engine.md#arrival-only-placement).
   if (doc.contains("on_no_fit")) {
     const std::string v = RequireString(doc["on_no_fit"], path, "on_no_fit");
-    if (v != "wait" && v != "skip") throw JsonValueError(path, "on_no_fit", "expected wait or skip");
+    if (v != "wait" && v != "skip")
+      throw JsonValueError(path, "on_no_fit", "expected wait or skip");
     engine.skip_no_fit = v == "skip";
   }
   auto flag_of = [&](const char* key) {

@@ -150,14 +150,17 @@ TEST_F(FragAwareTest, SigmoidScoreTiesGrowthsOfOneIntegerScoreAndTakesTheLowerNo
   EXPECT_EQ(Place("frag-aware", 1, 300), (std::vector<int>{4}));
   PlacementEnv env{&cluster_, nullptr, nullptr, &workload_};
   const auto sigmoid =
-      FindPlacement("frag-aware").make(env, Params(std::map<std::string, std::string>{{"score", "sigmoid"}}));
+      FindPlacement("frag-aware")
+          .make(env, Params(std::map<std::string, std::string>{{"score", "sigmoid"}}));
   PlacementRequest request;
   request.gpus = 1;
   request.milli = 300;
   Allocation out;
   ASSERT_TRUE(sigmoid->Find(resources_, request, &out));
   EXPECT_EQ(out.gpus, std::vector<int>{0});
-  EXPECT_THROW(FindPlacement("frag-aware").make(env, Params(std::map<std::string, std::string>{{"score", "rounded"}})), InputError);
+  EXPECT_THROW(FindPlacement("frag-aware")
+                   .make(env, Params(std::map<std::string, std::string>{{"score", "rounded"}})),
+               InputError);
 }
 
 }  // namespace
