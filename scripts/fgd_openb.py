@@ -143,8 +143,10 @@ def main():
     print("published order:                 " + " < ".join(p for p, _ in paper_order))
     fgd = statistics.mean(ours["frag-aware"])
     dot = statistics.mean(ours["dot-product"])
-    print(f"FGD leaves {100 * (1 - fgd / dot):.0f} % fewer GPUs unallocated than dot-product "
-          f"(published: {100 * (1 - paper['06-FGD'] / paper['02-DotProd']):.0f} %)")
+    fewer = 100 * (1 - fgd / dot)
+    print(f"FGD leaves {abs(fewer):.0f} % {'fewer' if fewer >= 0 else 'more'} GPUs unallocated "
+          f"than dot-product (published: "
+          f"{100 * (1 - paper['06-FGD'] / paper['02-DotProd']):.0f} % fewer)")
 
 
 if __name__ == "__main__":
