@@ -125,6 +125,20 @@ TEST(OpenbEndToEnd, SkippingIsForFcfsOnly) {
   CliResult bad = RunCli({"run", "--on-no-fit", "later", "--out", dir.File("y.sqlite")});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("expected wait or skip"), std::string::npos) << bad.err;
+  CliResult inflate = RunCli({"run", "--inflate", "0", "--out", dir.File("z.sqlite")});
+  EXPECT_EQ(inflate.exit_code, 2);
+  EXPECT_NE(inflate.err.find("--inflate: expected a factor > 0"), std::string::npos)
+      << inflate.err;
+  // The sweep keys are checked before anything runs, naming the key.
+  const std::string spec = dir.File("spec.json");
+  WriteFile(spec, R"({"traces": ["t.csv"], "on_no_fit": "later"})");
+  CliResult sweep = RunCli({"sweep", spec, "--out", dir.File("runs"), "--dry-run"});
+  EXPECT_EQ(sweep.exit_code, 2);
+  EXPECT_NE(sweep.err.find("on_no_fit"), std::string::npos) << sweep.err;
+  WriteFile(spec, R"({"traces": ["t.csv"], "inflate": -1})");
+  sweep = RunCli({"sweep", spec, "--out", dir.File("runs"), "--dry-run"});
+  EXPECT_EQ(sweep.exit_code, 2);
+  EXPECT_NE(sweep.err.find("inflate"), std::string::npos) << sweep.err;
 }
 
 }  // namespace
