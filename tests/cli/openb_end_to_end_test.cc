@@ -127,8 +127,7 @@ TEST(OpenbEndToEnd, SkippingIsForFcfsOnly) {
   EXPECT_NE(bad.err.find("expected wait or skip"), std::string::npos) << bad.err;
   CliResult inflate = RunCli({"run", "--inflate", "0", "--out", dir.File("z.sqlite")});
   EXPECT_EQ(inflate.exit_code, 2);
-  EXPECT_NE(inflate.err.find("--inflate: expected a factor > 0"), std::string::npos)
-      << inflate.err;
+  EXPECT_NE(inflate.err.find("--inflate: expected a factor > 0"), std::string::npos) << inflate.err;
   // The sweep keys are checked before anything runs, naming the key.
   const std::string spec = dir.File("spec.json");
   WriteFile(spec, R"({"traces": ["t.csv"], "on_no_fit": "later"})");
