@@ -19,8 +19,9 @@
 // also needs its CPU demand free on the node — its own cpu_milli (per node: split by GPUs as
 // HostChargeOn splits a job), or, for a class that states none, the node's CPUs in proportion to
 // its GPUs — and a class lacking CPUs finds all of the node's idle GPU capacity fragmented.
-// What clustersim leaves out of the paper's measure: GPU-type constraints of classes (every class
-// may use every type) and CPU-only tasks (not a GPU workload here).
+// CPU-only tasks (a class of 0 GPUs, only in PaperTaskClasses) find all of a node's idle GPU
+// capacity fragmented, as the paper counts them. What clustersim leaves out of the paper's
+// measure: GPU-type constraints of classes (every class may use every type).
 //
 // Units: milli throughout (1000 = one whole GPU). Every function is a pure function of its
 // arguments; FgdTracker caches one value per node and owns nothing else.
