@@ -238,12 +238,6 @@ void WarnUnusedHostDemands(const Trace& trace, const Cluster& cluster, bool host
 
 RunOutcome ExecuteRun(const RunConfig& config) {
   const auto wall_start = std::chrono::steady_clock::now();
-  auto tmp_phase = [&](const char* what) {  // TEMPORARY
-    if (std::getenv("TMP_PHASES")) {
-      std::fprintf(stderr, "%.3f %s\n",
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(), what);
-    }
-  };
   HardwareCatalog custom_catalog;
   const HardwareCatalog* catalog = &HardwareCatalog::Default();
   if (!config.hardware_path.empty()) {
@@ -294,7 +288,6 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     models = &custom_models;
   }
 
-  tmp_phase("setup");
   const std::string trace_path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
   spdlog::info("reading trace {}", trace_path);
   FilterCounts counts;
@@ -306,7 +299,6 @@ RunOutcome ExecuteRun(const RunConfig& config) {
         counts.kept, counts.before, counts.outside_window, counts.other_vc, counts.other_user,
         counts.other_status, counts.beyond_first_n);
   }
-  tmp_phase("parsed");
   if (config.models.assign) {
     const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed));
     spdlog::info("assigned a model and batch to {} jobs (seed {})", assigned, config.seed);
@@ -331,7 +323,6 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     }
   }
 
-  tmp_phase("sanity");
   RunOutcome outcome;
   // Settings with nothing to act on: said before the run, and kept for the caller's report.
   if (model_runtime && model_runtime->modelled_jobs() == 0 && !config.models.assign) {
@@ -405,7 +396,6 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     }
   }
 
-  tmp_phase("writer open");
   const bool host_limits = RunLimitsHost(trace, cluster);
   WarnUnusedHostDemands(trace, cluster, host_limits);
   workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus(), host_limits);
@@ -414,12 +404,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     // Rows are written on the writer's thread while the run goes on (sqlite_writer.h).
     engine_options.observe = [&writer](const Engine& e) { writer->WriteFinished(e, false); };
   }
-  tmp_phase("workload");
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
-  tmp_phase("engine constructed");
   if (writer) writer->BeginRun(record, engine);
   engine.Run();
-  tmp_phase("run");
   if (writer) writer->WriteFinished(engine, true);
 
   outcome.status = engine.status();
@@ -432,7 +419,6 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   outcome.filter_counts = counts;
   outcome.sanity = std::move(sanity);
   outcome.summary = ComputeSummary(engine, {config.bsld_threshold_seconds});
-  tmp_phase("summary");
   if (config.validate) {
     outcome.validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds);
   }
@@ -444,14 +430,11 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     record.passes = engine.passes();
     record.status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
     record.fingerprint = HexFingerprint(engine.fingerprint());
-  tmp_phase("before EndRun");
     outcome.run_id = writer->EndRun(record, outcome.summary);
     writer->WriteAllocations(outcome.run_id, engine);
     if (config.validate) writer->WriteValidation(outcome.run_id, outcome.validation);
-  tmp_phase("EndRun+alloc");
     writer->Commit();
   }
-  tmp_phase("commit");
   return outcome;
 }
 

@@ -252,7 +252,6 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
       // 16 KiB pages: a tenth less CPU per jobs row than the default 4 KiB (fewer page splits;
       // measured in bench/README.md); page size is the file's own setting, so only for a new file.
       Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA page_size=16384;");
-      if (const char* extra = std::getenv("TMP_PRAGMAS")) Exec(extra);  // TEMPORARY
     }
     Exec("BEGIN");
     // An existing database must be one of ours: either empty or holding a `runs` table.
@@ -573,11 +572,6 @@ class RunStream {
       batch.values.clear();
       batch.texts.clear();
       empty_.Push(std::move(batch));
-    }
-    if (std::getenv("TMP_WRITER_CPU")) {  // TEMPORARY measurement
-      timespec ts;
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-      std::fprintf(stderr, "writer thread cpu %.3f s\n", ts.tv_sec + ts.tv_nsec * 1e-9);
     }
   }
 
