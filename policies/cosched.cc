@@ -493,6 +493,7 @@ class Cosched final : public Policy {
         want.gpus = n;
         want.type_mask = uint64_t{1} << t;
         want.job = &job;
+        want.job_id = id;
         want.host = context.run(id).request.host;  // CPUs and memory (docs/resources.md)
         if (context.placement().Find(context.resources(), want, &allocation)) break;
         min_failed_[p] = std::min(min_failed_[p], n);
@@ -719,6 +720,7 @@ class Cosched final : public Policy {
         want.gpus = n;
         want.type_mask = uint64_t{1} << t;
         want.job = &context.job(id);
+        want.job_id = id;
         want.host = host;
         if (context.placement().Find(scratch, want, &allocation)) break;
       }

@@ -1,5 +1,6 @@
 #include "workloads/model_assignment.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace clustersim {
@@ -31,10 +32,21 @@ int Log2(int power_of_two) {
   return n;
 }
 
-int DrawBatch(const ModelChoice& choice, uint64_t& state) {
+int DrawBatch(const ModelChoice& choice, uint64_t& state, UserBatchRule rule) {
+  const double u = Uniform01(state);
+  switch (rule) {
+    case UserBatchRule::kReference:
+      return choice.recipe_batch;
+    case UserBatchRule::kRecipe:
+      if (u < 0.25) return std::max(1, choice.recipe_batch / 2);
+      if (u < 0.75) return choice.recipe_batch;
+      return 2 * choice.recipe_batch;
+    case UserBatchRule::kUniform:
+      break;
+  }
   const int lo = Log2(choice.min_batch), hi = Log2(choice.max_batch);
   const int steps = hi - lo + 1;
-  int k = static_cast<int>(Uniform01(state) * steps);
+  int k = static_cast<int>(u * steps);
   if (k >= steps) k = steps - 1;
   return 1 << (lo + k);
 }
@@ -49,17 +61,38 @@ uint64_t JobState(const Job& job, uint64_t seed) {
 
 const std::vector<GpuTimeClass>& ModelAssignmentClasses() {
   static const std::vector<GpuTimeClass> classes = {
-      {"small", 1.0, {{"ResNet-50", 0.5, 32, 512}, {"BERT-base", 0.5, 16, 256}}},
+      {"small", 1.0, {{"ResNet-50", 0.5, 32, 512, 256}, {"BERT-base", 0.5, 16, 256, 32}}},
       {"medium",
        16.0,
-       {{"ResNet-50", 0.3, 32, 512}, {"BERT-large", 0.4, 8, 128}, {"ViT-L/16", 0.3, 8, 128}}},
-      {"large", 256.0, {{"BERT-large", 0.4, 8, 128}, {"GPT-2-1.5B", 0.6, 1, 32}}},
-      {"huge", 0.0, {{"LLaMA-7B", 0.7, 1, 16}, {"LLaMA-13B", 0.3, 1, 16}}},
+       {{"ResNet-50", 0.3, 32, 512, 256},
+        {"BERT-large", 0.4, 8, 128, 64},
+        {"ViT-L/16", 0.3, 8, 128, 32}}},
+      {"large", 256.0, {{"BERT-large", 0.4, 8, 128, 64}, {"GPT-2-1.5B", 0.6, 1, 32, 8}}},
+      {"huge", 0.0, {{"LLaMA-7B", 0.7, 1, 16, 1}, {"LLaMA-13B", 0.3, 1, 16, 1}}},
   };
   return classes;
 }
 
-ModelAssignment AssignModel(const Job& job, uint64_t seed) {
+std::optional<UserBatchRule> ParseUserBatchRule(const std::string& text) {
+  if (text == "recipe") return UserBatchRule::kRecipe;
+  if (text == "reference") return UserBatchRule::kReference;
+  if (text == "uniform") return UserBatchRule::kUniform;
+  return std::nullopt;
+}
+
+const char* UserBatchRuleName(UserBatchRule rule) {
+  switch (rule) {
+    case UserBatchRule::kRecipe:
+      return "recipe";
+    case UserBatchRule::kReference:
+      return "reference";
+    case UserBatchRule::kUniform:
+      return "uniform";
+  }
+  return "?";
+}
+
+ModelAssignment AssignModel(const Job& job, uint64_t seed, UserBatchRule rule) {
   const double gpu_hours = job.gpus * job.duration / 3600.0;
   const auto& classes = ModelAssignmentClasses();
   const GpuTimeClass* cls = &classes.back();
@@ -79,14 +112,14 @@ ModelAssignment AssignModel(const Job& job, uint64_t seed) {
     }
     r -= c.weight;
   }
-  return {choice->model, DrawBatch(*choice, state)};
+  return {choice->model, DrawBatch(*choice, state, rule)};
 }
 
-int64_t AssignModels(std::span<Job> jobs, uint64_t seed) {
+int64_t AssignModels(std::span<Job> jobs, uint64_t seed, UserBatchRule rule) {
   int64_t changed = 0;
   for (Job& job : jobs) {
     if (job.model.empty()) {
-      const ModelAssignment a = AssignModel(job, seed);
+      const ModelAssignment a = AssignModel(job, seed, rule);
       job.model = a.model;
       job.batch_size = a.batch_size;
       ++changed;
@@ -96,7 +129,7 @@ int64_t AssignModels(std::span<Job> jobs, uint64_t seed) {
           if (job.model.str() == choice.model && job.batch_size == 0) {
             uint64_t state = JobState(job, seed);
             Uniform01(state);  // the model draw of AssignModel, so batches line up
-            job.batch_size = DrawBatch(choice, state);
+            job.batch_size = DrawBatch(choice, state, rule);
             ++changed;
           }
         }

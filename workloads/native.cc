@@ -1,18 +1,21 @@
 // The native trace format (traces/README.md#the-native-format), CSV and JSON.
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
-// optional walltime, gpu_type, user, vc, priority, model, batch_size, status, recorded_start,
-// recorded_end (the schedule a real scheduler gave the job, for `clustersim validate`), cpus,
-// host_memory_gib. Times in seconds; cpus (cores, may be fractional) and host_memory_gib (GiB) are
-// the whole job's host demands (docs/resources.md), empty = not stated.
+// optional walltime, gpu_type, user, vc, priority, model, batch_size, status, precision,
+// sequence_length, recorded_start, recorded_end (the schedule a real scheduler gave the job, for
+// `clustersim validate`), cpus, host_memory_gib. Times in seconds; cpus (cores, may be
+// fractional) and host_memory_gib (GiB) are the whole job's host demands (docs/resources.md),
+// empty = not stated.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
 // of 0 GPUs is kept and rejected by the engine with a reason); priority an integer; batch_size
-// an integer >= 0; recorded_start and recorded_end finite numbers, kept as given (a record that
-// starts before its submission or ends before its start is counted by the sanity report, as for
-// the public formats); cpus in [0, 2000000] and host_memory_gib in [0, 2000000] (0 = not
-// stated); job_id non-empty and unique. Anything else is an error naming the file, line, column
-// (1-based character position of the field) and what was expected.
+// an integer >= 0; precision fp32, tf32, mixed-fp16 or mixed-bf16 (a job's training precision;
+// empty = its model's recipe); sequence_length an integer >= 0 (tokens per sample, or image
+// pixels per side; 0 = its model's default); recorded_start and recorded_end finite numbers,
+// kept as given (a record that starts before its submission or ends before its start is counted
+// by the sanity report, as for the public formats); cpus in [0, 2000000] and host_memory_gib in
+// [0, 2000000] (0 = not stated); job_id non-empty and unique. Anything else is an error naming
+// the file, line, column (1-based character position of the field) and what was expected.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +25,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "sim/models/model_catalog.h"
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
 #include "workloads/reader.h"
@@ -43,6 +47,8 @@ enum Column {
   kModel,
   kBatchSize,
   kStatus,
+  kPrecision,
+  kSequenceLength,
   kRecordedStart,
   kRecordedEnd,
   kCpus,
@@ -50,10 +56,10 @@ enum Column {
   kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
-    "job_id",     "submit_time", "gpus",   "duration",       "walltime",
-    "gpu_type",   "user",        "vc",     "priority",       "model",
-    "batch_size", "status",      "recorded_start", "recorded_end", "cpus",
-    "host_memory_gib"};
+    "job_id",     "submit_time",    "gpus",         "duration",        "walltime",
+    "gpu_type",   "user",           "vc",           "priority",        "model",
+    "batch_size", "status",         "precision",    "sequence_length", "recorded_start",
+    "recorded_end", "cpus",         "host_memory_gib"};
 
 // Host demands: cores -> milli-cores, GiB -> MiB; the bound keeps them in the Job's int fields.
 constexpr double kMaxHostUnits = 2'000'000;
@@ -242,6 +248,18 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.batch_size = static_cast<int>(parse.Count(*f, "batch_size", 0));
     }
     if (auto* f = optional(kStatus)) job.trace_status = f->text;
+    if (auto* f = optional(kPrecision)) {
+      const auto precision = ParsePrecision(std::string(f->text));
+      if (!precision) {
+        throw InputError(path, line_number, f->column,
+                         "precision: expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" +
+                             std::string(f->text) + "\"");
+      }
+      job.precision = PrecisionName(*precision);
+    }
+    if (auto* f = optional(kSequenceLength)) {
+      job.sequence_length = static_cast<int>(parse.Count(*f, "sequence_length", 0));
+    }
     if (auto* f = optional(kRecordedStart)) {
       job.recorded_start = parse.Number(*f, "recorded_start");
     }
@@ -332,6 +350,18 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
     text("vc", &job.vc);
     text("model", &job.model);
     text("status", &job.trace_status);
+    if (o.contains("precision") && !o["precision"].is_null()) {
+      const std::string p = RequireString(o["precision"], path, where + ".precision");
+      const auto precision = ParsePrecision(p);
+      if (!precision) {
+        throw JsonValueError(path, where + ".precision",
+                             "expected fp32, tf32, mixed-fp16 or mixed-bf16, got \"" + p + "\"");
+      }
+      job.precision = PrecisionName(*precision);
+    }
+    if (o.contains("sequence_length") && !o["sequence_length"].is_null()) {
+      job.sequence_length = static_cast<int>(number("sequence_length", true));
+    }
     for (const char* key : {"recorded_start", "recorded_end"}) {
       if (!o.contains(key) || o[key].is_null()) continue;
       const double v = RequireNumber(o[key], path, where + "." + key);
@@ -380,8 +410,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
-    "gpu_type,user,vc,priority,model,batch_size,status,recorded_start,recorded_end,cpus,"
-    "host_memory_gib]",
+    "gpu_type,user,vc,priority,model,batch_size,status,precision,sequence_length,recorded_start,"
+    "recorded_end,cpus,host_memory_gib]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

@@ -309,6 +309,11 @@ std::string FormatTraceStats(const TraceStats& s, int64_t cluster_gpus) {
     out += line;
   }
   out += "\n";
+  // A trace without classes (every job level 0, no class names) gets no priority line.
+  const bool classless = s.jobs_by_priority.size() == 1 && s.jobs_by_priority.begin()->first == 0 &&
+                         s.jobs_by_priority.begin()->second.size() == 1 &&
+                         s.jobs_by_priority.begin()->second.begin()->first.empty();
+  if (s.jobs_by_priority.empty() || classless) return out;
   // Highest level first: the order a priority policy serves them in.
   out += "priority        ";
   for (auto level = s.jobs_by_priority.rbegin(); level != s.jobs_by_priority.rend(); ++level) {
@@ -336,6 +341,15 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const std::string temporary = path + ".partial";
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) throw InputError(path, 0, 0, "cannot write file");
+  // The per-job training settings only when some job has them (older outputs stay as they were).
+  bool settings = false;
+  for (const Job& job : trace.jobs) {
+    settings = settings || !job.precision.empty() || job.sequence_length > 0;
+  }
+  std::string chunk =
+      "job_id,submit_time,gpus,duration,walltime,gpu_type,user,vc,priority,model,batch_size,"
+      "status";
+  if (settings) chunk += ",precision,sequence_length";
   // The recorded schedule's columns only when some job has one (attempts are not written).
   const bool recorded = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
     return job.has_recorded_start() || job.has_recorded_end();
@@ -344,9 +358,6 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const bool host = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
     return job.cpu_milli > 0 || job.memory_mib > 0;
   });
-  std::string chunk =
-      "job_id,submit_time,gpus,duration,walltime,gpu_type,user,vc,priority,model,batch_size,"
-      "status";
   chunk += recorded ? ",recorded_start,recorded_end" : "";
   chunk += host ? ",cpus,host_memory_gib\n" : "\n";
   bool ok = true;
@@ -385,6 +396,10 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
     if (job.batch_size > 0) chunk += std::to_string(job.batch_size);
     chunk += ',';
     AppendField(job.trace_status.str(), &chunk);
+    if (settings) {
+      chunk += ',' + job.precision.str() + ',';
+      if (job.sequence_length > 0) chunk += std::to_string(job.sequence_length);
+    }
     if (recorded) {
       chunk += ',';
       if (job.has_recorded_start()) AppendNumber(job.recorded_start, &chunk);

@@ -25,6 +25,7 @@
 #include "sim/cli/run.h"
 #include "sim/cli/trace_commands.h"
 #include "sim/cli/validate_command.h"
+#include "sim/cli/validate_models_command.h"
 #include "sim/hardware/topology.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
@@ -59,6 +60,7 @@ commands:
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   advise          memory, largest batch, throughput and goodput of a model on a GPU type
+  validate-models the memory and throughput models against published measurements
   list            list policies | placements | gpus | models | clusters | formats
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
@@ -410,12 +412,14 @@ int Main(int argc, char** argv) {
     if (command == "list") return CommandList(argc - 1, argv + 1);
     if (command == "trace") return CommandTrace(argc - 1, argv + 1);
     if (command == "advise") return CommandAdvise(argc - 1, argv + 1);
+    if (command == "validate-models") return CommandValidateModels(argc - 1, argv + 1);
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
-    throw InputError("unknown command \"" + command +
-                     "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, "
-                     "list, plan, queueing, validate");
+    throw InputError(
+        "unknown command \"" + command +
+        "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
+        "list, plan, queueing, validate");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

@@ -126,6 +126,10 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.options.colocation_speed = RequireNumber(value, path, key);
     } else if (option == "storage-gbps") {
       config->models.options.storage_gbps = RequireNumber(value, path, key);
+    } else if (option == "user-batches") {
+      config->models.user_batches = text(value, key);
+    } else if (option == "batch-choice") {
+      config->models.batch_choice = text(value, key);
     } else if (option == "bsld-threshold") {
       config->bsld_threshold_seconds = RequireNumber(value, path, key);
     } else {
@@ -136,8 +140,8 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
               "runtime_model, params, seed, interval, stop_time, preemption_cost, "
               "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
               "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
-              "oom_startup, oom_retries, colocation_speed, storage_gbps, bsld_threshold, "
-              "record_allocations, out");
+              "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
+              "batch_choice, bsld_threshold, record_allocations, out");
     }
   }
 } catch (const JsonValueError& e) {
@@ -154,6 +158,8 @@ std::string ModelConfig::ToJson(int64_t seed) const {
   j["oom_retries"] = options.oom_retries;
   j["colocation_speed"] = options.colocation_speed;
   if (options.storage_gbps > 0) j["storage_gbps"] = options.storage_gbps;
+  if (assign && user_batches != "recipe") j["user_batches"] = user_batches;
+  if (batch_choice != "user") j["batch_choice"] = batch_choice;
   return j.dump();
 }
 
@@ -172,6 +178,22 @@ void CheckModelOptions(const ModelConfig& models) {
   }
   if (!(o.storage_gbps >= 0) || !std::isfinite(o.storage_gbps)) {
     throw InputError("--storage-gbps: expected a number of GB/s >= 0");
+  }
+  if (!ParseUserBatchRule(models.user_batches)) {
+    throw InputError("--user-batches: expected recipe, reference or uniform, got \"" +
+                     models.user_batches + "\"");
+  }
+  if (models.batch_choice != "user" && models.batch_choice != "optimal") {
+    throw InputError("--batch-choice: expected user or optimal, got \"" + models.batch_choice +
+                     "\"");
+  }
+  if (!models.assign && models.user_batches != "recipe") {
+    spdlog::warn("--user-batches {} has nothing to act on without --assign-models",
+                 models.user_batches);
+  }
+  if (!models.enabled && !models.assign && models.batch_choice != "user") {
+    spdlog::warn("--batch-choice {} has nothing to act on without --model-aware",
+                 models.batch_choice);
   }
 }
 
@@ -270,8 +292,10 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   // The workload's request sizes, for placements that score against them (frag-aware); filled
   // once the trace is read, before the run.
   std::vector<TaskClass> workload;
+  const ModelRuntime* placement_models = nullptr;  // set once the model runtime exists
   const auto placement = placement_entry.make(
-      PlacementEnv{&cluster, &topology, runtime.get(), &workload}, config.params);
+      PlacementEnv{&cluster, &topology, runtime.get(), &workload, &placement_models},
+      config.params);
   std::unique_ptr<Policy> owned_policy;
   if (policy_entry != nullptr) owned_policy = policy_entry->make(config.params);
   Policy* const policy = policy_entry != nullptr ? owned_policy.get() : config.policy_object;
@@ -300,13 +324,19 @@ RunOutcome ExecuteRun(const RunConfig& config) {
         counts.other_status, counts.beyond_first_n);
   }
   if (config.models.assign) {
-    const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed));
+    const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed),
+                                          *ParseUserBatchRule(config.models.user_batches));
     spdlog::info("assigned a model and batch to {} jobs (seed {})", assigned, config.seed);
   }
   std::unique_ptr<ModelRuntime> model_runtime;
   if (model_aware) {
-    model_runtime = std::make_unique<ModelRuntime>(trace, *catalog, *models, config.models.options);
+    ModelRuntimeOptions runtime_options = config.models.options;
+    runtime_options.batch_choice = config.models.batch_choice == "optimal"
+                                       ? ModelRuntimeOptions::BatchChoice::kGoodputOptimal
+                                       : ModelRuntimeOptions::BatchChoice::kUser;
+    model_runtime = std::make_unique<ModelRuntime>(trace, *catalog, *models, runtime_options);
     engine_options.models = model_runtime.get();
+    placement_models = model_runtime.get();
     spdlog::info("{} of {} jobs name a model of the catalog", model_runtime->modelled_jobs(),
                  trace.jobs.size());
   }

@@ -26,6 +26,11 @@ struct ModelConfig {
   bool enabled = false;      // memory model, OOM, batch-aware rates, GPU sharing of models
   bool assign = false;       // give jobs without a model one (workloads/model_assignment.h)
   std::string catalog_path;  // empty = the built-in model catalog
+  // How assigned jobs' user batches are drawn (workloads/model_assignment.h): recipe (default),
+  // reference or uniform.
+  std::string user_batches = "recipe";
+  // "user" or "optimal": ModelRuntimeOptions::batch_choice (applied by ExecuteRun).
+  std::string batch_choice = "user";
   ModelRuntimeOptions options;
   // The settings as JSON for the runs table ("{}" when off).
   std::string ToJson(int64_t seed) const;

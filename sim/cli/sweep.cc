@@ -236,7 +236,7 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
   }
   // Model-aware settings for every run of the sweep: an object with any of model_aware,
   // assign_models (booleans), models (catalog path), oom_startup, oom_retries, colocation_speed,
-  // storage_gbps, as the run options of the same names.
+  // storage_gbps, user_batches, batch_choice, as the run options of the same names.
   ModelConfig models;
   if (doc.contains("models")) {
     const json& m = doc["models"];
@@ -264,6 +264,10 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
         models.options.oom_retries = static_cast<int>(value.get<int64_t>());
       } else if (key == "colocation_speed") {
         models.options.colocation_speed = RequireNumber(value, path, where);
+      } else if (key == "user_batches" || key == "batch_choice") {
+        if (!value.is_string()) throw InputError(path, 0, 0, where + ": expected a string");
+        (key == "user_batches" ? models.user_batches : models.batch_choice) =
+            value.get<std::string>();
       } else if (key == "storage_gbps") {
         models.options.storage_gbps = RequireNumber(value, path, where);
       } else {
@@ -271,7 +275,7 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
             path, where,
             "unknown key \"" + where +
                 "\"; expected model_aware, assign_models, models, oom_startup, "
-                "oom_retries, colocation_speed, storage_gbps");
+                "oom_retries, colocation_speed, storage_gbps, user_batches, batch_choice");
       }
     }
   }

@@ -173,7 +173,13 @@ void AddModelOptions(po::options_description& desc, ModelConfig& models) {
       "colocation-speed", po::value(&models.options.colocation_speed)->default_value(0.7, "0.7"),
       "speed of each of two jobs sharing one GPU, (0, 1]")(
       "storage-gbps", po::value(&models.options.storage_gbps)->default_value(0),
-      "checkpoint storage bandwidth, GB/s: a modelled job's save/restore = state bytes / it");
+      "checkpoint storage bandwidth, GB/s: a modelled job's save/restore = state bytes / it")(
+      "user-batches", po::value(&models.user_batches)->default_value("recipe"),
+      "assigned users' per-GPU batches: recipe (the model's published recipe, or half or twice "
+      "it), reference (the recipe) or uniform (powers of two over the model's range)")(
+      "batch-choice", po::value(&models.batch_choice)->default_value("user"),
+      "batch a non-elastic policy starts a modelled job at: user, or optimal (the "
+      "goodput-maximizing batch for its allocation)");
   desc.add(group);
 }
 

@@ -135,6 +135,7 @@ void Engine::ResolveRequests() {
     JobRun& run = runs_[i];
     run.request.gpus = job.gpus;
     run.request.job = &job;
+    run.request.job_id = static_cast<int>(i);
     run.request.host = HostDemand{job.cpu_milli, job.memory_mib};
     if (policy_.WholeNodes(job)) {
       run.request.whole_nodes = true;
@@ -800,8 +801,15 @@ void Engine::Start(JobId id, Allocation allocation) {
     }
   }
   const bool modelled = !model_runs_.empty();
-  const int batch =
-      allocation.batch > 0 ? allocation.batch : (modelled ? model_runs_[id].batch : 0);
+  int batch = allocation.batch > 0 ? allocation.batch : (modelled ? model_runs_[id].batch : 0);
+  if (modelled && allocation.batch == 0 && allocation.milli == 0 &&
+      options_.models->options().batch_choice ==
+          ModelRuntimeOptions::BatchChoice::kGoodputOptimal &&
+      options_.models->model(id) != nullptr) {
+    // Batch tuning without scheduling: the goodput-optimal batch for this allocation (it fits).
+    const int best = options_.models->BestBatch(id, allocation.gpu_type, size);
+    if (best > 0) batch = best;
+  }
   bool oom = false;
   Allocation working_scratch;
   if (!gpu_memory_.empty()) {

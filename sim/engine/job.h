@@ -48,6 +48,8 @@ struct Job {
   Symbol user;
   Symbol vc;            // virtual cluster / group
   Symbol model;         // model name, empty = unknown
+  Symbol precision;     // fp32, tf32, mixed-fp16 or mixed-bf16; empty = the model's default
+  int sequence_length = 0;  // tokens per sample (or image pixels per side); 0 = model default
   Symbol trace_status;  // status recorded in the trace, empty = unknown
   // What the trace says its real scheduler did (traces/README.md, per format), in the clock of
   // submit_time (origin and window as submit_time; the load factor never moves it);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "sim/engine/runtime_model.h"
 #include "sim/util/error.h"
@@ -23,25 +24,45 @@ ModelRuntime::ModelRuntime(const Trace& trace, const HardwareCatalog& hardware,
             options_.storage_gbps >= 0,
         "model runtime options out of range");
   const int types = static_cast<int>(hardware.gpus().size());
-  std::map<const ModelSpec*, int> index;
+  for (int t = 0; t < types; ++t) {
+    const GpuSpec& gpu = hardware.gpu(t);
+    capacity_.push_back(gpu.UsableMemoryGib() * 1073741824.0 -
+                        models.efficiency().runtime_overhead_bytes);
+  }
+  // One entry per (model, precision, sequence length) present in the trace.
+  std::map<std::tuple<const ModelSpec*, int, int>, int> index;
   for (size_t i = 0; i < trace.jobs.size(); ++i) {
     const Job& job = trace.jobs[i];
     if (job.model.empty()) continue;
     const ModelSpec* spec = models.Find(job.model.str());
     if (spec == nullptr) continue;
-    auto it = index.find(spec);
+    JobSettings settings;
+    if (!job.precision.empty()) {
+      settings.precision = ParsePrecision(job.precision.str());
+      CHECK(settings.precision.has_value(), "a reader accepted an unknown precision");
+    }
+    settings.sequence_length = job.sequence_length;
+    const int precision_key = settings.precision ? static_cast<int>(*settings.precision) : -1;
+    const auto key = std::make_tuple(spec, precision_key, settings.sequence_length);
+    auto it = index.find(key);
     if (it == index.end()) {
-      ModelEntry entry{spec, std::vector<PerType>(types)};
+      ModelEntry entry{spec, settings, std::vector<PerType>(types)};
+      MemoryOptions memory_options = options_.memory;
+      memory_options.settings = settings;
+      ThroughputOptions throughput_options;
+      throughput_options.settings = settings;
       for (int t = 0; t < types; ++t) {
         const GpuSpec& gpu = hardware.gpu(t);
         PerType& per = entry.types[t];
-        per.layout = MinimalModelParallelism(*spec, gpu);
+        per.layout = MinimalModelParallelism(*spec, models.efficiency(), gpu, memory_options);
         if (per.layout) {
-          per.throughput = std::make_unique<ThroughputModel>(*spec, gpu, hardware, *per.layout);
+          per.throughput = std::make_unique<ThroughputModel>(
+              *spec, models.efficiency(), gpu, hardware, *per.layout, throughput_options);
+          per.memory = MemoryPerGpu(*spec, models.efficiency(), *per.layout, gpu, memory_options);
         }
         per.ring_gbps = IdealRingGbps(gpu);
       }
-      it = index.emplace(spec, static_cast<int>(models_.size())).first;
+      it = index.emplace(key, static_cast<int>(models_.size())).first;
       models_.push_back(std::move(entry));
     }
     jobs_[i].model = it->second;
@@ -71,20 +92,16 @@ int ModelRuntime::min_gpus(JobId id, int type) const {
 double ModelRuntime::MemoryBytes(JobId id, int type, int batch) const {
   const PerType& per = models_[jobs_[id].model].types[type];
   CHECK(per.throughput != nullptr, "memory of a job whose model fits no layout");
-  return per.throughput->memory().BytesAtBatch(batch);
+  return per.memory.BytesAtBatch(batch);
 }
 
-double ModelRuntime::CapacityBytes(int type) const {
-  const double bytes = GpuMemoryBytes(hardware_.gpu(type));
-  return bytes - options_.memory.reserved_fraction * bytes;
-}
+double ModelRuntime::CapacityBytes(int type) const { return capacity_[type]; }
 
 int ModelRuntime::MaxBatch(JobId id, int type) const {
   if (jobs_[id].model < 0) return 0;
   const PerType& per = models_[jobs_[id].model].types[type];
   if (per.throughput == nullptr) return 0;
-  const int64_t b =
-      clustersim::MaxBatch(per.throughput->memory(), GpuMemoryBytes(hardware_.gpu(type)));
+  const int64_t b = clustersim::MaxBatch(per.memory, GpuMemoryBytes(hardware_.gpu(type)));
   return static_cast<int>(std::min<int64_t>(b, 1 << 20));
 }
 
@@ -98,6 +115,10 @@ double ModelRuntime::Goodput(const ModelEntry& m, int type, int gpus, int batch)
   dp.replicas = std::max(1, gpus / per.layout->model_parallel_gpus());
   dp.ring_gbps = per.ring_gbps;
   dp.hop_latency_seconds = kHopSeconds;
+  dp.tp_ring_gbps = per.ring_gbps;
+  dp.tp_hop_seconds = kHopSeconds;
+  dp.pp_gbps = per.ring_gbps;
+  dp.pp_latency_seconds = kHopSeconds;
   return per.throughput->Estimate(batch, 1, dp, m.spec->TypicalNoiseScale()).goodput;
 }
 

@@ -1,22 +1,27 @@
-// The model-aware side of a run (docs/models.md; issue 5): for every job that names a model of
-// the catalog (from the trace or from workloads/model_assignment.h), its per-GPU memory M(B) on
-// each GPU type, the largest batch that fits, whether its user's batch runs out of memory, and
-// how fast it progresses on another GPU count or batch than its user asked for. Built once per
-// run from the trace and the catalogs; immutable afterwards, so policies may query it freely.
+// The model-aware side of a run (docs/models.md): for every job that names a model of the catalog
+// (from the trace or from workloads/model_assignment.h), its per-GPU memory M(B) on each GPU type,
+// the largest batch that fits, whether its user's batch runs out of memory, and how fast it
+// progresses on another GPU count or batch than its user asked for. Built once per run from the
+// trace and the catalogs; immutable afterwards, so policies may query it freely.
+//
+// Per-job settings: a job's precision and sequence length (Job::precision, Job::sequence_length;
+// empty or 0 = the model's default) change its memory and FLOPs per sample; the runtime keeps one
+// entry per (model, precision, sequence length) in the trace.
 //
 // Memory per GPU (sim/models/memory_model.h): the job's model-parallel layout on a GPU type is the
 // smallest TP x PP with which one sample fits (MinimalModelParallelism; 1 x 1 for every model
-// but the largest), replicated by data parallelism over the job's GPUs. M(B) = M_static + k B;
-// a batch fits when M(B) + the reserve (kReservedFraction of the GPU) <= the GPU's memory.
+// but the largest), replicated by data parallelism over the job's GPUs. M(B) = (1 + f)(M_state +
+// k B); a batch fits when M(B) <= CapacityBytes: the GPU's usable memory less the runtime overhead
+// outside the allocator (CUDA context, library workspaces, NCCL buffers).
 //
 // Progress with another configuration (RateFactor): a job's work is its trace duration at its
 // user's configuration (requested GPUs, user's per-GPU batch). On `gpus` GPUs at per-GPU batch b
 // it progresses at goodput(b, R) / goodput(b_user, R_user) of the runtime model's rate, both on
 // the allocation's GPU type (sim/models/goodput.h: throughput x statistical efficiency; R =
-// data-parallel replicas = GPUs / (TP x PP), ring all-reduce within one NVLink/PCIe domain). So the
-// job's useful work is constant when its batch changes (docs/models.md#goodput), and a job given
-// half its GPUs progresses at about half the rate. The runtime model's own rate keeps the GPU-type
-// speedup and the placement's communication cost.
+// data-parallel replicas = GPUs / (TP x PP); tensor-parallel, pipeline and data-parallel rings
+// within one NVLink/PCIe domain). So the job's useful work is constant when its batch changes,
+// and a job given half its GPUs progresses at about half the rate. The runtime model's own rate
+// keeps the GPU-type speedup and the placement's communication cost.
 //
 // GPU sharing (docs/models.md): a job on a share of a GPU is slowed by a co-location model.
 // Shares are fixed partitions (like MPS thread limits): a job's speed depends on its share, not on
@@ -33,7 +38,8 @@
 // Checkpoints (docs/engine.md#checkpoints): with a storage bandwidth, a modelled job's checkpoint
 // save and restore each take its model state bytes / bandwidth, and a preemption or resize both.
 //
-// OOM (docs/models.md#oom): a non-elastic policy starts a job at its current batch; when that batch
+// OOM (docs/models.md#oom): a non-elastic policy starts a job at its current batch (the user's, or
+// with batch_choice kGoodputOptimal the goodput-optimal one for its allocation); when that batch
 // does not fit the job holds its GPUs for oom_startup_seconds, fails with an OOM, and is
 // resubmitted with half the batch, at most oom_retries times (then it ends oom-failed).
 #ifndef CLUSTERSIM_SIM_ENGINE_MODEL_RUNTIME_H_
@@ -60,7 +66,12 @@ struct ModelRuntimeOptions {
   double colocation_speed = 0.7;
   // Storage bandwidth for checkpoints, GB/s; 0 = checkpoint costs are the run's constants.
   double storage_gbps = 0;
-  MemoryOptions memory;
+  // The batch a non-elastic policy starts a job at: the user's (kUser, the default), or the
+  // goodput-maximizing batch for the allocation's GPU type and count (kGoodputOptimal), for
+  // studies that separate batch tuning from scheduling.
+  enum class BatchChoice { kUser, kGoodputOptimal };
+  BatchChoice batch_choice = BatchChoice::kUser;
+  MemoryOptions memory;  // its `settings` are ignored (they come per job)
 };
 
 // Speed factor of `job` on a share of `milli` thousandths of a GPU (0 = a whole GPU: 1), with
@@ -89,7 +100,7 @@ class ModelRuntime {
   int min_gpus(JobId id, int type) const;
   // Per-GPU M(B), bytes, excluding the reserve. REQUIRES model(id) and layout(id, type).
   double MemoryBytes(JobId id, int type, int batch) const;
-  // Bytes of a GPU of `type` a job may fill: memory - reserve.
+  // Bytes of a GPU of `type` jobs may fill: usable memory - runtime overhead.
   double CapacityBytes(int type) const;
   // Largest per-GPU batch that fits on `type` (0 if none).
   int MaxBatch(JobId id, int type) const;
@@ -110,10 +121,12 @@ class ModelRuntime {
   struct PerType {
     std::optional<ModelParallelism> layout;
     std::unique_ptr<ThroughputModel> throughput;
+    MemoryBreakdown memory;
     double ring_gbps = 0;
   };
   struct ModelEntry {
     const ModelSpec* spec;
+    JobSettings settings;
     std::vector<PerType> types;  // by catalog GPU type
   };
   struct JobEntry {
@@ -127,6 +140,7 @@ class ModelRuntime {
   ModelRuntimeOptions options_;
   std::vector<ModelEntry> models_;
   std::vector<JobEntry> jobs_;
+  std::vector<double> capacity_;  // CapacityBytes by GPU type
   int64_t modelled_ = 0;
 };
 

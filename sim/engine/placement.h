@@ -14,6 +14,7 @@ namespace clustersim {
 
 class Topology;
 class RuntimeModel;
+class ModelRuntime;
 struct TaskClass;
 
 struct Job;
@@ -28,6 +29,7 @@ struct PlacementRequest {
   HostDemand host;
   uint64_t type_mask = ~uint64_t{0};  // bit t set = catalog GPU type t allowed
   const Job* job = nullptr;           // the job asking, for strategies that score with a model
+  int job_id = -1;                    // its JobId (index in the trace), -1 = unknown
   // The job holds whole nodes (an exclusive QoS, Policy::WholeNodes): ceil(gpus / G) nodes of one
   // partition with nothing else on them, all their GPUs allocated to it (PlaceWholeNodes).
   bool whole_nodes = false;
@@ -56,6 +58,10 @@ struct PlacementEnv {
   // may be filled after the strategy is made (`run` reads the trace later) but before the first
   // Find.
   const std::vector<TaskClass>* workload = nullptr;
+  // The run's model information (sim/engine/model_runtime.h), for strategies that check GPU
+  // memory: *models is filled once the trace is read (nullptr when the run is not model-aware);
+  // models itself may be nullptr.
+  const ModelRuntime* const* models = nullptr;
 };
 
 class Placement {

@@ -14,6 +14,16 @@ double GpuSpec::SpeedupFor(const std::string& family) const {
   return 1.0;
 }
 
+double GpuSpec::PeakTflops(const std::string& precision_group) const {
+  if (precision_group == "mixed") return fp16_tflops;
+  if (precision_group == "tf32" && tf32_tflops > 0) return tf32_tflops;
+  return fp32_tflops;
+}
+
+double GpuSpec::UsableMemoryGib() const {
+  return usable_memory_gib > 0 ? usable_memory_gib : kUsableMemoryShare * memory_gib;
+}
+
 const HardwareCatalog& HardwareCatalog::Default() {
   static const HardwareCatalog catalog = FromJsonText(kDefaultGpusJson, "<built-in gpus.json>");
   return catalog;
@@ -73,6 +83,14 @@ HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text,
                            "memory_gib, fp16_tflops and tdp_watts must be positive, "
                            "idle_watts and price_per_gpu_hour non-negative");
     }
+    if (g.contains("tf32_tflops")) spec.tf32_tflops = non_negative("tf32_tflops");
+    if (g.contains("usable_memory_gib")) {
+      spec.usable_memory_gib = non_negative("usable_memory_gib");
+      if (spec.usable_memory_gib > spec.memory_gib) {
+        throw InputError(origin, 0, 0, where + ".usable_memory_gib: must not exceed memory_gib");
+      }
+    }
+    if (g.contains("chip")) spec.chip = RequireString(g["chip"], origin, where + ".chip");
     if (g.contains("form_factor")) {
       spec.form_factor = RequireString(g["form_factor"], origin, where + ".form_factor");
     }

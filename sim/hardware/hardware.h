@@ -12,12 +12,25 @@
 
 namespace clustersim {
 
+// Share of a GPU's memory the CUDA allocator can use when the catalog gives no figure: PyTorch
+// reports 15.78 GiB of a 16 GiB V100 and 79.35 GiB of an 80 GiB A100 as total capacity (the
+// sources are in sim/data/gpus.json).
+inline constexpr double kUsableMemoryShare = 0.99;
+
 struct GpuSpec {
   std::string name;         // e.g. "A100-80GB"
   std::string form_factor;  // SXM2, SXM4, SXM5, PCIe
   double memory_gib = 0;
   double fp16_tflops = 0;  // dense FP16/BF16 tensor TFLOP/s
   double fp32_tflops = 0;
+  // Dense TF32 tensor TFLOP/s; 0 = the GPU has no TF32 tensor cores (TF32 runs as FP32).
+  double tf32_tflops = 0;
+  // Memory the CUDA allocator can use, GiB, as PyTorch reports the "total capacity" (the driver
+  // keeps the rest); 0 = kUsableMemoryShare x memory_gib.
+  double usable_memory_gib = 0;
+  // Chip generation ("volta", "ampere", "hopper", ...): the key of the model catalog's measured
+  // efficiency tables (sim/models/model_catalog.h); empty = none.
+  std::string chip;
   double memory_bandwidth_gbps = 0;  // GB/s
   int nvlink_generation = 0;         // 0 = none
   double nvlink_gbps = 0;            // per-GPU aggregate NVLink bandwidth, GB/s (both directions)
@@ -30,6 +43,10 @@ struct GpuSpec {
 
   // Returns the speedup for `family`, falling back to "other" and then to 1.
   double SpeedupFor(const std::string& family) const;
+  // Returns the peak dense TFLOP/s for 16-bit ("mixed"), "tf32" or "fp32" arithmetic.
+  double PeakTflops(const std::string& precision_group) const;
+  // Returns usable_memory_gib, or kUsableMemoryShare x memory_gib when that is 0.
+  double UsableMemoryGib() const;
 };
 
 class HardwareCatalog {

@@ -7,51 +7,120 @@
 #include "sim/util/error.h"
 
 namespace clustersim {
+namespace {
 
-double BatchEfficiency(double batch, double batch_half) {
-  CHECK(batch > 0, "batch must be > 0");
-  return batch / (batch + batch_half);
+double MapOr(const std::map<std::string, double>& map, const std::string& key, double fallback) {
+  const auto it = map.find(key);
+  return it == map.end() ? fallback : it->second;
 }
 
-double StatisticalEfficiency(double noise_scale, double reference_batch, double global_batch) {
-  return (noise_scale + reference_batch) / (noise_scale + global_batch);
-}
-
-ThroughputModel::ThroughputModel(const ModelSpec& model, const GpuSpec& gpu,
-                                 const HardwareCatalog& catalog, ModelParallelism parallelism)
-    : model_(&model), gpu_(&gpu), parallelism_(parallelism) {
-  CHECK(parallelism.tensor >= 1 && parallelism.pipeline >= 1, "parallel degrees must be >= 1");
-  const ThroughputCalibration& cal = model.calibration;
-  const auto cal_index = catalog.Find(cal.gpu);
-  if (!cal_index) {
-    throw InputError("model " + model.name + ": calibration GPU \"" + cal.gpu +
-                     "\" is not in the hardware catalog; valid types: " + catalog.NameList());
+// The achieved fraction of `gpu`'s peak for `model` at `precision` on the reference stack, before
+// the model's own efficiency. A chip without an entry takes the reference GPU's rate scaled by the
+// hardware catalog's per-family speedup.
+double ClassFraction(const ModelSpec& model, const ModelEfficiency& efficiency, const GpuSpec& gpu,
+                     const HardwareCatalog& catalog, Precision precision) {
+  const std::string cls = model.EfficiencyClass();
+  const std::string group = PrecisionGroup(precision);
+  if (auto u = efficiency.Fraction(gpu.chip, cls, group)) return *u;
+  const GpuSpec& ref =
+      catalog.gpu(catalog.Require(catalog.reference(), "hardware catalog", "reference"));
+  const auto u_ref = efficiency.Fraction(ref.chip, cls, group);
+  if (!u_ref) {
+    throw InputError("model " + model.name + ": no measured efficiency for " + cls + " / " + group +
+                     " on GPU " + gpu.name + " (chip \"" + gpu.chip +
+                     "\") nor on the reference GPU " + ref.name);
   }
-  const GpuSpec& cal_gpu = catalog.gpu(*cal_index);
-  const double cal_eff = cal.batch > 0 ? BatchEfficiency(cal.batch, model.batch_half) : 1.0;
-  const double cal_sps = cal.samples_per_second > 0
-                             ? cal.samples_per_second
-                             : cal.mfu * cal_gpu.fp16_tflops * 1e12 / model.flops_per_sample;
-  const double saturated_on_cal = cal_sps / cal_eff;
-  const double per_gpu =
-      saturated_on_cal * gpu.SpeedupFor(model.family) / cal_gpu.SpeedupFor(model.family);
-  replica_saturated_sps_ = per_gpu * parallelism.model_parallel_gpus();
-  memory_ = MemoryPerGpu(model, parallelism, GpuMemoryBytes(gpu));
+  const double rate_ratio = gpu.SpeedupFor(model.family) / ref.SpeedupFor(model.family);
+  return *u_ref * rate_ratio * ref.PeakTflops(group) / gpu.PeakTflops(group);
+}
+
+}  // namespace
+
+double StatisticalEfficiency(double noise_scale, double global_batch) {
+  CHECK(noise_scale > 0 && global_batch >= 0, "noise scale must be > 0");
+  return noise_scale / (noise_scale + global_batch);
+}
+
+ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& efficiency,
+                                 const GpuSpec& gpu, const HardwareCatalog& catalog,
+                                 ModelParallelism parallelism, ThroughputOptions options)
+    : model_(&model),
+      efficiency_(&efficiency),
+      gpu_(&gpu),
+      parallelism_(parallelism),
+      options_(options) {
+  CHECK(parallelism.tensor >= 1 && parallelism.pipeline >= 1, "parallel degrees must be >= 1");
+  const Framework& framework =
+      options_.framework ? *options_.framework : efficiency.FrameworkNamed("pytorch");
+  options_.framework = &framework;
+  const Precision precision = EffectivePrecision(model, options_.settings);
+  const std::string cls = model.EfficiencyClass();
+  MemoryOptions memory_options;
+  memory_options.settings = options_.settings;
+  memory_options.framework = &framework;
+  memory_ = MemoryPerGpu(model, efficiency, parallelism, gpu, memory_options);
   bandwidth_bytes_per_second_ = gpu.memory_bandwidth_gbps * 1e9;
+  peak_flops_ = gpu.PeakTflops(PrecisionGroup(precision)) * 1e12;
+  {
+    // Attention products at their lower efficiency count as that many more matrix FLOPs.
+    const double attention = AttentionFlopsPerSample(model, options_.settings);
+    executed_flops_ = ExecutedFlopsPerSample(model, options_.settings) +
+                      attention * (1.0 / efficiency.attention_efficiency - 1.0);
+  }
+  model_flops_ = FlopsPerSample(model, options_.settings);
+  layer_overhead_ = MapOr(efficiency.layer_overhead_seconds, cls, 0.0);
+  step_time_cv_ = MapOr(efficiency.step_time_cv, cls, 0.0);
+  activation_bytes_ = IsMixed(precision) ? 2.0 : 4.0;
+  {
+    ModelSpec layers_only = model;
+    layers_only.vocab_size = 0;
+    const double layers = ActivationBytesPerSample(layers_only, options_.settings, framework);
+    const double logits = ActivationBytesPerSample(model, options_.settings, framework) - layers;
+    const double stage = (layers / parallelism.pipeline + logits) / parallelism.tensor;
+    traffic_seconds_per_sample_ =
+        efficiency.activation_traffic * stage / (gpu.memory_bandwidth_gbps * 1e9);
+  }
+  double model_efficiency = model.efficiency;
+  if (model.calibration) {
+    // The model's efficiency is whatever makes the calibration measurement come out: one GPU of
+    // the calibration type at its batch, default settings, reference stack. Fixed point (the
+    // per-layer overhead does not scale with u): three rounds converge to well under 0.1%.
+    const ThroughputCalibration& cal = *model.calibration;
+    const GpuSpec& cal_gpu =
+        catalog.gpu(catalog.Require(cal.gpu, "model " + model.name, "calibration.gpu"));
+    ModelSpec probe = model;
+    probe.calibration.reset();
+    probe.efficiency = 1.0;
+    const double measured = cal.samples_per_second > 0 ? cal.samples_per_second
+                                                       : cal.mfu * cal_gpu.fp16_tflops * 1e12 /
+                                                             FlopsPerSample(model, JobSettings{});
+    for (int round = 0; round < 3; ++round) {
+      const ThroughputModel m(probe, efficiency, cal_gpu, catalog);
+      const double predicted =
+          m.Estimate(cal.batch, 1, DataParallelSetup{}, model.TypicalNoiseScale())
+              .samples_per_second;
+      probe.efficiency *= measured / predicted;
+    }
+    model_efficiency = probe.efficiency;
+  }
+  fraction_ = ClassFraction(model, efficiency, gpu, catalog, precision) * model_efficiency *
+              framework.ThroughputFactor(cls, gpu.chip, options_.finetune);
+}
+
+double ThroughputModel::SaturatedSamplesPerSecond() const {
+  return 1.0 / (executed_flops_ / (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_) +
+                traffic_seconds_per_sample_);
 }
 
 double ThroughputModel::BandwidthFloorSeconds() const {
   return (2 * memory_.weights + memory_.gradients) / bandwidth_bytes_per_second_;
 }
 
-double ThroughputModel::OptimizerSeconds() const {
-  return (memory_.weights + memory_.gradients + 2 * memory_.optimizer) /
-         bandwidth_bytes_per_second_;
-}
-
 double ThroughputModel::MicroBatchSeconds(int64_t micro_batch) const {
+  const double b = static_cast<double>(micro_batch);
   const double compute =
-      (static_cast<double>(micro_batch) + model_->batch_half) / replica_saturated_sps_;
+      b * executed_flops_ / (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_) +
+      b * traffic_seconds_per_sample_ + layer_overhead_ * model_->layers / parallelism_.pipeline;
   return std::max(compute, BandwidthFloorSeconds());
 }
 
@@ -59,24 +128,73 @@ StepEstimate ThroughputModel::Estimate(int64_t micro_batch, int64_t accumulation
                                        const DataParallelSetup& dp, double noise_scale) const {
   CHECK(micro_batch >= 1 && accumulation >= 1 && dp.replicas >= 1,
         "micro-batch, accumulation and replicas must be >= 1");
+  const double b = static_cast<double>(micro_batch);
+  const double tp = parallelism_.tensor, pp = parallelism_.pipeline;
+  const double stage_layers = model_->layers / pp;
+  // Activation elements crossing a TP all-reduce or a stage boundary per micro-batch.
+  const double token_elements =
+      model_->IsTransformer()
+          ? b * EffectiveSequence(*model_, options_.settings) * model_->hidden_size
+          : 0.0;
+  double tp_per_micro = 0;
+  if (tp > 1 && token_elements > 0) {
+    tp_per_micro = 4.0 * stage_layers *
+                   RingAllReduceSeconds(parallelism_.tensor, token_elements * activation_bytes_,
+                                        dp.tp_ring_gbps, dp.tp_hop_seconds) *
+                   (options_.tp_comm_overlap ? 1.0 - efficiency_->tp_overlap : 1.0);
+  }
+  double pp_per_micro = 0;
+  if (pp > 1 && token_elements > 0) {
+    CHECK(dp.pp_gbps > 0, "pipeline parallelism needs a stage-to-stage bandwidth");
+    pp_per_micro = 2.0 * (token_elements * activation_bytes_ / tp / (dp.pp_gbps * 1e9) +
+                          dp.pp_latency_seconds);
+  }
+  const double micro = MicroBatchSeconds(micro_batch);
+  const double slots = static_cast<double>(accumulation) + pp - 1.0;  // 1F1B with the bubble
+  const double gpus = static_cast<double>(dp.replicas) * parallelism_.model_parallel_gpus();
+  const double straggler = gpus >= 2 ? 1.0 + step_time_cv_ * std::sqrt(2.0 * std::log(gpus)) : 1.0;
+
   StepEstimate e;
   e.micro_batch = micro_batch;
   e.accumulation = accumulation;
   e.global_batch = dp.replicas * accumulation * micro_batch;
-  const double bubble = 1.0 + (parallelism_.pipeline - 1.0) / static_cast<double>(accumulation);
-  e.compute_seconds = static_cast<double>(accumulation) * MicroBatchSeconds(micro_batch) * bubble;
-  e.optimizer_seconds = OptimizerSeconds();
-  e.comm_seconds = dp.replicas < 2 ? 0.0
-                                   : (1.0 - dp.comm_overlap) *
-                                         RingAllReduceSeconds(dp.replicas, memory_.gradients,
-                                                              dp.ring_gbps, dp.hop_latency_seconds);
-  e.step_seconds = e.compute_seconds + e.optimizer_seconds + e.comm_seconds;
+  e.compute_seconds = slots * micro * straggler;
+  e.tp_comm_seconds = slots * tp_per_micro;
+  e.pp_comm_seconds = slots * pp_per_micro;
+  const double shards = options_.distributed_optimizer ? dp.replicas : 1.0;
+  e.optimizer_seconds = (memory_.weights + memory_.gradients + 2 * memory_.optimizer / shards) /
+                        bandwidth_bytes_per_second_;
+  if (dp.replicas >= 2) {
+    // All-reduce of the gradients; with a distributed optimizer a reduce-scatter of them (half
+    // the traffic) and an all-gather of the 16-bit weights that overlaps the next forward pass.
+    const double grad_bytes = options_.allreduce_bytes_per_parameter > 0
+                                  ? options_.allreduce_bytes_per_parameter * model_->parameters /
+                                        parallelism_.model_parallel_gpus()
+                                  : memory_.gradients;
+    double total =
+        RingAllReduceSeconds(dp.replicas, grad_bytes, dp.ring_gbps, dp.hop_latency_seconds);
+    double gather_exposed = 0;
+    if (options_.distributed_optimizer) {
+      total *= 0.5;
+      const double gather = 0.5 * RingAllReduceSeconds(dp.replicas, memory_.weights, dp.ring_gbps,
+                                                       dp.hop_latency_seconds);
+      gather_exposed = std::max(0.0, gather - micro / 3.0);
+    }
+    const double overlap = options_.allreduce_after_backward ? 0.0
+                           : dp.comm_overlap >= 0            ? dp.comm_overlap
+                                                             : efficiency_->dp_overlap;
+    const double window = 2.0 / 3.0 * micro;  // the backward pass of the last micro-batch
+    const double last_bucket = total * std::min(1.0, efficiency_->bucket_bytes / grad_bytes);
+    e.comm_seconds =
+        std::max(total - std::min(overlap * total, window), last_bucket) + gather_exposed;
+  }
+  e.step_seconds = e.compute_seconds + e.tp_comm_seconds + e.pp_comm_seconds + e.optimizer_seconds +
+                   e.comm_seconds;
   e.samples_per_second = static_cast<double>(e.global_batch) / e.step_seconds;
   e.statistical_efficiency =
-      StatisticalEfficiency(noise_scale, model_->reference_batch, e.global_batch);
+      StatisticalEfficiency(noise_scale, static_cast<double>(e.global_batch));
   e.goodput = e.samples_per_second * e.statistical_efficiency;
-  const double gpus = static_cast<double>(dp.replicas) * parallelism_.model_parallel_gpus();
-  e.mfu = model_->flops_per_sample * e.samples_per_second / gpus / (gpu_->fp16_tflops * 1e12);
+  e.mfu = model_flops_ * e.samples_per_second / gpus / (gpu_->fp16_tflops * 1e12);
   return e;
 }
 

@@ -4,18 +4,15 @@
 // the compiled-in model and hardware catalogs, through a ModelRuntime built from the same sorted
 // job list TestSim runs (so job indices agree).
 //
-// Memory figures used below (sim/models/memory_model.h: 16 B/param for mixed precision + Adam, 12
-// for mixed + SGD with momentum; workspace 10% of the 2-byte weights; reserve 10% of the GPU; 1 GiB
-// = 2^30 B):
-// - BERT-large (340M params, Adam, k = 138,412,032 B/sample) on V100-16GB (17,179,869,184 B):
-//   M_static = 340e6 x 16 + 0.1 x 680e6 = 5,508,000,000 B; reserve 1,717,986,918.4 B;
-//   B_max = floor((17,179,869,184 - 5,508,000,000 - 1,717,986,918.4) / 138,412,032)
-//         = floor(71.9) = 71. The user's batch 128 needs 5.508e9 + 128 k = 23.2e9 B: out of memory;
-//   half of it, 64, needs 14.37e9 B <= 15.46e9 B of capacity: fits.
-// - ResNet-50 (25.6M params, SGD momentum, k = 43,452,416 B/sample) on A100-80GB
-//   (85,899,345,920 B): M_static = 25.6e6 x 12 + 0.1 x 51.2e6 = 312,320,000 B;
-//   M(256) = 312,320,000 + 256 k = 11,436,138,496 B <= half the capacity
-//   (0.9 x 85,899,345,920 / 2 = 38,654,705,664 B); two of them fit on one GPU.
+// Memory figures used below (sim/models/memory_model.h, docs/models.md: M(B) = 1.01 x (state +
+// k B); 18 B/param for mixed precision + Adam, 14 for mixed + SGD with momentum; capacity = the
+// GPU's usable memory - 1.27 GiB of runtime overhead; 1 GiB = 2^30 B):
+// - BERT-large (340M params, Adam, k = 154,511,078.4 B/sample at sequence 128) on V100-16GB
+//   (15.78 GiB usable): B_max = floor((15,579,934,064.64 - 6,181,200,000) / 156,056,189.184) =
+//   60. The user's batch 128 and its half 64 do not fit; 32 does.
+// - ResNet-50 (25.6M params, SGD momentum, k = 43,452,416 B/sample) on A100-80GB (79.35 GiB
+//   usable): M(256) = 1.01 x (25.6e6 x 14 + 256 k) = 11,597,040,680.96 B <= half the capacity
+//   (83,837,359,063.04 B / 2 = 41,918,679,531.52 B); two of them fit on one GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,29 +50,32 @@ TestSim ModelSim(const std::string& cluster_json, std::vector<Job> jobs, const s
 }
 
 TEST(Cosched, StartsAJobWhoseUserBatchDoesNotFitWithABatchThatFitsWhereFcfsRunsOutOfMemory) {
-  // One V100-16GB. BERT-large at the user's batch 128 needs 23.2e9 B > 15.46e9 B (header).
-  // fcfs starts it at 128 at t=0: out of memory after the 120 s start-up, resubmitted at 64,
-  // which fits; it starts again at 120.
-  // cosched picks the goodput-maximizing batch <= B_max = 71. BERT-large's noise scale is
-  // sqrt(2100 x 20000) = 6481 samples and b_half = 8, so goodput ~ b / ((b + 8)(b + 6481)) rises
-  // up to b ~ sqrt(8 x 6481) = 228 > 71: it rises over all of 1..71, and the best batch is B_max
-  // itself, 71. It starts at t=0 and never runs out of memory.
+  // One V100-16GB, BERT-large (sequence 128, mixed precision + Adam; docs/models.md). By hand:
+  // state 340e6 x 18 B x 1.01 = 6,181,200,000 B; activations 154,511,078.4 B per sample x 1.01 =
+  // 156,056,189.184 B; capacity (15.78 usable - 1.27 runtime) GiB = 15,579,934,064.64 B; B_max =
+  // floor(9,398,734,064.64 / 156,056,189.184) = floor(60.2) = 60.
+  // fcfs starts it at the user's 128 at t=0: out of memory after the 120 s start-up, again at 64
+  // (> 60), and runs at 32 from t=240.
+  // cosched picks the goodput-maximizing batch <= B_max. Goodput b / (c + b t_s) x phi / (phi + b)
+  // peaks at b = sqrt(c phi / t_s): with the fixed step time c = optimizer 0.011 s + 24 layers x
+  // 0.15 ms = 0.015 s, t_s ~ 5 ms per sample and phi = sqrt(2100 x 20000) = 6481, that is ~140 >
+  // 60, so the best batch is B_max itself. It starts at t=0 and never runs out of memory.
   const std::vector<Job> jobs = {ModelJob("bert", 0, 1, 1000, "BERT-large", 128)};
   TestSim fcfs = ModelSim(Nodes(1, 1, "V100-16GB"), jobs, "fcfs");
   fcfs.Run();
-  EXPECT_EQ(fcfs.ModelOf("bert").oom_failures, 1);
-  EXPECT_EQ(fcfs.ModelOf("bert").batch, 64);
-  EXPECT_DOUBLE_EQ(fcfs.ModelOf("bert").oom_delay, 120);
+  EXPECT_EQ(fcfs.ModelOf("bert").oom_failures, 2);
+  EXPECT_EQ(fcfs.ModelOf("bert").batch, 32);
+  EXPECT_DOUBLE_EQ(fcfs.ModelOf("bert").oom_delay, 240);
 
   TestSim cosched = ModelSim(Nodes(1, 1, "V100-16GB"), jobs, "cosched");
   cosched.Run();
   const JobRun& run = cosched.Of("bert");
   EXPECT_EQ(run.state, JobState::kCompleted);
   EXPECT_EQ(cosched.ModelOf("bert").oom_failures, 0);
-  EXPECT_EQ(cosched.ModelOf("bert").batch, 71);
+  EXPECT_EQ(cosched.ModelOf("bert").batch, 60);
   EXPECT_DOUBLE_EQ(run.first_start, 0);
-  // M(71) = 5,508,000,000 + 71 x 138,412,032 = 15,335,254,272 B <= 15,461,882,265.6 B.
-  EXPECT_DOUBLE_EQ(cosched.ModelOf("bert").memory_per_gpu, 15335254272.0);
+  // M(60) = 1.01 x (6.12e9 + 60 x 154,511,078.4) = 15,544,571,351.04 B <= 15,579,934,064.64 B.
+  EXPECT_NEAR(cosched.ModelOf("bert").memory_per_gpu, 15544571351.04, 1e-2);
 }
 
 TEST(Cosched, StartsAJobOnFewerGpusThanRequestedWhenOnlyThatManyAreFree) {

@@ -206,3 +206,54 @@ TEST_F(RackTopology, ASixteenGpuJobStaysUnderOneLeafSwitch) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// fastest-type: a V100 node (GPUs 0-3) listed before an H100 node (GPUs 4-7). Under the
+// `hardware` runtime model an H100 runs every model family faster than a V100 (the catalog's
+// per-family speedups, sim/data/gpus.json), so the job goes to the H100 node while it has room,
+// where first-fit takes the V100 node; with the H100 node full it falls back to the V100s.
+class FastestTypeTest : public ::testing::Test {
+ protected:
+  FastestTypeTest()
+      : cluster_(ClusterSpec::FromJsonText(
+                     R"({"nodes":[{"count":1,"gpu_type":"V100-16GB","gpus_per_node":4},
+                                  {"count":1,"gpu_type":"H100-80GB","gpus_per_node":4}]})",
+                     "mixed", HardwareCatalog::Default()),
+                 HardwareCatalog::Default()),
+        topology_(cluster_),
+        runtime_(MakeRuntimeModel("hardware", cluster_, topology_)),
+        resources_(cluster_) {
+    job_.id = "j";
+    job_.gpus = 2;
+    job_.model = "BERT-large";
+  }
+  std::vector<int> Place(const std::string& strategy) {
+    const auto placement =
+        FindPlacement(strategy).make({&cluster_, &topology_, runtime_.get()}, {});
+    Allocation out;
+    PlacementRequest request;
+    request.gpus = 2;
+    request.job = &job_;
+    if (!placement->Find(resources_, request, &out)) return {};
+    return out.gpus;
+  }
+  Cluster cluster_;
+  Topology topology_;
+  std::unique_ptr<RuntimeModel> runtime_;
+  Resources resources_;
+  Job job_;
+};
+
+TEST_F(FastestTypeTest, TakesTheFasterTypeWhileItHasRoomAndFallsBackOtherwise) {
+  EXPECT_EQ(Place("first-fit"), (std::vector<int>{0, 1}));
+  EXPECT_EQ(Place("fastest-type"), (std::vector<int>{4, 5}));
+  resources_.Allocate(std::vector<int>{4, 5, 6});  // one H100 left: not enough for 2
+  EXPECT_EQ(Place("fastest-type"), (std::vector<int>{0, 1}));
+  resources_.Allocate(std::vector<int>{0, 1, 2});  // one GPU of each type left: no room anywhere
+  EXPECT_EQ(Place("fastest-type"), (std::vector<int>{}));
+}
+
+}  // namespace
+}  // namespace clustersim

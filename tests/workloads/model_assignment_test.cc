@@ -73,41 +73,55 @@ TEST(ModelAssignment, ClassesFollowGpuHours) {
 }
 
 TEST(ModelAssignment, DrawsFollowTheStatedDistribution) {
-  // 40,000 small jobs: ResNet-50 and BERT-base each 50%; ResNet-50 batches 32..512 uniformly over
-  // the 5 powers of two (20% each). Binomial standard deviation for p = 0.5, n = 40,000 is 0.25%;
-  // for p = 0.2 over ~20,000 draws 0.28%: 1.5% tolerances are over 5 sigma.
-  std::map<std::string, int> models;
-  std::map<int, int> resnet_batches;
-  int resnet = 0;
+  // 40,000 small jobs: ResNet-50 and BERT-base each 50%. ResNet-50's recipe batch is 256: under
+  // the default rule 256 with probability 1/2, 128 and 512 with 1/4 each; under `uniform` the 5
+  // powers of two 32..512 at 20% each; under `reference` always 256. Binomial standard deviation
+  // for p = 0.5, n = 40,000 is 0.25%; for p = 0.2-0.5 over ~20,000 draws at most 0.36%: 1.5%
+  // tolerances are over 4 sigma.
   const int n = 40000;
-  for (int i = 0; i < n; ++i) {
-    const ModelAssignment a = AssignModel(MakeJob("s" + std::to_string(i), 1, 600), 11);
-    ++models[a.model];
-    if (a.model == "ResNet-50") {
-      ++resnet;
-      ++resnet_batches[a.batch_size];
+  auto draw = [&](UserBatchRule rule, std::map<std::string, int>* models) {
+    std::map<int, int> resnet_batches;
+    for (int i = 0; i < n; ++i) {
+      const ModelAssignment a = AssignModel(MakeJob("s" + std::to_string(i), 1, 600), 11, rule);
+      ++(*models)[a.model];
+      if (a.model == "ResNet-50") ++resnet_batches[a.batch_size];
     }
-  }
+    return resnet_batches;
+  };
+  std::map<std::string, int> models;
+  const auto recipe = draw(UserBatchRule::kRecipe, &models);
   EXPECT_EQ(models.size(), 2u);
   EXPECT_NEAR(models["ResNet-50"] / double(n), 0.5, 0.015);
   EXPECT_NEAR(models["BERT-base"] / double(n), 0.5, 0.015);
-  ASSERT_EQ(resnet_batches.size(), 5u);
+  const double resnet = models["ResNet-50"];
+  ASSERT_EQ(recipe.size(), 3u);
+  EXPECT_NEAR(recipe.at(128) / resnet, 0.25, 0.015);
+  EXPECT_NEAR(recipe.at(256) / resnet, 0.50, 0.015);
+  EXPECT_NEAR(recipe.at(512) / resnet, 0.25, 0.015);
+  // The rules draw the same models (the model draw comes first).
+  std::map<std::string, int> uniform_models, reference_models;
+  const auto uniform = draw(UserBatchRule::kUniform, &uniform_models);
+  const auto reference = draw(UserBatchRule::kReference, &reference_models);
+  EXPECT_EQ(uniform_models, models);
+  EXPECT_EQ(reference_models, models);
+  ASSERT_EQ(uniform.size(), 5u);
   for (int b : {32, 64, 128, 256, 512}) {
-    EXPECT_NEAR(resnet_batches[b] / double(resnet), 0.2, 0.015) << b;
+    EXPECT_NEAR(uniform.at(b) / resnet, 0.2, 0.015) << b;
   }
+  EXPECT_EQ(reference, (std::map<int, int>{{256, models["ResNet-50"]}}));
 }
 
 TEST(ModelAssignment, JobsThatNameAModelKeepIt) {
   std::vector<Job> jobs = {MakeJob("a", 1, 60), MakeJob("b", 1, 60), MakeJob("c", 1, 60)};
   jobs[0].model = "BERT-large";
   jobs[0].batch_size = 24;
-  jobs[1].model = "GPT-2-1.5B";  // no batch: drawn from the model's range
+  jobs[1].model = "GPT-2-1.5B";  // no batch: its recipe batch 8, or half or twice it
   jobs[2].model = "my-own-net";  // not in the table: left alone
   EXPECT_EQ(AssignModels(jobs, 5), 1);
   EXPECT_EQ(jobs[0].model, "BERT-large");
   EXPECT_EQ(jobs[0].batch_size, 24);
-  EXPECT_GE(jobs[1].batch_size, 1);
-  EXPECT_LE(jobs[1].batch_size, 32);
+  EXPECT_TRUE(jobs[1].batch_size == 4 || jobs[1].batch_size == 8 || jobs[1].batch_size == 16)
+      << jobs[1].batch_size;
   EXPECT_EQ(jobs[2].batch_size, 0);
 }
 

@@ -149,6 +149,33 @@ TEST_F(NativeReader, ReadsTheJsonFormWithTheSameKeys) {
             std::string::npos);
 }
 
+TEST_F(NativeReader, ReadsPerJobPrecisionAndSequenceLength) {
+  const Trace trace = LoadTrace(
+      Write("p.csv",
+            "job_id,submit_time,gpus,duration,model,precision,sequence_length\n"
+            "a,0,1,10,BERT-large,fp32,512\n"
+            "b,1,1,10,BERT-large,,\n"));
+  ASSERT_EQ(trace.jobs.size(), 2u);
+  EXPECT_EQ(trace.jobs[0].precision, "fp32");
+  EXPECT_EQ(trace.jobs[0].sequence_length, 512);
+  EXPECT_TRUE(trace.jobs[1].precision.empty());  // the model's recipe
+  EXPECT_EQ(trace.jobs[1].sequence_length, 0);
+  // "a,0,1,10,BERT-large,fp8,": the precision field starts at column 21.
+  const std::string bad =
+      ErrorOf("job_id,submit_time,gpus,duration,model,precision\na,0,1,10,BERT-large,fp8\n");
+  EXPECT_NE(bad.find("t.csv:2:21: precision: expected fp32, tf32, mixed-fp16 or mixed-bf16"),
+            std::string::npos)
+      << bad;
+  const Trace json = LoadTrace(Write(
+      "p.json",
+      R"([{"job_id":"x","submit_time":0,"gpus":1,"duration":1,"precision":"tf32","sequence_length":384}])"));
+  EXPECT_EQ(json.jobs[0].precision, "tf32");
+  EXPECT_EQ(json.jobs[0].sequence_length, 384);
+  const std::string bad_json = ErrorOf(
+      R"([{"job_id":"x","submit_time":0,"gpus":1,"duration":1,"precision":"int8"}])", "q.json");
+  EXPECT_NE(bad_json.find("jobs[0].precision: expected fp32, tf32"), std::string::npos) << bad_json;
+}
+
 TEST_F(NativeReader, ReadsTheBundledDefaultTrace) {
   // traces/philly_default.csv: 11,160 jobs (scripts/make_default_trace.py); its first data row is
   // "philly-26974,25,1,594,103959".

@@ -158,6 +158,8 @@ TEST(TraceStats, CountsJobsPerPriorityLevelWithTheTracesClassNames) {
   EXPECT_NE(text.find("priority        2 high [LS]: 2 (40.0%)  0 low: 3 (60.0%)"),
             std::string::npos)
       << text;
+  // A trace without classes: no priority line.
+  EXPECT_EQ(FormatTraceStats(ComputeTraceStats(FiveJobs())).find("priority"), std::string::npos);
 }
 
 TEST(TraceStats, SummarizesSizesDurationsAndLoad) {

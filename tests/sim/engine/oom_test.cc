@@ -1,8 +1,9 @@
 // Model-aware runs (docs/models.md, sim/engine/model_runtime.h): OOM after start-up with half-batch
 // resubmission and a retry limit, the goodput rate factor, elastic starts, GPU shares. A toy model
-// keeps every figure computable by hand: 1,000 parameters (model state ~16 KB, negligible), 1 GiB
-// of activations per sample, a saturated rate of 100 samples/s on a V100-16GB, batch_half 8 and a
-// gradient noise scale of 64 samples.
+// keeps every figure computable by hand: 1,000 parameters (model state ~18 KB, negligible), 1 GiB
+// of activations per sample, a saturated rate of 100 samples/s on a V100-16GB (1e9 FLOPs per sample
+// at 8e-4 of the V100's 125e12), a fixed 0.08 s per micro-batch (so b / (b + 8) of the saturated
+// rate at micro-batch b), no other overheads, and a gradient noise scale of 64 samples.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,9 +28,13 @@ const char kToyCatalog[] = R"({"models": [
    "activation_bytes_per_sample": 1073741824, "activation_source": "test",
    "flops_per_sample": 1e9, "flops_source": "test",
    "gradient_noise_scale": [64, 64], "noise_source": "test",
-   "reference_batch": 16, "reference_batch_source": "test", "batch_half": 8,
-   "calibration": {"gpu": "V100-16GB", "batch": 0, "samples_per_second": 100, "source": "test"},
-   "source": "test"}]})";
+   "reference_batch": 16, "reference_batch_source": "test", "source": "test"}],
+  "efficiency": {"chips": {"volta": {"cnn": {"mixed": 8e-4}}, "ampere": {"cnn": {"mixed": 3.2e-4}},
+                           "hopper": {"cnn": {"mixed": 1.0e-4}}},
+   "layer_overhead_seconds": {"cnn": 0.08}, "step_time_cv": {"cnn": 0},
+   "dp_overlap": 0, "tp_overlap": 0, "bucket_bytes": 25e6, "activation_traffic": 0,
+   "attention_efficiency": 1, "runtime_overhead_gib": 1.27, "allocator_fragmentation": 0.01,
+   "frameworks": {"pytorch": {}}}})";
 
 const ModelCatalog& Toy() {
   static const ModelCatalog catalog = ModelCatalog::FromJsonText(kToyCatalog, "toy");
@@ -43,7 +48,8 @@ Job ToyJob(const std::string& id, double submit, int gpus, double duration, int 
   return job;
 }
 
-// B_max on a V100-16GB: floor((16 GiB - 16.2 KB static - 1.6 GiB reserve) / 1 GiB) = 14.
+// B_max on a V100-16GB: floor((16 GiB - 18 KB static - (0.22 GiB driver + 1.27 GiB runtime)) /
+// 1.01 GiB per sample) = floor(14.37) = 14.
 TEST(ModelRuntime, MaxBatchAndRateFactorByHand) {
   TestSim sim(Nodes(1, 1, "V100-16GB"), {ToyJob("a", 0, 1, 1000, 32)}, "fcfs", "first-fit", {},
               "trace", Params(), &Toy());
@@ -52,7 +58,7 @@ TEST(ModelRuntime, MaxBatchAndRateFactorByHand) {
   EXPECT_EQ(m.MaxBatch(0, v100), 14);
   EXPECT_TRUE(m.Fits(0, v100, 14));
   EXPECT_FALSE(m.Fits(0, v100, 15));
-  // Goodput per GPU at batch b: throughput b / (b + 8) x 100 times efficiency (64 + 16) / (64 + b).
+  // Goodput per GPU at batch b: throughput b / (b + 8) x 100 times efficiency 64 / (64 + b).
   // Against the user's batch 32: (8/16 / 72) / (32/40 / 96) = (1/144) / (1/120) = 5/6.
   EXPECT_NEAR(m.RateFactor(0, v100, 1, 8), 5.0 / 6.0, 1e-6);
   EXPECT_NEAR(m.RateFactor(0, v100, 1, 32), 1.0, 1e-12);
@@ -77,7 +83,8 @@ TEST(Oom, UserBatchTooLargeFailsAfterStartupAndRetriesWithHalfTheBatch) {
   EXPECT_DOUBLE_EQ(am.oom_delay, 240);
   EXPECT_DOUBLE_EQ(am.oom_gpu_seconds, 240);
   EXPECT_NEAR(a.end_time, 240 + 1200, 1e-3);
-  EXPECT_NEAR(am.memory_per_gpu, 8.0 * (1 << 30) + 16.2e3, 1.0);
+  // M(8) = (1 + 1% fragmentation) x (1,000 parameters x 18 B + 8 x 1 GiB) = 8,675,852,117.92 B.
+  EXPECT_NEAR(am.memory_per_gpu, 1.01 * (18e3 + 8.0 * (1 << 30)), 1.0);
   const auto summary = ComputeSummary(engine);
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_rate"), 1.0);
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "oom_failures"), 2);

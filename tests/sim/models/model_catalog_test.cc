@@ -21,7 +21,7 @@ TEST(ModelCatalog, HoldsTheRequiredModelsWithSources) {
     EXPECT_FALSE(m.activation_source.empty()) << m.name;
     EXPECT_FALSE(m.flops_source.empty()) << m.name;
     EXPECT_FALSE(m.noise_source.empty()) << m.name;
-    EXPECT_FALSE(m.calibration.source.empty()) << m.name;
+    EXPECT_FALSE(m.efficiency_source.empty()) << m.name;
   }
   EXPECT_EQ(catalog.Find("bert-large"), catalog.Find("BERT-large"));  // case-insensitive
 }
@@ -50,18 +50,38 @@ TEST(ModelCatalog, TransformerActivationsFollowKorthikanti) {
   // 956,301,312 = 1,493,172,224 B.
   EXPECT_DOUBLE_EQ(TransformerActivationBytesPerSample(32, 4096, 32, 2048, Recomputation::kFull),
                    1493172224.0);
-  // Every transformer's catalog figure is this formula of its own fields and recipe.
+  // Every catalog figure is the formula of its own fields and recipe at its default settings
+  // (reference stack): activations by element width, FLOPs 6 N s + 12 L s^2 h.
+  const Framework& pytorch = ModelCatalog::Default().efficiency().FrameworkNamed("pytorch");
   for (const ModelSpec& m : ModelCatalog::Default().models()) {
-    if (m.family != "transformer") continue;
-    EXPECT_NEAR(m.activation_bytes_per_sample,
-                TransformerActivationBytesPerSample(m.layers, m.hidden_size, m.attention_heads,
-                                                    m.sequence_length, m.recomputation),
-                1.0)
+    EXPECT_NEAR(m.activation_bytes_per_sample, ActivationBytesPerSample(m, {}, pytorch),
+                1e-6 * m.activation_bytes_per_sample)
         << m.name;
-    // FLOPs per sample = 6 x parameters x tokens.
-    EXPECT_NEAR(m.flops_per_sample, 6 * m.parameters * m.sequence_length, 1e-9 * m.flops_per_sample)
+    if (m.family != "transformer") continue;
+    const double s = m.sequence_length;
+    EXPECT_NEAR(m.flops_per_sample, 6 * m.parameters * s + 12.0 * m.layers * s * s * m.hidden_size,
+                1e-9 * m.flops_per_sample)
         << m.name;
   }
+}
+
+TEST(ModelCatalog, ActivationsSplitKorthikantisCountByElementWidth) {
+  // BERT-large, sequence 128, mixed precision: Korthikanti's 34 s h + 5 a s^2 with the softmax
+  // output at 2 bytes; the reference stack keeps it in FP32 (+2 a s^2 bytes per layer):
+  //   24 x (34 x 131,072 + 7 x 16 x 16,384) = 24 x (4,456,448 + 1,835,008) = 150,994,944 B,
+  // plus the logits of 15% of the positions: 0.15 x 128 x 30,522 x 6 = 3,516,134.4 B.
+  const ModelSpec& bert = ModelCatalog::Default().Require("BERT-large");
+  const ModelEfficiency& e = ModelCatalog::Default().efficiency();
+  EXPECT_NEAR(ActivationBytesPerSample(bert, {}, e.FrameworkNamed("pytorch")),
+              150994944.0 + 3516134.4, 1e-3);
+  // A stack with a half-precision softmax keeps Korthikanti's 5 a s^2 exactly.
+  EXPECT_NEAR(
+      ActivationBytesPerSample(bert, {}, e.FrameworkNamed("megatron")),
+      TransformerActivationBytesPerSample(24, 1024, 16, 128, Recomputation::kNone) + 3516134.4,
+      1e-3);
+  // With fused attention (no stored scores) only the 34 s h terms remain.
+  EXPECT_NEAR(ActivationBytesPerSample(bert, {}, e.FrameworkNamed("megatron-core")),
+              24 * 34.0 * 128 * 1024 + 3516134.4, 1e-3);
 }
 
 TEST(ModelCatalog, UnknownModelListsTheValidNames) {
@@ -80,7 +100,7 @@ std::string OneModel(const std::string& overrides) {
   return R"({"models":[{"name":"m","family":"transformer","parameters":1e6,"layers":2,
     "hidden_size":64,"attention_heads":2,"sequence_length":16,"image_size":0,
     "precision":"mixed-fp16","optimizer":"adam","activation_bytes_per_sample":1000,
-    "flops_per_sample":1e8,"gradient_noise_scale":[10,100],"reference_batch":32,"batch_half":1,
+    "flops_per_sample":1e8,"gradient_noise_scale":[10,100],"reference_batch":32,
     "calibration":{"gpu":"V100-16GB","mfu":0.3})" +
          overrides + "}]}";
 }
@@ -97,6 +117,14 @@ TEST(ModelCatalog, BadCatalogsAreRejectedNamingTheEntry) {
   };
   EXPECT_NE(error_of(OneModel(R"(,"family":"rnn")")).find("family"), std::string::npos);
   EXPECT_NE(error_of(OneModel(R"(,"precision":"fp8")")).find("precision"), std::string::npos);
+  EXPECT_NE(error_of(OneModel(R"(,"calibration":{"gpu":"V100-16GB"})")).find("exactly one"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"models":[{"name":"m","family":"cnn","parameters":1,"layers":1,
+    "hidden_size":1,"attention_heads":0,"sequence_length":0,"image_size":1,"precision":"fp32",
+    "optimizer":"sgd","activation_bytes_per_sample":1,"flops_per_sample":1,
+    "gradient_noise_scale":[1,1],"reference_batch":1}],"efficiency":{"chips":{}}})")
+                .find("efficiency"),
+            std::string::npos);
   EXPECT_NE(error_of(R"({"models":[{"name":"m"}]})").find("models[0]"), std::string::npos);
   EXPECT_NE(error_of(R"({"models":[]})").find("non-empty"), std::string::npos);
   EXPECT_NE(error_of(R"({"models":[ )").find("bad.json"), std::string::npos);

@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""The README's cosched ablation: how much of cosched's gain over fcfs is batch tuning, how much
+GPU-type choice and how much co-scheduling. Same trace, cluster and seed for every run (the
+bundled Philly window on the default mixed cluster, models and batches assigned with
+--assign-models, seed 0), at the trace's own arrival rate and at twice it:
+
+  fcfs               users' batches, first-fit over GPU types in catalog order
+  + optimal batch    every job at its goodput-optimal per-GPU batch on the GPUs it asked for
+                     (--batch-choice optimal): batch tuning alone
+  + fastest type     the GPU type with the highest predicted rate where the user's batch fits
+                     (--placement fastest-type), users' batches: type choice alone
+  + both             --batch-choice optimal --placement fastest-type: the model's gains without
+                     co-scheduling
+  cosched            joint choice of type, GPU count, batch and sharing
+
+Each is run for the three rules of users' batches (--user-batches recipe, reference, uniform;
+workloads/model_assignment.h) as the sensitivity study. Prints one Markdown table per arrival
+rate and writes every run to one database.
+
+Usage: scripts/cosched_ablation.py [--binary build/sim/cli/clustersim]
+                                   [--out results/cosched_ablation.sqlite]
+"""
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIGS = [
+    # (name, run options)
+    ("fcfs", ["--policy", "fcfs", "--placement", "first-fit"]),
+    ("+ optimal batch", ["--policy", "fcfs", "--placement", "first-fit",
+                         "--batch-choice", "optimal"]),
+    ("+ fastest type", ["--policy", "fcfs", "--placement", "fastest-type"]),
+    ("+ both", ["--policy", "fcfs", "--placement", "fastest-type", "--batch-choice", "optimal"]),
+    ("cosched", ["--policy", "cosched", "--placement", "first-fit"]),
+]
+RULES = ["recipe", "reference", "uniform"]
+LOADS = [("trace arrival rate", "1"), ("arrivals twice as fast (--load-factor 2)", "2")]
+COLUMNS = [
+    # (header, summary metric, scale, format)
+    ("mean JCT h", "jct_seconds_mean", 1 / 3600, "{:.2f}"),
+    ("p95 JCT h", "jct_seconds_p95", 1 / 3600, "{:.2f}"),
+    ("mean wait h", "wait_seconds_mean", 1 / 3600, "{:.2f}"),
+    ("makespan h", "makespan_seconds", 1 / 3600, "{:.0f}"),
+    ("busy GPU-h", "busy_gpu_hours", 1, "{:,.0f}"),
+    ("OOM rate %", "oom_rate", 100, "{:.2f}"),
+    ("oom-failed", "jobs_failed", 1, "{:.0f}"),
+]
+
+
+def metric(db, run_id, name):
+    row = db.execute("SELECT value FROM summary WHERE run_id = ? AND metric = ? AND scope = 'all'",
+                     (run_id, name)).fetchone()
+    return None if row is None else row[0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", default=os.path.join(ROOT, "build/sim/cli/clustersim"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "results/cosched_ablation.sqlite"))
+    args = parser.parse_args()
+    if os.path.exists(args.out):
+        os.remove(args.out)
+    for title, load in LOADS:
+        print(f"**Bundled Philly window, default mixed cluster (144 GPUs), seed 0, {title}**\n")
+        print("| users' batches | configuration | " + " | ".join(c[0] for c in COLUMNS) +
+              " | mean JCT vs fcfs | busy GPU-h vs fcfs |")
+        print("|---|---|" + "---:|" * (len(COLUMNS) + 2))
+        for rule in RULES:
+            base = None
+            for name, options in CONFIGS:
+                command = [args.binary, "run", "--assign-models", "--seed", "0", "--user-batches",
+                           rule, "--load-factor", load, "--no-progress", "--out", args.out] + options
+                result = subprocess.run(command, capture_output=True, text=True)
+                if result.returncode != 0:
+                    sys.exit(f"{' '.join(command)} failed:\n{result.stderr}")
+                with sqlite3.connect(args.out) as db:
+                    run_id = db.execute("SELECT MAX(run_id) FROM runs").fetchone()[0]
+                    values = [metric(db, run_id, m) for _, m, _, _ in COLUMNS]
+                cells = ["-" if v is None else fmt.format(v * scale)
+                         for v, (_, _, scale, fmt) in zip(values, COLUMNS)]
+                if base is None:
+                    base = values
+                    cells += ["", ""]
+                else:
+                    cells += [f"{100 * (values[i] / base[i] - 1):+.0f} %" for i in (0, 4)]
+                print(f"| {rule} | {name} | " + " | ".join(cells) + " |")
+        print()
+
+
+if __name__ == "__main__":
+    main()

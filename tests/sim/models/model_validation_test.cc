@@ -1,0 +1,211 @@
+// The memory and throughput models against published measurements (sim/data/validation/,
+// docs/model-validation.md). Expected values are the published figures themselves: the test fails
+// when a model change moves the predictions of rows that were never used for fitting away from
+// what was measured, or when B_max crosses a published out-of-memory boundary.
+#include "sim/models/validation.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+const std::vector<ThroughputResult>& Results() {
+  static const auto* results = new std::vector<ThroughputResult>(ValidateThroughput(
+      DefaultValidationData(), ModelCatalog::Default(), HardwareCatalog::Default()));
+  return *results;
+}
+
+std::vector<ThroughputResult> Split(const std::string& split) {
+  std::vector<ThroughputResult> out;
+  for (const auto& r : Results()) {
+    if (r.row->split == split) out.push_back(r);
+  }
+  return out;
+}
+
+TEST(ValidationData, CoversGpuTypesScalesAndModelFamiliesWithASourceForEveryRow) {
+  const ValidationData& data = DefaultValidationData();
+  EXPECT_GT(data.throughput.size(), 100u);
+  std::set<std::string> gpus, models;
+  int calibration = 0, max_gpus = 0;
+  for (const auto& row : data.throughput) {
+    EXPECT_FALSE(row.source.empty()) << row.id;
+    EXPECT_TRUE(row.split == "calibration" || row.split == "heldout") << row.id;
+    EXPECT_GT(row.measured, 0) << row.id;
+    gpus.insert(row.gpu.substr(0, 4));
+    models.insert(row.model);
+    calibration += row.split == "calibration";
+    max_gpus = std::max(max_gpus, row.gpus);
+  }
+  EXPECT_EQ(gpus, (std::set<std::string>{"A100", "H100", "V100"}));
+  for (const char* m : {"ResNet-50", "BERT-large", "GPT"}) EXPECT_TRUE(models.count(m)) << m;
+  EXPECT_GE(max_gpus, 64);
+  // At most one third of the rows (throughput and memory together) calibrate the catalog.
+  for (const auto& row : data.memory) {
+    EXPECT_FALSE(row.source.empty()) << row.id;
+    EXPECT_GT(row.fits, 0) << row.id;
+    calibration += row.split == "calibration";
+  }
+  EXPECT_LE(3 * calibration, static_cast<int>(data.throughput.size() + data.memory.size()));
+}
+
+TEST(ValidationData, HeldOutMedianErrorStaysUnderFifteenPercent) {
+  // Threshold: the same model, GPU, precision and per-GPU batch measured by two of NVIDIA's own
+  // stacks (the TensorFlow 1 and TensorFlow 2 BERT-large tables of DeepLearningExamples, and
+  // TensorFlow against PyTorch for ResNet-50) differ by 10-25 %; the model carries one factor per
+  // stack, so a held-out median much below the within-vendor spread is not to be expected. 15 %
+  // allows the current fit (12.9 %) a small margin while catching a regression of a few points
+  // on every row. docs/model-validation.md states the 10 % target is not yet met.
+  const ErrorSummary held = SummarizeAll(Split("heldout"), "heldout");
+  EXPECT_GT(held.rows, 200);
+  EXPECT_LT(held.median_abs, 0.15);
+  // No systematic bias: the signed mean is within +-5 %.
+  EXPECT_LT(std::fabs(held.mean_signed), 0.05);
+  // The calibration rows are fitted, so they agree better than the held-out rows.
+  const ErrorSummary cal = SummarizeAll(Split("calibration"), "calibration");
+  EXPECT_LT(cal.median_abs, held.median_abs);
+}
+
+TEST(ValidationData, HeldOutCnnAndDataParallelScalingRowsAreWithinTenPercentMedian) {
+  // ResNet-50 on NVIDIA's stacks: the rows with the least framework variation.
+  const auto resnet = Summarize(Split("heldout"), [](const ThroughputResult& r) {
+    return r.row->model == "ResNet-50" && r.row->group.rfind("dle-", 0) == 0 ? "rn50" : "other";
+  });
+  ASSERT_EQ(resnet.front().key, "other");
+  EXPECT_LT(resnet.back().median_abs, 0.10) << resnet.back().rows << " rows";
+}
+
+TEST(ValidationData, LargeLanguageModelUtilizationOnA100IsWithinTwentyPercent) {
+  // Megatron-LM's A100 table (Narayanan et al. 2021, Table 1): 32 to 3072 GPUs. Predicted MFU
+  // within 20 % of the published one on every held-out row.
+  int rows = 0;
+  for (const auto& r : Split("heldout")) {
+    if (r.row->model != "GPT" || r.row->gpu != "A100-80GB") continue;
+    ++rows;
+    EXPECT_LE(std::fabs(r.predicted_mfu / r.measured_mfu - 1), 0.20) << r.row->id;
+  }
+  EXPECT_GE(rows, 8);
+}
+
+TEST(ValidationData, LargeLanguageModelUtilizationOnH100IsWithinTwentyPercentButOneRow) {
+  // Megatron-LM's H100 table, 96 to 6144 GPUs: within 20 % on every held-out row but T282 (TP 8,
+  // PP 1, 48 data-parallel replicas at 4 micro-batches per step), where the model exposes 0.24 s
+  // of data-parallel gradient communication per 1.19 s step that the published figure hides; it
+  // is 25 % low (docs/model-validation.md, known gaps). The test pins that row's gap.
+  int rows = 0;
+  for (const auto& r : Split("heldout")) {
+    if (r.row->model != "GPT" || r.row->gpu != "H100-80GB") continue;
+    ++rows;
+    const double error = r.predicted_mfu / r.measured_mfu - 1;
+    if (r.row->id == "T282") {
+      EXPECT_LT(error, 0) << r.row->id;
+      EXPECT_GT(error, -0.30) << r.row->id;
+    } else {
+      EXPECT_LE(std::fabs(error), 0.20) << r.row->id;
+    }
+  }
+  EXPECT_GE(rows, 6);
+}
+
+TEST(ValidationData, EveryPublishedBatchFitsAndOutOfMemoryBoundariesHold) {
+  // Every measured row ran, so its per-GPU batch fits.
+  for (const auto& r : Results()) EXPECT_TRUE(r.fits) << r.row->id << " B_max " << r.max_batch;
+  const auto memory =
+      ValidateMemory(DefaultValidationData(), ModelCatalog::Default(), HardwareCatalog::Default());
+  ASSERT_GE(memory.size(), 15u);
+  int violated = 0;
+  for (const auto& m : memory) {
+    // Never below what was published to run.
+    EXPECT_GE(m.max_batch, m.row->fits) << m.row->id;
+    if (!m.respected) {
+      ++violated;
+      // The one known miss: TensorFlow 1 SQuAD fine-tuning in FP32 on a 16 GB V100 runs out of
+      // memory at 4 where the model allows 4 (TensorFlow 2's table runs 3 and fails at 6, which
+      // the model respects). It is one of the five FP32 brackets behind the two TensorFlow 1
+      // activation-memory factors, missed by one sample.
+      EXPECT_EQ(m.row->id, "M03");
+    }
+  }
+  EXPECT_LE(violated, 1);
+}
+
+TEST(ValidationData, CatalogEfficiencyIsTheFitOfTheCalibrationRows) {
+  // sim/data/models.json holds what `validate-models --fit` gives: refitting changes no achieved
+  // fraction by more than 0.1 % (the JSON keeps 4 significant digits).
+  const ModelEfficiency& catalog = ModelCatalog::Default().efficiency();
+  const ModelEfficiency fitted =
+      FitEfficiency(DefaultValidationData(), ModelCatalog::Default(), HardwareCatalog::Default());
+  int cells = 0;
+  for (const auto& [chip, classes] : fitted.chips) {
+    for (const auto& [cls, groups] : classes) {
+      for (const auto& [group, u] : groups) {
+        const auto c = catalog.Fraction(chip, cls, group);
+        ASSERT_TRUE(c.has_value()) << chip << "/" << cls << "/" << group;
+        EXPECT_NEAR(u / *c, 1.0, 1e-3) << chip << "/" << cls << "/" << group;
+        ++cells;
+      }
+    }
+  }
+  EXPECT_GE(cells, 12);
+}
+
+TEST(ValidationData, BadRowsAreRejectedWithFileLineAndColumn) {
+  const std::string header =
+      "id,split,group,model,layers,hidden,heads,vocab,sequence,image,precision,framework,system,"
+      "gpu,gpus,tp,pp,micro_batch,accumulation,recompute,dist_opt,tp_overlap,allreduce,task,"
+      "measured,unit,source\n";
+  const std::string memory =
+      "id,split,model,sequence,image,precision,framework,gpu,micro_batch_fits,micro_batch_oom,"
+      "accumulation,source\n";
+  const std::string good =
+      "X1,heldout,g,ResNet-50,,,,,,224,mixed-fp16,pytorch,dgx1,V100-16GB,1,1,1,256,1,none,0,0,,"
+      "pretrain,1000,samples/s,somewhere\n";
+  EXPECT_EQ(ParseValidationData(header + good, "t.csv", memory, "m.csv").throughput.size(), 1u);
+  try {
+    std::string bad = good;
+    bad.replace(bad.find("1000"), 4, "fast");
+    ParseValidationData(header + good + bad, "t.csv", memory, "m.csv");
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("t.csv"), std::string::npos) << what;
+    EXPECT_NE(what.find("3"), std::string::npos) << what;  // line 3
+  }
+  try {
+    std::string bad = good;
+    bad.replace(bad.find("heldout"), 7, "training");
+    ParseValidationData(header + bad, "t.csv", memory, "m.csv");
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.csv"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ValidateModelsCommand, WritesEveryRowToCsv) {
+  const std::string csv = ::testing::TempDir() + "/validate_rows.csv";
+  const std::string cmd = std::string(CLUSTERSIM_BINARY) + " validate-models --csv " + csv + " > " +
+                          ::testing::TempDir() + "/validate_out.txt";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(csv);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) ++lines;
+  EXPECT_EQ(lines, 1 + static_cast<int>(DefaultValidationData().throughput.size()));
+  std::ifstream out(::testing::TempDir() + "/validate_out.txt");
+  std::stringstream text;
+  text << out.rdbuf();
+  for (const char* part : {"held-out", "calibration", "by GPU type", "memory brackets"}) {
+    EXPECT_NE(text.str().find(part), std::string::npos) << part;
+  }
+}
+
+}  // namespace
+}  // namespace clustersim
