@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -475,6 +476,9 @@ class RunStream {
     }
   }
 
+  // Seconds the engine's thread has waited for the writer thread so far.
+  double wait_seconds() const { return wait_seconds_; }
+
   // Waits for the writer thread to write everything handed over; rethrows its error.
   void Join() {
     CHECK(run_over_, "SqliteWriter::EndRun before WriteFinished(engine, true)");
@@ -491,7 +495,10 @@ class RunStream {
         ++batches_made_;
         batch.values.reserve(kRowsPerBatch * kJobColumns);
       } else {
+        const auto start = std::chrono::steady_clock::now();
         empty_.Pop(&batch);  // the writer is kBatches behind
+        wait_seconds_ +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
     }
     batch.table = table;
@@ -740,6 +747,7 @@ class RunStream {
   size_t next_interval_ = 0;
   int batches_made_ = 0;
   bool run_over_ = false;
+  double wait_seconds_ = 0;
   RowBatch jobs_;
   RowBatch timeseries_;
   BoundedQueue<RowBatch> full_;   // to the writer thread
@@ -803,6 +811,8 @@ int64_t SqliteWriter::BeginRun(const RunRecord& record, const Engine& engine) {
   stream_ = std::make_unique<RunStream>(db_, stream_run_id_, record.bsld_threshold_seconds, engine);
   return stream_run_id_;
 }
+
+double SqliteWriter::wait_seconds() const { return stream_ ? stream_->wait_seconds() : 0.0; }
 
 void SqliteWriter::WriteFinished(const Engine& engine, bool run_over) {
   CHECK(stream_, "SqliteWriter::WriteFinished without BeginRun");
