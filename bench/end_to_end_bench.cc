@@ -269,8 +269,7 @@ void Phases(benchmark::State& state, int nodes, const char* placement) {
     record.timeseries_interval_seconds = EngineOptions{}.timeseries_interval_seconds;
     EngineOptions options;
     options.observe = [&writer](const Engine& e) { writer.WriteFinished(e, false); };
-    Engine engine(trace, setup.cluster, *setup.placement, *setup.runtime, *policy, "fcfs",
-                  options);
+    Engine engine(trace, setup.cluster, *setup.placement, *setup.runtime, *policy, "fcfs", options);
     writer.BeginRun(record, engine);
     construct_s += SecondsSince(t);
 

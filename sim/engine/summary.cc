@@ -57,8 +57,9 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
   // Groups are reported only for a dimension with more than one value: the others are not
   // collected (a map lookup and three appends per job saved on a million jobs).
   const Job& first = trace.jobs.front();
-  const bool priorities = std::any_of(trace.jobs.begin(), trace.jobs.end(),
-                                      [&](const Job& job) { return job.priority != first.priority; });
+  const bool priorities = std::any_of(trace.jobs.begin(), trace.jobs.end(), [&](const Job& job) {
+    return job.priority != first.priority;
+  });
   const bool vcs = std::any_of(trace.jobs.begin(), trace.jobs.end(),
                                [&](const Job& job) { return !(job.vc == first.vc); });
   if (!priorities && !vcs) return;

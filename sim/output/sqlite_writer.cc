@@ -559,7 +559,9 @@ class RunStream {
     // As many rows per statement as the library's parameter limit allows, up to
     // kRowsPerStatement.
     const int parameters = sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
-    auto rows_for = [&](int columns) { return std::clamp(parameters / columns, 1, kRowsPerStatement); };
+    auto rows_for = [&](int columns) {
+      return std::clamp(parameters / columns, 1, kRowsPerStatement);
+    };
     try {
       jobs = std::make_unique<Inserter>(db_, kInsertJob, kJobColumns, rows_for(kJobColumns));
       timeseries = std::make_unique<Inserter>(db_, kInsertTimeseries, kTimeseriesColumns,
@@ -688,10 +690,10 @@ class RunStream {
     const bool queued = run.state != JobState::kRejected &&
                         (started || job.submit_time <= engine->metrics().last_time());
     s.BindOptional(30, run.queued_seconds, queued);
-    s.BindOptional(31,
-                   BoundedSlowdown(run.end_time - job.submit_time, run.run_seconds,
-                                   bsld_threshold_seconds_),
-                   ended);
+    s.BindOptional(
+        31,
+        BoundedSlowdown(run.end_time - job.submit_time, run.run_seconds, bsld_threshold_seconds_),
+        ended);
     s.Bind(32, run.gpu_seconds / 3600);
     // Cost allocation: the GPU-hours the job held at its GPU type's price.
     const double price = run.allocation.gpu_type >= 0
