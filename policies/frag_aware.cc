@@ -12,9 +12,13 @@
 // candidate, and the measure counts CPUs as the paper does (sim/engine/fragmentation.h): the growth
 // includes the classes the job's CPUs leave short.
 //
-// The workload is PlacementEnv::workload (the trace's classes, built by `run`); without it the
-// request itself is the only class. Parameters: type_order (listed): GPU-type order, TypeOrder in
-// policies/node_placement.h.
+// The workload is PlacementEnv::workload (the trace's classes, built by `run`; `--param
+// fgd_classes=paper` gives the paper's, sim/engine/fragmentation.h); without it the request itself
+// is the only class. Parameters: type_order (listed): GPU-type order, TypeOrder in
+// policies/node_placement.h; score (exact): `exact` compares the growths as computed, `sigmoid`
+// as the FGD artifact scores them (hkust-adsl/kubernetes-scheduler-simulator, fgd_score.go): the
+// integer int(100 x sigmoid(-growth / 1000)), so growths that close count as equal and the lower
+// node index (then GPU index) wins.
 //
 // Cost per Find: O(N x C x G) for N candidate nodes of the allowed types (nodes with enough free;
 // completely free nodes of one partition are all alike, so only the first is scored), C classes
@@ -25,11 +29,13 @@
 // GPU nodes were full took 0.13 s, under 20 us per Find, Release build), but it is a scan of the
 // candidate nodes, not O(log nodes) as first-fit is.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "policies/node_placement.h"
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
@@ -37,12 +43,25 @@ namespace {
 // Deltas are weighted sums of integers; values this close are equal and the lower index wins.
 constexpr double kTieEpsilon = 1e-9;
 
+// The artifact's score of a growth (milli): int64(sigmoid(-growth / 1000) x 100), higher better.
+// Returned negated, so that lower is better as for the growth itself.
+double SigmoidScore(double growth) {
+  return -static_cast<double>(static_cast<int64_t>(100.0 / (1.0 + std::exp(growth / 1000.0))));
+}
+
 struct Best {
   double delta = std::numeric_limits<double>::infinity();
   int node = -1;
   int gpu = -1;  // fractional requests: the GPU to share
+  bool sigmoid = false;  // compare SigmoidScore(delta) instead of delta
   // True if (delta, node, gpu) beats the current best.
   bool Beaten(double d, int n, int g) const {
+    if (sigmoid && node >= 0) {
+      const double mine = SigmoidScore(d);
+      const double theirs = SigmoidScore(delta);
+      if (mine != theirs) return mine < theirs;
+      return n < node || (n == node && g < gpu);
+    }
     if (node < 0 || d < delta - kTieEpsilon) return true;
     if (d > delta + kTieEpsilon) return false;
     return n < node || (n == node && g < gpu);
@@ -57,7 +76,13 @@ struct Best {
 class FragAware final : public Placement {
  public:
   FragAware(const PlacementEnv& env, const Params& params)
-      : workload_(env.workload), order_(env, params) {}
+      : workload_(env.workload), order_(env, params) {
+    const std::string score = params.String("score", "exact");
+    if (score != "exact" && score != "sigmoid") {
+      throw InputError("frag-aware: --param score=" + score + ": expected exact or sigmoid");
+    }
+    sigmoid_ = score == "sigmoid";
+  }
 
   bool SharesGpus() const override { return true; }
 
@@ -166,6 +191,7 @@ class FragAware final : public Placement {
     const int n = request.gpus;
     static const std::vector<int> kNone;
     Best best;
+    best.sigmoid = sigmoid_;
     for (const Partition& part : resources.partitions()) {
       if (!request.AllowsType(part.gpu_type) || part.gpus_per_node < n) continue;
       ScorePartition(resources, part, n, classes, kNone, request, n, &best);
@@ -181,6 +207,7 @@ class FragAware final : public Placement {
         resources, request,
         [&](const Partition& part, int remainder, const std::vector<int>& chosen) {
           Best rest;
+          rest.sigmoid = sigmoid_;
           ScorePartition(resources, part, remainder, classes, chosen, request, n, &rest);
           return rest.node < 0 ? -1 : resources.position_of(rest.node);
         },
@@ -229,6 +256,7 @@ class FragAware final : public Placement {
     candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
 
     Best best;
+    best.sigmoid = sigmoid_;
     std::vector<int> seen;  // free values already scored on this node
     for (int node : candidates_) {
       if (!resources.HostFitsJob(node, request.host, 1, 1, milli)) continue;
@@ -270,6 +298,7 @@ class FragAware final : public Placement {
 
   const std::vector<TaskClass>* workload_;
   TypeOrder order_;
+  bool sigmoid_ = false;
   mutable std::vector<std::pair<int32_t, int32_t>> seen_capacity_;
   // Scratch buffers (Find is const and runs on one thread per placement object).
   mutable std::vector<int> scratch_;

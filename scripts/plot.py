@@ -21,6 +21,11 @@ database), one line or bar per run (all runs, or the --run ids):
   headline           bar charts of headline figures from `summary`: mean and p95 JCT, mean
                      first-start wait and queued time, bounded slowdown, preemptions per job,
                      utilization, makespan, cost
+  placement_curve    only when runs have `placement_curve` rows (arrival-only runs,
+                     docs/engine.md#arrival-only-placement): unallocated GPU capacity (% of the
+                     cluster's GPUs) against arrived GPU capacity (%), as the FGD paper plots its
+                     placements; one curve per group of runs that differ only in their seed: the
+                     mean over the seeds, with the band from the lowest to the highest seed
 
 Run labels name what differs between the plotted runs (policy, placement, seed, cluster, trace,
 parameters, ...), or follow --label, a Python format string over the `runs` columns and `trace`
@@ -92,6 +97,7 @@ SIZES = {
     "timelines": ((9, 8.5), (3.4, 5.2)),
     "bars": ((7, 4.2), (3.4, 2.4)),
     "headline": ((11, 9), (7.0, 6.0)),
+    "curve": ((12, 4.8), (3.4, 2.5)),
 }
 
 LINESTYLES = ["-", "--", ":", "-."]
@@ -443,6 +449,81 @@ def plot_headline(figs, db, ids, labels):
     return fig
 
 
+def plot_placement_curve(figs, db, ids):
+    """Unallocated against arrived GPU capacity, one curve per group of runs differing only in
+    their seed (mean, and the band between the lowest and highest seed); None without rows."""
+    if not table_exists(db, "placement_curve"):
+        return None
+    db.row_factory = sqlite3.Row
+    runs = {r["run_id"]: dict(r) for r in db.execute("SELECT * FROM runs")}
+    db.row_factory = None
+    fields = [(f, shown) for f, shown in LABEL_FIELDS if f != "seed"]
+    for run in runs.values():
+        run["trace"] = os.path.basename(run.get("trace_path") or "")
+        # Job counts after the filters and inflation differ from seed to seed: not a setting.
+        try:
+            kept = {k: v for k, v in json.loads(run.get("trace_filter") or "{}").items()
+                    if k not in ("jobs_before", "jobs_kept", "jobs_inflated")}
+            run["trace_filter"] = json.dumps(kept, sort_keys=True)
+        except ValueError:
+            pass
+    groups = {}  # key -> run ids
+    for run_id in ids:
+        if not db.execute("SELECT 1 FROM placement_curve WHERE run_id = ? LIMIT 1",
+                          (run_id,)).fetchone():
+            continue
+        key = tuple(str(runs[run_id].get(f)) for f, _ in fields)
+        groups.setdefault(key, []).append(run_id)
+    if not groups:
+        return None
+    varying = [i for i in range(len(fields)) if len({k[i] for k in groups}) > 1]
+    # Labels: the varying settings, without the words every label shares.
+    words = {}
+    for key, members in groups.items():
+        first = runs[members[0]]
+        parts = [shown_value(first, fields[i][0], fields[i][1]) for i in varying]
+        words[key] = " ".join(p for p in parts if p).split()
+    common = set.intersection(*(set(w) for w in words.values())) if len(words) > 1 else set()
+    fig, (ax, zoom) = plt.subplots(1, 2, figsize=figs.size("curve"),
+                                   gridspec_kw={"width_ratios": [3, 2]})
+    for index, (key, members) in enumerate(groups.items()):
+        first = runs[members[0]]
+        label = " ".join(w for w in words[key] if w not in common)
+        label = label or f"{first['policy']}/{first['placement']}"
+        label += f" ({len(members)} seed{'s' if len(members) > 1 else ''})"
+        by_percent = {}
+        for run_id in members:
+            for percent, unallocated in db.execute(
+                    "SELECT percent, unallocated_share FROM placement_curve WHERE run_id = ? "
+                    "ORDER BY percent", (run_id,)):
+                by_percent.setdefault(percent, []).append(100 * unallocated)
+        # Percents every seed reached, so the mean is over the same runs everywhere.
+        xs = [p for p in sorted(by_percent) if len(by_percent[p]) == len(members)]
+        mean = [sum(by_percent[p]) / len(by_percent[p]) for p in xs]
+        style = style_of(index)
+        for panel in (ax, zoom):
+            panel.plot(xs, mean, label=label, **style)
+            if len(members) > 1:
+                panel.fill_between(xs, [min(by_percent[p]) for p in xs],
+                                   [max(by_percent[p]) for p in xs], color=style["color"],
+                                   alpha=0.2, linewidth=0)
+    # The right panel: around 100 % arrived, where the placements part.
+    zoom.set_xlim(85, 105)
+    tops = [v for line in zoom.get_lines() for x, v in zip(*line.get_data()) if 85 <= x <= 105]
+    zoom.set_ylim(0, max(tops + [1]) * 1.05)
+    for panel in (ax, zoom):
+        panel.set_xlabel("arrived GPU capacity (% of the GPUs)")
+        panel.grid(True, alpha=0.3)
+    ax.set_ylabel("unallocated GPU capacity (%)")
+    figs.title(ax, "all arrivals")
+    figs.title(zoom, "85-105 % arrived")
+    if not figs.paper:
+        fig.suptitle("unallocated against arrived GPU capacity (mean over seeds; band: min-max)")
+    figs.legend(zoom, len(groups))
+    fig.tight_layout()
+    return fig
+
+
 def parse_formats(text):
     formats = [f.strip().lower() for f in text.split(",") if f.strip()]
     for f in formats:
@@ -699,6 +780,9 @@ def main(argv):
     written += figs.save(plot_timelines(figs, db, ids, labels), "timelines")
     written += figs.save(plot_gpu_types(figs, db, ids, labels), "gpu_type_utilization")
     written += figs.save(plot_headline(figs, db, ids, labels), "headline")
+    curve = plot_placement_curve(figs, db, ids)
+    if curve is not None:
+        written += figs.save(curve, "placement_curve")
     written += allocation_and_validation_figures(figs, db, ids, labels, args)
     for path in written:
         print(path)

@@ -33,7 +33,7 @@ std::string MapGpuTypes(const std::string& types,
 bool TraceFilter::IsIdentity() const {
   return !HasWindow() && vcs.empty() && users.empty() && statuses.empty() && first_n < 0 &&
          load_factor == 1.0 && gpu_type_map.empty() && !submit_is_start && !drop_host_demands &&
-         priority_map.empty();
+         priority_map.empty() && inflate == 0;
 }
 
 std::string TraceFilter::ToJson() const {
@@ -49,6 +49,7 @@ std::string TraceFilter::ToJson() const {
   if (submit_is_start) j["submit_is_start"] = true;
   if (drop_host_demands) j["no_host_demands"] = true;
   if (!priority_map.empty()) j["priority_map"] = priority_map;
+  if (inflate > 0) j["inflate"] = inflate;
   // Names come from the command line as bytes: one that is not UTF-8 (a Latin-1 user name) must
   // not stop the run, so invalid bytes are recorded as U+FFFD.
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -59,6 +60,9 @@ void TraceFilter::Validate() const {
     throw InputError("--load-factor: expected a factor > 0 (2 = twice the arrival rate)");
   }
   if (!(window_end > window_start)) throw InputError("--window: the end must be after the start");
+  if (!(inflate >= 0) || !std::isfinite(inflate)) {
+    throw InputError("--inflate: expected a factor > 0 (1.3 = 130 % of the cluster's GPUs)");
+  }
 }
 
 JobSink::JobSink(const TraceFilter& filter, double origin)

@@ -49,6 +49,9 @@ struct TraceFilter {
   // duration. Applied before the load factor.
   bool submit_is_start = false;
   bool drop_host_demands = false;  // zero every job's cpu_milli and memory_mib
+  // > 0: workload inflation (InflateTrace in workloads/transforms.h), applied by `run` once the
+  // cluster is known; 0 = off.
+  double inflate = 0;
   // Class name (lower case) -> level (--priority-map), before the built-in table
   // (sim/engine/priority_class.h). A job whose class is in neither gets level 0.
   std::map<std::string, int> priority_map;

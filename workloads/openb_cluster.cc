@@ -12,7 +12,7 @@ namespace clustersim {
 
 OpenbClusterResult OpenbNodeListToClusterSpec(const std::string& path,
                                               const std::map<std::string, std::string>& gpu_map,
-                                              const HardwareCatalog& catalog) {
+                                              const HardwareCatalog& catalog, bool keep_order) {
   struct Group {
     std::string gpu_type;
     int64_t gpus, cpus;
@@ -58,7 +58,8 @@ OpenbClusterResult OpenbNodeListToClusterSpec(const std::string& path,
     const int64_t cpus = (cpu_milli + 999) / 1000;
     const double memory_gib = memory_mib / 1024;
     bool found = false;
-    for (Group& g : groups) {
+    for (size_t i = keep_order && !groups.empty() ? groups.size() - 1 : 0; i < groups.size(); ++i) {
+      Group& g = groups[i];
       if (g.gpu_type == model && g.gpus == gpus && g.cpus == cpus && g.memory_gib == memory_gib) {
         ++g.count;
         found = true;

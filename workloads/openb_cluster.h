@@ -22,10 +22,15 @@ struct OpenbClusterResult {
   int64_t gpus = 0;
 };
 
-// Throws InputError (file, line, column) for a malformed row or an unmapped model.
+// Throws InputError (file, line, column) for a malformed row or an unmapped model. With
+// `keep_order` a node joins only the group of the node listed just before it, so the spec's node
+// indices follow the list (more groups): placements that break ties by the lowest node index then
+// break them in the list's order, as the FGD artifact breaks them by node name (the list is sorted
+// by name).
 OpenbClusterResult OpenbNodeListToClusterSpec(const std::string& path,
                                               const std::map<std::string, std::string>& gpu_map,
-                                              const HardwareCatalog& catalog);
+                                              const HardwareCatalog& catalog,
+                                              bool keep_order = false);
 
 }  // namespace clustersim
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 
 #include "sim/engine/priority_class.h"
@@ -97,6 +98,64 @@ std::map<std::string, std::string> ParseGpuMap(const std::string& text) {
     out[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return out;
+}
+
+int64_t GpuDemandMilli(const Job& job) {
+  if (job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) return job.gpu_milli;
+  return int64_t{job.gpus} * 1000;
+}
+
+namespace {
+
+// Uniform in [0, n) by rejection: the same sequence on every standard library.
+size_t UniformIndex(std::mt19937_64& rng, size_t n) {
+  const uint64_t range = static_cast<uint64_t>(n);
+  const uint64_t limit = std::numeric_limits<uint64_t>::max() -
+                         std::numeric_limits<uint64_t>::max() % range;  // multiple of range
+  uint64_t draw = rng();
+  while (draw >= limit) draw = rng();
+  return static_cast<size_t>(draw % range);
+}
+
+}  // namespace
+
+size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_t seed) {
+  CHECK(factor > 0 && capacity_milli > 0, "InflateTrace: factor and capacity must be > 0");
+  std::vector<Job>& jobs = trace->jobs;
+  int64_t total = 0;
+  for (const Job& job : jobs) total += GpuDemandMilli(job);
+  if (total <= 0) {
+    throw InputError(trace->path, 0, 0, "--inflate: no job of the trace requests GPUs");
+  }
+  const double target = factor * static_cast<double>(capacity_milli);
+  std::mt19937_64 rng(seed);
+  if (static_cast<double>(total) < target) {
+    const size_t originals = jobs.size();
+    for (int64_t k = 0;; ++k) {
+      const Job& drawn = jobs[UniformIndex(rng, originals)];
+      const int64_t demand = GpuDemandMilli(drawn);
+      if (static_cast<double>(total + demand) > target) break;
+      Job copy = drawn;
+      copy.id += "-inflated-" + std::to_string(k);
+      jobs.push_back(std::move(copy));
+      total += demand;
+    }
+  } else {
+    while (static_cast<double>(total) > target) {
+      const size_t victim = UniformIndex(rng, jobs.size());
+      total -= GpuDemandMilli(jobs[victim]);
+      jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(victim));
+    }
+  }
+  for (size_t i = jobs.size(); i > 1; --i) std::swap(jobs[i - 1], jobs[UniformIndex(rng, i)]);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    Job& job = jobs[i];
+    job.submit_time = static_cast<double>(i);
+    job.recorded_start = job.recorded_end = kNotRecorded;
+    job.recorded_attempt_begin = job.recorded_attempt_count = 0;
+  }
+  trace->recorded_attempts.clear();
+  return jobs.size();
 }
 
 FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace) {

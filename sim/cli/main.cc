@@ -137,6 +137,7 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
 
 int CommandRun(int argc, char** argv) {
   RunConfig config;
+  std::string on_no_fit;
   FilterArgs filter_args;
   std::vector<std::string> params;
   std::string log_level = "warn";
@@ -160,6 +161,14 @@ int CommandRun(int argc, char** argv) {
       "run config JSON (keys as these options; params as an object); the command line wins")(
       "record-allocations", po::bool_switch(&config.engine.record_allocations),
       "write the allocations table: one row per running interval of a job")(
+      "on-no-fit", po::value(&on_no_fit)->default_value("wait"),
+      "wait | skip: skip rejects a job that cannot start when it arrives (\"no fit\"), fcfs "
+      "only; arrival-only placement, docs/engine.md")(
+      "no-departures", po::bool_switch(&config.engine.no_departures),
+      "started jobs never finish (arrival-only placement); records the placement_curve table")(
+      "inflate", po::value(&config.filter.inflate),
+      "F: shuffle the jobs (run seed), add jobs drawn with replacement until they request F x "
+      "the cluster's GPUs, one arrival a second (docs/workloads.md)")(
       "no-progress", "never draw the progress bar")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
   AddReplayOptions(desc, config);
@@ -169,7 +178,18 @@ int CommandRun(int argc, char** argv) {
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);
   for (const auto& p : params) config.params.AddAssignment(p);
-  config.filter = MakeFilter(filter_args);
+  {
+    const double inflate = config.filter.inflate;
+    config.filter = MakeFilter(filter_args);
+    config.filter.inflate = inflate;
+    if (vm.count("inflate") && !(inflate > 0)) {
+      throw InputError("--inflate: expected a factor > 0 (1.3 = 130 % of the cluster's GPUs)");
+    }
+  }
+  if (on_no_fit != "wait" && on_no_fit != "skip") {
+    throw InputError("--on-no-fit " + on_no_fit + ": expected wait or skip");
+  }
+  config.engine.skip_no_fit = on_no_fit == "skip";
   if (vm.count("config")) {
     std::set<std::string> given;
     for (const auto& [name, value] : vm) {

@@ -126,6 +126,18 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.options.colocation_speed = RequireNumber(value, path, key);
     } else if (option == "storage-gbps") {
       config->models.options.storage_gbps = RequireNumber(value, path, key);
+    } else if (option == "on-no-fit") {
+      const std::string v = text(value, key);
+      if (v != "wait" && v != "skip") throw JsonValueError(path, key, "expected wait or skip");
+      config->engine.skip_no_fit = v == "skip";
+    } else if (option == "no-departures") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->engine.no_departures = value.get<bool>();
+    } else if (option == "inflate") {
+      config->filter.inflate = RequireNumber(value, path, key);
+      if (!(config->filter.inflate > 0) || !std::isfinite(config->filter.inflate)) {
+        throw JsonValueError(path, key, "expected a factor > 0");
+      }
     } else if (option == "user-batches") {
       config->models.user_batches = text(value, key);
     } else if (option == "batch-choice") {
@@ -141,7 +153,8 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
               "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
               "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
-              "batch_choice, bsld_threshold, record_allocations, out");
+              "batch_choice, bsld_threshold, record_allocations, on_no_fit, no_departures, "
+              "inflate, out");
     }
   }
 } catch (const JsonValueError& e) {
@@ -294,11 +307,17 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   std::vector<TaskClass> workload;
   const ModelRuntime* placement_models = nullptr;  // set once the model runtime exists
   const auto placement = placement_entry.make(
-      PlacementEnv{&cluster, &topology, runtime.get(), &workload, &placement_models},
+      PlacementEnv{&cluster, &topology, runtime.get(), &workload, &placement_models, config.seed},
       config.params);
   std::unique_ptr<Policy> owned_policy;
   if (policy_entry != nullptr) owned_policy = policy_entry->make(config.params);
   Policy* const policy = policy_entry != nullptr ? owned_policy.get() : config.policy_object;
+  // The classes of FGD's measure (metric and frag-aware): folded (WorkloadClasses, default) or
+  // the paper's (PaperTaskClasses); docs/metrics.md#fgd.
+  const std::string fgd_classes = config.params.String("fgd_classes", "folded");
+  if (fgd_classes != "folded" && fgd_classes != "paper") {
+    throw InputError("--param fgd_classes=" + fgd_classes + ": expected folded or paper");
+  }
   config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   const bool model_aware = config.models.enabled || config.models.assign;
   CheckModelOptions(config.models);
@@ -322,6 +341,18 @@ RunOutcome ExecuteRun(const RunConfig& config) {
         "user, {} other status, {} beyond --first)",
         counts.kept, counts.before, counts.outside_window, counts.other_vc, counts.other_user,
         counts.other_status, counts.beyond_first_n);
+  }
+  if (config.filter.inflate > 0) {
+    // After the filters, on the kept jobs; the seed is the run's, so each seed is one sample.
+    const size_t before = trace.jobs.size();
+    InflateTrace(&trace, config.filter.inflate, int64_t{cluster.total_gpus()} * 1000,
+                 static_cast<uint64_t>(config.seed));
+    spdlog::info("--inflate {}: {} jobs -> {} jobs, shuffled, one arrival a second",
+                 config.filter.inflate, before, trace.jobs.size());
+  }
+  if (config.engine.skip_no_fit && config.policy != "fcfs") {
+    throw InputError("--on-no-fit skip: places each job as it arrives, which is fcfs; policy " +
+                     config.policy + " keeps its own queue (use --policy fcfs)");
   }
   if (config.models.assign) {
     const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed),
@@ -391,6 +422,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
       filter["jobs_before"] = counts.before;
       filter["jobs_kept"] = counts.kept;
     }
+    if (config.filter.inflate > 0) filter["jobs_inflated"] = trace.jobs.size();
     record.trace_filter = filter.dump();
   }
 
@@ -428,7 +460,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
 
   const bool host_limits = RunLimitsHost(trace, cluster);
   WarnUnusedHostDemands(trace, cluster, host_limits);
-  workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus(), host_limits);
+  workload = fgd_classes == "paper" ? PaperTaskClasses(trace, placement->SharesGpus(), host_limits)
+                                    : WorkloadClasses(trace, kDefaultMaxTaskClasses,
+                                                      placement->SharesGpus(), host_limits);
   engine_options.workload = &workload;  // the same classes for the FGD metric
   if (writer) {
     // Rows are written on the writer's thread while the run goes on (sqlite_writer.h).
@@ -464,6 +498,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     record.fingerprint = HexFingerprint(engine.fingerprint());
     outcome.run_id = writer->EndRun(record, outcome.summary);
     writer->WriteAllocations(outcome.run_id, engine);
+    writer->WritePlacementCurve(outcome.run_id, engine);
     if (config.validate) writer->WriteValidation(outcome.run_id, outcome.validation);
     writer->Commit();
   }

@@ -101,7 +101,8 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
 // stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval,
 // checkpoint_cost, restore_cost, model_aware, assign_models, models, oom_startup, oom_retries,
-// colocation_speed, storage_gbps, bsld_threshold, record_allocations, out. Keys named in `given`
+// colocation_speed, storage_gbps, bsld_threshold, record_allocations, on_no_fit, no_departures,
+// inflate, out. Keys named in `given`
 // (option names set on the command line, which win) are skipped; a params key also given as
 // --param keeps the
 // command-line value. Throws InputError naming the file and key for an unknown key or a value of

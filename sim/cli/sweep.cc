@@ -33,7 +33,8 @@ using nlohmann::json;
 
 constexpr const char* kSpecKeys =
     "traces, clusters, policies, placements, params, load_factor, seeds, runtime_model, format, "
-    "hardware, interval, preemption_cost, stop_time, models";
+    "hardware, interval, preemption_cost, stop_time, models, on_no_fit, no_departures, inflate, "
+    "no_host_demands";
 
 // Index width in file names: at least 4 digits, more for larger sweeps, so names sort by index.
 int IndexDigits(size_t count) {
@@ -89,9 +90,9 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
   const json doc = ParseJsonFile(path);
   if (!doc.is_object()) throw InputError(path, 0, 0, "expected a JSON object (a sweep spec)");
   static const std::set<std::string> kKnown = {
-      "traces",      "clusters",        "policies",      "placements", "params",
-      "load_factor", "seeds",           "runtime_model", "format",     "hardware",
-      "interval",    "preemption_cost", "stop_time",     "models"};
+      "traces",    "clusters",      "policies",  "placements",    "params",   "load_factor",
+      "seeds",     "runtime_model", "format",    "hardware",      "interval", "preemption_cost",
+      "stop_time", "models",        "on_no_fit", "no_departures", "inflate",  "no_host_demands"};
   for (const auto& [key, value] : doc.items()) {
     if (key == "load_factors") {
       // Its factors multiplied the gaps between arrivals; load_factor's multiply the arrival
@@ -234,6 +235,28 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
     if (!(stop_time > 0)) throw JsonValueError(path, "stop_time", "expected seconds > 0");
     engine.stop_time = stop_time;
   }
+  // Arrival-only placement and trace transforms for every run
+  // (docs/engine.md#arrival-only-placement).
+  if (doc.contains("on_no_fit")) {
+    const std::string v = RequireString(doc["on_no_fit"], path, "on_no_fit");
+    if (v != "wait" && v != "skip")
+      throw JsonValueError(path, "on_no_fit", "expected wait or skip");
+    engine.skip_no_fit = v == "skip";
+  }
+  auto flag_of = [&](const char* key) {
+    if (!doc.contains(key)) return false;
+    if (!doc[key].is_boolean()) throw JsonValueError(path, key, "expected true or false");
+    return doc[key].get<bool>();
+  };
+  engine.no_departures = flag_of("no_departures");
+  const bool no_host_demands = flag_of("no_host_demands");
+  double inflate = 0;
+  if (doc.contains("inflate")) {
+    inflate = RequireNumber(doc["inflate"], path, "inflate");
+    if (!(inflate > 0) || !std::isfinite(inflate)) {
+      throw JsonValueError(path, "inflate", "expected a factor > 0 (1.3 = 130 % of the GPUs)");
+    }
+  }
   // Model-aware settings for every run of the sweep: an object with any of model_aware,
   // assign_models (booleans), models (catalog path), oom_startup, oom_retries, colocation_speed,
   // storage_gbps, user_batches, batch_choice, as the run options of the same names.
@@ -310,6 +333,8 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
                 run.config.runtime_model = runtime_model;
                 run.config.params = ParamsForRun(given, policy, placement);
                 run.config.filter.load_factor = load;
+                run.config.filter.inflate = inflate;
+                run.config.filter.drop_host_demands = no_host_demands;
                 run.config.seed = seed;
                 run.config.engine = engine;
                 run.config.models = models;
@@ -330,6 +355,9 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
                     {"stop_time", doc.contains("stop_time") ? json(stop_time) : json()}};
                 // Only when given, so the keys (and file names) of earlier sweeps stay the same.
                 if (doc.contains("models")) key["models"] = doc["models"];
+                for (const char* k : {"on_no_fit", "no_departures", "inflate", "no_host_demands"}) {
+                  if (doc.contains(k)) key[k] = doc[k];
+                }
                 run.key_json = key.dump();
                 // A parameter scoped to another policy can make two combinations the same run:
                 // it is listed once.

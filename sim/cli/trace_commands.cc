@@ -125,12 +125,16 @@ int Generate(int argc, char** argv) {
 
 int ClusterFrom(int argc, char** argv) {
   std::string path, out, map_gpu;
+  bool keep_order = false;
   po::options_description desc(
       "clustersim trace cluster-from NODE_LIST.csv: a cluster spec from an Alibaba openb node list\n"
       "\noptions");
   desc.add_options()("help,h", "show this help")("nodes", po::value(&path), "node list CSV")(
       "map-gpu", po::value(&map_gpu), "GPU models without a catalog entry: MODEL=TYPE,...")(
-      "out", po::value(&out), "write the spec here (default: standard output)");
+      "out", po::value(&out), "write the spec here (default: standard output)")(
+      "keep-order", po::bool_switch(&keep_order),
+      "node indices in the list's order (a group per run of equal nodes), for placements that "
+      "break ties by node index");
   po::positional_options_description positional;
   positional.add("nodes", 1);
   po::variables_map vm;
@@ -142,7 +146,7 @@ int ClusterFrom(int argc, char** argv) {
   }
   const OpenbClusterResult result = OpenbNodeListToClusterSpec(
       path, map_gpu.empty() ? std::map<std::string, std::string>() : ParseGpuMap(map_gpu),
-      HardwareCatalog::Default());
+      HardwareCatalog::Default(), keep_order);
   if (out.empty()) {
     std::cout << result.spec_json << "\n";
   } else {

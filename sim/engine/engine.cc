@@ -248,6 +248,28 @@ void Engine::Run() {
       const JobId id = static_cast<JobId>(next_arrival_++);
       Record(t, kKindArrival, id);
       Arrive(id);
+      if (options_.skip_no_fit) {
+        // The arrival's own pass: the queue holds at most this job, so the policy can only start
+        // it or leave it, and a job left would wait, which this protocol does not allow.
+        ++passes_;
+        policy_.Schedule(*this);
+        if (runs_[id].state == JobState::kQueued) {
+          QueueRemove(id);
+          JobRun& run = runs_[id];
+          run.state = JobState::kRejected;
+          run.end_time = now_;
+          reasons_[id] = "no fit";
+          ++jobs_done_;
+        }
+      }
+      if (const Job& job = jobs[id]; job.gpus > 0) {
+        // The job's own demand, whether or not the placement shares GPUs.
+        arrived_milli_ += job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < kMilliPerGpu
+                              ? job.gpu_milli
+                              : int64_t{job.gpus} * kMilliPerGpu;
+        if (runs_[id].state == JobState::kRejected) ++failed_gpu_jobs_;
+      }
+      if (options_.skip_no_fit) ObserveCurve();
     }
     for (; b < batch.size(); ++b) {
       const Event& e = batch[b];
@@ -257,6 +279,7 @@ void Engine::Run() {
 
     ++passes_;
     policy_.Schedule(*this);
+    if (options_.no_departures && !options_.skip_no_fit) ObserveCurve();
     metrics_.ObserveQueue(resources_, queue_head_ == kNoJob ? nullptr : &runs_[queue_head_].request,
                           queue_length_, static_cast<int>(running_.size()));
     if (options_.check_invariants) CheckInvariants();
@@ -326,6 +349,27 @@ void Engine::StartFaults() {
     const bool gpu = r.gpu >= 0;
     Push(r.time, kFaultRank, gpu ? node.first_gpu + r.gpu : r.node,
          static_cast<uint32_t>(i << 3) | kFaultFromTrace | (gpu ? kFaultGpu : 0));
+  }
+}
+
+void Engine::ObserveCurve() {
+  const int64_t capacity = int64_t{cluster_.total_gpus()} * kMilliPerGpu;
+  if (capacity == 0) return;
+  const int next = curve_.empty() ? 0 : curve_.back().percent + 1;
+  // Percent p is reached when arrived >= p % of the capacity (integer test, no rounding).
+  if (arrived_milli_ * 100 < int64_t{next} * capacity) return;
+  PlacementCurvePoint point;
+  point.arrived_share = static_cast<double>(arrived_milli_) / capacity;
+  point.allocated_share = metrics_.busy_gpus_now() / cluster_.total_gpus();
+  point.unallocated_share = point.arrived_share - point.allocated_share;
+  const double fragmented = metrics_.fgd_fragmented_milli_now();
+  const int64_t idle = metrics_.fgd_idle_milli_now();
+  point.frag_idle_share = idle > 0 ? fragmented / static_cast<double>(idle) : 0.0;
+  point.frag_total_share = fragmented / static_cast<double>(capacity);
+  point.failed_jobs = failed_gpu_jobs_;
+  for (int p = next; arrived_milli_ * 100 >= int64_t{p} * capacity; ++p) {
+    point.percent = p;
+    curve_.push_back(point);
   }
 }
 
@@ -693,6 +737,7 @@ void Engine::Finish(JobId id, bool walltime_kill) {
 }
 
 void Engine::ScheduleFinish(JobId id) {
+  if (options_.no_departures) return;  // arrival-only placement: held to the end of the run
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
   const double walltime = policy_.RequestedWalltime(job);

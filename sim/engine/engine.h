@@ -29,6 +29,12 @@
 //   has run past its plan (requested wall time, else trace duration), no failure is injected
 //   and no start ran out of memory; with check_invariants, a policy that KeepsPromises() and
 //   starts a job after its promise while plans hold is a policy bug.
+// - Arrival-only placement (docs/engine.md#arrival-only-placement), the protocol of placement
+//   papers such as FGD (Weng et al., USENIX ATC'23): with EngineOptions::skip_no_fit each arrival
+//   gets a pass of its own, and a job the policy leaves queued after it is rejected with reason
+//   "no fit" (nothing waits); with no_departures a started job never finishes (the run ends at
+//   the last arrival, running jobs unfinished). With either, the engine records the placement
+//   curve: per 1 % of the cluster's GPU capacity that has arrived, the allocation then.
 #ifndef CLUSTERSIM_SIM_ENGINE_ENGINE_H_
 #define CLUSTERSIM_SIM_ENGINE_ENGINE_H_
 
@@ -76,6 +82,10 @@ struct EngineOptions {
   const std::vector<TaskClass>* workload = nullptr;
   // Keep the allocation log (sim/engine/allocation_log.h): one record per running interval.
   bool record_allocations = false;
+  // Arrival-only placement (see the file comment): reject a job that does not start in the pass
+  // of its own arrival ("no fit"); never schedule a started job's finish.
+  bool skip_no_fit = false;
+  bool no_departures = false;
   double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
   const std::atomic<bool>* interrupt = nullptr;         // set asynchronously (Ctrl-C) to stop early
   std::function<void(const EngineProgress&)> progress;  // called every progress_every events
@@ -88,6 +98,19 @@ struct EngineOptions {
 };
 
 enum class RunStatus { kComplete, kInterrupted };
+
+// One point of the placement curve: the state after the first arrival at which the GPU capacity
+// requested by the jobs arrived so far (gpus x 1000 or gpu_milli each, rejected jobs included)
+// reached `percent` % of the cluster's GPU capacity. Shares are fractions of that capacity.
+struct PlacementCurvePoint {
+  int percent = 0;
+  double arrived_share = 0;      // requested by the arrived jobs
+  double allocated_share = 0;    // held by running jobs (shares pro rata)
+  double unallocated_share = 0;  // arrived_share - allocated_share
+  double frag_idle_share = 0;    // FGD expected fragmentation / idle capacity (0 if none idle)
+  double frag_total_share = 0;   // FGD expected fragmentation / capacity
+  int64_t failed_jobs = 0;       // jobs requesting GPUs rejected so far
+};
 
 // True if the run limits host resources: some job states a CPU or host-memory demand that the
 // cluster declares (a node with cpus, resp. host_memory_gib). (`run --no-host-demands` drops the
@@ -115,6 +138,8 @@ class Engine final : public SchedulingContext {
   // The allocation log; empty unless EngineOptions::record_allocations.
   const AllocationLog& allocations() const { return allocations_; }
   const std::vector<JobRun>& runs() const { return runs_; }
+  // The placement curve (see PlacementCurvePoint); empty unless skip_no_fit or no_departures.
+  const std::vector<PlacementCurvePoint>& placement_curve() const { return curve_; }
   // Why a job was rejected or killed; empty otherwise.
   const std::string& reason(JobId id) const;
   const Metrics& metrics() const { return metrics_; }
@@ -269,6 +294,11 @@ class Engine final : public SchedulingContext {
   mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
       type_rate_cache_;
   int64_t jobs_done_ = 0;
+  // Placement curve state: GPU milli requested by arrived jobs, jobs requesting GPUs rejected.
+  std::vector<PlacementCurvePoint> curve_;
+  int64_t arrived_milli_ = 0;
+  int64_t failed_gpu_jobs_ = 0;
+  void ObserveCurve();
   double finished_gpu_seconds_ = 0;
   uint64_t fingerprint_ = 14695981039346656037ull;
   uint64_t events_ = 0;

@@ -78,15 +78,52 @@ std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes, bool
   return out;
 }
 
+std::vector<TaskClass> PaperTaskClasses(const Trace& trace, bool fractional, bool with_cpu) {
+  std::map<std::tuple<int, int, int32_t>, int64_t> counts;  // (gpus, milli, cpu) -> jobs
+  int64_t jobs = 0;
+  for (const Job& job : trace.jobs) {
+    const bool share =
+        fractional && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < kMilliPerGpu;
+    const int32_t cpu = with_cpu ? job.cpu_milli : 0;
+    ++counts[std::tuple{std::max(job.gpus, 0), share ? job.gpu_milli : 0, cpu}];
+    ++jobs;
+  }
+  if (jobs == 0) return {};
+  std::vector<std::pair<TaskClass, int64_t>> all;
+  for (const auto& [key, count] : counts) {
+    TaskClass task{std::get<0>(key), std::get<1>(key), 0, std::get<2>(key)};
+    task.single_node = true;
+    all.emplace_back(task, count);
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  // Kept until the classes cover >= 95 % of the jobs (integer test: 100 x covered >= 95 x jobs).
+  int64_t covered = 0;
+  size_t kept = 0;
+  while (kept < all.size() && covered * 100 < jobs * 95) covered += all[kept++].second;
+  std::vector<TaskClass> out;
+  for (size_t i = 0; i < kept; ++i) {
+    TaskClass task = all[i].first;
+    task.weight = static_cast<double>(all[i].second) / static_cast<double>(covered);
+    out.push_back(task);
+  }
+  return out;
+}
+
 namespace {
 
-// Per-node demand of a whole-GPU class: a class larger than the node takes it whole.
-int WholeNeed(const TaskClass& task, int node_gpus) { return std::min(task.gpus, node_gpus); }
+// Per-node demand of a whole-GPU class: a class larger than the node takes it whole, unless the
+// class is single_node (then it never fits: more than the node's GPUs).
+int WholeNeed(const TaskClass& task, int node_gpus) {
+  if (task.single_node && task.gpus > node_gpus) return std::numeric_limits<int>::max();
+  return std::min(task.gpus, node_gpus);
+}
 
 }  // namespace
 
 int64_t ClassCpuOn(const TaskClass& task, const NodeCpu& cpu, int node_gpus) {
   if (!cpu.limited() || node_gpus <= 0) return 0;
+  if (task.gpus <= 0) return task.cpu_milli;  // a CPU-only task
   if (task.milli > 0) {
     return task.cpu_milli > 0
                ? task.cpu_milli
@@ -100,6 +137,12 @@ int64_t ClassCpuOn(const TaskClass& task, const NodeCpu& cpu, int node_gpus) {
 }
 
 double ClassFragment(std::span<const int> free_milli, const TaskClass& task, const NodeCpu& cpu) {
+  if (task.gpus <= 0) {
+    // A CPU-only task uses no GPU: all of the node's idle GPU capacity is a fragment to it.
+    int64_t idle = 0;
+    for (int f : free_milli) idle += f;
+    return static_cast<double>(idle);
+  }
   const int demand = task.PerGpuMilli();
   int64_t idle = 0;
   int64_t below = 0;
@@ -172,6 +215,10 @@ double NodeFragmentationView::Evaluate(int64_t idle, int max_free, int full,
     const TaskClass& task = classes_[c];
     const int demand = task.PerGpuMilli();
     const int64_t b = below[c] - (from < demand ? from : 0) + (to < demand ? to : 0);
+    if (task.gpus <= 0) {  // CPU-only (ClassFragment)
+      sum += task.weight * static_cast<double>(idle);
+      continue;
+    }
     const bool fits = (task.milli > 0 ? max_free >= task.milli : full >= WholeNeed(task, gpus_)) &&
                       (!cpu_.limited() || class_cpu_[c] <= cpu_free);
     sum += task.weight * static_cast<double>(fits ? b : idle);

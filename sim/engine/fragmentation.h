@@ -19,8 +19,9 @@
 // also needs its CPU demand free on the node — its own cpu_milli (per node: split by GPUs as
 // HostChargeOn splits a job), or, for a class that states none, the node's CPUs in proportion to
 // its GPUs — and a class lacking CPUs finds all of the node's idle GPU capacity fragmented.
-// What clustersim leaves out of the paper's measure: GPU-type constraints of classes (every class
-// may use every type) and CPU-only tasks (not a GPU workload here).
+// CPU-only tasks (a class of 0 GPUs, only in PaperTaskClasses) find all of a node's idle GPU
+// capacity fragmented, as the paper counts them. What clustersim leaves out of the paper's
+// measure: GPU-type constraints of classes (every class may use every type).
 //
 // Units: milli throughout (1000 = one whole GPU). Every function is a pure function of its
 // arguments; FgdTracker caches one value per node and owns nothing else.
@@ -41,10 +42,13 @@ class Resources;
 inline constexpr int kMilliPerGpu = 1000;
 
 struct TaskClass {
-  int gpus = 1;       // whole GPUs when milli == 0; 1 when milli > 0
+  int gpus = 1;       // whole GPUs when milli == 0; 1 when milli > 0; 0: a CPU-only task
   int milli = 0;      // 1..999: a share of one GPU; 0: whole GPUs
   double weight = 0;  // share of the workload's tasks; the classes' weights sum to 1
   int32_t cpu_milli = 0;  // CPU demand of the whole task (thousandths of a core); 0 = not stated
+  // The paper's classes (PaperTaskClasses): a task runs on one node, so a class of more GPUs than
+  // a node has never fits it (otherwise it is counted with its per-node demand, see above).
+  bool single_node = false;
   // The per-GPU demand in milli (1000 for whole GPUs).
   int PerGpuMilli() const { return milli > 0 ? milli : kMilliPerGpu; }
   // Total demand in milli (gpus x 1000, or milli).
@@ -78,6 +82,18 @@ inline constexpr int kDefaultMaxTaskClasses = 32;
 // renormalizes.) Empty if no job asks for GPUs. REQUIRES max_classes >= 1.
 std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes = kDefaultMaxTaskClasses,
                                        bool fractional = true, bool with_cpu = false);
+
+// The task classes of the FGD paper's artifact (hkust-adsl/kubernetes-scheduler-simulator,
+// GetTypicalPods with its openb settings: CPU-only pods involved, popularity threshold 95 %):
+// jobs grouped by (GPUs, share, CPU demand), CPU-only jobs (0 GPUs) included as classes of their
+// own; the most frequent classes are kept until they cover at least 95 % of the jobs (ties in
+// count: fewer GPUs, then smaller milli, then smaller CPU first), and their weights renormalized
+// to sum to 1. Every class is single_node. With those classes the measure is the paper's: a
+// CPU-only class finds all of a node's idle GPU capacity fragmented (its XL and XR cases), a
+// class short of CPUs or of GPUs too. `fractional` and `with_cpu` as WorkloadClasses. Empty for
+// an empty trace. (Left out as in WorkloadClasses: per-class GPU-type constraints.)
+std::vector<TaskClass> PaperTaskClasses(const Trace& trace, bool fractional = true,
+                                        bool with_cpu = false);
 
 // The fragment of a node for one class, in milli. `free_milli` holds the node's GPUs' free
 // thousandths (0..1000; a GPU held whole or down is 0); `cpu` its CPUs (default: not limited).

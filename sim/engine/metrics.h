@@ -149,6 +149,9 @@ class Metrics {
   // Current values (tests, invariant checks).
   double f_mem_now() const { return state_[q_index_ + 6]; }
   double fgd_fragmentation_now() const { return state_[q_index_ + 7]; }
+  // FGD expected fragmented capacity and idle capacity now, in milli (0 without a workload).
+  double fgd_fragmented_milli_now() const { return fgd_ ? std::max(0.0, fgd_->total()) : 0.0; }
+  int64_t fgd_idle_milli_now() const { return fgd_ ? fgd_->idle_milli() : 0; }
   double memory_used_gib_now() const { return state_[q_index_ + 5]; }
   double total_memory_gib() const { return total_memory_gib_; }
   // Current busy GPUs (for the invariant checker).

@@ -62,6 +62,8 @@ struct PlacementEnv {
   // memory: *models is filled once the trace is read (nullptr when the run is not model-aware);
   // models itself may be nullptr.
   const ModelRuntime* const* models = nullptr;
+  // The run's seed, for strategies that draw at random (random-fit).
+  int64_t seed = 0;
 };
 
 class Placement {

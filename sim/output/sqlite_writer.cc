@@ -79,6 +79,12 @@ CREATE TABLE IF NOT EXISTS validation (
   scope TEXT NOT NULL, metric TEXT NOT NULL, simulated REAL, recorded REAL, value REAL,
   PRIMARY KEY (run_id, scope, metric)
 );
+CREATE TABLE IF NOT EXISTS placement_curve (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  percent INTEGER NOT NULL, arrived_share REAL, allocated_share REAL, unallocated_share REAL,
+  frag_idle_share REAL, frag_total_share REAL, failed_jobs INTEGER,
+  PRIMARY KEY (run_id, percent)
+);
 CREATE TABLE IF NOT EXISTS validation_series (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
   scope TEXT NOT NULL, t_start REAL NOT NULL, t_end REAL NOT NULL,
@@ -155,7 +161,8 @@ std::string NowUtc() {
 constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
 // Tables added after the first release: a database written before may lack them (merge then
 // copies nothing for them); `runs` rows own their rows like the tables above.
-constexpr const char* kAddedTables[] = {"allocations", "validation", "validation_series"};
+constexpr const char* kAddedTables[] = {"allocations", "validation", "validation_series",
+                                        "placement_curve"};
 
 // Columns added to the schema after its first release: a database written by an earlier version
 // lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
@@ -804,7 +811,28 @@ int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
   if (engine == nullptr) return InsertRunRow(r);
   BeginRun(r, *engine);
   WriteFinished(*engine, true);
-  return EndRun(r, summary);
+  const int64_t run_id = EndRun(r, summary);
+  WritePlacementCurve(run_id, *engine);
+  return run_id;
+}
+
+void SqliteWriter::WritePlacementCurve(int64_t run_id, const Engine& engine) {
+  if (engine.placement_curve().empty()) return;
+  Statement s(db_,
+              "INSERT INTO placement_curve (run_id, percent, arrived_share, allocated_share, "
+              "unallocated_share, frag_idle_share, frag_total_share, failed_jobs) "
+              "VALUES (?,?,?,?,?,?,?,?)");
+  for (const PlacementCurvePoint& p : engine.placement_curve()) {
+    s.Bind(1, run_id);
+    s.Bind(2, int64_t{p.percent});
+    s.Bind(3, p.arrived_share);
+    s.Bind(4, p.allocated_share);
+    s.Bind(5, p.unallocated_share);
+    s.Bind(6, p.frag_idle_share);
+    s.Bind(7, p.frag_total_share);
+    s.Bind(8, p.failed_jobs);
+    s.Step();
+  }
 }
 
 int64_t SqliteWriter::BeginRun(const RunRecord& record, const Engine& engine) {

@@ -86,6 +86,9 @@ class SqliteWriter {
   // Writes the engine's allocation log (sim/engine/allocation_log.h) as `allocations` rows of run
   // `run_id` (nothing when the log is empty).
   void WriteAllocations(int64_t run_id, const Engine& engine);
+  // The engine's placement curve (Engine::placement_curve; none for most runs) as
+  // `placement_curve` rows of `run_id`. WriteRun calls it; after EndRun, call it.
+  void WritePlacementCurve(int64_t run_id, const Engine& engine);
   // Writes a validation report as `validation` and `validation_series` rows of run `run_id`.
   void WriteValidation(int64_t run_id, const ValidationReport& report);
   // Copies run `source_run_id` of the clustersim database open on `source` (its `runs` row with

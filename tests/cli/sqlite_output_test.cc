@@ -86,8 +86,9 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
        db.Query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")) {
     tables.push_back(*row[0]);
   }
-  EXPECT_EQ(tables, (std::vector<std::string>{"allocations", "jobs", "runs", "summary",
-                                              "timeseries", "validation", "validation_series"}));
+  EXPECT_EQ(tables,
+            (std::vector<std::string>{"allocations", "jobs", "placement_curve", "runs", "summary",
+                                      "timeseries", "validation", "validation_series"}));
 
   // The lists below are the schema in sim/output/sqlite_writer.cc (kSchema), column for column.
   EXPECT_EQ(ColumnsOf(db, "runs"), (std::vector<std::string>{"run_id",
@@ -177,9 +178,14 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
             (std::vector<std::string>{"run_id", "scope", "t_start", "t_end",
                                       "simulated_utilization", "recorded_utilization",
                                       "simulated_queue_length", "recorded_queue_length"}));
-  // A plain run keeps no allocation log and no validation.
+  EXPECT_EQ(ColumnsOf(db, "placement_curve"),
+            (std::vector<std::string>{"run_id", "percent", "arrived_share", "allocated_share",
+                                      "unallocated_share", "frag_idle_share", "frag_total_share",
+                                      "failed_jobs"}));
+  // A plain run keeps no allocation log and no validation, and has no placement curve.
   EXPECT_EQ(db.Number("SELECT COUNT(*) FROM allocations"), 0);
   EXPECT_EQ(db.Number("SELECT COUNT(*) FROM validation"), 0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM placement_curve"), 0);
 
   // Times are REAL columns holding REAL values; ids are text.
   const auto job_types = DeclaredTypesOf(db, "jobs");

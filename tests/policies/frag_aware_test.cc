@@ -4,6 +4,7 @@
 
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
+#include "sim/util/error.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
@@ -134,6 +135,32 @@ TEST_F(FragAwareTest, IsDeterministicAndLeavesTheStateUnchanged) {
     EXPECT_EQ(Place("frag-aware", 2), whole);
   }
   for (int g = 0; g < 16; ++g) EXPECT_EQ(resources_.free_milli(g), copy.free_milli(g));
+}
+
+// score=sigmoid, the artifact's integer score int(100 x sigmoid(-growth / 1000)). Workload:
+// shares of 500 and 200 milli, half each. A 300-milli job on a GPU with f in [300, 500) free:
+// the 500 class's fragment f -> f - 300 (-150 weighted), the 200 class's 0 -> f - 300
+// (+(f - 300) / 2): growth f / 2 - 300. GPU 0 (node 0) with 400 free: -100; GPU 4 (node 1) with
+// 380 free: -110; whole free GPUs: 0. Exact: GPU 4 (-110 < -100). Sigmoid: 100 / (1 + e^0.1)
+// = 52.50 and 100 / (1 + e^0.11) = 52.75, both 52: a tie, the lower node wins: GPU 0.
+TEST_F(FragAwareTest, SigmoidScoreTiesGrowthsOfOneIntegerScoreAndTakesTheLowerNode) {
+  workload_ = {{1, 500, 0.5}, {1, 200, 0.5}};
+  resources_.AllocateShare(0, 600);
+  resources_.AllocateShare(4, 620);
+  EXPECT_EQ(Place("frag-aware", 1, 300), (std::vector<int>{4}));
+  PlacementEnv env{&cluster_, nullptr, nullptr, &workload_};
+  const auto sigmoid =
+      FindPlacement("frag-aware")
+          .make(env, Params(std::map<std::string, std::string>{{"score", "sigmoid"}}));
+  PlacementRequest request;
+  request.gpus = 1;
+  request.milli = 300;
+  Allocation out;
+  ASSERT_TRUE(sigmoid->Find(resources_, request, &out));
+  EXPECT_EQ(out.gpus, std::vector<int>{0});
+  EXPECT_THROW(FindPlacement("frag-aware")
+                   .make(env, Params(std::map<std::string, std::string>{{"score", "rounded"}})),
+               InputError);
 }
 
 }  // namespace

@@ -131,6 +131,33 @@ TEST_F(PlotScript, DrawsOccupancyQqAndSeriesOfAValidateRun) {
   EXPECT_NE(bad.err.find("END must be after START"), std::string::npos) << bad.err;
 }
 
+// Arrival-only runs (placement_curve rows): two seeds of one setting are one curve; runs without
+// the rows (the compare database) get no such figure.
+TEST_F(PlotScript, DrawsThePlacementCurveOfArrivalOnlyRuns) {
+  TempDir dir;
+  const std::string trace = dir.File("t.csv");
+  const std::string db = dir.File("a.sqlite");
+  WriteFile(trace,
+            "job_id,submit_time,gpus,duration\nJ0,0,4,100\nJ1,1,2,50\nJ2,2,8,100\n"
+            "J3,3,8,60\nJ4,4,1,30\nJ5,5,16,30\n");
+  for (const char* seed : {"1", "2"}) {
+    const std::vector<std::string> args = {
+        "run",       "--trace", trace,    "--on-no-fit", "skip",  "--no-departures",
+        "--inflate", "1.2",     "--seed", seed,          "--out", db};
+    const CliResult v = RunCli(args);
+    ASSERT_EQ(v.exit_code, 0) << Describe(args, v);
+  }
+  const std::string out = dir.File("figures");
+  const CliResult r = RunPlot({db, "--out", out, "--dpi", "50", "--format", "png"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string png = ReadFile(out + "/placement_curve.png");
+  ASSERT_GT(png.size(), 3000u);
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  const CliResult none = RunPlot({Db(), "--out", dir.File("none"), "--run", "1", "--dpi", "40"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.out.find("placement_curve"), std::string::npos) << none.out;
+}
+
 TEST_F(PlotScript, BadDatabaseOrRunIsExitCode2) {
   const CliResult missing = RunPlot({dir_->File("nope.sqlite"), "--out", dir_->File("x")});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;

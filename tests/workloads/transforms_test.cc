@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "sim/engine/summary.h"
@@ -412,6 +414,85 @@ TEST(Generator, ModelMixAndPhillyDurations) {
   EXPECT_NEAR(Percentile(durations, 0.5) / 1144, 1.0, 0.05);
   EXPECT_THROW(ParseModelMix("resnet50"), InputError);
   EXPECT_THROW(ParseModelMix("resnet50:-1"), InputError);
+}
+
+// --inflate (docs/workloads.md#inflation). Three jobs requesting 1000 + 500 + 2000 = 3500 milli.
+Trace ThreeJobTrace() {
+  Trace trace;
+  trace.path = "t.csv";
+  trace.jobs = {MakeJob("a", 0, 1, 10), MakeJob("b", 5, 1, 10), MakeJob("c", 9, 2, 10)};
+  trace.jobs[1].gpu_milli = 500;
+  trace.jobs[0].recorded_start = 3;
+  return trace;
+}
+
+int64_t TotalMilli(const Trace& trace) {
+  int64_t total = 0;
+  for (const Job& job : trace.jobs) total += GpuDemandMilli(job);
+  return total;
+}
+
+TEST(InflateTrace, AddsDrawnCopiesUntilTheNextWouldPassTheTarget) {
+  Trace trace = ThreeJobTrace();
+  // 1.3 x 4000 = 5200 milli: copies add 1000, 500 or 2000 each. The draw that stops it would pass
+  // 5200, so the total ends within the largest demand (2000) below the target.
+  const size_t n = InflateTrace(&trace, 1.3, 4000, 42);
+  EXPECT_EQ(n, trace.jobs.size());
+  const int64_t total = TotalMilli(trace);
+  EXPECT_LE(total, 5200);
+  EXPECT_GT(total, 5200 - 2000);
+  // The originals are all there once; the copies are numbered in draw order.
+  std::map<std::string, int> originals;
+  std::set<std::string> copies;
+  for (const Job& job : trace.jobs) {
+    const size_t at = job.id.find("-inflated-");
+    if (at == std::string::npos) {
+      ++originals[job.id];
+    } else {
+      copies.insert(job.id.substr(at + 10));
+      EXPECT_TRUE(job.id.substr(0, at) == "a" || job.id.substr(0, at) == "b" ||
+                  job.id.substr(0, at) == "c");
+    }
+  }
+  EXPECT_EQ(originals, (std::map<std::string, int>{{"a", 1}, {"b", 1}, {"c", 1}}));
+  for (size_t k = 0; k < copies.size(); ++k) EXPECT_TRUE(copies.count(std::to_string(k)));
+  // Shuffled, one arrival a second, the recorded schedule dropped.
+  for (size_t i = 0; i < trace.jobs.size(); ++i) {
+    EXPECT_DOUBLE_EQ(trace.jobs[i].submit_time, static_cast<double>(i));
+    EXPECT_FALSE(trace.jobs[i].has_recorded_start());
+  }
+}
+
+TEST(InflateTrace, IsAFunctionOfTheSeed) {
+  Trace a = ThreeJobTrace();
+  Trace b = ThreeJobTrace();
+  InflateTrace(&a, 3.0, 4000, 7);
+  InflateTrace(&b, 3.0, 4000, 7);
+  ASSERT_EQ(a.jobs.size(), b.jobs.size());
+  for (size_t i = 0; i < a.jobs.size(); ++i) EXPECT_EQ(a.jobs[i].id, b.jobs[i].id);
+  bool differs = false;
+  for (int64_t seed = 8; seed < 12 && !differs; ++seed) {
+    Trace c = ThreeJobTrace();
+    InflateTrace(&c, 3.0, 4000, static_cast<uint64_t>(seed));
+    differs = c.jobs.size() != a.jobs.size();
+    for (size_t i = 0; !differs && i < a.jobs.size(); ++i) differs = c.jobs[i].id != a.jobs[i].id;
+  }
+  EXPECT_TRUE(differs);
+}
+
+TEST(InflateTrace, RemovesDrawnJobsWhenTheTraceAsksForMoreThanTheTarget) {
+  Trace trace = ThreeJobTrace();
+  InflateTrace(&trace, 0.5, 4000, 1);  // target 2000 of 3500
+  EXPECT_LE(TotalMilli(trace), 2000);
+  EXPECT_LT(trace.jobs.size(), 3u);
+  for (const Job& job : trace.jobs) EXPECT_EQ(job.id.find("-inflated-"), std::string::npos);
+}
+
+TEST(InflateTrace, RefusesATraceWithoutGpuJobs) {
+  Trace trace;
+  trace.path = "cpu.csv";
+  trace.jobs = {MakeJob("cpu", 0, 0, 10)};
+  EXPECT_THROW(InflateTrace(&trace, 1.3, 4000, 1), InputError);
 }
 
 }  // namespace

@@ -161,5 +161,54 @@ TEST(FgdTracker, FollowsTheResourcesNodeByNode) {
   EXPECT_EQ(tracker.idle_milli(), 8000);
 }
 
+// The paper's classes (PaperTaskClasses): 20 jobs, 10 shares of 500 milli, 6 CPU-only, 3 of 2
+// GPUs, 1 of 8 GPUs. Kept until they cover 95 % of the jobs: 10 + 6 + 3 = 19 of 20, so the
+// 8-GPU class is cut and the weights are 10/19, 6/19, 3/19.
+TEST(PaperTaskClasses, KeepsTheMostFrequentUpTo95PercentWithCpuOnlyClasses) {
+  Trace trace;
+  auto add = [&](int count, int gpus, int milli) {
+    for (int i = 0; i < count; ++i) {
+      Job job = testing::MakeJob("j", 0, gpus, 1);
+      job.gpu_milli = milli;
+      trace.jobs.push_back(job);
+    }
+  };
+  add(10, 1, 500);
+  add(6, 0, 0);
+  add(3, 2, 0);
+  add(1, 8, 0);
+  const std::vector<TaskClass> classes = PaperTaskClasses(trace);
+  ASSERT_EQ(classes.size(), 3u);
+  EXPECT_EQ(classes[0].milli, 500);
+  EXPECT_DOUBLE_EQ(classes[0].weight, 10.0 / 19);
+  EXPECT_EQ(classes[1].gpus, 0);
+  EXPECT_DOUBLE_EQ(classes[1].weight, 6.0 / 19);
+  EXPECT_EQ(classes[2].gpus, 2);
+  EXPECT_DOUBLE_EQ(classes[2].weight, 3.0 / 19);
+  for (const TaskClass& c : classes) EXPECT_TRUE(c.single_node);
+  // On a node of 2 GPUs with {1000, 300} free (idle 1300): the share fits and leaves 300; the
+  // CPU-only class finds all 1300 fragmented; 2 GPUs do not fit: 1300.
+  // (10 x 300 + 6 x 1300 + 3 x 1300) / 19 = 14700 / 19.
+  const std::vector<int> node = {1000, 300};
+  EXPECT_DOUBLE_EQ(NodeFragmentation(node, classes), 14700.0 / 19);
+  const NodeFragmentationView view(node, classes);
+  EXPECT_DOUBLE_EQ(view.current(), 14700.0 / 19);
+}
+
+TEST(ClassFragment, ACpuOnlyTaskFindsAllIdleGpuCapacityFragmentedEvenWithCpusFree) {
+  TaskClass cpu_only{0, 0, 1.0, 4000};
+  EXPECT_EQ(ClassFragment(kNode, cpu_only), 2700);
+  EXPECT_EQ(ClassFragment(kNode, cpu_only, NodeCpu{64000, 64000}), 2700);
+  EXPECT_EQ(ClassFragment(std::vector<int>{0, 0}, cpu_only), 0);
+}
+
+TEST(ClassFragment, ASingleNodeClassLargerThanTheNodeNeverFitsIt) {
+  const std::vector<int> free_node = {1000, 1000, 1000, 1000};
+  TaskClass eight{8, 0, 1.0};
+  EXPECT_EQ(ClassFragment(free_node, eight), 0);  // folded: counted with its 4 GPUs per node
+  eight.single_node = true;
+  EXPECT_EQ(ClassFragment(free_node, eight), 4000);  // the paper's: a pod of 8 cannot use it
+}
+
 }  // namespace
 }  // namespace clustersim
