@@ -104,7 +104,7 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& 
     model_efficiency = probe.efficiency;
   }
   fraction_ = ClassFraction(model, efficiency, gpu, catalog, precision) * model_efficiency *
-              framework.ThroughputFactor(cls, gpu.chip, options_.finetune);
+              framework.ThroughputFactor(cls, gpu.chip, PrecisionGroup(precision), options_.finetune);
 }
 
 double ThroughputModel::SaturatedSamplesPerSecond() const {

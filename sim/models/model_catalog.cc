@@ -215,16 +215,18 @@ std::optional<double> ModelEfficiency::Fraction(const std::string& chip,
 }
 
 double Framework::ThroughputFactor(const std::string& model_class, const std::string& chip,
+                                   const std::string& precision_group,
                                    bool finetune_script) const {
-  double f = 1.0;
-  if (auto it = throughput.find(model_class + ":" + chip); it != throughput.end()) {
-    f = it->second;
-  } else if (auto it2 = throughput.find(model_class); it2 != throughput.end()) {
-    f = it2->second;
-  }
-  if (finetune_script) {
-    if (auto it = finetune.find(model_class); it != finetune.end()) f *= it->second;
-  }
+  // The most specific key present: class:chip:group, class:chip, class.
+  auto lookup = [&](const std::map<std::string, double>& table) {
+    for (const std::string& key : {model_class + ":" + chip + ":" + precision_group,
+                                   model_class + ":" + chip, model_class}) {
+      if (auto it = table.find(key); it != table.end()) return it->second;
+    }
+    return 1.0;
+  };
+  double f = lookup(throughput);
+  if (finetune_script) f *= lookup(finetune);
   return f;
 }
 

@@ -94,14 +94,19 @@ struct JobSettings {
 // run the reference stack "pytorch".
 struct Framework {
   // Multiplier on the achieved fraction of peak per efficiency class ("cnn", "encoder",
-  // "decoder") or per class and chip ("encoder:ampere", which wins); missing = 1.
+  // "decoder"), per class and chip ("encoder:ampere") or per class, chip and precision group
+  // ("encoder:ampere:mixed"); the most specific key present wins; missing = 1. The precision
+  // level holds a stack's own mixed-precision implementation (TensorFlow 1's automatic graph
+  // rewrite, Lambda's scripts) whose speed-up over FP32 / TF32 differs from the reference's.
   std::map<std::string, double> throughput;
-  // Further multiplier for the stack's fine-tuning scripts, per class: their published figures
-  // are end-to-end epochs (data loading, evaluation) rather than steady-state steps; missing = 1.
+  // Further multiplier for the stack's fine-tuning scripts, keyed like `throughput`: their
+  // published figures are end-to-end epochs (data loading, evaluation) rather than steady-state
+  // steps; missing = 1.
   std::map<std::string, double> finetune;
-  // Returns the throughput multiplier for `model_class` on `chip`, for fine-tuning or not.
+  // Returns the throughput multiplier for `model_class` on `chip` at `precision_group` ("mixed",
+  // "tf32", "fp32"), for fine-tuning or not.
   double ThroughputFactor(const std::string& model_class, const std::string& chip,
-                          bool finetune) const;
+                          const std::string& precision_group, bool finetune) const;
   // Multipliers on activation memory per "class:precision group" (e.g. "encoder:fp32"): on the
   // per-token terms (s h, logits; all of a CNN's activations) and on the attention-score terms
   // (a s^2); missing = {1, 1}.

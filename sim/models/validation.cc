@@ -507,6 +507,11 @@ std::string ScaleBucket(int gpus) {
 ModelEfficiency FitEfficiency(const ValidationData& data, const ModelCatalog& models,
                               const HardwareCatalog& hardware) {
   ModelEfficiency eff = models.efficiency();
+  // The stacks' factors are refitted from scratch at the finest key (class:chip:precision group).
+  for (auto& [name, framework] : eff.frameworks) {
+    framework.throughput.clear();
+    framework.finetune.clear();
+  }
   TopologyCache cache(hardware);
   std::vector<const ThroughputRow*> rows;
   for (const auto& row : data.throughput) {
@@ -543,7 +548,9 @@ ModelEfficiency FitEfficiency(const ValidationData& data, const ModelCatalog& mo
       const std::string key = c.chip + "/" + c.cls + "/" + c.group;
       const double q = ratio(*row);
       if (row->task == "finetune") {
-        if (row->gpus == 1) by_finetune[row->framework + "/" + c.cls].push_back(q);
+        if (row->gpus == 1) {
+          by_finetune[row->framework + "/" + c.cls].push_back(q);
+        }
         continue;
       }
       if (IsReferenceStack(row->framework)) {
@@ -554,7 +561,7 @@ ModelEfficiency FitEfficiency(const ValidationData& data, const ModelCatalog& mo
         }
       } else if (row->gpus == 1 && row->task == "pretrain") {
         if (reference_cells.count(key)) {
-          by_stack[row->framework + "/" + c.cls + ":" + c.chip].push_back(q);
+          by_stack[row->framework + "/" + c.cls + ":" + c.chip + ":" + c.group].push_back(q);
         } else {
           other_cells[key].push_back(q);
         }
