@@ -68,7 +68,8 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& 
                       attention * (1.0 / efficiency.attention_efficiency - 1.0);
   }
   model_flops_ = FlopsPerSample(model, options_.settings);
-  layer_overhead_ = MapOr(efficiency.layer_overhead_seconds, cls, 0.0);
+  layer_overhead_ = MapOr(framework.layer_overhead_seconds, cls,
+                         MapOr(efficiency.layer_overhead_seconds, cls, 0.0));
   step_time_cv_ = MapOr(efficiency.step_time_cv, cls, 0.0);
   activation_bytes_ = IsMixed(precision) ? 2.0 : 4.0;
   {

@@ -101,6 +101,17 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
         fw.activation_memory[k] = factors;
       }
     }
+    if (f.contains("layer_overhead_seconds")) {
+      for (const auto& [k, v] : object(f["layer_overhead_seconds"],
+                                       where + ".layer_overhead_seconds")
+                                    .items()) {
+        const double x = fraction(v, where + ".layer_overhead_seconds." + k, 1);
+        if (x < 0) {
+          throw JsonValueError(origin, where + ".layer_overhead_seconds." + k, "must be >= 0");
+        }
+        fw.layer_overhead_seconds[k] = x;
+      }
+    }
     if (f.contains("softmax_bytes_mixed")) {
       fw.softmax_bytes_mixed =
           fraction(f["softmax_bytes_mixed"], where + ".softmax_bytes_mixed", 4);

@@ -103,6 +103,12 @@ struct Framework {
   // published figures are end-to-end epochs (data loading, evaluation) rather than steady-state
   // steps; missing = 1.
   std::map<std::string, double> finetune;
+  // Per-layer time that does not shrink on a faster GPU (tau of sim/models/goodput.h: kernel
+  // launches, the stack's own per-operation dispatch), per class; missing = the catalog's
+  // ModelEfficiency::layer_overhead_seconds. A graph executor that dispatches many small
+  // operations per layer (TensorFlow 1) loses more per micro-batch than the reference, which
+  // makes its small micro-batches less efficient.
+  std::map<std::string, double> layer_overhead_seconds;
   // Returns the throughput multiplier for `model_class` on `chip` at `precision_group` ("mixed",
   // "tf32", "fp32"), for fine-tuning or not.
   double ThroughputFactor(const std::string& model_class, const std::string& chip,
