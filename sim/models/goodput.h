@@ -133,6 +133,9 @@ class ThroughputModel {
   // floor), without communication.
   double MicroBatchSeconds(int64_t micro_batch) const;
   double BandwidthFloorSeconds() const;
+  // The fraction of the compute rate a transformer's weight GEMMs reach at `micro_batch` from
+  // their arithmetic intensity (1 for other models); see MicroBatchSeconds.
+  double GemmEfficiency(int64_t micro_batch) const;
 
   // REQUIRES: micro_batch >= 1, accumulation >= 1, dp.replicas >= 1.
   StepEstimate Estimate(int64_t micro_batch, int64_t accumulation, const DataParallelSetup& dp,
