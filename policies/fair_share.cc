@@ -7,7 +7,9 @@
 // Usage accrues continuously while jobs run and decays with half-life h: the decayed usage at t is
 // u(t) = sum over running intervals [a, b] of GPUs x integral_a^b 2^(-(t - s)/h) ds. It is kept
 // exactly by advancing every account at each completion and each pass over dt = t - t_last with
-// the GPUs g it held throughout: u <- u x 2^(-dt/h) + g x (h / ln 2) x (1 - 2^(-dt/h)).
+// the GPUs g it held throughout: u <- u x 2^(-dt/h) + g x (h / ln 2) x (1 - 2^(-dt/h)). The
+// accounts, their usage and factors are a FairShareLedger (policies/fair_share_ledger.h), the one
+// `priority` with within=fair-share also keeps; this policy adds a waiting queue per account.
 //
 // Parameters:
 //   by (user): user | vc — the account a job is charged to;
@@ -25,12 +27,9 @@
 // of k accounts of equal factor and O(k) each time the filter widens after a start. With one
 // account (a trace without users) the order is submission order and the pass is EASY's.
 #include <algorithm>
-#include <cmath>
 #include <functional>
-#include <numbers>
 #include <queue>
 #include <set>
-#include <unordered_map>
 
 #include "policies/backfill.h"
 #include "policies/fair_share_ledger.h"
@@ -40,18 +39,8 @@
 namespace clustersim {
 namespace {
 
-struct Account {
-  double weight = 1;
-  double usage = 0;  // decayed GPU-seconds at FairShare::updated_
-  int running_gpus = 0;
-  QueueIndex queue;   // its waiting jobs in submission order, by request class
-  double factor = 1;  // this pass
-};
-
 struct Options {
-  bool by_vc = false;
-  std::unordered_map<std::string, double> shares;
-  double half_life_seconds = 604800;
+  FairShareLedger::Options ledger;  // by, shares, half_life
   bool backfill = false;
 };
 
@@ -62,18 +51,20 @@ struct Options {
 // (O(log k) per job returned, O(k) each time the filter widens after a start).
 class FairShareOrder final : public CandidateOrder {
  public:
-  FairShareOrder(std::vector<Account>& accounts, std::function<void(JobId)> on_start)
-      : accounts_(accounts), on_start_(std::move(on_start)) {}
+  // queues[a]: account a's waiting jobs; the ledger holds the accounts' factors.
+  FairShareOrder(const FairShareLedger& ledger, std::vector<QueueIndex>& queues,
+                 std::function<void(JobId)> on_start)
+      : ledger_(ledger), queues_(queues), on_start_(std::move(on_start)) {}
 
   // Sorts the accounts with waiting jobs for this pass. REQUIRES: factors computed.
   void Build() {
     sorted_.clear();
-    for (int a = 0; a < static_cast<int>(accounts_.size()); ++a) {
-      if (!accounts_[a].queue.empty()) sorted_.push_back(a);
+    for (int a = 0; a < static_cast<int>(queues_.size()); ++a) {
+      if (!queues_[a].empty()) sorted_.push_back(a);
     }
     // Account indices are in order of first arrival; ties of factor are merged below anyway.
     std::stable_sort(sorted_.begin(), sorted_.end(),
-                     [&](int a, int b) { return accounts_[a].factor > accounts_[b].factor; });
+                     [&](int a, int b) { return ledger_.factor(a) > ledger_.factor(b); });
   }
 
   JobId First() override {
@@ -89,8 +80,8 @@ class FairShareOrder final : public CandidateOrder {
         if (group_end_ >= sorted_.size()) return kNoJob;
         OpenGroup(filter);
       }
-      const JobId id = group_.size() == 1 ? accounts_[group_[0]].queue.Next(filter)
-                                          : NextInGroup(filter);
+      const JobId id =
+          group_.size() == 1 ? queues_[group_[0]].Next(filter) : NextInGroup(filter);
       if (id != kNoJob) {
         cursor_ = id;
         return id;
@@ -109,9 +100,9 @@ class FairShareOrder final : public CandidateOrder {
   };
 
   void OpenGroup(const ClassFilter& filter) {
-    const double factor = accounts_[sorted_[group_end_]].factor;
-    while (group_end_ < sorted_.size() && accounts_[sorted_[group_end_]].factor == factor) {
-      accounts_[sorted_[group_end_]].queue.Restart();
+    const double factor = ledger_.factor(sorted_[group_end_]);
+    while (group_end_ < sorted_.size() && ledger_.factor(sorted_[group_end_]) == factor) {
+      queues_[sorted_[group_end_]].Restart();
       group_.push_back(sorted_[group_end_]);
       ++group_end_;
     }
@@ -123,7 +114,7 @@ class FairShareOrder final : public CandidateOrder {
   void Refill(const ClassFilter& filter) {
     heap_ = {};
     for (int a : group_) {
-      const JobId id = accounts_[a].queue.NextAfter(cursor_, filter);
+      const JobId id = queues_[a].NextAfter(cursor_, filter);
       if (id != kNoJob) heap_.push(Entry{id, a});
     }
     widened_ = filter.widened();
@@ -134,7 +125,7 @@ class FairShareOrder final : public CandidateOrder {
     while (!heap_.empty()) {
       const Entry top = heap_.top();
       heap_.pop();
-      const JobId id = accounts_[top.account].queue.NextAfter(cursor_, filter);
+      const JobId id = queues_[top.account].NextAfter(cursor_, filter);
       if (id == kNoJob) continue;  // back at the next Refill if the filter widens
       heap_.push(Entry{id, top.account});
       if (id == top.id) return id;  // the least bound is exact: the next job in the merge
@@ -142,7 +133,8 @@ class FairShareOrder final : public CandidateOrder {
     return kNoJob;
   }
 
-  std::vector<Account>& accounts_;
+  const FairShareLedger& ledger_;
+  std::vector<QueueIndex>& queues_;
   std::function<void(JobId)> on_start_;
   std::vector<int> sorted_;  // accounts with waiting jobs, by factor descending
   size_t group_end_ = 0;     // sorted_[0, group_end_) have been opened
@@ -156,12 +148,13 @@ class FairShare final : public Policy {
  public:
   FairShare(Options options, WalltimeRule walltime)
       : options_(std::move(options)),
+        ledger_(options_.ledger),
         backfill_(walltime),
-        order_(accounts_, [this](JobId id) { OnStart(id); }) {}
+        order_(ledger_, queues_, [this](JobId id) { OnStart(id); }) {}
 
   void Schedule(SchedulingContext& context) override {
-    Advance(context.now());
-    ComputeFactors();
+    ledger_.Advance(context.now());
+    ledger_.ComputeFactors();
     order_.Build();
     context_ = &context;
     backfill_.Pass(context, order_, options_.backfill);
@@ -174,18 +167,18 @@ class FairShare final : public Policy {
       vcs.insert(job.vc);
       if (users.size() > 1 && vcs.size() > 1) return "";
     }
-    const std::set<Symbol>& accounts = options_.by_vc ? vcs : users;
+    const std::set<Symbol>& accounts = options_.ledger.by_vc ? vcs : users;
     if (accounts.size() > 1) return "";
-    const std::string by = options_.by_vc ? "vc" : "user";
+    const std::string by = options_.ledger.by_vc ? "vc" : "user";
     const std::string same = options_.backfill ? "easy" : "fcfs";
     std::string text = "fair-share by=" + by + ": every job of the trace is charged to one " +
-                       (options_.by_vc ? "virtual cluster" : "user") +
+                       (options_.ledger.by_vc ? "virtual cluster" : "user") +
                        ", so there is nothing to share and the policy schedules like " + same;
-    const std::set<Symbol>& other = options_.by_vc ? users : vcs;
+    const std::set<Symbol>& other = options_.ledger.by_vc ? users : vcs;
     if (other.size() > 1) {
-      text += "; --param by=" + std::string(options_.by_vc ? "user" : "vc") +
+      text += "; --param by=" + std::string(options_.ledger.by_vc ? "user" : "vc") +
               " shares between its " + std::to_string(other.size()) +
-              (options_.by_vc ? " users" : " virtual clusters");
+              (options_.ledger.by_vc ? " users" : " virtual clusters");
     } else {
       text += "; the trace names neither users nor virtual clusters to share between (use " + same +
               ")";
@@ -194,12 +187,12 @@ class FairShare final : public Policy {
   }
 
   void OnArrival(SchedulingContext& context, JobId id) override {
-    accounts_[AccountOf(context.job(id))].queue.Add(
+    queues_[AccountOf(context.job(id))].Add(
         id, backfill_.ClassOf(context, id), backfill_.walltime().Planned(context.job(id)));
   }
 
   void OnCompletion(SchedulingContext& context, JobId id) override {
-    Advance(context.now());
+    ledger_.Advance(context.now());
     Charge(context, id, -1);
     backfill_.OnCompletion(context, id);
   }
@@ -207,7 +200,7 @@ class FairShare final : public Policy {
   // Back among its account's waiting jobs.
   void OnRequeue(SchedulingContext& context, JobId id) override {
     OnCompletion(context, id);
-    accounts_[AccountOf(context.job(id))].queue.Readd(
+    queues_[AccountOf(context.job(id))].Readd(
         id, backfill_.ClassOf(context, id), backfill_.walltime().Planned(context.job(id)));
   }
 
@@ -216,74 +209,36 @@ class FairShare final : public Policy {
   }
 
  private:
+  // The job's account in the ledger, with a queue of its own from its first job on.
   int AccountOf(const Job& job) {
-    const Symbol key = options_.by_vc ? job.vc : job.user;
-    auto it = account_of_.find(key.id());
-    if (it != account_of_.end()) return it->second;
-    Account account;
-    auto share = options_.shares.find(key.str());
-    if (share != options_.shares.end()) account.weight = share->second;
-    total_weight_ += account.weight;
-    accounts_.push_back(std::move(account));
-    const int index = static_cast<int>(accounts_.size()) - 1;
-    account_of_.emplace(key.id(), index);
-    return index;
+    const int account = ledger_.AccountOf(job);
+    if (account >= static_cast<int>(queues_.size())) queues_.resize(account + 1);
+    return account;
   }
 
   // A started job leaves its account's queue and adds its GPUs to the account's running GPUs.
   void OnStart(JobId id) {
-    Account& account = accounts_[AccountOf(context_->job(id))];
-    account.queue.OnStart(id);
+    queues_[AccountOf(context_->job(id))].OnStart(id);
     Charge(*context_, id, +1);
   }
 
   // A started job adds its GPUs to its account's running GPUs; a finished one removes them.
   void Charge(const SchedulingContext& context, JobId id, int sign) {
-    accounts_[AccountOf(context.job(id))].running_gpus += sign * context.run(id).request.gpus;
-  }
-
-  void Advance(double now) {
-    if (!(now > updated_)) return;
-    const double dt = now - updated_;
-    const double h = options_.half_life_seconds;
-    // Over dt with g GPUs: u * 2^(-dt/h) + g * integral_0^dt 2^(-s/h) ds
-    //                    = u * 2^(-dt/h) + g * (h / ln 2) * (1 - 2^(-dt/h)).
-    const double decay = std::isinf(h) ? 1.0 : std::exp2(-dt / h);
-    const double gained_per_gpu =
-        std::isinf(h) ? dt : -std::expm1(-dt * std::numbers::ln2 / h) * h / std::numbers::ln2;
-    for (Account& account : accounts_) {
-      account.usage = account.usage * decay + account.running_gpus * gained_per_gpu;
-    }
-    updated_ = now;
-  }
-
-  void ComputeFactors() {
-    double total_usage = 0;
-    for (const Account& account : accounts_) total_usage += account.usage;
-    for (Account& account : accounts_) {
-      const double usage_share = total_usage > 0 ? account.usage / total_usage : 0;
-      const double share = account.weight / total_weight_;
-      account.factor = std::exp2(-usage_share / share);
-    }
+    ledger_.Charge(AccountOf(context.job(id)), sign * context.run(id).request.gpus);
   }
 
   Options options_;
-  const SchedulingContext* context_ = nullptr;    // during a pass
-  std::vector<Account> accounts_;                 // in order of first arrival
-  std::unordered_map<uint32_t, int> account_of_;  // symbol id -> account
-  double total_weight_ = 0;
-  double updated_ = 0;  // usage is as of this time
+  const SchedulingContext* context_ = nullptr;  // during a pass
+  FairShareLedger ledger_;                      // accounts in order of first arrival
+  std::vector<QueueIndex> queues_;              // per account
   EasyBackfill backfill_;
   FairShareOrder order_;
 };
 
 // by, shares and half_life as the priority policy's fair-share ledger reads them; then backfill.
 Options ParseOptions(const Params& params) {
-  FairShareLedger::Options ledger = FairShareLedger::ParseOptions(params);
   Options options;
-  options.by_vc = ledger.by_vc;
-  options.shares = std::move(ledger.shares);
-  options.half_life_seconds = ledger.half_life_seconds;
+  options.ledger = FairShareLedger::ParseOptions(params);
   const std::string backfill = params.String("backfill", "none");
   if (backfill != "none" && backfill != "easy") {
     throw InputError("parameter backfill=" + backfill + ": expected none or easy");

@@ -3,11 +3,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -32,14 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::atomic<bool> g_stop{false};
-
-void OnSignal(int) { g_stop.store(true); }
-
-void CatchSignals() {
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
-}
 
 // "a,b,c" in the order given; an empty item or a repeated one is an error naming the option.
 std::vector<std::string> SplitNames(const std::string& text, const std::string& option) {
@@ -229,12 +219,8 @@ int CommandCompare(int argc, char** argv) {
       "printed, or CSV with --csv. --param NAME:key=value applies only to runs whose policy or\n"
       "placement is NAME (e.g. --param easy:walltime=exact); a plain key=value to every run.\n\n"
       "options");
-  desc.add_options()("help,h", "show this help")("trace", po::value(&base.trace_path),
-                                                 "trace file (default: the bundled Philly window)")(
-      "format", po::value(&base.trace_format), "trace format (default: detect from the header)")(
-      "cluster", po::value(&base.cluster)->default_value("default"),
-      "cluster spec JSON file or preset name")("hardware", po::value(&base.hardware_path),
-                                               "hardware catalog JSON (default: built in)")(
+  desc.add_options()("help,h", "show this help")(
+      "trace", po::value(&base.trace_path), "trace file (default: the bundled Philly window)")(
       "policies", po::value(&policies_text)->default_value("fcfs,easy"),
       "comma-separated ordering policies")("placements",
                                            po::value(&placements_text)->default_value("first-fit"),
@@ -243,42 +229,11 @@ int CommandCompare(int argc, char** argv) {
       "trace | hardware (default: hardware on a heterogeneous cluster, else trace)")(
       "param", po::value(&params)->composing(),
       "[NAME:]key=value policy or placement parameter (repeatable)")(
-      "seed", po::value(&base.seed)->default_value(0), "random seed")(
       "seeds", po::value(&seeds_text),
       "comma-separated seeds: every policy x placement once per seed (clustersim report pools "
       "them: mean and 95 % confidence interval)")(
-      "interval",
-      DurationValue("--interval", &base.engine.timeseries_interval_seconds)->default_value("300"),
-      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
-      "stop-time", DurationValue("--stop-time", &base.engine.stop_time),
-      "stop the clock at this simulated time (a duration: 100h, 3d)")(
-      "preemption-cost",
-      DurationValue("--preemption-cost", &base.engine.preemption_cost_seconds)->default_value("0"),
-      "checkpoint save + restore paid by each preempted job (a duration)")(
       "out", po::value(&base.out)->default_value("results/compare.sqlite"),
       "SQLite database to append the runs to")(
-      "node-mtbf", po::value(&base.node_mtbf),
-      "node failures: mean time between failures per node, \"T\" or \"TYPE=T,...\"; a plain "
-      "number is hours (2000 = 2000h; 90d); each seed draws other failure times")(
-      "gpu-mtbf", po::value(&base.gpu_mtbf),
-      "single-GPU failures: mean time between failures per GPU (same forms; plain = hours)")(
-      "mttr", DurationValue("--mttr", &base.engine.faults.mttr_seconds, kSecondsPerHour),
-      "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
-      "failure-trace", po::value(&base.failure_trace),
-      "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
-      "checkpoint-interval",
-      DurationValue("--checkpoint-interval", &base.engine.faults.checkpoint_interval_seconds),
-      "computing time between a job's checkpoints (a duration; default: none, a failure loses "
-      "all)")("checkpoint-cost",
-              DurationValue("--checkpoint-cost", &base.engine.faults.checkpoint_cost_seconds)
-                  ->default_value("0"),
-              "time each checkpoint save takes, without progress (a duration)")(
-      "restore-cost",
-      DurationValue("--restore-cost", &base.engine.faults.restore_cost_seconds)
-          ->default_value("0"),
-      "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
-      "bsld-threshold", po::value(&base.bsld_threshold_seconds)->default_value(10),
-      "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
       "allow-duplicate", po::bool_switch(&base.allow_duplicate),
       "append runs even if --out already holds the same run (same inputs and seed)")(
       "no-progress", "never draw the progress line")(
@@ -286,17 +241,13 @@ int CommandCompare(int argc, char** argv) {
       "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
       "log-level", po::value(&log_level)->default_value("error"),
       "trace|debug|info|warn|error (warn shows each run's trace sanity report)");
+  AddReplayOptions(desc, base);
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, base.models);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);
-  if (base.engine.preemption_cost_seconds < 0) {
-    throw InputError("--preemption-cost: expected a number of seconds >= 0");
-  }
-  if (!(base.engine.timeseries_interval_seconds > 0)) {
-    throw InputError("--interval: expected a positive number of seconds");
-  }
+  CheckReplayOptions(base);
   if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
   base.filter = MakeFilter(filter_args);
   std::map<std::string, std::string> given;
@@ -339,14 +290,14 @@ int CommandCompare(int argc, char** argv) {
     fs::create_directories(out_path.parent_path(), ec);
   }
   const ScopedDirectory scratch(base.out + ".compare-tmp-" + std::to_string(::getpid()));
-  CatchSignals();
+  CatchStopSignals();
   {
     BatchProgress progress("runs", runs.size(),
                            ::isatty(STDERR_FILENO) && !vm.count("no-progress"));
     ParallelFor(runs.size(), jobs, [&](size_t i) {
       CompareRun& run = runs[i];
       run.config.out = scratch.path() + "/run-" + std::to_string(i) + ".sqlite";
-      run.config.engine.interrupt = &g_stop;
+      run.config.engine.interrupt = StopFlag();
       const int slot = progress.Begin();
       if (progress.enabled()) {
         run.config.engine.progress = [&progress, slot](const EngineProgress& p) {
@@ -451,7 +402,7 @@ int CommandSweep(int argc, char** argv) {
   options.shard = ParseShard(shard_text);
   options.out_dir = out_dir;
   options.jobs = jobs;
-  options.interrupt = &g_stop;
+  options.interrupt = StopFlag();
   options.progress = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
   const SweepSpec spec = LoadSweepSpec(spec_path);
   if (vm.count("dry-run")) {
@@ -462,7 +413,7 @@ int CommandSweep(int argc, char** argv) {
     }
     return 0;
   }
-  CatchSignals();
+  CatchStopSignals();
   const SweepReport report = RunSweep(spec, options);
   std::printf(
       "sweep: shard %d/%d: %lld runs: %lld complete now, %lld already complete, %lld "

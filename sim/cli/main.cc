@@ -5,10 +5,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -39,10 +37,6 @@ namespace po = boost::program_options;
 
 namespace clustersim {
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-void OnSignal(int) { g_interrupted.store(true); }
 
 constexpr const char* kUsage =
     R"(clustersim: a discrete-event simulator of GPU clusters for deep-learning training
@@ -150,63 +144,25 @@ int CommandRun(int argc, char** argv) {
       "clustersim run: replay a trace on a cluster under a policy\n\n"
       "With no options: the bundled Philly-derived trace on the default cluster with fcfs,\n"
       "written to results/clustersim.sqlite.\n\noptions");
-  desc.add_options()("help,h", "show this help")("trace", po::value(&config.trace_path),
-                                                 "trace file (default: the bundled Philly window)")(
-      "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
-      "cluster", po::value(&config.cluster)->default_value("default"),
-      "cluster spec JSON file or preset name")("hardware", po::value(&config.hardware_path),
-                                               "hardware catalog JSON (default: built in)")(
+  desc.add_options()("help,h", "show this help")(
+      "trace", po::value(&config.trace_path), "trace file (default: the bundled Philly window)")(
       "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
       "placement", po::value(&config.placement)->default_value("first-fit"),
       "placement strategy: pool, first-fit, best-fit, ...")(
       "runtime-model", po::value(&config.runtime_model),
       "trace | hardware (default: hardware on a heterogeneous cluster, else trace)")(
       "param", po::value(&params)->composing(), "policy parameter key=value (repeatable)")(
-      "seed", po::value(&config.seed)->default_value(0), "random seed")(
-      "interval",
-      DurationValue("--interval", &config.engine.timeseries_interval_seconds)->default_value("300"),
-      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
-      "stop-time", DurationValue("--stop-time", &config.engine.stop_time),
-      "stop the clock at this simulated time (a duration: 100h, 3d)")(
       "out", po::value(&config.out)->default_value("results/clustersim.sqlite"),
       "SQLite database to append the run to")(
-      "preemption-cost",
-      DurationValue("--preemption-cost", &config.engine.preemption_cost_seconds)
-          ->default_value("0"),
-      "checkpoint save + restore paid by each preempted job (a duration)")(
-      "bsld-threshold", po::value(&config.bsld_threshold_seconds)->default_value(10),
-      "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
       "allow-duplicate", po::bool_switch(&config.allow_duplicate),
       "append the run even if --out already holds the same run (same inputs and seed)")(
-      "node-mtbf", po::value(&config.node_mtbf),
-      "node failures: mean time between failures per node, \"T\" or \"TYPE=T,...\"; a plain "
-      "number is hours (2000 = 2000h; 90d)")(
-      "gpu-mtbf", po::value(&config.gpu_mtbf),
-      "single-GPU failures: mean time between failures per GPU (same forms; plain = hours)")(
-      "mttr", DurationValue("--mttr", &config.engine.faults.mttr_seconds, kSecondsPerHour),
-      "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
-      "failure-trace", po::value(&config.failure_trace),
-      "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
-      "checkpoint-interval",
-      DurationValue("--checkpoint-interval", &config.engine.faults.checkpoint_interval_seconds),
-      "computing time between a job's checkpoints (a duration; default: none, a failure loses "
-      "all)")("checkpoint-cost",
-              DurationValue("--checkpoint-cost", &config.engine.faults.checkpoint_cost_seconds)
-                  ->default_value("0"),
-              "time each checkpoint save takes, without progress (a duration)")(
-      "restore-cost",
-      DurationValue("--restore-cost", &config.engine.faults.restore_cost_seconds)
-          ->default_value("0"),
-      "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
-
       "config", po::value<std::string>(),
       "run config JSON (keys as these options; params as an object); the command line wins")(
-      "check", po::bool_switch(&config.engine.check_invariants),
-      "verify engine invariants after every pass (slow)")(
       "record-allocations", po::bool_switch(&config.engine.record_allocations),
       "write the allocations table: one row per running interval of a job")(
       "no-progress", "never draw the progress bar")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
+  AddReplayOptions(desc, config);
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, config.models);
   po::variables_map vm;
@@ -221,13 +177,8 @@ int CommandRun(int argc, char** argv) {
     }
     ApplyRunConfigFile(vm["config"].as<std::string>(), given, &config);
   }
-  if (config.engine.preemption_cost_seconds < 0) {
-    throw InputError("--preemption-cost: expected a number of seconds >= 0");
-  }
-  if (!(config.engine.timeseries_interval_seconds > 0)) {
-    throw InputError("--interval: expected a positive number of seconds");
-  }
-  config.engine.interrupt = &g_interrupted;
+  CheckReplayOptions(config);
+  config.engine.interrupt = StopFlag();
   const bool tty = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
   if (tty) {
     const auto start = std::chrono::steady_clock::now();
@@ -246,8 +197,7 @@ int CommandRun(int argc, char** argv) {
       std::fflush(stderr);
     };
   }
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  CatchStopSignals();
   const RunOutcome outcome = ExecuteRun(config);
   if (tty) std::fprintf(stderr, "\r%110s\r", "");
   PrintSummary(config, outcome);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -13,6 +14,20 @@
 namespace po = boost::program_options;
 
 namespace clustersim {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void OnStopSignal(int) { g_stop.store(true); }
+
+}  // namespace
+
+std::atomic<bool>* StopFlag() { return &g_stop; }
+
+void CatchStopSignals() {
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
+}
 
 bool ParseOptions(int argc, char** argv, const po::options_description& desc,
                   po::variables_map* vm, const po::positional_options_description* positional) {

@@ -1,7 +1,9 @@
-// What every clustersim command does with its command line (Boost.Program_options).
+// What every clustersim command does with its command line (Boost.Program_options) and with
+// Ctrl-C.
 #ifndef CLUSTERSIM_SIM_CLI_OPTIONS_H_
 #define CLUSTERSIM_SIM_CLI_OPTIONS_H_
 
+#include <atomic>
 #include <boost/program_options.hpp>
 #include <string>
 
@@ -29,6 +31,12 @@ void RejectRemovedOptions(int argc, char** argv);
 boost::program_options::typed_value<std::string>* DurationValue(const std::string& name,
                                                                 double* seconds,
                                                                 double plain_unit_seconds = 1);
+
+// Ctrl-C (SIGINT) and SIGTERM set the flag StopFlag() points to once CatchStopSignals() has run;
+// a command hands it to its engines (EngineOptions::interrupt), which end their runs at the next
+// pass and commit what they have.
+std::atomic<bool>* StopFlag();
+void CatchStopSignals();
 
 // --log-level: trace, debug, info, warn, error, critical or off; anything else is an InputError.
 void SetLogLevel(const std::string& level);

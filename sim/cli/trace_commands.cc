@@ -7,6 +7,7 @@
 #include "sim/cli/options.h"
 #include "sim/engine/priority_class.h"
 #include "sim/hardware/cluster.h"
+#include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "workloads/generator.h"
 #include "workloads/openb_cluster.h"
@@ -156,6 +157,59 @@ int ClusterFrom(int argc, char** argv) {
 }
 
 }  // namespace
+
+void AddReplayOptions(po::options_description& desc, RunConfig& config) {
+  po::options_description group("replay: cluster, clock, preemption cost, failures and checkpoints");
+  group.add_options()(
+      "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
+      "cluster", po::value(&config.cluster)->default_value("default"),
+      "cluster spec JSON file or preset name")("hardware", po::value(&config.hardware_path),
+                                               "hardware catalog JSON (default: built in)")(
+      "seed", po::value(&config.seed)->default_value(0), "random seed")(
+      "interval",
+      DurationValue("--interval", &config.engine.timeseries_interval_seconds)->default_value("300"),
+      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
+      "stop-time", DurationValue("--stop-time", &config.engine.stop_time),
+      "stop the clock at this simulated time (a duration: 100h, 3d)")(
+      "preemption-cost",
+      DurationValue("--preemption-cost", &config.engine.preemption_cost_seconds)
+          ->default_value("0"),
+      "checkpoint save + restore paid by each preempted job (a duration)")(
+      "bsld-threshold", po::value(&config.bsld_threshold_seconds)->default_value(10),
+      "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
+      "node-mtbf", po::value(&config.node_mtbf),
+      "node failures: mean time between failures per node, \"T\" or \"TYPE=T,...\"; a plain "
+      "number is hours (2000 = 2000h; 90d); each seed draws other failure times")(
+      "gpu-mtbf", po::value(&config.gpu_mtbf),
+      "single-GPU failures: mean time between failures per GPU (same forms; plain = hours)")(
+      "mttr", DurationValue("--mttr", &config.engine.faults.mttr_seconds, kSecondsPerHour),
+      "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
+      "failure-trace", po::value(&config.failure_trace),
+      "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
+      "checkpoint-interval",
+      DurationValue("--checkpoint-interval", &config.engine.faults.checkpoint_interval_seconds),
+      "computing time between a job's checkpoints (a duration; default: none, a failure loses "
+      "all)")("checkpoint-cost",
+              DurationValue("--checkpoint-cost", &config.engine.faults.checkpoint_cost_seconds)
+                  ->default_value("0"),
+              "time each checkpoint save takes, without progress (a duration)")(
+      "restore-cost",
+      DurationValue("--restore-cost", &config.engine.faults.restore_cost_seconds)
+          ->default_value("0"),
+      "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
+      "check", po::bool_switch(&config.engine.check_invariants),
+      "verify engine invariants after every pass (slow)");
+  desc.add(group);
+}
+
+void CheckReplayOptions(const RunConfig& config) {
+  if (config.engine.preemption_cost_seconds < 0) {
+    throw InputError("--preemption-cost: expected a number of seconds >= 0");
+  }
+  if (!(config.engine.timeseries_interval_seconds > 0)) {
+    throw InputError("--interval: expected a positive number of seconds");
+  }
+}
 
 void AddModelOptions(po::options_description& desc, ModelConfig& models) {
   po::options_description group("model-aware simulation (GPU memory, OOM, batch, sharing)");

@@ -1,4 +1,5 @@
-// `clustersim trace stats|convert|generate`, and the trace filter options shared with `run`.
+// `clustersim trace stats|convert|generate`, and the option groups every command that replays a
+// trace shares (run, compare, validate): the replay settings, the trace filters, the models.
 #ifndef CLUSTERSIM_SIM_CLI_TRACE_COMMANDS_H_
 #define CLUSTERSIM_SIM_CLI_TRACE_COMMANDS_H_
 
@@ -18,6 +19,15 @@ struct FilterArgs {
   bool submit_is_start = false;
   bool no_host_demands = false;
 };
+
+// Adds the replay settings: --format, --cluster, --hardware, --seed, --interval, --stop-time,
+// --preemption-cost, --bsld-threshold, the failure and checkpoint options (--node-mtbf,
+// --gpu-mtbf, --mttr, --failure-trace, --checkpoint-interval, --checkpoint-cost,
+// --restore-cost) and --check. Each command adds its own --trace, policy, --out and the like.
+void AddReplayOptions(boost::program_options::options_description& desc, RunConfig& config);
+// Throws InputError for a replay setting out of range (a negative --preemption-cost, an
+// --interval that is not positive).
+void CheckReplayOptions(const RunConfig& config);
 
 // Adds --window, --vc, --user, --status, --first, --load-factor, --map-gpu, --submit-is-start,
 // --no-host-demands, --priority-map.

@@ -4,10 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <boost/program_options.hpp>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -28,10 +26,6 @@ namespace clustersim {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::atomic<bool> g_stop{false};
-
-void OnSignal(int) { g_stop.store(true); }
 
 // The distances --rank-by accepts (all: lower is closer to the record).
 constexpr const char* kRankMetrics[] = {"wait_wasserstein_hours", "wait_ks",
@@ -258,7 +252,7 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
   ParallelFor(candidates.size(), jobs, [&](size_t i) {
     Candidate& c = candidates[i];
     c.config.out = scratch + "/run-" + std::to_string(i) + ".sqlite";
-    c.config.engine.interrupt = &g_stop;
+    c.config.engine.interrupt = StopFlag();
     try {
       c.outcome = ExecuteRun(c.config);
     } catch (...) {
@@ -342,23 +336,13 @@ int CommandValidate(int argc, char** argv) {
       "(tables validation, validation_series, allocations). --search key=v1,v2 (repeatable; keys\n"
       "policy, placement, runtime-model or a [NAME:]parameter) runs the cross product and ranks\n"
       "the configurations by --rank-by.\n\noptions");
-  desc.add_options()("help,h", "show this help")("trace", po::value(&config.trace_path),
-                                                 "trace file with a recorded schedule (required)")(
-      "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
-      "cluster", po::value(&config.cluster)->default_value("default"),
-      "cluster spec JSON file or preset name")("hardware", po::value(&config.hardware_path),
-                                               "hardware catalog JSON (default: built in)")(
+  desc.add_options()("help,h", "show this help")(
+      "trace", po::value(&config.trace_path), "trace file with a recorded schedule (required)")(
       "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
       "placement", po::value(&config.placement)->default_value("first-fit"), "placement strategy")(
       "runtime-model", po::value(&config.runtime_model)->default_value("trace"),
       "trace | hardware (default trace: jobs run their recorded durations)")(
       "param", po::value(&params)->composing(), "[NAME:]key=value policy parameter (repeatable)")(
-      "seed", po::value(&config.seed)->default_value(0), "random seed")(
-      "interval", po::value(&config.engine.timeseries_interval_seconds)->default_value(300),
-      "timeseries and validation series interval, seconds")(
-      "stop-time", po::value(&config.engine.stop_time), "stop the clock at this simulated time")(
-      "preemption-cost", po::value(&config.engine.preemption_cost_seconds)->default_value(0),
-      "checkpoint save + restore paid by each preempted job, seconds")(
       "out", po::value(&config.out)->default_value("results/validate.sqlite"),
       "SQLite database to append the run(s) to")(
       "search", po::value(&searches)->composing(),
@@ -367,9 +351,8 @@ int CommandValidate(int argc, char** argv) {
       "distance ranking --search: wait_wasserstein_hours, wait_ks, start_error_abs_mean_hours, "
       "utilization_mae, queue_length_mae")(
       "jobs,j", po::value(&jobs), "--search runs in parallel (default: the number of cores)")(
-      "check", po::bool_switch(&config.engine.check_invariants),
-      "verify engine invariants after every pass (slow)")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
+  AddReplayOptions(desc, config);
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, config.models);
   po::variables_map vm;
@@ -378,12 +361,7 @@ int CommandValidate(int argc, char** argv) {
   if (config.trace_path.empty()) {
     throw InputError("validate: expected --trace FILE (a trace that records its schedule)");
   }
-  if (config.engine.preemption_cost_seconds < 0) {
-    throw InputError("--preemption-cost: expected a number of seconds >= 0");
-  }
-  if (!(config.engine.timeseries_interval_seconds > 0)) {
-    throw InputError("--interval: expected a positive number of seconds");
-  }
+  CheckReplayOptions(config);
   if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
   if (std::find(std::begin(kRankMetrics), std::end(kRankMetrics), rank_by) ==
       std::end(kRankMetrics)) {
@@ -396,8 +374,7 @@ int CommandValidate(int argc, char** argv) {
   }
   config.filter = MakeFilter(filter_args);
   config.validate = true;
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  CatchStopSignals();
   std::map<std::string, std::string> given;
   for (const std::string& p : params) {
     Params parsed;
@@ -416,7 +393,7 @@ int CommandValidate(int argc, char** argv) {
     return RunSearch(config, given, axes, rank_by, jobs);
   }
   config.params = ParamsForRun(given, config.policy, config.placement);
-  config.engine.interrupt = &g_stop;
+  config.engine.interrupt = StopFlag();
   const RunOutcome outcome = ExecuteRun(config);
   PrintValidation(config, outcome);
   return outcome.status == RunStatus::kComplete ? 0 : 130;

@@ -22,36 +22,15 @@ namespace {
 
 using testing::Database;
 using testing::Describe;
+using testing::Lines;
 using testing::ReadFile;
 using testing::RunCli;
+using testing::SplitCsvLine;
 using testing::TempDir;
 using testing::TestData;
 using testing::WriteFile;
 
 constexpr int kExitBadInput = 2;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
-std::vector<std::string> SplitCsvLine(const std::string& line) {
-  std::vector<std::string> fields;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = line.find(',', start);
-    fields.push_back(line.substr(start, comma - start));
-    if (comma == std::string::npos) return fields;
-    start = comma + 1;
-  }
-}
 
 // 48 jobs over 4 hours from four users in two virtual clusters with three priorities: enough
 // to queue on the 8 GPUs of tests/data/tiny_cluster.json and to preempt under las.
