@@ -120,7 +120,7 @@ double ThroughputModel::BandwidthFloorSeconds() const {
 }
 
 double ThroughputModel::GemmEfficiency(int64_t micro_batch) const {
-  if (!model_->IsTransformer()) return 1.0;
+  if (!efficiency_->gemm_intensity || !model_->IsTransformer()) return 1.0;
   // A layer's four weight GEMMs on one tensor-parallel rank, m = b s tokens: QKV (k = h,
   // n = 3h/TP), attention output (h/TP, h), MLP up (h, 4h/TP) and down (4h/TP, h), weighted by
   // their FLOPs 3 : 1 : 4 : 4. Each moves at least w (mk + kn + mn) bytes for 2 mnk FLOPs; with

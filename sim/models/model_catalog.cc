@@ -64,6 +64,12 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
       fraction(RequireMember(e, "activation_traffic", origin, at), at + ".activation_traffic", 100);
   out.attention_efficiency = fraction(RequireMember(e, "attention_efficiency", origin, at),
                                       at + ".attention_efficiency", 1);
+  if (e.contains("gemm_intensity")) {
+    if (!e["gemm_intensity"].is_boolean()) {
+      throw JsonValueError(origin, at + ".gemm_intensity", "expected true or false");
+    }
+    out.gemm_intensity = e["gemm_intensity"].get<bool>();
+  }
   if (out.attention_efficiency <= 0) {
     throw JsonValueError(origin, at + ".attention_efficiency", "must be > 0");
   }

@@ -154,6 +154,9 @@ struct ModelEfficiency {
   // 2023, reports 50-73% of the A100's peak for forward + backward attention, where large GEMMs
   // reach 80-90%): 0.6.
   double attention_efficiency = 0.6;
+  // Whether a transformer's weight GEMMs run at the fraction their arithmetic intensity allows
+  // (ThroughputModel::GemmEfficiency, a smoothed roofline); JSON "gemm_intensity", default false.
+  bool gemm_intensity = false;
   // Bytes of memory traffic per byte of kept activations: the memory-bound element-wise work of
   // a step (normalization, activation functions, softmax, dropout, residuals) writes every kept
   // tensor in the forward pass and reads it in the backward pass, and the backward pass writes
