@@ -69,7 +69,7 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& 
   }
   model_flops_ = FlopsPerSample(model, options_.settings);
   layer_overhead_ = MapOr(framework.layer_overhead_seconds, cls,
-                         MapOr(efficiency.layer_overhead_seconds, cls, 0.0));
+                          MapOr(efficiency.layer_overhead_seconds, cls, 0.0));
   step_time_cv_ = MapOr(efficiency.step_time_cv, cls, 0.0);
   activation_bytes_ = IsMixed(precision) ? 2.0 : 4.0;
   {
@@ -104,15 +104,16 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& 
     }
     model_efficiency = probe.efficiency;
   }
-  fraction_ = ClassFraction(model, efficiency, gpu, catalog, precision) * model_efficiency *
-              framework.ThroughputFactor(cls, gpu.chip, PrecisionGroup(precision), options_.finetune);
+  fraction_ =
+      ClassFraction(model, efficiency, gpu, catalog, precision) * model_efficiency *
+      framework.ThroughputFactor(cls, gpu.chip, PrecisionGroup(precision), options_.finetune);
 }
 
 double ThroughputModel::SaturatedSamplesPerSecond() const {
   const double gemm = GemmEfficiency(int64_t{1} << 40);  // m -> infinity
-  return 1.0 / (executed_flops_ /
-                    (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_ * gemm) +
-                traffic_seconds_per_sample_);
+  return 1.0 /
+         (executed_flops_ / (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_ * gemm) +
+          traffic_seconds_per_sample_);
 }
 
 double ThroughputModel::BandwidthFloorSeconds() const {
@@ -126,8 +127,7 @@ double ThroughputModel::GemmEfficiency(int64_t micro_batch) const {
   // their FLOPs 3 : 1 : 4 : 4. Each moves at least w (mk + kn + mn) bytes for 2 mnk FLOPs; with
   // its time the sum of compute and memory time (a smoothed roofline, Williams et al. 2009), it
   // runs at 1 / (1 + ridge / I) of the compute rate, I = 2 / (w (1/m + 1/k + 1/n)) FLOPs per byte.
-  const double m = static_cast<double>(micro_batch) *
-                   EffectiveSequence(*model_, options_.settings);
+  const double m = static_cast<double>(micro_batch) * EffectiveSequence(*model_, options_.settings);
   const double h = model_->hidden_size, tp = parallelism_.tensor;
   const double w = activation_bytes_;
   auto inverse_intensity = [&](double k, double n) { return w / 2.0 * (1 / m + 1 / k + 1 / n); };
@@ -139,11 +139,11 @@ double ThroughputModel::GemmEfficiency(int64_t micro_batch) const {
 
 double ThroughputModel::MicroBatchSeconds(int64_t micro_batch) const {
   const double b = static_cast<double>(micro_batch);
-  const double compute =
-      b * executed_flops_ /
-          (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_ *
-           GemmEfficiency(micro_batch)) +
-      b * traffic_seconds_per_sample_ + layer_overhead_ * model_->layers / parallelism_.pipeline;
+  const double compute = b * executed_flops_ /
+                             (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_ *
+                              GemmEfficiency(micro_batch)) +
+                         b * traffic_seconds_per_sample_ +
+                         layer_overhead_ * model_->layers / parallelism_.pipeline;
   return std::max(compute, BandwidthFloorSeconds());
 }
 

@@ -108,9 +108,8 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
       }
     }
     if (f.contains("layer_overhead_seconds")) {
-      for (const auto& [k, v] : object(f["layer_overhead_seconds"],
-                                       where + ".layer_overhead_seconds")
-                                    .items()) {
+      for (const auto& [k, v] :
+           object(f["layer_overhead_seconds"], where + ".layer_overhead_seconds").items()) {
         const double x = fraction(v, where + ".layer_overhead_seconds." + k, 1);
         if (x < 0) {
           throw JsonValueError(origin, where + ".layer_overhead_seconds." + k, "must be >= 0");
@@ -232,8 +231,7 @@ std::optional<double> ModelEfficiency::Fraction(const std::string& chip,
 }
 
 double Framework::ThroughputFactor(const std::string& model_class, const std::string& chip,
-                                   const std::string& precision_group,
-                                   bool finetune_script) const {
+                                   const std::string& precision_group, bool finetune_script) const {
   // The most specific key present: class:chip:group, class:chip, class.
   auto lookup = [&](const std::map<std::string, double>& table) {
     for (const std::string& key : {model_class + ":" + chip + ":" + precision_group,

@@ -609,9 +609,8 @@ ModelEfficiency FitEfficiency(const ValidationData& data, const ModelCatalog& mo
   }
   for (const auto& [stack, classes] : stack_classes) {
     for (const std::string& cls : classes) {
-      const double reference_tau = eff.layer_overhead_seconds.count(cls)
-                                       ? eff.layer_overhead_seconds.at(cls)
-                                       : 0.0;
+      const double reference_tau =
+          eff.layer_overhead_seconds.count(cls) ? eff.layer_overhead_seconds.at(cls) : 0.0;
       if (reference_tau <= 0) continue;
       double best_multiple = 1, best_cost = -1;
       for (double multiple : {0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0}) {

@@ -163,8 +163,8 @@ TEST(ValidationData, CatalogEfficiencyIsTheFitOfTheCalibrationRows) {
   for (const auto& [name, f] : fitted.frameworks) {
     const Framework& k = catalog.FrameworkNamed(name);
     using Table = std::map<std::string, double> Framework::*;
-    for (Table table : {&Framework::throughput, &Framework::finetune,
-                        &Framework::layer_overhead_seconds}) {
+    for (Table table :
+         {&Framework::throughput, &Framework::finetune, &Framework::layer_overhead_seconds}) {
       ASSERT_EQ((f.*table).size(), (k.*table).size()) << name;
       for (const auto& [key, v] : f.*table) {
         ASSERT_TRUE((k.*table).count(key)) << name << " " << key;
