@@ -8,7 +8,8 @@ backslash continues a command) in one scratch folder that links the repository's
 scripts/ and tests/, so run numbers and databases build up as they do for a reader who follows
 the tour from the top. The text after a command, up to the next command, is compared with what it
 prints (standard output, or standard output and error when that is what the README shows). Masked: wall-clock
-times ("wall 0.22 s", "(0.27 s)"), run numbers ("run 3", "runs 3-6") and log lines; a line "..." in
+times ("wall 0.22 s", "(0.27 s)"), run numbers ("run 3", "runs 3-6") and log lines; the
+lines of a sweep's finished runs are compared in run order, whatever thread finished first; a line "..." in
 the README stands for any number of lines, a command shown without output is only run, and output
 the README cuts short after its last shown line matches. Commands whose lines carry a comment ("# ...") are
 skipped. Exit status 1 when some command's output differs.
@@ -28,7 +29,8 @@ MASKS = [(re.compile(r"\b(wall|in|took) +[0-9.]+ ?s\b"), r"\1 <t> s"),
          (re.compile(r"\b(runs?) [0-9]+(-[0-9]+)?"), r"\1 <n>"),
          (re.compile(r"^( *)[0-9]+( +[0-9]+  )"), r"\1<n>\2")]
 LOG_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d ")
-RUNNABLE = ("clustersim ", "echo ", "zcat ", "gzip ", "sqlite3 ")
+PROGRESS = re.compile(r"^\[\d+/(\d+)\] ")  # sweep's "[3/12] run-0002-...": threads finish in any order
+RUNNABLE = ("clustersim ", "echo ", "printf ", "zcat ", "gzip ", "sqlite3 ")
 
 
 def blocks(lines):
@@ -69,7 +71,15 @@ def normalize(text_lines):
             continue
         for pattern, replacement in MASKS:
             line = pattern.sub(replacement, line.rstrip())
-        lines.append(line)
+        lines.append(PROGRESS.sub(r"[k/\1] ", line))
+    # Lines of runs finished by parallel threads: compared as a set, in run order.
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and lines[j].startswith("[k/"):
+            j += 1
+        lines[i:j] = sorted(lines[i:j])
+        i = j + 1
     while lines and not lines[-1]:
         lines.pop()
     while lines and not lines[0]:
