@@ -18,9 +18,13 @@
 //                                    almost never wait, so the queue paths are barely used).
 //   Phases/fcfs_first_fit_1024x8     The steps of ExecuteRun timed one by one (setup = catalog,
 //   Phases/fcfs_first_fit_100k       cluster, topology, runtime model, placement; trace parse;
-//                                    SQLite open + engine construction; Engine::Run; summary;
-//                                    SQLite write + commit; teardown = freeing the trace and
+//                                    SQLite open + engine construction + BeginRun; Engine::Run,
+//                                    with the rows handed to the writer thread as in ExecuteRun;
+//                                    summary; SQLite = waiting for the writer thread to finish,
+//                                    summary rows, commit; teardown = freeing the trace and
 //                                    engine), to show where the end-to-end time goes.
+//                                    cpu_s and main_cpu_s: CPU time of the process and of the
+//                                    main thread (the rest is the writer thread's and the hash's).
 //
 // Counters: jobs, events, wall_s (per iteration), jobs_per_s and events_per_s (from wall time),
 // peak_rss_mb (getrusage ru_maxrss of the whole process: run one case per process for a clean
@@ -66,6 +70,15 @@ constexpr int kGpusPerNode = 8;
 constexpr double kLoad = 0.9;      // jobs almost never wait at this load
 constexpr double kOverload = 1.2;  // the queue grows through the whole trace
 constexpr uint64_t kSeed = 42;
+
+// CPU seconds (user + system) of the process (RUSAGE_SELF) or of the calling thread
+// (RUSAGE_THREAD).
+double CpuSeconds(int who) {
+  rusage usage{};
+  getrusage(who, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -172,11 +185,11 @@ void EndToEnd(benchmark::State& state, int nodes, const char* placement) {
 // What ExecuteRun builds before the engine, built once outside the timed region.
 struct Setup {
   const HardwareCatalog& catalog = HardwareCatalog::Default();
+  Params params;  // before `placement`, which is made with it (members initialize in this order)
   Cluster cluster;
   Topology topology;
   std::unique_ptr<RuntimeModel> runtime;
   std::unique_ptr<Placement> placement;
-  Params params;
 
   Setup(int nodes, const std::string& placement_name)
       : cluster(ClusterSpec::Load(ClusterPath(nodes), catalog), catalog),
@@ -226,6 +239,8 @@ void Phases(benchmark::State& state, int nodes, const char* placement) {
   uint64_t events = 0;
   uint64_t fingerprint = 0;
   double teardown_s = 0;
+  double cpu_s = 0;
+  double main_cpu_s = 0;
   // Returns when the database is committed; its locals (trace, engine, writer) are destroyed on
   // return, as at the end of ExecuteRun, and that teardown is timed too.
   auto run_once = [&]() -> Clock::time_point {
@@ -240,19 +255,6 @@ void Phases(benchmark::State& state, int nodes, const char* placement) {
 
     t = Clock::now();
     SqliteWriter writer(out.string());
-    Engine engine(trace, setup.cluster, *setup.placement, *setup.runtime, *policy, "fcfs",
-                  EngineOptions{});
-    construct_s += SecondsSince(t);
-
-    t = Clock::now();
-    engine.Run();
-    run_s += SecondsSince(t);
-
-    t = Clock::now();
-    const std::vector<SummaryRow> summary = ComputeSummary(engine);
-    summary_s += SecondsSince(t);
-
-    t = Clock::now();
     RunRecord record;
     record.trace_path = trace_path;
     record.trace_sha256 = trace.sha256;
@@ -264,12 +266,28 @@ void Phases(benchmark::State& state, int nodes, const char* placement) {
     record.placement = placement;
     record.params_json = setup.params.ToJson();
     record.runtime_model = "trace";
+    record.timeseries_interval_seconds = EngineOptions{}.timeseries_interval_seconds;
+    EngineOptions options;
+    options.observe = [&writer](const Engine& e) { writer.WriteFinished(e, false); };
+    Engine engine(trace, setup.cluster, *setup.placement, *setup.runtime, *policy, "fcfs", options);
+    writer.BeginRun(record, engine);
+    construct_s += SecondsSince(t);
+
+    t = Clock::now();
+    engine.Run();
+    writer.WriteFinished(engine, true);
+    run_s += SecondsSince(t);
+
+    t = Clock::now();
+    const std::vector<SummaryRow> summary = ComputeSummary(engine);
+    summary_s += SecondsSince(t);
+
+    t = Clock::now();
     record.events = engine.events_processed();
     record.passes = engine.passes();
     record.status = "complete";
     record.fingerprint = HexFingerprint(engine.fingerprint());
-    record.timeseries_interval_seconds = EngineOptions{}.timeseries_interval_seconds;
-    writer.WriteRun(record, &engine, summary);
+    writer.EndRun(record, summary);
     writer.Commit();
     sqlite_s += SecondsSince(t);
 
@@ -281,8 +299,12 @@ void Phases(benchmark::State& state, int nodes, const char* placement) {
   for (auto _ : state) {
     RemoveDatabase(out);
     const auto start = Clock::now();
+    const double cpu_start = CpuSeconds(RUSAGE_SELF);
+    const double main_cpu_start = CpuSeconds(RUSAGE_THREAD);
     const auto teardown_start = run_once();
     teardown_s += SecondsSince(teardown_start);
+    cpu_s += CpuSeconds(RUSAGE_SELF) - cpu_start;
+    main_cpu_s += CpuSeconds(RUSAGE_THREAD) - main_cpu_start;
     const double seconds = SecondsSince(start);
     state.SetIterationTime(seconds);
     total_s += seconds;
@@ -298,6 +320,10 @@ void Phases(benchmark::State& state, int nodes, const char* placement) {
   state.counters["summary_s"] = summary_s / iterations;
   state.counters["sqlite_s"] = sqlite_s / iterations;
   state.counters["teardown_s"] = teardown_s / iterations;
+  // CPU time of the whole process and of the thread running ExecuteRun's steps; the difference
+  // is the other threads' (the SQLite writer thread, the trace hash).
+  state.counters["cpu_s"] = cpu_s / iterations;
+  state.counters["main_cpu_s"] = main_cpu_s / iterations;
   state.SetLabel(HexFingerprint(fingerprint));
 }
 

@@ -430,8 +430,14 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   WarnUnusedHostDemands(trace, cluster, host_limits);
   workload = WorkloadClasses(trace, kDefaultMaxTaskClasses, placement->SharesGpus(), host_limits);
   engine_options.workload = &workload;  // the same classes for the FGD metric
+  if (writer) {
+    // Rows are written on the writer's thread while the run goes on (sqlite_writer.h).
+    engine_options.observe = [&writer](const Engine& e) { writer->WriteFinished(e, false); };
+  }
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
+  if (writer) writer->BeginRun(record, engine);
   engine.Run();
+  if (writer) writer->WriteFinished(engine, true);
 
   outcome.status = engine.status();
   outcome.fingerprint = engine.fingerprint();
@@ -446,15 +452,17 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   if (config.validate) {
     outcome.validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds);
   }
+  // Parse + simulate + summary: the time spent waiting for the writer thread is the write's.
   outcome.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count() -
+      (writer ? writer->wait_seconds() : 0.0);
   if (writer) {
     record.wall_seconds = outcome.wall_seconds;
     record.events = engine.events_processed();
     record.passes = engine.passes();
     record.status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
     record.fingerprint = HexFingerprint(engine.fingerprint());
-    outcome.run_id = writer->WriteRun(record, &engine, outcome.summary);
+    outcome.run_id = writer->EndRun(record, outcome.summary);
     writer->WriteAllocations(outcome.run_id, engine);
     if (config.validate) writer->WriteValidation(outcome.run_id, outcome.validation);
     writer->Commit();

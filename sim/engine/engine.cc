@@ -265,6 +265,10 @@ void Engine::Run() {
       options_.progress(
           EngineProgress{now_, jobs_done_, static_cast<int64_t>(jobs.size()), events_});
     }
+    if (options_.observe && events_ >= next_observe_) {
+      next_observe_ = events_ + options_.observe_every;
+      options_.observe(*this);
+    }
   }
   // Whatever is still queued or running did not finish within the run.
   for (JobId id = 0; id < static_cast<JobId>(runs_.size()); ++id) {

@@ -51,6 +51,8 @@
 
 namespace clustersim {
 
+class Engine;
+
 struct EngineProgress {
   double sim_time = 0;
   int64_t jobs_done = 0;
@@ -78,6 +80,11 @@ struct EngineOptions {
   const std::atomic<bool>* interrupt = nullptr;         // set asynchronously (Ctrl-C) to stop early
   std::function<void(const EngineProgress&)> progress;  // called every progress_every events
   uint64_t progress_every = 1 << 16;
+  // Called on the engine's thread after a pass once at least observe_every events were processed
+  // since the last call: it may read the engine (jobs that reached a final state, closed
+  // timeseries intervals), never change it. The SQLite writer hands rows to its thread from here.
+  std::function<void(const Engine&)> observe;
+  uint64_t observe_every = 4096;
 };
 
 enum class RunStatus { kComplete, kInterrupted };
@@ -269,6 +276,7 @@ class Engine final : public SchedulingContext {
   int64_t starts_ = 0;
   AllocationLog allocations_;
   uint64_t next_progress_ = 0;
+  uint64_t next_observe_ = 0;
   RunStatus status_ = RunStatus::kComplete;
 
   // Faults (only when options_.faults.failures()).

@@ -16,6 +16,29 @@ double Percentile(std::vector<double>& values, double q) {
   return low + (rank - lo) * (high - low);
 }
 
+std::vector<double> Percentiles(std::vector<double>& values, const std::vector<double>& qs) {
+  std::vector<double> out;
+  // Invariant: every value before `from` is <= every value from `from` on, so the value of
+  // rank r >= from is the (r - from)-th smallest of values[from..].
+  size_t from = 0;
+  for (const double q : qs) {
+    const double rank = q * (values.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(rank));
+    std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(from),
+                     values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
+    from = lo;
+    const double low = values[lo];
+    if (lo + 1 >= values.size()) {
+      out.push_back(low);
+      continue;
+    }
+    const double high = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
+                                           values.end());
+    out.push_back(low + (rank - lo) * (high - low));
+  }
+  return out;
+}
+
 double JainIndex(const std::vector<double>& values) {
   double sum = 0;
   double sum_sq = 0;
@@ -53,12 +76,26 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
   };
   const Trace& trace = engine.trace();
   const auto& runs = engine.runs();
+  if (trace.jobs.empty()) return;
+  // Groups are reported only for a dimension with more than one value: the others are not
+  // collected (a map lookup and three appends per job saved on a million jobs).
+  const Job& first = trace.jobs.front();
+  const bool priorities = std::any_of(trace.jobs.begin(), trace.jobs.end(), [&](const Job& job) {
+    return job.priority != first.priority;
+  });
+  const bool vcs = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                               [&](const Job& job) { return !(job.vc == first.vc); });
+  if (!priorities && !vcs) return;
   std::map<int, Group> by_priority;
   std::map<std::string, Group> by_vc;
+  std::vector<Group*> groups;
   for (size_t i = 0; i < runs.size(); ++i) {
     const JobRun& run = runs[i];
     const Job& job = trace.jobs[i];
-    for (Group* group : {&by_priority[job.priority], &by_vc[job.vc.str()]}) {
+    groups.clear();
+    if (priorities) groups.push_back(&by_priority[job.priority]);
+    if (vcs) groups.push_back(&by_vc[job.vc.str()]);
+    for (Group* group : groups) {
       ++group->jobs;
       group->preemptions += run.preemptions;
       group->preemption_gpu_seconds += run.preemption_gpu_seconds;
@@ -174,10 +211,14 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
     double sum = 0;
     for (double x : v) sum += x;
     add(name + "_mean", sum / v.size());
-    add(name + "_p50", Percentile(v, 0.50));
-    add(name + "_p95", Percentile(v, 0.95));
-    add(name + "_p99", Percentile(v, 0.99));
-    add(name + "_max", *std::max_element(v.begin(), v.end()));
+    const std::vector<double> p = Percentiles(v, {0.50, 0.95, 0.99});
+    add(name + "_p50", p[0]);
+    add(name + "_p95", p[1]);
+    add(name + "_p99", p[2]);
+    // The largest value is at or after the p99 rank, which Percentiles left in place.
+    const size_t p99_rank = static_cast<size_t>(std::floor(0.99 * (v.size() - 1)));
+    add(name + "_max", *std::max_element(v.begin() + static_cast<std::ptrdiff_t>(p99_rank),
+                                         v.end()));
   };
   distribution("jct_seconds", jct);
   distribution("wait_seconds", wait);

@@ -4,15 +4,22 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <deque>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <string_view>
+#include <thread>
 
 #include "sim/output/merge.h"
+#include "sim/util/bounded_queue.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -225,7 +232,15 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
     if (!parent.empty()) fs::create_directories(parent, ec);
     fs::remove(write_path_, ec);
   }
-  if (sqlite3_open(write_path_.c_str(), &db_) != SQLITE_OK) {
+  // Before SQLite's first use in the process: no memory statistics, whose global mutex every
+  // allocation would take (a tenth of the writer thread's time on a long run).
+  static const int kConfigured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)kConfigured;  // SQLITE_MISUSE when SQLite was used before: statistics stay on
+  // NOMUTEX: the connection is used by one thread at a time (the writer thread between BeginRun
+  // and EndRun, the caller's otherwise), so it needs no mutex of its own.
+  if (sqlite3_open_v2(write_path_.c_str(), &db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
     const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
@@ -235,7 +250,9 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
   try {
     if (fresh_) {
       // The temporary file is renamed into place only when complete: no journal needed.
-      Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
+      // 16 KiB pages: a tenth less CPU per jobs row than the default 4 KiB (fewer page splits;
+      // measured in bench/README.md); page size is the file's own setting, so only for a new file.
+      Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA page_size=16384;");
     }
     Exec("BEGIN");
     // An existing database must be one of ours: either empty or holding a `runs` table.
@@ -289,6 +306,7 @@ void SqliteWriter::AddMissingColumns() {
 }
 
 SqliteWriter::~SqliteWriter() {
+  stream_.reset();  // stops the writer thread before the connection closes
   if (db_ && !committed_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   if (db_) sqlite3_close(db_);
   if (fresh_ && !committed_) std::remove(write_path_.c_str());
@@ -303,195 +321,531 @@ void SqliteWriter::Exec(const char* sql) {
   }
 }
 
-int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
-                               const std::vector<SummaryRow>& summary) {
-  {
-    Statement s(db_,
-                "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
-                "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
-                "runtime_model, seed, version, wall_seconds, events, passes, status, error, "
-                "fingerprint, timeseries_interval_seconds, preemption_cost_seconds, trace_filter, "
-                "faults, models) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    const std::string now = NowUtc();
-    s.Bind(1, now);
-    s.Bind(2, r.trace_path);
-    s.Bind(3, r.trace_sha256);
-    s.Bind(4, r.trace_format);
-    s.Bind(5, r.cluster_spec);
-    s.Bind(6, r.cluster_sha256);
-    s.Bind(7, r.cluster_json);
-    s.Bind(8, r.policy);
-    s.Bind(9, r.placement);
-    s.Bind(10, r.params_json);
-    s.Bind(11, r.runtime_model);
-    s.Bind(12, r.seed);
-    s.Bind(13, r.version);
-    s.Bind(14, r.wall_seconds);
-    s.Bind(15, static_cast<int64_t>(r.events));
-    s.Bind(16, static_cast<int64_t>(r.passes));
-    s.Bind(17, r.status);
-    if (r.error.empty()) {
-      s.BindNull(18);
+namespace {
+
+// One value of a row handed to the writer thread. Text is not copied: it points at storage that
+// outlives the write (the trace, the catalogs, an interned symbol, a string literal, or the
+// batch's own `texts`).
+struct SqlValue {
+  enum Kind : uint8_t { kNull, kInteger, kReal, kText };
+  union {
+    int64_t integer;
+    double real;
+    const char* text;
+  };
+  int32_t size = 0;  // bytes of text
+  Kind kind = kNull;
+  SqlValue() : integer(0) {}
+};
+
+// Rows of one table as the engine's thread built them, `values` row after row.
+struct RowBatch {
+  enum Table : uint8_t { kJobs, kTimeseries };
+  Table table = kJobs;
+  std::vector<SqlValue> values;
+  std::deque<std::string> texts;  // text made for these rows (reasons, recorded attempts)
+};
+
+constexpr int kJobColumns = 42;
+constexpr int kTimeseriesColumns = 19;
+
+// Columns by name: a database upgraded by AddMissingColumns has them in another order.
+constexpr const char* kInsertJob =
+    "INSERT INTO jobs (run_id, job_index, job_id, user, vc, submit_time, start_time, "
+    "end_time, wait_time, jct, run_time, gpus_requested, gpus_allocated, gpu_type, "
+    "nodes, status, reason, preemptions, restarts, oom_failures, batch_requested, "
+    "batch_used, memory_per_gpu_gib, slowdown, energy_kwh, trace_duration, "
+    "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
+    "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
+    "cpus_requested, host_memory_gib_requested, preemption_gpu_seconds, "
+    "borrowed_gpu_seconds, reserved_start) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+constexpr const char* kInsertTimeseries =
+    "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
+    "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
+    "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus, "
+    "cpu_utilization, host_memory_utilization, cpu_stranded_gpus) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+
+// Appends one row of `columns` values to a batch; its setters are Statement's (1-based).
+class RowBuilder {
+ public:
+  RowBuilder(RowBatch* batch, int columns) : batch_(batch), base_(batch->values.size()) {
+    batch->values.resize(base_ + columns);
+  }
+  void Bind(int i, double v) {
+    SqlValue& value = At(i);
+    value.kind = SqlValue::kReal;
+    value.real = v;
+  }
+  void Bind(int i, int64_t v) {
+    SqlValue& value = At(i);
+    value.kind = SqlValue::kInteger;
+    value.integer = v;
+  }
+  // `v` must outlive the write (see SqlValue); Own copies text made for the row.
+  void Bind(int i, const std::string& v) { BindText(i, v.data(), v.size()); }
+  void Bind(int i, std::string&& v) = delete;
+  void Bind(int i, const char* v) { BindText(i, v, std::strlen(v)); }
+  void Own(int i, std::string v) { Bind(i, batch_->texts.emplace_back(std::move(v))); }
+  void BindNull(int i) { At(i).kind = SqlValue::kNull; }
+  void BindOptional(int i, double v, bool present) {
+    if (present) {
+      Bind(i, v);
     } else {
-      s.Bind(18, r.error);
+      BindNull(i);
     }
-    s.Bind(19, r.fingerprint);
-    s.Bind(20, r.timeseries_interval_seconds);
-    s.Bind(21, r.preemption_cost_seconds);
-    s.Bind(22, r.trace_filter);
-    s.Bind(23, r.faults);
-    s.Bind(24, r.models);
+  }
+
+ private:
+  SqlValue& At(int i) { return batch_->values[base_ + i - 1]; }
+  void BindText(int i, const char* text, size_t size) {
+    SqlValue& value = At(i);
+    value.kind = SqlValue::kText;
+    value.text = text;
+    value.size = static_cast<int32_t>(size);
+  }
+  RowBatch* batch_;
+  size_t base_;
+};
+
+bool IsFinal(JobState state) {
+  return state == JobState::kCompleted || state == JobState::kTimeout ||
+         state == JobState::kOomFailed || state == JobState::kRejected;
+}
+
+}  // namespace
+
+// The writer thread of one run (SqliteWriter::BeginRun to EndRun) and what the engine's thread
+// keeps to feed it. The engine's thread owns the cursors and the batches it fills; a batch pushed
+// on `full_` belongs to the writer thread until it comes back empty on `empty_`. At most
+// kBatches exist, so neither queue's Push ever waits, and the engine's thread waits for an empty
+// batch only when the writer is kBatches behind (memory stays bounded). The writer thread alone
+// uses the connection until Join() returns.
+class RunStream {
+ public:
+  // Trade-off: larger batches mean fewer hand-overs, more memory in flight (a jobs row is
+  // 42 x 16 bytes: 8 batches of 512 rows hold 2.75 MB).
+  static constexpr size_t kRowsPerBatch = 512;
+  static constexpr int kBatches = 8;
+  // Rows per INSERT statement ("VALUES (...),(...),..."): the statement's fixed cost (transaction
+  // check, cursor, reset) is paid once per 32 rows; this cut the writer thread's CPU time by a
+  // quarter on a million jobs rows (bench/README.md). More rows per statement gained little.
+  static constexpr int kRowsPerStatement = 32;
+
+  RunStream(sqlite3* db, int64_t run_id, double bsld_threshold_seconds, const Engine& engine)
+      : db_(db),
+        run_id_(run_id),
+        bsld_threshold_seconds_(bsld_threshold_seconds),
+        engine_(engine),
+        full_(kBatches),
+        empty_(kBatches) {
+    jobs_ = TakeEmpty(RowBatch::kJobs);
+    timeseries_ = TakeEmpty(RowBatch::kTimeseries);
+    thread_ = std::thread([this] { WriterLoop(); });
+  }
+  RunStream(const RunStream&) = delete;
+  RunStream& operator=(const RunStream&) = delete;
+  // Without Join (an error on the engine's thread): the writer drops what is queued and stops.
+  ~RunStream() {
+    if (thread_.joinable()) {
+      abandon_.store(true);
+      full_.Close();
+      thread_.join();
+    }
+  }
+
+  // Engine's thread: see SqliteWriter::WriteFinished.
+  void Hand(const Engine& engine, bool run_over) {
+    CHECK(&engine == &engine_, "SqliteWriter::WriteFinished: another engine than BeginRun's");
+    const std::vector<JobRun>& runs = engine.runs();
+    while (next_job_ < runs.size() && (run_over || IsFinal(runs[next_job_].state))) {
+      AppendJob(next_job_++);
+      if (jobs_.values.size() >= kRowsPerBatch * kJobColumns) Send(&jobs_);
+    }
+    const std::vector<TimeseriesRow>& rows = engine.metrics().rows();
+    while (next_interval_ < rows.size()) {
+      AppendInterval(rows[next_interval_++]);
+      if (timeseries_.values.size() >= kRowsPerBatch * kTimeseriesColumns) Send(&timeseries_);
+    }
+    if (run_over) {
+      if (!jobs_.values.empty()) Send(&jobs_);
+      if (!timeseries_.values.empty()) Send(&timeseries_);
+      run_over_ = true;
+    }
+  }
+
+  // Seconds the engine's thread has waited for the writer thread so far.
+  double wait_seconds() const { return wait_seconds_; }
+
+  // Waits for the writer thread to write everything handed over; rethrows its error.
+  void Join() {
+    CHECK(run_over_, "SqliteWriter::EndRun before WriteFinished(engine, true)");
+    full_.Close();
+    thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  RowBatch TakeEmpty(RowBatch::Table table) {
+    RowBatch batch;
+    if (!empty_.TryPop(&batch)) {
+      if (batches_made_ < kBatches) {
+        ++batches_made_;
+        batch.values.reserve(kRowsPerBatch * kJobColumns);
+      } else {
+        const auto start = std::chrono::steady_clock::now();
+        empty_.Pop(&batch);  // the writer is kBatches behind
+        wait_seconds_ +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+    }
+    batch.table = table;
+    return batch;
+  }
+
+  void Send(RowBatch* batch) {
+    const RowBatch::Table table = batch->table;
+    full_.Push(std::move(*batch));
+    *batch = TakeEmpty(table);
+  }
+
+  // One table's insert statements: `one` for a row, `many` for kRowsPerStatement rows, and what
+  // each of their parameters holds (at first nothing, which no value equals).
+  struct Inserter {
+    Inserter(sqlite3* db, const char* sql, int columns, int rows_per_statement)
+        : columns(columns),
+          rows_per_statement(rows_per_statement),
+          one(db, sql),
+          many(db, RepeatValues(sql, rows_per_statement).c_str()),
+          bound_one(columns, Unbound()),
+          bound_many(static_cast<size_t>(columns) * rows_per_statement, Unbound()) {}
+    static SqlValue Unbound() {
+      SqlValue unbound;
+      unbound.kind = SqlValue::kText;
+      unbound.text = nullptr;
+      unbound.size = -1;
+      return unbound;
+    }
+    // "INSERT ... VALUES (?,...)" with the tuple repeated `rows` times.
+    static std::string RepeatValues(const std::string& sql, int rows) {
+      const size_t values = sql.rfind("VALUES ") + 7;
+      std::string text = sql;
+      for (int r = 1; r < rows; ++r) text += "," + sql.substr(values);
+      return text;
+    }
+    // Writes the rows of `values`.
+    void Write(const std::vector<SqlValue>& values) {
+      const size_t rows = values.size() / columns;
+      size_t r = 0;
+      for (; r + rows_per_statement <= rows; r += rows_per_statement) {
+        BindAndStep(many, &values[r * columns], static_cast<size_t>(columns) * rows_per_statement,
+                    bound_many.data());
+      }
+      for (; r < rows; ++r) BindAndStep(one, &values[r * columns], columns, bound_one.data());
+    }
+    const int columns;
+    const int rows_per_statement;
+    Statement one;
+    Statement many;
+    std::vector<SqlValue> bound_one;
+    std::vector<SqlValue> bound_many;
+  };
+
+  void WriterLoop() {
+    std::unique_ptr<Inserter> jobs;
+    std::unique_ptr<Inserter> timeseries;
+    // As many rows per statement as the library's parameter limit allows, up to
+    // kRowsPerStatement.
+    const int parameters = sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
+    auto rows_for = [&](int columns) {
+      return std::clamp(parameters / columns, 1, kRowsPerStatement);
+    };
+    try {
+      jobs = std::make_unique<Inserter>(db_, kInsertJob, kJobColumns, rows_for(kJobColumns));
+      timeseries = std::make_unique<Inserter>(db_, kInsertTimeseries, kTimeseriesColumns,
+                                              rows_for(kTimeseriesColumns));
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    RowBatch batch;
+    while (full_.Pop(&batch)) {
+      if (!error_ && !abandon_.load(std::memory_order_relaxed)) {
+        try {
+          (batch.table == RowBatch::kJobs ? *jobs : *timeseries).Write(batch.values);
+        } catch (...) {
+          error_ = std::current_exception();
+        }
+      }
+      batch.values.clear();
+      batch.texts.clear();
+      empty_.Push(std::move(batch));
+    }
+  }
+
+  // Binds `count` values to the parameters of `s` and steps it once. A parameter keeps its value
+  // across sqlite3_reset, so a value equal to the one bound before (run_id, the NULL and constant
+  // columns, the same user) is not bound again: `bound` holds what each parameter has.
+  static void BindAndStep(Statement& s, const SqlValue* values, size_t count, SqlValue* bound) {
+    sqlite3_stmt* stmt = s.get();
+    for (size_t c = 0; c < count; ++c) {
+      const SqlValue& v = values[c];
+      if (SameValue(v, bound[c])) continue;
+      bound[c] = v;
+      const int i = static_cast<int>(c) + 1;
+      switch (v.kind) {
+        case SqlValue::kNull:
+          sqlite3_bind_null(stmt, i);
+          break;
+        case SqlValue::kInteger:
+          sqlite3_bind_int64(stmt, i, v.integer);
+          break;
+        case SqlValue::kReal:
+          sqlite3_bind_double(stmt, i, v.real);
+          break;
+        case SqlValue::kText:
+          // The same pointer and size: SQLite reads the text at the step, so an unchanged
+          // binding sees the current row's text.
+          sqlite3_bind_text(stmt, i, v.text, v.size, SQLITE_STATIC);
+          break;
+      }
+    }
     s.Step();
   }
-  const int64_t run_id = sqlite3_last_insert_rowid(db_);
-  if (engine == nullptr) return run_id;
 
-  const Trace& trace = engine->trace();
-  const Cluster& cluster = engine->cluster();
+  static bool SameValue(const SqlValue& a, const SqlValue& b) {
+    if (a.kind != b.kind) return false;
+    switch (a.kind) {
+      case SqlValue::kNull:
+        return true;
+      case SqlValue::kInteger:
+        return a.integer == b.integer;
+      case SqlValue::kReal:
+        return std::memcmp(&a.real, &b.real, sizeof a.real) == 0;  // -0.0 is not 0.0
+      case SqlValue::kText:
+        return a.text == b.text && a.size == b.size;
+    }
+    return false;
+  }
+
+  void AppendJob(size_t i) {
+    const Engine* engine = &engine_;
+    const Trace& trace = engine->trace();
+    const Cluster& cluster = engine->cluster();
+    const Job& job = trace.jobs[i];
+    const JobRun& run = engine->runs()[i];
+    const bool started = run.first_start >= 0;
+    const bool ended = run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
+                       run.state == JobState::kOomFailed;
+    RowBuilder s(&jobs_, kJobColumns);
+    s.Bind(1, run_id_);
+    s.Bind(2, static_cast<int64_t>(i));
+    s.Bind(3, job.id);
+    s.Bind(4, job.user.str());
+    s.Bind(5, job.vc.str());
+    s.Bind(6, job.submit_time);
+    s.BindOptional(7, run.first_start, started);
+    s.BindOptional(8, run.end_time, ended);
+    s.BindOptional(9, run.first_start - job.submit_time, started);
+    s.BindOptional(10, run.end_time - job.submit_time, ended);
+    s.BindOptional(11, run.run_seconds, started);
+    s.Bind(12, static_cast<int64_t>(job.gpus));
+    s.Bind(13, static_cast<int64_t>(run.max_gpus));
+    if (started && run.allocation.gpu_type >= 0) {
+      // Multi-GPU jobs use one type; the allocation keeps its type after the job stops.
+      s.Bind(14, cluster.catalog().gpu(run.allocation.gpu_type).name);
+    } else {
+      s.BindNull(14);
+    }
+    s.Bind(15, static_cast<int64_t>(run.max_nodes));
+    s.Bind(16, JobStateName(run.state));  // a string literal: static storage
+    if (const std::string& reason = engine->reason(static_cast<JobId>(i)); reason.empty()) {
+      s.BindNull(17);
+    } else {
+      s.Own(17, reason);  // the engine's map of reasons changes as the run goes on
+    }
+    s.Bind(18, static_cast<int64_t>(run.preemptions));
+    s.Bind(19, static_cast<int64_t>(run.restarts));
+    const ModelRun& model = engine->model_run(static_cast<JobId>(i));
+    s.Bind(20, static_cast<int64_t>(model.oom_failures));
+    s.BindOptional(21, job.batch_size, job.batch_size > 0);
+    // Batch and memory are known in model-aware runs (memory_per_gpu > 0 once started).
+    const bool modelled = started && model.memory_per_gpu > 0;
+    s.BindOptional(22, model.batch, modelled && model.batch > 0);
+    s.BindOptional(23, model.memory_per_gpu / (1u << 30), modelled);
+    s.BindOptional(24, (run.end_time - job.submit_time) / run.run_seconds,
+                   ended && run.run_seconds > 0);
+    s.Bind(25, run.energy_joules / 3.6e6);
+    s.Bind(26, job.duration);
+    if (job.trace_status.empty()) {
+      s.BindNull(27);
+    } else {
+      s.Bind(27, job.trace_status.str());
+    }
+    s.Bind(28, run.checkpoint_seconds);
+    s.Bind(29, run.lost_gpu_seconds);
+    // Queued time exists for every job that reached the queue (not rejected, submitted before
+    // the run stopped).
+    const bool queued = run.state != JobState::kRejected &&
+                        (started || job.submit_time <= engine->metrics().last_time());
+    s.BindOptional(30, run.queued_seconds, queued);
+    s.BindOptional(
+        31,
+        BoundedSlowdown(run.end_time - job.submit_time, run.run_seconds, bsld_threshold_seconds_),
+        ended);
+    s.Bind(32, run.gpu_seconds / 3600);
+    // Cost allocation: the GPU-hours the job held at its GPU type's price.
+    const double price = run.allocation.gpu_type >= 0
+                             ? cluster.catalog().gpu(run.allocation.gpu_type).price_per_gpu_hour
+                             : 0.0;
+    s.Bind(33, run.gpu_seconds / 3600 * price);
+    s.Bind(34, static_cast<int64_t>(job.priority));
+    s.BindOptional(35, job.recorded_start, job.has_recorded_start());
+    s.BindOptional(36, job.recorded_end, job.has_recorded_end());
+    if (job.recorded_attempt_count > 0) {
+      s.Own(37, RecordedAttemptsText(trace, job));
+    } else {
+      s.BindNull(37);
+    }
+    s.BindOptional(38, job.cpu_milli / 1000.0, job.cpu_milli > 0);
+    s.BindOptional(39, job.memory_mib / 1024.0, job.memory_mib > 0);
+    s.Bind(40, run.preemption_gpu_seconds);
+    s.Bind(41, run.borrowed_gpu_seconds);
+    const double promised = engine->promised_start(static_cast<JobId>(i));
+    s.BindOptional(42, promised, !std::isnan(promised));
+  }
+
+  void AppendInterval(const TimeseriesRow& row) {
+    const Cluster& cluster = engine_.cluster();
+    RowBuilder s(&timeseries_, kTimeseriesColumns);
+    s.Bind(1, run_id_);
+    s.Bind(2, row.t_start);
+    s.Bind(3, row.t_end);
+    s.Bind(4, row.gpu_type < 0 ? "all" : cluster.catalog().gpu(row.gpu_type).name.c_str());
+    s.Bind(5, row.busy_gpus);
+    s.Bind(6, row.utilization);
+    s.Bind(7, row.memory_utilization);
+    s.Bind(8, row.power_watts);
+    s.BindOptional(9, row.queue_length, row.gpu_type < 0);
+    s.BindOptional(10, row.running_jobs, row.gpu_type < 0);
+    s.BindOptional(11, row.stranded_gpus, row.gpu_type < 0);
+    s.BindOptional(12, row.i_frag, row.gpu_type < 0);
+    s.BindOptional(13, row.node_imbalance, row.gpu_type < 0);
+    s.BindOptional(14, row.f_mem, row.gpu_type < 0);
+    s.BindOptional(15, row.fgd_fragmentation, row.fgd_fragmentation >= 0);
+    s.BindOptional(16, row.fgd_fragmented_gpus, row.fgd_fragmented_gpus >= 0);
+    s.BindOptional(17, row.cpu_utilization, row.cpu_utilization >= 0);
+    s.BindOptional(18, row.host_memory_utilization, row.host_memory_utilization >= 0);
+    s.BindOptional(19, row.cpu_stranded_gpus, row.cpu_stranded_gpus >= 0);
+  }
+
+  sqlite3* const db_;
+  const int64_t run_id_;
+  const double bsld_threshold_seconds_;
+  const Engine& engine_;
+  // The engine's thread's: the next job and interval to hand over, the batches being filled.
+  size_t next_job_ = 0;
+  size_t next_interval_ = 0;
+  int batches_made_ = 0;
+  bool run_over_ = false;
+  double wait_seconds_ = 0;
+  RowBatch jobs_;
+  RowBatch timeseries_;
+  BoundedQueue<RowBatch> full_;   // to the writer thread
+  BoundedQueue<RowBatch> empty_;  // back, cleared
+  std::atomic<bool> abandon_{false};
+  std::exception_ptr error_;  // the writer thread's; read after join
+  std::thread thread_;
+};
+
+int64_t SqliteWriter::InsertRunRow(const RunRecord& r) {
+  Statement s(db_,
+              "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
+              "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
+              "runtime_model, seed, version, wall_seconds, events, passes, status, error, "
+              "fingerprint, timeseries_interval_seconds, preemption_cost_seconds, trace_filter, "
+              "faults, models) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  const std::string now = NowUtc();
+  s.Bind(1, now);
+  s.Bind(2, r.trace_path);
+  s.Bind(3, r.trace_sha256);
+  s.Bind(4, r.trace_format);
+  s.Bind(5, r.cluster_spec);
+  s.Bind(6, r.cluster_sha256);
+  s.Bind(7, r.cluster_json);
+  s.Bind(8, r.policy);
+  s.Bind(9, r.placement);
+  s.Bind(10, r.params_json);
+  s.Bind(11, r.runtime_model);
+  s.Bind(12, r.seed);
+  s.Bind(13, r.version);
+  s.Bind(14, r.wall_seconds);
+  s.Bind(15, static_cast<int64_t>(r.events));
+  s.Bind(16, static_cast<int64_t>(r.passes));
+  s.Bind(17, r.status);
+  if (r.error.empty()) {
+    s.BindNull(18);
+  } else {
+    s.Bind(18, r.error);
+  }
+  s.Bind(19, r.fingerprint);
+  s.Bind(20, r.timeseries_interval_seconds);
+  s.Bind(21, r.preemption_cost_seconds);
+  s.Bind(22, r.trace_filter);
+  s.Bind(23, r.faults);
+  s.Bind(24, r.models);
+  s.Step();
+  return sqlite3_last_insert_rowid(db_);
+}
+
+int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
+                               const std::vector<SummaryRow>& summary) {
+  if (engine == nullptr) return InsertRunRow(r);
+  BeginRun(r, *engine);
+  WriteFinished(*engine, true);
+  return EndRun(r, summary);
+}
+
+int64_t SqliteWriter::BeginRun(const RunRecord& record, const Engine& engine) {
+  CHECK(!stream_, "SqliteWriter::BeginRun: a run is being written already");
+  stream_run_id_ = InsertRunRow(record);
+  stream_ = std::make_unique<RunStream>(db_, stream_run_id_, record.bsld_threshold_seconds, engine);
+  return stream_run_id_;
+}
+
+double SqliteWriter::wait_seconds() const { return stream_ ? stream_->wait_seconds() : 0.0; }
+
+void SqliteWriter::WriteFinished(const Engine& engine, bool run_over) {
+  CHECK(stream_, "SqliteWriter::WriteFinished without BeginRun");
+  stream_->Hand(engine, run_over);
+}
+
+int64_t SqliteWriter::EndRun(const RunRecord& r, const std::vector<SummaryRow>& summary) {
+  CHECK(stream_, "SqliteWriter::EndRun without BeginRun");
+  const std::unique_ptr<RunStream> stream = std::move(stream_);
+  stream->Join();  // the connection is this thread's again; rethrows the writer's error
   {
     Statement s(db_,
-                // Columns by name: a database upgraded by AddMissingColumns has them in
-                // another order.
-                "INSERT INTO jobs (run_id, job_index, job_id, user, vc, submit_time, start_time, "
-                "end_time, wait_time, jct, run_time, gpus_requested, gpus_allocated, gpu_type, "
-                "nodes, status, reason, preemptions, restarts, oom_failures, batch_requested, "
-                "batch_used, memory_per_gpu_gib, slowdown, energy_kwh, trace_duration, "
-                "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
-                "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
-                "cpus_requested, host_memory_gib_requested, preemption_gpu_seconds, "
-                "borrowed_gpu_seconds, reserved_start) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-                "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    const std::string empty;
-    std::string attempts_text;
-    for (size_t i = 0; i < trace.jobs.size(); ++i) {
-      const Job& job = trace.jobs[i];
-      const JobRun& run = engine->runs()[i];
-      const bool started = run.first_start >= 0;
-      const bool ended = run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
-                         run.state == JobState::kOomFailed;
-      s.Bind(1, run_id);
-      s.Bind(2, static_cast<int64_t>(i));
-      s.Bind(3, job.id);
-      s.Bind(4, job.user.str());
-      s.Bind(5, job.vc.str());
-      s.Bind(6, job.submit_time);
-      s.BindOptional(7, run.first_start, started);
-      s.BindOptional(8, run.end_time, ended);
-      s.BindOptional(9, run.first_start - job.submit_time, started);
-      s.BindOptional(10, run.end_time - job.submit_time, ended);
-      s.BindOptional(11, run.run_seconds, started);
-      s.Bind(12, static_cast<int64_t>(job.gpus));
-      s.Bind(13, static_cast<int64_t>(run.max_gpus));
-      if (started && run.allocation.gpu_type >= 0) {
-        // Multi-GPU jobs use one type; the allocation keeps its type after the job stops.
-        s.Bind(14, cluster.catalog().gpu(run.allocation.gpu_type).name);
-      } else {
-        s.BindNull(14);
-      }
-      s.Bind(15, static_cast<int64_t>(run.max_nodes));
-      s.Bind(16, JobStateName(run.state));  // a string literal: static storage
-      if (const std::string& reason = engine->reason(static_cast<JobId>(i)); reason.empty()) {
-        s.BindNull(17);
-      } else {
-        s.Bind(17, reason);
-      }
-      s.Bind(18, static_cast<int64_t>(run.preemptions));
-      s.Bind(19, static_cast<int64_t>(run.restarts));
-      const ModelRun& model = engine->model_run(static_cast<JobId>(i));
-      s.Bind(20, static_cast<int64_t>(model.oom_failures));
-      s.BindOptional(21, job.batch_size, job.batch_size > 0);
-      // Batch and memory are known in model-aware runs (memory_per_gpu > 0 once started).
-      const bool modelled = started && model.memory_per_gpu > 0;
-      s.BindOptional(22, model.batch, modelled && model.batch > 0);
-      s.BindOptional(23, model.memory_per_gpu / (1u << 30), modelled);
-      s.BindOptional(24, (run.end_time - job.submit_time) / run.run_seconds,
-                     ended && run.run_seconds > 0);
-      s.Bind(25, run.energy_joules / 3.6e6);
-      s.Bind(26, job.duration);
-      if (job.trace_status.empty()) {
-        s.BindNull(27);
-      } else {
-        s.Bind(27, job.trace_status.str());
-      }
-      s.Bind(28, run.checkpoint_seconds);
-      s.Bind(29, run.lost_gpu_seconds);
-      // Queued time exists for every job that reached the queue (not rejected, submitted before
-      // the run stopped).
-      const bool queued = run.state != JobState::kRejected &&
-                          (started || job.submit_time <= engine->metrics().last_time());
-      s.BindOptional(30, run.queued_seconds, queued);
-      s.BindOptional(31,
-                     BoundedSlowdown(run.end_time - job.submit_time, run.run_seconds,
-                                     r.bsld_threshold_seconds),
-                     ended);
-      s.Bind(32, run.gpu_seconds / 3600);
-      // Cost allocation: the GPU-hours the job held at its GPU type's price.
-      const double price = run.allocation.gpu_type >= 0
-                               ? cluster.catalog().gpu(run.allocation.gpu_type).price_per_gpu_hour
-                               : 0.0;
-      s.Bind(33, run.gpu_seconds / 3600 * price);
-      s.Bind(34, static_cast<int64_t>(job.priority));
-      s.BindOptional(35, job.recorded_start, job.has_recorded_start());
-      s.BindOptional(36, job.recorded_end, job.has_recorded_end());
-      if (job.recorded_attempt_count > 0) {
-        attempts_text = RecordedAttemptsText(trace, job);
-        s.Bind(37, attempts_text);
-      } else {
-        s.BindNull(37);
-      }
-      s.BindOptional(38, job.cpu_milli / 1000.0, job.cpu_milli > 0);
-      s.BindOptional(39, job.memory_mib / 1024.0, job.memory_mib > 0);
-      s.Bind(40, run.preemption_gpu_seconds);
-      s.Bind(41, run.borrowed_gpu_seconds);
-      const double promised = engine->promised_start(static_cast<JobId>(i));
-      s.BindOptional(42, promised, !std::isnan(promised));
-      s.Step();
-    }
+                "UPDATE runs SET wall_seconds = ?, events = ?, passes = ?, status = ?, "
+                "fingerprint = ? WHERE run_id = ?");
+    s.Bind(1, r.wall_seconds);
+    s.Bind(2, static_cast<int64_t>(r.events));
+    s.Bind(3, static_cast<int64_t>(r.passes));
+    s.Bind(4, r.status);
+    s.Bind(5, r.fingerprint);
+    s.Bind(6, stream_run_id_);
+    s.Step();
   }
-  {
-    // Columns by name: a database upgraded by AddMissingColumns has them in another order.
-    Statement s(db_,
-                "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
-                "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
-                "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus, "
-                "cpu_utilization, host_memory_utilization, cpu_stranded_gpus) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    const std::string all = "all";
-    for (const TimeseriesRow& row : engine->metrics().rows()) {
-      s.Bind(1, run_id);
-      s.Bind(2, row.t_start);
-      s.Bind(3, row.t_end);
-      s.Bind(4, row.gpu_type < 0 ? all : cluster.catalog().gpu(row.gpu_type).name);
-      s.Bind(5, row.busy_gpus);
-      s.Bind(6, row.utilization);
-      s.Bind(7, row.memory_utilization);
-      s.Bind(8, row.power_watts);
-      s.BindOptional(9, row.queue_length, row.gpu_type < 0);
-      s.BindOptional(10, row.running_jobs, row.gpu_type < 0);
-      s.BindOptional(11, row.stranded_gpus, row.gpu_type < 0);
-      s.BindOptional(12, row.i_frag, row.gpu_type < 0);
-      s.BindOptional(13, row.node_imbalance, row.gpu_type < 0);
-      s.BindOptional(14, row.f_mem, row.gpu_type < 0);
-      s.BindOptional(15, row.fgd_fragmentation, row.fgd_fragmentation >= 0);
-      s.BindOptional(16, row.fgd_fragmented_gpus, row.fgd_fragmented_gpus >= 0);
-      s.BindOptional(17, row.cpu_utilization, row.cpu_utilization >= 0);
-      s.BindOptional(18, row.host_memory_utilization, row.host_memory_utilization >= 0);
-      s.BindOptional(19, row.cpu_stranded_gpus, row.cpu_stranded_gpus >= 0);
-      s.Step();
-    }
+  Statement s(db_, "INSERT INTO summary VALUES (?,?,?,?)");
+  for (const SummaryRow& row : summary) {
+    s.Bind(1, stream_run_id_);
+    s.Bind(2, row.metric);
+    s.Bind(3, row.scope);
+    s.BindOptional(4, row.value, std::isfinite(row.value));
+    s.Step();
   }
-  {
-    Statement s(db_, "INSERT INTO summary VALUES (?,?,?,?)");
-    for (const SummaryRow& row : summary) {
-      s.Bind(1, run_id);
-      s.Bind(2, row.metric);
-      s.Bind(3, row.scope);
-      s.BindOptional(4, row.value, std::isfinite(row.value));
-      s.Step();
-    }
-  }
-  return run_id;
+  return stream_run_id_;
 }
 
 namespace {
@@ -733,6 +1087,7 @@ std::string SchemaProblem(sqlite3* db) {
 }
 
 void SqliteWriter::Commit() {
+  CHECK(!stream_, "SqliteWriter::Commit between BeginRun and EndRun");
   Exec("COMMIT");
   sqlite3_close(db_);
   db_ = nullptr;

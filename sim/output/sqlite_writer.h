@@ -7,10 +7,18 @@
 // target and renamed into place by Commit(); runs appended to an existing database are written
 // in one transaction, so an interrupted write leaves the file as it was. All rows go through
 // prepared statements inside that transaction.
+//
+// A run's jobs and timeseries rows are written while the run is simulated: between BeginRun and
+// EndRun the connection belongs to a writer thread, fed by the engine's thread through a
+// BoundedQueue (sim/util/bounded_queue.h) of row batches. The engine's thread turns engine state
+// into rows (values and pointers to text that stays put: the trace, the catalogs, interned
+// symbols); the writer thread only binds and steps them. The rows, their order (job_index order
+// for jobs) and the transaction are the same as a write after the run.
 #ifndef CLUSTERSIM_SIM_OUTPUT_SQLITE_WRITER_H_
 #define CLUSTERSIM_SIM_OUTPUT_SQLITE_WRITER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +50,8 @@ struct RunRecord {
   double bsld_threshold_seconds = kDefaultBsldThresholdSeconds;  // for the jobs' bsld column
 };
 
+class RunStream;  // the writer thread of one run (sqlite_writer.cc)
+
 class SqliteWriter {
  public:
   // Opens (or prepares to create) `path` and begins the transaction. Throws InputError when the
@@ -52,8 +62,24 @@ class SqliteWriter {
   SqliteWriter& operator=(const SqliteWriter&) = delete;
 
   // Writes one run: its `runs` row, every job, the timeseries and the summary. Returns run_id.
+  // (BeginRun, WriteFinished(engine, true) and EndRun in one call.)
   int64_t WriteRun(const RunRecord& record, const Engine* engine,
                    const std::vector<SummaryRow>& summary);
+  // Writing a run while it is simulated. BeginRun writes the `runs` row (its outcome columns
+  // wall_seconds, events, passes, status and fingerprint are set by EndRun) and starts the
+  // writer thread; until EndRun no other method may be called. WriteFinished, called on the
+  // engine's thread between passes (EngineOptions::observe), hands over the jobs rows of the jobs
+  // in a final state (completed, timeout, OOM-failed, rejected) from the first not yet written up
+  // to the first not final, and the timeseries rows of the intervals closed since the last call;
+  // `run_over` (after Engine::Run returned) hands over every remaining row. EndRun waits for the
+  // writer thread, rethrows its error if it had one, writes the summary rows and the outcome.
+  // `engine` must be the same engine, alive until EndRun. BeginRun and EndRun return run_id.
+  int64_t BeginRun(const RunRecord& record, const Engine& engine);
+  void WriteFinished(const Engine& engine, bool run_over);
+  int64_t EndRun(const RunRecord& record, const std::vector<SummaryRow>& summary);
+  // Between BeginRun and EndRun: seconds WriteFinished has waited for the writer thread (the
+  // engine's thread waits when the writer is 8 batches behind); 0 otherwise.
+  double wait_seconds() const;
   // Returns the run_id of the first run in the database whose identity (the kRunKeyColumns of
   // sim/output/merge.h: inputs, settings and seed) equals `record`'s, or -1 if there is none.
   int64_t FindSameRun(const RunRecord& record);
@@ -73,6 +99,9 @@ class SqliteWriter {
  private:
   void Exec(const char* sql);
   void AddMissingColumns();
+  int64_t InsertRunRow(const RunRecord& record);
+  std::unique_ptr<RunStream> stream_;  // between BeginRun and EndRun
+  int64_t stream_run_id_ = -1;
   std::string path_;
   std::string write_path_;  // path_ or its temporary sibling
   bool fresh_ = false;

@@ -499,6 +499,55 @@ TEST(SqliteOutput, SameInputsGiveIdenticalRowsAndFingerprint) {
   EXPECT_NE(c.Value("SELECT fingerprint FROM runs"), a.Value("SELECT fingerprint FROM runs"));
 }
 
+// The rows are written on a writer thread while the run goes on (sim/output/sqlite_writer.h):
+// a jobs row as soon as its job and every earlier one are done. With sjf on an overloaded
+// cluster jobs end far out of submission order, and the run is long enough (over 30,000 events)
+// for many hand-overs. The rows must still be one per job in job_index order, agree with the
+// schedule (trace runtime model: a completed job ran exactly its trace duration), and the runs
+// row must carry the outcome known only at the end.
+TEST(SqliteOutput, RowsWrittenDuringTheRunAreCompleteAndInJobOrder) {
+  TempDir dir;
+  const std::string trace = dir.File("overloaded.csv");
+  RunOk({"trace", "generate", "--jobs", "20000", "--gpus", "64", "--load", "1.5", "--seed", "3",
+         "--out", trace});
+  const std::string out = dir.File("streamed.sqlite");
+  const std::string cluster = dir.File("cluster.json");
+  WriteFile(cluster, R"({"nodes":[{"count":8,"gpu_type":"A100-80GB","gpus_per_node":8}]})");
+  const std::vector<std::string> args = {"run",     "--trace",  trace,  "--cluster",
+                                         cluster,   "--policy", "sjf",  "--runtime-model",
+                                         "trace",   "--out",    out,    "--no-progress"};
+  const CliResult r = RunCli(args);
+  ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+  Database db(out);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM jobs"), 20000);
+  // Stored in job_index order: the n-th row inserted is job n.
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM jobs WHERE rowid != job_index + 1"), 0);
+  // Jobs did end out of order (the writer had to wait for earlier jobs).
+  EXPECT_GT(db.Number("SELECT COUNT(*) FROM jobs a JOIN jobs b ON b.job_index = a.job_index + 1 "
+                      "WHERE b.end_time < a.end_time"),
+            1000);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM jobs WHERE status NOT IN ('completed', 'rejected')"),
+            0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM jobs WHERE status = 'completed' AND "
+                      "(abs(run_time - trace_duration) > 1e-6 OR "
+                      "abs(jct - (end_time - submit_time)) > 1e-6 OR "
+                      "abs(wait_time - (start_time - submit_time)) > 1e-6)"),
+            0);
+  // The outcome columns: every job arrives once and every completed job finishes once.
+  EXPECT_EQ(db.Value("SELECT status FROM runs"), "complete");
+  EXPECT_EQ(db.Number("SELECT events FROM runs"),
+            db.Number("SELECT COUNT(*) + SUM(status = 'completed') FROM jobs"));
+  const std::string fingerprint = *db.Value("SELECT fingerprint FROM runs");
+  EXPECT_EQ(fingerprint.size(), 16u);
+  EXPECT_NE(r.out.find(fingerprint), std::string::npos) << r.out;
+  // The timeseries: 300 s intervals, each beginning where the one before ended.
+  EXPECT_GT(db.Number("SELECT COUNT(*) FROM timeseries WHERE gpu_type = 'all'"), 1000);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM timeseries a JOIN timeseries b ON "
+                      "b.rowid = a.rowid + 2 WHERE b.t_start != a.t_end"),
+            0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM timeseries WHERE t_end - t_start > 300"), 0);
+}
+
 TEST(SqliteOutput, ModelAwareRunRecordsBatchesMemoryAndOomFailures) {
   // The bundled trace's first 3,000 jobs with models assigned (seed 7) under fcfs: the jobs
   // table's model columns must agree with each other and with the summary, counted here in SQL.

@@ -1,10 +1,11 @@
-// Queued time, bounded slowdown, preemptions per job and Jain's index of the run summary
+// Percentiles, queued time, bounded slowdown, preemptions per job and Jain's index of the run summary
 // (sim/engine/summary.h), on schedules small enough to follow by hand. Runtime `trace`: a job
 // progresses at rate 1, so it runs exactly its trace duration.
 #include "sim/engine/summary.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -17,6 +18,36 @@ using testing::MakeJob;
 using testing::Nodes;
 using testing::PolicySim;
 using testing::TestSim;
+
+// Linear interpolation between closest ranks: for 1..101 the rank of q is 100q, so p50 = 51,
+// p95 = 96, p99 = 100; for {1, 2, 3, 4} the median's rank is 1.5, halfway between 2 and 3.
+TEST(Percentile, InterpolatesBetweenClosestRanksAsWorkedOutByHand) {
+  std::vector<double> values;
+  for (int i = 101; i >= 1; --i) values.push_back(i);
+  std::shuffle(values.begin(), values.end(), std::mt19937(5));
+  EXPECT_EQ(Percentiles(values, {0.50, 0.95, 0.99}), (std::vector<double>{51, 96, 100}));
+  std::vector<double> four = {4, 1, 3, 2};
+  EXPECT_DOUBLE_EQ(Percentile(four, 0.5), 2.5);
+  four = {4, 1, 3, 2};
+  EXPECT_EQ(Percentiles(four, {0.5, 1.0}), (std::vector<double>{2.5, 4}));
+}
+
+// Percentiles narrows each selection to the values above the previous rank: it must give what
+// separate Percentile calls give, duplicates included.
+TEST(Percentile, SeveralAtOnceEqualOneAtATime) {
+  std::mt19937 rng(11);
+  for (int n : {1, 2, 3, 10, 997, 20000}) {
+    std::vector<double> values;
+    for (int i = 0; i < n; ++i) values.push_back(static_cast<double>(rng() % 50) * 0.25);
+    const std::vector<double> qs = {0.05, 0.5, 0.95, 0.99, 1.0};
+    std::vector<double> expected;
+    for (double q : qs) {
+      std::vector<double> copy = values;
+      expected.push_back(Percentile(copy, q));
+    }
+    EXPECT_EQ(Percentiles(values, qs), expected) << n << " values";
+  }
+}
 
 TEST(QueuedTime, CountsEveryWaitOfAJobPreemptedTwiceAndEqualsTheFirstWaitOtherwise) {
   // srtf on 1 node x 4 GPUs. L (4 GPUs, 100 s) starts at 0. S1 (2 GPUs, 10 s) arrives at 30, when
