@@ -68,7 +68,8 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& 
                       attention * (1.0 / efficiency.attention_efficiency - 1.0);
   }
   model_flops_ = FlopsPerSample(model, options_.settings);
-  layer_overhead_ = MapOr(efficiency.layer_overhead_seconds, cls, 0.0);
+  layer_overhead_ = MapOr(framework.layer_overhead_seconds, cls,
+                          MapOr(efficiency.layer_overhead_seconds, cls, 0.0));
   step_time_cv_ = MapOr(efficiency.step_time_cv, cls, 0.0);
   activation_bytes_ = IsMixed(precision) ? 2.0 : 4.0;
   {
@@ -103,24 +104,46 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& 
     }
     model_efficiency = probe.efficiency;
   }
-  fraction_ = ClassFraction(model, efficiency, gpu, catalog, precision) * model_efficiency *
-              framework.ThroughputFactor(cls, gpu.chip, options_.finetune);
+  fraction_ =
+      ClassFraction(model, efficiency, gpu, catalog, precision) * model_efficiency *
+      framework.ThroughputFactor(cls, gpu.chip, PrecisionGroup(precision), options_.finetune);
 }
 
 double ThroughputModel::SaturatedSamplesPerSecond() const {
-  return 1.0 / (executed_flops_ / (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_) +
-                traffic_seconds_per_sample_);
+  const double gemm = GemmEfficiency(int64_t{1} << 40);  // m -> infinity
+  return 1.0 /
+         (executed_flops_ / (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_ * gemm) +
+          traffic_seconds_per_sample_);
 }
 
 double ThroughputModel::BandwidthFloorSeconds() const {
   return (2 * memory_.weights + memory_.gradients) / bandwidth_bytes_per_second_;
 }
 
+double ThroughputModel::GemmEfficiency(int64_t micro_batch) const {
+  if (!efficiency_->gemm_intensity || !model_->IsTransformer()) return 1.0;
+  // A layer's four weight GEMMs on one tensor-parallel rank, m = b s tokens: QKV (k = h,
+  // n = 3h/TP), attention output (h/TP, h), MLP up (h, 4h/TP) and down (4h/TP, h), weighted by
+  // their FLOPs 3 : 1 : 4 : 4. Each moves at least w (mk + kn + mn) bytes for 2 mnk FLOPs; with
+  // its time the sum of compute and memory time (a smoothed roofline, Williams et al. 2009), it
+  // runs at 1 / (1 + ridge / I) of the compute rate, I = 2 / (w (1/m + 1/k + 1/n)) FLOPs per byte.
+  const double m = static_cast<double>(micro_batch) * EffectiveSequence(*model_, options_.settings);
+  const double h = model_->hidden_size, tp = parallelism_.tensor;
+  const double w = activation_bytes_;
+  auto inverse_intensity = [&](double k, double n) { return w / 2.0 * (1 / m + 1 / k + 1 / n); };
+  const double weighted = (3 * inverse_intensity(h, 3 * h / tp) + inverse_intensity(h / tp, h) +
+                           8 * inverse_intensity(h, 4 * h / tp)) /
+                          12.0;
+  return 1.0 / (1.0 + peak_flops_ / bandwidth_bytes_per_second_ * weighted);
+}
+
 double ThroughputModel::MicroBatchSeconds(int64_t micro_batch) const {
   const double b = static_cast<double>(micro_batch);
-  const double compute =
-      b * executed_flops_ / (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_) +
-      b * traffic_seconds_per_sample_ + layer_overhead_ * model_->layers / parallelism_.pipeline;
+  const double compute = b * executed_flops_ /
+                             (parallelism_.model_parallel_gpus() * fraction_ * peak_flops_ *
+                              GemmEfficiency(micro_batch)) +
+                         b * traffic_seconds_per_sample_ +
+                         layer_overhead_ * model_->layers / parallelism_.pipeline;
   return std::max(compute, BandwidthFloorSeconds());
 }
 

@@ -5,7 +5,7 @@
 // (`clustersim validate-models`).
 //
 // One micro-batch of b samples per GPU, on one pipeline stage (L/PP layers, 1/TP of each):
-//   t_compute = b x (F_exec - F_att + F_att / e_att) / (TP x PP x u x peak)
+//   t_compute = b x (F_exec - F_att + F_att / e_att) / (TP x PP x u x g(b) x peak)
 //               + b x c x k_stage / HBM bandwidth + (L / PP) tau
 //     F_exec: FLOPs per sample including recomputation (ExecutedFlopsPerSample), F_att its
 //       attention-score products, which run at e_att (ModelEfficiency::attention_efficiency) of
@@ -15,11 +15,18 @@
 //       (ModelEfficiency::chips) x the model's own efficiency x the software stack's factor;
 //       a GPU whose chip has no entry takes the reference GPU's fraction scaled by the hardware
 //       catalog's per-family speedups;
+//     g(b): for transformers when the catalog sets gemm_intensity, the fraction of the compute
+//       rate the layer's weight GEMMs reach at their arithmetic intensity (smoothed roofline,
+//       Williams et al. 2009): over QKV (k = h, n = 3h/TP), attention output (h/TP, h), MLP up
+//       (h, 4h/TP) and down (4h/TP, h), FLOP weights 3 : 1 : 4 : 4, m = b s tokens, w bytes per
+//       element, g = 1 / (1 + (peak / HBM bandwidth) x sum_i weight_i w (1/m + 1/k_i + 1/n_i) / 2);
+//       else 1. Larger GEMMs (hidden size, micro-batch) are more efficient, TP shards less;
 //     c x k_stage: the memory-bound element-wise work, c (ModelEfficiency::activation_traffic)
 //       bytes moved per byte of activations the stage keeps per sample (k_stage: its layers' share
 //       of the activations / TP, plus the logits on the last stage); it grows with a s^2 at long
 //       sequences and with a stack's activation memory;
-//     tau: per-layer time that does not shrink on a faster GPU (launches, small kernels): it makes
+//     tau: per-layer time that does not shrink on a faster GPU (launches, small kernels; a
+//       software stack may carry its own, Framework::layer_overhead_seconds): it makes
 //       small micro-batches inefficient, eff(b) = b / (b + b_half) with b_half = L tau / t_sample.
 //   memory-bandwidth floor: a micro-batch reads the weights twice and writes the gradients,
 //     t_micro = max(t_compute, (2 W + G) / HBM bandwidth).
@@ -133,6 +140,9 @@ class ThroughputModel {
   // floor), without communication.
   double MicroBatchSeconds(int64_t micro_batch) const;
   double BandwidthFloorSeconds() const;
+  // The fraction of the compute rate a transformer's weight GEMMs reach at `micro_batch` from
+  // their arithmetic intensity (1 for other models); see MicroBatchSeconds.
+  double GemmEfficiency(int64_t micro_batch) const;
 
   // REQUIRES: micro_batch >= 1, accumulation >= 1, dp.replicas >= 1.
   StepEstimate Estimate(int64_t micro_batch, int64_t accumulation, const DataParallelSetup& dp,

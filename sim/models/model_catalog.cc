@@ -64,6 +64,12 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
       fraction(RequireMember(e, "activation_traffic", origin, at), at + ".activation_traffic", 100);
   out.attention_efficiency = fraction(RequireMember(e, "attention_efficiency", origin, at),
                                       at + ".attention_efficiency", 1);
+  if (e.contains("gemm_intensity")) {
+    if (!e["gemm_intensity"].is_boolean()) {
+      throw JsonValueError(origin, at + ".gemm_intensity", "expected true or false");
+    }
+    out.gemm_intensity = e["gemm_intensity"].get<bool>();
+  }
   if (out.attention_efficiency <= 0) {
     throw JsonValueError(origin, at + ".attention_efficiency", "must be > 0");
   }
@@ -99,6 +105,16 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
           throw JsonValueError(origin, at_key, "factors must be > 0");
         }
         fw.activation_memory[k] = factors;
+      }
+    }
+    if (f.contains("layer_overhead_seconds")) {
+      for (const auto& [k, v] :
+           object(f["layer_overhead_seconds"], where + ".layer_overhead_seconds").items()) {
+        const double x = fraction(v, where + ".layer_overhead_seconds." + k, 1);
+        if (x < 0) {
+          throw JsonValueError(origin, where + ".layer_overhead_seconds." + k, "must be >= 0");
+        }
+        fw.layer_overhead_seconds[k] = x;
       }
     }
     if (f.contains("softmax_bytes_mixed")) {
@@ -215,16 +231,17 @@ std::optional<double> ModelEfficiency::Fraction(const std::string& chip,
 }
 
 double Framework::ThroughputFactor(const std::string& model_class, const std::string& chip,
-                                   bool finetune_script) const {
-  double f = 1.0;
-  if (auto it = throughput.find(model_class + ":" + chip); it != throughput.end()) {
-    f = it->second;
-  } else if (auto it2 = throughput.find(model_class); it2 != throughput.end()) {
-    f = it2->second;
-  }
-  if (finetune_script) {
-    if (auto it = finetune.find(model_class); it != finetune.end()) f *= it->second;
-  }
+                                   const std::string& precision_group, bool finetune_script) const {
+  // The most specific key present: class:chip:group, class:chip, class.
+  auto lookup = [&](const std::map<std::string, double>& table) {
+    for (const std::string& key : {model_class + ":" + chip + ":" + precision_group,
+                                   model_class + ":" + chip, model_class}) {
+      if (auto it = table.find(key); it != table.end()) return it->second;
+    }
+    return 1.0;
+  };
+  double f = lookup(throughput);
+  if (finetune_script) f *= lookup(finetune);
   return f;
 }
 

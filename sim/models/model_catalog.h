@@ -94,14 +94,25 @@ struct JobSettings {
 // run the reference stack "pytorch".
 struct Framework {
   // Multiplier on the achieved fraction of peak per efficiency class ("cnn", "encoder",
-  // "decoder") or per class and chip ("encoder:ampere", which wins); missing = 1.
+  // "decoder"), per class and chip ("encoder:ampere") or per class, chip and precision group
+  // ("encoder:ampere:mixed"); the most specific key present wins; missing = 1. The precision
+  // level holds a stack's own mixed-precision implementation (TensorFlow 1's automatic graph
+  // rewrite, Lambda's scripts) whose speed-up over FP32 / TF32 differs from the reference's.
   std::map<std::string, double> throughput;
-  // Further multiplier for the stack's fine-tuning scripts, per class: their published figures
-  // are end-to-end epochs (data loading, evaluation) rather than steady-state steps; missing = 1.
+  // Further multiplier for the stack's fine-tuning scripts, keyed like `throughput`: their
+  // published figures are end-to-end epochs (data loading, evaluation) rather than steady-state
+  // steps; missing = 1.
   std::map<std::string, double> finetune;
-  // Returns the throughput multiplier for `model_class` on `chip`, for fine-tuning or not.
+  // Per-layer time that does not shrink on a faster GPU (tau of sim/models/goodput.h: kernel
+  // launches, the stack's own per-operation dispatch), per class; missing = the catalog's
+  // ModelEfficiency::layer_overhead_seconds. A graph executor that dispatches many small
+  // operations per layer (TensorFlow 1) loses more per micro-batch than the reference, which
+  // makes its small micro-batches less efficient.
+  std::map<std::string, double> layer_overhead_seconds;
+  // Returns the throughput multiplier for `model_class` on `chip` at `precision_group` ("mixed",
+  // "tf32", "fp32"), for fine-tuning or not.
   double ThroughputFactor(const std::string& model_class, const std::string& chip,
-                          bool finetune) const;
+                          const std::string& precision_group, bool finetune) const;
   // Multipliers on activation memory per "class:precision group" (e.g. "encoder:fp32"): on the
   // per-token terms (s h, logits; all of a CNN's activations) and on the attention-score terms
   // (a s^2); missing = {1, 1}.
@@ -143,6 +154,9 @@ struct ModelEfficiency {
   // 2023, reports 50-73% of the A100's peak for forward + backward attention, where large GEMMs
   // reach 80-90%): 0.6.
   double attention_efficiency = 0.6;
+  // Whether a transformer's weight GEMMs run at the fraction their arithmetic intensity allows
+  // (ThroughputModel::GemmEfficiency, a smoothed roofline); JSON "gemm_intensity", default false.
+  bool gemm_intensity = false;
   // Bytes of memory traffic per byte of kept activations: the memory-bound element-wise work of
   // a step (normalization, activation functions, softmax, dropout, residuals) writes every kept
   // tensor in the forward pass and reads it in the backward pass, and the backward pass writes

@@ -507,6 +507,12 @@ std::string ScaleBucket(int gpus) {
 ModelEfficiency FitEfficiency(const ValidationData& data, const ModelCatalog& models,
                               const HardwareCatalog& hardware) {
   ModelEfficiency eff = models.efficiency();
+  // The stacks' factors are refitted from scratch at the finest key (class:chip:precision group).
+  for (auto& [name, framework] : eff.frameworks) {
+    framework.throughput.clear();
+    framework.finetune.clear();
+    framework.layer_overhead_seconds.clear();
+  }
   TopologyCache cache(hardware);
   std::vector<const ThroughputRow*> rows;
   for (const auto& row : data.throughput) {
@@ -532,60 +538,97 @@ ModelEfficiency FitEfficiency(const ValidationData& data, const ModelCatalog& mo
       reference_cells.insert(c.chip + "/" + c.cls + "/" + c.group);
     }
   }
-  for (int round = 0; round < 8; ++round) {
-    // 1. Achieved fractions of the reference stacks (one-GPU rows; decoders have none, so their
-    //    rows of any size), then of cells only other stacks measured.
-    std::map<std::string, std::vector<double>> by_cell, other_cells;
-    std::map<std::string, std::vector<double>> by_stack, by_finetune;
-    std::map<std::string, std::vector<double>> cv_rows;
-    for (const auto* row : rows) {
-      const Cell c = cell_of(*row);
-      const std::string key = c.chip + "/" + c.cls + "/" + c.group;
-      const double q = ratio(*row);
-      if (row->task == "finetune") {
-        if (row->gpus == 1) by_finetune[row->framework + "/" + c.cls].push_back(q);
-        continue;
-      }
-      if (IsReferenceStack(row->framework)) {
-        if (row->gpus == 1 || c.cls == "decoder") {
-          by_cell[key].push_back(q);
-        } else {
-          cv_rows[c.cls].push_back(q);
+  auto run_rounds = [&] {
+    for (int round = 0; round < 8; ++round) {
+      // 1. Achieved fractions of the reference stacks (one-GPU rows; decoders have none, so their
+      //    rows of any size), then of cells only other stacks measured.
+      std::map<std::string, std::vector<double>> by_cell, other_cells;
+      std::map<std::string, std::vector<double>> by_stack, by_finetune;
+      std::map<std::string, std::vector<double>> cv_rows;
+      for (const auto* row : rows) {
+        const Cell c = cell_of(*row);
+        const std::string key = c.chip + "/" + c.cls + "/" + c.group;
+        const double q = ratio(*row);
+        if (row->task == "finetune") {
+          if (row->gpus == 1) {
+            by_finetune[row->framework + "/" + c.cls].push_back(q);
+          }
+          continue;
         }
-      } else if (row->gpus == 1 && row->task == "pretrain") {
-        if (reference_cells.count(key)) {
-          by_stack[row->framework + "/" + c.cls + ":" + c.chip].push_back(q);
-        } else {
-          other_cells[key].push_back(q);
+        if (IsReferenceStack(row->framework)) {
+          if (row->gpus == 1 || c.cls == "decoder") {
+            by_cell[key].push_back(q);
+          } else {
+            cv_rows[c.cls].push_back(q);
+          }
+        } else if (row->gpus == 1 && row->task == "pretrain") {
+          if (reference_cells.count(key)) {
+            by_stack[row->framework + "/" + c.cls + ":" + c.chip + ":" + c.group].push_back(q);
+          } else {
+            other_cells[key].push_back(q);
+          }
         }
       }
+      for (const auto& [key, qs] : by_cell) {
+        const auto a = key.find('/'), b = key.rfind('/');
+        eff.chips[key.substr(0, a)][key.substr(a + 1, b - a - 1)][key.substr(b + 1)] *= Median(qs);
+      }
+      for (const auto& [key, qs] : by_stack) {
+        const auto a = key.find('/');
+        double& f = eff.frameworks[key.substr(0, a)].throughput[key.substr(a + 1)];
+        f = (f > 0 ? f : 1.0) * Median(qs);
+      }
+      for (const auto& [key, qs] : by_finetune) {
+        const auto a = key.find('/');
+        double& f = eff.frameworks[key.substr(0, a)].finetune[key.substr(a + 1)];
+        f = (f > 0 ? f : 1.0) * Median(qs);
+      }
+      for (const auto& [key, qs] : other_cells) {
+        const auto a = key.find('/'), b = key.rfind('/');
+        double& u = eff.chips[key.substr(0, a)][key.substr(a + 1, b - a - 1)][key.substr(b + 1)];
+        u = (u > 0 ? u : 0.3) * Median(qs);
+      }
+      // 2. Step-time variability from the reference stacks' multi-GPU calibration rows: a
+      //    multiplicative step on 1 + cv x sqrt(2 ln n) toward a median ratio of 1.
+      for (const auto& [cls, qs] : cv_rows) {
+        const double m = Median(qs);
+        double& cv = eff.step_time_cv[cls];
+        const double factor = 1.0 + cv * std::sqrt(2.0 * std::log(8.0));
+        cv = std::max(0.0, (factor / m - 1.0) / std::sqrt(2.0 * std::log(8.0)));
+      }
     }
-    for (const auto& [key, qs] : by_cell) {
-      const auto a = key.find('/'), b = key.rfind('/');
-      eff.chips[key.substr(0, a)][key.substr(a + 1, b - a - 1)][key.substr(b + 1)] *= Median(qs);
-    }
-    for (const auto& [key, qs] : by_stack) {
-      const auto a = key.find('/');
-      double& f = eff.frameworks[key.substr(0, a)].throughput[key.substr(a + 1)];
-      f = (f > 0 ? f : 1.0) * Median(qs);
-    }
-    for (const auto& [key, qs] : by_finetune) {
-      const auto a = key.find('/');
-      double& f = eff.frameworks[key.substr(0, a)].finetune[key.substr(a + 1)];
-      f = (f > 0 ? f : 1.0) * Median(qs);
-    }
-    for (const auto& [key, qs] : other_cells) {
-      const auto a = key.find('/'), b = key.rfind('/');
-      double& u = eff.chips[key.substr(0, a)][key.substr(a + 1, b - a - 1)][key.substr(b + 1)];
-      u = (u > 0 ? u : 0.3) * Median(qs);
-    }
-    // 2. Step-time variability from the reference stacks' multi-GPU calibration rows: a
-    //    multiplicative step on 1 + cv x sqrt(2 ln n) toward a median ratio of 1.
-    for (const auto& [cls, qs] : cv_rows) {
-      const double m = Median(qs);
-      double& cv = eff.step_time_cv[cls];
-      const double factor = 1.0 + cv * std::sqrt(2.0 * std::log(8.0));
-      cv = std::max(0.0, (factor / m - 1.0) / std::sqrt(2.0 * std::log(8.0)));
+  };
+  run_rounds();
+  // 3. Each other stack's per-layer overhead per class (Framework::layer_overhead_seconds): the
+  //    multiple of the reference's tau, on a fixed grid, whose refitted tables give the smallest
+  //    sum of squared log ratios over the stack's calibration rows. Its rows of different
+  //    micro-batch sizes separate the overhead from the throughput factor.
+  std::map<std::string, std::set<std::string>> stack_classes;
+  for (const auto* row : rows) {
+    if (!IsReferenceStack(row->framework)) stack_classes[row->framework].insert(cell_of(*row).cls);
+  }
+  for (const auto& [stack, classes] : stack_classes) {
+    for (const std::string& cls : classes) {
+      const double reference_tau =
+          eff.layer_overhead_seconds.count(cls) ? eff.layer_overhead_seconds.at(cls) : 0.0;
+      if (reference_tau <= 0) continue;
+      double best_multiple = 1, best_cost = -1;
+      for (double multiple : {0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0}) {
+        eff.frameworks[stack].layer_overhead_seconds[cls] = multiple * reference_tau;
+        run_rounds();
+        double cost = 0;
+        for (const auto* row : rows) {
+          if (row->framework != stack || cell_of(*row).cls != cls) continue;
+          const double q = std::log(ratio(*row));
+          cost += q * q;
+        }
+        if (best_cost < 0 || cost < best_cost - 1e-12) {
+          best_cost = cost;
+          best_multiple = multiple;
+        }
+      }
+      eff.frameworks[stack].layer_overhead_seconds[cls] = best_multiple * reference_tau;
+      run_rounds();
     }
   }
   // Decoders have no single-GPU rows to separate variability from efficiency: they take the
@@ -633,6 +676,19 @@ std::string EfficiencyJson(const ModelEfficiency& e) {
     first = false;
     bool inner = true;
     for (const auto& [cls, v] : f.throughput) {
+      out << (inner ? "" : ", ") << "\"" << cls << "\": " << num(v);
+      inner = false;
+    }
+    out << "}";
+  }
+  out << "},\n\"framework_layer_overhead_seconds\": {";
+  first = true;
+  for (const auto& [name, f] : e.frameworks) {
+    if (f.layer_overhead_seconds.empty()) continue;
+    out << (first ? "" : ", ") << "\"" << name << "\": {";
+    first = false;
+    bool inner = true;
+    for (const auto& [cls, v] : f.layer_overhead_seconds) {
       out << (inner ? "" : ", ") << "\"" << cls << "\": " << num(v);
       inner = false;
     }

@@ -70,6 +70,36 @@ TEST(Goodput, OneGpuStepIsFlopsOverAchievedPeakPlusTheOptimizer) {
   EXPECT_NEAR(e.mfu, 6.40169803776e11 * e.samples_per_second / 312e12, 1e-12);
 }
 
+TEST(Goodput, WeightGemmsRunAtTheFractionTheirArithmeticIntensityAllows) {
+  // Smoothed roofline over the layer's four weight GEMMs, FLOP weights 3 : 1 : 4 : 4, 2-byte
+  // elements: 1 / (1 + ridge x sum w_i (1/m + 1/k_i + 1/n_i) / 12), ridge = 312e12 / 2.039e12
+  // FLOPs per byte on an A100 80GB. Hidden 1024, TP 1, m = b x 1024 tokens.
+  //   b = 1: 3 (2/1024 + 1/3072) + 3/1024 + 8 (2/1024 + 1/4096) = 0.02734375
+  //   b = 4: 3 (1/4096 + 1/1024 + 1/3072) + (1/4096 + 2/1024) + 8 (2/4096 + 1/1024) = 0.0185546875
+  const ModelCatalog c = TestCatalog(R"(,"gemm_intensity":true)");
+  const ThroughputModel t(c.Require("tiny-gpt"), c.efficiency(), Gpu("A100-80GB"),
+                          HardwareCatalog::Default());
+  const double ridge = 312e12 / 2.039e12;
+  const double g1 = 1 / (1 + ridge * 0.02734375 / 12), g4 = 1 / (1 + ridge * 0.0185546875 / 12);
+  EXPECT_NEAR(t.GemmEfficiency(1), g1, 1e-12);
+  EXPECT_NEAR(t.GemmEfficiency(4), g4, 1e-12);
+  EXPECT_GT(g4, g1);  // larger GEMMs, higher intensity
+  // The compute time of a micro-batch divides by it (the rest as in the test above).
+  EXPECT_NEAR(t.Estimate(4, 1, {}, 1000).compute_seconds, 4 * 6.48759738368e11 / (156e12 * g4),
+              1e-12);
+  // Tensor parallelism splits n (or k) by TP: lower intensity. TP 4, b = 1: QKV n = 768, output
+  // k = 256, MLP n or k = 1024: 3 (2/1024 + 1/768) + (2/1024 + 1/256) + 8 (3/1024) = 0.0390625.
+  const ThroughputModel tp4(c.Require("tiny-gpt"), c.efficiency(), Gpu("A100-80GB"),
+                            HardwareCatalog::Default(), {4, 1});
+  EXPECT_NEAR(tp4.GemmEfficiency(1), 1 / (1 + ridge * 0.0390625 / 12), 1e-12);
+  // Off unless the catalog asks for it (the other tests of this file).
+  const ModelCatalog off = TestCatalog();
+  EXPECT_DOUBLE_EQ(ThroughputModel(off.Require("tiny-gpt"), off.efficiency(), Gpu("A100-80GB"),
+                                   HardwareCatalog::Default())
+                       .GemmEfficiency(1),
+                   1.0);
+}
+
 TEST(Goodput, TensorParallelAllReducesFourTimesPerLayer) {
   // TP 4, micro-batch 2: each of the 4 all-reduces per layer moves 2 x 1024 x 1024 elements of
   // 2 bytes = 4,194,304 B over a 4-GPU ring of 300 GB/s, 2 us per step:

@@ -57,16 +57,17 @@ TEST(ValidationData, CoversGpuTypesScalesAndModelFamiliesWithASourceForEveryRow)
   EXPECT_LE(3 * calibration, static_cast<int>(data.throughput.size() + data.memory.size()));
 }
 
-TEST(ValidationData, HeldOutMedianErrorStaysUnderFifteenPercent) {
+TEST(ValidationData, HeldOutMedianErrorStaysUnderTwelvePercent) {
   // Threshold: the same model, GPU, precision and per-GPU batch measured by two of NVIDIA's own
   // stacks (the TensorFlow 1 and TensorFlow 2 BERT-large tables of DeepLearningExamples, and
-  // TensorFlow against PyTorch for ResNet-50) differ by 10-25 %; the model carries one factor per
-  // stack, so a held-out median much below the within-vendor spread is not to be expected. 15 %
-  // allows the current fit (12.9 %) a small margin while catching a regression of a few points
-  // on every row. docs/model-validation.md states the 10 % target is not yet met.
+  // TensorFlow against PyTorch for ResNet-50) differ by 10-25 %, and two tables of one stack
+  // (PyTorch BERT on DGX-1 16 GB and 32 GB) by as much at sequence 512; a held-out median much
+  // below that spread is not to be expected. 12 % allows the current fit (10.2 %) a margin of two
+  // points while catching a regression of a few points on every row. docs/model-validation.md
+  // states the 10 % target is not yet met.
   const ErrorSummary held = SummarizeAll(Split("heldout"), "heldout");
   EXPECT_GT(held.rows, 200);
-  EXPECT_LT(held.median_abs, 0.15);
+  EXPECT_LT(held.median_abs, 0.12);
   // No systematic bias: the signed mean is within +-5 %.
   EXPECT_LT(std::fabs(held.mean_signed), 0.05);
   // The calibration rows are fitted, so they agree better than the held-out rows.
@@ -83,23 +84,25 @@ TEST(ValidationData, HeldOutCnnAndDataParallelScalingRowsAreWithinTenPercentMedi
   EXPECT_LT(resnet.back().median_abs, 0.10) << resnet.back().rows << " rows";
 }
 
-TEST(ValidationData, LargeLanguageModelUtilizationOnA100IsWithinTwentyPercent) {
-  // Megatron-LM's A100 table (Narayanan et al. 2021, Table 1): 32 to 3072 GPUs. Predicted MFU
-  // within 20 % of the published one on every held-out row.
+TEST(ValidationData, LargeLanguageModelUtilizationOnA100IsWithinTwelvePercent) {
+  // Megatron-LM's A100 table (Narayanan et al. 2021, Table 1): 32 to 3072 GPUs. The target is
+  // 20 %; the fit gives at most 8.9 % (the largest configurations, whose larger GEMMs the
+  // arithmetic-intensity term credits only in part), and 12 % keeps that margin.
   int rows = 0;
   for (const auto& r : Split("heldout")) {
     if (r.row->model != "GPT" || r.row->gpu != "A100-80GB") continue;
     ++rows;
-    EXPECT_LE(std::fabs(r.predicted_mfu / r.measured_mfu - 1), 0.20) << r.row->id;
+    EXPECT_LE(std::fabs(r.predicted_mfu / r.measured_mfu - 1), 0.12) << r.row->id;
   }
   EXPECT_GE(rows, 8);
 }
 
-TEST(ValidationData, LargeLanguageModelUtilizationOnH100IsWithinTwentyPercentButOneRow) {
-  // Megatron-LM's H100 table, 96 to 6144 GPUs: within 20 % on every held-out row but T282 (TP 8,
-  // PP 1, 48 data-parallel replicas at 4 micro-batches per step), where the model exposes 0.24 s
-  // of data-parallel gradient communication per 1.19 s step that the published figure hides; it
-  // is 25 % low (docs/model-validation.md, known gaps). The test pins that row's gap.
+TEST(ValidationData, LargeLanguageModelUtilizationOnH100IsWithinFifteenPercentButOneRow) {
+  // Megatron-LM's H100 table, 96 to 6144 GPUs: the target is 20 %; every held-out row but T282 is
+  // within 13.2 % (15 % keeps a margin). T282 (TP 8, PP 1, 48 data-parallel replicas at 4
+  // micro-batches per step), where the model exposes 0.24 s of data-parallel gradient
+  // communication per step that the published figure hides, is 24 % low
+  // (docs/model-validation.md, known gaps). The test pins that row's gap.
   int rows = 0;
   for (const auto& r : Split("heldout")) {
     if (r.row->model != "GPT" || r.row->gpu != "H100-80GB") continue;
@@ -109,7 +112,7 @@ TEST(ValidationData, LargeLanguageModelUtilizationOnH100IsWithinTwentyPercentBut
       EXPECT_LT(error, 0) << r.row->id;
       EXPECT_GT(error, -0.30) << r.row->id;
     } else {
-      EXPECT_LE(std::fabs(error), 0.20) << r.row->id;
+      EXPECT_LE(std::fabs(error), 0.15) << r.row->id;
     }
   }
   EXPECT_GE(rows, 6);
@@ -155,6 +158,22 @@ TEST(ValidationData, CatalogEfficiencyIsTheFitOfTheCalibrationRows) {
     }
   }
   EXPECT_GE(cells, 12);
+  // The same for the software stacks' factors and per-layer overheads.
+  int factors = 0;
+  for (const auto& [name, f] : fitted.frameworks) {
+    const Framework& k = catalog.FrameworkNamed(name);
+    using Table = std::map<std::string, double> Framework::*;
+    for (Table table :
+         {&Framework::throughput, &Framework::finetune, &Framework::layer_overhead_seconds}) {
+      ASSERT_EQ((f.*table).size(), (k.*table).size()) << name;
+      for (const auto& [key, v] : f.*table) {
+        ASSERT_TRUE((k.*table).count(key)) << name << " " << key;
+        EXPECT_NEAR(v / (k.*table).at(key), 1.0, 1e-3) << name << " " << key;
+        ++factors;
+      }
+    }
+  }
+  EXPECT_GE(factors, 20);
 }
 
 TEST(ValidationData, BadRowsAreRejectedWithFileLineAndColumn) {
