@@ -3,16 +3,18 @@
 
 Usage: scripts/check_readme.py [--bin build/sim/cli/clustersim] [--readme README.md]
 
-Every fenced block whose lines start with "$ " is a session: the commands run in order (a trailing
-backslash continues a command) in one scratch folder that links the repository's traces/,
-scripts/ and tests/, so run numbers and databases build up as they do for a reader who follows
-the tour from the top. The text after a command, up to the next command, is compared with what it
-prints (standard output, or standard output and error when that is what the README shows). Masked: wall-clock
-times ("wall 0.22 s", "(0.27 s)"), run numbers ("run 3", "runs 3-6") and log lines; the
-lines of a sweep's finished runs are compared in run order, whatever thread finished first; a line "..." in
-the README stands for any number of lines, a command shown without output is only run, and output
-the README cuts short after its last shown line matches. Commands whose lines carry a comment ("# ...") are
-skipped. Exit status 1 when some command's output differs.
+Every fenced block whose lines start with "$ " is a session: the commands run in order (a
+trailing backslash continues a command) in one scratch folder that links the repository's
+traces/, scripts/ and tests/, so run numbers and databases build up as they do for a reader who
+follows the tour from the top. The text after a command, up to the next command, is compared with
+what it prints (standard output, or standard output and error when that is what the README
+shows).
+
+Masked: wall-clock times ("wall 0.22 s", "(0.27 s)"), run numbers ("run 3", "runs 3-6") and log
+lines. The lines of a sweep's finished runs are compared in run order, whatever thread finished
+first. A line "..." in the README stands for any number of lines; a command shown without output
+is only run; output the README cuts short after its last shown line matches. Commands whose lines
+carry a comment ("# ...") are skipped. Exit status 1 when some command's output differs.
 """
 import argparse
 import difflib
@@ -29,7 +31,8 @@ MASKS = [(re.compile(r"\b(wall|in|took) +[0-9.]+ ?s\b"), r"\1 <t> s"),
          (re.compile(r"\b(runs?) [0-9]+(-[0-9]+)?"), r"\1 <n>"),
          (re.compile(r"^( *)[0-9]+( +[0-9]+  )"), r"\1<n>\2")]
 LOG_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d ")
-PROGRESS = re.compile(r"^\[\d+/(\d+)\] ")  # sweep's "[3/12] run-0002-...": threads finish in any order
+# A sweep's "[3/12] run-0002-..." lines: its threads finish in any order.
+PROGRESS = re.compile(r"^\[\d+/(\d+)\] ")
 RUNNABLE = ("clustersim ", "echo ", "printf ", "zcat ", "gzip ", "sqlite3 ")
 
 
