@@ -554,8 +554,12 @@ class PriorityPolicy final : public Policy {
       if (tier < 0 || !request.AllowsType(run.allocation.gpu_type) || !(run.last_start < now)) {
         continue;
       }
-      if (now - run.last_start < options_.min_slice_seconds) {
-        wake = std::min(wake, run.last_start + options_.min_slice_seconds);
+      // The slice ends at last_start + min_slice, the very time a wake-up is set for: compared
+      // as that sum (now - last_start can round below min_slice at that time, and the policy
+      // would wake at the same moment again and again).
+      const double slice_end = run.last_start + options_.min_slice_seconds;
+      if (now < slice_end) {
+        wake = std::min(wake, slice_end);
         continue;
       }
       const double gpus = static_cast<double>(run.allocation.gpus.size());

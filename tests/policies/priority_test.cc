@@ -143,6 +143,20 @@ TEST(Priority, MinSliceDelaysTheHighJobToTheFirstMomentAVictimReachesItsSlice) {
   EXPECT_EQ(sim.Of("L2").preemptions, 0);
 }
 
+TEST(Priority, MinSliceEndsWhereTheWakeUpIsSetEvenWhenTheDifferenceRoundsBelowIt) {
+  // In doubles 0.3 + 0.6 = 0.8999999999999999 and 0.8999999999999999 - 0.3 = 0.5999999999999999,
+  // below 0.6: a slice measured as now - start would never end at the wake-up set for it, and
+  // the policy would wake at the same moment forever. L (level 0, 4 GPUs, 10 s) starts at 0.3;
+  // H (level 1, 4 GPUs, 1 s) arrives at 0.4 and preempts L when its slice ends, at 0.3 + 0.6.
+  ASSERT_LT((0.3 + 0.6) - 0.3, 0.6);
+  TestSim sim = Sim(Nodes(1, 4), {MakeJob("L", 0.3, 4, 10, 0), MakeJob("H", 0.4, 4, 1, 1)},
+                    {{"min_slice", "0.6"}});
+  const Engine& engine = sim.Run();
+  ExpectInterval(sim.Of("H"), 0.3 + 0.6, 0.3 + 0.6 + 1);
+  EXPECT_EQ(sim.Of("L").preemptions, 1);
+  EXPECT_LT(engine.events_processed(), 20u);
+}
+
 TEST(Priority, AGuaranteedClassIsNeverPreempted) {
   // 1 node x 4 GPUs, guaranteed = low (level 0). G (level 0, 4 GPUs, 100 s) from 0; H (level 1,
   // 4 GPUs, 10 s) at 10 cannot preempt it and starts when G ends: [100,110].
