@@ -10,8 +10,8 @@ follows the tour from the top. The text after a command, up to the next command,
 what it prints (standard output, or standard output and error when that is what the README
 shows).
 
-Masked: wall-clock times ("wall 0.22 s", "(0.27 s)"), run numbers ("run 3", "runs 3-6") and log
-lines. The lines of a sweep's finished runs are compared in run order, whatever thread finished
+Masked: wall-clock times ("wall 0.22 s", "(0.27 s)"), run numbers ("run 3", "runs 3-6"), thread
+counts ("on 2 threads") and log lines. The lines of a sweep's finished runs are compared in run order, whatever thread finished
 first. A line "..." in the README stands for any number of lines; a command shown without output
 is only run; output the README cuts short after its last shown line matches. Commands whose lines
 carry a comment ("# ...") are skipped. Exit status 1 when some command's output differs.
@@ -29,6 +29,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MASKS = [(re.compile(r"\b(wall|in|took) +[0-9.]+ ?s\b"), r"\1 <t> s"),
          (re.compile(r"[0-9.]+ s\)"), "<t> s)"),
          (re.compile(r"\b(runs?) [0-9]+(-[0-9]+)?"), r"\1 <n>"),
+         (re.compile(r"\bon [0-9]+ threads\b"), "on <n> threads"),  # a machine's core count
          (re.compile(r"^( *)[0-9]+( +[0-9]+  )"), r"\1<n>\2")]
 LOG_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d ")
 # A sweep's "[3/12] run-0002-..." lines: its threads finish in any order.
