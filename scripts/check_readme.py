@@ -11,10 +11,11 @@ what it prints (standard output, or standard output and error when that is what 
 shows).
 
 Masked: wall-clock times ("wall 0.22 s", "(0.27 s)"), run numbers ("run 3", "runs 3-6"), thread
-counts ("on 2 threads") and log lines. The lines of a sweep's finished runs are compared in run order, whatever thread finished
-first. A line "..." in the README stands for any number of lines; a command shown without output
-is only run; output the README cuts short after its last shown line matches. Commands whose lines
-carry a comment ("# ...") are skipped. Exit status 1 when some command's output differs.
+counts ("on 2 threads") and log lines. The lines of a sweep's finished runs are compared in run
+order, whatever thread finished first. A line "..." in the README stands for any number of lines;
+a command shown without output is only run; output the README cuts short after its last shown
+line matches. Commands whose lines carry a comment ("# ...") are skipped. Exit status 1 when some
+command's output differs.
 """
 import argparse
 import difflib
