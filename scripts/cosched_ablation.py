@@ -30,6 +30,8 @@ import statistics
 import subprocess
 import sys
 
+import model_results  # this folder: the shared columns and summary query
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIGS = [
     # (name, run options)
@@ -42,22 +44,11 @@ CONFIGS = [
 ]
 RULES = ["recipe", "reference", "uniform"]
 LOADS = [("trace arrival rate", "1"), ("arrivals twice as fast (--load-factor 2)", "2")]
-COLUMNS = [
-    # (header, summary metric, scale, format)
-    ("mean JCT h", "jct_seconds_mean", 1 / 3600, "{:.2f}"),
-    ("p95 JCT h", "jct_seconds_p95", 1 / 3600, "{:.2f}"),
-    ("mean wait h", "wait_seconds_mean", 1 / 3600, "{:.2f}"),
-    ("makespan h", "makespan_seconds", 1 / 3600, "{:.0f}"),
-    ("busy GPU-h", "busy_gpu_hours", 1, "{:,.0f}"),
-    ("OOM rate %", "oom_rate", 100, "{:.2f}"),
-    ("oom-failed", "jobs_failed", 1, "{:.0f}"),
-]
-
-
-def metric(db, run_id, name):
-    row = db.execute("SELECT value FROM summary WHERE run_id = ? AND metric = ? AND scope = 'all'",
-                     (run_id, name)).fetchone()
-    return None if row is None else row[0]
+# The columns of the model-aware results (scripts/model_results.py) that the ablation shows.
+COLUMNS = [c for c in model_results.COLUMNS
+           if c[1] in ("jct_seconds_mean", "jct_seconds_p95", "wait_seconds_mean",
+                       "makespan_seconds", "busy_gpu_hours", "oom_rate", "jobs_failed")]
+metric = model_results.metric
 
 
 def mean_sd(values, scale, fmt):
@@ -88,7 +79,8 @@ def main():
     seeds = [str(s) for s in range(args.seeds)]
     seed_text = "seed 0" if args.seeds == 1 else f"seeds 0-{args.seeds - 1}, mean ± sd"
     for title, load in LOADS:
-        print(f"**Bundled Philly window, default mixed cluster (144 GPUs), {seed_text}, {title}**\n")
+        print(f"**Bundled Philly window, default mixed cluster (144 GPUs), {seed_text}, "
+              f"{title}**\n")
         print("| users' batches | configuration | " + " | ".join(c[0] for c in COLUMNS) +
               " | mean JCT vs fcfs | busy GPU-h vs fcfs |")
         print("|---|---|" + "---:|" * (len(COLUMNS) + 2))

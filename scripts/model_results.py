@@ -41,6 +41,13 @@ COLUMNS = [
 ]
 
 
+def metric(db, run_id, name):
+    """The run's summary value of `name` over the whole cluster (scope 'all'), None if absent."""
+    row = db.execute("SELECT value FROM summary WHERE run_id = ? AND metric = ? AND scope = 'all'",
+                     (run_id, name)).fetchone()
+    return None if row is None else row[0]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=os.path.join(ROOT, "build/sim/cli/clustersim"))
@@ -66,11 +73,9 @@ def main():
             print("|---|" + "---:|" * len(COLUMNS))
             for run_id, policy in runs:
                 cells = []
-                for _, metric, scale, fmt in COLUMNS:
-                    row = db.execute("SELECT value FROM summary WHERE run_id = ? AND metric = ? "
-                                     "AND scope = 'all'", (run_id, metric)).fetchone()
-                    cells.append("-" if row is None or row[0] is None else
-                                 fmt.format(row[0] * scale))
+                for _, name, scale, fmt in COLUMNS:
+                    value = metric(db, run_id, name)
+                    cells.append("-" if value is None else fmt.format(value * scale))
                 print(f"| {policy} | " + " | ".join(cells) + " |")
             print()
 
