@@ -43,6 +43,7 @@
 
 #include "policies/node_placement.h"
 #include "policies/registry.h"
+#include "sim/util/random.h"
 #include "sim/engine/fragmentation.h"
 
 namespace clustersim {
@@ -226,15 +227,7 @@ class ShareBaseline final : public Placement {
     for (int64_t& s : *scores) s = range == 0 ? 0 : (s - lowest) * kMaxScore / range;
   }
 
-  // Uniform in [0, n) by rejection (the same on every standard library).
-  size_t Uniform(size_t n) const {
-    const uint64_t range = n;
-    const uint64_t limit =
-        std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % range;
-    uint64_t draw = rng_();
-    while (draw >= limit) draw = rng_();
-    return static_cast<size_t>(draw % range);
-  }
+  size_t Uniform(size_t n) const { return static_cast<size_t>(UniformBelow(rng_, n)); }
 
   Rule rule_;
   mutable std::mt19937_64 rng_;

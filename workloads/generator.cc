@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "sim/util/random.h"
 #include "sim/util/error.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"
@@ -52,14 +53,6 @@ double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11)
 // Exponential with the given mean by inversion: -mean ln(1 - U).
 double Exponential(std::mt19937_64& rng, double mean) {
   return -mean * std::log1p(-Uniform01(rng));
-}
-
-// Uniform integer in [0, n) without modulo bias.
-uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n) {
-  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-  uint64_t x = rng();
-  while (x >= limit) x = rng();
-  return x % n;
 }
 
 int PhillyGpus(std::mt19937_64& rng) {

@@ -12,6 +12,7 @@
 
 #include "sim/engine/priority_class.h"
 #include "sim/engine/summary.h"
+#include "sim/util/random.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
 
@@ -105,20 +106,6 @@ int64_t GpuDemandMilli(const Job& job) {
   return int64_t{job.gpus} * 1000;
 }
 
-namespace {
-
-// Uniform in [0, n) by rejection: the same sequence on every standard library.
-size_t UniformIndex(std::mt19937_64& rng, size_t n) {
-  const uint64_t range = static_cast<uint64_t>(n);
-  const uint64_t limit = std::numeric_limits<uint64_t>::max() -
-                         std::numeric_limits<uint64_t>::max() % range;  // multiple of range
-  uint64_t draw = rng();
-  while (draw >= limit) draw = rng();
-  return static_cast<size_t>(draw % range);
-}
-
-}  // namespace
-
 size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_t seed) {
   CHECK(factor > 0 && capacity_milli > 0, "InflateTrace: factor and capacity must be > 0");
   std::vector<Job>& jobs = trace->jobs;
@@ -132,7 +119,7 @@ size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_
   if (static_cast<double>(total) < target) {
     const size_t originals = jobs.size();
     for (int64_t k = 0;; ++k) {
-      const Job& drawn = jobs[UniformIndex(rng, originals)];
+      const Job& drawn = jobs[UniformBelow(rng, originals)];
       const int64_t demand = GpuDemandMilli(drawn);
       if (static_cast<double>(total + demand) > target) break;
       Job copy = drawn;
@@ -142,12 +129,12 @@ size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_
     }
   } else {
     while (static_cast<double>(total) > target) {
-      const size_t victim = UniformIndex(rng, jobs.size());
+      const size_t victim = UniformBelow(rng, jobs.size());
       total -= GpuDemandMilli(jobs[victim]);
       jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(victim));
     }
   }
-  for (size_t i = jobs.size(); i > 1; --i) std::swap(jobs[i - 1], jobs[UniformIndex(rng, i)]);
+  for (size_t i = jobs.size(); i > 1; --i) std::swap(jobs[i - 1], jobs[UniformBelow(rng, i)]);
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job& job = jobs[i];
     job.submit_time = static_cast<double>(i);

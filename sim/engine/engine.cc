@@ -199,6 +199,8 @@ void Engine::Run() {
   const double kInf = std::numeric_limits<double>::infinity();
   std::vector<Event> batch;
   const bool faults = options_.faults.failures();
+  // Arrival-only runs record the placement curve (ObserveCurve); others need none of its counts.
+  const bool records_curve = options_.skip_no_fit || options_.no_departures;
   if (faults) {
     plans_held_ = false;  // failures requeue jobs: promises are estimates
     StartFaults();
@@ -255,14 +257,10 @@ void Engine::Run() {
         policy_.Schedule(*this);
         if (runs_[id].state == JobState::kQueued) {
           QueueRemove(id);
-          JobRun& run = runs_[id];
-          run.state = JobState::kRejected;
-          run.end_time = now_;
-          reasons_[id] = "no fit";
-          ++jobs_done_;
+          Reject(id, "no fit");
         }
       }
-      if (const Job& job = jobs[id]; job.gpus > 0) {
+      if (const Job& job = jobs[id]; records_curve && job.gpus > 0) {
         // The job's own demand, whether or not the placement shares GPUs.
         arrived_milli_ += job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < kMilliPerGpu
                               ? job.gpu_milli
@@ -555,6 +553,14 @@ double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
   return rate;
 }
 
+void Engine::Reject(JobId id, std::string reason) {
+  JobRun& run = runs_[id];
+  run.state = JobState::kRejected;
+  run.end_time = now_;
+  reasons_[id] = std::move(reason);
+  ++jobs_done_;
+}
+
 void Engine::Arrive(JobId id) {
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
@@ -568,13 +574,10 @@ void Engine::Arrive(JobId id) {
       if (need > 0 && (fewest == 0 || need < fewest)) fewest = need;
     }
     if (fewest == 0 || fewest > job.gpus) {
-      run.state = JobState::kRejected;
-      run.end_time = now_;
-      reasons_[id] = "model " + models.model(id)->name + " needs " +
+      Reject(id, "model " + models.model(id)->name + " needs " +
                      (fewest == 0 ? std::string("more than 1024") : std::to_string(fewest)) +
                      " GPUs of one allowed type to hold one sample; requests " +
-                     std::to_string(job.gpus);
-      ++jobs_done_;
+                     std::to_string(job.gpus));
       return;
     }
   }
@@ -589,10 +592,7 @@ void Engine::Arrive(JobId id) {
     it = fits_empty_cache_.emplace(key, fits).first;
   }
   if (!it->second) {
-    run.state = JobState::kRejected;
-    run.end_time = now_;
-    reasons_[id] = RejectionReason(id);
-    ++jobs_done_;
+    Reject(id, RejectionReason(id));
     return;
   }
   run.state = JobState::kQueued;

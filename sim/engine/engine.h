@@ -223,6 +223,8 @@ class Engine final : public SchedulingContext {
   void Push(double time, Rank rank, JobId job, uint32_t aux);
   void Record(double time, int kind, JobId job);
   void Arrive(JobId id);
+  // Ends a job that was never started as rejected, now, with `reason` (jobs.reason).
+  void Reject(JobId id, std::string reason);
   void Finish(JobId id, bool walltime_kill);
   // Bookkeeping shared by finish, preempt, resize, failure, OOM and the end of the run; `why`
   // ends the running interval (a failure loses the work since the last checkpoint).

@@ -213,12 +213,12 @@ double NodeFragmentationView::Evaluate(int64_t idle, int max_free, int full,
   double sum = 0;
   for (size_t c = 0; c < classes_.size(); ++c) {
     const TaskClass& task = classes_[c];
-    const int demand = task.PerGpuMilli();
-    const int64_t b = below[c] - (from < demand ? from : 0) + (to < demand ? to : 0);
     if (task.gpus <= 0) {  // CPU-only (ClassFragment)
       sum += task.weight * static_cast<double>(idle);
       continue;
     }
+    const int demand = task.PerGpuMilli();
+    const int64_t b = below[c] - (from < demand ? from : 0) + (to < demand ? to : 0);
     const bool fits = (task.milli > 0 ? max_free >= task.milli : full >= WholeNeed(task, gpus_)) &&
                       (!cpu_.limited() || class_cpu_[c] <= cpu_free);
     sum += task.weight * static_cast<double>(fits ? b : idle);

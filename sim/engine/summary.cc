@@ -6,15 +6,7 @@
 
 namespace clustersim {
 
-double Percentile(std::vector<double>& values, double q) {
-  const double rank = q * (values.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  std::nth_element(values.begin(), values.begin() + lo, values.end());
-  const double low = values[lo];
-  if (lo + 1 >= values.size()) return low;
-  const double high = *std::min_element(values.begin() + lo + 1, values.end());
-  return low + (rank - lo) * (high - low);
-}
+double Percentile(std::vector<double>& values, double q) { return Percentiles(values, {q})[0]; }
 
 std::vector<double> Percentiles(std::vector<double>& values, const std::vector<double>& qs) {
   std::vector<double> out;
@@ -211,14 +203,12 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
     double sum = 0;
     for (double x : v) sum += x;
     add(name + "_mean", sum / v.size());
-    const std::vector<double> p = Percentiles(v, {0.50, 0.95, 0.99});
+    // q = 1 is the largest value (rank size - 1), selected among those above the p99 rank.
+    const std::vector<double> p = Percentiles(v, {0.50, 0.95, 0.99, 1.0});
     add(name + "_p50", p[0]);
     add(name + "_p95", p[1]);
     add(name + "_p99", p[2]);
-    // The largest value is at or after the p99 rank, which Percentiles left in place.
-    const size_t p99_rank = static_cast<size_t>(std::floor(0.99 * (v.size() - 1)));
-    add(name + "_max", *std::max_element(v.begin() + static_cast<std::ptrdiff_t>(p99_rank),
-                                         v.end()));
+    add(name + "_max", p[3]);
   };
   distribution("jct_seconds", jct);
   distribution("wait_seconds", wait);

@@ -417,10 +417,14 @@ class RowBuilder {
   size_t base_;
 };
 
-bool IsFinal(JobState state) {
+// A job that ran and ended (its JCT is defined).
+bool Ended(JobState state) {
   return state == JobState::kCompleted || state == JobState::kTimeout ||
-         state == JobState::kOomFailed || state == JobState::kRejected;
+         state == JobState::kOomFailed;
 }
+
+// A job whose row can no longer change: ended, or rejected without running.
+bool IsFinal(JobState state) { return Ended(state) || state == JobState::kRejected; }
 
 }  // namespace
 
@@ -637,14 +641,12 @@ class RunStream {
   }
 
   void AppendJob(size_t i) {
-    const Engine* engine = &engine_;
-    const Trace& trace = engine->trace();
-    const Cluster& cluster = engine->cluster();
+    const Trace& trace = engine_.trace();
+    const Cluster& cluster = engine_.cluster();
     const Job& job = trace.jobs[i];
-    const JobRun& run = engine->runs()[i];
+    const JobRun& run = engine_.runs()[i];
     const bool started = run.first_start >= 0;
-    const bool ended = run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
-                       run.state == JobState::kOomFailed;
+    const bool ended = Ended(run.state);
     RowBuilder s(&jobs_, kJobColumns);
     s.Bind(1, run_id_);
     s.Bind(2, static_cast<int64_t>(i));
@@ -667,14 +669,14 @@ class RunStream {
     }
     s.Bind(15, static_cast<int64_t>(run.max_nodes));
     s.Bind(16, JobStateName(run.state));  // a string literal: static storage
-    if (const std::string& reason = engine->reason(static_cast<JobId>(i)); reason.empty()) {
+    if (const std::string& reason = engine_.reason(static_cast<JobId>(i)); reason.empty()) {
       s.BindNull(17);
     } else {
       s.Own(17, reason);  // the engine's map of reasons changes as the run goes on
     }
     s.Bind(18, static_cast<int64_t>(run.preemptions));
     s.Bind(19, static_cast<int64_t>(run.restarts));
-    const ModelRun& model = engine->model_run(static_cast<JobId>(i));
+    const ModelRun& model = engine_.model_run(static_cast<JobId>(i));
     s.Bind(20, static_cast<int64_t>(model.oom_failures));
     s.BindOptional(21, job.batch_size, job.batch_size > 0);
     // Batch and memory are known in model-aware runs (memory_per_gpu > 0 once started).
@@ -695,7 +697,7 @@ class RunStream {
     // Queued time exists for every job that reached the queue (not rejected, submitted before
     // the run stopped).
     const bool queued = run.state != JobState::kRejected &&
-                        (started || job.submit_time <= engine->metrics().last_time());
+                        (started || job.submit_time <= engine_.metrics().last_time());
     s.BindOptional(30, run.queued_seconds, queued);
     s.BindOptional(
         31,
@@ -719,7 +721,7 @@ class RunStream {
     s.BindOptional(39, job.memory_mib / 1024.0, job.memory_mib > 0);
     s.Bind(40, run.preemption_gpu_seconds);
     s.Bind(41, run.borrowed_gpu_seconds);
-    const double promised = engine->promised_start(static_cast<JobId>(i));
+    const double promised = engine_.promised_start(static_cast<JobId>(i));
     s.BindOptional(42, promised, !std::isnan(promised));
   }
 

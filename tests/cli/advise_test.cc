@@ -57,7 +57,8 @@ TEST(Advise, TensorParallelLlamaShowsItsCommunicationAndStatisticalEfficiencyAtM
     ++rows;
   }
   EXPECT_GE(rows, 2);
-  // The recommendation (batch 6): 160 x (6 x 2 x 3/4 x 10,485,760 B / 300e9 + 1.2e-5) = 0.1026 s.
+  // The recommendation (batch 6): 160 x (6 x 2 x 3/4 x 10,485,760 values x 2 B / 300e9 + 1.2e-5)
+  // = 0.1026 s.
   EXPECT_NE(r.out.find("tensor-parallel 0.1026"), std::string::npos) << r.out;
 }
 

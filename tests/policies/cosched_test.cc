@@ -8,11 +8,11 @@
 // k B); 18 B/param for mixed precision + Adam, 14 for mixed + SGD with momentum; capacity = the
 // GPU's usable memory - 1.27 GiB of runtime overhead; 1 GiB = 2^30 B):
 // - BERT-large (340M params, Adam, k = 154,511,078.4 B/sample at sequence 128) on V100-16GB
-//   (15.78 GiB usable): B_max = floor((15,579,934,064.64 - 6,181,200,000) / 156,056,189.184) =
+//   (15.78 GiB usable): B_max = floor((15,579,993,866.24 - 6,181,200,000) / 156,056,189.184) =
 //   60. The user's batch 128 and its half 64 do not fit; 32 does.
 // - ResNet-50 (25.6M params, SGD momentum, k = 43,452,416 B/sample) on A100-80GB (79.35 GiB
 //   usable): M(256) = 1.01 x (25.6e6 x 14 + 256 k) = 11,597,040,680.96 B <= half the capacity
-//   (83,837,359,063.04 B / 2 = 41,918,679,531.52 B); two of them fit on one GPU.
+//   (83,837,761,617.92 B / 2 = 41,918,880,808.96 B); two of them fit on one GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,8 +52,8 @@ TestSim ModelSim(const std::string& cluster_json, std::vector<Job> jobs, const s
 TEST(Cosched, StartsAJobWhoseUserBatchDoesNotFitWithABatchThatFitsWhereFcfsRunsOutOfMemory) {
   // One V100-16GB, BERT-large (sequence 128, mixed precision + Adam; docs/models.md). By hand:
   // state 340e6 x 18 B x 1.01 = 6,181,200,000 B; activations 154,511,078.4 B per sample x 1.01 =
-  // 156,056,189.184 B; capacity (15.78 usable - 1.27 runtime) GiB = 15,579,934,064.64 B; B_max =
-  // floor(9,398,734,064.64 / 156,056,189.184) = floor(60.2) = 60.
+  // 156,056,189.184 B; capacity (15.78 usable - 1.27 runtime) GiB = 15,579,993,866.24 B; B_max =
+  // floor(9,398,793,866.24 / 156,056,189.184) = floor(60.2) = 60.
   // fcfs starts it at the user's 128 at t=0: out of memory after the 120 s start-up, again at 64
   // (> 60), and runs at 32 from t=240.
   // cosched picks the goodput-maximizing batch <= B_max. Goodput b / (c + b t_s) x phi / (phi + b)
@@ -74,7 +74,7 @@ TEST(Cosched, StartsAJobWhoseUserBatchDoesNotFitWithABatchThatFitsWhereFcfsRunsO
   EXPECT_EQ(cosched.ModelOf("bert").oom_failures, 0);
   EXPECT_EQ(cosched.ModelOf("bert").batch, 60);
   EXPECT_DOUBLE_EQ(run.first_start, 0);
-  // M(60) = 1.01 x (6.12e9 + 60 x 154,511,078.4) = 15,544,571,351.04 B <= 15,579,934,064.64 B.
+  // M(60) = 1.01 x (6.12e9 + 60 x 154,511,078.4) = 15,544,571,351.04 B <= 15,579,993,866.24 B.
   EXPECT_NEAR(cosched.ModelOf("bert").memory_per_gpu, 15544571351.04, 1e-2);
 }
 

@@ -148,7 +148,7 @@ TEST(Priority, MinSliceEndsWhereTheWakeUpIsSetEvenWhenTheDifferenceRoundsBelowIt
   // below 0.6: a slice measured as now - start would never end at the wake-up set for it, and
   // the policy would wake at the same moment forever. L (level 0, 4 GPUs, 10 s) starts at 0.3;
   // H (level 1, 4 GPUs, 1 s) arrives at 0.4 and preempts L when its slice ends, at 0.3 + 0.6.
-  ASSERT_LT((0.3 + 0.6) - 0.3, 0.6);
+  static_assert((0.3 + 0.6) - 0.3 < 0.6);
   TestSim sim = Sim(Nodes(1, 4), {MakeJob("L", 0.3, 4, 10, 0), MakeJob("H", 0.4, 4, 1, 1)},
                     {{"min_slice", "0.6"}});
   const Engine& engine = sim.Run();

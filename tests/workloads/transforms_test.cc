@@ -441,6 +441,13 @@ TEST(InflateTrace, AddsDrawnCopiesUntilTheNextWouldPassTheTarget) {
   const int64_t total = TotalMilli(trace);
   EXPECT_LE(total, 5200);
   EXPECT_GT(total, 5200 - 2000);
+  // The originals alone (3500) pass that lower bound; a target well above them needs copies:
+  // 3 x 4000 = 12000, the total above 10000, so at least ceil((10000 - 3500) / 2000) = 4 copies.
+  Trace big = ThreeJobTrace();
+  InflateTrace(&big, 3.0, 4000, 42);
+  EXPECT_LE(TotalMilli(big), 12000);
+  EXPECT_GT(TotalMilli(big), 12000 - 2000);
+  EXPECT_GE(big.jobs.size(), 3u + 4u);
   // The originals are all there once; the copies are numbered in draw order.
   std::map<std::string, int> originals;
   std::set<std::string> copies;
