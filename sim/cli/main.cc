@@ -138,6 +138,7 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
 int CommandRun(int argc, char** argv) {
   RunConfig config;
   std::string on_no_fit;
+  double inflate = 0;  // trace filter, set after MakeFilter (0 = off)
   FilterArgs filter_args;
   std::vector<std::string> params;
   std::string log_level = "warn";
@@ -166,7 +167,7 @@ int CommandRun(int argc, char** argv) {
       "only; arrival-only placement, docs/engine.md")(
       "no-departures", po::bool_switch(&config.engine.no_departures),
       "started jobs never finish (arrival-only placement); records the placement_curve table")(
-      "inflate", po::value(&config.filter.inflate),
+      "inflate", po::value(&inflate),
       "F: shuffle the jobs (run seed), add jobs drawn with replacement until they request F x "
       "the cluster's GPUs, one arrival a second (docs/workloads.md)")(
       "no-progress", "never draw the progress bar")(
@@ -178,13 +179,10 @@ int CommandRun(int argc, char** argv) {
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);
   for (const auto& p : params) config.params.AddAssignment(p);
-  {
-    const double inflate = config.filter.inflate;
-    config.filter = MakeFilter(filter_args);
-    config.filter.inflate = inflate;
-    if (vm.count("inflate") && !(inflate > 0)) {
-      throw InputError("--inflate: expected a factor > 0 (1.3 = 130 % of the cluster's GPUs)");
-    }
+  config.filter = MakeFilter(filter_args);
+  config.filter.inflate = inflate;
+  if (vm.count("inflate") && !(inflate > 0)) {
+    throw InputError("--inflate: expected a factor > 0 (1.3 = 130 % of the cluster's GPUs)");
   }
   if (on_no_fit != "wait" && on_no_fit != "skip") {
     throw InputError("--on-no-fit " + on_no_fit + ": expected wait or skip");
