@@ -58,7 +58,7 @@ class TopologyPlacement final : public Placement {
     bool found = false;
     auto consider = [&](int type, std::vector<int>& gpus) {
       std::sort(gpus.begin(), gpus.end());
-      Allocation candidate{type, gpus};
+      Allocation candidate{gpus, type};
       const Score score = Evaluate(request, candidate);
       if (!found || score > best_score ||
           (!(best_score > score) && candidate.gpus < out->gpus)) {

@@ -417,12 +417,6 @@ class RowBuilder {
   size_t base_;
 };
 
-// A job that ran and ended (its JCT is defined).
-bool Ended(JobState state) {
-  return state == JobState::kCompleted || state == JobState::kTimeout ||
-         state == JobState::kOomFailed;
-}
-
 // A job whose row can no longer change: ended, or rejected without running.
 bool IsFinal(JobState state) { return Ended(state) || state == JobState::kRejected; }
 
@@ -675,7 +669,8 @@ class RunStream {
       s.Own(17, reason);  // the engine's map of reasons changes as the run goes on
     }
     s.Bind(18, static_cast<int64_t>(run.preemptions));
-    s.Bind(19, static_cast<int64_t>(run.restarts));
+    const JobCosts& costs = engine_.costs(static_cast<JobId>(i));
+    s.Bind(19, static_cast<int64_t>(costs.restarts));
     const ModelRun& model = engine_.model_run(static_cast<JobId>(i));
     s.Bind(20, static_cast<int64_t>(model.oom_failures));
     s.BindOptional(21, job.batch_size, job.batch_size > 0);
@@ -692,8 +687,8 @@ class RunStream {
     } else {
       s.Bind(27, job.trace_status.str());
     }
-    s.Bind(28, run.checkpoint_seconds);
-    s.Bind(29, run.lost_gpu_seconds);
+    s.Bind(28, costs.checkpoint_seconds);
+    s.Bind(29, costs.lost_gpu_seconds);
     // Queued time exists for every job that reached the queue (not rejected, submitted before
     // the run stopped).
     const bool queued = run.state != JobState::kRejected &&
@@ -719,8 +714,8 @@ class RunStream {
     }
     s.BindOptional(38, job.cpu_milli / 1000.0, job.cpu_milli > 0);
     s.BindOptional(39, job.memory_mib / 1024.0, job.memory_mib > 0);
-    s.Bind(40, run.preemption_gpu_seconds);
-    s.Bind(41, run.borrowed_gpu_seconds);
+    s.Bind(40, costs.preemption_gpu_seconds);
+    s.Bind(41, costs.borrowed_gpu_seconds);
     const double promised = engine_.promised_start(static_cast<JobId>(i));
     s.BindOptional(42, promised, !std::isnan(promised));
   }
