@@ -497,8 +497,6 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     record.status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
     record.fingerprint = HexFingerprint(engine.fingerprint());
     outcome.run_id = writer->EndRun(record, outcome.summary);
-    writer->WriteAllocations(outcome.run_id, engine);
-    writer->WritePlacementCurve(outcome.run_id, engine);
     if (config.validate) writer->WriteValidation(outcome.run_id, outcome.validation);
     writer->Commit();
   }

@@ -767,9 +767,9 @@ int64_t SqliteWriter::InsertRunRow(const RunRecord& r) {
   Statement s(db_,
               "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
               "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
-              "runtime_model, seed, version, wall_seconds, events, passes, status, error, "
-              "fingerprint, timeseries_interval_seconds, preemption_cost_seconds, trace_filter, "
-              "faults, models) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              "runtime_model, seed, version, status, timeseries_interval_seconds, "
+              "preemption_cost_seconds, trace_filter, faults, models) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?)");
   const std::string now = NowUtc();
   s.Bind(1, now);
   s.Bind(2, r.trace_path);
@@ -784,32 +784,37 @@ int64_t SqliteWriter::InsertRunRow(const RunRecord& r) {
   s.Bind(11, r.runtime_model);
   s.Bind(12, r.seed);
   s.Bind(13, r.version);
-  s.Bind(14, r.wall_seconds);
-  s.Bind(15, static_cast<int64_t>(r.events));
-  s.Bind(16, static_cast<int64_t>(r.passes));
-  s.Bind(17, r.status);
-  if (r.error.empty()) {
-    s.BindNull(18);
-  } else {
-    s.Bind(18, r.error);
-  }
-  s.Bind(19, r.fingerprint);
-  s.Bind(20, r.timeseries_interval_seconds);
-  s.Bind(21, r.preemption_cost_seconds);
-  s.Bind(22, r.trace_filter);
-  s.Bind(23, r.faults);
-  s.Bind(24, r.models);
+  s.Bind(14, r.timeseries_interval_seconds);
+  s.Bind(15, r.preemption_cost_seconds);
+  s.Bind(16, r.trace_filter);
+  s.Bind(17, r.faults);
+  s.Bind(18, r.models);
   s.Step();
   return sqlite3_last_insert_rowid(db_);
 }
 
-int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
-                               const std::vector<SummaryRow>& summary) {
-  if (engine == nullptr) return InsertRunRow(r);
-  BeginRun(r, *engine);
-  WriteFinished(*engine, true);
-  const int64_t run_id = EndRun(r, summary);
-  WritePlacementCurve(run_id, *engine);
+void SqliteWriter::WriteOutcome(int64_t run_id, const RunRecord& r) {
+  Statement s(db_,
+              "UPDATE runs SET wall_seconds = ?, events = ?, passes = ?, status = ?, error = ?, "
+              "fingerprint = ? WHERE run_id = ?");
+  s.Bind(1, r.wall_seconds);
+  s.Bind(2, static_cast<int64_t>(r.events));
+  s.Bind(3, static_cast<int64_t>(r.passes));
+  s.Bind(4, r.status);
+  if (r.error.empty()) {
+    s.BindNull(5);
+  } else {
+    s.Bind(5, r.error);
+  }
+  s.Bind(6, r.fingerprint);
+  s.Bind(7, run_id);
+  s.Step();
+}
+
+int64_t SqliteWriter::WriteRunWithoutRows(const RunRecord& r) {
+  CHECK(!stream_, "SqliteWriter::WriteRunWithoutRows between BeginRun and EndRun");
+  const int64_t run_id = InsertRunRow(r);
+  WriteOutcome(run_id, r);
   return run_id;
 }
 
@@ -835,6 +840,7 @@ void SqliteWriter::WritePlacementCurve(int64_t run_id, const Engine& engine) {
 int64_t SqliteWriter::BeginRun(const RunRecord& record, const Engine& engine) {
   CHECK(!stream_, "SqliteWriter::BeginRun: a run is being written already");
   stream_run_id_ = InsertRunRow(record);
+  stream_engine_ = &engine;
   stream_ = std::make_unique<RunStream>(db_, stream_run_id_, record.bsld_threshold_seconds, engine);
   return stream_run_id_;
 }
@@ -851,25 +857,19 @@ int64_t SqliteWriter::EndRun(const RunRecord& r, const std::vector<SummaryRow>& 
   const std::unique_ptr<RunStream> stream = std::move(stream_);
   stream->Join();  // the connection is this thread's again; rethrows the writer's error
   {
-    Statement s(db_,
-                "UPDATE runs SET wall_seconds = ?, events = ?, passes = ?, status = ?, "
-                "fingerprint = ? WHERE run_id = ?");
-    s.Bind(1, r.wall_seconds);
-    s.Bind(2, static_cast<int64_t>(r.events));
-    s.Bind(3, static_cast<int64_t>(r.passes));
-    s.Bind(4, r.status);
-    s.Bind(5, r.fingerprint);
-    s.Bind(6, stream_run_id_);
-    s.Step();
+    Statement s(db_, "INSERT INTO summary VALUES (?,?,?,?)");
+    for (const SummaryRow& row : summary) {
+      s.Bind(1, stream_run_id_);
+      s.Bind(2, row.metric);
+      s.Bind(3, row.scope);
+      s.BindOptional(4, row.value, std::isfinite(row.value));
+      s.Step();
+    }
   }
-  Statement s(db_, "INSERT INTO summary VALUES (?,?,?,?)");
-  for (const SummaryRow& row : summary) {
-    s.Bind(1, stream_run_id_);
-    s.Bind(2, row.metric);
-    s.Bind(3, row.scope);
-    s.BindOptional(4, row.value, std::isfinite(row.value));
-    s.Step();
-  }
+  WriteAllocations(stream_run_id_, *stream_engine_);
+  WritePlacementCurve(stream_run_id_, *stream_engine_);
+  WriteOutcome(stream_run_id_, r);
+  stream_engine_ = nullptr;
   return stream_run_id_;
 }
 
