@@ -198,4 +198,5 @@ CLUSTERSIM_REGISTER_PLACEMENT(
       const int candidates = params.Int("candidates", 16);
       if (candidates < 1) throw clustersim::InputError("parameter candidates: expected >= 1");
       return std::make_unique<clustersim::TopologyPlacement>(env, candidates, params);
-    });
+    },
+    /*uses_topology=*/true);
