@@ -21,8 +21,6 @@ namespace clustersim {
 namespace {
 
 constexpr double kGib = 1073741824.0;
-// Ring step latency assumed inside one NVLink/PCIe domain (as the runtime model's ideal ring).
-constexpr double kIdealHopSeconds = 2e-6;
 
 std::string Count(double n) {
   char buffer[32];
@@ -175,14 +173,7 @@ int CommandAdvise(int argc, char** argv) {
   const MemoryBreakdown& mem = perf.memory();
   const double gpu_bytes = GpuMemoryBytes(gpu);
   const int64_t b_max = MaxBatch(mem, gpu_bytes);
-  DataParallelSetup dp;
-  dp.replicas = gpus / (tp * pp);
-  dp.ring_gbps = IdealRingGbps(gpu);
-  dp.hop_latency_seconds = kIdealHopSeconds;
-  dp.tp_ring_gbps = dp.ring_gbps;
-  dp.tp_hop_seconds = kIdealHopSeconds;
-  dp.pp_gbps = dp.ring_gbps;
-  dp.pp_latency_seconds = kIdealHopSeconds;
+  DataParallelSetup dp = IdealDataParallelSetup(gpu, gpus / (tp * pp));
   dp.comm_overlap = overlap;
 
   const Precision precision = EffectivePrecision(model, settings);

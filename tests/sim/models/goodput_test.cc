@@ -29,7 +29,7 @@ ModelCatalog TestCatalog(const std::string& overrides = "") {
     "efficiency":{"chips":{"volta":{"decoder":{"mixed":0.5}},"ampere":{"decoder":{"mixed":0.5}},
       "hopper":{"decoder":{"mixed":0.5}}},
     "layer_overhead_seconds":{"decoder":0},"step_time_cv":{"decoder":0},
-    "dp_overlap":0,"tp_overlap":0.5,"bucket_bytes":25e6,"activation_traffic":0,
+    "tp_overlap":0.5,"bucket_bytes":25e6,"activation_traffic":0,
     "attention_efficiency":1,"runtime_overhead_gib":1.27,"allocator_fragmentation":0.01,
     "frameworks":{"pytorch":{"softmax_bytes_mixed":4}})" +
                            overrides + "}}";
