@@ -1,10 +1,10 @@
 // Shared parsing for the trace readers of public formats (philly_csv.cc, helios.cc, acme.cc,
 // openb.cc, pai2020.cc, swf.cc, philly_json.cc): a buffered line reader that counts lines, the CSV
-// splitter of sim/util/csv.h (each field keeps its column), a header map by column name, typed field parsers and
-// wall-clock time parsing. Every failure is an InputError naming the file, the 1-based line and
-// column (character position of the field) and what was expected. Nothing here allocates per
-// line beyond the reused buffers, so a reader built on it streams with memory proportional to
-// the jobs it keeps.
+// splitter of sim/util/csv.h (each field keeps its column), a header map by column name, typed
+// field parsers and wall-clock time parsing. Every failure is an InputError naming the file, the
+// 1-based line and column (character position of the field) and what was expected. Nothing here
+// allocates per line beyond the reused buffers, so a reader built on it streams with memory
+// proportional to the jobs it keeps.
 #ifndef CLUSTERSIM_WORKLOADS_TRACE_CSV_H_
 #define CLUSTERSIM_WORKLOADS_TRACE_CSV_H_
 

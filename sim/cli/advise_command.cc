@@ -119,10 +119,10 @@ int CommandAdvise(int argc, char** argv) {
       "gradient noise scale, samples (default: geometric mean of the model's range)")(
       "overlap", po::value(&overlap),
       "largest fraction of the data-parallel all-reduce hidden behind the backward pass, 0..1 "
-      "(default: no cap; the buckets overlap the last backward pass, docs/models.md#goodput)")("storage-gbps",
-                                                 po::value(&storage_gbps)->default_value(2.0),
-                                                 "checkpoint storage bandwidth, GB/s")(
-      "models", po::value(&models_path), "model catalog JSON (default: built in)")(
+      "(default: no cap; the buckets overlap the last backward pass, docs/models.md#goodput)")(
+      "storage-gbps", po::value(&storage_gbps)->default_value(2.0),
+      "checkpoint storage bandwidth, GB/s")("models", po::value(&models_path),
+                                            "model catalog JSON (default: built in)")(
       "hardware", po::value(&hardware_path), "hardware catalog JSON (default: built in)");
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;

@@ -51,8 +51,7 @@ DataParallelSetup IdealDataParallelSetup(const GpuSpec& gpu, int replicas) {
 double ExposedBucketedSeconds(double comm_seconds, double window_seconds, double buckets) {
   CHECK(comm_seconds >= 0 && window_seconds >= 0 && buckets >= 1,
         "bucketed collective needs comm, window >= 0 and at least one bucket");
-  return std::max(comm_seconds / buckets,
-                  comm_seconds - window_seconds + window_seconds / buckets);
+  return std::max(comm_seconds / buckets, comm_seconds - window_seconds + window_seconds / buckets);
 }
 
 double StatisticalEfficiency(double noise_scale, double global_batch) {

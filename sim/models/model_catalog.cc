@@ -151,7 +151,8 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
       const auto& v = f["bucket_parameters"];
       const std::string at_key = where + ".bucket_parameters";
       if (!v.is_array() || v.size() != 2) {
-        throw JsonValueError(origin, at_key, "expected [minimum parameters, parameters per replica]");
+        throw JsonValueError(origin, at_key,
+                             "expected [minimum parameters, parameters per replica]");
       }
       fw.bucket_parameters = fraction(v[0], at_key + "[0]", 1e12);
       fw.bucket_parameters_per_replica = fraction(v[1], at_key + "[1]", 1e12);

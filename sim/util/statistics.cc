@@ -103,8 +103,8 @@ std::vector<double> Percentiles(std::vector<double>& values, const std::vector<d
       out.push_back(low);
       continue;
     }
-    const double high = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
-                                           values.end());
+    const double high =
+        *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1, values.end());
     out.push_back(low + (rank - lo) * (high - low));
   }
   return out;

@@ -179,8 +179,7 @@ TEST(Goodput, DataParallelAllReduceOverlapsOnlyTheLastBackwardPass) {
   dp.replicas = 8;
   dp.ring_gbps = 100;
   const double total = 2.0 * 7 / 8 * 4e8 / 100e9;
-  const double window1 =
-      (1 - 6.40169803776e11 / 3 / 6.48759738368e11) * 6.48759738368e11 / 156e12;
+  const double window1 = (1 - 6.40169803776e11 / 3 / 6.48759738368e11) * 6.48759738368e11 / 156e12;
   EXPECT_NEAR(window1, 2.79083e-3, 1e-8);
   // Micro-batch 1: communication dominates, T - W + W / 16 = 4.384e-3 s exposed.
   EXPECT_NEAR(t.Estimate(1, 1, dp, 1000).comm_seconds, total - window1 + window1 / 16, 1e-12);
@@ -207,9 +206,9 @@ TEST(Goodput, StackBucketsFollowTheStacksDefaults) {
   // 4e7 parameters x 4 B = 1.6e8 B, k = ceil(4e8 / 1.6e8) = 3, so at micro-batch 4 (window
   // longer than T) one third of T stays exposed; on 64 replicas 6.4e7 parameters, k = 2.
   // One with 64 MB buckets (Horovod's fusion buffer): k = ceil(4e8 / 6.4e7) = 7.
-  const ModelCatalog c = TestCatalog(
-      R"(,"frameworks":{"pytorch":{},"mcore":{"bucket_parameters":[4e7,1e6]},)"
-      R"("horovod":{"bucket_bytes":64e6}})");
+  const ModelCatalog c =
+      TestCatalog(R"(,"frameworks":{"pytorch":{},"mcore":{"bucket_parameters":[4e7,1e6]},)"
+                  R"("horovod":{"bucket_bytes":64e6}})");
   DataParallelSetup dp;
   dp.ring_gbps = 100;
   ThroughputOptions options;
