@@ -175,9 +175,10 @@ struct ModelEfficiency {
   // Share of the tensor-parallel communication hidden with communication overlap.
   double tp_overlap = 0.5;
   // Gradient bucket of the data-parallel all-reduce, bytes, for stacks without their own
-  // (Framework::bucket_bytes): PyTorch DistributedDataParallel's bucket_cap_mb, 25 MB (Li et
-  // al., "PyTorch Distributed: Experiences on Accelerating Data Parallel Training", VLDB 2020,
-  // §3.2.3 and §5). The overlap itself is not a parameter: buckets are all-reduced one after
+  // (Framework::bucket_bytes): PyTorch DistributedDataParallel's default bucket_cap_mb, 25 MB
+  // (torch.nn.parallel.DistributedDataParallel documentation; Li et al., "PyTorch Distributed:
+  // Experiences on Accelerating Data Parallel Training", VLDB 2020, §3.2.3 and §5, give the
+  // design and the measured effect of the bucket size). The overlap itself is not a parameter: buckets are all-reduced one after
   // another as the backward pass makes them ready (ThroughputModel::Estimate).
   double bucket_bytes = 25e6;
   // Memory outside the model's tensors: CUDA context, library handles and workspaces, NCCL
