@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "sim/cli/options.h"
-#include "sim/engine/runtime_model.h"
 #include "sim/hardware/hardware.h"
 #include "sim/models/goodput.h"
 #include "sim/models/memory_model.h"

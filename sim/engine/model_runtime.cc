@@ -5,7 +5,6 @@
 #include <map>
 #include <tuple>
 
-#include "sim/engine/runtime_model.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
