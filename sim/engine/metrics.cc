@@ -286,6 +286,15 @@ int Metrics::Change(const Allocation& allocation, const HostDemand& host, int si
     RefreshNode(node);
     if (fgd_) fgd_->NodeChanged(node, *resources_);
   }
+  if (allocation.gpus.empty() && allocation.node >= 0) {
+    // A CPU-only job: its host charge on its node, no GPU (docs/resources.md#cpu-only-jobs).
+    const HostCharge charge = HostChargeOn(cluster_.node(allocation.node), host, 0, 0, 0);
+    cpu_used_milli_ += sign * int64_t{charge.cpu_milli};
+    memory_used_mib_ += sign * int64_t{charge.memory_mib};
+    RefreshNode(allocation.node);
+    if (fgd_) fgd_->NodeChanged(allocation.node, *resources_);
+    nodes = 1;
+  }
   state_[q_index_ + 9] = cpu_used_milli_ / 1000.0;
   state_[q_index_ + 10] = memory_used_mib_ / 1024.0;
   if (share && !tree_live_) BuildMemoryTree();  // the first share: per-GPU memory from now on
