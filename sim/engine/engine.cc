@@ -140,7 +140,7 @@ void Engine::ResolveRequests() {
     if (policy_.WholeNodes(job)) {
       run.request.whole_nodes = true;
       active_placement_ = &whole_node_placement_;
-    } else if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
+    } else if (shares && job.IsShare()) {
       run.request.milli = job.gpu_milli;
     }
     run.work_left = job.duration;
@@ -261,10 +261,7 @@ void Engine::Run() {
         }
       }
       if (const Job& job = jobs[id]; records_curve && job.gpus > 0) {
-        // The job's own demand, whether or not the placement shares GPUs.
-        arrived_milli_ += job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < kMilliPerGpu
-                              ? job.gpu_milli
-                              : int64_t{job.gpus} * kMilliPerGpu;
+        arrived_milli_ += job.DemandMilli();
         if (runs_[id].state == JobState::kRejected) ++failed_gpu_jobs_;
       }
       if (options_.skip_no_fit) ObserveCurve();
