@@ -10,7 +10,9 @@
 //
 // With host limits (docs/resources.md) a node whose free CPUs or memory cannot take the job is no
 // candidate, and the measure counts CPUs as the paper does (sim/engine/fragmentation.h): the growth
-// includes the classes the job's CPUs leave short.
+// includes the classes the job's CPUs leave short. A CPU-only job (0 GPUs, a CPU or memory
+// demand; docs/resources.md#cpu-only-jobs) goes to the node whose fragmentation its CPUs grow
+// least, every node with room scored.
 //
 // The workload is PlacementEnv::workload (the trace's classes, built by `run`; `--param
 // fgd_classes=paper` gives the paper's, sim/engine/fragmentation.h); without it the request itself

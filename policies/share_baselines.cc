@@ -24,6 +24,11 @@
 //                   among those with enough free for a share (draws: std::mt19937_64 seeded with
 //                   the run's seed, by rejection).
 //
+// A CPU-only request (0 GPUs, a CPU or memory demand; docs/resources.md#cpu-only-jobs) is scored
+// on every node whose free CPUs and memory take it, as the artifact scores a pod without GPUs:
+// share-best-fit and dot-product by their formulas with 0 GPU milli asked, gpu-packing and
+// gpu-clustering 0 everywhere (the lowest node with room), random-fit a node drawn uniformly.
+//
 // GPU choice in the chosen node (the artifact's "best" GPU selection, for all but random-fit): a
 // share goes to the GPU with the least free milli that still fits (ties: lowest index); whole
 // GPUs are the lowest-index completely free ones. 128 cores and 8000 milli are the artifact's

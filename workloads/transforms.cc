@@ -174,7 +174,7 @@ std::string SanityReport::ToText() const {
 
 SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
   SanityItem larger{"jobs larger than the cluster (they will be rejected)", 0, {}};
-  SanityItem zero_gpus{"jobs requesting 0 GPUs (they will be rejected)", 0, {}};
+  SanityItem zero_gpus{"jobs requesting 0 GPUs (rejected unless placed as CPU-only jobs)", 0, {}};
   SanityItem zero_duration{"jobs of zero duration", 0, {}};
   SanityItem unsorted{"rows submitted earlier than a row above them (sorted before the run)", 0,
                       {}};
