@@ -123,7 +123,8 @@ class FragAware final : public Placement {
   // GPUs: every node whose free CPUs and memory take it is a candidate, its growth is the node's
   // fragmentation with the job's CPUs taken minus without (classes its CPUs leave short find the
   // node's idle GPUs fragmented), least growth (or highest sigmoid score) wins, ties to the
-  // lowest node index. O(nodes x classes x GPUs per node).
+  // lowest node index. O(nodes x classes x GPUs per node), up to the first node where
+  // nothing grows.
   bool FindCpuOnly(const Resources& resources, const PlacementRequest& request,
                    Allocation* out) const {
     if (!resources.host_limited()) return false;
@@ -153,6 +154,9 @@ class FragAware final : public Placement {
         delta = NodeFragmentation(scratch_, classes, cpu) - before;
       }
       if (best.Beaten(delta, node, -1)) best.Take(delta, node, -1);
+      // Taking CPUs never shrinks the measure (a class short of CPUs counts all idle GPUs, more
+      // than those below its demand): no growth is the best score, and later nodes only tie.
+      if (best.delta <= 0) break;
     }
     if (best.node < 0) return false;
     out->node = best.node;
