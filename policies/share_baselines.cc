@@ -174,7 +174,8 @@ class ShareBaseline final : public Placement {
       }
       NodeView view;
       view.node = node;
-      for (int i = 0; i < n.gpu_count; ++i) view.free_total += resources.free_milli(n.first_gpu + i);
+      for (int i = 0; i < n.gpu_count; ++i)
+        view.free_total += resources.free_milli(n.first_gpu + i);
       view.cpu_free = resources.free_cpu_milli(node);
       view.cpu_asked = HostChargeOn(n, request.host, 0, 0, 0).cpu_milli;
       views_.push_back(std::move(view));

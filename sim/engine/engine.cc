@@ -843,7 +843,8 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
     // A CPU-only job on one node (docs/resources.md#cpu-only-jobs).
     if (allocation.node < 0) fail("no GPUs");
     if (run.request.gpus > 0 || run.request.milli > 0) fail("no GPUs");
-    if (allocation.node >= cluster_.node_count()) fail("no node " + std::to_string(allocation.node));
+    if (allocation.node >= cluster_.node_count())
+      fail("no node " + std::to_string(allocation.node));
     if (allocation.gpu_type != cluster_.node(allocation.node).gpu_type) {
       fail("a GPU type other than its node's");
     }

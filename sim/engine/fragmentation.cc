@@ -23,8 +23,8 @@ struct Counted {
 // then smaller share, then smaller CPU demand): a job is (1, gpu_milli) when `fractional` and it
 // asks for a share (Job::IsShare), else (gpus, 0); its CPU demand counts when `with_cpu`. Jobs of
 // 0 GPUs count as (0, 0) classes when `cpu_only`, else not at all. `*jobs` gets the jobs counted.
-std::vector<Counted> CountClasses(const Trace& trace, bool fractional, bool with_cpu,
-                                  bool cpu_only, int64_t* jobs) {
+std::vector<Counted> CountClasses(const Trace& trace, bool fractional, bool with_cpu, bool cpu_only,
+                                  int64_t* jobs) {
   std::map<std::tuple<int, int, int32_t>, int64_t> counts;  // ordered: deterministic
   *jobs = 0;
   for (const Job& job : trace.jobs) {

@@ -45,9 +45,9 @@ struct Allocation {
   // Per-GPU micro-batch the job runs with; 0 = its current batch (JobRun::batch). Only an
   // elastic policy (Policy::Elastic) chooses it.
   int batch = 0;
-  // The node of a CPU-only job (no GPUs, a CPU or host-memory demand; docs/resources.md#cpu-only-jobs),
-  // which holds only its host charge there; -1 for a job holding GPUs. gpu_type is then the
-  // node's GPU type.
+  // The node of a CPU-only job (no GPUs, a CPU or host-memory demand;
+  // docs/resources.md#cpu-only-jobs), which holds only its host charge there; -1 for a job holding
+  // GPUs. gpu_type is then the node's GPU type.
   int node = -1;
   bool empty() const { return gpus.empty() && node < 0; }
 };

@@ -300,8 +300,9 @@ void Resources::ReleaseHostOn(int node, const HostDemand& demand) {
   free_cpu_milli_[node] += c.cpu_milli;
   free_memory_mib_[node] += c.memory_mib;
   const Node& info = cluster_->node(node);
-  CHECK(free_cpu_milli_[node] <= NodeCpuMilli(info) && free_memory_mib_[node] <= NodeMemoryMib(info),
-        "node " + std::to_string(node) + ": host charge released twice");
+  CHECK(
+      free_cpu_milli_[node] <= NodeCpuMilli(info) && free_memory_mib_[node] <= NodeMemoryMib(info),
+      "node " + std::to_string(node) + ": host charge released twice");
 }
 
 void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli) {

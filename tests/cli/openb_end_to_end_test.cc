@@ -93,10 +93,10 @@ TEST(OpenbEndToEnd, FgdArrivalOnlyRunsMatchThePublishedUnallocatedShare) {
   double sum = 0;
   const std::string best_fit_db = dir.File("best_fit.sqlite");
   for (const char* seed : {"42", "43", "44"}) {
-    CliResult best_fit = RunCli({"run", "--trace", kOpenb + "openb_pod_list_default.csv",
-                                 "--cluster", spec, "--runtime-model", "trace", "--placement",
-                                 "share-best-fit", "--on-no-fit", "skip", "--no-departures",
-                                 "--inflate", "1.3", "--seed", seed, "--out", best_fit_db});
+    CliResult best_fit =
+        RunCli({"run", "--trace", kOpenb + "openb_pod_list_default.csv", "--cluster", spec,
+                "--runtime-model", "trace", "--placement", "share-best-fit", "--on-no-fit", "skip",
+                "--no-departures", "--inflate", "1.3", "--seed", seed, "--out", best_fit_db});
     ASSERT_EQ(best_fit.exit_code, 0) << best_fit.err;
     CliResult run = RunCli({"run",
                             "--trace",
@@ -129,8 +129,9 @@ TEST(OpenbEndToEnd, FgdArrivalOnlyRunsMatchThePublishedUnallocatedShare) {
   for (const auto& row : rows) sum += 100 * std::stod(*row[0]);
   EXPECT_NEAR(sum / 3, 4.77, 0.5);
   double best_fit_sum = 0;
-  for (const auto& row : Database(best_fit_db).Query(
-           "SELECT unallocated_share FROM placement_curve WHERE percent = 100")) {
+  for (const auto& row :
+       Database(best_fit_db)
+           .Query("SELECT unallocated_share FROM placement_curve WHERE percent = 100")) {
     best_fit_sum += 100 * std::stod(*row[0]);
   }
   EXPECT_NEAR(best_fit_sum / 3, 7.14, 0.5);

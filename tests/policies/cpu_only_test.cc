@@ -38,8 +38,7 @@ Job WithCpus(Job job, double cpus) {
 // for B's 8 to come back at 51, [51, 71).
 TEST(CpuOnlyJobs, HoldTheirCpusOnOneNodeAndGiveThemBack) {
   std::vector<Job> jobs = {WithCpus(MakeJob("A", 0, 0, 100), 30),
-                           WithCpus(MakeJob("B", 1, 1, 50), 8),
-                           WithCpus(MakeJob("C", 2, 0, 10), 4),
+                           WithCpus(MakeJob("B", 1, 1, 50), 8), WithCpus(MakeJob("C", 2, 0, 10), 4),
                            WithCpus(MakeJob("D", 3, 0, 20), 30)};
   TestSim sim(kTwoNodes, jobs, "fcfs", "gpu-packing");
   Engine& engine = sim.Run();
@@ -106,8 +105,9 @@ TEST(CpuOnlyJobs, WhatCannotRunIsRejectedNamingWhy) {
     // No node declares CPUs: nothing tracks what it would hold; the reason GPU-only runs give.
     TestSim sim(testing::Nodes(2, 8), one, "fcfs", "gpu-packing");
     sim.Run();
-    EXPECT_EQ(sim.ReasonOf("X"), "requests 0 GPUs; no placement exists on this cluster (16 GPUs "
-                                 "of allowed types)");
+    EXPECT_EQ(sim.ReasonOf("X"),
+              "requests 0 GPUs; no placement exists on this cluster (16 GPUs "
+              "of allowed types)");
     testing::ExpectInterval(sim.Of("G"), 0, 10);
   }
 }
@@ -181,7 +181,9 @@ TEST_F(CpuOnlyPlacementTest, PackingAndClusteringTakeTheLowestNodeWithRoom) {
 TEST_F(CpuOnlyPlacementTest, FragAwareKeepsCpusWhereGpusNeedThem) {
   const std::vector<TaskClass> workload = {TaskClass{1, 0, 1.0, 40000}};
   EXPECT_EQ(Place("frag-aware", 64, 0, &workload), 2);
-  EXPECT_EQ(Place("frag-aware", 64, 0, &workload, Params(std::map<std::string, std::string>{{"score", "sigmoid"}})), 2);
+  EXPECT_EQ(Place("frag-aware", 64, 0, &workload,
+                  Params(std::map<std::string, std::string>{{"score", "sigmoid"}})),
+            2);
   // A CPU-only class alone finds every idle GPU fragmented whatever the CPUs: no growth
   // anywhere, the lowest node.
   EXPECT_EQ(Place("frag-aware", 64), 0);
