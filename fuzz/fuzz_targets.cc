@@ -317,12 +317,16 @@ void RunConfigTarget(std::string_view input) {
 
 // A whole simulation of a fuzzed native trace: the first byte picks the policy, the second the
 // placement, the runtime model and whether the run is model-aware (models and batches assigned,
-// memory, OOM retries, shares, model-sized checkpoints), the rest is the CSV (at most kMaxSimulatedJobs jobs are
-// kept, so one input stays fast). Run on the default heterogeneous preset (four GPU types) with
-// --check, so a broken engine invariant or an invalid policy decision (InternalError) is a
-// finding; an InputError (a job naming an unknown GPU type, a span the timeseries cannot hold)
-// is an expected outcome.
+// memory, OOM retries, shares, model-sized checkpoints), the rest is the CSV. One input stays fast:
+// at most kMaxSimulatedJobs jobs are kept, and the clock stops at kMaxSimulatedSeconds (as --until
+// does), because a round-based policy (gavel, cosched) fires a timer every round while a job runs,
+// and a fuzzed duration of 1e19 s would take the clock to the timeseries' limit (a million
+// intervals, 3e8 s) through 800,000 rounds, each checked with --check (tens of seconds under the
+// sanitizers). Run on the default heterogeneous preset (four GPU types) with --check, so a broken
+// engine invariant or an invalid policy decision (InternalError) is a finding; an InputError (a
+// job naming an unknown GPU type) is an expected outcome.
 constexpr size_t kMaxSimulatedJobs = 200;
+constexpr double kMaxSimulatedSeconds = 1e6;  // 11.6 days
 
 void SimulateTarget(std::string_view input) {
   if (input.size() < 2) return;
@@ -353,6 +357,7 @@ void SimulateTarget(std::string_view input) {
     EngineOptions options;
     options.check_invariants = true;
     options.record_allocations = true;  // --check then verifies the allocation log too
+    options.stop_time = kMaxSimulatedSeconds;
     std::unique_ptr<ModelRuntime> models;
     if (model_aware) {
       AssignModels(trace.jobs, second);
