@@ -308,7 +308,8 @@ void Metrics::ObserveQueue(const Resources& resources, const PlacementRequest* h
   state_[q_index_ + 1] = running_jobs;
   double stranded = 0;
   double i_frag = 0;
-  if (head != nullptr && resources.total_free() > 0) {
+  // A CPU-only head (0 GPUs) waits for CPUs, not GPUs: no GPU is stranded by its wait.
+  if (head != nullptr && head->gpus > 0 && resources.total_free() > 0) {
     // Stranded GPUs (docs/metrics.md#stranded-gpus): the head waits although its allowed types have
     // at least its demand idle; every idle GPU of those types is then idle because of
     // fragmentation.

@@ -53,6 +53,9 @@ TEST(CpuOnlyJobs, HoldTheirCpusOnOneNodeAndGiveThemBack) {
   const Metrics& m = engine.metrics();
   // GPUs: only B's one GPU for 50 s.
   EXPECT_DOUBLE_EQ(m.busy_gpu_seconds(), 50);
+  // D waits at the head over [3, 51) with 15 GPUs idle, but for CPUs: no GPU is stranded.
+  EXPECT_DOUBLE_EQ(m.stranded_gpu_seconds(), 0);
+  EXPECT_DOUBLE_EQ(m.i_frag_seconds(), 0);
   // CPU core-seconds: 30 x 100 + 8 x 50 + 4 x 10 + 30 x 20 = 4,040 over [0, 100] on 64 cores.
   EXPECT_DOUBLE_EQ(m.cpu_used_core_seconds(), 4040);
   const auto summary = ComputeSummary(engine);
