@@ -11,13 +11,16 @@
 namespace clustersim {
 namespace {
 
-// Event kinds as recorded in the fingerprint.
+// Event kinds as recorded in the fingerprint. A rejection is not an event of its own (it happens
+// in an arrival's or a pass's processing and is not counted in events()), but it is hashed, so
+// runs that reject different jobs have different fingerprints.
 enum EventKind : int {
   kKindFinish = 0,
   kKindFailure = 1,
   kKindArrival = 2,
   kKindTimer = 3,
-  kKindRepair = 4
+  kKindRepair = 4,
+  kKindReject = 5
 };
 
 // One step of the fingerprint: FNV-1a's xor-multiply applied to a whole 64-bit word, followed
@@ -187,6 +190,10 @@ void Engine::Push(double time, Rank rank, JobId job, uint32_t aux) {
 
 void Engine::Record(double time, int kind, JobId job) {
   ++events_;
+  Hash(time, kind, job);
+}
+
+void Engine::Hash(double time, int kind, JobId job) {
   uint64_t time_bits;
   std::memcpy(&time_bits, &time, sizeof time_bits);
   const uint64_t event =
@@ -558,6 +565,7 @@ void Engine::Reject(JobId id, std::string reason) {
   run.end_time = now_;
   reasons_[id] = std::move(reason);
   ++jobs_done_;
+  Hash(now_, kKindReject, id);
 }
 
 void Engine::Arrive(JobId id) {

@@ -24,7 +24,8 @@
 //   (Resources::EnableHostLimits); a job whose demand no node of an allowed type can take is
 //   rejected with a reason naming the dimension, and a start that does not fit the free CPUs or
 //   memory is a policy bug like one on busy GPUs.
-// - The fingerprint hashes (time, kind, job index) of every event processed, in order.
+// - The fingerprint hashes (time, kind, job index) of every event processed, in order, and of
+//   every rejection (which is not counted as an event).
 // - Promises (SchedulingContext::Promise): the first per job is kept. Plans hold while no job
 //   has run past its plan (requested wall time, else trace duration), no failure is injected
 //   and no start ran out of memory; with check_invariants, a policy that KeepsPromises() and
@@ -223,7 +224,10 @@ class Engine final : public SchedulingContext {
   // Why a job without GPUs cannot be held (docs/resources.md#cpu-only-jobs); "" if it can.
   std::string CpuOnlyRejection(JobId id) const;
   void Push(double time, Rank rank, JobId job, uint32_t aux);
+  // Counts an event and hashes it into the fingerprint.
   void Record(double time, int kind, JobId job);
+  // Hashes (time, kind, job) into the fingerprint without counting an event.
+  void Hash(double time, int kind, JobId job);
   void Arrive(JobId id);
   // Ends a job that was never started as rejected, now, with `reason` (jobs.reason).
   void Reject(JobId id, std::string reason);

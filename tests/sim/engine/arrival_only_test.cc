@@ -63,6 +63,26 @@ TEST(ArrivalOnly, SkipPlacesJobsArrivingTogetherOneByOne) {
   EXPECT_DOUBLE_EQ(sim.Of("y").first_start, 0);
 }
 
+TEST(ArrivalOnly, RunsThatRejectDifferentJobsHaveDifferentFingerprints) {
+  // Without departures the events are the three arrivals in both runs. On one node of 2 GPUs,
+  // "first" (2 GPUs, then 1, then 1) rejects its second and third jobs; "last" (1, 1, 2)
+  // rejects only its third. A fingerprint of the events alone would be equal.
+  auto run = [](int g0, int g1, int g2) {
+    TestSim sim(Nodes(1, 2), {MakeJob("p", 0, g0, 5), MakeJob("q", 1, g1, 5),
+                              MakeJob("r", 2, g2, 5)},
+                "fcfs", "first-fit", ArrivalOnly(true, true));
+    const Engine& engine = sim.Run();
+    EXPECT_EQ(engine.events_processed(), 3u);
+    return std::make_pair(engine.fingerprint(), sim.ReasonOf("q"));
+  };
+  const auto first = run(2, 1, 1);
+  const auto last = run(1, 1, 2);
+  EXPECT_EQ(first.second, "no fit");
+  EXPECT_EQ(last.second, "");
+  EXPECT_NE(first.first, last.first);
+  EXPECT_EQ(first.first, run(2, 1, 1).first);
+}
+
 TEST(ArrivalOnly, PlacementCurveHasOneRowPerPercentWithTheStateAfterTheArrival) {
   // One node of 4 GPUs (capacity 4000 milli). j0 1 GPU at 0 (arrived 25 %), j1 2 GPUs at 1
   // (75 %), j2 2 GPUs at 2 (125 %, no fit). The workload's classes: 1 GPU (weight 1/3), 2 GPUs
