@@ -131,7 +131,8 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
       ++rejected;
       continue;
     }
-    if (!job.user.empty()) user_gpu_seconds[job.user] += run.gpu_seconds;
+    // Fairness is over GPU-seconds: a CPU-only job (0 GPUs) holds none and brings no user in.
+    if (!job.user.empty() && job.gpus > 0) user_gpu_seconds[job.user] += run.gpu_seconds;
     started += run.first_start >= 0;
     const ModelRun& model = engine.model_run(static_cast<JobId>(i));
     oom_failures += model.oom_failures;
