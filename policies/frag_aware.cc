@@ -10,7 +10,9 @@
 //
 // With host limits (docs/resources.md) a node whose free CPUs or memory cannot take the job is no
 // candidate, and the measure counts CPUs as the paper does (sim/engine/fragmentation.h): the growth
-// includes the classes the job's CPUs leave short.
+// includes the classes the job's CPUs leave short. A CPU-only job (0 GPUs, a CPU or memory
+// demand; docs/resources.md#cpu-only-jobs) goes to the node whose fragmentation its CPUs grow
+// least, every node with room scored.
 //
 // The workload is PlacementEnv::workload (the trace's classes, built by `run`; `--param
 // fgd_classes=paper` gives the paper's, sim/engine/fragmentation.h); without it the request itself
@@ -85,9 +87,12 @@ class FragAware final : public Placement {
   }
 
   bool SharesGpus() const override { return true; }
+  bool PlacesCpuOnly() const override { return true; }
 
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
+    out->node = -1;
+    if (IsCpuOnly(request)) return FindCpuOnly(resources, request, out);
     return order_.Place(resources, request, out,
                         [&](const PlacementRequest& one, Allocation* found) {
                           return FindAnyType(resources, one, found);
@@ -112,6 +117,51 @@ class FragAware final : public Placement {
     }
     if (request.milli > 0) return FindShare(resources, request, classes, out);
     return FindWhole(resources, request, classes, out);
+  }
+
+  // A CPU-only request (docs/resources.md#cpu-only-jobs), as the artifact scores a pod without
+  // GPUs: every node whose free CPUs and memory take it is a candidate, its growth is the node's
+  // fragmentation with the job's CPUs taken minus without (classes its CPUs leave short find the
+  // node's idle GPUs fragmented), least growth (or highest sigmoid score) wins, ties to the
+  // lowest node index. O(nodes x classes x GPUs per node), up to the first node where
+  // nothing grows.
+  bool FindCpuOnly(const Resources& resources, const PlacementRequest& request,
+                   Allocation* out) const {
+    if (!resources.host_limited()) return false;
+    std::vector<TaskClass> own;
+    std::span<const TaskClass> classes;
+    if (workload_ != nullptr && !workload_->empty()) {
+      classes = *workload_;
+    } else {
+      own.push_back(TaskClass{0, 0, 1.0, request.host.cpu_milli});
+      classes = own;
+    }
+    const Cluster& cluster = resources.cluster();
+    Best best;
+    best.sigmoid = sigmoid_;
+    for (int node = 0; node < cluster.node_count(); ++node) {
+      const Node& n = cluster.node(node);
+      if (!request.AllowsType(n.gpu_type) || !resources.HostFitsCpuOnly(node, request.host)) {
+        continue;
+      }
+      NodeCpu cpu = CpuOf(resources, node);
+      double delta = 0;
+      if (cpu.limited()) {
+        scratch_.resize(n.gpu_count);
+        for (int i = 0; i < n.gpu_count; ++i) scratch_[i] = resources.free_milli(n.first_gpu + i);
+        const double before = NodeFragmentation(scratch_, classes, cpu);
+        cpu.free_milli -= HostChargeOn(n, request.host, 0, 0, 0).cpu_milli;
+        delta = NodeFragmentation(scratch_, classes, cpu) - before;
+      }
+      if (best.Beaten(delta, node, -1)) best.Take(delta, node, -1);
+      // Taking CPUs never shrinks the measure (a class short of CPUs counts all idle GPUs, more
+      // than those below its demand): no growth is the best score, and later nodes only tie.
+      if (best.delta <= 0) break;
+    }
+    if (best.node < 0) return false;
+    out->node = best.node;
+    out->gpu_type = cluster.node(best.node).gpu_type;
+    return true;
   }
 
   // The node's CPUs for the measure (not limited without host limits).

@@ -24,6 +24,11 @@
 //                   among those with enough free for a share (draws: std::mt19937_64 seeded with
 //                   the run's seed, by rejection).
 //
+// A CPU-only request (0 GPUs, a CPU or memory demand; docs/resources.md#cpu-only-jobs) is scored
+// on every node whose free CPUs and memory take it, as the artifact scores a pod without GPUs:
+// share-best-fit and dot-product by their formulas with 0 GPU milli asked, gpu-packing and
+// gpu-clustering 0 everywhere (the lowest node with room), random-fit a node drawn uniformly.
+//
 // GPU choice in the chosen node (the artifact's "best" GPU selection, for all but random-fit): a
 // share goes to the GPU with the least free milli that still fits (ties: lowest index); whole
 // GPUs are the lowest-index completely free ones. 128 cores and 8000 milli are the artifact's
@@ -74,12 +79,15 @@ class ShareBaseline final : public Placement {
   }
 
   bool SharesGpus() const override { return true; }
+  bool PlacesCpuOnly() const override { return true; }
 
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
     out->gpus.clear();
     out->gpu_type = -1;
     out->milli = 0;
+    out->node = -1;
+    if (IsCpuOnly(request)) return FindCpuOnly(resources, request, out);
     if (request.gpus <= 0) return false;
     const Cluster& cluster = resources.cluster();
     const bool share = request.milli > 0;
@@ -150,6 +158,45 @@ class ShareBaseline final : public Placement {
   }
 
  private:
+  // A CPU-only request (docs/resources.md#cpu-only-jobs): every node whose free CPUs and memory
+  // take its demand is feasible and scored as the artifact scores a pod without GPUs: best-fit
+  // and dot-product by their formulas with 0 GPU milli asked, gpu-packing and gpu-clustering 0
+  // everywhere (so the lowest node index), random-fit a feasible node drawn uniformly.
+  bool FindCpuOnly(const Resources& resources, const PlacementRequest& request,
+                   Allocation* out) const {
+    if (!resources.host_limited()) return false;
+    const Cluster& cluster = resources.cluster();
+    views_.clear();
+    for (int node = 0; node < cluster.node_count(); ++node) {
+      const Node& n = cluster.node(node);
+      if (!request.AllowsType(n.gpu_type) || !resources.HostFitsCpuOnly(node, request.host)) {
+        continue;
+      }
+      NodeView view;
+      view.node = node;
+      for (int i = 0; i < n.gpu_count; ++i)
+        view.free_total += resources.free_milli(n.first_gpu + i);
+      view.cpu_free = resources.free_cpu_milli(node);
+      view.cpu_asked = HostChargeOn(n, request.host, 0, 0, 0).cpu_milli;
+      views_.push_back(std::move(view));
+    }
+    if (views_.empty()) return false;
+    size_t chosen = 0;
+    if (rule_ == Rule::kRandom) {
+      chosen = Uniform(views_.size());
+    } else if (rule_ == Rule::kBestFit || rule_ == Rule::kDotProduct) {
+      scores_.assign(views_.size(), 0);
+      for (size_t k = 0; k < views_.size(); ++k) scores_[k] = Score(views_[k], request, 0);
+      if (rule_ == Rule::kBestFit) Normalize(&scores_);
+      for (size_t k = 1; k < views_.size(); ++k) {
+        if (scores_[k] > scores_[chosen]) chosen = k;  // ties keep the lower node index
+      }
+    }
+    out->node = views_[chosen].node;
+    out->gpu_type = cluster.node(out->node).gpu_type;
+    return true;
+  }
+
   int64_t Score(const NodeView& view, const PlacementRequest& request, int64_t asked) const {
     switch (rule_) {
       case Rule::kBestFit: {

@@ -9,9 +9,11 @@ list (`trace cluster-from --keep-order`, G2 -> A100-40GB, G3 -> V100-32GB; node 
 order, the artifact's tie-break), the workload inflated to 130 % of the GPU capacity and shuffled
 with each seed (`inflate`, seeds 42..51), pods placed one at a time as they arrive, a pod that
 fits nowhere skipped (`on_no_fit` skip), none departing (`no_departures`), pods' CPUs and memory
-enforced. Six placements: random-fit, dot-product, gpu-clustering, gpu-packing, share-best-fit,
-and frag-aware (FGD) with the artifact's integer score (`score=sigmoid`); FGD's measure with the
-paper's task classes (`fgd_classes=paper`: CPU-only pods included, top 95 %), docs/metrics.md#fgd.
+enforced, the CPU pods placed as CPU-only jobs on the GPU nodes
+(docs/resources.md#cpu-only-jobs). Six placements: random-fit, dot-product, gpu-clustering,
+gpu-packing, share-best-fit, and frag-aware (FGD) with the artifact's integer score
+(`score=sigmoid`); FGD's measure with the paper's task classes (`fgd_classes=paper`: CPU-only
+pods included, top 95 %), docs/metrics.md#fgd.
 The table: unallocated GPU capacity (% of the cluster's GPUs) once 100 % of
 it has arrived (`placement_curve`, results/README.md), mean and range over the seeds, next to the
 artifact's published values; then the paper's headline, FGD's unallocated GPUs relative to

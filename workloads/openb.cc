@@ -9,8 +9,9 @@
 //   Running pod is the end of the trace: its duration is censored there, and its trace_status
 //   "Running" records that;
 //   gpus = num_gpu; gpu_milli = gpu_milli when num_gpu == 1 and gpu_milli < 1000 (a share of one
-//   GPU); gpu_milli must be 0 for CPU pods (num_gpu 0, kept and rejected by the engine with a
-//   reason), 1..1000 for one GPU and 1000 for several;
+//   GPU); gpu_milli must be 0 for CPU pods (num_gpu 0: a CPU-only job,
+//   docs/resources.md#cpu-only-jobs, or rejected by the engine with a reason), 1..1000 for one
+//   GPU and 1000 for several;
 //   cpu_milli = cpu_milli; memory_mib = memory_mib (both the pod's host demands,
 //   docs/resources.md);
 //   recorded schedule: recorded_start = scheduled_time (absent for a pod never scheduled),

@@ -1,10 +1,10 @@
 // Shared parsing for the trace readers of public formats (philly_csv.cc, helios.cc, acme.cc,
-// openb.cc, pai2020.cc, swf.cc, philly_json.cc): a buffered line reader that counts lines, a CSV
-// splitter that keeps each field's column, a header map by column name, typed field parsers and
-// wall-clock time parsing. Every failure is an InputError naming the file, the 1-based line and
-// column (character position of the field) and what was expected. Nothing here allocates per
-// line beyond the reused buffers, so a reader built on it streams with memory proportional to
-// the jobs it keeps.
+// openb.cc, pai2020.cc, swf.cc, philly_json.cc): a buffered line reader that counts lines, the CSV
+// splitter of sim/util/csv.h (each field keeps its column), a header map by column name, typed
+// field parsers and wall-clock time parsing. Every failure is an InputError naming the file, the
+// 1-based line and column (character position of the field) and what was expected. Nothing here
+// allocates per line beyond the reused buffers, so a reader built on it streams with memory
+// proportional to the jobs it keeps.
 #ifndef CLUSTERSIM_WORKLOADS_TRACE_CSV_H_
 #define CLUSTERSIM_WORKLOADS_TRACE_CSV_H_
 
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/engine/job.h"
+#include "sim/util/csv.h"
 #include "sim/util/input_file.h"
 #include "workloads/job_sink.h"
 
@@ -56,26 +57,6 @@ class LineReader {
   bool at_end_ = false;
   std::string long_line_;  // a line longer than the buffer
   int64_t line_number_ = 0;
-};
-
-struct CsvField {
-  std::string_view text;  // unquoted, surrounding blanks removed
-  int column = 1;         // 1-based character position of the field in its line
-};
-
-// Splits CSV lines: fields separated by `separator`, optionally double-quoted ("" escapes a quote).
-class CsvSplitter {
- public:
-  explicit CsvSplitter(char separator = ',') : separator_(separator) {}
-  // Splits `line`; the fields stay valid until the next call. Throws InputError naming the
-  // column of an unterminated or malformed quoted field.
-  const std::vector<CsvField>& Split(std::string_view line, const std::string& path,
-                                     int64_t line_number);
-
- private:
-  char separator_;
-  std::vector<CsvField> fields_;
-  std::string unquoted_;
 };
 
 // Returns the fields of `line` split at commas without quote handling (for detectors).

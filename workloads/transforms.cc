@@ -101,16 +101,11 @@ std::map<std::string, std::string> ParseGpuMap(const std::string& text) {
   return out;
 }
 
-int64_t GpuDemandMilli(const Job& job) {
-  if (job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) return job.gpu_milli;
-  return int64_t{job.gpus} * 1000;
-}
-
 size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_t seed) {
   CHECK(factor > 0 && capacity_milli > 0, "InflateTrace: factor and capacity must be > 0");
   std::vector<Job>& jobs = trace->jobs;
   int64_t total = 0;
-  for (const Job& job : jobs) total += GpuDemandMilli(job);
+  for (const Job& job : jobs) total += job.DemandMilli();
   if (total <= 0) {
     throw InputError(trace->path, 0, 0, "--inflate: no job of the trace requests GPUs");
   }
@@ -120,7 +115,7 @@ size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_
     const size_t originals = jobs.size();
     for (int64_t k = 0;; ++k) {
       const Job& drawn = jobs[UniformBelow(rng, originals)];
-      const int64_t demand = GpuDemandMilli(drawn);
+      const int64_t demand = drawn.DemandMilli();
       if (static_cast<double>(total + demand) > target) break;
       Job copy = drawn;
       copy.id += "-inflated-" + std::to_string(k);
@@ -130,7 +125,7 @@ size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_
   } else {
     while (static_cast<double>(total) > target) {
       const size_t victim = UniformBelow(rng, jobs.size());
-      total -= GpuDemandMilli(jobs[victim]);
+      total -= jobs[victim].DemandMilli();
       jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(victim));
     }
   }
@@ -179,7 +174,7 @@ std::string SanityReport::ToText() const {
 
 SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
   SanityItem larger{"jobs larger than the cluster (they will be rejected)", 0, {}};
-  SanityItem zero_gpus{"jobs requesting 0 GPUs (they will be rejected)", 0, {}};
+  SanityItem zero_gpus{"jobs requesting 0 GPUs (rejected unless placed as CPU-only jobs)", 0, {}};
   SanityItem zero_duration{"jobs of zero duration", 0, {}};
   SanityItem unsorted{"rows submitted earlier than a row above them (sorted before the run)", 0,
                       {}};

@@ -34,9 +34,6 @@ FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace);
 // Throws InputError if no job requests GPUs. REQUIRES factor > 0, capacity_milli > 0.
 size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_t seed);
 
-// A job's GPU demand in thousandths of a GPU: gpu_milli for a share of one GPU, else gpus x 1000.
-int64_t GpuDemandMilli(const Job& job);
-
 // Parses the command-line forms: window "START:END" (either side may be empty), lists "a,b",
 // GPU map "OLD=NEW,OLD2=NEW2". Throw InputError naming the option.
 void ParseWindow(const std::string& text, TraceFilter* filter);

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "sim/cli/options.h"
-#include "sim/engine/runtime_model.h"
 #include "sim/hardware/hardware.h"
 #include "sim/models/goodput.h"
 #include "sim/models/memory_model.h"
@@ -21,8 +20,6 @@ namespace clustersim {
 namespace {
 
 constexpr double kGib = 1073741824.0;
-// Ring step latency assumed inside one NVLink/PCIe domain (as the runtime model's ideal ring).
-constexpr double kIdealHopSeconds = 2e-6;
 
 std::string Count(double n) {
   char buffer[32];
@@ -121,10 +118,10 @@ int CommandAdvise(int argc, char** argv) {
       "gradient noise scale, samples (default: geometric mean of the model's range)")(
       "overlap", po::value(&overlap),
       "largest fraction of the data-parallel all-reduce hidden behind the backward pass, 0..1 "
-      "(default: the catalog's measured value)")("storage-gbps",
-                                                 po::value(&storage_gbps)->default_value(2.0),
-                                                 "checkpoint storage bandwidth, GB/s")(
-      "models", po::value(&models_path), "model catalog JSON (default: built in)")(
+      "(default: no cap; the buckets overlap the last backward pass, docs/models.md#goodput)")(
+      "storage-gbps", po::value(&storage_gbps)->default_value(2.0),
+      "checkpoint storage bandwidth, GB/s")("models", po::value(&models_path),
+                                            "model catalog JSON (default: built in)")(
       "hardware", po::value(&hardware_path), "hardware catalog JSON (default: built in)");
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
@@ -175,14 +172,7 @@ int CommandAdvise(int argc, char** argv) {
   const MemoryBreakdown& mem = perf.memory();
   const double gpu_bytes = GpuMemoryBytes(gpu);
   const int64_t b_max = MaxBatch(mem, gpu_bytes);
-  DataParallelSetup dp;
-  dp.replicas = gpus / (tp * pp);
-  dp.ring_gbps = IdealRingGbps(gpu);
-  dp.hop_latency_seconds = kIdealHopSeconds;
-  dp.tp_ring_gbps = dp.ring_gbps;
-  dp.tp_hop_seconds = kIdealHopSeconds;
-  dp.pp_gbps = dp.ring_gbps;
-  dp.pp_latency_seconds = kIdealHopSeconds;
+  DataParallelSetup dp = IdealDataParallelSetup(gpu, gpus / (tp * pp));
   dp.comm_overlap = overlap;
 
   const Precision precision = EffectivePrecision(model, settings);

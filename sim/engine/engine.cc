@@ -143,7 +143,7 @@ void Engine::ResolveRequests() {
     if (policy_.WholeNodes(job)) {
       run.request.whole_nodes = true;
       active_placement_ = &whole_node_placement_;
-    } else if (shares && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) {
+    } else if (shares && job.IsShare()) {
       run.request.milli = job.gpu_milli;
     }
     run.work_left = job.duration;
@@ -268,10 +268,7 @@ void Engine::Run() {
         }
       }
       if (const Job& job = jobs[id]; records_curve && job.gpus > 0) {
-        // The job's own demand, whether or not the placement shares GPUs.
-        arrived_milli_ += job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < kMilliPerGpu
-                              ? job.gpu_milli
-                              : int64_t{job.gpus} * kMilliPerGpu;
+        arrived_milli_ += job.DemandMilli();
         if (runs_[id].state == JobState::kRejected) ++failed_gpu_jobs_;
       }
       if (options_.skip_no_fit) ObserveCurve();
@@ -554,6 +551,8 @@ void Engine::PlaceMemory(JobId id, int sign) {
 }
 
 double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
+  // A CPU-only job runs its trace duration: the runtime models describe GPU work.
+  if (allocation.gpus.empty()) return 1.0;
   double rate = runtime_.Rate(trace_.jobs[id], allocation);
   if (options_.models != nullptr) {
     const ModelRuntime& models = *options_.models;
@@ -597,6 +596,18 @@ void Engine::Arrive(JobId id) {
       return;
     }
   }
+  if (run.request.gpus <= 0 && run.request.milli <= 0) {
+    // A job without GPUs: placed on one node only if it is a CPU-only job the run can hold
+    // (docs/resources.md#cpu-only-jobs); otherwise rejected with the reason why not.
+    if (std::string why = CpuOnlyRejection(id); !why.empty()) {
+      Reject(id, std::move(why));
+      return;
+    }
+    run.state = JobState::kQueued;
+    QueueAppend(id);
+    policy_.OnArrival(*this, id);
+    return;
+  }
   const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
   const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask,
                                    host.cpu_milli, host.memory_mib, run.request.whole_nodes);
@@ -614,6 +625,44 @@ void Engine::Arrive(JobId id) {
   run.state = JobState::kQueued;
   QueueAppend(id);
   policy_.OnArrival(*this, id);
+}
+
+std::string Engine::CpuOnlyRejection(JobId id) const {
+  const JobRun& run = runs_[id];
+  const HostDemand& host = run.request.host;
+  // What the job would hold: its stated demands in the dimensions some node declares.
+  int32_t most_cpu = 0;
+  int32_t most_memory = 0;
+  bool holds = false;
+  for (const Node& node : cluster_.nodes()) {
+    if (!run.request.AllowsType(node.gpu_type)) continue;
+    most_cpu = std::max(most_cpu, NodeCpuMilli(node));
+    most_memory = std::max(most_memory, NodeMemoryMib(node));
+    holds = holds || !HostChargeOn(node, host, 0, 0, 0).empty();
+  }
+  // Without host limits nothing tracks what it would hold: the reason GPU-only runs have always
+  // given.
+  if (!resources_.host_limited() || !holds) return RejectionReason(id);
+  char demand[160];
+  std::snprintf(demand, sizeof demand, "requests 0 GPUs with %g CPUs and %g GiB of host memory",
+                host.cpu_milli / 1000.0, host.memory_mib / 1024.0);
+  if (!policy_.PlacesCpuOnlyJobs()) {
+    return std::string(demand) + "; policy " + policy_name_ +
+           " does not place CPU-only jobs (fcfs and sjf do)";
+  }
+  if (!placement().PlacesCpuOnly()) {
+    return std::string(demand) +
+           "; the run's placement does not place CPU-only jobs (docs/resources.md#cpu-only-jobs "
+           "lists those that do)";
+  }
+  PlacementRequest request = run.request;
+  request.whole_nodes = false;
+  Allocation scratch;
+  if (placement().Find(empty_resources_, request, &scratch)) return "";
+  char most[160];
+  std::snprintf(most, sizeof most, " (at most %g CPUs and %g GiB per node of an allowed type)",
+                most_cpu / 1000.0, most_memory / 1024.0);
+  return std::string(demand) + "; no node of this cluster can take it" + most;
 }
 
 std::string Engine::RejectionReason(JobId id) const {
@@ -718,6 +767,7 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
   run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
+  if (run.allocation.node >= 0) resources_.ReleaseHostOn(run.allocation.node, run.request.host);
   resources_.ReleaseHost(run.request.host, run.allocation.gpus, run.allocation.milli);
   if (run.allocation.milli > 0) {
     for (int g : run.allocation.gpus) resources_.ReleaseShare(g, run.allocation.milli);
@@ -748,6 +798,7 @@ void Engine::Finish(JobId id, bool walltime_kill) {
   run.end_time = now_;
   run.allocation.gpus.clear();
   run.allocation.gpus.shrink_to_fit();
+  run.allocation.node = -1;
   ++jobs_done_;
   policy_.OnCompletion(*this, id);
 }
@@ -804,7 +855,22 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
   auto fail = [&](const std::string& what) {
     PolicyBug(std::string(verb) + " job " + trace_.jobs[id].id + ": " + what);
   };
-  if (allocation.gpus.empty()) fail("no GPUs");
+  if (allocation.gpus.empty()) {
+    // A CPU-only job on one node (docs/resources.md#cpu-only-jobs).
+    if (allocation.node < 0) fail("no GPUs");
+    if (run.request.gpus > 0 || run.request.milli > 0) fail("no GPUs");
+    if (allocation.node >= cluster_.node_count())
+      fail("no node " + std::to_string(allocation.node));
+    if (allocation.gpu_type != cluster_.node(allocation.node).gpu_type) {
+      fail("a GPU type other than its node's");
+    }
+    if (!resources_.HostFitsCpuOnly(allocation.node, run.request.host)) {
+      fail("the free CPUs or host memory of node " + std::to_string(allocation.node) +
+           " cannot take it");
+    }
+    return;
+  }
+  if (run.request.gpus <= 0 && run.request.milli <= 0) fail("GPUs for a CPU-only job");
   if (allocation.milli < 0 || allocation.milli >= 1000) fail("a share outside 1..999");
   if (allocation.batch < 0 || (allocation.batch > 0 && !elastic_)) {
     fail("a batch chosen by a policy that is not elastic");
@@ -888,6 +954,8 @@ void Engine::Start(JobId id, Allocation allocation) {
   } else {
     resources_.Allocate(allocation.gpus);
   }
+  if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
+  if (allocation.node >= 0) resources_.AllocateHostOn(allocation.node, run.request.host);
   resources_.AllocateHost(run.request.host, allocation.gpus, allocation.milli);
   const int nodes = metrics_.OnAllocate(allocation, run.request.host);
   run.allocation = std::move(allocation);
@@ -929,6 +997,7 @@ void Engine::Preempt(JobId id) {
   costs_[id].preemption_gpu_seconds += HeldGpus(run.allocation) * PreemptionSeconds(id);
   StopRunning(id, IntervalEnd::kPreempt);
   run.allocation.gpus.clear();
+  run.allocation.node = -1;
   run.state = JobState::kQueued;
   ++run.preemptions;
   run.overhead_left += PreemptionSeconds(id);

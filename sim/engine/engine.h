@@ -232,6 +232,8 @@ class Engine final : public SchedulingContext {
   void ResolveRequests();
   // Why a job that fits no placement on the empty cluster is rejected.
   std::string RejectionReason(JobId id) const;
+  // Why a job without GPUs cannot be held (docs/resources.md#cpu-only-jobs); "" if it can.
+  std::string CpuOnlyRejection(JobId id) const;
   void Push(double time, Rank rank, JobId job, uint32_t aux);
   // Counts an event and hashes it into the fingerprint.
   void Record(double time, int kind, JobId job);

@@ -12,31 +12,45 @@
 
 namespace clustersim {
 
-std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes, bool fractional,
-                                       bool with_cpu) {
-  CHECK(max_classes >= 1, "WorkloadClasses: max_classes must be at least 1");
-  // (gpus, milli, cpu) -> jobs; ordered: deterministic
-  std::map<std::tuple<int, int, int32_t>, int64_t> counts;
-  int64_t jobs = 0;
+namespace {
+
+struct Counted {
+  TaskClass task;
+  int64_t count;
+};
+
+// The trace's jobs counted by (GPUs, share, CPU demand), most frequent first (ties: fewer GPUs,
+// then smaller share, then smaller CPU demand): a job is (1, gpu_milli) when `fractional` and it
+// asks for a share (Job::IsShare), else (gpus, 0); its CPU demand counts when `with_cpu`. Jobs of
+// 0 GPUs count as (0, 0) classes when `cpu_only`, else not at all. `*jobs` gets the jobs counted.
+std::vector<Counted> CountClasses(const Trace& trace, bool fractional, bool with_cpu, bool cpu_only,
+                                  int64_t* jobs) {
+  std::map<std::tuple<int, int, int32_t>, int64_t> counts;  // ordered: deterministic
+  *jobs = 0;
   for (const Job& job : trace.jobs) {
-    if (job.gpus <= 0) continue;
-    const bool share = fractional && job.gpu_milli > 0 && job.gpu_milli < kMilliPerGpu;
+    if (job.gpus <= 0 && !cpu_only) continue;
+    const bool share = fractional && job.IsShare();
     const int32_t cpu = with_cpu ? job.cpu_milli : 0;
-    ++counts[share ? std::tuple{1, job.gpu_milli, cpu} : std::tuple{job.gpus, 0, cpu}];
-    ++jobs;
+    ++counts[std::tuple{std::max(job.gpus, 0), share ? job.gpu_milli : 0, cpu}];
+    ++*jobs;
   }
-  if (jobs == 0) return {};
-  struct Counted {
-    TaskClass task;
-    int64_t count;
-  };
   std::vector<Counted> all;
   for (const auto& [key, count] : counts) {
     all.push_back({TaskClass{std::get<0>(key), std::get<1>(key), 0, std::get<2>(key)}, count});
   }
-  // Most frequent first; the map order (fewer GPUs, then smaller milli) breaks ties.
   std::stable_sort(all.begin(), all.end(),
                    [](const Counted& a, const Counted& b) { return a.count > b.count; });
+  return all;
+}
+
+}  // namespace
+
+std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes, bool fractional,
+                                       bool with_cpu) {
+  CHECK(max_classes >= 1, "WorkloadClasses: max_classes must be at least 1");
+  int64_t jobs = 0;
+  std::vector<Counted> all = CountClasses(trace, fractional, with_cpu, false, &jobs);
+  if (jobs == 0) return {};
   const size_t kept = std::min(all.size(), static_cast<size_t>(max_classes));
   for (size_t i = kept; i < all.size(); ++i) {
     const int64_t demand = all[i].task.TotalMilli();
@@ -79,32 +93,18 @@ std::vector<TaskClass> WorkloadClasses(const Trace& trace, int max_classes, bool
 }
 
 std::vector<TaskClass> PaperTaskClasses(const Trace& trace, bool fractional, bool with_cpu) {
-  std::map<std::tuple<int, int, int32_t>, int64_t> counts;  // (gpus, milli, cpu) -> jobs
   int64_t jobs = 0;
-  for (const Job& job : trace.jobs) {
-    const bool share =
-        fractional && job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < kMilliPerGpu;
-    const int32_t cpu = with_cpu ? job.cpu_milli : 0;
-    ++counts[std::tuple{std::max(job.gpus, 0), share ? job.gpu_milli : 0, cpu}];
-    ++jobs;
-  }
+  std::vector<Counted> all = CountClasses(trace, fractional, with_cpu, true, &jobs);
   if (jobs == 0) return {};
-  std::vector<std::pair<TaskClass, int64_t>> all;
-  for (const auto& [key, count] : counts) {
-    TaskClass task{std::get<0>(key), std::get<1>(key), 0, std::get<2>(key)};
-    task.single_node = true;
-    all.emplace_back(task, count);
-  }
-  std::stable_sort(all.begin(), all.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (Counted& c : all) c.task.single_node = true;
   // Kept until the classes cover >= 95 % of the jobs (integer test: 100 x covered >= 95 x jobs).
   int64_t covered = 0;
   size_t kept = 0;
-  while (kept < all.size() && covered * 100 < jobs * 95) covered += all[kept++].second;
+  while (kept < all.size() && covered * 100 < jobs * 95) covered += all[kept++].count;
   std::vector<TaskClass> out;
   for (size_t i = 0; i < kept; ++i) {
-    TaskClass task = all[i].first;
-    task.weight = static_cast<double>(all[i].second) / static_cast<double>(covered);
+    TaskClass task = all[i].task;
+    task.weight = static_cast<double>(all[i].count) / static_cast<double>(covered);
     out.push_back(task);
   }
   return out;

@@ -66,6 +66,12 @@ struct Job {
   uint32_t recorded_attempt_begin = 0;
   uint32_t recorded_attempt_count = 0;
 
+  // True if the job asks for a share of one GPU (gpus == 1, 0 < gpu_milli < 1000).
+  bool IsShare() const { return gpus == 1 && gpu_milli > 0 && gpu_milli < 1000; }
+  // Its GPU demand in thousandths of a GPU, whether or not the run shares GPUs: the share, else
+  // gpus x 1000 (0 for a CPU-only job).
+  int64_t DemandMilli() const { return IsShare() ? gpu_milli : int64_t{gpus} * 1000; }
+
   bool has_recorded_start() const { return !std::isnan(recorded_start); }
   bool has_recorded_end() const { return !std::isnan(recorded_end); }
   // The class as the trace names it (openb qos, an SWF queue), empty = none; `priority` holds

@@ -286,6 +286,15 @@ int Metrics::Change(const Allocation& allocation, const HostDemand& host, int si
     RefreshNode(node);
     if (fgd_) fgd_->NodeChanged(node, *resources_);
   }
+  if (allocation.gpus.empty() && allocation.node >= 0) {
+    // A CPU-only job: its host charge on its node, no GPU (docs/resources.md#cpu-only-jobs).
+    const HostCharge charge = HostChargeOn(cluster_.node(allocation.node), host, 0, 0, 0);
+    cpu_used_milli_ += sign * int64_t{charge.cpu_milli};
+    memory_used_mib_ += sign * int64_t{charge.memory_mib};
+    RefreshNode(allocation.node);
+    if (fgd_) fgd_->NodeChanged(allocation.node, *resources_);
+    nodes = 1;
+  }
   state_[q_index_ + 9] = cpu_used_milli_ / 1000.0;
   state_[q_index_ + 10] = memory_used_mib_ / 1024.0;
   if (share && !tree_live_) BuildMemoryTree();  // the first share: per-GPU memory from now on
@@ -299,7 +308,8 @@ void Metrics::ObserveQueue(const Resources& resources, const PlacementRequest* h
   state_[q_index_ + 1] = running_jobs;
   double stranded = 0;
   double i_frag = 0;
-  if (head != nullptr && resources.total_free() > 0) {
+  // A CPU-only head (0 GPUs) waits for CPUs, not GPUs: no GPU is stranded by its wait.
+  if (head != nullptr && head->gpus > 0 && resources.total_free() > 0) {
     // Stranded GPUs (docs/metrics.md#stranded-gpus): the head waits although its allowed types have
     // at least its demand idle; every idle GPU of those types is then idle because of
     // fragmentation.

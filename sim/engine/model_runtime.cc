@@ -5,16 +5,9 @@
 #include <map>
 #include <tuple>
 
-#include "sim/engine/runtime_model.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
-namespace {
-
-// Per ring step within one NVLink/PCIe domain, as the hardware runtime model's ideal ring.
-constexpr double kHopSeconds = 2e-6;
-
-}  // namespace
 
 ModelRuntime::ModelRuntime(const Trace& trace, const HardwareCatalog& hardware,
                            const ModelCatalog& models, ModelRuntimeOptions options)
@@ -26,8 +19,7 @@ ModelRuntime::ModelRuntime(const Trace& trace, const HardwareCatalog& hardware,
   const int types = static_cast<int>(hardware.gpus().size());
   for (int t = 0; t < types; ++t) {
     const GpuSpec& gpu = hardware.gpu(t);
-    capacity_.push_back(gpu.UsableMemoryGib() * 1073741824.0 -
-                        models.efficiency().runtime_overhead_bytes);
+    capacity_.push_back(AllocatableBytes(gpu, models.efficiency()));
   }
   // One entry per (model, precision, sequence length) present in the trace.
   std::map<std::tuple<const ModelSpec*, int, int>, int> index;
@@ -60,7 +52,6 @@ ModelRuntime::ModelRuntime(const Trace& trace, const HardwareCatalog& hardware,
               *spec, models.efficiency(), gpu, hardware, *per.layout, throughput_options);
           per.memory = MemoryPerGpu(*spec, models.efficiency(), *per.layout, gpu, memory_options);
         }
-        per.ring_gbps = IdealRingGbps(gpu);
       }
       it = index.emplace(key, static_cast<int>(models_.size())).first;
       models_.push_back(std::move(entry));
@@ -111,14 +102,8 @@ bool ModelRuntime::Fits(JobId id, int type, int batch) const {
 
 double ModelRuntime::Goodput(const ModelEntry& m, int type, int gpus, int batch) const {
   const PerType& per = m.types[type];
-  DataParallelSetup dp;
-  dp.replicas = std::max(1, gpus / per.layout->model_parallel_gpus());
-  dp.ring_gbps = per.ring_gbps;
-  dp.hop_latency_seconds = kHopSeconds;
-  dp.tp_ring_gbps = per.ring_gbps;
-  dp.tp_hop_seconds = kHopSeconds;
-  dp.pp_gbps = per.ring_gbps;
-  dp.pp_latency_seconds = kHopSeconds;
+  const DataParallelSetup dp = IdealDataParallelSetup(
+      hardware_.gpu(type), std::max(1, gpus / per.layout->model_parallel_gpus()));
   return per.throughput->Estimate(batch, 1, dp, m.spec->TypicalNoiseScale()).goodput;
 }
 

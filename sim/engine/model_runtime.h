@@ -100,7 +100,8 @@ class ModelRuntime {
   int min_gpus(JobId id, int type) const;
   // Per-GPU M(B), bytes, excluding the reserve. REQUIRES model(id) and layout(id, type).
   double MemoryBytes(JobId id, int type, int batch) const;
-  // Bytes of a GPU of `type` jobs may fill: usable memory - runtime overhead.
+  // Bytes of a GPU of `type` jobs may fill: usable memory - runtime overhead
+  // (AllocatableBytes of sim/models/memory_model.h).
   double CapacityBytes(int type) const;
   // Largest per-GPU batch that fits on `type` (0 if none).
   int MaxBatch(JobId id, int type) const;
@@ -122,7 +123,6 @@ class ModelRuntime {
     std::optional<ModelParallelism> layout;
     std::unique_ptr<ThroughputModel> throughput;
     MemoryBreakdown memory;
-    double ring_gbps = 0;
   };
   struct ModelEntry {
     const ModelSpec* spec;

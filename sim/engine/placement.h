@@ -46,7 +46,11 @@ struct Allocation {
   // Per-GPU micro-batch the job runs with; 0 = its current batch (JobRun::batch). Only an
   // elastic policy (Policy::Elastic) chooses it.
   int batch = 0;
-  bool empty() const { return gpus.empty(); }
+  // The node of a CPU-only job (no GPUs, a CPU or host-memory demand;
+  // docs/resources.md#cpu-only-jobs), which holds only its host charge there; -1 for a job holding
+  // GPUs. gpu_type is then the node's GPU type.
+  int node = -1;
+  bool empty() const { return gpus.empty() && node < 0; }
 };
 
 // What a strategy may consult besides the free state (all outlive the strategy).
@@ -81,7 +85,16 @@ class Placement {
   // are free, any of them (`pool`). Planning policies then count GPUs per type; otherwise they
   // plan per node (policies/conservative.cc).
   virtual bool IgnoresNodes() const { return false; }
+  // True if Find places CPU-only requests (gpus == 0 with a host demand, under host limits) on
+  // one node: `out` then has no GPUs and `node` set (docs/resources.md#cpu-only-jobs). Otherwise
+  // such a request never fits and the engine rejects the job with a reason.
+  virtual bool PlacesCpuOnly() const { return false; }
 };
+
+// Whether `request` is a CPU-only request (no GPUs, some host demand).
+inline bool IsCpuOnly(const PlacementRequest& request) {
+  return request.gpus <= 0 && request.milli <= 0 && !request.host.empty();
+}
 
 // Whole-node placement (docs/engine.md#whole-nodes): the first partition, in cluster order, of an
 // allowed type with ceil(request.gpus / G) completely free nodes; the lowest-index such nodes,
@@ -102,6 +115,7 @@ class WholeNodePlacement final : public Placement {
                                : inner_.Find(resources, request, out);
   }
   bool SharesGpus() const override { return inner_.SharesGpus(); }
+  bool PlacesCpuOnly() const override { return inner_.PlacesCpuOnly(); }
 
  private:
   const Placement& inner_;

@@ -27,6 +27,7 @@ int32_t ChargeOf(int32_t demand, int32_t capacity, int gpus_on_node, int allocat
     return static_cast<int32_t>((int64_t{demand} * gpus_on_node + allocation_gpus - 1) /
                                 allocation_gpus);
   }
+  if (node_gpus <= 0) return 0;  // a node without GPUs: only stated demands charge it
   if (milli > 0)
     return static_cast<int32_t>(int64_t{capacity} * milli / (1000 * int64_t{node_gpus}));
   return static_cast<int32_t>(int64_t{capacity} * gpus_on_node / node_gpus);
@@ -283,6 +284,25 @@ void Resources::ReleaseHost(const HostDemand& demand, std::span<const int> gpus,
               free_memory_mib_[node] <= NodeMemoryMib(info),
           "node " + std::to_string(node) + ": host charge released twice");
   });
+}
+
+void Resources::AllocateHostOn(int node, const HostDemand& demand) {
+  if (!host_limited()) return;
+  const HostCharge c = HostChargeOn(cluster_->node(node), demand, 0, 0, 0);
+  CHECK(HostFits(node, c), "node " + std::to_string(node) + ": host charge does not fit");
+  free_cpu_milli_[node] -= c.cpu_milli;
+  free_memory_mib_[node] -= c.memory_mib;
+}
+
+void Resources::ReleaseHostOn(int node, const HostDemand& demand) {
+  if (!host_limited()) return;
+  const HostCharge c = HostChargeOn(cluster_->node(node), demand, 0, 0, 0);
+  free_cpu_milli_[node] += c.cpu_milli;
+  free_memory_mib_[node] += c.memory_mib;
+  const Node& info = cluster_->node(node);
+  CHECK(
+      free_cpu_milli_[node] <= NodeCpuMilli(info) && free_memory_mib_[node] <= NodeMemoryMib(info),
+      "node " + std::to_string(node) + ": host charge released twice");
 }
 
 void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli) {

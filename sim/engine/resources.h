@@ -50,7 +50,8 @@ int32_t NodeMemoryMib(const Node& node);
 // a stated demand D (per dimension) is split over the nodes as
 // ceil(D x gpus_on_node / allocation_gpus); an unstated one (0) is the node's capacity x
 // gpus_on_node / its GPUs (x milli / 1000 for a share), rounded down. A dimension the node does
-// not declare is charged 0.
+// not declare is charged 0. A CPU-only job (both counts 0, milli 0) is charged D in full and 0
+// for an unstated dimension.
 HostCharge HostChargeOn(const Node& node, const HostDemand& demand, int gpus_on_node,
                         int allocation_gpus, int milli);
 
@@ -113,6 +114,15 @@ class Resources {
   // (CHECKed) for AllocateHost: every charge fits.
   void AllocateHost(const HostDemand& demand, std::span<const int> gpus, int milli);
   void ReleaseHost(const HostDemand& demand, std::span<const int> gpus, int milli);
+  // A CPU-only job (no GPUs; docs/resources.md#cpu-only-jobs) on `node`: its charge there is
+  // its stated demand in full (HostChargeOn with no GPUs; an unstated dimension charges 0).
+  // HostFitsCpuOnly is false when not host_limited() (nothing tracks what such a job holds).
+  // REQUIRES (CHECKed) for AllocateHostOn: the charge fits.
+  bool HostFitsCpuOnly(int node, const HostDemand& demand) const {
+    return host_limited() && HostFitsJob(node, demand, 0, 0);
+  }
+  void AllocateHostOn(int node, const HostDemand& demand);
+  void ReleaseHostOn(int node, const HostDemand& demand);
   // GPUs and host charges together: Allocate (or AllocateShare per GPU when milli > 0) +
   // AllocateHost, and the reverse. For policies planning on a copy whose plans the engine will
   // apply, so that two planned jobs never count the same CPUs.

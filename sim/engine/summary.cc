@@ -6,31 +6,6 @@
 
 namespace clustersim {
 
-double Percentile(std::vector<double>& values, double q) { return Percentiles(values, {q})[0]; }
-
-std::vector<double> Percentiles(std::vector<double>& values, const std::vector<double>& qs) {
-  std::vector<double> out;
-  // Invariant: every value before `from` is <= every value from `from` on, so the value of
-  // rank r >= from is the (r - from)-th smallest of values[from..].
-  size_t from = 0;
-  for (const double q : qs) {
-    const double rank = q * (values.size() - 1);
-    const size_t lo = static_cast<size_t>(std::floor(rank));
-    std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(from),
-                     values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
-    from = lo;
-    const double low = values[lo];
-    if (lo + 1 >= values.size()) {
-      out.push_back(low);
-      continue;
-    }
-    const double high = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
-                                           values.end());
-    out.push_back(low + (rank - lo) * (high - low));
-  }
-  return out;
-}
-
 double JainIndex(const std::vector<double>& values) {
   double sum = 0;
   double sum_sq = 0;
@@ -161,7 +136,8 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
       ++rejected;
       continue;
     }
-    if (!job.user.empty()) user_gpu_seconds[job.user] += run.gpu_seconds;
+    // Fairness is over GPU-seconds: a CPU-only job (0 GPUs) holds none and brings no user in.
+    if (!job.user.empty() && job.gpus > 0) user_gpu_seconds[job.user] += run.gpu_seconds;
     started += run.first_start >= 0;
     const ModelRun& model = engine.model_run(static_cast<JobId>(i));
     oom_failures += model.oom_failures;

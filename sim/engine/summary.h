@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/engine/engine.h"
+#include "sim/util/statistics.h"  // Percentile, Percentiles
 
 namespace clustersim {
 
@@ -16,14 +17,6 @@ struct SummaryRow {
   std::string scope;
   double value = 0;
 };
-
-// Percentile by linear interpolation between closest ranks (q in [0, 1]), found by selection
-// (no full sort); reorders `values`. REQUIRES non-empty values.
-double Percentile(std::vector<double>& values, double q);
-// Percentile(values, q) for each q of `qs` (ascending), the same values, with each selection made
-// among the values above the previous one's rank only (for the median, p95 and p99 about half the
-// work of three selections); reorders `values`. REQUIRES non-empty values, qs ascending in [0, 1].
-std::vector<double> Percentiles(std::vector<double>& values, const std::vector<double>& qs);
 
 // Jain's fairness index (sum x)^2 / (n sum x^2) over the values; 1 for an empty list.
 double JainIndex(const std::vector<double>& values);

@@ -142,7 +142,7 @@ const ValidationRow* ValidationReport::Find(const std::string& scope,
 }
 
 std::string SizeClass(const Job& job) {
-  if (job.gpus == 1 && job.gpu_milli > 0 && job.gpu_milli < 1000) return "<1";
+  if (job.IsShare()) return "<1";
   if (job.gpus <= 1) return std::to_string(job.gpus);
   if (job.gpus <= 4) return "2-4";
   if (job.gpus <= 8) return "5-8";

@@ -36,6 +36,24 @@ double ClassFraction(const ModelSpec& model, const ModelEfficiency& efficiency, 
 
 }  // namespace
 
+DataParallelSetup IdealDataParallelSetup(const GpuSpec& gpu, int replicas) {
+  DataParallelSetup dp;
+  dp.replicas = replicas;
+  dp.ring_gbps = IdealRingGbps(gpu);
+  dp.hop_latency_seconds = kIdealHopSeconds;
+  dp.tp_ring_gbps = dp.ring_gbps;
+  dp.tp_hop_seconds = kIdealHopSeconds;
+  dp.pp_gbps = dp.ring_gbps;
+  dp.pp_latency_seconds = kIdealHopSeconds;
+  return dp;
+}
+
+double ExposedBucketedSeconds(double comm_seconds, double window_seconds, double buckets) {
+  CHECK(comm_seconds >= 0 && window_seconds >= 0 && buckets >= 1,
+        "bucketed collective needs comm, window >= 0 and at least one bucket");
+  return std::max(comm_seconds / buckets, comm_seconds - window_seconds + window_seconds / buckets);
+}
+
 double StatisticalEfficiency(double noise_scale, double global_batch) {
   CHECK(noise_scale > 0 && global_batch >= 0, "noise scale must be > 0");
   return noise_scale / (noise_scale + global_batch);
@@ -68,6 +86,9 @@ ThroughputModel::ThroughputModel(const ModelSpec& model, const ModelEfficiency& 
                       attention * (1.0 / efficiency.attention_efficiency - 1.0);
   }
   model_flops_ = FlopsPerSample(model, options_.settings);
+  // The forward pass is a third of the model FLOPs (backward = 2 x forward, Kaplan et al. 2020);
+  // recomputation runs in the backward pass.
+  backward_share_ = 1.0 - model_flops_ / 3.0 / ExecutedFlopsPerSample(model, options_.settings);
   layer_overhead_ = MapOr(framework.layer_overhead_seconds, cls,
                           MapOr(efficiency.layer_overhead_seconds, cls, 0.0));
   step_time_cv_ = MapOr(efficiency.step_time_cv, cls, 0.0);
@@ -189,27 +210,32 @@ StepEstimate ThroughputModel::Estimate(int64_t micro_batch, int64_t accumulation
                         bandwidth_bytes_per_second_;
   if (dp.replicas >= 2) {
     // All-reduce of the gradients; with a distributed optimizer a reduce-scatter of them (half
-    // the traffic) and an all-gather of the 16-bit weights that overlaps the next forward pass.
+    // the traffic) and an all-gather of the 16-bit weights that overlaps the first forward pass.
+    const double parameters = model_->parameters / parallelism_.model_parallel_gpus();
     const double grad_bytes = options_.allreduce_bytes_per_parameter > 0
-                                  ? options_.allreduce_bytes_per_parameter * model_->parameters /
-                                        parallelism_.model_parallel_gpus()
+                                  ? options_.allreduce_bytes_per_parameter * parameters
                                   : memory_.gradients;
+    const Framework& framework = *options_.framework;
+    const double bucket_bytes =
+        framework.bucket_parameters > 0
+            ? std::max(framework.bucket_parameters,
+                       framework.bucket_parameters_per_replica * dp.replicas) *
+                  grad_bytes / parameters
+        : framework.bucket_bytes > 0 ? framework.bucket_bytes
+                                     : efficiency_->bucket_bytes;
+    const double buckets = std::max(1.0, std::ceil(grad_bytes / bucket_bytes));
     double total =
         RingAllReduceSeconds(dp.replicas, grad_bytes, dp.ring_gbps, dp.hop_latency_seconds);
-    double gather_exposed = 0;
+    if (options_.distributed_optimizer) total *= 0.5;
+    const double backward = options_.allreduce_after_backward ? 0.0 : backward_share_ * micro;
+    double exposed = ExposedBucketedSeconds(total, backward, buckets);
+    if (dp.comm_overlap >= 0) exposed = std::max(exposed, (1.0 - dp.comm_overlap) * total);
     if (options_.distributed_optimizer) {
-      total *= 0.5;
       const double gather = 0.5 * RingAllReduceSeconds(dp.replicas, memory_.weights, dp.ring_gbps,
                                                        dp.hop_latency_seconds);
-      gather_exposed = std::max(0.0, gather - micro / 3.0);
+      exposed += ExposedBucketedSeconds(gather, (1.0 - backward_share_) * micro, buckets);
     }
-    const double overlap = options_.allreduce_after_backward ? 0.0
-                           : dp.comm_overlap >= 0            ? dp.comm_overlap
-                                                             : efficiency_->dp_overlap;
-    const double window = 2.0 / 3.0 * micro;  // the backward pass of the last micro-batch
-    const double last_bucket = total * std::min(1.0, efficiency_->bucket_bytes / grad_bytes);
-    e.comm_seconds =
-        std::max(total - std::min(overlap * total, window), last_bucket) + gather_exposed;
+    e.comm_seconds = exposed;
   }
   e.step_seconds = e.compute_seconds + e.tp_comm_seconds + e.pp_comm_seconds + e.optimizer_seconds +
                    e.comm_seconds;

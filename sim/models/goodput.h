@@ -46,10 +46,21 @@
 //     optimizer state, write the weights), per GPU.
 //   all-reduce of the gradients G over the R replicas of one model-parallel rank (with a
 //     distributed optimizer a reduce-scatter, half the traffic, plus an all-gather of the 16-bit
-//     weights that overlaps the first third of a micro-batch), ring
-//     alpha-beta model: T = 2(R-1)/R x G / B_dp + 2(R-1) x hop latency; it overlaps the backward
-//     pass of the last micro-batch (2/3 of its compute) up to dp_overlap x T, and never its last
-//     bucket: exposed = max(T - min(dp_overlap T, 2/3 t_compute), T x min(1, bucket / G)).
+//     weights), ring alpha-beta model: T = 2(R-1)/R x G / B_dp + 2(R-1) x hop latency. It runs
+//     in k = ceil(G / bucket) buckets (the stack's, Framework::bucket_bytes) during the backward
+//     pass of the last micro-batch only (the earlier micro-batches accumulate locally: PyTorch
+//     DistributedDataParallel.no_sync, Li et al. VLDB 2020 §3.2.4; Megatron-Core's schedules run
+//     all but the last micro-batch under no_sync_func), a window of W = the backward share of
+//     t_micro (2/3 without recomputation, 3/4 with full recomputation). Buckets become ready
+//     evenly over W and are sent one after another, T / k each, so the last one ends at
+//     max_i (i W / k + (k - i + 1) T / k) and the exposed time is
+//       exposed = ExposedBucketedSeconds(T, W, k) = max(T / k, T - W + W / k):
+//     one bucket when the window hides the rest, T - W (1 - 1/k) when communication dominates
+//     (Li et al. 2020 §3.2.3 describe the overlap; the bucket sizes are the stacks' defaults).
+//     An all-reduce after the backward pass (`allreduce_after_backward`) has W = 0: all of T.
+//     The distributed optimizer's all-gather mirrors it over the forward pass of the first
+//     micro-batch (Megatron-Core --overlap-param-gather): ExposedBucketedSeconds(T_ag, t_micro - W,
+//     k). DataParallelSetup::comm_overlap, when set, caps the hidden share at that fraction of T.
 //   throughput = R x N x b / t_step samples/s; global batch M = R x N x b.
 // Statistical efficiency (McCandlish et al. 2018, "An Empirical Model of Large-Batch Training":
 // reaching a loss takes E = E_min (1 + M / phi) samples at batch M, phi the gradient noise scale):
@@ -78,14 +89,27 @@ struct DataParallelSetup {
   int replicas = 1;                // data-parallel degree (each replica is TP x PP GPUs)
   double ring_gbps = 0;            // data-parallel ring (ignored for 1 replica)
   double hop_latency_seconds = 0;  // per data-parallel ring step
-  // Fraction of the all-reduce that may hide behind the backward pass; < 0 = the catalog's
-  // ModelEfficiency::dp_overlap.
+  // At most this fraction of the data-parallel all-reduce may hide behind the backward pass
+  // (`clustersim advise --overlap`); < 0 = no cap beyond the bucket pipeline's.
   double comm_overlap = -1;
   double tp_ring_gbps = 0;    // tensor-parallel ring (ignored for TP 1)
   double tp_hop_seconds = 0;  // per tensor-parallel ring step
   double pp_gbps = 0;         // between consecutive pipeline stages (ignored for PP 1)
   double pp_latency_seconds = 0;
 };
+
+// Per ring step of an ideal NVLink / PCIe domain (the hardware runtime model's ideal ring).
+inline constexpr double kIdealHopSeconds = 2e-6;
+
+// The setup of `replicas` replicas whose data-parallel, tensor-parallel and pipeline rings all run
+// in one ideal domain of `gpu` (IdealRingGbps, kIdealHopSeconds): what `clustersim advise` and the
+// simulator's model runtime assume without a topology.
+DataParallelSetup IdealDataParallelSetup(const GpuSpec& gpu, int replicas);
+
+// Exposed seconds of a collective of `comm_seconds` sent in `buckets` equal buckets that become
+// ready evenly over a compute window of `window_seconds` and go one after another:
+// max(comm / k, comm - window + window / k). REQUIRES: comm, window >= 0, buckets >= 1.
+double ExposedBucketedSeconds(double comm_seconds, double window_seconds, double buckets);
 
 // Settings of a job beyond its model and layout.
 struct ThroughputOptions {
@@ -160,6 +184,7 @@ class ThroughputModel {
   double executed_flops_ = 0;  // per sample
   double model_flops_ = 0;     // per sample, no recomputation
   double layer_overhead_ = 0;  // tau, seconds
+  double backward_share_ = 0;  // share of a micro-batch's compute in its backward pass
   double step_time_cv_ = 0;
   double activation_bytes_ = 0;            // bytes per activation element (2 or 4)
   double traffic_seconds_per_sample_ = 0;  // memory-bound element-wise work of one sample

@@ -30,6 +30,10 @@ StateBytesPerParameter StateBytesFor(Precision precision, Optimizer optimizer) {
 
 double GpuMemoryBytes(const GpuSpec& gpu) { return gpu.memory_gib * 1073741824.0; }
 
+double AllocatableBytes(const GpuSpec& gpu, const ModelEfficiency& efficiency) {
+  return gpu.UsableMemoryGib() * 1073741824.0 - efficiency.runtime_overhead_bytes;
+}
+
 MemoryBreakdown MemoryPerGpu(const ModelSpec& model, const ModelEfficiency& efficiency,
                              const ModelParallelism& parallelism, const GpuSpec& gpu,
                              const MemoryOptions& options) {
@@ -58,7 +62,7 @@ MemoryBreakdown MemoryPerGpu(const ModelSpec& model, const ModelEfficiency& effi
   m.activation_per_sample = per_sample / parallelism.tensor;
   m.fragmentation = efficiency.allocator_fragmentation;
   m.runtime_overhead = efficiency.runtime_overhead_bytes;
-  m.reserved = GpuMemoryBytes(gpu) - gpu.UsableMemoryGib() * 1073741824.0 + m.runtime_overhead;
+  m.reserved = GpuMemoryBytes(gpu) - AllocatableBytes(gpu, efficiency);
   return m;
 }
 

@@ -101,6 +101,10 @@ MemoryBreakdown MemoryPerGpu(const ModelSpec& model, const ModelEfficiency& effi
 
 // Returns the GPU's memory in bytes (catalog GiB x 2^30).
 double GpuMemoryBytes(const GpuSpec& gpu);
+// Returns the bytes of `gpu` a job's tensors may fill: the usable memory (GpuSpec::
+// UsableMemoryGib, the driver's share taken) less the runtime overhead outside the allocator
+// (ModelEfficiency::runtime_overhead_bytes); GpuMemoryBytes - MemoryBreakdown::reserved.
+double AllocatableBytes(const GpuSpec& gpu, const ModelEfficiency& efficiency);
 
 // docs/models.md#maximum-batch: floor((gpu - static - reserved) / per_sample), or 0 when not even
 // one sample fits (also when gpu - static - reserved < 0). REQUIRES: per_sample_bytes > 0.

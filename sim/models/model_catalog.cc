@@ -56,7 +56,11 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
       (std::string(key) == "step_time_cv" ? out.step_time_cv : out.layer_overhead_seconds)[cls] = x;
     }
   }
-  out.dp_overlap = fraction(RequireMember(e, "dp_overlap", origin, at), at + ".dp_overlap", 1);
+  if (e.contains("dp_overlap")) {
+    throw JsonValueError(origin, at + ".dp_overlap",
+                         "no longer read: the data-parallel all-reduce overlaps the backward pass "
+                         "bucket by bucket (bucket_bytes; docs/models.md#goodput); remove it");
+  }
   out.tp_overlap = fraction(RequireMember(e, "tp_overlap", origin, at), at + ".tp_overlap", 1);
   out.bucket_bytes =
       fraction(RequireMember(e, "bucket_bytes", origin, at), at + ".bucket_bytes", 1e12);
@@ -139,6 +143,20 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
       if (fw.gradient_bytes_mixed != 2 && fw.gradient_bytes_mixed != 4) {
         throw JsonValueError(origin, where + ".gradient_bytes_mixed", "expected 2 or 4");
       }
+    }
+    if (f.contains("bucket_bytes")) {
+      fw.bucket_bytes = fraction(f["bucket_bytes"], where + ".bucket_bytes", 1e12);
+    }
+    if (f.contains("bucket_parameters")) {
+      const auto& v = f["bucket_parameters"];
+      const std::string at_key = where + ".bucket_parameters";
+      if (!v.is_array() || v.size() != 2) {
+        throw JsonValueError(origin, at_key,
+                             "expected [minimum parameters, parameters per replica]");
+      }
+      fw.bucket_parameters = fraction(v[0], at_key + "[0]", 1e12);
+      fw.bucket_parameters_per_replica = fraction(v[1], at_key + "[1]", 1e12);
+      if (fw.bucket_parameters <= 0) throw JsonValueError(origin, at_key + "[0]", "must be > 0");
     }
     if (f.contains("source")) fw.source = RequireString(f["source"], origin, where + ".source");
     out.frameworks[name] = std::move(fw);

@@ -133,6 +133,16 @@ struct Framework {
   // automatic mixed precision, Megatron-LM's main-gradient buffer), 2 for 16-bit model gradients
   // beside an FP32 master copy (NVIDIA apex amp O2).
   double gradient_bytes_mixed = 4;
+  // The data-parallel gradient buckets (sim/models/goodput.h, "exposed all-reduce"): a fixed
+  // size in bytes, or, when `bucket_parameters` > 0, max(bucket_parameters,
+  // bucket_parameters_per_replica x data-parallel replicas) parameters of gradients;
+  // bucket_bytes 0 = the catalog's ModelEfficiency::bucket_bytes. Horovod (the TensorFlow stacks)
+  // fuses up to 64 MB per all-reduce (HOROVOD_FUSION_THRESHOLD, horovod docs/tensor-fusion.rst;
+  // 128 MB from v0.21); Megatron-Core uses max(4e7, 1e6 x DP) parameters
+  // (megatron/core/distributed/distributed_data_parallel_config.py, bucket_size).
+  double bucket_bytes = 0;
+  double bucket_parameters = 0;
+  double bucket_parameters_per_replica = 0;
   std::string source;
 };
 
@@ -162,11 +172,14 @@ struct ModelEfficiency {
   // tensor in the forward pass and reads it in the backward pass, and the backward pass writes
   // and reads a gradient of each: 4.
   double activation_traffic = 4.0;
-  // Share of the data-parallel all-reduce that overlaps the backward pass of the last
-  // micro-batch, [0, 1]; tensor-parallel communication hidden with communication overlap.
-  double dp_overlap = 0.9;
+  // Share of the tensor-parallel communication hidden with communication overlap.
   double tp_overlap = 0.5;
-  // Gradient bucket of the all-reduce: the last bucket never overlaps, bytes.
+  // Gradient bucket of the data-parallel all-reduce, bytes, for stacks without their own
+  // (Framework::bucket_bytes): PyTorch DistributedDataParallel's default bucket_cap_mb, 25 MB
+  // (torch.nn.parallel.DistributedDataParallel documentation; Li et al., "PyTorch Distributed:
+  // Experiences on Accelerating Data Parallel Training", VLDB 2020, §3.2.3 and §5, give the
+  // design and the measured effect of the bucket size). The overlap itself is not a parameter: buckets are all-reduced one after
+  // another as the backward pass makes them ready (ThroughputModel::Estimate).
   double bucket_bytes = 25e6;
   // Memory outside the model's tensors: CUDA context, library handles and workspaces, NCCL
   // buffers (bytes), and the allocator's cached-but-unallocated share of the tensors.

@@ -11,7 +11,9 @@
 #include "sim/hardware/cluster.h"
 #include "sim/hardware/topology.h"
 #include "sim/models/validation_data.h"  // generated: kValidationThroughputCsv, kValidationMemoryCsv
+#include "sim/util/csv.h"
 #include "sim/util/error.h"
+#include "sim/util/statistics.h"
 
 namespace clustersim {
 namespace {
@@ -24,47 +26,23 @@ struct CsvRecord {
   int64_t line = 0;
 };
 
-// Splits RFC 4180 CSV (quoted fields may hold commas and doubled quotes; no newlines inside).
+// The records of a CSV text, split by the project's splitter (sim/util/csv.h); empty lines are
+// skipped.
 std::vector<CsvRecord> ParseCsv(const std::string& text, const std::string& origin) {
   std::vector<CsvRecord> out;
   std::istringstream in(text);
   std::string line;
   int64_t number = 0;
+  CsvSplitter splitter;
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     CsvRecord record;
     record.line = number;
-    size_t i = 0;
-    while (true) {
-      record.columns.push_back(static_cast<int>(i) + 1);
-      std::string field;
-      if (i < line.size() && line[i] == '"') {
-        ++i;
-        while (true) {
-          if (i >= line.size())
-            throw InputError(origin, number, static_cast<int>(i) + 1, "closing quote");
-          if (line[i] == '"') {
-            if (i + 1 < line.size() && line[i + 1] == '"') {
-              field += '"';
-              i += 2;
-              continue;
-            }
-            ++i;
-            break;
-          }
-          field += line[i++];
-        }
-        if (i < line.size() && line[i] != ',') {
-          throw InputError(origin, number, static_cast<int>(i) + 1, "',' after a quoted field");
-        }
-      } else {
-        while (i < line.size() && line[i] != ',') field += line[i++];
-      }
-      record.fields.push_back(field);
-      if (i >= line.size()) break;
-      ++i;  // the comma
+    for (const CsvField& f : splitter.Split(line, origin, number)) {
+      record.fields.emplace_back(f.text);
+      record.columns.push_back(f.column);
     }
     out.push_back(std::move(record));
   }
@@ -311,22 +289,6 @@ ThroughputResult Predict(const ThroughputRow& row, const ModelCatalog& models,
   return r;
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * (v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(v.size() - 1, lo + 1);
-  return v[lo] + (pos - lo) * (v[hi] - v[lo]);
-}
-
 bool IsReferenceStack(const std::string& framework) {
   return framework == "pytorch" || framework == "megatron" || framework == "megatron-core";
 }
@@ -489,8 +451,10 @@ ErrorSummary SummarizeAll(const std::vector<ThroughputResult>& results, const st
     abs_errors.push_back(std::fabs(r.error));
     sum += r.error;
   }
-  s.median_abs = Median(abs_errors);
-  s.p90_abs = Quantile(abs_errors, 0.9);
+  if (!abs_errors.empty()) {
+    s.median_abs = Median(abs_errors);
+    s.p90_abs = Percentile(abs_errors, 0.9);
+  }
   s.worst_abs = abs_errors.empty() ? 0 : *std::max_element(abs_errors.begin(), abs_errors.end());
   s.mean_signed = results.empty() ? 0 : sum / results.size();
   return s;

@@ -85,4 +85,31 @@ double Mean(const std::vector<double>& values) {
   return total / values.size();
 }
 
+double Percentile(std::vector<double>& values, double q) { return Percentiles(values, {q})[0]; }
+
+std::vector<double> Percentiles(std::vector<double>& values, const std::vector<double>& qs) {
+  std::vector<double> out;
+  // Invariant: every value before `from` is <= every value from `from` on, so the value of
+  // rank r >= from is the (r - from)-th smallest of values[from..].
+  size_t from = 0;
+  for (const double q : qs) {
+    const double rank = q * (values.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(rank));
+    std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(from),
+                     values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
+    from = lo;
+    const double low = values[lo];
+    if (lo + 1 >= values.size()) {
+      out.push_back(low);
+      continue;
+    }
+    const double high =
+        *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1, values.end());
+    out.push_back(low + (rank - lo) * (high - low));
+  }
+  return out;
+}
+
+double Median(std::vector<double> values) { return Percentile(values, 0.5); }
+
 }  // namespace clustersim

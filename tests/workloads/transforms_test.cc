@@ -428,7 +428,7 @@ Trace ThreeJobTrace() {
 
 int64_t TotalMilli(const Trace& trace) {
   int64_t total = 0;
-  for (const Job& job : trace.jobs) total += GpuDemandMilli(job);
+  for (const Job& job : trace.jobs) total += job.DemandMilli();
   return total;
 }
 

@@ -32,7 +32,7 @@ const char kToyCatalog[] = R"({"models": [
   "efficiency": {"chips": {"volta": {"cnn": {"mixed": 8e-4}}, "ampere": {"cnn": {"mixed": 3.2e-4}},
                            "hopper": {"cnn": {"mixed": 1.0e-4}}},
    "layer_overhead_seconds": {"cnn": 0.08}, "step_time_cv": {"cnn": 0},
-   "dp_overlap": 0, "tp_overlap": 0, "bucket_bytes": 25e6, "activation_traffic": 0,
+   "tp_overlap": 0, "bucket_bytes": 25e6, "activation_traffic": 0,
    "attention_efficiency": 1, "runtime_overhead_gib": 1.27, "allocator_fragmentation": 0.01,
    "frameworks": {"pytorch": {}}}})";
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "sim/hardware/collectives.h"
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
@@ -29,7 +30,7 @@ ModelCatalog TestCatalog(const std::string& overrides = "") {
     "efficiency":{"chips":{"volta":{"decoder":{"mixed":0.5}},"ampere":{"decoder":{"mixed":0.5}},
       "hopper":{"decoder":{"mixed":0.5}}},
     "layer_overhead_seconds":{"decoder":0},"step_time_cv":{"decoder":0},
-    "dp_overlap":0,"tp_overlap":0.5,"bucket_bytes":25e6,"activation_traffic":0,
+    "tp_overlap":0.5,"bucket_bytes":25e6,"activation_traffic":0,
     "attention_efficiency":1,"runtime_overhead_gib":1.27,"allocator_fragmentation":0.01,
     "frameworks":{"pytorch":{"softmax_bytes_mixed":4}})" +
                            overrides + "}}";
@@ -137,21 +138,60 @@ TEST(Goodput, PipelineBubbleIsPpMinusOneStageSlots) {
   EXPECT_NEAR(e.pp_comm_seconds, 7 * 2 * (2097152 / 300e9), 1e-15);
 }
 
+// The bucket pipeline simulated bucket by bucket: bucket i (1..k) is ready at i W / k and sent
+// after the previous one, taking T / k; returns when the last send ends, less W.
+double SimulatedBucketPipeline(double comm, double window, int buckets) {
+  double free_at = 0;
+  for (int i = 1; i <= buckets; ++i) {
+    free_at = std::max(free_at, i * window / buckets) + comm / buckets;
+  }
+  return free_at - window;
+}
+
+TEST(Goodput, BucketedAllReduceExposesOneBucketOrTheExcessOverTheWindow) {
+  // The closed form agrees with the pipeline simulated send by send.
+  for (int k : {1, 2, 3, 16, 80}) {
+    for (double comm : {0.0, 1e-3, 7e-3, 0.3}) {
+      for (double window : {0.0, 1e-3, 2.79e-3, 0.135}) {
+        EXPECT_NEAR(ExposedBucketedSeconds(comm, window, k),
+                    SimulatedBucketPipeline(comm, window, k), 1e-15)
+            << k << " " << comm << " " << window;
+      }
+    }
+  }
+  // By hand: T = 8 ms in 4 buckets; a window of 20 ms hides all but the last bucket (2 ms); a
+  // window of 4 ms hides 4 x (1 - 1/4) = 3 ms of it (5 ms exposed); no window exposes all 8 ms.
+  EXPECT_DOUBLE_EQ(ExposedBucketedSeconds(8e-3, 20e-3, 4), 2e-3);
+  EXPECT_DOUBLE_EQ(ExposedBucketedSeconds(8e-3, 4e-3, 4), 5e-3);
+  EXPECT_DOUBLE_EQ(ExposedBucketedSeconds(8e-3, 0, 4), 8e-3);
+}
+
 TEST(Goodput, DataParallelAllReduceOverlapsOnlyTheLastBackwardPass) {
   // 8 replicas, ring 100 GB/s, no latency: T = 2 x 7/8 x 4e8 B (FP32 gradients) / 100e9 =
-  // 7e-3 s. With dp_overlap 0.9 it may hide 6.3e-3 s but only the last micro-batch's backward
-  // pass, 2/3 x t_micro, and never the last bucket (25e6 / 4e8 of T = 4.375e-4 s).
-  const ModelCatalog c = TestCatalog(R"(,"dp_overlap":0.9)");
+  // 7e-3 s in k = 4e8 / 25e6 = 16 buckets of 4.375e-4 s (PyTorch DDP's 25 MB).
+  // Window: the backward share of a micro-batch, 1 - forward / executed FLOPs = 1 -
+  // (6.40169803776e11 / 3) / 6.48759738368e11 = 0.671079 (selective recomputation), times
+  // t_micro = 6.48759738368e11 / 156e12 = 4.158716e-3 s per sample: W(1) = 2.79083e-3 s.
+  const ModelCatalog c = TestCatalog();
   const ThroughputModel t(c.Require("tiny-gpt"), c.efficiency(), Gpu("A100-80GB"),
                           HardwareCatalog::Default());
   DataParallelSetup dp;
   dp.replicas = 8;
   dp.ring_gbps = 100;
   const double total = 2.0 * 7 / 8 * 4e8 / 100e9;
-  const double micro1 = 6.48759738368e11 / 156e12;  // 4.1587e-3 s: window 2.7725e-3 s
-  EXPECT_NEAR(t.Estimate(1, 1, dp, 1000).comm_seconds, total - 2.0 / 3 * micro1, 1e-12);
-  // A micro-batch of 4 has a window of 1.109e-2 s > 0.9 T: 10% of T stays exposed.
-  EXPECT_NEAR(t.Estimate(4, 1, dp, 1000).comm_seconds, 0.1 * total, 1e-12);
+  const double window1 = (1 - 6.40169803776e11 / 3 / 6.48759738368e11) * 6.48759738368e11 / 156e12;
+  EXPECT_NEAR(window1, 2.79083e-3, 1e-8);
+  // Micro-batch 1: communication dominates, T - W + W / 16 = 4.384e-3 s exposed.
+  EXPECT_NEAR(t.Estimate(1, 1, dp, 1000).comm_seconds, total - window1 + window1 / 16, 1e-12);
+  // Three micro-batches: the first two accumulate locally (no_sync); the window is still the
+  // last one's backward pass.
+  EXPECT_NEAR(t.Estimate(1, 3, dp, 1000).comm_seconds, total - window1 + window1 / 16, 1e-12);
+  // Micro-batch 4: W = 1.116e-2 s > T, only the last bucket stays exposed.
+  EXPECT_NEAR(t.Estimate(4, 1, dp, 1000).comm_seconds, total / 16, 1e-12);
+  // advise --overlap 0.5: at most half of T hides.
+  DataParallelSetup capped = dp;
+  capped.comm_overlap = 0.5;
+  EXPECT_NEAR(t.Estimate(4, 1, capped, 1000).comm_seconds, total / 2, 1e-12);
   // After the backward pass (no overlap) in FP16: T at half the bytes, all exposed.
   ThroughputOptions post;
   post.allreduce_after_backward = true;
@@ -159,6 +199,36 @@ TEST(Goodput, DataParallelAllReduceOverlapsOnlyTheLastBackwardPass) {
   const ThroughputModel p(c.Require("tiny-gpt"), c.efficiency(), Gpu("A100-80GB"),
                           HardwareCatalog::Default(), {}, post);
   EXPECT_NEAR(p.Estimate(4, 1, dp, 1000).comm_seconds, total / 2, 1e-12);
+}
+
+TEST(Goodput, StackBucketsFollowTheStacksDefaults) {
+  // A stack with Megatron-Core's rule, max(4e7, 1e6 x DP) parameters per bucket: on 8 replicas
+  // 4e7 parameters x 4 B = 1.6e8 B, k = ceil(4e8 / 1.6e8) = 3, so at micro-batch 4 (window
+  // longer than T) one third of T stays exposed; on 64 replicas 6.4e7 parameters, k = 2.
+  // One with 64 MB buckets (Horovod's fusion buffer): k = ceil(4e8 / 6.4e7) = 7.
+  const ModelCatalog c =
+      TestCatalog(R"(,"frameworks":{"pytorch":{},"mcore":{"bucket_parameters":[4e7,1e6]},)"
+                  R"("horovod":{"bucket_bytes":64e6}})");
+  DataParallelSetup dp;
+  dp.ring_gbps = 100;
+  ThroughputOptions options;
+  options.framework = &c.efficiency().FrameworkNamed("mcore");
+  const ThroughputModel m(c.Require("tiny-gpt"), c.efficiency(), Gpu("A100-80GB"),
+                          HardwareCatalog::Default(), {}, options);
+  dp.replicas = 8;
+  EXPECT_NEAR(m.Estimate(4, 1, dp, 1000).comm_seconds, 2.0 * 7 / 8 * 4e8 / 100e9 / 3, 1e-12);
+  dp.replicas = 64;
+  EXPECT_NEAR(m.Estimate(8, 1, dp, 1000).comm_seconds, 2.0 * 63 / 64 * 4e8 / 100e9 / 2, 1e-12);
+  options.framework = &c.efficiency().FrameworkNamed("horovod");
+  const ThroughputModel h(c.Require("tiny-gpt"), c.efficiency(), Gpu("A100-80GB"),
+                          HardwareCatalog::Default(), {}, options);
+  dp.replicas = 8;
+  EXPECT_NEAR(h.Estimate(4, 1, dp, 1000).comm_seconds, 2.0 * 7 / 8 * 4e8 / 100e9 / 7, 1e-12);
+}
+
+TEST(Goodput, RemovedOverlapShareIsRejected) {
+  // The catalog no longer takes a fixed overlap share: naming one is an error, not ignored.
+  EXPECT_THROW(TestCatalog(R"(,"dp_overlap":0.9)"), InputError);
 }
 
 TEST(Goodput, SynchronizedGpusWaitForTheSlowest) {

@@ -50,19 +50,58 @@ TEST(ModelCatalog, TransformerActivationsFollowKorthikanti) {
   // 956,301,312 = 1,493,172,224 B.
   EXPECT_DOUBLE_EQ(TransformerActivationBytesPerSample(32, 4096, 32, 2048, Recomputation::kFull),
                    1493172224.0);
-  // Every catalog figure is the formula of its own fields and recipe at its default settings
-  // (reference stack): activations by element width, FLOPs 6 N s + 12 L s^2 h.
+  // Every transformer's catalog figure is the formula of its own fields and recipe at its
+  // default settings (reference stack): activations by element width, FLOPs 6 N s + 12 L s^2 h.
+  // The other models' figures are checked against their architectures below
+  // (CnnActivationsAreTheFeatureMapsOfTheArchitecture).
   const Framework& pytorch = ModelCatalog::Default().efficiency().FrameworkNamed("pytorch");
+  int transformers = 0;
   for (const ModelSpec& m : ModelCatalog::Default().models()) {
+    if (m.family != "transformer") continue;
+    ++transformers;
     EXPECT_NEAR(m.activation_bytes_per_sample, ActivationBytesPerSample(m, {}, pytorch),
                 1e-6 * m.activation_bytes_per_sample)
         << m.name;
-    if (m.family != "transformer") continue;
     const double s = m.sequence_length;
     EXPECT_NEAR(m.flops_per_sample, 6 * m.parameters * s + 12.0 * m.layers * s * s * m.hidden_size,
                 1e-9 * m.flops_per_sample)
         << m.name;
   }
+  EXPECT_GE(transformers, 5);
+}
+
+TEST(ModelCatalog, CnnActivationsAreTheFeatureMapsOfTheArchitecture) {
+  // Every model outside the transformer family is one whose figures are checked here.
+  for (const ModelSpec& m : ModelCatalog::Default().models()) {
+    if (m.family != "transformer") {
+      EXPECT_EQ(m.name, "ResNet-50");
+    }
+  }
+  // ResNet-50 v1.5 at 224 x 224 (He et al. 2016, Table 1): the output elements of every
+  // convolution and the max-pool, per stage (blocks x side^2 x (c + c + 4c)) and the four
+  // projection shortcuts (side^2 x 4c):
+  const double conv1 = 112.0 * 112 * 64, pool = 56.0 * 56 * 64;
+  const double stages = 3 * 56.0 * 56 * (64 + 64 + 256) + 4 * 28.0 * 28 * (128 + 128 + 512) +
+                        6 * 14.0 * 14 * (256 + 256 + 1024) + 3 * 7.0 * 7 * (512 + 512 + 2048);
+  const double shortcuts = 56.0 * 56 * 256 + 28.0 * 28 * 512 + 14.0 * 14 * 1024 + 7.0 * 7 * 2048;
+  const double elements = conv1 + pool + stages + shortcuts;
+  EXPECT_DOUBLE_EQ(elements, 10787840.0);
+  // Two FP16 tensors kept per output (for batch-norm's backward pass and its output; ReLU in
+  // place), plus the FP16 input image.
+  const ModelSpec& resnet = ModelCatalog::Default().Require("ResNet-50");
+  EXPECT_DOUBLE_EQ(resnet.activation_bytes_per_sample, 2 * 2 * elements + 224.0 * 224 * 3 * 2);
+  // 4.1 GMACs forward (NVIDIA's v1.5 figure) x 2 FLOPs x 3 (forward + backward).
+  EXPECT_DOUBLE_EQ(resnet.flops_per_sample, 4.1e9 * 2 * 3);
+  // Feature maps scale with the image area and double in FP32.
+  const Framework& pytorch = ModelCatalog::Default().efficiency().FrameworkNamed("pytorch");
+  JobSettings small;
+  small.sequence_length = 112;
+  EXPECT_DOUBLE_EQ(ActivationBytesPerSample(resnet, small, pytorch),
+                   resnet.activation_bytes_per_sample / 4);
+  JobSettings fp32;
+  fp32.precision = Precision::kFp32;
+  EXPECT_DOUBLE_EQ(ActivationBytesPerSample(resnet, fp32, pytorch),
+                   2 * resnet.activation_bytes_per_sample);
 }
 
 TEST(ModelCatalog, ActivationsSplitKorthikantisCountByElementWidth) {

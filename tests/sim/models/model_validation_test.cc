@@ -2,6 +2,12 @@
 // docs/model-validation.md). Expected values are the published figures themselves: the test fails
 // when a model change moves the predictions of rows that were never used for fitting away from
 // what was measured, or when B_max crosses a published out-of-memory boundary.
+//
+// The thresholds below are regression guards, not claims of accuracy: each is the current fit's
+// figure plus a margin of a few points, so that a change that makes agreement worse fails here.
+// They were set with the held-out errors in view (docs/model-validation.md, "Revisions made
+// after seeing held-out errors"); the accuracy claimed is the measured table in that document,
+// and the targets the issue set (10 % held-out median) are stated there as met or not.
 #include "sim/models/validation.h"
 
 #include <gtest/gtest.h>
@@ -58,13 +64,13 @@ TEST(ValidationData, CoversGpuTypesScalesAndModelFamiliesWithASourceForEveryRow)
 }
 
 TEST(ValidationData, HeldOutMedianErrorStaysUnderTwelvePercent) {
-  // Threshold: the same model, GPU, precision and per-GPU batch measured by two of NVIDIA's own
-  // stacks (the TensorFlow 1 and TensorFlow 2 BERT-large tables of DeepLearningExamples, and
-  // TensorFlow against PyTorch for ResNet-50) differ by 10-25 %, and two tables of one stack
-  // (PyTorch BERT on DGX-1 16 GB and 32 GB) by as much at sequence 512; a held-out median much
-  // below that spread is not to be expected. 12 % allows the current fit (10.2 %) a margin of two
-  // points while catching a regression of a few points on every row. docs/model-validation.md
-  // states the 10 % target is not yet met.
+  // Regression guard. Why a threshold near 10 % is the right scale: the same model, GPU, precision
+  // and per-GPU batch measured by two of NVIDIA's own stacks (the TensorFlow 1 and TensorFlow 2
+  // BERT-large tables of DeepLearningExamples, and TensorFlow against PyTorch for ResNet-50) differ
+  // by 10-25 %, and two tables of one stack (PyTorch BERT on DGX-1 16 GB and 32 GB) by as much at
+  // sequence 512; a held-out median much below that spread is not to be expected. 12 % allows the
+  // current fit (10.1 %) a margin of two points while catching a regression of a few points on
+  // every row. docs/model-validation.md states the 10 % target is not yet met.
   const ErrorSummary held = SummarizeAll(Split("heldout"), "heldout");
   EXPECT_GT(held.rows, 200);
   EXPECT_LT(held.median_abs, 0.12);
@@ -76,7 +82,8 @@ TEST(ValidationData, HeldOutMedianErrorStaysUnderTwelvePercent) {
 }
 
 TEST(ValidationData, HeldOutCnnAndDataParallelScalingRowsAreWithinTenPercentMedian) {
-  // ResNet-50 on NVIDIA's stacks: the rows with the least framework variation.
+  // Regression guard: ResNet-50 on NVIDIA's stacks, the rows with the least framework variation
+  // (current fit 6.2 % median).
   const auto resnet = Summarize(Split("heldout"), [](const ThroughputResult& r) {
     return r.row->model == "ResNet-50" && r.row->group.rfind("dle-", 0) == 0 ? "rn50" : "other";
   });
@@ -85,9 +92,9 @@ TEST(ValidationData, HeldOutCnnAndDataParallelScalingRowsAreWithinTenPercentMedi
 }
 
 TEST(ValidationData, LargeLanguageModelUtilizationOnA100IsWithinTwelvePercent) {
-  // Megatron-LM's A100 table (Narayanan et al. 2021, Table 1): 32 to 3072 GPUs. The target is
-  // 20 %; the fit gives at most 8.9 % (the largest configurations, whose larger GEMMs the
-  // arithmetic-intensity term credits only in part), and 12 % keeps that margin.
+  // Regression guard. Megatron-LM's A100 table (Narayanan et al. 2021, Table 1): 32 to 3072 GPUs.
+  // The target is 20 %; the fit gives at most 8.1 % (the largest configurations, whose larger
+  // GEMMs the arithmetic-intensity term credits only in part), and 12 % keeps that margin.
   int rows = 0;
   for (const auto& r : Split("heldout")) {
     if (r.row->model != "GPT" || r.row->gpu != "A100-80GB") continue;
@@ -98,10 +105,10 @@ TEST(ValidationData, LargeLanguageModelUtilizationOnA100IsWithinTwelvePercent) {
 }
 
 TEST(ValidationData, LargeLanguageModelUtilizationOnH100IsWithinFifteenPercentButOneRow) {
-  // Megatron-LM's H100 table, 96 to 6144 GPUs: the target is 20 %; every held-out row but T282 is
-  // within 13.2 % (15 % keeps a margin). T282 (TP 8, PP 1, 48 data-parallel replicas at 4
-  // micro-batches per step), where the model exposes 0.24 s of data-parallel gradient
-  // communication per step that the published figure hides, is 24 % low
+  // Regression guard. Megatron-LM's H100 table, 96 to 6144 GPUs: the target is 20 %; every
+  // held-out row but T282 is within 13.4 % (15 % keeps a margin). T282 (TP 8, PP 1, 48
+  // data-parallel replicas at 4 micro-batches per step), where the model exposes 0.25 s of
+  // data-parallel gradient communication per step that the published figure hides, is 24 % low
   // (docs/model-validation.md, known gaps). The test pins that row's gap.
   int rows = 0;
   for (const auto& r : Split("heldout")) {
@@ -130,10 +137,11 @@ TEST(ValidationData, EveryPublishedBatchFitsAndOutOfMemoryBoundariesHold) {
     EXPECT_GE(m.max_batch, m.row->fits) << m.row->id;
     if (!m.respected) {
       ++violated;
-      // The one known miss: TensorFlow 1 SQuAD fine-tuning in FP32 on a 16 GB V100 runs out of
-      // memory at 4 where the model allows 4 (TensorFlow 2's table runs 3 and fails at 6, which
-      // the model respects). It is one of the five FP32 brackets behind the two TensorFlow 1
-      // activation-memory factors, missed by one sample.
+      // Regression guard (the target is every bracket). The one known miss: TensorFlow 1 SQuAD
+      // fine-tuning in FP32 on a 16 GB V100 runs out of memory at 4 where the model allows 4
+      // (TensorFlow 2's table runs 3 and fails at 6, which the model respects). It is one of the
+      // five FP32 brackets behind the two TensorFlow 1 activation-memory factors, missed by one
+      // sample; docs/model-validation.md says why no principled term closes it.
       EXPECT_EQ(m.row->id, "M03");
     }
   }

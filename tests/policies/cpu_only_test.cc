@@ -1,0 +1,222 @@
+// CPU-only jobs (docs/resources.md#cpu-only-jobs): a job of 0 GPUs with a CPU demand holds its
+// CPUs on one node and gives them back when it ends; each FGD-paper placement chooses its node by
+// the artifact's score of a pod without GPUs; what cannot run is rejected naming why. Every
+// expected value is computed by hand in the comments.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "policies/registry.h"
+#include "sim/engine/fragmentation.h"
+#include "sim/engine/resources.h"
+#include "sim/engine/summary.h"
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::MakeJob;
+using testing::TestSim;
+
+// Two nodes of 8 A100s with 32 CPUs and 256 GiB each.
+constexpr const char* kTwoNodes =
+    R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
+    R"("host_memory_gib":256}]})";
+
+Job WithCpus(Job job, double cpus) {
+  job.cpu_milli = static_cast<int>(std::lround(cpus * 1000));
+  return job;
+}
+
+// fcfs + gpu-packing (a pod without GPUs scores 0 everywhere: the lowest node with room).
+// A (0 GPUs, 30 CPUs, 100 s) at 0: node 0, [0, 100).
+// B (1 GPU, 8 CPUs, 50 s) at 1: both nodes are completely free (packing 25 each), node 0 has
+// 2 CPUs left: node 1, [1, 51).
+// C (0 GPUs, 4 CPUs, 10 s) at 2: node 0 has 2 free, node 1 24: node 1, [2, 12).
+// D (0 GPUs, 30 CPUs, 20 s) at 3: node 0 has 2 free, node 1 20 (then 24 after C): it waits
+// for B's 8 to come back at 51, [51, 71).
+TEST(CpuOnlyJobs, HoldTheirCpusOnOneNodeAndGiveThemBack) {
+  std::vector<Job> jobs = {WithCpus(MakeJob("A", 0, 0, 100), 30),
+                           WithCpus(MakeJob("B", 1, 1, 50), 8), WithCpus(MakeJob("C", 2, 0, 10), 4),
+                           WithCpus(MakeJob("D", 3, 0, 20), 30)};
+  TestSim sim(kTwoNodes, jobs, "fcfs", "gpu-packing");
+  Engine& engine = sim.Run();
+  ASSERT_TRUE(engine.host_limited());
+  testing::ExpectInterval(sim.Of("A"), 0, 100);
+  testing::ExpectInterval(sim.Of("B"), 1, 51);
+  testing::ExpectInterval(sim.Of("C"), 2, 12);
+  testing::ExpectInterval(sim.Of("D"), 51, 71);
+  EXPECT_EQ(sim.Of("A").max_gpus, 0);
+  EXPECT_EQ(sim.Of("A").max_nodes, 1);
+  EXPECT_DOUBLE_EQ(sim.Of("A").gpu_seconds, 0);
+  const Metrics& m = engine.metrics();
+  // GPUs: only B's one GPU for 50 s.
+  EXPECT_DOUBLE_EQ(m.busy_gpu_seconds(), 50);
+  // D waits at the head over [3, 51) with 15 GPUs idle, but for CPUs: no GPU is stranded.
+  EXPECT_DOUBLE_EQ(m.stranded_gpu_seconds(), 0);
+  EXPECT_DOUBLE_EQ(m.i_frag_seconds(), 0);
+  // CPU core-seconds: 30 x 100 + 8 x 50 + 4 x 10 + 30 x 20 = 4,040 over [0, 100] on 64 cores.
+  EXPECT_DOUBLE_EQ(m.cpu_used_core_seconds(), 4040);
+  const auto summary = ComputeSummary(engine);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "cpu_utilization"), 4040.0 / (64 * 100));
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "gpu_utilization"), 50.0 / (16 * 100));
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jobs_completed"), 4);
+  // JCT counts every job: (100 + 50 + 10 + (71 - 3)) / 4 = 57.
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jct_seconds_mean"), 57);
+}
+
+// Fairness is over GPU-seconds: alice's CPU-only job brings no user in, so bob alone is fair (1).
+TEST(CpuOnlyJobs, AddNoUserToFairness) {
+  Job a = WithCpus(MakeJob("A", 0, 0, 100), 4);
+  a.user = Symbol("alice");
+  Job b = WithCpus(MakeJob("B", 0, 1, 100), 4);
+  b.user = Symbol("bob");
+  TestSim sim(kTwoNodes, {a, b}, "fcfs", "gpu-packing");
+  const auto summary = ComputeSummary(sim.Run());
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "users"), 1);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jain_index_users"), 1);
+}
+
+TEST(CpuOnlyJobs, WhatCannotRunIsRejectedNamingWhy) {
+  const std::vector<Job> one = {WithCpus(MakeJob("X", 0, 0, 10), 4),
+                                WithCpus(MakeJob("G", 0, 1, 10), 4)};
+  {
+    TestSim sim(kTwoNodes, one, "easy", "gpu-packing");
+    sim.Run();
+    EXPECT_EQ(sim.Of("X").state, JobState::kRejected);
+    EXPECT_EQ(sim.ReasonOf("X"),
+              "requests 0 GPUs with 4 CPUs and 0 GiB of host memory; policy easy does not place "
+              "CPU-only jobs (fcfs and sjf do)");
+  }
+  {
+    TestSim sim(kTwoNodes, one, "fcfs", "first-fit");
+    sim.Run();
+    EXPECT_EQ(sim.Of("X").state, JobState::kRejected);
+    EXPECT_NE(sim.ReasonOf("X").find("the run's placement does not place CPU-only jobs"),
+              std::string::npos)
+        << sim.ReasonOf("X");
+  }
+  {
+    TestSim sim(kTwoNodes, {WithCpus(MakeJob("X", 0, 0, 10), 40)}, "fcfs", "dot-product");
+    sim.Run();
+    EXPECT_EQ(sim.ReasonOf("X"),
+              "requests 0 GPUs with 40 CPUs and 0 GiB of host memory; no node of this cluster "
+              "can take it (at most 32 CPUs and 256 GiB per node of an allowed type)");
+  }
+  {
+    // No node declares CPUs: nothing tracks what it would hold; the reason GPU-only runs give.
+    TestSim sim(testing::Nodes(2, 8), one, "fcfs", "gpu-packing");
+    sim.Run();
+    EXPECT_EQ(sim.ReasonOf("X"),
+              "requests 0 GPUs; no placement exists on this cluster (16 GPUs "
+              "of allowed types)");
+    testing::ExpectInterval(sim.Of("G"), 0, 10);
+  }
+}
+
+// 3 nodes x 4 A100s with 128 CPUs each. Node 0: GPU 0 held with 32 CPUs (96,000 milli-cores and
+// 3,000 GPU milli free). Node 1: a CPU-only job holds 64 CPUs (64,000 free, 4,000 GPU milli).
+// Node 2: all free (128,000, 4,000).
+class CpuOnlyPlacementTest : public ::testing::Test {
+ protected:
+  CpuOnlyPlacementTest()
+      : cluster_(ClusterSpec::FromJsonText(
+                     R"({"nodes":[{"count":3,"gpu_type":"A100-80GB","gpus_per_node":4,)"
+                     R"("cpus":128,"host_memory_gib":512}]})",
+                     "c", HardwareCatalog::Default()),
+                 HardwareCatalog::Default()),
+        resources_(cluster_) {
+    resources_.EnableHostLimits();
+    resources_.AllocateJob(HostDemand{32000, 0}, std::vector<int>{0}, 0);
+    resources_.AllocateHostOn(1, HostDemand{64000, 0});
+  }
+
+  // The node `strategy` gives a CPU-only request of `cpus` cores; -1 if none.
+  int Place(const std::string& strategy, int cpus, int64_t seed = 0,
+            const std::vector<TaskClass>* workload = nullptr, Params params = Params()) {
+    PlacementEnv env{&cluster_, nullptr, nullptr, workload, nullptr, seed};
+    const auto placement = FindPlacement(strategy).make(env, params);
+    EXPECT_TRUE(placement->PlacesCpuOnly()) << strategy;
+    PlacementRequest request;
+    request.gpus = 0;
+    request.host = HostDemand{cpus * 1000, 0};
+    Allocation out;
+    if (!placement->Find(resources_, request, &out)) return -1;
+    EXPECT_TRUE(out.gpus.empty());
+    EXPECT_EQ(out.milli, 0);
+    EXPECT_EQ(out.gpu_type, cluster_.node(out.node).gpu_type);
+    return out.node;
+  }
+
+  Cluster cluster_;
+  Resources resources_;
+};
+
+// 64 CPUs. best-fit: int(100 (1 - 0.5 (CPU free - 64,000) / 128,000 - 0.5 GPU free / 8,000)):
+// node 0: 1 - 0.125 - 0.1875 -> 68; node 1: 1 - 0 - 0.25 -> 75; node 2: 1 - 0.25 - 0.25 -> 50.
+// Normalized over 50..75: 72, 100, 0: node 1.
+TEST_F(CpuOnlyPlacementTest, BestFitTakesTheNodeLeftWithLeast) {
+  EXPECT_EQ(Place("share-best-fit", 64), 1);
+}
+
+// dot-product: int(100 (1 - CPU free x 64,000 / 128,000^2 / 2)): node 0 1 - 0.1875 -> 81,
+// node 1 1 - 0.125 -> 87, node 2 1 - 0.25 -> 75: node 1.
+TEST_F(CpuOnlyPlacementTest, DotProductTakesTheNodeWithFewestFreeCpus) {
+  EXPECT_EQ(Place("dot-product", 64), 1);
+}
+
+// Packing and clustering score a pod without GPUs 0 everywhere: the lowest node with room. With
+// 100 CPUs only node 2 has room.
+TEST_F(CpuOnlyPlacementTest, PackingAndClusteringTakeTheLowestNodeWithRoom) {
+  EXPECT_EQ(Place("gpu-packing", 64), 0);
+  EXPECT_EQ(Place("gpu-clustering", 64), 0);
+  EXPECT_EQ(Place("gpu-packing", 100), 2);
+  EXPECT_EQ(Place("gpu-clustering", 100), 2);
+  EXPECT_EQ(Place("gpu-packing", 129), -1);
+}
+
+// The workload is one class of 1 GPU with 40 CPUs. Before: it fits everywhere (no GPU below its
+// demand): fragmentation 0. After 64 CPUs: node 0 keeps 32 < 40, all 3,000 idle milli
+// fragmented; node 1 keeps 0: 4,000; node 2 keeps 64 >= 40: 0. Least growth: node 2; with the
+// sigmoid score node 2 scores 50, the others int(100 sigmoid(-3)) = 4 and int(100 sigmoid(-4))
+// = 1.
+TEST_F(CpuOnlyPlacementTest, FragAwareKeepsCpusWhereGpusNeedThem) {
+  const std::vector<TaskClass> workload = {TaskClass{1, 0, 1.0, 40000}};
+  EXPECT_EQ(Place("frag-aware", 64, 0, &workload), 2);
+  EXPECT_EQ(Place("frag-aware", 64, 0, &workload,
+                  Params(std::map<std::string, std::string>{{"score", "sigmoid"}})),
+            2);
+  // A CPU-only class alone finds every idle GPU fragmented whatever the CPUs: no growth
+  // anywhere, the lowest node.
+  EXPECT_EQ(Place("frag-aware", 64), 0);
+}
+
+// random-fit draws among the nodes with room: over 60 seeds all three come up for 64 CPUs, only
+// node 2 for 100.
+TEST_F(CpuOnlyPlacementTest, RandomFitDrawsAmongNodesWithRoom) {
+  std::set<int> seen;
+  for (int64_t seed = 0; seed < 60; ++seed) {
+    seen.insert(Place("random-fit", 64, seed));
+    EXPECT_EQ(Place("random-fit", 100, seed), 2);
+  }
+  EXPECT_EQ(seen, (std::set<int>{0, 1, 2}));
+}
+
+// Without host limits no placement takes a CPU-only request (nothing would track it).
+TEST(CpuOnlyPlacement, NothingWithoutHostLimits) {
+  const Cluster cluster(ClusterSpec::FromJsonText(kTwoNodes, "c", HardwareCatalog::Default()),
+                        HardwareCatalog::Default());
+  const Resources resources(cluster);
+  PlacementRequest request;
+  request.host = HostDemand{4000, 0};
+  for (const char* name : {"frag-aware", "share-best-fit", "gpu-packing", "gpu-clustering",
+                           "dot-product", "random-fit"}) {
+    PlacementEnv env{&cluster, nullptr, nullptr};
+    Allocation out;
+    EXPECT_FALSE(FindPlacement(name).make(env, {})->Find(resources, request, &out)) << name;
+  }
+}
+
+}  // namespace
+}  // namespace clustersim
