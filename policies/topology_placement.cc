@@ -58,7 +58,7 @@ class TopologyPlacement final : public Placement {
     bool found = false;
     auto consider = [&](int type, std::vector<int>& gpus) {
       std::sort(gpus.begin(), gpus.end());
-      Allocation candidate{type, gpus};
+      Allocation candidate{gpus, type};
       const Score score = Evaluate(request, candidate);
       if (!found || score > best_score ||
           (!(best_score > score) && candidate.gpus < out->gpus)) {
@@ -198,4 +198,5 @@ CLUSTERSIM_REGISTER_PLACEMENT(
       const int candidates = params.Int("candidates", 16);
       if (candidates < 1) throw clustersim::InputError("parameter candidates: expected >= 1");
       return std::make_unique<clustersim::TopologyPlacement>(env, candidates, params);
-    });
+    },
+    /*uses_topology=*/true);

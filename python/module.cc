@@ -222,7 +222,6 @@ void BindContext(py::module_& m) {
       .def_readonly("gpu_seconds", &JobRun::gpu_seconds)
       .def_readonly("overhead_left", &JobRun::overhead_left)
       .def_readonly("preemptions", &JobRun::preemptions)
-      .def_readonly("restarts", &JobRun::restarts)
       .def_property_readonly("requested_gpus", [](const JobRun& r) { return r.request.gpus; })
       .def_property_readonly("allocation", [](const JobRun& r) { return r.allocation; });
 

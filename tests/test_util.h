@@ -100,6 +100,7 @@ class TestSim {
   Trace& trace() { return trace_; }
   // The run of the job whose trace id is `id`.
   const JobRun& Of(const std::string& id) const { return engine_->runs()[IndexOf(id)]; }
+  const JobCosts& CostsOf(const std::string& id) const { return engine_->costs(IndexOf(id)); }
   const ModelRun& ModelOf(const std::string& id) const { return engine_->model_run(IndexOf(id)); }
   const ModelRuntime* models() const { return models_.get(); }
   const std::string& ReasonOf(const std::string& id) const { return engine_->reason(IndexOf(id)); }

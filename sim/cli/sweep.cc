@@ -459,7 +459,7 @@ void RecordFailedRun(const RunConfig& config, const std::string& error) {
   record.trace_filter = config.filter.ToJson();
   record.models = config.models.ToJson(config.seed);
   SqliteWriter writer(config.out);
-  writer.WriteRun(record, nullptr, {});
+  writer.WriteRunWithoutRows(record);
   writer.Commit();
 }
 

@@ -375,9 +375,17 @@ void Engine::ObserveCurve() {
   }
 }
 
+std::vector<JobId> Engine::JobsWithCosts() const {
+  std::vector<JobId> ids;
+  ids.reserve(costs_.size());
+  for (const auto& entry : costs_) ids.push_back(entry.first);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 double Engine::lost_gpu_seconds() const {
   double total = 0;
-  for (const JobRun& run : runs_) total += run.lost_gpu_seconds;
+  for (const JobId id : JobsWithCosts()) total += costs_.at(id).lost_gpu_seconds;
   return total;
 }
 
@@ -455,7 +463,7 @@ void Engine::FailJob(JobId id) {
   StopRunning(id, IntervalEnd::kFailure);
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
-  ++run.restarts;
+  ++costs_[id].restarts;
   run.overhead_left = RestoreSeconds(id);  // restart from the checkpoint
   QueueInsertSorted(id);
   policy_.OnRequeue(*this, id);
@@ -732,7 +740,7 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   } else {
     const double overhead = std::min(ran, run.overhead_left);  // paid before any progress
     run.overhead_left -= overhead;
-    run.overhead_seconds += overhead;
+    if (overhead > 0) costs_[id].overhead_seconds += overhead;
     const double active = ran - overhead;
     double computed = active;
     double done = 0;   // checkpoints completed in this interval
@@ -744,14 +752,14 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
       done = std::floor(active / cycle);
       computed = done * f.checkpoint_interval_seconds +
                  std::min(active - done * cycle, f.checkpoint_interval_seconds);
-      run.checkpoint_seconds += active - computed;
+      if (active > computed) costs_[id].checkpoint_seconds += active - computed;
       checkpoint_gpu_seconds_ += (active - computed) * n;
     }
     const double saved = done > 0 ? done * f.checkpoint_interval_seconds : 0;  // what saves cover
     if (failed) {
       // Lost: everything after the last completed save (the whole interval if none completed).
       const double durable = done > 0 ? run.last_start + overhead + done * cycle : run.last_start;
-      run.lost_gpu_seconds += (now_ - durable) * n;
+      costs_[id].lost_gpu_seconds += (now_ - durable) * n;
     }
     run.work_left = std::max(0.0, run.work_left - (failed ? saved : computed) * run.rate);
   }
@@ -986,7 +994,7 @@ void Engine::Preempt(JobId id) {
     PolicyBug("preemption of a job that is not running");
   }
   JobRun& run = runs_[id];
-  run.preemption_gpu_seconds += HeldGpus(run.allocation) * PreemptionSeconds(id);
+  costs_[id].preemption_gpu_seconds += HeldGpus(run.allocation) * PreemptionSeconds(id);
   StopRunning(id, IntervalEnd::kPreempt);
   run.allocation.gpus.clear();
   run.allocation.node = -1;
@@ -1062,13 +1070,14 @@ void Engine::SetBorrowing(JobId id, bool borrowing) {
   if (run.borrowing == borrowing) return;
   AccrueBorrowed(id);
   run.borrowing = borrowing;
-  run.borrowing_since = now_;
+  if (borrowing) costs_[id].borrowing_since = now_;
 }
 
 void Engine::AccrueBorrowed(JobId id) {
   JobRun& run = runs_[id];
   if (!run.borrowing) return;
-  run.borrowed_gpu_seconds += (now_ - run.borrowing_since) * HeldGpus(run.allocation);
+  JobCosts& costs = costs_[id];
+  costs.borrowed_gpu_seconds += (now_ - costs.borrowing_since) * HeldGpus(run.allocation);
   run.borrowing = false;
 }
 

@@ -47,6 +47,7 @@
 #include <queue>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/allocation_log.h"
@@ -139,6 +140,16 @@ class Engine final : public SchedulingContext {
   // The allocation log; empty unless EngineOptions::record_allocations.
   const AllocationLog& allocations() const { return allocations_; }
   const std::vector<JobRun>& runs() const { return runs_; }
+  // The jobs that have costs (JobCosts), ascending: summing over them in this order is summing
+  // over every job.
+  std::vector<JobId> JobsWithCosts() const;
+  // What preemptions, failures, checkpoints and borrowing cost the job (all zero if nothing).
+  const JobCosts& costs(JobId id) const {
+    static const JobCosts kNone;
+    if (costs_.empty()) return kNone;
+    const auto it = costs_.find(id);
+    return it == costs_.end() ? kNone : it->second;
+  }
   // The placement curve (see PlacementCurvePoint); empty unless skip_no_fit or no_departures.
   const std::vector<PlacementCurvePoint>& placement_curve() const { return curve_; }
   // Why a job was rejected or killed; empty otherwise.
@@ -289,6 +300,7 @@ class Engine final : public SchedulingContext {
   Metrics metrics_;
   std::vector<JobRun> runs_;
   std::map<JobId, std::string> reasons_;  // few jobs have one: kept out of JobRun
+  std::unordered_map<JobId, JobCosts> costs_;  // the jobs that have some (costs())
   std::priority_queue<Event, std::vector<Event>, Later> heap_;
   uint64_t seq_ = 0;
   size_t next_arrival_ = 0;

@@ -36,9 +36,10 @@ struct PlacementRequest {
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 
+// The vector first, then the 4-byte fields: no padding inside (JobRun holds one per job).
 struct Allocation {
-  int gpu_type = -1;
   std::vector<int> gpus;  // global GPU indices, ascending
+  int gpu_type = -1;
   // 0: the GPUs are held whole. 1..999: this share of each listed GPU (GPU sharing); the other
   // shares may hold other jobs (Resources::free_milli).
   int milli = 0;

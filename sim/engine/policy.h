@@ -29,8 +29,17 @@ enum class JobState : uint8_t {
   kUnfinished,  // still queued or running when the run stopped
 };
 const char* JobStateName(JobState state);
+// A job that ran and ended: completed, timed out or failed out of memory (its JCT is defined).
+inline bool Ended(JobState state) {
+  return state == JobState::kCompleted || state == JobState::kTimeout ||
+         state == JobState::kOomFailed;
+}
 
 // What the engine knows about a job while simulating it. Owned by the engine.
+// Fields are ordered by size (doubles, then the two structs, then 4-byte and 1-byte fields) so that
+// JobRun has no padding inside: it is 200 bytes, the largest per-job state of a run (a million
+// jobs hold 200 MB of it). What preemption, failures and borrowing cost a job, which most jobs
+// never have, is kept apart (JobCosts).
 struct JobRun {
   double first_start = -1;  // seconds; -1 = never started
   double last_start = -1;   // start of the current or last running interval
@@ -40,34 +49,42 @@ struct JobRun {
   double run_seconds = 0;  // total time spent running
   double gpu_seconds = 0;  // sum over running intervals of GPUs x time
   double energy_joules = 0;
-  double overhead_left = 0;       // checkpoint save + restore still to pay before progress resumes
-  double overhead_seconds = 0;    // total time spent on preemption and restart overhead
-  double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
-  double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
+  double overhead_left = 0;  // checkpoint save + restore still to pay before progress resumes
   // Time spent in the waiting queue: before the first start and after every preemption, failure
   // or out-of-memory requeue (a resize is not a wait). For a job that ended, jct = queued_seconds
   // + run_seconds; a job still queued when the run stops counts until then.
   double queued_seconds = 0;
   double queued_since = 0;  // when it last entered the queue (meaningful while queued)
-  // GPUs x preemption cost (save + restore seconds) charged at each preemption: the GPU time the
-  // job spends re-paying it when it resumes (docs/engine.md#preemption-cost).
-  double preemption_gpu_seconds = 0;
-  // GPU-seconds run while the policy marked the job as borrowing (SetBorrowing; quotas).
-  double borrowed_gpu_seconds = 0;
-  double borrowing_since = 0;  // when the current borrowing interval began
-  bool borrowing = false;      // marked borrowing now (only while running)
   PlacementRequest request;
   Allocation allocation;  // current GPUs while running; keeps its type afterwards
   uint32_t version = 0;   // bumped on every rate change; stale finish events are ignored
   int preemptions = 0;
-  int restarts = 0;  // restarts after failures of its GPUs
   int max_gpus = 0;  // largest allocation held
   int max_nodes = 0;
   JobId queue_prev = kNoJob;
   JobId queue_next = kNoJob;
   int running_slot = -1;  // index in the running list
   JobState state = JobState::kPending;
+  bool borrowing = false;  // marked borrowing now (SetBorrowing; only while running)
 };
+
+// What preemptions, failures, checkpoints and borrowing cost a job: accumulators that stay zero
+// for most jobs of most runs, so the engine keeps them only for the jobs that have some
+// (Engine::costs) instead of in every JobRun. All zero for the others.
+struct JobCosts {
+  double overhead_seconds = 0;    // total time spent on preemption and restart overhead
+  double checkpoint_seconds = 0;  // total time spent saving periodic checkpoints
+  double lost_gpu_seconds = 0;    // GPU-seconds whose work failures destroyed
+  // GPUs x preemption cost (save + restore seconds) charged at each preemption: the GPU time the
+  // job spends re-paying it when it resumes (docs/engine.md#preemption-cost).
+  double preemption_gpu_seconds = 0;
+  // GPU-seconds run while the policy marked the job as borrowing (SetBorrowing; quotas).
+  double borrowed_gpu_seconds = 0;
+  double borrowing_since = 0;  // when the current borrowing interval began
+  int restarts = 0;            // restarts after failures of its GPUs
+};
+
+static_assert(sizeof(void*) != 8 || sizeof(JobRun) <= 200, "JobRun grew: check its layout (above)");
 
 // What a model-aware run (sim/engine/model_runtime.h) adds per job; kept apart from JobRun so that
 // runs without models do not carry it. All zero outside model-aware runs.

@@ -74,8 +74,16 @@ const ModelFamilyProfile& ProfileOfFamily(const std::string& family) {
 
 std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cluster& cluster,
                                                const Topology& topology) {
+  return MakeRuntimeModel(name, cluster, &topology);
+}
+
+std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cluster& cluster,
+                                               const Topology* topology) {
   if (name == "trace") return std::make_unique<TraceRuntime>();
-  if (name == "hardware") return std::make_unique<HardwareRuntime>(cluster, topology);
+  if (name == "hardware") {
+    CHECK(topology != nullptr, "MakeRuntimeModel: the hardware model needs the topology");
+    return std::make_unique<HardwareRuntime>(cluster, *topology);
+  }
   throw InputError("unknown runtime model \"" + name + "\"; valid: trace, hardware");
 }
 

@@ -45,6 +45,10 @@ const ModelFamilyProfile& ProfileOfFamily(const std::string& family);
 // `name`: "trace" or "hardware". Throws InputError listing the valid names otherwise.
 std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cluster& cluster,
                                                const Topology& topology);
+// The same where `topology` may be nullptr unless `name` is "hardware", the only model that
+// reads it (CHECKed).
+std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cluster& cluster,
+                                               const Topology* topology);
 
 }  // namespace clustersim
 

@@ -417,12 +417,6 @@ class RowBuilder {
   size_t base_;
 };
 
-// A job that ran and ended (its JCT is defined).
-bool Ended(JobState state) {
-  return state == JobState::kCompleted || state == JobState::kTimeout ||
-         state == JobState::kOomFailed;
-}
-
 // A job whose row can no longer change: ended, or rejected without running.
 bool IsFinal(JobState state) { return Ended(state) || state == JobState::kRejected; }
 
@@ -675,7 +669,8 @@ class RunStream {
       s.Own(17, reason);  // the engine's map of reasons changes as the run goes on
     }
     s.Bind(18, static_cast<int64_t>(run.preemptions));
-    s.Bind(19, static_cast<int64_t>(run.restarts));
+    const JobCosts& costs = engine_.costs(static_cast<JobId>(i));
+    s.Bind(19, static_cast<int64_t>(costs.restarts));
     const ModelRun& model = engine_.model_run(static_cast<JobId>(i));
     s.Bind(20, static_cast<int64_t>(model.oom_failures));
     s.BindOptional(21, job.batch_size, job.batch_size > 0);
@@ -692,8 +687,8 @@ class RunStream {
     } else {
       s.Bind(27, job.trace_status.str());
     }
-    s.Bind(28, run.checkpoint_seconds);
-    s.Bind(29, run.lost_gpu_seconds);
+    s.Bind(28, costs.checkpoint_seconds);
+    s.Bind(29, costs.lost_gpu_seconds);
     // Queued time exists for every job that reached the queue (not rejected, submitted before
     // the run stopped).
     const bool queued = run.state != JobState::kRejected &&
@@ -719,8 +714,8 @@ class RunStream {
     }
     s.BindOptional(38, job.cpu_milli / 1000.0, job.cpu_milli > 0);
     s.BindOptional(39, job.memory_mib / 1024.0, job.memory_mib > 0);
-    s.Bind(40, run.preemption_gpu_seconds);
-    s.Bind(41, run.borrowed_gpu_seconds);
+    s.Bind(40, costs.preemption_gpu_seconds);
+    s.Bind(41, costs.borrowed_gpu_seconds);
     const double promised = engine_.promised_start(static_cast<JobId>(i));
     s.BindOptional(42, promised, !std::isnan(promised));
   }
@@ -772,9 +767,9 @@ int64_t SqliteWriter::InsertRunRow(const RunRecord& r) {
   Statement s(db_,
               "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
               "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
-              "runtime_model, seed, version, wall_seconds, events, passes, status, error, "
-              "fingerprint, timeseries_interval_seconds, preemption_cost_seconds, trace_filter, "
-              "faults, models) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              "runtime_model, seed, version, status, timeseries_interval_seconds, "
+              "preemption_cost_seconds, trace_filter, faults, models) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?)");
   const std::string now = NowUtc();
   s.Bind(1, now);
   s.Bind(2, r.trace_path);
@@ -789,32 +784,37 @@ int64_t SqliteWriter::InsertRunRow(const RunRecord& r) {
   s.Bind(11, r.runtime_model);
   s.Bind(12, r.seed);
   s.Bind(13, r.version);
-  s.Bind(14, r.wall_seconds);
-  s.Bind(15, static_cast<int64_t>(r.events));
-  s.Bind(16, static_cast<int64_t>(r.passes));
-  s.Bind(17, r.status);
-  if (r.error.empty()) {
-    s.BindNull(18);
-  } else {
-    s.Bind(18, r.error);
-  }
-  s.Bind(19, r.fingerprint);
-  s.Bind(20, r.timeseries_interval_seconds);
-  s.Bind(21, r.preemption_cost_seconds);
-  s.Bind(22, r.trace_filter);
-  s.Bind(23, r.faults);
-  s.Bind(24, r.models);
+  s.Bind(14, r.timeseries_interval_seconds);
+  s.Bind(15, r.preemption_cost_seconds);
+  s.Bind(16, r.trace_filter);
+  s.Bind(17, r.faults);
+  s.Bind(18, r.models);
   s.Step();
   return sqlite3_last_insert_rowid(db_);
 }
 
-int64_t SqliteWriter::WriteRun(const RunRecord& r, const Engine* engine,
-                               const std::vector<SummaryRow>& summary) {
-  if (engine == nullptr) return InsertRunRow(r);
-  BeginRun(r, *engine);
-  WriteFinished(*engine, true);
-  const int64_t run_id = EndRun(r, summary);
-  WritePlacementCurve(run_id, *engine);
+void SqliteWriter::WriteOutcome(int64_t run_id, const RunRecord& r) {
+  Statement s(db_,
+              "UPDATE runs SET wall_seconds = ?, events = ?, passes = ?, status = ?, error = ?, "
+              "fingerprint = ? WHERE run_id = ?");
+  s.Bind(1, r.wall_seconds);
+  s.Bind(2, static_cast<int64_t>(r.events));
+  s.Bind(3, static_cast<int64_t>(r.passes));
+  s.Bind(4, r.status);
+  if (r.error.empty()) {
+    s.BindNull(5);
+  } else {
+    s.Bind(5, r.error);
+  }
+  s.Bind(6, r.fingerprint);
+  s.Bind(7, run_id);
+  s.Step();
+}
+
+int64_t SqliteWriter::WriteRunWithoutRows(const RunRecord& r) {
+  CHECK(!stream_, "SqliteWriter::WriteRunWithoutRows between BeginRun and EndRun");
+  const int64_t run_id = InsertRunRow(r);
+  WriteOutcome(run_id, r);
   return run_id;
 }
 
@@ -840,6 +840,7 @@ void SqliteWriter::WritePlacementCurve(int64_t run_id, const Engine& engine) {
 int64_t SqliteWriter::BeginRun(const RunRecord& record, const Engine& engine) {
   CHECK(!stream_, "SqliteWriter::BeginRun: a run is being written already");
   stream_run_id_ = InsertRunRow(record);
+  stream_engine_ = &engine;
   stream_ = std::make_unique<RunStream>(db_, stream_run_id_, record.bsld_threshold_seconds, engine);
   return stream_run_id_;
 }
@@ -856,25 +857,19 @@ int64_t SqliteWriter::EndRun(const RunRecord& r, const std::vector<SummaryRow>& 
   const std::unique_ptr<RunStream> stream = std::move(stream_);
   stream->Join();  // the connection is this thread's again; rethrows the writer's error
   {
-    Statement s(db_,
-                "UPDATE runs SET wall_seconds = ?, events = ?, passes = ?, status = ?, "
-                "fingerprint = ? WHERE run_id = ?");
-    s.Bind(1, r.wall_seconds);
-    s.Bind(2, static_cast<int64_t>(r.events));
-    s.Bind(3, static_cast<int64_t>(r.passes));
-    s.Bind(4, r.status);
-    s.Bind(5, r.fingerprint);
-    s.Bind(6, stream_run_id_);
-    s.Step();
+    Statement s(db_, "INSERT INTO summary VALUES (?,?,?,?)");
+    for (const SummaryRow& row : summary) {
+      s.Bind(1, stream_run_id_);
+      s.Bind(2, row.metric);
+      s.Bind(3, row.scope);
+      s.BindOptional(4, row.value, std::isfinite(row.value));
+      s.Step();
+    }
   }
-  Statement s(db_, "INSERT INTO summary VALUES (?,?,?,?)");
-  for (const SummaryRow& row : summary) {
-    s.Bind(1, stream_run_id_);
-    s.Bind(2, row.metric);
-    s.Bind(3, row.scope);
-    s.BindOptional(4, row.value, std::isfinite(row.value));
-    s.Step();
-  }
+  WriteAllocations(stream_run_id_, *stream_engine_);
+  WritePlacementCurve(stream_run_id_, *stream_engine_);
+  WriteOutcome(stream_run_id_, r);
+  stream_engine_ = nullptr;
   return stream_run_id_;
 }
 

@@ -61,18 +61,22 @@ class SqliteWriter {
   SqliteWriter(const SqliteWriter&) = delete;
   SqliteWriter& operator=(const SqliteWriter&) = delete;
 
-  // Writes one run: its `runs` row, every job, the timeseries and the summary. Returns run_id.
-  // (BeginRun, WriteFinished(engine, true) and EndRun in one call.)
-  int64_t WriteRun(const RunRecord& record, const Engine* engine,
-                   const std::vector<SummaryRow>& summary);
-  // Writing a run while it is simulated. BeginRun writes the `runs` row (its outcome columns
-  // wall_seconds, events, passes, status and fingerprint are set by EndRun) and starts the
-  // writer thread; until EndRun no other method may be called. WriteFinished, called on the
-  // engine's thread between passes (EngineOptions::observe), hands over the jobs rows of the jobs
-  // in a final state (completed, timeout, OOM-failed, rejected) from the first not yet written up
-  // to the first not final, and the timeseries rows of the intervals closed since the last call;
-  // `run_over` (after Engine::Run returned) hands over every remaining row. EndRun waits for the
-  // writer thread, rethrows its error if it had one, writes the summary rows and the outcome.
+  // Writes the `runs` row of a run that has no other rows (a sweep run that failed before it
+  // simulated), outcome included. Returns run_id.
+  int64_t WriteRunWithoutRows(const RunRecord& record);
+  // Writing a run while it is simulated; the one sequence that writes a run's rows:
+  // BeginRun(record, engine) before Engine::Run, WriteFinished(engine, false) between passes
+  // (EngineOptions::observe), WriteFinished(engine, true) after Run returns, EndRun(record,
+  // summary).
+  // BeginRun writes the `runs` row but its outcome (below) and starts the writer thread; until
+  // EndRun no other method may be called. WriteFinished, called on the engine's thread, hands
+  // over the jobs rows of the jobs in a final state (completed, timeout, OOM-failed, rejected)
+  // from the first not yet written up to the first not final, and the timeseries rows of the
+  // intervals closed since the last call; `run_over` hands over every remaining row. EndRun
+  // waits for the writer thread, rethrows its error if it had one, and writes the summary rows,
+  // the engine's allocation log (`allocations`; none unless it kept one), its placement curve
+  // (`placement_curve`; none for most runs) and last the outcome: the `runs` columns
+  // wall_seconds, events, passes, status, error and fingerprint, from EndRun's `record`.
   // `engine` must be the same engine, alive until EndRun. BeginRun and EndRun return run_id.
   int64_t BeginRun(const RunRecord& record, const Engine& engine);
   void WriteFinished(const Engine& engine, bool run_over);
@@ -83,12 +87,6 @@ class SqliteWriter {
   // Returns the run_id of the first run in the database whose identity (the kRunKeyColumns of
   // sim/output/merge.h: inputs, settings and seed) equals `record`'s, or -1 if there is none.
   int64_t FindSameRun(const RunRecord& record);
-  // Writes the engine's allocation log (sim/engine/allocation_log.h) as `allocations` rows of run
-  // `run_id` (nothing when the log is empty).
-  void WriteAllocations(int64_t run_id, const Engine& engine);
-  // The engine's placement curve (Engine::placement_curve; none for most runs) as
-  // `placement_curve` rows of `run_id`. WriteRun calls it; after EndRun, call it.
-  void WritePlacementCurve(int64_t run_id, const Engine& engine);
   // Writes a validation report as `validation` and `validation_series` rows of run `run_id`.
   void WriteValidation(int64_t run_id, const ValidationReport& report);
   // Copies run `source_run_id` of the clustersim database open on `source` (its `runs` row with
@@ -102,8 +100,15 @@ class SqliteWriter {
  private:
   void Exec(const char* sql);
   void AddMissingColumns();
+  // The `runs` row without its outcome, which WriteOutcome sets (status 'running' until then:
+  // the row is committed only after).
   int64_t InsertRunRow(const RunRecord& record);
+  void WriteOutcome(int64_t run_id, const RunRecord& record);
+  // The engine's allocation log and placement curve as rows of `run_id` (EndRun).
+  void WriteAllocations(int64_t run_id, const Engine& engine);
+  void WritePlacementCurve(int64_t run_id, const Engine& engine);
   std::unique_ptr<RunStream> stream_;  // between BeginRun and EndRun
+  const Engine* stream_engine_ = nullptr;
   int64_t stream_run_id_ = -1;
   std::string path_;
   std::string write_path_;  // path_ or its temporary sibling

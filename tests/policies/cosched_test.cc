@@ -196,7 +196,7 @@ TEST(Cosched, GrowsAJobStartedOnFewerGpusAtTheNextReoptimization) {
   EXPECT_EQ(a.state, JobState::kCompleted);
   EXPECT_DOUBLE_EQ(a.first_start, 0);
   EXPECT_EQ(a.max_gpus, 4);
-  EXPECT_DOUBLE_EQ(a.overhead_seconds, 10);  // exactly one resize
+  EXPECT_DOUBLE_EQ(grown.CostsOf("A").overhead_seconds, 10);  // exactly one resize
   EXPECT_NEAR(a.gpu_seconds, 2 * 600 + 4 * (a.end_time - 600), 1e-6);
 
   // A reallocation cost above any possible saving (the remaining time is at most ~40000 s at
@@ -204,7 +204,7 @@ TEST(Cosched, GrowsAJobStartedOnFewerGpusAtTheNextReoptimization) {
   TestSim kept = ModelSim(Nodes(1, 4), jobs, "cosched", {}, /*preemption_cost=*/1e6);
   kept.Run();
   EXPECT_EQ(kept.Of("A").max_gpus, 2);
-  EXPECT_DOUBLE_EQ(kept.Of("A").overhead_seconds, 0);
+  EXPECT_DOUBLE_EQ(kept.CostsOf("A").overhead_seconds, 0);
   EXPECT_GT(kept.Of("A").end_time, a.end_time);
 }
 

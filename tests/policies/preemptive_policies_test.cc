@@ -22,10 +22,12 @@ using testing::TestSim;
 
 // Preempted work is neither lost nor double counted: the job ran exactly its duration (plus any
 // restore overhead), on `gpus` GPUs the whole time.
-void ExpectWorkAccounted(const JobRun& run, double duration, int gpus, double overhead = 0) {
+void ExpectWorkAccounted(const TestSim& sim, const std::string& id, double duration, int gpus,
+                         double overhead = 0) {
+  const JobRun& run = sim.Of(id);
   EXPECT_DOUBLE_EQ(run.run_seconds, duration + overhead);
   EXPECT_DOUBLE_EQ(run.gpu_seconds, (duration + overhead) * gpus);
-  EXPECT_DOUBLE_EQ(run.overhead_seconds, overhead);
+  EXPECT_DOUBLE_EQ(sim.CostsOf(id).overhead_seconds, overhead);
   EXPECT_DOUBLE_EQ(run.work_left, 0);
 }
 
@@ -67,8 +69,8 @@ TEST(Srtf, PreemptsALongJobWhenAShorterOneArrivesAndResumesItWithItsRemainingWor
   ExpectInterval(sim.Of("S"), 30, 40);
   EXPECT_EQ(sim.Of("L").preemptions, 1);
   EXPECT_EQ(sim.Of("S").preemptions, 0);
-  ExpectWorkAccounted(sim.Of("L"), 100, 4);
-  ExpectWorkAccounted(sim.Of("S"), 10, 2);
+  ExpectWorkAccounted(sim, "L", 100, 4);
+  ExpectWorkAccounted(sim, "S", 10, 2);
   EXPECT_DOUBLE_EQ(engine.metrics().busy_gpu_seconds(), 420);
 }
 
@@ -90,7 +92,7 @@ TEST(Srtf, SkipsAJobThatDoesNotFitAndStartsTheShorterOnesBehindIt) {
   ExpectInterval(sim.Of("L"), 0, 150);
   EXPECT_EQ(sim.Of("L").preemptions, 1);
   EXPECT_EQ(sim.Of("M").preemptions, 0);
-  ExpectWorkAccounted(sim.Of("L"), 100, 4);
+  ExpectWorkAccounted(sim, "L", 100, 4);
 }
 
 TEST(Srtf, AChosenRunningJobKeepsItsGpusRatherThanMigrating) {
@@ -102,7 +104,7 @@ TEST(Srtf, AChosenRunningJobKeepsItsGpusRatherThanMigrating) {
   ExpectInterval(sim.Of("X"), 0, 1000);
   ExpectInterval(sim.Of("C"), 10, 30);
   EXPECT_EQ(sim.Of("X").preemptions, 0);
-  ExpectWorkAccounted(sim.Of("X"), 1000, 4);
+  ExpectWorkAccounted(sim, "X", 1000, 4);
 }
 
 TEST(Srtf, AnEvictedJobWhoseGpusTheNewcomerDidNotTakeKeepsRunning) {
@@ -125,7 +127,7 @@ TEST(Srtf, AnEvictedJobWhoseGpusTheNewcomerDidNotTakeKeepsRunning) {
   ExpectInterval(sim.Of("X"), 0, 1000);
   EXPECT_EQ(sim.Of("X").preemptions, 0);
   EXPECT_EQ(sim.Of("P").preemptions, 1);
-  ExpectWorkAccounted(sim.Of("P"), 900, 2);
+  ExpectWorkAccounted(sim, "P", 900, 2);
 }
 
 TEST(Srtf, MigratesAnEvictedJobThatStillFitsElsewhereAndChargesItAPreemption) {
@@ -149,7 +151,7 @@ TEST(Srtf, MigratesAnEvictedJobThatStillFitsElsewhereAndChargesItAPreemption) {
   ExpectInterval(sim.Of("E"), 0, 1005);
   EXPECT_EQ(sim.Of("E").preemptions, 1);
   EXPECT_EQ(sim.Of("H").preemptions, 0);
-  ExpectWorkAccounted(sim.Of("E"), 1000, 2, 5);
+  ExpectWorkAccounted(sim, "E", 1000, 2, 5);
 }
 
 TEST(Srtf, RemainingWorkDoesNotShrinkWhileARestoreIsBeingPaid) {
@@ -170,7 +172,7 @@ TEST(Srtf, RemainingWorkDoesNotShrinkWhileARestoreIsBeingPaid) {
   ExpectInterval(sim.Of("T"), 42, 111);
   ExpectInterval(sim.Of("L"), 0, 189);
   EXPECT_EQ(sim.Of("L").preemptions, 2);
-  ExpectWorkAccounted(sim.Of("L"), 100, 4, 10);
+  ExpectWorkAccounted(sim, "L", 100, 4, 10);
 }
 
 // Runs srtf and, after every pass, checks that the running jobs are exactly those the rule
@@ -291,8 +293,8 @@ TEST(Las, DemotesAFourGpuJobAtTheExactCrossingOf3250GpuSecondsWhereANewOneGpuJob
   ExpectInterval(sim.Of("B"), 912.5, 1012.5);
   ExpectInterval(sim.Of("A"), 100, 2200);
   EXPECT_EQ(sim.Of("A").preemptions, 1);
-  ExpectWorkAccounted(sim.Of("A"), 2000, 4);
-  ExpectWorkAccounted(sim.Of("B"), 100, 1);
+  ExpectWorkAccounted(sim, "A", 2000, 4);
+  ExpectWorkAccounted(sim, "B", 100, 1);
 }
 
 TEST(Las, HandComputedScheduleWithDemotionsThroughAllThreeQueues) {
@@ -319,9 +321,9 @@ TEST(Las, HandComputedScheduleWithDemotionsThroughAllThreeQueues) {
   EXPECT_EQ(sim.Of("A").preemptions, 2);
   EXPECT_EQ(sim.Of("B").preemptions, 0);
   EXPECT_EQ(sim.Of("C").preemptions, 1);
-  ExpectWorkAccounted(sim.Of("A"), 2000, 4);
-  ExpectWorkAccounted(sim.Of("B"), 100, 1);
-  ExpectWorkAccounted(sim.Of("C"), 2000, 2);
+  ExpectWorkAccounted(sim, "A", 2000, 4);
+  ExpectWorkAccounted(sim, "B", 100, 1);
+  ExpectWorkAccounted(sim, "C", 2000, 2);
 }
 
 TEST(Las, KeepsRunningJobsAheadOfQueuedOnesInTheirQueue) {
@@ -356,7 +358,7 @@ TEST(Las, PaysTheEnginePreemptionCostWhenAPreemptedJobResumes) {
   ExpectInterval(sim.Of("B"), 812.5, 912.5);
   ExpectInterval(sim.Of("A"), 0, 2130);
   EXPECT_EQ(sim.Of("A").preemptions, 1);
-  ExpectWorkAccounted(sim.Of("A"), 2000, 4, 30);
+  ExpectWorkAccounted(sim, "A", 2000, 4, 30);
 }
 
 // The starvation scenario: 1 GPU, thresholds=100 (queues 0 and 1). L (1000 s) starts at 0 and
@@ -400,7 +402,7 @@ TEST(Las, StarvationGuardPromotesAJobThatWaitedTooLongToTheBackOfQueueZero) {
   ExpectInterval(sim.Of("S5"), 520, 600);
   ExpectInterval(sim.Of("L"), 0, 1400);
   EXPECT_EQ(sim.Of("L").preemptions, 2);
-  ExpectWorkAccounted(sim.Of("L"), 1000, 1);
+  ExpectWorkAccounted(sim, "L", 1000, 1);
 }
 
 TEST(Las, ThresholdsParameterMovesTheDemotionPoint) {

@@ -65,8 +65,8 @@ TEST(Priority, AHighJobOnAFullClusterStartsAtOnceAndTheCheapestLowestClassJobSto
   ExpectInterval(sim.Of("M"), 0, 1000);
   EXPECT_EQ(sim.Of("L2").preemptions, 1);
   EXPECT_EQ(sim.Of("L1").preemptions + sim.Of("M").preemptions + sim.Of("H").preemptions, 0);
-  EXPECT_DOUBLE_EQ(sim.Of("L2").overhead_seconds, 30);
-  EXPECT_DOUBLE_EQ(sim.Of("L2").preemption_gpu_seconds, 60);  // 2 GPUs x 30 s
+  EXPECT_DOUBLE_EQ(sim.CostsOf("L2").overhead_seconds, 30);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("L2").preemption_gpu_seconds, 60);  // 2 GPUs x 30 s
   // Per-class summary rows: level 2 waited 0 s, level 0 lost 60 GPU-seconds to preemption.
   EXPECT_DOUBLE_EQ(Summary(engine, "wait_seconds_mean", "priority:2"), 0);
   EXPECT_DOUBLE_EQ(Summary(engine, "preemptions", "priority:0"), 1);
@@ -90,7 +90,7 @@ TEST(Priority, APreemptedJobResumesAtOnceWhenTheHigherJobEndsPlusItsRestore) {
   ExpectInterval(sim.Of("U"), 150, 200);
   ExpectInterval(sim.Of("H"), 100, 380);
   ExpectInterval(sim.Of("L"), 0, 1310);
-  EXPECT_DOUBLE_EQ(sim.Of("H").overhead_seconds, 30);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("H").overhead_seconds, 30);
   EXPECT_DOUBLE_EQ(sim.Of("H").run_seconds, 50 + 30 + 150);
   EXPECT_DOUBLE_EQ(sim.Of("L").run_seconds, 100 + 30 + 900);
 }
@@ -212,10 +212,10 @@ TEST(Priority, AVcBelowItsQuotaReclaimsBorrowedGpusNewestFirst) {
   ExpectInterval(sim.Of("B4"), 3, 1103);
   ExpectInterval(sim.Of("B1"), 0, 1000);
   EXPECT_EQ(sim.Of("B1").preemptions + sim.Of("B2").preemptions, 0);
-  EXPECT_DOUBLE_EQ(sim.Of("B3").borrowed_gpu_seconds, 1796);
-  EXPECT_DOUBLE_EQ(sim.Of("B4").borrowed_gpu_seconds, 1796);
-  EXPECT_DOUBLE_EQ(sim.Of("B1").borrowed_gpu_seconds, 0);
-  EXPECT_DOUBLE_EQ(sim.Of("A1").borrowed_gpu_seconds, 0);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("B3").borrowed_gpu_seconds, 1796);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("B4").borrowed_gpu_seconds, 1796);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("B1").borrowed_gpu_seconds, 0);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("A1").borrowed_gpu_seconds, 0);
   EXPECT_DOUBLE_EQ(Summary(engine, "borrowed_gpu_hours", "vc:b"), 3592.0 / 3600);
   EXPECT_DOUBLE_EQ(Summary(engine, "borrowed_gpu_hours", "vc:a"), 0);
   EXPECT_DOUBLE_EQ(Summary(engine, "preemptions", "vc:b"), 2);
@@ -242,7 +242,7 @@ TEST(Priority, ABorrowingJobNeverBlocksAndNeverTakesAnotherVcsQuota) {
   ExpectInterval(sim.Of("B2"), 20, 50);
   ExpectInterval(sim.Of("B1"), 100, 150);
   EXPECT_EQ(sim.Of("A1").preemptions, 0);
-  EXPECT_DOUBLE_EQ(sim.Of("B1").borrowed_gpu_seconds, 50 * 4);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("B1").borrowed_gpu_seconds, 50 * 4);
 }
 
 TEST(Priority, AnExclusiveClassHoldsWholeNodes) {
@@ -470,11 +470,13 @@ TEST_P(PrioritySoak, ClassesQuotasFailuresAndPreemptionKeepEveryInvariant) {
   const Engine& engine = sim->engine();
   int64_t finished = 0, preemptions = 0;
   double borrowed = 0;
-  for (const JobRun& r : engine.runs()) {
+  for (size_t i = 0; i < engine.runs().size(); ++i) {
+    const JobRun& r = engine.runs()[i];
+    const JobCosts& costs = engine.costs(static_cast<JobId>(i));
     finished += r.state == JobState::kCompleted || r.state == JobState::kRejected;
     preemptions += r.preemptions;
-    borrowed += r.borrowed_gpu_seconds;
-    EXPECT_LE(r.borrowed_gpu_seconds, r.gpu_seconds * (1 + 1e-9));
+    borrowed += costs.borrowed_gpu_seconds;
+    EXPECT_LE(costs.borrowed_gpu_seconds, r.gpu_seconds * (1 + 1e-9));
   }
   EXPECT_EQ(finished, static_cast<int64_t>(trace.jobs.size()));
   EXPECT_GT(preemptions, 0);

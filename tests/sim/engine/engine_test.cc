@@ -204,7 +204,7 @@ TEST(Engine, PreemptionCostDelaysProgressAfterResume) {
   const JobRun& run = sim.Of("J");
   ExpectInterval(run, 0, 15);
   EXPECT_DOUBLE_EQ(run.run_seconds, 13);
-  EXPECT_DOUBLE_EQ(run.overhead_seconds, 3);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("J").overhead_seconds, 3);
 }
 
 TEST(Engine, WallTimeCountsRunningTimeAcrossPreemptions) {

@@ -47,10 +47,11 @@ TEST(Faults, FailureCostsExactlyTheWorkSinceTheLastCheckpoint) {
   EXPECT_DOUBLE_EQ(a.first_start, 0);
   EXPECT_DOUBLE_EQ(a.last_start, 800);
   EXPECT_DOUBLE_EQ(a.end_time, 1230);
-  EXPECT_EQ(a.restarts, 1);
-  EXPECT_DOUBLE_EQ(a.lost_gpu_seconds, 80);
-  EXPECT_DOUBLE_EQ(a.checkpoint_seconds, 30);
-  EXPECT_DOUBLE_EQ(a.overhead_seconds, 20);
+  const JobCosts& costs = sim.CostsOf("a");
+  EXPECT_EQ(costs.restarts, 1);
+  EXPECT_DOUBLE_EQ(costs.lost_gpu_seconds, 80);
+  EXPECT_DOUBLE_EQ(costs.checkpoint_seconds, 30);
+  EXPECT_DOUBLE_EQ(costs.overhead_seconds, 20);
   EXPECT_DOUBLE_EQ(a.run_seconds, 700 + 430);
   EXPECT_EQ(engine.failures(), 1);
   EXPECT_DOUBLE_EQ(engine.down_gpu_seconds(), 100);
@@ -73,9 +74,9 @@ TEST(Faults, FailureDuringASaveLosesTheUnfinishedCheckpoint) {
   options.faults.trace = {NodeFailure(305, 0, 50)};
   TestSim sim(Nodes(1, 1), {MakeJob("a", 0, 1, 400)}, "fcfs", "first-fit", options);
   sim.Run();
-  EXPECT_DOUBLE_EQ(sim.Of("a").lost_gpu_seconds, 305);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("a").lost_gpu_seconds, 305);
   EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 765);
-  EXPECT_DOUBLE_EQ(sim.Of("a").checkpoint_seconds, 5 + 10);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("a").checkpoint_seconds, 5 + 10);
 }
 
 TEST(Faults, GpuFailureTakesOnlyThatGpuAndItsJob) {
@@ -88,7 +89,7 @@ TEST(Faults, GpuFailureTakesOnlyThatGpuAndItsJob) {
   TestSim sim(Nodes(1, 2), {MakeJob("a", 0, 2, 500), MakeJob("b", 120, 1, 30)}, "fcfs", "first-fit",
               options);
   Engine& engine = sim.Run();
-  EXPECT_DOUBLE_EQ(sim.Of("a").lost_gpu_seconds, 200);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("a").lost_gpu_seconds, 200);
   EXPECT_DOUBLE_EQ(sim.Of("a").last_start, 150);
   EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 650);
   EXPECT_DOUBLE_EQ(sim.Of("b").first_start, 650);
@@ -106,8 +107,8 @@ TEST(Faults, JobsOnOtherNodesAndFailedNodesPlacementAreHonoured) {
               options);
   Engine& engine = sim.Run();
   EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 100);
-  EXPECT_EQ(sim.Of("a").restarts, 0);
-  EXPECT_EQ(sim.Of("b").restarts, 1);
+  EXPECT_EQ(sim.CostsOf("a").restarts, 0);
+  EXPECT_EQ(sim.CostsOf("b").restarts, 1);
   EXPECT_DOUBLE_EQ(sim.Of("b").end_time, 200);
   EXPECT_EQ(sim.Of("b").allocation.gpus.size(), 0u);  // released at the end
   // The run ends with the last job; the node is still down then: 200 - 50 s.

@@ -194,9 +194,9 @@ TEST(Checkpoints, SaveAndRestoreTakeTheModelStateOverTheStorageBandwidth) {
   sim.Run();
   const JobRun& a = sim.Of("a");
   EXPECT_NEAR(a.end_time, 1202.8, 1e-6);
-  EXPECT_NEAR(a.lost_gpu_seconds, 97.2, 1e-6);
-  EXPECT_NEAR(a.checkpoint_seconds, 3 * 1.4, 1e-6);
-  EXPECT_NEAR(a.overhead_seconds, 1.4, 1e-6);
+  EXPECT_NEAR(sim.CostsOf("a").lost_gpu_seconds, 97.2, 1e-6);
+  EXPECT_NEAR(sim.CostsOf("a").checkpoint_seconds, 3 * 1.4, 1e-6);
+  EXPECT_NEAR(sim.CostsOf("a").overhead_seconds, 1.4, 1e-6);
 }
 
 // An elastic test policy: starts the queue head on `gpus` GPUs at `batch`, optionally as a share.

@@ -53,9 +53,10 @@ TEST_P(Soak, FailuresAndPreemptionsKeepEveryInvariantAndEveryJobFinishes) {
   const auto sim = run();
   const Engine& engine = sim->engine();
   int64_t finished = 0, restarts = 0;
-  for (const JobRun& r : engine.runs()) {
+  for (size_t i = 0; i < engine.runs().size(); ++i) {
+    const JobRun& r = engine.runs()[i];
     finished += r.state == JobState::kCompleted || r.state == JobState::kRejected;
-    restarts += r.restarts;
+    restarts += engine.costs(static_cast<JobId>(i)).restarts;
   }
   EXPECT_EQ(finished, static_cast<int64_t>(trace.jobs.size()));
   EXPECT_GT(engine.failures(), 50);
