@@ -39,6 +39,11 @@ inline std::string Nodes(int count, int gpus_per_node, const std::string& type =
          R"(","gpus_per_node":)" + std::to_string(gpus_per_node) + "}]}";
 }
 
+// Two nodes of 8 A100s with 32 CPUs and 256 GiB of host memory each (host-resource tests).
+inline constexpr const char* kTwoHostNodes =
+    R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
+    R"("host_memory_gib":256}]})";
+
 class TestSim {
  public:
   TestSim(const std::string& cluster_json, std::vector<Job> jobs,

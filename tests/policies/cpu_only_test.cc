@@ -19,10 +19,7 @@ namespace {
 using testing::MakeJob;
 using testing::TestSim;
 
-// Two nodes of 8 A100s with 32 CPUs and 256 GiB each.
-constexpr const char* kTwoNodes =
-    R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
-    R"("host_memory_gib":256}]})";
+using testing::kTwoHostNodes;  // 2 x 8 A100s, 32 CPUs and 256 GiB each
 
 Job WithCpus(Job job, double cpus) {
   job.cpu_milli = static_cast<int>(std::lround(cpus * 1000));
@@ -40,7 +37,7 @@ TEST(CpuOnlyJobs, HoldTheirCpusOnOneNodeAndGiveThemBack) {
   std::vector<Job> jobs = {WithCpus(MakeJob("A", 0, 0, 100), 30),
                            WithCpus(MakeJob("B", 1, 1, 50), 8), WithCpus(MakeJob("C", 2, 0, 10), 4),
                            WithCpus(MakeJob("D", 3, 0, 20), 30)};
-  TestSim sim(kTwoNodes, jobs, "fcfs", "gpu-packing");
+  TestSim sim(kTwoHostNodes, jobs, "fcfs", "gpu-packing");
   Engine& engine = sim.Run();
   ASSERT_TRUE(engine.host_limited());
   testing::ExpectInterval(sim.Of("A"), 0, 100);
@@ -72,7 +69,7 @@ TEST(CpuOnlyJobs, AddNoUserToFairness) {
   a.user = Symbol("alice");
   Job b = WithCpus(MakeJob("B", 0, 1, 100), 4);
   b.user = Symbol("bob");
-  TestSim sim(kTwoNodes, {a, b}, "fcfs", "gpu-packing");
+  TestSim sim(kTwoHostNodes, {a, b}, "fcfs", "gpu-packing");
   const auto summary = ComputeSummary(sim.Run());
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "users"), 1);
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "jain_index_users"), 1);
@@ -82,7 +79,7 @@ TEST(CpuOnlyJobs, WhatCannotRunIsRejectedNamingWhy) {
   const std::vector<Job> one = {WithCpus(MakeJob("X", 0, 0, 10), 4),
                                 WithCpus(MakeJob("G", 0, 1, 10), 4)};
   {
-    TestSim sim(kTwoNodes, one, "easy", "gpu-packing");
+    TestSim sim(kTwoHostNodes, one, "easy", "gpu-packing");
     sim.Run();
     EXPECT_EQ(sim.Of("X").state, JobState::kRejected);
     EXPECT_EQ(sim.ReasonOf("X"),
@@ -90,7 +87,7 @@ TEST(CpuOnlyJobs, WhatCannotRunIsRejectedNamingWhy) {
               "CPU-only jobs (fcfs and sjf do)");
   }
   {
-    TestSim sim(kTwoNodes, one, "fcfs", "first-fit");
+    TestSim sim(kTwoHostNodes, one, "fcfs", "first-fit");
     sim.Run();
     EXPECT_EQ(sim.Of("X").state, JobState::kRejected);
     EXPECT_NE(sim.ReasonOf("X").find("the run's placement does not place CPU-only jobs"),
@@ -98,7 +95,7 @@ TEST(CpuOnlyJobs, WhatCannotRunIsRejectedNamingWhy) {
         << sim.ReasonOf("X");
   }
   {
-    TestSim sim(kTwoNodes, {WithCpus(MakeJob("X", 0, 0, 10), 40)}, "fcfs", "dot-product");
+    TestSim sim(kTwoHostNodes, {WithCpus(MakeJob("X", 0, 0, 10), 40)}, "fcfs", "dot-product");
     sim.Run();
     EXPECT_EQ(sim.ReasonOf("X"),
               "requests 0 GPUs with 40 CPUs and 0 GiB of host memory; no node of this cluster "
@@ -205,7 +202,7 @@ TEST_F(CpuOnlyPlacementTest, RandomFitDrawsAmongNodesWithRoom) {
 
 // Without host limits no placement takes a CPU-only request (nothing would track it).
 TEST(CpuOnlyPlacement, NothingWithoutHostLimits) {
-  const Cluster cluster(ClusterSpec::FromJsonText(kTwoNodes, "c", HardwareCatalog::Default()),
+  const Cluster cluster(ClusterSpec::FromJsonText(kTwoHostNodes, "c", HardwareCatalog::Default()),
                         HardwareCatalog::Default());
   const Resources resources(cluster);
   PlacementRequest request;

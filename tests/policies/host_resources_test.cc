@@ -17,10 +17,7 @@ namespace {
 using testing::MakeJob;
 using testing::TestSim;
 
-// Two nodes of 8 A100s with 32 CPUs and 256 GiB each.
-constexpr const char* kTwoNodes =
-    R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
-    R"("host_memory_gib":256}]})";
+using testing::kTwoHostNodes;  // 2 x 8 A100s, 32 CPUs and 256 GiB each
 
 Job WithHost(Job job, double cpus, double memory_gib = 0) {
   job.cpu_milli = static_cast<int>(std::lround(cpus * 1000));
@@ -34,7 +31,7 @@ Cluster MakeCluster(const char* json) {
 }
 
 TEST(HostCharge, StatedDemandsSplitByGpusUnstatedOnesFollowTheNodeShare) {
-  const Cluster cluster = MakeCluster(kTwoNodes);
+  const Cluster cluster = MakeCluster(kTwoHostNodes);
   const Node& node = cluster.node(0);  // 32,000 milli-cores, 262,144 MiB, 8 GPUs
   // Unstated: the node's share of 2 of its 8 GPUs.
   HostCharge c = HostChargeOn(node, HostDemand{}, 2, 2, 0);
@@ -55,7 +52,7 @@ TEST(HostCharge, StatedDemandsSplitByGpusUnstatedOnesFollowTheNodeShare) {
 }
 
 TEST(HostCharge, ResourcesTrackTheChargesOnlyWhenLimitsAreOn) {
-  const Cluster cluster = MakeCluster(kTwoNodes);
+  const Cluster cluster = MakeCluster(kTwoHostNodes);
   Resources resources(cluster);
   EXPECT_FALSE(resources.host_limited());
   EXPECT_TRUE(resources.HostFitsJob(0, HostDemand{100000, 0}, 1, 1));  // nothing tracked
@@ -82,7 +79,7 @@ TEST(HostLimits, CpusNotGpusBlockAJob) {
   std::vector<Job> jobs = {WithHost(MakeJob("A", 0, 1, 100), 30),
                            WithHost(MakeJob("B", 1, 1, 200), 8),
                            WithHost(MakeJob("C", 2, 4, 50), 30)};
-  TestSim sim(kTwoNodes, jobs);
+  TestSim sim(kTwoHostNodes, jobs);
   Engine& engine = sim.Run();
   ASSERT_TRUE(engine.host_limited());
   testing::ExpectInterval(sim.Of("A"), 0, 100);
@@ -106,7 +103,7 @@ TEST(HostLimits, WithoutStatedDemandsNothingChanges) {
   // (C starts at 2 on node 0 beside A).
   std::vector<Job> jobs = {MakeJob("A", 0, 1, 100), MakeJob("B", 1, 1, 200),
                            MakeJob("C", 2, 4, 50)};
-  TestSim sim(kTwoNodes, jobs);
+  TestSim sim(kTwoHostNodes, jobs);
   Engine& engine = sim.Run();
   EXPECT_FALSE(engine.host_limited());
   testing::ExpectInterval(sim.Of("C"), 2, 52);
@@ -122,7 +119,7 @@ TEST(HostLimits, AnUnstatedJobIsChargedItsShareOfTheNode) {
   std::vector<Job> jobs = {WithHost(MakeJob("A", 0, 1, 100), 30), MakeJob("D", 1, 1, 10)};
   EngineOptions options;
   options.stop_time = 5;  // D still runs: its allocation is held
-  TestSim sim(kTwoNodes, jobs, "fcfs", "first-fit", options);
+  TestSim sim(kTwoHostNodes, jobs, "fcfs", "first-fit", options);
   sim.Run();
   ASSERT_EQ(sim.Of("D").allocation.gpus.size(), 1u);
   EXPECT_EQ(sim.cluster().NodeOfGpu(sim.Of("D").allocation.gpus[0]), 1);
@@ -135,7 +132,7 @@ TEST(HostLimits, AJobNoNodeCanHoldIsRejectedNamingTheDimension) {
                            // 16 GPUs on two nodes: 64 CPUs are 32 per node (fits), 66 are 33.
                            WithHost(MakeJob("wide-fits", 1, 16, 10), 64),
                            WithHost(MakeJob("wide-too-many", 1, 16, 10), 66)};
-  TestSim sim(kTwoNodes, jobs);
+  TestSim sim(kTwoHostNodes, jobs);
   sim.Run();
   EXPECT_EQ(sim.Of("cpu").state, JobState::kRejected);
   EXPECT_EQ(sim.ReasonOf("cpu"),
@@ -154,7 +151,7 @@ TEST(HostLimits, AJobNoNodeCanHoldIsRejectedNamingTheDimension) {
 // GPU memory, 30/32 of the CPUs and no network: mean 0.296875, population variance
 // (2 x 0.171875^2 + 0.640625^2 + 0.296875^2) / 4 = 0.139404296875; node 1 idle; F = std / 2.
 TEST(HostLimits, NodeImbalanceReadsTheCpusHeld) {
-  TestSim sim(kTwoNodes, {WithHost(MakeJob("A", 0, 1, 100), 30)});
+  TestSim sim(kTwoHostNodes, {WithHost(MakeJob("A", 0, 1, 100), 30)});
   const Engine& engine = sim.Run();
   EXPECT_NEAR(engine.metrics().node_imbalance_seconds() / 100, std::sqrt(0.139404296875) / 2,
               1e-12);
