@@ -92,7 +92,11 @@ class FragAware final : public Placement {
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
     out->node = -1;
-    if (IsCpuOnly(request)) return FindCpuOnly(resources, request, out);
+    if (IsCpuOnly(request)) {
+      out->gpus.clear();
+      out->milli = 0;
+      return FindCpuOnly(resources, request, out);
+    }
     return order_.Place(resources, request, out,
                         [&](const PlacementRequest& one, Allocation* found) {
                           return FindAnyType(resources, one, found);

@@ -14,9 +14,11 @@
 //                   k > 0 whole free GPUs of a partly used node: max(50 - k, 33); on a completely
 //                   free node of G GPUs: max(33 - G, G). The GPUs it would use: scanning the
 //                   node's GPUs by increasing free milli (ties by index), those with enough free.
-//   gpu-clustering  nodes holding jobs of the request's kind (a share of a GPU, or n whole GPUs):
-//                   only that kind 75 + b, with other kinds too 50 + b; empty nodes 25 + b; nodes
-//                   with only other kinds b; b = 25 x (8000 - free GPU milli) / 8000 (integers).
+//   gpu-clustering  nodes running jobs of the request's kind (a share of one GPU, or n whole
+//                   GPUs; the engine counts the kinds per node, Resources::job_kinds): only that
+//                   kind 75 + b, with other kinds too 50 + b; nodes without GPU jobs 25 + b;
+//                   nodes with only other kinds b; b = 25 x (8000 - free GPU milli) / 8000
+//                   (integers).
 //   dot-product     Tetris's alignment (Grandl et al., SIGCOMM'14) as the artifact scores it:
 //                   100 x (1 - (cpu free x cpu asked / 128000^2 + GPU milli free x asked /
 //                   8000^2) / 2), truncated: the smaller dot product of free and asked wins.
@@ -44,6 +46,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "policies/node_placement.h"
@@ -69,6 +72,8 @@ struct NodeView {
   int full = 0;           // completely free GPUs
   int64_t cpu_free = 0;   // milli-cores; 0 without host limits
   int64_t cpu_asked = 0;  // the job's charge on this node; 0 without host limits
+  // gpu-clustering: the kinds of the jobs running on the node (Resources::job_kinds).
+  const std::vector<std::pair<int, int>>* kinds = nullptr;
 };
 
 class ShareBaseline final : public Placement {
@@ -80,6 +85,7 @@ class ShareBaseline final : public Placement {
 
   bool SharesGpus() const override { return true; }
   bool PlacesCpuOnly() const override { return true; }
+  bool CountsJobKinds() const override { return rule_ == Rule::kClustering; }
 
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
@@ -115,6 +121,7 @@ class ShareBaseline final : public Placement {
         view.cpu_free = resources.free_cpu_milli(node);
         view.cpu_asked = HostChargeOn(n, request.host, on_node, on_node, request.milli).cpu_milli;
       }
+      if (rule_ == Rule::kClustering) view.kinds = &resources.job_kinds(node);
       views_.push_back(std::move(view));
     }
     if (views_.empty()) {
@@ -246,23 +253,19 @@ class ShareBaseline final : public Placement {
     return std::max<int64_t>(kMaxScore - free_percent / 10, kMaxScore / 2);
   }
 
-  // Job kinds on the node, inferred from its GPUs (the artifact counts the pods' kinds; see
-  // docs/policies.md): a share when some GPU is partly used, whole GPUs when some GPU is held
-  // whole. The inference cannot tell 1-GPU from n-GPU jobs: whole-GPU jobs are one kind here.
+  // The artifact's GpuClusteringScore on the kinds of the jobs running on the node (a share of
+  // one GPU, or n whole GPUs; Resources::job_kinds): b + 75 where every job is of the request's
+  // kind, b + 50 where that kind runs beside others, b + 25 on a node without GPU jobs, b where
+  // only other kinds run.
   static int64_t ClusteringScore(const NodeView& view, const PlacementRequest& request) {
-    bool shares = false;
-    bool whole = false;
-    for (int free : view.free) {
-      shares = shares || (free > 0 && free < kMilliPerGpu);
-      whole = whole || free == 0;
-    }
+    const int kind = request.milli > 0 ? 0 : request.gpus;
+    const std::vector<std::pair<int, int>>& kinds = *view.kinds;
+    const bool mine = std::any_of(kinds.begin(), kinds.end(),
+                                  [kind](const std::pair<int, int>& k) { return k.first == kind; });
     const int64_t b = (kMaxScore / 4) * (static_cast<int64_t>(kMaxSpecGpuMilli) - view.free_total) /
                       static_cast<int64_t>(kMaxSpecGpuMilli);
-    const bool mine = request.milli > 0 ? shares : whole;
-    const bool others = request.milli > 0 ? whole : shares;
-    if (mine) return b + (others ? kMaxScore * 2 / 4 : kMaxScore * 3 / 4);
-    if (!others) return b + kMaxScore / 4;
-    return b;
+    if (mine) return b + (kinds.size() == 1 ? kMaxScore * 3 / 4 : kMaxScore * 2 / 4);
+    return kinds.empty() ? b + kMaxScore / 4 : b;
   }
 
   // The artifact's NormalizeScore: (s - lowest) x 100 / (highest - lowest), integers; all 0 when

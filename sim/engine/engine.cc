@@ -110,6 +110,7 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
     resources_.EnableHostLimits();
     empty_resources_.EnableHostLimits();
   }
+  if (placement_.CountsJobKinds()) resources_.EnableJobKinds();
   ResolveRequests();
   metrics_.set_resources(&resources_);
   if (resources_.host_limited()) metrics_.EnableHostLimits(SmallestHostDemands(runs_));
@@ -634,11 +635,14 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
   int32_t most_cpu = 0;
   int32_t most_memory = 0;
   bool holds = false;
-  for (const Node& node : cluster_.nodes()) {
+  bool fits = false;  // some node of an allowed type takes it on the empty cluster
+  for (int i = 0; i < cluster_.node_count(); ++i) {
+    const Node& node = cluster_.node(i);
     if (!run.request.AllowsType(node.gpu_type)) continue;
     most_cpu = std::max(most_cpu, NodeCpuMilli(node));
     most_memory = std::max(most_memory, NodeMemoryMib(node));
     holds = holds || !HostChargeOn(node, host, 0, 0, 0).empty();
+    fits = fits || empty_resources_.HostFitsCpuOnly(i, host);
   }
   // Without host limits nothing tracks what it would hold: the reason GPU-only runs have always
   // given.
@@ -655,10 +659,9 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
            "; the run's placement does not place CPU-only jobs (docs/resources.md#cpu-only-jobs "
            "lists those that do)";
   }
-  PlacementRequest request = run.request;
-  request.whole_nodes = false;
-  Allocation scratch;
-  if (placement().Find(empty_resources_, request, &scratch)) return "";
+  // Every placement that places CPU-only jobs takes any node of an allowed type with room (not
+  // asked here: a placement's Find may draw random numbers).
+  if (fits) return "";
   char most[160];
   std::snprintf(most, sizeof most, " (at most %g CPUs and %g GiB per node of an allowed type)",
                 most_cpu / 1000.0, most_memory / 1024.0);
@@ -746,7 +749,8 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     double done = 0;   // checkpoints completed in this interval
     double cycle = 0;  // computing interval + save
     const FaultOptions& f = options_.faults;
-    if (f.checkpoints()) {
+    // A CPU-only job saves no checkpoints: failures take GPUs, so it never needs one.
+    if (f.checkpoints() && !run.allocation.gpus.empty()) {
       // From the start of this interval: compute I, save for S, compute I, save for S, ...
       cycle = f.checkpoint_interval_seconds + SaveSeconds(id);
       done = std::floor(active / cycle);
@@ -767,6 +771,7 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
   run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
+  resources_.CountJobKind(run.allocation.gpus, run.allocation.milli, -1);
   if (run.allocation.node >= 0) resources_.ReleaseHostOn(run.allocation.node, run.request.host);
   resources_.ReleaseHost(run.request.host, run.allocation.gpus, run.allocation.milli);
   if (run.allocation.milli > 0) {
@@ -823,7 +828,7 @@ void Engine::ScheduleFinish(JobId id) {
   const double compute = run.work_left / run.rate;
   double end = now_ + run.overhead_left + compute;
   const FaultOptions& f = options_.faults;
-  if (f.checkpoints() && compute > f.checkpoint_interval_seconds) {
+  if (f.checkpoints() && !run.allocation.gpus.empty() && compute > f.checkpoint_interval_seconds) {
     // A save after every full interval of computing, none after the last stretch.
     end += (std::ceil(compute / f.checkpoint_interval_seconds) - 1) * SaveSeconds(id);
   }
@@ -864,6 +869,7 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
     if (allocation.gpu_type != cluster_.node(allocation.node).gpu_type) {
       fail("a GPU type other than its node's");
     }
+    if (allocation.milli != 0 || allocation.batch != 0) fail("a GPU share or a batch");
     if (!resources_.HostFitsCpuOnly(allocation.node, run.request.host)) {
       fail("the free CPUs or host memory of node " + std::to_string(allocation.node) +
            " cannot take it");
@@ -957,6 +963,7 @@ void Engine::Start(JobId id, Allocation allocation) {
   if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
   if (allocation.node >= 0) resources_.AllocateHostOn(allocation.node, run.request.host);
   resources_.AllocateHost(run.request.host, allocation.gpus, allocation.milli);
+  resources_.CountJobKind(allocation.gpus, allocation.milli, +1);
   const int nodes = metrics_.OnAllocate(allocation, run.request.host);
   run.allocation = std::move(allocation);
   run.allocation.batch = 0;

@@ -171,7 +171,7 @@ class Engine final : public SchedulingContext {
   int64_t failures() const { return failures_; }
   double down_gpu_seconds() const { return down_gpu_seconds_; }
   double down_node_seconds() const { return down_node_seconds_; }
-  double lost_gpu_seconds() const;  // sum over jobs (O(jobs))
+  double lost_gpu_seconds() const;  // sum over the jobs with costs, in job order
   double checkpoint_gpu_seconds() const { return checkpoint_gpu_seconds_; }
 
   // SchedulingContext

@@ -89,6 +89,9 @@ class Placement {
   // one node: `out` then has no GPUs and `node` set (docs/resources.md#cpu-only-jobs). Otherwise
   // such a request never fits and the engine rejects the job with a reason.
   virtual bool PlacesCpuOnly() const { return false; }
+  // True if Find reads Resources::job_kinds (the kinds of the jobs running on each node): the
+  // engine then has them counted.
+  virtual bool CountsJobKinds() const { return false; }
 };
 
 // Whether `request` is a CPU-only request (no GPUs, some host demand).

@@ -152,7 +152,7 @@ class SchedulingContext {
   virtual void SetTimer(double time, JobId id, int tag) = 0;
   // Marks a running job as running on borrowed capacity (a virtual cluster beyond its quota) or
   // not, from now on; the engine integrates its GPUs x time while marked
-  // (JobRun::borrowed_gpu_seconds). A job stops being marked when it stops running.
+  // (JobCosts::borrowed_gpu_seconds). A job stops being marked when it stops running.
   // REQUIRES (CHECKed): running.
   virtual void SetBorrowing(JobId id, bool borrowing) = 0;
   // Records that the queued job `id` was promised a start by `start_seconds` (>= now): a

@@ -312,14 +312,44 @@ void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus,
     Allocate(gpus);
   }
   AllocateHost(demand, gpus, milli);
+  CountJobKind(gpus, milli, +1);
 }
 
 void Resources::ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli) {
+  CountJobKind(gpus, milli, -1);
   ReleaseHost(demand, gpus, milli);
   if (milli > 0) {
     for (int g : gpus) ReleaseShare(g, milli);
   } else {
     Release(gpus);
+  }
+}
+
+void Resources::EnableJobKinds() {
+  CHECK(total_free_ == cluster_->total_gpus(), "EnableJobKinds after GPUs were allocated");
+  job_kinds_.assign(static_cast<size_t>(cluster_->node_count()), {});
+}
+
+void Resources::CountJobKind(std::span<const int> gpus, int milli, int delta) {
+  if (job_kinds_.empty() || gpus.empty()) return;
+  const int kind = JobKind(gpus, milli);
+  int last_node = -1;
+  for (int g : gpus) {
+    const int node = cluster_->NodeOfGpu(g);
+    if (node == last_node) continue;  // ascending GPUs: a node's GPUs are consecutive
+    last_node = node;
+    auto& kinds = job_kinds_[node];
+    auto it = std::find_if(kinds.begin(), kinds.end(),
+                           [kind](const std::pair<int, int>& k) { return k.first == kind; });
+    if (it == kinds.end()) {
+      CHECK(delta > 0, "a job kind released on a node that holds none");
+      kinds.emplace_back(kind, delta);
+    } else if ((it->second += delta) == 0) {
+      *it = kinds.back();
+      kinds.pop_back();
+    } else {
+      CHECK(it->second > 0, "more jobs of a kind released than held");
+    }
   }
 }
 

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "sim/hardware/cluster.h"
@@ -129,6 +130,26 @@ class Resources {
   void AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli);
   void ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli);
 
+  // The kinds of the running jobs on each node, for the FGD paper's gpu-clustering placement
+  // (policies/share_baselines.cc), as its artifact labels pods: kind 0 = a share of one GPU,
+  // n > 0 = a job of n whole GPUs (the artifact's "share" and "n-gpu"; CPU-only jobs have no
+  // kind). Counted only after EnableJobKinds (REQUIRES: nothing allocated yet), by CountJobKind
+  // (the engine on every start and stop) and by AllocateJob / ReleaseJob.
+  void EnableJobKinds();
+  bool counts_job_kinds() const { return !job_kinds_.empty(); }
+  static int JobKind(std::span<const int> gpus, int milli) {
+    return milli > 0 ? 0 : static_cast<int>(gpus.size());
+  }
+  // Adds `delta` (+1 or -1) jobs of JobKind(gpus, milli) on every node `gpus` (ascending) spans.
+  // No-op unless counts_job_kinds() or when `gpus` is empty.
+  void CountJobKind(std::span<const int> gpus, int milli, int delta);
+  // (kind, running jobs > 0) pairs on `node`, in no particular order; none when kinds are not
+  // counted (the engine counts them on its state whenever its placement reads them).
+  const std::vector<std::pair<int, int>>& job_kinds(int node) const {
+    static const std::vector<std::pair<int, int>> kNone;
+    return job_kinds_.empty() ? kNone : job_kinds_[node];
+  }
+
   const std::vector<Partition>& partitions() const { return partitions_; }
   int partition_of(int node) const { return node_partition_[node]; }
   int position_of(int node) const { return node_position_[node]; }
@@ -154,6 +175,7 @@ class Resources {
   std::vector<IndexSet> type_nonempty_;
   std::vector<int32_t> free_cpu_milli_;  // per node; empty = host resources not tracked
   std::vector<int32_t> free_memory_mib_;
+  std::vector<std::vector<std::pair<int, int>>> job_kinds_;  // per node; empty = not counted
 };
 
 }  // namespace clustersim

@@ -64,6 +64,11 @@ ModelEfficiency ParseEfficiency(const nlohmann::json& e, const std::string& orig
   out.tp_overlap = fraction(RequireMember(e, "tp_overlap", origin, at), at + ".tp_overlap", 1);
   out.bucket_bytes =
       fraction(RequireMember(e, "bucket_bytes", origin, at), at + ".bucket_bytes", 1e12);
+  if (!(out.bucket_bytes > 0)) {
+    throw JsonValueError(origin, at + ".bucket_bytes",
+                         "expected a bucket size in bytes > 0 (the default of stacks that state "
+                         "none)");
+  }
   out.activation_traffic =
       fraction(RequireMember(e, "activation_traffic", origin, at), at + ".activation_traffic", 100);
   out.attention_efficiency = fraction(RequireMember(e, "attention_efficiency", origin, at),

@@ -883,7 +883,7 @@ int64_t FindSameRunOn(sqlite3* db, const std::string& path, const RunRecord& r) 
   }
   sql += " ORDER BY run_id LIMIT 1";
   Statement s(db, sql.c_str());
-  // Bound with the types WriteRun binds, so that equal values compare equal.
+  // Bound with the types InsertRunRow binds, so that equal values compare equal.
   int i = 0;
   for (const std::string_view column : kRunKeyColumns) {
     ++i;

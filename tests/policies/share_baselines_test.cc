@@ -11,16 +11,17 @@ namespace clustersim {
 namespace {
 
 // 3 nodes x 4 A100-80GB. Node 0: GPU 0 has a 500-milli share held (500 free), GPUs 1-3 free
-// (3500 milli free, 3 whole). Node 1: GPUs 4, 5 held whole, 6, 7 free (2000). Node 2: all free
-// (4000).
+// (3500 milli free, 3 whole). Node 1: GPUs 4, 5 held whole by one 2-GPU job, 6, 7 free (2000).
+// Node 2: all free (4000). The jobs' kinds are counted, as the engine does for gpu-clustering.
 class ShareBaselinesTest : public ::testing::Test {
  protected:
   ShareBaselinesTest()
       : cluster_(ClusterSpec::FromJsonText(testing::Nodes(3, 4), "b", HardwareCatalog::Default()),
                  HardwareCatalog::Default()),
         resources_(cluster_) {
-    resources_.AllocateShare(0, 500);
-    resources_.Allocate(std::vector<int>{4, 5});
+    resources_.EnableJobKinds();
+    resources_.AllocateJob({}, std::vector<int>{0}, 500);
+    resources_.AllocateJob({}, std::vector<int>{4, 5}, 0);
   }
 
   std::vector<int> Place(const std::string& strategy, int gpus, int milli = 0, int64_t seed = 0) {
@@ -78,6 +79,22 @@ TEST_F(ShareBaselinesTest, ClusteringPutsAShareWithShares) {
 // node 2: 37. Node 1, GPUs 6, 7.
 TEST_F(ShareBaselinesTest, ClusteringPutsWholeGpusWithWholeGpus) {
   EXPECT_EQ(Place("gpu-clustering", 2), (std::vector<int>{6, 7}));
+}
+
+// Clustering tells jobs apart by GPU count, as the artifact's "n-gpu" kinds do: a 1-GPU job is
+// of another kind than node 1's 2-GPU job. Node 0 (shares only) 14, node 1 (another kind only)
+// 18, node 2 (no job) 25 + 12 = 37. Node 2, GPU 8.
+TEST_F(ShareBaselinesTest, ClusteringTellsOneGpuJobsFromTwoGpuJobs) {
+  EXPECT_EQ(Place("gpu-clustering", 1), std::vector<int>{8});
+}
+
+// The kinds follow jobs as they start and end: with the 2-GPU job gone and a 1-GPU job on GPU
+// 4, node 1 runs only the 1-GPU kind: 75 + 25 x 5000 / 8000 (in integers: 25 x 5000 / 8000 =
+// 15) = 90, above node 2's 37. Node 1, GPU 5.
+TEST_F(ShareBaselinesTest, ClusteringCountsKindsAsJobsStartAndEnd) {
+  resources_.ReleaseJob({}, std::vector<int>{4, 5}, 0);
+  resources_.AllocateJob({}, std::vector<int>{4}, 0);
+  EXPECT_EQ(Place("gpu-clustering", 1), std::vector<int>{5});
 }
 
 // Dot product, 2 GPUs (2000 milli), no CPUs: int(100 (1 - free/8000 x 2000/8000 / 2)): node 0
