@@ -145,9 +145,7 @@ class FragAware final : public Placement {
     best.sigmoid = sigmoid_;
     for (int node = 0; node < cluster.node_count(); ++node) {
       const Node& n = cluster.node(node);
-      if (!request.AllowsType(n.gpu_type) || !resources.HostFitsCpuOnly(node, request.host)) {
-        continue;
-      }
+      if (!CpuOnlyFits(resources, node, request)) continue;
       NodeCpu cpu = CpuOf(resources, node);
       double delta = 0;
       if (cpu.limited()) {

@@ -176,9 +176,7 @@ class ShareBaseline final : public Placement {
     views_.clear();
     for (int node = 0; node < cluster.node_count(); ++node) {
       const Node& n = cluster.node(node);
-      if (!request.AllowsType(n.gpu_type) || !resources.HostFitsCpuOnly(node, request.host)) {
-        continue;
-      }
+      if (!CpuOnlyFits(resources, node, request)) continue;
       NodeView view;
       view.node = node;
       for (int i = 0; i < n.gpu_count; ++i)

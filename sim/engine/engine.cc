@@ -642,7 +642,7 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
     most_cpu = std::max(most_cpu, NodeCpuMilli(node));
     most_memory = std::max(most_memory, NodeMemoryMib(node));
     holds = holds || !HostChargeOn(node, host, 0, 0, 0).empty();
-    fits = fits || empty_resources_.HostFitsCpuOnly(i, host);
+    fits = fits || CpuOnlyFits(empty_resources_, i, run.request);
   }
   // Without host limits nothing tracks what it would hold: the reason GPU-only runs have always
   // given.
@@ -659,8 +659,8 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
            "; the run's placement does not place CPU-only jobs (docs/resources.md#cpu-only-jobs "
            "lists those that do)";
   }
-  // Every placement that places CPU-only jobs takes any node of an allowed type with room (not
-  // asked here: a placement's Find may draw random numbers).
+  // Every placement that places CPU-only jobs chooses among the nodes CpuOnlyFits (the placement
+  // is not asked here: its Find may draw random numbers).
   if (fits) return "";
   char most[160];
   std::snprintf(most, sizeof most, " (at most %g CPUs and %g GiB per node of an allowed type)",

@@ -99,6 +99,14 @@ inline bool IsCpuOnly(const PlacementRequest& request) {
   return request.gpus <= 0 && request.milli <= 0 && !request.host.empty();
 }
 
+// Whether a CPU-only `request` may go to `node`: the node's type is allowed and its free CPUs and
+// memory take the demand. Every placement that places CPU-only jobs chooses among these nodes,
+// and the engine rejects a CPU-only job for which no node of the empty cluster is one.
+inline bool CpuOnlyFits(const Resources& resources, int node, const PlacementRequest& request) {
+  return request.AllowsType(resources.cluster().node(node).gpu_type) &&
+         resources.HostFitsCpuOnly(node, request.host);
+}
+
 // Whole-node placement (docs/engine.md#whole-nodes): the first partition, in cluster order, of an
 // allowed type with ceil(request.gpus / G) completely free nodes; the lowest-index such nodes,
 // every GPU of them (so `out` holds a multiple of G >= request.gpus GPUs), if the job's host

@@ -69,8 +69,7 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
       group->preemption_gpu_seconds += costs.preemption_gpu_seconds;
       group->borrowed_gpu_seconds += costs.borrowed_gpu_seconds;
       if (run.first_start >= 0) group->wait.push_back(run.first_start - job.submit_time);
-      if (run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
-          run.state == JobState::kOomFailed) {
+      if (Ended(run.state)) {
         group->jct.push_back(run.end_time - job.submit_time);
         group->queued.push_back(run.queued_seconds);
       }
