@@ -15,6 +15,12 @@ else
     -DCLUSTERSIM_BUILD_BENCH=ON -DCLUSTERSIM_BUILD_PYTHON=ON >/dev/null
 fi
 cmake --build "$dir" -j"$(nproc)"
+# The tests' temporary files go to a folder of the build, not /tmp: emptied before the run and
+# removed when every test passes (kept for a look when one fails).
+tmp="$PWD/$dir/test-tmp"
+rm -rf "$tmp" && mkdir -p "$tmp"
 cd "$dir"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+TMPDIR="$tmp" TEST_TMPDIR="$tmp" \
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --output-on-failure -j"$(nproc)" --timeout 1200
+rm -rf "$tmp"
