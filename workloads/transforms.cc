@@ -111,6 +111,9 @@ size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_
   }
   const double target = factor * static_cast<double>(capacity_milli);
   std::mt19937_64 rng(seed);
+  // The trace's own jobs in a random order first, then the copies after them in draw order: the
+  // artifact shuffles its pods before it tunes the workload, and appends what it draws.
+  for (size_t i = jobs.size(); i > 1; --i) std::swap(jobs[i - 1], jobs[UniformBelow(rng, i)]);
   if (static_cast<double>(total) < target) {
     const size_t originals = jobs.size();
     for (int64_t k = 0;; ++k) {
@@ -129,7 +132,6 @@ size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_
       jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(victim));
     }
   }
-  for (size_t i = jobs.size(); i > 1; --i) std::swap(jobs[i - 1], jobs[UniformBelow(rng, i)]);
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job& job = jobs[i];
     job.submit_time = static_cast<double>(i);

@@ -24,12 +24,12 @@ FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace);
 // artifact tunes its workloads (Weng et al., USENIX ATC'23; hkust-adsl/kubernetes-scheduler-
 // simulator, TunePodsByNodeTotalResource). A job's GPU demand is gpu_milli for a share of one GPU,
 // else gpus x 1000. With target = F x capacity_milli:
-//   - below target: jobs are drawn uniformly with replacement from the trace and appended (copies,
-//     id "<id>-inflated-<k>") until the next draw would take the total demand above the target
-//     (that draw is not added; a draw of demand 0 is always added);
+//   - the trace's jobs are shuffled;
+//   - below target: jobs are drawn uniformly with replacement from the trace and appended after
+//     them (copies, id "<id>-inflated-<k>", in draw order) until the next draw would take the
+//     total demand above the target (that draw is not added; a draw of demand 0 is always added);
 //   - above target: uniformly drawn jobs are removed until the total is at most the target;
-// then every job is shuffled and job i arrives at i seconds (the recorded schedule is dropped:
-// it no longer matches). Draws come from std::mt19937_64 seeded with `seed` (bounded draws by
+// then job i arrives at i seconds (the recorded schedule is dropped: it no longer matches). Draws come from std::mt19937_64 seeded with `seed` (bounded draws by
 // rejection, so the result is the same on every platform). Returns the number of jobs after.
 // Throws InputError if no job requests GPUs. REQUIRES factor > 0, capacity_milli > 0.
 size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_t seed);

@@ -463,6 +463,15 @@ TEST(InflateTrace, AddsDrawnCopiesUntilTheNextWouldPassTheTarget) {
   }
   EXPECT_EQ(originals, (std::map<std::string, int>{{"a", 1}, {"b", 1}, {"c", 1}}));
   for (size_t k = 0; k < copies.size(); ++k) EXPECT_TRUE(copies.count(std::to_string(k)));
+  // The originals arrive first (in some order), then the copies in draw order.
+  for (size_t i = 0; i < big.jobs.size(); ++i) {
+    const bool copy = big.jobs[i].id.find("-inflated-") != std::string::npos;
+    EXPECT_EQ(copy, i >= 3) << i;
+    if (copy) {
+      EXPECT_EQ(big.jobs[i].id.substr(big.jobs[i].id.find("-inflated-") + 10),
+                std::to_string(i - 3));
+    }
+  }
   // Shuffled, one arrival a second, the recorded schedule dropped.
   for (size_t i = 0; i < trace.jobs.size(); ++i) {
     EXPECT_DOUBLE_EQ(trace.jobs[i].submit_time, static_cast<double>(i));
