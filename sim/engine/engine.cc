@@ -1260,6 +1260,36 @@ void Engine::CheckInvariants() const {
     CHECK(!gpu_down_[g] || (!held[g] && !resources_.IsGpuFree(static_cast<int>(g))),
           "failed GPU " + std::to_string(g) + " is free or held by a job");
   }
+  // Host resources: each node's free CPUs and memory are its capacity less the charges of the
+  // jobs running on it (docs/resources.md), never below 0.
+  if (resources_.host_limited()) {
+    std::vector<int64_t> cpu(cluster_.node_count(), 0);
+    std::vector<int64_t> memory(cluster_.node_count(), 0);
+    const auto charge = [&](int node, const HostCharge& c) {
+      cpu[node] += c.cpu_milli;
+      memory[node] += c.memory_mib;
+    };
+    for (JobId id : running_) {
+      const JobRun& run = runs_[id];
+      const Allocation& a = run.allocation;
+      if (a.node >= 0) charge(a.node, HostChargeOn(cluster_.node(a.node), run.request.host, 0, 0, 0));
+      const int n = static_cast<int>(a.gpus.size());
+      for (int i = 0; i < n;) {
+        const int node = cluster_.NodeOfGpu(a.gpus[i]);
+        int on_node = 0;
+        for (; i < n && cluster_.NodeOfGpu(a.gpus[i]) == node; ++i) ++on_node;
+        charge(node, JobHostChargeOn(cluster_.node(node), run.request.host, on_node, n, a.milli));
+      }
+    }
+    for (int node = 0; node < cluster_.node_count(); ++node) {
+      const Node& info = cluster_.node(node);
+      CHECK(resources_.free_cpu_milli(node) == NodeCpuMilli(info) - cpu[node] &&
+                resources_.free_memory_mib(node) == NodeMemoryMib(info) - memory[node] &&
+                resources_.free_cpu_milli(node) >= 0 && resources_.free_memory_mib(node) >= 0,
+            "node " + std::to_string(node) + ": free CPUs or memory out of step with the " +
+                "running jobs' charges");
+    }
+  }
   // Every job in exactly one state: the queue holds exactly the queued jobs.
   int queued = 0;
   for (JobId id = queue_head_; id != kNoJob; id = runs_[id].queue_next) {

@@ -45,6 +45,13 @@ HostCharge HostChargeOn(const Node& node, const HostDemand& demand, int gpus_on_
   return charge;
 }
 
+HostCharge JobHostChargeOn(const Node& node, const HostDemand& demand, int on_node,
+                           int allocation_gpus, int milli) {
+  if (milli == 0) return HostChargeOn(node, demand, on_node, allocation_gpus, 0);
+  const HostCharge one = HostChargeOn(node, demand, 1, 1, milli);
+  return HostCharge{one.cpu_milli * on_node, one.memory_mib * on_node};
+}
+
 Resources::Resources(const Cluster& cluster) : cluster_(&cluster) {
   const int node_count = cluster.node_count();
   const int types = static_cast<int>(cluster.catalog().gpus().size());
@@ -246,13 +253,7 @@ bool Resources::HostFitsGpus(const HostDemand& demand, std::span<const int> gpus
   bool fits = true;
   const int n = static_cast<int>(gpus.size());
   ForEachNode(*cluster_, gpus, [&](int node, int on_node) {
-    if (milli > 0) {
-      // Shares on several GPUs of one node: one charge per share.
-      const HostCharge one = HostChargeOn(cluster_->node(node), demand, 1, 1, milli);
-      fits = fits && HostFits(node, HostCharge{one.cpu_milli * on_node, one.memory_mib * on_node});
-    } else {
-      fits = fits && HostFitsJob(node, demand, on_node, n);
-    }
+    fits = fits && HostFits(node, JobHostChargeOn(cluster_->node(node), demand, on_node, n, milli));
   });
   return fits;
 }
@@ -261,9 +262,7 @@ void Resources::AllocateHost(const HostDemand& demand, std::span<const int> gpus
   if (!host_limited()) return;
   const int n = static_cast<int>(gpus.size());
   ForEachNode(*cluster_, gpus, [&](int node, int on_node) {
-    HostCharge c = HostChargeOn(cluster_->node(node), demand, milli > 0 ? 1 : on_node,
-                                milli > 0 ? 1 : n, milli);
-    if (milli > 0) c = HostCharge{c.cpu_milli * on_node, c.memory_mib * on_node};
+    const HostCharge c = JobHostChargeOn(cluster_->node(node), demand, on_node, n, milli);
     CHECK(HostFits(node, c), "node " + std::to_string(node) + ": host charge does not fit");
     free_cpu_milli_[node] -= c.cpu_milli;
     free_memory_mib_[node] -= c.memory_mib;
@@ -274,9 +273,7 @@ void Resources::ReleaseHost(const HostDemand& demand, std::span<const int> gpus,
   if (!host_limited()) return;
   const int n = static_cast<int>(gpus.size());
   ForEachNode(*cluster_, gpus, [&](int node, int on_node) {
-    HostCharge c = HostChargeOn(cluster_->node(node), demand, milli > 0 ? 1 : on_node,
-                                milli > 0 ? 1 : n, milli);
-    if (milli > 0) c = HostCharge{c.cpu_milli * on_node, c.memory_mib * on_node};
+    const HostCharge c = JobHostChargeOn(cluster_->node(node), demand, on_node, n, milli);
     free_cpu_milli_[node] += c.cpu_milli;
     free_memory_mib_[node] += c.memory_mib;
     const Node& info = cluster_->node(node);

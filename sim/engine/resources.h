@@ -55,6 +55,11 @@ int32_t NodeMemoryMib(const Node& node);
 // for an unstated dimension.
 HostCharge HostChargeOn(const Node& node, const HostDemand& demand, int gpus_on_node,
                         int allocation_gpus, int milli);
+// What a job holds of `node` where `on_node` of its `allocation_gpus` GPUs are: HostChargeOn
+// for whole GPUs; for shares of `milli` (> 0) on several GPUs of the node, one share's charge
+// per GPU.
+HostCharge JobHostChargeOn(const Node& node, const HostDemand& demand, int on_node,
+                           int allocation_gpus, int milli);
 
 struct Partition {
   int gpu_type = 0;
