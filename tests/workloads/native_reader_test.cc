@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
+#include <vector>
 
 #include "sim/util/error.h"
 #include "workloads/reader.h"
@@ -174,6 +176,127 @@ TEST_F(NativeReader, ReadsPerJobPrecisionAndSequenceLength) {
   const std::string bad_json = ErrorOf(
       R"([{"job_id":"x","submit_time":0,"gpus":1,"duration":1,"precision":"int8"}])", "q.json");
   EXPECT_NE(bad_json.find("jobs[0].precision: expected fp32, tf32"), std::string::npos) << bad_json;
+}
+
+// A native CSV of 150,000 jobs (2.8 MB: more than the reader's 1 MiB buffer, and what a reader
+// parsing a large file in parts, e.g. two halves split at a line start, would split). Row i is job
+// "j<i>" submitted at i with i % 8 + 1 GPUs and a duration of i % 100 + 1 s. Around the middle of
+// the file, rows end in CRLF, blank lines (empty and "\r") come between them and every fifth id is
+// quoted with a comma in it ("j<i>,x"). The file ends without a final newline. `change` may replace
+// a row's text. Records each row's line number (counted while writing, 1 = the header) in lines_.
+class NativeReaderLargeFile : public NativeReader {
+ protected:
+  static constexpr int kRows = 150'000;
+  static bool InMiddle(int i) { return i >= kRows / 2 - 3000 && i < kRows / 2 + 3000; }
+  static std::string IdOf(int i) {
+    return "j" + std::to_string(i) + (InMiddle(i) && i % 5 == 0 ? ",x" : "");
+  }
+
+  std::string WriteRows(const std::map<int, std::string>& change = {}) {
+    std::string text = "job_id,submit_time,gpus,duration\n";
+    int64_t line = 1;
+    lines_.assign(kRows, 0);
+    for (int i = 0; i < kRows; ++i) {
+      const std::string id = InMiddle(i) && i % 5 == 0 ? "\"" + IdOf(i) + "\"" : IdOf(i);
+      std::string row = id + "," + std::to_string(i) + "," + std::to_string(i % 8 + 1) + "," +
+                        std::to_string(i % 100 + 1);
+      if (auto it = change.find(i); it != change.end()) row = it->second;
+      lines_[i] = ++line;
+      text += row;
+      if (i + 1 == kRows) break;  // no final newline
+      text += InMiddle(i) ? "\r\n" : "\n";
+      if (InMiddle(i) && i % 3 == 0) {
+        text += "\n";
+        ++line;
+      } else if (InMiddle(i) && i % 3 == 1) {
+        text += "\r\n";
+        ++line;
+      }
+    }
+    EXPECT_GT(text.size(), size_t{5} << 19);  // well over 2 MiB of rows
+    return Write("big.csv", text);
+  }
+  std::string ErrorOfRows(const std::map<int, std::string>& change, std::string* path) {
+    *path = WriteRows(change);
+    try {
+      LoadTrace(*path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  std::vector<int64_t> lines_;
+};
+
+TEST_F(NativeReaderLargeFile, EveryJobKeepsItsFieldsAndLineThroughTheMiddle) {
+  const std::string path = WriteRows();
+  const Trace trace = LoadTrace(path);
+  ASSERT_EQ(trace.jobs.size(), size_t{kRows});
+  int wrong = 0;
+  for (int i = 0; i < kRows && wrong < 5; ++i) {
+    const Job& job = trace.jobs[i];  // submit times 0, 1, 2, ...: sorted order is file order
+    const bool ok = job.id == IdOf(i) && job.line == lines_[i] && job.submit_time == i &&
+                    job.gpus == i % 8 + 1 && job.duration == i % 100 + 1;
+    if (!ok) {
+      ++wrong;
+      ADD_FAILURE() << "row " << i << ": got id " << job.id << " line " << job.line << " submit "
+                    << job.submit_time << " gpus " << job.gpus << " duration " << job.duration
+                    << "; expected id " << IdOf(i) << " line " << lines_[i];
+    }
+  }
+  // The same file compressed: the same jobs.
+  ASSERT_EQ(std::system(("gzip -c '" + path + "' > '" + path + ".gz'").c_str()), 0);
+  const Trace gz = LoadTrace(path + ".gz");
+  ASSERT_EQ(gz.jobs.size(), trace.jobs.size());
+  for (size_t i = 0; i < gz.jobs.size(); ++i) {
+    ASSERT_EQ(gz.jobs[i].id, trace.jobs[i].id) << i;
+    ASSERT_EQ(gz.jobs[i].line, trace.jobs[i].line) << i;
+  }
+}
+
+TEST_F(NativeReaderLargeFile, TheEarliestLineInTheFileIsTheErrorReported) {
+  std::string path;
+  // Bad rows near the start and the end: row 100's gpus (column 10 of "j100,100,-2,1") wins.
+  const std::string both = ErrorOfRows({{100, "j100,100,-2,1"}, {kRows - 100, "jz,0,-3,1"}}, &path);
+  EXPECT_EQ(both, path + ":102:10: gpus: expected an integer >= 0, got -2");
+  // Only near the end: its line is counted through the blank lines of the middle.
+  const int late = kRows - 100;
+  const std::string second = ErrorOfRows({{late, "jz,0,-3,1"}}, &path);
+  EXPECT_EQ(second, path + ":" + std::to_string(lines_[late]) +
+                        ":6: gpus: expected an integer >= 0, got -3");
+  // A row near the end missing a field, and an unterminated quote right after the middle.
+  const int middle = kRows / 2 + 10;
+  const std::string quote = ErrorOfRows({{middle, "\"jq,1,1,1"}, {late, "jz,0,1"}}, &path);
+  EXPECT_EQ(quote, path + ":" + std::to_string(lines_[middle]) +
+                       ":1: unterminated quoted field: expected a closing '\"'");
+  const std::string missing = ErrorOfRows({{late, "jz,0,1"}}, &path);
+  EXPECT_EQ(missing, path + ":" + std::to_string(lines_[late]) +
+                         ":7: missing field(s): expected 4 fields (duration is missing), got 3");
+  // A parse error comes before a duplicate id on an earlier line (ids are checked at the end).
+  const std::string parse_first = ErrorOfRows({{200, "j10,0,1,1"}, {late, "jz,0,-3,1"}}, &path);
+  EXPECT_NE(parse_first.find(":" + std::to_string(lines_[late]) + ":6: gpus"), std::string::npos)
+      << parse_first;
+}
+
+TEST_F(NativeReaderLargeFile, ADuplicateFarApartNamesBothLines) {
+  std::string path;
+  const int late = kRows - 50;
+  const std::string e = ErrorOfRows({{late, "j10,0,1,1"}}, &path);
+  EXPECT_EQ(e, path + ":" + std::to_string(lines_[late]) +
+                   ":1: duplicate job_id \"j10\" (first on line 12)");
+  // Two duplicates, one in each half of the file: the one that appears earlier in the file is
+  // reported.
+  const std::string two = ErrorOfRows({{300, "j20,0,1,1"}, {late, "j10,0,1,1"}}, &path);
+  EXPECT_EQ(two, path + ":302:1: duplicate job_id \"j20\" (first on line 22)");
+  // A quoted id with a comma, duplicated across the middle.
+  const int quoted = kRows / 2 - 2000;  // in the middle region, a multiple of 5: "j73000,x"
+  ASSERT_EQ(quoted % 5, 0);
+  const int later = kRows / 2 + 2500;
+  const std::string comma = ErrorOfRows({{later, "\"j73000,x\",1,1,1"}}, &path);
+  EXPECT_EQ(comma, path + ":" + std::to_string(lines_[later]) +
+                       ":1: duplicate job_id \"j73000,x\" (first on line " +
+                       std::to_string(lines_[quoted]) + ")");
 }
 
 TEST_F(NativeReader, ReadsTheBundledDefaultTrace) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sim/util/error.h"
+#include "sim/util/sha256.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
@@ -136,6 +137,24 @@ TEST(InputFile, ContentHashIsTheSameForAFileAndItsGzipCopy) {
   const std::string kAbc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
   EXPECT_EQ(Sha256OfContent(plain), kAbc);
   EXPECT_EQ(Sha256OfContent(gz), kAbc);
+}
+
+// FIPS 180-2 appendix B (B.1 "abc", B.2 the 448-bit message, B.3 a million 'a') and the empty
+// message; the million 'a' fed in odd-sized pieces too, so that blocks are completed from the
+// carried-over buffer as well as taken whole.
+TEST(Sha256, MatchesThePublishedExamples) {
+  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  const std::string million(1'000'000, 'a');
+  const std::string kMillion = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+  EXPECT_EQ(Sha256Hex(million), kMillion);
+  Sha256 pieces;
+  for (size_t at = 0, step = 1; at < million.size(); at += step, step = step % 200 + 7) {
+    pieces.Update(std::string_view(million).substr(at, step));
+  }
+  EXPECT_EQ(pieces.HexDigest(), kMillion);
 }
 
 }  // namespace
