@@ -29,8 +29,9 @@ FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace);
 //     them (copies, id "<id>-inflated-<k>", in draw order) until the next draw would take the
 //     total demand above the target (that draw is not added; a draw of demand 0 is always added);
 //   - above target: uniformly drawn jobs are removed until the total is at most the target;
-// then job i arrives at i seconds (the recorded schedule is dropped: it no longer matches). Draws come from std::mt19937_64 seeded with `seed` (bounded draws by
-// rejection, so the result is the same on every platform). Returns the number of jobs after.
+// then job i arrives at i seconds (the recorded schedule is dropped: it no longer matches). Draws
+// come from std::mt19937_64 seeded with `seed` (bounded draws by rejection, so the result is the
+// same on every platform). Returns the number of jobs after.
 // Throws InputError if no job requests GPUs. REQUIRES factor > 0, capacity_milli > 0.
 size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_t seed);
 

@@ -1272,7 +1272,9 @@ void Engine::CheckInvariants() const {
     for (JobId id : running_) {
       const JobRun& run = runs_[id];
       const Allocation& a = run.allocation;
-      if (a.node >= 0) charge(a.node, HostChargeOn(cluster_.node(a.node), run.request.host, 0, 0, 0));
+      if (a.node >= 0) {
+        charge(a.node, HostChargeOn(cluster_.node(a.node), run.request.host, 0, 0, 0));
+      }
       const int n = static_cast<int>(a.gpus.size());
       for (int i = 0; i < n;) {
         const int node = cluster_.NodeOfGpu(a.gpus[i]);
