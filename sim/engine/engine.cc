@@ -771,16 +771,10 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
   run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
-  resources_.CountJobKind(run.allocation.gpus, run.allocation.milli, -1);
   if (run.allocation.node >= 0) resources_.ReleaseHostOn(run.allocation.node, run.request.host);
-  resources_.ReleaseHost(run.request.host, run.allocation.gpus, run.allocation.milli);
-  if (run.allocation.milli > 0) {
-    for (int g : run.allocation.gpus) resources_.ReleaseShare(g, run.allocation.milli);
-  } else {
-    resources_.Release(run.allocation.gpus);
-    if (!holder_.empty()) {
-      for (int g : run.allocation.gpus) holder_[g] = kNoJob;
-    }
+  resources_.ReleaseJob(run.request.host, run.allocation.gpus, run.allocation.milli);
+  if (!holder_.empty() && run.allocation.milli == 0) {
+    for (int g : run.allocation.gpus) holder_[g] = kNoJob;
   }
   if (!gpu_memory_.empty()) PlaceMemory(id, -1);
   metrics_.OnRelease(run.allocation, run.request.host);
@@ -955,15 +949,9 @@ void Engine::Start(JobId id, Allocation allocation) {
     }
   }
   QueueRemove(id);
-  if (allocation.milli > 0) {
-    for (int g : allocation.gpus) resources_.AllocateShare(g, allocation.milli);
-  } else {
-    resources_.Allocate(allocation.gpus);
-  }
   if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
   if (allocation.node >= 0) resources_.AllocateHostOn(allocation.node, run.request.host);
-  resources_.AllocateHost(run.request.host, allocation.gpus, allocation.milli);
-  resources_.CountJobKind(allocation.gpus, allocation.milli, +1);
+  resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli);
   const int nodes = metrics_.OnAllocate(allocation, run.request.host);
   run.allocation = std::move(allocation);
   run.allocation.batch = 0;
@@ -1276,12 +1264,9 @@ void Engine::CheckInvariants() const {
         charge(a.node, HostChargeOn(cluster_.node(a.node), run.request.host, 0, 0, 0));
       }
       const int n = static_cast<int>(a.gpus.size());
-      for (int i = 0; i < n;) {
-        const int node = cluster_.NodeOfGpu(a.gpus[i]);
-        int on_node = 0;
-        for (; i < n && cluster_.NodeOfGpu(a.gpus[i]) == node; ++i) ++on_node;
+      ForEachNode(cluster_, a.gpus, [&](int node, int on_node) {
         charge(node, JobHostChargeOn(cluster_.node(node), run.request.host, on_node, n, a.milli));
-      }
+      });
     }
     for (int node = 0; node < cluster_.node_count(); ++node) {
       const Node& info = cluster_.node(node);

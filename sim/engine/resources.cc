@@ -232,22 +232,6 @@ void Resources::EnableHostLimits() {
   }
 }
 
-namespace {
-
-// Calls visit(node, gpus on it) for each node `gpus` (ascending) spans.
-template <typename Visit>
-void ForEachNode(const Cluster& cluster, std::span<const int> gpus, Visit visit) {
-  size_t i = 0;
-  while (i < gpus.size()) {
-    const int node = cluster.NodeOfGpu(gpus[i]);
-    int on_node = 0;
-    for (; i < gpus.size() && cluster.NodeOfGpu(gpus[i]) == node; ++i) ++on_node;
-    visit(node, on_node);
-  }
-}
-
-}  // namespace
-
 bool Resources::HostFitsGpus(const HostDemand& demand, std::span<const int> gpus, int milli) const {
   if (!host_limited()) return true;
   bool fits = true;
@@ -328,13 +312,9 @@ void Resources::EnableJobKinds() {
 }
 
 void Resources::CountJobKind(std::span<const int> gpus, int milli, int delta) {
-  if (job_kinds_.empty() || gpus.empty()) return;
-  const int kind = JobKind(gpus, milli);
-  int last_node = -1;
-  for (int g : gpus) {
-    const int node = cluster_->NodeOfGpu(g);
-    if (node == last_node) continue;  // ascending GPUs: a node's GPUs are consecutive
-    last_node = node;
+  if (job_kinds_.empty()) return;
+  const int kind = milli > 0 ? 0 : static_cast<int>(gpus.size());
+  ForEachNode(*cluster_, gpus, [&](int node, int) {
     auto& kinds = job_kinds_[node];
     auto it = std::find_if(kinds.begin(), kinds.end(),
                            [kind](const std::pair<int, int>& k) { return k.first == kind; });
@@ -347,7 +327,7 @@ void Resources::CountJobKind(std::span<const int> gpus, int milli, int delta) {
     } else {
       CHECK(it->second > 0, "more jobs of a kind released than held");
     }
-  }
+  });
 }
 
 }  // namespace clustersim

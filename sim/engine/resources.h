@@ -61,6 +61,18 @@ HostCharge HostChargeOn(const Node& node, const HostDemand& demand, int gpus_on_
 HostCharge JobHostChargeOn(const Node& node, const HostDemand& demand, int on_node,
                            int allocation_gpus, int milli);
 
+// Calls visit(node, GPUs of `gpus` on it) for each node `gpus` (ascending) spans, in order.
+template <typename Visit>
+void ForEachNode(const Cluster& cluster, std::span<const int> gpus, Visit visit) {
+  size_t i = 0;
+  while (i < gpus.size()) {
+    const int node = cluster.NodeOfGpu(gpus[i]);
+    int on_node = 0;
+    for (; i < gpus.size() && cluster.NodeOfGpu(gpus[i]) == node; ++i) ++on_node;
+    visit(node, on_node);
+  }
+}
+
 struct Partition {
   int gpu_type = 0;
   int gpus_per_node = 0;
@@ -129,25 +141,19 @@ class Resources {
   }
   void AllocateHostOn(int node, const HostDemand& demand);
   void ReleaseHostOn(int node, const HostDemand& demand);
-  // GPUs and host charges together: Allocate (or AllocateShare per GPU when milli > 0) +
-  // AllocateHost, and the reverse. For policies planning on a copy whose plans the engine will
-  // apply, so that two planned jobs never count the same CPUs.
+  // A job's GPUs, host charges and kind together: Allocate (or AllocateShare per GPU when
+  // milli > 0) + AllocateHost + its kind counted, and the reverse. What the engine does at every
+  // start and stop, and what policies planning on a copy do, so that two planned jobs never count
+  // the same CPUs.
   void AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli);
   void ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli);
 
   // The kinds of the running jobs on each node, for the FGD paper's gpu-clustering placement
   // (policies/share_baselines.cc), as its artifact labels pods: kind 0 = a share of one GPU,
   // n > 0 = a job of n whole GPUs (the artifact's "share" and "n-gpu"; CPU-only jobs have no
-  // kind). Counted only after EnableJobKinds (REQUIRES: nothing allocated yet), by CountJobKind
-  // (the engine on every start and stop) and by AllocateJob / ReleaseJob.
+  // kind). Counted only after EnableJobKinds (REQUIRES: nothing allocated yet), by AllocateJob
+  // and ReleaseJob.
   void EnableJobKinds();
-  bool counts_job_kinds() const { return !job_kinds_.empty(); }
-  static int JobKind(std::span<const int> gpus, int milli) {
-    return milli > 0 ? 0 : static_cast<int>(gpus.size());
-  }
-  // Adds `delta` (+1 or -1) jobs of JobKind(gpus, milli) on every node `gpus` (ascending) spans.
-  // No-op unless counts_job_kinds() or when `gpus` is empty.
-  void CountJobKind(std::span<const int> gpus, int milli, int delta);
   // (kind, running jobs > 0) pairs on `node`, in no particular order; none when kinds are not
   // counted (the engine counts them on its state whenever its placement reads them).
   const std::vector<std::pair<int, int>>& job_kinds(int node) const {
@@ -163,6 +169,10 @@ class Resources {
   const IndexSet& type_nodes_with_free(int type) const { return type_nonempty_[type]; }
 
  private:
+  // Adds `delta` (+1 or -1) jobs of the kind of (gpus, milli) on every node `gpus` (ascending)
+  // spans. No-op when kinds are not counted or `gpus` is empty.
+  void CountJobKind(std::span<const int> gpus, int milli, int delta);
+
   void SetNodeFree(int node, int free);
 
   const Cluster* cluster_;
