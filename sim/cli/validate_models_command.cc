@@ -159,14 +159,12 @@ int CommandValidateModels(int argc, char** argv) {
     const auto& rows_of = *part.second;
     PrintTable((name + " rows by GPU type").c_str(),
                Summarize(rows_of, [](const ThroughputResult& r) { return r.row->gpu; }));
-    PrintTable((name + " rows by model").c_str(),
-               Summarize(rows_of, [](const ThroughputResult& r) {
-                 return r.row->model == "GPT" ? std::string("GPT (Megatron shapes)")
-                                              : r.row->model;
+    PrintTable((name + " rows by model").c_str(), Summarize(rows_of, [](const ThroughputResult& r) {
+                 return r.row->model == "GPT" ? std::string("GPT (Megatron shapes)") : r.row->model;
                }));
-    PrintTable((name + " rows by GPUs").c_str(),
-               Summarize(rows_of,
-                         [](const ThroughputResult& r) { return ScaleBucket(r.row->gpus); }));
+    PrintTable((name + " rows by GPUs").c_str(), Summarize(rows_of, [](const ThroughputResult& r) {
+                 return ScaleBucket(r.row->gpus);
+               }));
     PrintTable((name + " rows by source").c_str(),
                Summarize(rows_of, [](const ThroughputResult& r) { return r.row->group; }));
     PrintTable((name + " rows by precision").c_str(),
