@@ -425,9 +425,9 @@ bool IsFinal(JobState state) { return Ended(state) || state == JobState::kReject
 // The writer thread of one run (SqliteWriter::BeginRun to EndRun) and what the engine's thread
 // keeps to feed it. The engine's thread owns the cursors and the batches it fills; a batch pushed
 // on `full_` belongs to the writer thread until it comes back empty on `empty_`. At most
-// kBatches exist, so neither queue's Push ever waits, and the engine's thread waits for an empty
-// batch only when the writer is kBatches behind (memory stays bounded). The writer thread alone
-// uses the connection until Join() returns.
+// kBatches exist, so neither queue's Push ever waits and memory stays bounded; the engine's
+// thread waits for an empty batch only after the run, when it hands over the last rows. The
+// writer thread alone uses the connection until Join() returns.
 class RunStream {
  public:
   // Trade-off: larger batches mean fewer hand-overs, more memory in flight (a jobs row is
@@ -446,8 +446,8 @@ class RunStream {
         engine_(engine),
         full_(kBatches),
         empty_(kBatches) {
-    jobs_ = TakeEmpty(RowBatch::kJobs);
-    timeseries_ = TakeEmpty(RowBatch::kTimeseries);
+    jobs_.batch.table = RowBatch::kJobs;
+    timeseries_.batch.table = RowBatch::kTimeseries;
     thread_ = std::thread([this] { WriterLoop(); });
   }
   RunStream(const RunStream&) = delete;
@@ -461,22 +461,29 @@ class RunStream {
     }
   }
 
-  // Engine's thread: see SqliteWriter::WriteFinished.
+  // Engine's thread: see SqliteWriter::WriteFinished. Before the run is over it never waits for
+  // the writer thread: when every batch is with the writer, the rows not yet handed stay in the
+  // engine's state (a final job's row and a closed interval no longer change) and go at a later
+  // call. Waiting instead made the two threads take turns: jobs end out of submission order, so
+  // final rows come in bursts larger than the batches in flight.
   void Hand(const Engine& engine, bool run_over) {
     CHECK(&engine == &engine_, "SqliteWriter::WriteFinished: another engine than BeginRun's");
     const std::vector<JobRun>& runs = engine.runs();
-    while (next_job_ < runs.size() && (run_over || IsFinal(runs[next_job_].state))) {
+    while (next_job_ < runs.size() && (run_over || IsFinal(runs[next_job_].state)) &&
+           Hold(&jobs_, run_over)) {
       AppendJob(next_job_++);
-      if (jobs_.values.size() >= kRowsPerBatch * kJobColumns) Send(&jobs_);
+      if (jobs_.batch.values.size() >= kRowsPerBatch * kJobColumns) Send(&jobs_);
     }
     const std::vector<TimeseriesRow>& rows = engine.metrics().rows();
-    while (next_interval_ < rows.size()) {
+    while (next_interval_ < rows.size() && Hold(&timeseries_, run_over)) {
       AppendInterval(rows[next_interval_++]);
-      if (timeseries_.values.size() >= kRowsPerBatch * kTimeseriesColumns) Send(&timeseries_);
+      if (timeseries_.batch.values.size() >= kRowsPerBatch * kTimeseriesColumns) {
+        Send(&timeseries_);
+      }
     }
     if (run_over) {
-      if (!jobs_.values.empty()) Send(&jobs_);
-      if (!timeseries_.values.empty()) Send(&timeseries_);
+      if (jobs_.held && !jobs_.batch.values.empty()) Send(&jobs_);
+      if (timeseries_.held && !timeseries_.batch.values.empty()) Send(&timeseries_);
       run_over_ = true;
     }
   }
@@ -493,27 +500,45 @@ class RunStream {
   }
 
  private:
-  RowBatch TakeEmpty(RowBatch::Table table) {
+  // A batch being filled on the engine's thread, and whether it holds one (between Hold and
+  // Send it does; the batch then belongs to the writer thread until it comes back empty).
+  struct Filling {
+    RowBatch batch;
+    bool held = false;
+  };
+
+  // Makes `filling` hold an empty batch: one handed back, else a new one while fewer than
+  // kBatches exist, else, with `wait`, the next one the writer hands back. Returns whether it
+  // holds one.
+  bool Hold(Filling* filling, bool wait) {
+    if (filling->held) return true;
+    const RowBatch::Table table = filling->batch.table;
     RowBatch batch;
     if (!empty_.TryPop(&batch)) {
       if (batches_made_ < kBatches) {
         ++batches_made_;
         batch.values.reserve(kRowsPerBatch * kJobColumns);
-      } else {
+      } else if (wait) {
         const auto start = std::chrono::steady_clock::now();
         empty_.Pop(&batch);  // the writer is kBatches behind
         wait_seconds_ +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      } else {
+        return false;
       }
     }
     batch.table = table;
-    return batch;
+    filling->batch = std::move(batch);
+    filling->held = true;
+    return true;
   }
 
-  void Send(RowBatch* batch) {
-    const RowBatch::Table table = batch->table;
-    full_.Push(std::move(*batch));
-    *batch = TakeEmpty(table);
+  void Send(Filling* filling) {
+    const RowBatch::Table table = filling->batch.table;
+    full_.Push(std::move(filling->batch));
+    filling->batch = RowBatch();
+    filling->batch.table = table;
+    filling->held = false;
   }
 
   // One table's insert statements: `one` for a row, `many` for kRowsPerStatement rows, and what
@@ -641,7 +666,7 @@ class RunStream {
     const JobRun& run = engine_.runs()[i];
     const bool started = run.first_start >= 0;
     const bool ended = Ended(run.state);
-    RowBuilder s(&jobs_, kJobColumns);
+    RowBuilder s(&jobs_.batch, kJobColumns);
     s.Bind(1, run_id_);
     s.Bind(2, static_cast<int64_t>(i));
     s.Bind(3, job.id);
@@ -722,7 +747,7 @@ class RunStream {
 
   void AppendInterval(const TimeseriesRow& row) {
     const Cluster& cluster = engine_.cluster();
-    RowBuilder s(&timeseries_, kTimeseriesColumns);
+    RowBuilder s(&timeseries_.batch, kTimeseriesColumns);
     s.Bind(1, run_id_);
     s.Bind(2, row.t_start);
     s.Bind(3, row.t_end);
@@ -754,8 +779,8 @@ class RunStream {
   int batches_made_ = 0;
   bool run_over_ = false;
   double wait_seconds_ = 0;
-  RowBatch jobs_;
-  RowBatch timeseries_;
+  Filling jobs_;
+  Filling timeseries_;
   BoundedQueue<RowBatch> full_;   // to the writer thread
   BoundedQueue<RowBatch> empty_;  // back, cleared
   std::atomic<bool> abandon_{false};

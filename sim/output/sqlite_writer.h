@@ -81,8 +81,8 @@ class SqliteWriter {
   int64_t BeginRun(const RunRecord& record, const Engine& engine);
   void WriteFinished(const Engine& engine, bool run_over);
   int64_t EndRun(const RunRecord& record, const std::vector<SummaryRow>& summary);
-  // Between BeginRun and EndRun: seconds WriteFinished has waited for the writer thread (the
-  // engine's thread waits when the writer is 8 batches behind); 0 otherwise.
+  // Between BeginRun and EndRun: seconds WriteFinished has waited for the writer thread (only
+  // WriteFinished(engine, true) waits, when the writer is 8 batches behind); 0 otherwise.
   double wait_seconds() const;
   // Returns the run_id of the first run in the database whose identity (the kRunKeyColumns of
   // sim/output/merge.h: inputs, settings and seed) equals `record`'s, or -1 if there is none.
