@@ -318,7 +318,7 @@ ValidationData ParseValidationData(const std::string& throughput_csv,
       if (row.id.empty() || !ids.insert(row.id).second) {
         throw InputError(throughput_origin, r.line, 1, "a unique, non-empty id");
       }
-      c.OneOf(r, "split", {"calibration", "heldout"});
+      c.OneOf(r, "split", {"calibration", "heldout", "fresh"});
       row.split = c.Text(r, "split");
       row.group = c.Text(r, "group");
       row.model = c.Text(r, "model");
@@ -379,7 +379,7 @@ ValidationData ParseValidationData(const std::string& throughput_csv,
       MemoryRow row;
       row.line = r.line;
       row.id = c.Text(r, "id");
-      c.OneOf(r, "split", {"calibration", "heldout"});
+      c.OneOf(r, "split", {"calibration", "heldout", "fresh"});
       row.split = c.Text(r, "split");
       row.model = c.Text(r, "model");
       row.sequence = c.Int(r, "sequence", 0, true);

@@ -5,7 +5,9 @@
 // TP x PP, per-GPU micro-batch, accumulation, measured samples/s or TFLOP/s per GPU) and memory
 // brackets (the largest per-GPU batch published to run and the smallest published to run out of
 // memory). Each row is in the "calibration" split (the efficiency tables of the model catalog are
-// fitted to those rows, FitEfficiency) or "heldout" (never used for fitting).
+// fitted to those rows, FitEfficiency), "heldout" (never used for fitting, but the models were
+// revised after its errors were seen) or "fresh" (gathered after the models were frozen and never
+// used for fitting or revision; docs/model-validation.md, "A fresh held-out set").
 //
 // Every throughput row is also a memory fact: its micro-batch ran, so B_max must be at least that.
 // A row's job runs on a cluster of the row's system (DGX-1, DGX-2, DGX A100, DGX H100 nodes) built

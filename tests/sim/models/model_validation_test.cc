@@ -44,7 +44,8 @@ TEST(ValidationData, CoversGpuTypesScalesAndModelFamiliesWithASourceForEveryRow)
   int calibration = 0, max_gpus = 0;
   for (const auto& row : data.throughput) {
     EXPECT_FALSE(row.source.empty()) << row.id;
-    EXPECT_TRUE(row.split == "calibration" || row.split == "heldout") << row.id;
+    EXPECT_TRUE(row.split == "calibration" || row.split == "heldout" || row.split == "fresh")
+        << row.id;
     EXPECT_GT(row.measured, 0) << row.id;
     gpus.insert(row.gpu.substr(0, 4));
     models.insert(row.model);
@@ -123,6 +124,28 @@ TEST(ValidationData, LargeLanguageModelUtilizationOnH100IsWithinFifteenPercentBu
     }
   }
   EXPECT_GE(rows, 6);
+}
+
+TEST(ValidationData, FreshSetIsReportedApartAndItsMedianStaysUnderFourteenPercent) {
+  // The fresh set (split "fresh", docs/model-validation.md, "A fresh held-out set"): published
+  // tables gathered after the models were frozen, never fitted to and never followed by a model
+  // revision. This is a regression guard only, and its threshold was set AFTER seeing the figure:
+  // the frozen models give a fresh median |error| of 12.0 % (p90 44.5 %, mean signed +15.6 %);
+  // 14 % is that figure plus two points. It claims no accuracy; the accuracy on new tables is the
+  // measured figure in that document. It also checks that the fresh rows stay out of the fit: the
+  // refit efficiency tables are the same with and without them.
+  const auto fresh = Split("fresh");
+  EXPECT_GE(fresh.size(), 50u);
+  const ErrorSummary s = SummarizeAll(fresh, "fresh");
+  EXPECT_LT(s.median_abs, 0.14);
+  ValidationData without = DefaultValidationData();
+  std::erase_if(without.throughput, [](const ThroughputRow& r) { return r.split == "fresh"; });
+  ASSERT_EQ(without.throughput.size() + fresh.size(), DefaultValidationData().throughput.size());
+  const ModelEfficiency a =
+      FitEfficiency(DefaultValidationData(), ModelCatalog::Default(), HardwareCatalog::Default());
+  const ModelEfficiency b =
+      FitEfficiency(without, ModelCatalog::Default(), HardwareCatalog::Default());
+  EXPECT_EQ(EfficiencyJson(a), EfficiencyJson(b));
 }
 
 TEST(ValidationData, EveryPublishedBatchFitsAndOutOfMemoryBoundariesHold) {
