@@ -484,8 +484,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   const SummaryOptions summary_options{config.bsld_threshold_seconds};
   std::future<std::vector<SummaryRow>> summary;
   if (writer) {
-    summary = std::async(std::launch::async,
-                         [&engine, &summary_options] { return ComputeSummary(engine, summary_options); });
+    summary = std::async(std::launch::async, [&engine, &summary_options] {
+      return ComputeSummary(engine, summary_options);
+    });
     writer->WriteFinished(engine, true);
   }
 

@@ -1277,6 +1277,22 @@ void Engine::CheckInvariants() const {
                 "running jobs' charges");
     }
   }
+  // Job kinds, when counted (for gpu-clustering): each node's counts are those of the running
+  // jobs with GPUs on it.
+  if (placement_.CountsJobKinds()) {
+    std::vector<std::map<int, int>> kinds(cluster_.node_count());
+    for (JobId id : running_) {
+      const Allocation& a = runs_[id].allocation;
+      const int kind = Resources::JobKind(a.gpus.size(), a.milli);
+      ForEachNode(cluster_, a.gpus, [&](int node, int) { ++kinds[node][kind]; });
+    }
+    for (int node = 0; node < cluster_.node_count(); ++node) {
+      const auto& counted = resources_.job_kinds(node);
+      const std::map<int, int> counts(counted.begin(), counted.end());
+      CHECK(counts == kinds[node],
+            "node " + std::to_string(node) + ": job kinds out of step with the running jobs");
+    }
+  }
   // Every job in exactly one state: the queue holds exactly the queued jobs.
   int queued = 0;
   for (JobId id = queue_head_; id != kNoJob; id = runs_[id].queue_next) {

@@ -313,7 +313,7 @@ void Resources::EnableJobKinds() {
 
 void Resources::CountJobKind(std::span<const int> gpus, int milli, int delta) {
   if (job_kinds_.empty()) return;
-  const int kind = milli > 0 ? 0 : static_cast<int>(gpus.size());
+  const int kind = JobKind(gpus.size(), milli);
   ForEachNode(*cluster_, gpus, [&](int node, int) {
     auto& kinds = job_kinds_[node];
     auto it = std::find_if(kinds.begin(), kinds.end(),

@@ -154,6 +154,8 @@ class Resources {
   // kind). Counted only after EnableJobKinds (REQUIRES: nothing allocated yet), by AllocateJob
   // and ReleaseJob.
   void EnableJobKinds();
+  // The kind of a job holding `gpus` GPUs (shares of `milli` thousandths each when milli > 0).
+  static int JobKind(size_t gpus, int milli) { return milli > 0 ? 0 : static_cast<int>(gpus); }
   // (kind, running jobs > 0) pairs on `node`, in no particular order; none when kinds are not
   // counted (the engine counts them on its state whenever its placement reads them).
   const std::vector<std::pair<int, int>>& job_kinds(int node) const {

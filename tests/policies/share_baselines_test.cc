@@ -161,5 +161,46 @@ TEST(ShareBaselinesHost, BestFitCountsCpusAndSkipsNodesShortOfThem) {
   EXPECT_EQ(out.gpus, std::vector<int>{4});
 }
 
+// gpu-clustering in the engine, on 2 nodes x 8 A100s, fcfs, with the invariant checks on (they
+// compare each node's kind counts with the running jobs after every pass). Scores by hand, b =
+// 25 (8000 - free milli) / 8000:
+// - t = 0, A (2 GPUs, 10 s): both nodes have no GPU job, 25 each; the tie goes to node 0: GPUs 0-1.
+// - t = 0, B (1 GPU, 100 s): node 0 holds only another kind (A's 2): b = 6.25; node 1 none: 25.
+//   Node 1, GPU 8.
+// - t = 20, C (1 GPU, 10 s): A has ended, node 0 is empty: 25; node 1 holds only C's kind (B):
+//   75 + 3.125. Node 1, GPU 9.
+// - t = 40, D (a 500-milli share, 10 s): node 0 empty: 25; node 1 holds only another kind (B's
+//   1): 3.125. Node 0. Had A's kind not been released at its end, node 0 would score 0 and D
+//   would go to node 1.
+TEST(ShareBaselinesEngine, ClusteringFollowsKindsAsJobsStartAndEnd) {
+  Job d = testing::MakeJob("D", 40, 1, 10);
+  d.gpu_milli = 500;
+  EngineOptions options;
+  options.record_allocations = true;  // a finished job's GPUs are in the allocation log
+  testing::TestSim sim(testing::Nodes(2, 8),
+                       {testing::MakeJob("A", 0, 2, 10), testing::MakeJob("B", 0, 1, 100),
+                        testing::MakeJob("C", 20, 1, 10), d},
+                       "fcfs", "gpu-clustering", options);
+  const AllocationLog& log = sim.Run().allocations();
+  const auto gpus_of = [&](const std::string& id) {
+    for (const AllocationInterval& interval : log.intervals) {
+      if (interval.job == sim.IndexOf(id)) {
+        return std::vector<int>(log.gpus.begin() + interval.gpu_offset,
+                                log.gpus.begin() + interval.gpu_offset + interval.gpu_count);
+      }
+    }
+    return std::vector<int>{};
+  };
+  EXPECT_EQ(gpus_of("A"), (std::vector<int>{0, 1}));
+  EXPECT_EQ(gpus_of("B"), std::vector<int>{8});
+  EXPECT_EQ(gpus_of("C"), std::vector<int>{9});
+  ASSERT_EQ(gpus_of("D").size(), 1u);
+  EXPECT_LT(gpus_of("D")[0], 8);
+  EXPECT_EQ(log.intervals.size(), 4u);
+  for (const char* id : {"A", "B", "C", "D"}) {
+    EXPECT_EQ(sim.Of(id).state, JobState::kCompleted) << id;
+  }
+}
+
 }  // namespace
 }  // namespace clustersim
