@@ -184,10 +184,9 @@ int CommandRun(int argc, char** argv) {
   if (vm.count("inflate") && !(inflate > 0)) {
     throw InputError("--inflate: expected a factor > 0 (1.3 = 130 % of the cluster's GPUs)");
   }
-  if (on_no_fit != "wait" && on_no_fit != "skip") {
-    throw InputError("--on-no-fit " + on_no_fit + ": expected wait or skip");
-  }
-  config.engine.skip_no_fit = on_no_fit == "skip";
+  const std::optional<bool> skip_no_fit = SkipNoFitFromName(on_no_fit);
+  if (!skip_no_fit) throw InputError("--on-no-fit " + on_no_fit + ": expected wait or skip");
+  config.engine.skip_no_fit = *skip_no_fit;
   if (vm.count("config")) {
     std::set<std::string> given;
     for (const auto& [name, value] : vm) {

@@ -30,6 +30,12 @@ namespace clustersim {
 
 std::string DefaultTracePath() { return BundledTracesDir() + "/philly_default.csv"; }
 
+std::optional<bool> SkipNoFitFromName(const std::string& value) {
+  if (value == "wait") return false;
+  if (value == "skip") return true;
+  return std::nullopt;
+}
+
 std::string HexFingerprint(uint64_t fingerprint) {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(fingerprint));
@@ -129,9 +135,9 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
     } else if (option == "storage-gbps") {
       config->models.options.storage_gbps = RequireNumber(value, path, key);
     } else if (option == "on-no-fit") {
-      const std::string v = text(value, key);
-      if (v != "wait" && v != "skip") throw JsonValueError(path, key, "expected wait or skip");
-      config->engine.skip_no_fit = v == "skip";
+      const std::optional<bool> skip = SkipNoFitFromName(text(value, key));
+      if (!skip) throw JsonValueError(path, key, "expected wait or skip");
+      config->engine.skip_no_fit = *skip;
     } else if (option == "no-departures") {
       if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
       config->engine.no_departures = value.get<bool>();

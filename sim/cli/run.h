@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -109,6 +110,10 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // the wrong type.
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
                         RunConfig* config);
+
+// The value of --on-no-fit, a run config's on_no_fit and a sweep's on_no_fit: "wait" (false) or
+// "skip" (true; EngineOptions::skip_no_fit). Empty for anything else: the caller names the option.
+std::optional<bool> SkipNoFitFromName(const std::string& value);
 
 std::string DefaultTracePath();
 

@@ -238,10 +238,10 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
   // Arrival-only placement and trace transforms for every run
   // (docs/engine.md#arrival-only-placement).
   if (doc.contains("on_no_fit")) {
-    const std::string v = RequireString(doc["on_no_fit"], path, "on_no_fit");
-    if (v != "wait" && v != "skip")
-      throw JsonValueError(path, "on_no_fit", "expected wait or skip");
-    engine.skip_no_fit = v == "skip";
+    const std::optional<bool> skip =
+        SkipNoFitFromName(RequireString(doc["on_no_fit"], path, "on_no_fit"));
+    if (!skip) throw JsonValueError(path, "on_no_fit", "expected wait or skip");
+    engine.skip_no_fit = *skip;
   }
   auto flag_of = [&](const char* key) {
     if (!doc.contains(key)) return false;

@@ -652,7 +652,7 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
                 host.cpu_milli / 1000.0, host.memory_mib / 1024.0);
   if (!policy_.PlacesCpuOnlyJobs()) {
     return std::string(demand) + "; policy " + policy_name_ +
-           " does not place CPU-only jobs (fcfs and sjf do)";
+           " does not place CPU-only jobs (docs/resources.md#cpu-only-jobs lists those that do)";
   }
   if (!placement().PlacesCpuOnly()) {
     return std::string(demand) +

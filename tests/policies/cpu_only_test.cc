@@ -75,6 +75,16 @@ TEST(CpuOnlyJobs, AddNoUserToFairness) {
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "jain_index_users"), 1);
 }
 
+// The rejection reason sends users to docs/resources.md#cpu-only-jobs for the policies that
+// place CPU-only jobs; that list (fcfs and sjf) must be the registry's.
+TEST(CpuOnlyJobs, ThePoliciesThatPlaceThemAreThoseTheDocsList) {
+  std::set<std::string> placing;
+  for (const PolicyEntry* entry : Policies()) {
+    if (entry->make(Params())->PlacesCpuOnlyJobs()) placing.insert(entry->name);
+  }
+  EXPECT_EQ(placing, (std::set<std::string>{"fcfs", "sjf"}));
+}
+
 TEST(CpuOnlyJobs, WhatCannotRunIsRejectedNamingWhy) {
   const std::vector<Job> one = {WithCpus(MakeJob("X", 0, 0, 10), 4),
                                 WithCpus(MakeJob("G", 0, 1, 10), 4)};
@@ -84,7 +94,7 @@ TEST(CpuOnlyJobs, WhatCannotRunIsRejectedNamingWhy) {
     EXPECT_EQ(sim.Of("X").state, JobState::kRejected);
     EXPECT_EQ(sim.ReasonOf("X"),
               "requests 0 GPUs with 4 CPUs and 0 GiB of host memory; policy easy does not place "
-              "CPU-only jobs (fcfs and sjf do)");
+              "CPU-only jobs (docs/resources.md#cpu-only-jobs lists those that do)");
   }
   {
     TestSim sim(kTwoHostNodes, one, "fcfs", "first-fit");
