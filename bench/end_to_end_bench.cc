@@ -21,7 +21,8 @@
 //                                    SQLite open + engine construction + BeginRun; Engine::Run,
 //                                    with the rows handed to the writer thread as in ExecuteRun;
 //                                    summary = the rows not yet handed over, handed while the
-//                                    summary is computed on another thread, as in ExecuteRun;
+//                                    summary is computed on another thread (WriteLastRows, as in
+//                                    ExecuteRun);
 //                                    SQLite = waiting for the writer thread to finish, summary
 //                                    rows, commit; teardown = freeing the trace and engine), to
 //                                    show where the end-to-end time goes.
@@ -45,7 +46,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -280,12 +280,8 @@ void Phases(benchmark::State& state, int nodes, const char* placement) {
     engine.Run();
     run_s += SecondsSince(t);
 
-    // As in ExecuteRun: the summary on another thread while the last rows are handed over.
     t = Clock::now();
-    std::future<std::vector<SummaryRow>> computing =
-        std::async(std::launch::async, [&engine] { return ComputeSummary(engine); });
-    writer.WriteFinished(engine, true);
-    const std::vector<SummaryRow> summary = computing.get();
+    const std::vector<SummaryRow> summary = writer.WriteLastRows(engine, SummaryOptions{});
     summary_s += SecondsSince(t);
 
     t = Clock::now();

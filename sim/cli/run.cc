@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <future>
 #include <optional>
 
 #include "policies/registry.h"
@@ -484,17 +483,9 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
   if (writer) writer->BeginRun(record, engine);
   engine.Run();
-  // With a writer, the summary is computed on another thread while this one hands the writer
-  // thread the rows still in the engine (both only read the engine): the writer's backlog at the
-  // end of the run and the summary overlap instead of following one another.
   const SummaryOptions summary_options{config.bsld_threshold_seconds};
-  std::future<std::vector<SummaryRow>> summary;
-  if (writer) {
-    summary = std::async(std::launch::async, [&engine, &summary_options] {
-      return ComputeSummary(engine, summary_options);
-    });
-    writer->WriteFinished(engine, true);
-  }
+  outcome.summary = writer ? writer->WriteLastRows(engine, summary_options)
+                           : ComputeSummary(engine, summary_options);
 
   outcome.status = engine.status();
   outcome.fingerprint = engine.fingerprint();
@@ -505,7 +496,6 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   outcome.trace_format = trace.format;
   outcome.filter_counts = counts;
   outcome.sanity = std::move(sanity);
-  outcome.summary = writer ? summary.get() : ComputeSummary(engine, summary_options);
   if (config.validate) {
     outcome.validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds);
   }

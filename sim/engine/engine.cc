@@ -771,8 +771,8 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
   run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
-  if (run.allocation.node >= 0) resources_.ReleaseHostOn(run.allocation.node, run.request.host);
-  resources_.ReleaseJob(run.request.host, run.allocation.gpus, run.allocation.milli);
+  resources_.ReleaseJob(run.request.host, run.allocation.gpus, run.allocation.milli,
+                        run.allocation.node);
   if (!holder_.empty() && run.allocation.milli == 0) {
     for (int g : run.allocation.gpus) holder_[g] = kNoJob;
   }
@@ -950,8 +950,7 @@ void Engine::Start(JobId id, Allocation allocation) {
   }
   QueueRemove(id);
   if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
-  if (allocation.node >= 0) resources_.AllocateHostOn(allocation.node, run.request.host);
-  resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli);
+  resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli, allocation.node);
   const int nodes = metrics_.OnAllocate(allocation, run.request.host);
   run.allocation = std::move(allocation);
   run.allocation.batch = 0;

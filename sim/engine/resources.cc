@@ -286,7 +286,9 @@ void Resources::ReleaseHostOn(int node, const HostDemand& demand) {
       "node " + std::to_string(node) + ": host charge released twice");
 }
 
-void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli) {
+void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli,
+                            int cpu_only_node) {
+  if (gpus.empty() && cpu_only_node >= 0) AllocateHostOn(cpu_only_node, demand);
   if (milli > 0) {
     for (int g : gpus) AllocateShare(g, milli);
   } else {
@@ -296,7 +298,9 @@ void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus,
   CountJobKind(gpus, milli, +1);
 }
 
-void Resources::ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli) {
+void Resources::ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli,
+                           int cpu_only_node) {
+  if (gpus.empty() && cpu_only_node >= 0) ReleaseHostOn(cpu_only_node, demand);
   CountJobKind(gpus, milli, -1);
   ReleaseHost(demand, gpus, milli);
   if (milli > 0) {

@@ -142,11 +142,14 @@ class Resources {
   void AllocateHostOn(int node, const HostDemand& demand);
   void ReleaseHostOn(int node, const HostDemand& demand);
   // A job's GPUs, host charges and kind together: Allocate (or AllocateShare per GPU when
-  // milli > 0) + AllocateHost + its kind counted, and the reverse. What the engine does at every
-  // start and stop, and what policies planning on a copy do, so that two planned jobs never count
-  // the same CPUs.
-  void AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli);
-  void ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli);
+  // milli > 0) + AllocateHost + its kind counted, and the reverse; for a CPU-only job (no GPUs,
+  // `cpu_only_node` >= 0), AllocateHostOn that node. What the engine does at every start and
+  // stop, and what policies planning on a copy do, so that two planned jobs never count the same
+  // CPUs.
+  void AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli,
+                   int cpu_only_node = -1);
+  void ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli,
+                  int cpu_only_node = -1);
 
   // The kinds of the running jobs on each node, for the FGD paper's gpu-clustering placement
   // (policies/share_baselines.cc), as its artifact labels pods: kind 0 = a share of one GPU,

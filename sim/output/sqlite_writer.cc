@@ -14,7 +14,9 @@
 #include <deque>
 #include <exception>
 #include <filesystem>
+#include <future>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <thread>
 
@@ -446,8 +448,6 @@ class RunStream {
         engine_(engine),
         full_(kBatches),
         empty_(kBatches) {
-    jobs_.batch.table = RowBatch::kJobs;
-    timeseries_.batch.table = RowBatch::kTimeseries;
     thread_ = std::thread([this] { WriterLoop(); });
   }
   RunStream(const RunStream&) = delete;
@@ -470,20 +470,18 @@ class RunStream {
     CHECK(&engine == &engine_, "SqliteWriter::WriteFinished: another engine than BeginRun's");
     const std::vector<JobRun>& runs = engine.runs();
     while (next_job_ < runs.size() && (run_over || IsFinal(runs[next_job_].state)) &&
-           Hold(&jobs_, run_over)) {
+           Hold(&jobs_, RowBatch::kJobs, run_over)) {
       AppendJob(next_job_++);
-      if (jobs_.batch.values.size() >= kRowsPerBatch * kJobColumns) Send(&jobs_);
+      if (jobs_->values.size() >= kRowsPerBatch * kJobColumns) Send(&jobs_);
     }
     const std::vector<TimeseriesRow>& rows = engine.metrics().rows();
-    while (next_interval_ < rows.size() && Hold(&timeseries_, run_over)) {
+    while (next_interval_ < rows.size() && Hold(&timeseries_, RowBatch::kTimeseries, run_over)) {
       AppendInterval(rows[next_interval_++]);
-      if (timeseries_.batch.values.size() >= kRowsPerBatch * kTimeseriesColumns) {
-        Send(&timeseries_);
-      }
+      if (timeseries_->values.size() >= kRowsPerBatch * kTimeseriesColumns) Send(&timeseries_);
     }
     if (run_over) {
-      if (jobs_.held && !jobs_.batch.values.empty()) Send(&jobs_);
-      if (timeseries_.held && !timeseries_.batch.values.empty()) Send(&timeseries_);
+      if (jobs_ && !jobs_->values.empty()) Send(&jobs_);
+      if (timeseries_ && !timeseries_->values.empty()) Send(&timeseries_);
       run_over_ = true;
     }
   }
@@ -500,19 +498,12 @@ class RunStream {
   }
 
  private:
-  // A batch being filled on the engine's thread, and whether it holds one (between Hold and
-  // Send it does; the batch then belongs to the writer thread until it comes back empty).
-  struct Filling {
-    RowBatch batch;
-    bool held = false;
-  };
-
-  // Makes `filling` hold an empty batch: one handed back, else a new one while fewer than
+  // Makes `filling` (the batch of `table` being filled on the engine's thread, none between Send
+  // and the next Hold) hold an empty batch: one handed back, else a new one while fewer than
   // kBatches exist, else, with `wait`, the next one the writer hands back. Returns whether it
   // holds one.
-  bool Hold(Filling* filling, bool wait) {
-    if (filling->held) return true;
-    const RowBatch::Table table = filling->batch.table;
+  bool Hold(std::optional<RowBatch>* filling, RowBatch::Table table, bool wait) {
+    if (*filling) return true;
     RowBatch batch;
     if (!empty_.TryPop(&batch)) {
       if (batches_made_ < kBatches) {
@@ -528,17 +519,14 @@ class RunStream {
       }
     }
     batch.table = table;
-    filling->batch = std::move(batch);
-    filling->held = true;
+    *filling = std::move(batch);
     return true;
   }
 
-  void Send(Filling* filling) {
-    const RowBatch::Table table = filling->batch.table;
-    full_.Push(std::move(filling->batch));
-    filling->batch = RowBatch();
-    filling->batch.table = table;
-    filling->held = false;
+  // The batch belongs to the writer thread until it comes back empty.
+  void Send(std::optional<RowBatch>* filling) {
+    full_.Push(std::move(**filling));
+    filling->reset();
   }
 
   // One table's insert statements: `one` for a row, `many` for kRowsPerStatement rows, and what
@@ -666,7 +654,7 @@ class RunStream {
     const JobRun& run = engine_.runs()[i];
     const bool started = run.first_start >= 0;
     const bool ended = Ended(run.state);
-    RowBuilder s(&jobs_.batch, kJobColumns);
+    RowBuilder s(&*jobs_, kJobColumns);
     s.Bind(1, run_id_);
     s.Bind(2, static_cast<int64_t>(i));
     s.Bind(3, job.id);
@@ -747,7 +735,7 @@ class RunStream {
 
   void AppendInterval(const TimeseriesRow& row) {
     const Cluster& cluster = engine_.cluster();
-    RowBuilder s(&timeseries_.batch, kTimeseriesColumns);
+    RowBuilder s(&*timeseries_, kTimeseriesColumns);
     s.Bind(1, run_id_);
     s.Bind(2, row.t_start);
     s.Bind(3, row.t_end);
@@ -779,8 +767,8 @@ class RunStream {
   int batches_made_ = 0;
   bool run_over_ = false;
   double wait_seconds_ = 0;
-  Filling jobs_;
-  Filling timeseries_;
+  std::optional<RowBatch> jobs_;
+  std::optional<RowBatch> timeseries_;
   BoundedQueue<RowBatch> full_;   // to the writer thread
   BoundedQueue<RowBatch> empty_;  // back, cleared
   std::atomic<bool> abandon_{false};
@@ -875,6 +863,14 @@ double SqliteWriter::wait_seconds() const { return stream_ ? stream_->wait_secon
 void SqliteWriter::WriteFinished(const Engine& engine, bool run_over) {
   CHECK(stream_, "SqliteWriter::WriteFinished without BeginRun");
   stream_->Hand(engine, run_over);
+}
+
+std::vector<SummaryRow> SqliteWriter::WriteLastRows(const Engine& engine,
+                                                    const SummaryOptions& options) {
+  std::future<std::vector<SummaryRow>> summary = std::async(
+      std::launch::async, [&engine, &options] { return ComputeSummary(engine, options); });
+  WriteFinished(engine, true);
+  return summary.get();
 }
 
 int64_t SqliteWriter::EndRun(const RunRecord& r, const std::vector<SummaryRow>& summary) {

@@ -66,7 +66,8 @@ class SqliteWriter {
   int64_t WriteRunWithoutRows(const RunRecord& record);
   // Writing a run while it is simulated; the one sequence that writes a run's rows:
   // BeginRun(record, engine) before Engine::Run, WriteFinished(engine, false) between passes
-  // (EngineOptions::observe), WriteFinished(engine, true) after Run returns, EndRun(record,
+  // (EngineOptions::observe), WriteFinished(engine, true) or WriteLastRows after Run returns,
+  // EndRun(record,
   // summary).
   // BeginRun writes the `runs` row but its outcome (below) and starts the writer thread; until
   // EndRun no other method may be called. WriteFinished, called on the engine's thread, hands
@@ -80,6 +81,10 @@ class SqliteWriter {
   // `engine` must be the same engine, alive until EndRun. BeginRun and EndRun return run_id.
   int64_t BeginRun(const RunRecord& record, const Engine& engine);
   void WriteFinished(const Engine& engine, bool run_over);
+  // WriteFinished(engine, true) while ComputeSummary(engine, options) runs on another thread
+  // (both only read the engine), so that the rows still to hand over at the end of the run and
+  // the summary overlap instead of following one another. Returns the summary.
+  std::vector<SummaryRow> WriteLastRows(const Engine& engine, const SummaryOptions& options);
   int64_t EndRun(const RunRecord& record, const std::vector<SummaryRow>& summary);
   // Between BeginRun and EndRun: seconds WriteFinished has waited for the writer thread (only
   // WriteFinished(engine, true) waits, when the writer is 8 batches behind); 0 otherwise.
