@@ -17,11 +17,13 @@
 // [0, 2000000] (0 = not stated); job_id non-empty and unique. Anything else is an error naming
 // the file, line, column (1-based character position of the field) and what was expected.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -159,11 +161,35 @@ void CheckUniqueIds(const std::string& path, std::vector<IdKey> keys, size_t id_
   }
 }
 
+// Ids written as increasing integers (1, 2, 3, ...: generated traces and most logs) are unique
+// without the sort: two canonical decimal texts with different values differ. Tracks whether
+// every id so far is one, larger than the one before.
+class IncreasingIntegerIds {
+ public:
+  void Add(std::string_view id) {
+    if (!increasing_) return;
+    uint64_t value = 0;
+    const bool canonical = id.size() <= 18 && (id.size() == 1 || id[0] != '0') &&
+                           std::from_chars(id.data(), id.data() + id.size(), value).ptr ==
+                               id.data() + id.size();
+    increasing_ = canonical && (first_ || value > last_);
+    last_ = value;
+    first_ = false;
+  }
+  bool increasing() const { return increasing_; }
+
+ private:
+  bool increasing_ = true;
+  bool first_ = true;
+  uint64_t last_ = 0;
+};
+
 void ReadNativeCsv(const std::string& path, JobSink* sink) {
   const size_t rows = static_cast<size_t>(CountLines(path));
   sink->ReserveHint(rows);
   std::vector<IdKey> id_keys;
   id_keys.reserve(rows);
+  IncreasingIntegerIds increasing_ids;
   LineReader reader(path);
   CsvSplitter splitter;
   std::string_view line;
@@ -275,9 +301,12 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.memory_mib = HostUnits(gib, 1024);
     }
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
+    increasing_ids.Add(id.text);
     sink->Add(std::move(job));
   }
-  CheckUniqueIds(path, std::move(id_keys), static_cast<size_t>(position[kJobId]));
+  if (!increasing_ids.increasing()) {
+    CheckUniqueIds(path, std::move(id_keys), static_cast<size_t>(position[kJobId]));
+  }
 }
 
 // Errors name jobs "jobs[i]" whether the jobs are the document (an array) or its "jobs" member.

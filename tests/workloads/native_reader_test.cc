@@ -299,6 +299,30 @@ TEST_F(NativeReaderLargeFile, ADuplicateFarApartNamesBothLines) {
                        std::to_string(lines_[quoted]) + ")");
 }
 
+// Ids that are increasing integers skip the duplicate search; every way out of that case must
+// still find a duplicate, and ids that only look alike as numbers are different ids.
+TEST_F(NativeReader, IntegerIdsAreCheckedWhetherOrNotTheyIncrease) {
+  const std::string header = "job_id,submit_time,gpus,duration\n";
+  EXPECT_EQ(ErrorOf(header + "1,0,1,1\n2,0,1,1\n10,0,1,1\n"), "");
+  // Increasing until a repeat (line 5 repeats line 3's "2").
+  EXPECT_NE(ErrorOf(header + "1,0,1,1\n2,0,1,1\n3,0,1,1\n2,0,1,1\n")
+                .find(":5:1: duplicate job_id \"2\" (first on line 3)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(header + "7,0,1,1\n7,0,1,1\n").find(":3:1: duplicate job_id \"7\""),
+            std::string::npos);
+  // Not increasing from the start, then a repeat.
+  EXPECT_NE(ErrorOf(header + "5,0,1,1\n3,0,1,1\n5,0,1,1\n")
+                .find(":4:1: duplicate job_id \"5\" (first on line 2)"),
+            std::string::npos);
+  // "1" and "01" (and "1" and "1.0") are different texts, so different ids.
+  EXPECT_EQ(ErrorOf(header + "1,0,1,1\n01,0,1,1\n1.0,0,1,1\n"), "");
+  // Integers too long for 64 bits that agree in their first 18 digits.
+  EXPECT_EQ(ErrorOf(header + "1000000000000000000001,0,1,1\n1000000000000000000002,0,1,1\n"), "");
+  EXPECT_NE(ErrorOf(header + "1000000000000000000001,0,1,1\n1000000000000000000001,0,1,1\n")
+                .find(":3:1: duplicate job_id"),
+            std::string::npos);
+}
+
 TEST_F(NativeReader, ReadsTheBundledDefaultTrace) {
   // traces/philly_default.csv: 11,160 jobs (scripts/make_default_trace.py); its first data row is
   // "philly-26974,25,1,594,103959".
