@@ -161,26 +161,34 @@ void CheckUniqueIds(const std::string& path, std::vector<IdKey> keys, size_t id_
   }
 }
 
-// Ids written as increasing integers (1, 2, 3, ...: generated traces and most logs) are unique
-// without the sort: two canonical decimal texts with different values differ. Tracks whether
-// every id so far is one, larger than the one before.
-class IncreasingIntegerIds {
+// Ids that are one prefix followed by increasing integers ("j0", "j1", ...: generated traces and
+// many logs; or "1", "2", ...) are unique without the sort: two canonical decimal numbers that
+// differ are different texts after the same prefix. Tracks whether every id so far is one, its
+// number larger than the one before.
+class IncreasingNumberedIds {
  public:
   void Add(std::string_view id) {
     if (!increasing_) return;
+    size_t digits = 0;
+    while (digits < id.size() && IsDigit(id[id.size() - 1 - digits])) ++digits;
+    const std::string_view prefix = id.substr(0, id.size() - digits);
+    const std::string_view number = id.substr(prefix.size());
     uint64_t value = 0;
-    const bool canonical = id.size() <= 18 && (id.size() == 1 || id[0] != '0') &&
-                           std::from_chars(id.data(), id.data() + id.size(), value).ptr ==
-                               id.data() + id.size();
-    increasing_ = canonical && (first_ || value > last_);
+    const bool canonical = !number.empty() && number.size() <= 18 &&
+                           (number.size() == 1 || number[0] != '0');
+    if (canonical) std::from_chars(number.data(), number.data() + number.size(), value);
+    if (first_) prefix_ = prefix;
+    increasing_ = canonical && prefix == prefix_ && (first_ || value > last_);
     last_ = value;
     first_ = false;
   }
   bool increasing() const { return increasing_; }
 
  private:
+  static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
   bool increasing_ = true;
   bool first_ = true;
+  std::string prefix_;
   uint64_t last_ = 0;
 };
 
@@ -189,7 +197,7 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
   sink->ReserveHint(rows);
   std::vector<IdKey> id_keys;
   id_keys.reserve(rows);
-  IncreasingIntegerIds increasing_ids;
+  IncreasingNumberedIds increasing_ids;
   LineReader reader(path);
   CsvSplitter splitter;
   std::string_view line;

@@ -299,9 +299,9 @@ TEST_F(NativeReaderLargeFile, ADuplicateFarApartNamesBothLines) {
                        std::to_string(lines_[quoted]) + ")");
 }
 
-// Ids that are increasing integers skip the duplicate search; every way out of that case must
-// still find a duplicate, and ids that only look alike as numbers are different ids.
-TEST_F(NativeReader, IntegerIdsAreCheckedWhetherOrNotTheyIncrease) {
+// Ids that are a prefix and increasing integers skip the duplicate search; every way out of that
+// case must still find a duplicate, and ids that only look alike as numbers are different ids.
+TEST_F(NativeReader, NumberedIdsAreCheckedWhetherOrNotTheyIncrease) {
   const std::string header = "job_id,submit_time,gpus,duration\n";
   EXPECT_EQ(ErrorOf(header + "1,0,1,1\n2,0,1,1\n10,0,1,1\n"), "");
   // Increasing until a repeat (line 5 repeats line 3's "2").
@@ -316,6 +316,17 @@ TEST_F(NativeReader, IntegerIdsAreCheckedWhetherOrNotTheyIncrease) {
             std::string::npos);
   // "1" and "01" (and "1" and "1.0") are different texts, so different ids.
   EXPECT_EQ(ErrorOf(header + "1,0,1,1\n01,0,1,1\n1.0,0,1,1\n"), "");
+  // With a prefix: increasing, then a repeat; "j9" then "k9" differ by their prefix, "j9" and
+  // "j09" by their digits.
+  EXPECT_EQ(ErrorOf(header + "j8,0,1,1\nj9,0,1,1\nk9,0,1,1\nj09,0,1,1\n"), "");
+  EXPECT_NE(ErrorOf(header + "j8,0,1,1\nj9,0,1,1\nj10,0,1,1\nj9,0,1,1\n")
+                .find(":5:1: duplicate job_id \"j9\" (first on line 3)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(header + "j8,0,1,1\nk9,0,1,1\nj8,0,1,1\n")
+                .find(":4:1: duplicate job_id \"j8\" (first on line 2)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(header + "a,0,1,1\na,0,1,1\n").find(":3:1: duplicate job_id \"a\""),
+            std::string::npos);
   // Integers too long for 64 bits that agree in their first 18 digits.
   EXPECT_EQ(ErrorOf(header + "1000000000000000000001,0,1,1\n1000000000000000000002,0,1,1\n"), "");
   EXPECT_NE(ErrorOf(header + "1000000000000000000001,0,1,1\n1000000000000000000001,0,1,1\n")
