@@ -67,8 +67,7 @@ class SqliteWriter {
   // Writing a run while it is simulated; the one sequence that writes a run's rows:
   // BeginRun(record, engine) before Engine::Run, WriteFinished(engine, false) between passes
   // (EngineOptions::observe), WriteFinished(engine, true) or WriteLastRows after Run returns,
-  // EndRun(record,
-  // summary).
+  // EndRun(record, summary).
   // BeginRun writes the `runs` row but its outcome (below) and starts the writer thread; until
   // EndRun no other method may be called. WriteFinished, called on the engine's thread, hands
   // over the jobs rows of the jobs in a final state (completed, timeout, OOM-failed, rejected)
