@@ -161,34 +161,32 @@ void CheckUniqueIds(const std::string& path, std::vector<IdKey> keys, size_t id_
   }
 }
 
-// Ids that are one prefix followed by increasing integers ("j0", "j1", ...: generated traces and
-// many logs; or "1", "2", ...) are unique without the sort: two canonical decimal numbers that
-// differ are different texts after the same prefix. Tracks whether every id so far is one, its
-// number larger than the one before.
+// Ids that end in increasing numbers ("j0", "j1", ...: generated traces and many logs; or "1",
+// "2", ...) are unique without the sort: equal ids would end in equal digits, so in equal
+// numbers. Tracks whether every id so far ends in a number (at most 18 digits) larger than the
+// one before.
 class IncreasingNumberedIds {
  public:
   void Add(std::string_view id) {
     if (!increasing_) return;
     size_t digits = 0;
-    while (digits < id.size() && IsDigit(id[id.size() - 1 - digits])) ++digits;
-    const std::string_view prefix = id.substr(0, id.size() - digits);
-    const std::string_view number = id.substr(prefix.size());
+    while (digits < id.size() && id[id.size() - 1 - digits] >= '0' &&
+           id[id.size() - 1 - digits] <= '9') {
+      ++digits;
+    }
     uint64_t value = 0;
-    const bool canonical = !number.empty() && number.size() <= 18 &&
-                           (number.size() == 1 || number[0] != '0');
-    if (canonical) std::from_chars(number.data(), number.data() + number.size(), value);
-    if (first_) prefix_ = prefix;
-    increasing_ = canonical && prefix == prefix_ && (first_ || value > last_);
+    if (digits > 0 && digits <= 18) {
+      std::from_chars(id.data() + id.size() - digits, id.data() + id.size(), value);
+    }
+    increasing_ = digits > 0 && digits <= 18 && (first_ || value > last_);
     last_ = value;
     first_ = false;
   }
   bool increasing() const { return increasing_; }
 
  private:
-  static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
   bool increasing_ = true;
   bool first_ = true;
-  std::string prefix_;
   uint64_t last_ = 0;
 };
 

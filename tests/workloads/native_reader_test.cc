@@ -299,8 +299,8 @@ TEST_F(NativeReaderLargeFile, ADuplicateFarApartNamesBothLines) {
                        std::to_string(lines_[quoted]) + ")");
 }
 
-// Ids that are a prefix and increasing integers skip the duplicate search; every way out of that
-// case must still find a duplicate, and ids that only look alike as numbers are different ids.
+// Ids that end in increasing numbers skip the duplicate search; every way out of that case must
+// still find a duplicate, and ids that only look alike as numbers are different ids.
 TEST_F(NativeReader, NumberedIdsAreCheckedWhetherOrNotTheyIncrease) {
   const std::string header = "job_id,submit_time,gpus,duration\n";
   EXPECT_EQ(ErrorOf(header + "1,0,1,1\n2,0,1,1\n10,0,1,1\n"), "");
