@@ -4,9 +4,11 @@
 #   2. `clustersim run` end to end under /usr/bin/time -v (wall seconds, max RSS), on the same
 #      synthetic traces and clusters.
 # Then prints a results table (Markdown) and the machine it ran on. Run it on an idle machine:
-# the cases run one after another, never in parallel.
+# the cases run one after another, never in parallel. Each case runs --repeats times (default 5),
+# round after round (every case once, then again), so that a slow spell of the machine touches
+# every case alike; the table gives the median wall time, the range and the largest peak RSS.
 #
-# Usage: bench/run_benchmarks.sh [--jobs N] [--skip-build]
+# Usage: bench/run_benchmarks.sh [--jobs N] [--repeats N] [--skip-build]
 # Environment: BUILD_DIR (default <repo>/build), CMAKE_ARGS (extra configure flags, e.g.
 # -DCLUSTERSIM_BUILD_TESTS=OFF for a separate build folder), RESULTS_DIR (default
 # $BUILD_DIR/bench-results).
@@ -17,15 +19,21 @@ BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
 RESULTS_DIR="${RESULTS_DIR:-$BUILD_DIR/bench-results}"
 DATA_DIR="$BUILD_DIR/bench-data"  # shared with end_to_end_bench's trace cache
 JOBS=1000000
+REPEATS=5
 SKIP_BUILD=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --jobs) JOBS="$2"; shift 2 ;;
+    --repeats) REPEATS="$2"; shift 2 ;;
     --skip-build) SKIP_BUILD=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "run_benchmarks.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+if ! [[ "$REPEATS" =~ ^[1-9][0-9]*$ ]]; then
+  echo "run_benchmarks.sh: --repeats: expected a whole number >= 1, got '$REPEATS'" >&2
+  exit 2
+fi
 
 if [[ $SKIP_BUILD == 0 ]]; then
   # shellcheck disable=SC2086
@@ -37,6 +45,8 @@ BENCH="$BUILD_DIR/bench/end_to_end_bench"
 GENERATOR=("$BUILD_DIR/sim/cli/clustersim" trace generate)
 CLI="$BUILD_DIR/sim/cli/clustersim"
 mkdir -p "$RESULTS_DIR" "$DATA_DIR"
+# This run's results only (a run with more repeats before would leave files behind).
+rm -f "$RESULTS_DIR"/*.json "$RESULTS_DIR"/cli_* "$RESULTS_DIR"/read_* "$RESULTS_DIR"/philly_*
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT
 
@@ -64,32 +74,43 @@ TRACE_QUEUE="$DATA_DIR/synthetic_100000jobs_32gpus_load5_seed42.csv"
   "${GENERATOR[@]}" --jobs 100000 --gpus 32 --load 5 --seed 42 --out "$TRACE_QUEUE" >&2
 
 export CLUSTERSIM_BENCH_DATA="$DATA_DIR" CLUSTERSIM_BENCH_JOBS="$JOBS"
-for case in EndToEnd/fcfs_first_fit_1024x8 EndToEnd/fcfs_first_fit_100k EndToEnd/fcfs_pool_1024x8 \
-            EngineOnly/fcfs_first_fit_1024x8 EngineOnly/fcfs_first_fit_1024x8_overload \
-            Phases/fcfs_first_fit_1024x8 Phases/fcfs_first_fit_100k; do
-  out="$RESULTS_DIR/${case//\//_}.json"
-  "$BENCH" --benchmark_filter="^$case/" --benchmark_out="$out" --benchmark_out_format=json \
+bench_run() {  # CASE ROUND
+  local out="$RESULTS_DIR/${1//\//_}.r$2.json"
+  "$BENCH" --benchmark_filter="^$1/" --benchmark_out="$out" --benchmark_out_format=json \
     2>&1 | grep -E "^(EndToEnd|EngineOnly|Phases)/" || true
-done
-
-cli_run() {  # NAME TRACE CLUSTER PLACEMENT [RUN OPTIONS...]
-  local name="$1" trace="$2" cluster="$3" placement="$4"
-  shift 4
-  local db="$SCRATCH/$name.sqlite"
-  rm -f "$db"
-  /usr/bin/time -v -o "$RESULTS_DIR/cli_$name.time" "$CLI" run --trace "$trace" --cluster "$cluster" \
-    --placement "$placement" --runtime-model trace --out "$db" --no-progress "$@" \
-    >"$RESULTS_DIR/cli_$name.log"
-  rm -f "$db"
-  echo "cli $name: $(grep -E 'Elapsed|Maximum resident' "$RESULTS_DIR/cli_$name.time" | tr -s ' \t' ' ')"
 }
-cli_run fcfs_first_fit_1024x8 "$TRACE_8K" "$CLUSTER_1024" first-fit
-cli_run fcfs_first_fit_100k "$TRACE_100K" "$CLUSTER_12500" first-fit
-cli_run fcfs_pool_1024x8 "$TRACE_8K" "$CLUSTER_1024" pool
-cli_run fcfs_pool_long_queue_32 "$TRACE_QUEUE" "$CLUSTER_4" pool
-# Failures at scale (issue 7): node and GPU failures with checkpoints on 100,000 GPUs.
-cli_run fcfs_failures_100k "$TRACE_100K" "$CLUSTER_12500" first-fit --node-mtbf 200 \
-  --gpu-mtbf 2000 --mttr 4 --checkpoint-interval 3600 --checkpoint-cost 30 --restore-cost 60
+
+cli_run() {  # NAME ROUND TRACE CLUSTER PLACEMENT [RUN OPTIONS...]
+  local name="$1" round="$2" trace="$3" cluster="$4" placement="$5"
+  shift 5
+  local db="$SCRATCH/$name.sqlite" stem="$RESULTS_DIR/cli_$name.r$round"
+  rm -f "$db"
+  # Wall time to the microsecond around /usr/bin/time (whose own clock shows hundredths).
+  local start="$EPOCHREALTIME"
+  /usr/bin/time -v -o "$stem.time" "$CLI" run --trace "$trace" --cluster "$cluster" \
+    --placement "$placement" --runtime-model trace --out "$db" --no-progress "$@" >"$stem.log"
+  local end="$EPOCHREALTIME"
+  python3 -c "print(f'{$end - $start:.6f}')" >"$stem.wall"
+  rm -f "$db"
+  echo "cli $name (round $round): $(cat "$stem.wall") s," \
+    "$(grep -E 'Maximum resident' "$stem.time" | tr -s ' \t' ' ')"
+}
+
+for ((round = 1; round <= REPEATS; round++)); do
+  for case in EndToEnd/fcfs_first_fit_1024x8 EndToEnd/fcfs_first_fit_100k \
+              EndToEnd/fcfs_pool_1024x8 EngineOnly/fcfs_first_fit_1024x8 \
+              EngineOnly/fcfs_first_fit_1024x8_overload Phases/fcfs_first_fit_1024x8 \
+              Phases/fcfs_first_fit_100k; do
+    bench_run "$case" "$round"
+  done
+  cli_run fcfs_first_fit_1024x8 "$round" "$TRACE_8K" "$CLUSTER_1024" first-fit
+  cli_run fcfs_first_fit_100k "$round" "$TRACE_100K" "$CLUSTER_12500" first-fit
+  cli_run fcfs_pool_1024x8 "$round" "$TRACE_8K" "$CLUSTER_1024" pool
+  cli_run fcfs_pool_long_queue_32 "$round" "$TRACE_QUEUE" "$CLUSTER_4" pool
+  # Failures at scale (issue 7): node and GPU failures with checkpoints on 100,000 GPUs.
+  cli_run fcfs_failures_100k "$round" "$TRACE_100K" "$CLUSTER_12500" first-fit --node-mtbf 200 \
+    --gpu-mtbf 2000 --mttr 4 --checkpoint-interval 3600 --checkpoint-cost 30 --restore-cost 60
+done
 
 # Reading with filters applied while reading (job_sink.h): the whole file, then the first 1,000
 # jobs and a one-hour window; peak RSS should follow the kept jobs, not the file.
@@ -149,39 +170,51 @@ def verdict(name, wall, rss, events_per_s):
         parts.append(f">= {t[2] / 1e6:g}M events/s"); ok &= events_per_s >= t[2]
     return ", ".join(parts), "pass" if ok else "FAIL"
 
-rows = []
+# Every run of every case: name -> [(wall s, jobs, GPUs, events, peak RSS MB, benchmark or None)].
+runs = {}
 for file in sorted(os.listdir(results)):
     path = os.path.join(results, file)
     if file.endswith(".json"):
         for b in json.load(open(path))["benchmarks"]:
             name = "/".join(b["name"].split("/")[:2])
-            rows.append((name, b["jobs"], gpus[name.rsplit("_", 1)[1]], b["wall_s"],
-                         b["jobs_per_s"], b["events_per_s"], b["peak_rss_mb"]))
+            runs.setdefault(name, []).append(
+                (b["wall_s"], b["jobs"], gpus[name.rsplit("_", 1)[1]],
+                 b["events_per_s"] * b["wall_s"], b["peak_rss_mb"], b))
     elif file.startswith("cli_") and file.endswith(".time"):
-        case = file[4:-5]
+        stem = path[:-5]
+        case = re.sub(r"\.r\d+$", "", file[4:-5])
+        wall = float(open(stem + ".wall").read())
         text = open(path).read()
-        clock = re.search(r"Elapsed \(wall clock\) time.*: (.*)", text).group(1).split(":")
-        wall = sum(float(x) * 60 ** i for i, x in enumerate(reversed(clock)))
         rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1)) / 1024
-        log = open(os.path.join(results, f"cli_{case}.log")).read()
-        m = re.search(r"events (\d+)\s+wall", log)
+        m = re.search(r"events (\d+)\s+wall", open(stem + ".log").read())
         events = int(m.group(1)) if m else float("nan")
         n = job_counts.get(f"cli {case}", jobs)
-        rows.append((f"cli {case}", n, gpus[case.rsplit("_", 1)[1]], wall, n / wall,
-                     events / wall, rss))
+        runs.setdefault(f"cli {case}", []).append(
+            (wall, n, gpus[case.rsplit("_", 1)[1]], events, rss, None))
+
+def median_run(case_runs):  # the run of the median wall time (the lower middle one if even)
+    ordered = sorted(case_runs, key=lambda r: r[0])
+    return ordered[(len(ordered) - 1) // 2]
+
 order = ["EndToEnd", "cli", "EngineOnly", "Phases"]
-rows.sort(key=lambda r: (order.index(r[0].split("/")[0].split(" ")[0]), r[0]))
-print("| case | jobs | GPUs | wall s | jobs/s | events/s | peak RSS MB | target | result |")
-print("|---|---:|---:|---:|---:|---:|---:|---|---|")
-for name, n, g, wall, jps, eps, rss in rows:
-    target, ok = verdict(name, wall, rss, eps)
-    print(f"| {name} | {n:,.0f} | {g:,} | {wall:.2f} | {jps:,.0f} | {eps:,.0f} | {rss:,.0f} | "
-          f"{target} | {ok} |")
-for file in sorted(os.listdir(results)):
-    if file.startswith("Phases") and file.endswith(".json"):
-        for b in json.load(open(os.path.join(results, file)))["benchmarks"]:
-            phases = ["setup_s", "parse_s", "construct_s", "run_s", "summary_s", "sqlite_s",
-                      "teardown_s", "cpu_s", "main_cpu_s"]
-            print("\nphases of " + b["name"].split("/")[1] + " (s): " +
-                  ", ".join(f"{p[:-2]} {b[p]:.3f}" for p in phases) + f"; total {b['wall_s']:.3f}")
+names = sorted(runs, key=lambda n: (order.index(n.split("/")[0].split(" ")[0]), n))
+print("| case | jobs | GPUs | runs | wall s, median | wall s, range | jobs/s | events/s | "
+      "peak RSS MB, largest | target | result |")
+print("|---|---:|---:|---:|---:|---|---:|---:|---:|---|---|")
+for name in names:
+    case_runs = runs[name]
+    wall, n, g, events, _, _ = median_run(case_runs)
+    walls = [r[0] for r in case_runs]
+    rss = max(r[4] for r in case_runs)
+    target, ok = verdict(name, wall, rss, events / wall)
+    print(f"| {name} | {n:,.0f} | {g:,} | {len(case_runs)} | {wall:.3f} | "
+          f"{min(walls):.3f}-{max(walls):.3f} | {n / wall:,.0f} | {events / wall:,.0f} | "
+          f"{rss:,.0f} | {target} | {ok} |")
+for name in names:
+    if name.startswith("Phases/"):
+        b = median_run(runs[name])[5]
+        phases = ["setup_s", "parse_s", "construct_s", "run_s", "summary_s", "sqlite_s",
+                  "teardown_s", "cpu_s", "main_cpu_s"]
+        print("\nphases of " + name.split("/")[1] + ", its median run (s): " +
+              ", ".join(f"{p[:-2]} {b[p]:.3f}" for p in phases) + f"; total {b['wall_s']:.3f}")
 PY
