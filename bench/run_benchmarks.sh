@@ -46,7 +46,7 @@ GENERATOR=("$BUILD_DIR/sim/cli/clustersim" trace generate)
 CLI="$BUILD_DIR/sim/cli/clustersim"
 mkdir -p "$RESULTS_DIR" "$DATA_DIR"
 # This run's results only (a run with more repeats before would leave files behind).
-rm -f "$RESULTS_DIR"/*.json "$RESULTS_DIR"/cli_* "$RESULTS_DIR"/read_* "$RESULTS_DIR"/philly_*
+rm -f "$RESULTS_DIR"/{EndToEnd,EngineOnly,Phases}_*.json "$RESULTS_DIR"/{cli,read,philly}_*
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT
 
@@ -85,14 +85,15 @@ cli_run() {  # NAME ROUND TRACE CLUSTER PLACEMENT [RUN OPTIONS...]
   shift 5
   local db="$SCRATCH/$name.sqlite" stem="$RESULTS_DIR/cli_$name.r$round"
   rm -f "$db"
-  # Wall time to the microsecond around /usr/bin/time (whose own clock shows hundredths).
-  local start="$EPOCHREALTIME"
+  # Wall time in microseconds around /usr/bin/time (whose own clock shows hundredths);
+  # EPOCHREALTIME without its decimal separator (a comma in some locales).
+  local start="${EPOCHREALTIME/[.,]/}"
   /usr/bin/time -v -o "$stem.time" "$CLI" run --trace "$trace" --cluster "$cluster" \
     --placement "$placement" --runtime-model trace --out "$db" --no-progress "$@" >"$stem.log"
-  local end="$EPOCHREALTIME"
-  python3 -c "print(f'{$end - $start:.6f}')" >"$stem.wall"
+  local end="${EPOCHREALTIME/[.,]/}"
+  echo "$((end - start))" >"$stem.wall_us"
   rm -f "$db"
-  echo "cli $name (round $round): $(cat "$stem.wall") s," \
+  echo "cli $name (round $round): $(((end - start) / 1000)) ms," \
     "$(grep -E 'Maximum resident' "$stem.time" | tr -s ' \t' ' ')"
 }
 
@@ -183,7 +184,7 @@ for file in sorted(os.listdir(results)):
     elif file.startswith("cli_") and file.endswith(".time"):
         stem = path[:-5]
         case = re.sub(r"\.r\d+$", "", file[4:-5])
-        wall = float(open(stem + ".wall").read())
+        wall = int(open(stem + ".wall_us").read()) / 1e6
         text = open(path).read()
         rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1)) / 1024
         m = re.search(r"events (\d+)\s+wall", open(stem + ".log").read())
