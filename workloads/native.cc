@@ -169,14 +169,11 @@ class IncreasingNumberedIds {
  public:
   void Add(std::string_view id) {
     if (!increasing_) return;
-    size_t digits = 0;
-    while (digits < id.size() && id[id.size() - 1 - digits] >= '0' &&
-           id[id.size() - 1 - digits] <= '9') {
-      ++digits;
-    }
+    const size_t start = id.find_last_not_of("0123456789") + 1;  // npos + 1 == 0: all digits
+    const size_t digits = id.size() - start;
     uint64_t value = 0;
     if (digits > 0 && digits <= 18) {
-      std::from_chars(id.data() + id.size() - digits, id.data() + id.size(), value);
+      std::from_chars(id.data() + start, id.data() + id.size(), value);
     }
     increasing_ = digits > 0 && digits <= 18 && (first_ || value > last_);
     last_ = value;
