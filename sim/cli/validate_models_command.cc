@@ -57,7 +57,8 @@ void WriteRowsCsv(const std::string& path, const std::vector<ThroughputResult>& 
     if (!out) throw InputError(path, 0, 0, "a writable file");
     out << "id,split,group,model,precision,framework,gpu,gpus,tp,pp,micro_batch,accumulation,"
            "measured_samples_per_s,predicted_samples_per_s,error,measured_mfu,predicted_mfu,"
-           "b_max,fits,step_s,compute_s,tp_comm_s,pp_comm_s,optimizer_s,dp_comm_s,source\n";
+           "b_max,fits,step_s,compute_s,tp_comm_s,pp_comm_s,optimizer_s,dp_comm_s,loader_speedup,"
+           "source\n";
     char buf[512];
     for (const auto& r : results) {
       const ThroughputRow& w = *r.row;
@@ -72,9 +73,9 @@ void WriteRowsCsv(const std::string& path, const std::vector<ThroughputResult>& 
           r.measured_mfu, r.predicted_mfu, static_cast<long long>(r.max_batch), r.fits ? 1 : 0);
       const StepEstimate& e = r.estimate;
       out << buf;
-      std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,", e.step_seconds,
+      std::snprintf(buf, sizeof buf, "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,", e.step_seconds,
                     e.compute_seconds, e.tp_comm_seconds, e.pp_comm_seconds, e.optimizer_seconds,
-                    e.comm_seconds);
+                    e.comm_seconds, r.loader_speedup);
       out << buf << CsvQuote(w.source) << "\n";
     }
     if (!out) throw InputError(path, 0, 0, "a writable file");

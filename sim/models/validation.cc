@@ -61,6 +61,11 @@ class Columns {
       }
     }
   }
+  bool Has(const std::string& name) const { return index_.count(name) != 0; }
+  int Column(const CsvRecord& r, const std::string& name) const {
+    const size_t i = index_.at(name);
+    return i < r.columns.size() ? r.columns[i] : r.columns.back();
+  }
   const std::string& Text(const CsvRecord& r, const std::string& name) const {
     const size_t i = index_.at(name);
     if (i >= r.fields.size()) {
@@ -253,6 +258,34 @@ double MeasuredSamples(const ThroughputRow& row) {
   return row.measured * 1e12 * row.gpus / per_sample;
 }
 
+// ---- data loaders: how much of a nominal sequence a published sample costs ----
+
+// A row's `loader` says how its samples were padded. The step-time model prices every sample at
+// the full `sequence`, which is what a loader that pads each batch to the maximum length runs.
+// NVIDIA's LDDL loader with sequence binning (bin size 64) picks one bin of 64 lengths per
+// iteration and pads each batch only to its longest sample, so a "sequence 512" sample costs less;
+// its published end-to-end speedup over no binning multiplies the predicted samples/s.
+struct LoaderSpec {
+  const char* name;
+  double speedup;  // measured samples/s with this loader over the same run padded to `sequence`
+  int sequence;    // the nominal sequence length the speedup was measured at
+};
+
+// "lddl-bin64": NVIDIA/LDDL@b6d5c156 docs/images/binning_perf.gif, "Performance vs. Bin Size on
+// BERT Phase 2 Pretraining, 32 Nodes in Selene" (DGX A100): 2565 s end-to-end without binning
+// (bin size 512) and 1483 s with bin size 64, the default of DeepLearningExamples' PyTorch BERT
+// phase-2 pre-training since its LDDL release (scripts/run_pretraining.sh, phase2_bin_size=64).
+constexpr LoaderSpec kLoaders[] = {
+    {"lddl-bin64", 2565.0 / 1483.0, 512},
+};
+
+const LoaderSpec* FindLoader(const std::string& name) {
+  for (const LoaderSpec& l : kLoaders) {
+    if (name == l.name) return &l;
+  }
+  return nullptr;
+}
+
 ThroughputResult Predict(const ThroughputRow& row, const ModelCatalog& models,
                          const ModelEfficiency& efficiency, const HardwareCatalog& hardware,
                          TopologyCache& cache) {
@@ -273,7 +306,9 @@ ThroughputResult Predict(const ThroughputRow& row, const ModelCatalog& models,
   ThroughputResult r;
   r.row = &row;
   r.estimate = tm.Estimate(row.micro_batch, row.accumulation, dp, model.TypicalNoiseScale());
-  r.predicted_samples = r.estimate.samples_per_second;
+  if (const LoaderSpec* loader = FindLoader(row.loader)) r.loader_speedup = loader->speedup;
+  // The MFU stays the estimate's: a binned sample carries 1 / speedup of the padded FLOPs.
+  r.predicted_samples = r.estimate.samples_per_second * r.loader_speedup;
   r.measured_samples = MeasuredSamples(row);
   r.error = r.predicted_samples / r.measured_samples - 1.0;
   r.predicted_mfu = r.estimate.mfu;
@@ -349,6 +384,18 @@ ValidationData ParseValidationData(const std::string& throughput_csv,
       row.allreduce = c.Text(r, "allreduce");
       c.OneOf(r, "task", {"pretrain", "finetune"});
       row.task = c.Text(r, "task");
+      // Optional column: files written before it existed describe loaders that pad to `sequence`.
+      if (c.Has("loader")) {
+        c.OneOf(r, "loader", {"", "lddl-bin64"});
+        row.loader = c.Text(r, "loader");
+        const LoaderSpec* loader = FindLoader(row.loader);
+        if (loader != nullptr && (row.sequence != loader->sequence || row.task != "pretrain")) {
+          throw InputError(throughput_origin, r.line, c.Column(r, "loader"),
+                           "loader " + row.loader + " only on pre-training rows of sequence " +
+                               std::to_string(loader->sequence) + ", where its speedup was " +
+                               "measured (" + row.id + ")");
+        }
+      }
       row.measured = c.Positive(r, "measured");
       c.OneOf(r, "unit", {"samples/s", "model-TFLOP/s/GPU", "hw-TFLOP/s/GPU"});
       row.unit = c.Text(r, "unit");

@@ -46,6 +46,9 @@ struct ThroughputRow {
   std::string allreduce;
   std::string
       task;  // "pretrain" or "finetune" (the stacks' fine-tuning scripts, ThroughputOptions)
+  // "": every sample padded to `sequence`; "lddl-bin64": NVIDIA's LDDL loader with sequence
+  // binning at bin size 64 (validation.cc, kLoaders; docs/model-validation.md).
+  std::string loader;
   double measured = 0;
   // "samples/s" (the whole job), "model-TFLOP/s/GPU" (72 B s l h^2 (1 + s/6h + V/12lh) FLOPs per
   // batch, Megatron-LM's count) or "hw-TFLOP/s/GPU" (96 B s l h^2 (1 + s/6h + V/16lh), the count
@@ -83,6 +86,7 @@ struct ThroughputResult {
   double measured_samples = 0;   // samples/s of the whole job
   double predicted_samples = 0;  // samples/s of the whole job
   double error = 0;              // predicted / measured - 1
+  double loader_speedup = 1;     // the row's loader over padding to `sequence` (1: none)
   double measured_mfu = 0;       // model FLOPs utilization of the measurement (16-bit peak)
   double predicted_mfu = 0;
   int64_t max_batch = 0;  // B_max of the row's configuration
