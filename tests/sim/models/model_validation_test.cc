@@ -207,14 +207,18 @@ TEST(ValidationData, CatalogEfficiencyIsTheFitOfTheCalibrationRows) {
   EXPECT_GE(factors, 20);
 }
 
+// The columns of throughput.csv up to `task`, and memory.csv's header.
+constexpr char kThroughputColumnsToTask[] =
+    "id,split,group,model,layers,hidden,heads,vocab,sequence,image,precision,framework,system,"
+    "gpu,gpus,tp,pp,micro_batch,accumulation,recompute,dist_opt,tp_overlap,allreduce,task,";
+constexpr char kMemoryHeader[] =
+    "id,split,model,sequence,image,precision,framework,gpu,micro_batch_fits,micro_batch_oom,"
+    "accumulation,source\n";
+
 TEST(ValidationData, BadRowsAreRejectedWithFileLineAndColumn) {
-  const std::string header =
-      "id,split,group,model,layers,hidden,heads,vocab,sequence,image,precision,framework,system,"
-      "gpu,gpus,tp,pp,micro_batch,accumulation,recompute,dist_opt,tp_overlap,allreduce,task,"
-      "measured,unit,source\n";
-  const std::string memory =
-      "id,split,model,sequence,image,precision,framework,gpu,micro_batch_fits,micro_batch_oom,"
-      "accumulation,source\n";
+  // Without the optional `loader` column.
+  const std::string header = std::string(kThroughputColumnsToTask) + "measured,unit,source\n";
+  const std::string memory = kMemoryHeader;
   const std::string good =
       "X1,heldout,g,ResNet-50,,,,,,224,mixed-fp16,pytorch,dgx1,V100-16GB,1,1,1,256,1,none,0,0,,"
       "pretrain,1000,samples/s,somewhere\n";
@@ -268,12 +272,8 @@ TEST(ValidationData, BinnedLoaderRowsArePredictedAtLddlsPublishedSpeedup) {
 
 TEST(ValidationData, LoaderColumnIsOptionalAndCheckedWhereGiven) {
   const std::string header =
-      "id,split,group,model,layers,hidden,heads,vocab,sequence,image,precision,framework,system,"
-      "gpu,gpus,tp,pp,micro_batch,accumulation,recompute,dist_opt,tp_overlap,allreduce,task,"
-      "loader,measured,unit,source\n";
-  const std::string memory =
-      "id,split,model,sequence,image,precision,framework,gpu,micro_batch_fits,micro_batch_oom,"
-      "accumulation,source\n";
+      std::string(kThroughputColumnsToTask) + "loader,measured,unit,source\n";
+  const std::string memory = kMemoryHeader;
   const std::string row =
       "X1,heldout,g,BERT-large,,,,,512,,mixed-fp16,pytorch,dgx-a100,A100-80GB,8,1,1,32,128,,0,0,"
       "post-fp16,pretrain,lddl-bin64,1657,samples/s,somewhere\n";
