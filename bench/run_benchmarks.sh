@@ -179,8 +179,8 @@ for file in sorted(os.listdir(results)):
         for b in json.load(open(path))["benchmarks"]:
             name = "/".join(b["name"].split("/")[:2])
             runs.setdefault(name, []).append(
-                (b["wall_s"], b["jobs"], gpus[name.rsplit("_", 1)[1]],
-                 b["events_per_s"] * b["wall_s"], b["peak_rss_mb"], b))
+                (b["wall_s"], b["jobs"], gpus[name.rsplit("_", 1)[1]], b["events"],
+                 b["peak_rss_mb"], b))
     elif file.startswith("cli_") and file.endswith(".time"):
         stem = path[:-5]
         case = re.sub(r"\.r\d+$", "", file[4:-5])

@@ -171,11 +171,10 @@ class IncreasingNumberedIds {
     if (!increasing_) return;
     const size_t start = id.find_last_not_of("0123456789") + 1;  // npos + 1 == 0: all digits
     const size_t digits = id.size() - start;
+    const bool numbered = digits > 0 && digits <= 18;
     uint64_t value = 0;
-    if (digits > 0 && digits <= 18) {
-      std::from_chars(id.data() + start, id.data() + id.size(), value);
-    }
-    increasing_ = digits > 0 && digits <= 18 && (first_ || value > last_);
+    if (numbered) std::from_chars(id.data() + start, id.data() + id.size(), value);
+    increasing_ = numbered && (first_ || value > last_);
     last_ = value;
     first_ = false;
   }

@@ -62,6 +62,7 @@ class Columns {
     }
   }
   bool Has(const std::string& name) const { return index_.count(name) != 0; }
+  // The 1-based column of the field `name` in `r` (the last field's when `r` is short).
   int Column(const CsvRecord& r, const std::string& name) const {
     const size_t i = index_.at(name);
     return i < r.columns.size() ? r.columns[i] : r.columns.back();
@@ -83,7 +84,7 @@ class Columns {
     } catch (const std::exception&) {
     }
     throw InputError(
-        origin_, r.line, r.columns[index_.at(name)],
+        origin_, r.line, Column(r, name),
         "an integer >= " + std::to_string(min) + " in column \"" + name + "\", got \"" + t + "\"");
   }
   double Positive(const CsvRecord& r, const std::string& name) const {
@@ -94,7 +95,7 @@ class Columns {
       if (used == t.size() && v > 0 && std::isfinite(v)) return v;
     } catch (const std::exception&) {
     }
-    throw InputError(origin_, r.line, r.columns[index_.at(name)],
+    throw InputError(origin_, r.line, Column(r, name),
                      "a number > 0 in column \"" + name + "\", got \"" + t + "\"");
   }
   void OneOf(const CsvRecord& r, const std::string& name,
@@ -105,7 +106,7 @@ class Columns {
     }
     std::string list;
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + (a.empty() ? "(empty)" : a);
-    throw InputError(origin_, r.line, r.columns[index_.at(name)],
+    throw InputError(origin_, r.line, Column(r, name),
                      "one of " + list + " in column \"" + name + "\", got \"" + t + "\"");
   }
 
@@ -386,7 +387,9 @@ ValidationData ParseValidationData(const std::string& throughput_csv,
       row.task = c.Text(r, "task");
       // Optional column: files written before it existed describe loaders that pad to `sequence`.
       if (c.Has("loader")) {
-        c.OneOf(r, "loader", {"", "lddl-bin64"});
+        std::vector<std::string> loaders = {""};
+        for (const LoaderSpec& l : kLoaders) loaders.emplace_back(l.name);
+        c.OneOf(r, "loader", loaders);
         row.loader = c.Text(r, "loader");
         const LoaderSpec* loader = FindLoader(row.loader);
         if (loader != nullptr && (row.sequence != loader->sequence || row.task != "pretrain")) {
