@@ -50,8 +50,8 @@
 #include <string>
 #include <vector>
 
+#include "app/run.h"
 #include "policies/registry.h"
-#include "sim/cli/run.h"
 #include "sim/engine/summary.h"
 #include "sim/hardware/topology.h"
 #include "sim/output/sqlite_writer.h"
@@ -232,7 +232,7 @@ void EngineOnly(benchmark::State& state, int nodes, const char* placement, doubl
   state.SetLabel(HexFingerprint(fingerprint));
 }
 
-// ExecuteRun's steps timed one by one (same order and calls as sim/cli/run.cc).
+// ExecuteRun's steps timed one by one (same order and calls as app/run.cc).
 void Phases(benchmark::State& state, int nodes, const char* placement) {
   const std::string trace_path = TracePath(int64_t{nodes} * kGpusPerNode);
   const fs::path out = ScratchDir() / "phases.sqlite";

@@ -6,10 +6,10 @@
 # at a time, each under /usr/bin/time. Prints Markdown tables: wall seconds (end to end, SQLite
 # write included), user CPU seconds, events, mean wait, peak RSS.
 #
-# Usage: bench/philly_policies.sh [CLUSTERSIM]   (default build/sim/cli/clustersim)
+# Usage: bench/philly_policies.sh [CLUSTERSIM]   (default build/cli/clustersim)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CLI="${1:-$ROOT/build/sim/cli/clustersim}"
+CLI="${1:-$ROOT/build/cli/clustersim}"
 TRACE="$ROOT/traces/philly/pollux_philly.csv"
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT

@@ -42,8 +42,8 @@ if [[ $SKIP_BUILD == 0 ]]; then
 fi
 
 BENCH="$BUILD_DIR/bench/end_to_end_bench"
-GENERATOR=("$BUILD_DIR/sim/cli/clustersim" trace generate)
-CLI="$BUILD_DIR/sim/cli/clustersim"
+GENERATOR=("$BUILD_DIR/cli/clustersim" trace generate)
+CLI="$BUILD_DIR/cli/clustersim"
 mkdir -p "$RESULTS_DIR" "$DATA_DIR"
 # This run's results only (a run with more repeats before would leave files behind).
 rm -f "$RESULTS_DIR"/{EndToEnd,EngineOnly,Phases}_*.json "$RESULTS_DIR"/{cli,read,philly}_*

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "app/run.h"
 #include "policies/registry.h"
-#include "sim/cli/run.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/engine/summary.h"
 #include "sim/engine/validation.h"

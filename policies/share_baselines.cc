@@ -51,8 +51,8 @@
 
 #include "policies/node_placement.h"
 #include "policies/registry.h"
-#include "sim/util/random.h"
 #include "sim/engine/fragmentation.h"
+#include "sim/util/random.h"
 
 namespace clustersim {
 namespace {

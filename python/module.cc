@@ -1,5 +1,5 @@
 // clustersim._core: the native part of the clustersim Python module (docs/python.md). Thin by
-// design: a run is ExecuteRun (sim/cli/run.h) with its options read by the CLI's own parsers (the
+// design: a run is ExecuteRun (app/run.h) with its options read by the CLI's own parsers (the
 // run config file reader and the trace filter options of `clustersim run`), so a Python run is
 // validated and simulated exactly as a command-line one; a Python policy is a PythonPolicy
 // (python/python_policy.h). The package's Python files (python/clustersim/) build the user-facing
@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "app/options.h"
+#include "app/replay_options.h"
+#include "app/run.h"
 #include "policies/registry.h"
 #include "python/python_policy.h"
-#include "sim/cli/options.h"
-#include "sim/cli/run.h"
-#include "sim/cli/trace_commands.h"
 #include "sim/util/error.h"
 #include "workloads/reader.h"
 

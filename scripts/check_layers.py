@@ -26,9 +26,10 @@ BELOW = {
 BELOW["sim/output"] = BELOW["sim/engine"] + ["sim/engine"]
 BELOW["policies"] = BELOW["sim/output"]
 BELOW["workloads"] = BELOW["sim/output"]
-BELOW["sim/cli"] = BELOW["sim/output"] + ["sim/output", "policies", "workloads"]
-# The Python module's native part sits above the program's layers (it wraps the run pipeline).
-BELOW["python"] = BELOW["sim/cli"] + ["sim/cli"]
+BELOW["app"] = BELOW["sim/output"] + ["sim/output", "policies", "workloads"]
+# The program and the Python module's native part both wrap the run pipeline, side by side.
+BELOW["cli"] = BELOW["app"] + ["app"]
+BELOW["python"] = BELOW["app"] + ["app"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

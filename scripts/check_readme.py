@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Re-runs the README's examples and shows where their printed output no longer matches.
 
-Usage: scripts/check_readme.py [--bin build/sim/cli/clustersim] [--readme README.md]
+Usage: scripts/check_readme.py [--bin build/cli/clustersim] [--readme README.md]
 
 Every fenced block whose lines start with "$ " is a session: the commands run in order (a
 trailing backslash continues a command) in one scratch folder that links the repository's
@@ -118,7 +118,7 @@ def matches(want, got):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default=os.path.join(REPO, "build/sim/cli/clustersim"))
+    ap.add_argument("--bin", default=os.path.join(REPO, "build/cli/clustersim"))
     ap.add_argument("--readme", default=os.path.join(REPO, "README.md"))
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)

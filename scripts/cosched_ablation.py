@@ -20,7 +20,7 @@ rate and writes every run to one database. A cell is the mean over the seeds and
 standard deviation (mean ± sd); the change against fcfs is computed per seed (the same seed's fcfs
 run) and shown as its mean and the range over the seeds [min, max].
 
-Usage: scripts/cosched_ablation.py [--binary build/sim/cli/clustersim]
+Usage: scripts/cosched_ablation.py [--binary build/cli/clustersim]
                                    [--out results/cosched_ablation.sqlite] [--seeds 5]
 """
 import argparse
@@ -68,7 +68,7 @@ def change(values, base):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", default=os.path.join(ROOT, "build/sim/cli/clustersim"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--out", default=os.path.join(ROOT, "results/cosched_ablation.sqlite"))
     parser.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default 5)")
     args = parser.parse_args()

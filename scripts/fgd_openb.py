@@ -19,7 +19,7 @@ it has arrived (`placement_curve`, results/README.md), mean and range over the s
 artifact's published values; then the paper's headline, FGD's unallocated GPUs relative to
 dot-product's. What still differs from the paper: README.md, "Reproducing FGD on openb".
 
-Usage: scripts/fgd_openb.py [--binary build/sim/cli/clustersim] [--work DIR] [--seeds N]
+Usage: scripts/fgd_openb.py [--binary build/cli/clustersim] [--work DIR] [--seeds N]
            [--jobs J] [--paper-csv analysis_allo_discrete.csv] [--no-host-demands]
 """
 import argparse
@@ -78,7 +78,7 @@ def published(paper_csv):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", default=os.path.join(ROOT, "build/sim/cli/clustersim"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--work", default=None, help="folder for the spec, runs and merged db")
     parser.add_argument("--seeds", type=int, default=10, help="seeds 42.. (default 10)")
     parser.add_argument("--jobs", type=int, default=2, help="runs in parallel (default 2)")

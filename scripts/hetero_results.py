@@ -5,7 +5,7 @@ A100, H100) with the hardware runtime model and models assigned (--assign-models
 cosched needs them). One `clustersim run` per row into one database; prints a Markdown table
 from its summary table.
 
-Usage: scripts/hetero_results.py [--binary build/sim/cli/clustersim] [--out results/hetero.sqlite]
+Usage: scripts/hetero_results.py [--binary build/cli/clustersim] [--out results/hetero.sqlite]
 """
 import argparse
 import json
@@ -59,7 +59,7 @@ def busy_hours(db, run_id, types):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", default=os.path.join(ROOT, "build/sim/cli/clustersim"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--out", default=os.path.join(ROOT, "results/hetero.sqlite"))
     args = parser.parse_args()
     if os.path.exists(args.out):

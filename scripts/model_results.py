@@ -4,7 +4,7 @@ window and on the openb pod list, on the default mixed cluster, with models and 
 (--assign-models, seed 0). Runs `clustersim compare` once per trace into one database and prints
 a Markdown table per trace from its summary table.
 
-Usage: scripts/model_results.py [--binary build/sim/cli/clustersim] [--out results/models.sqlite]
+Usage: scripts/model_results.py [--binary build/cli/clustersim] [--out results/models.sqlite]
 """
 import argparse
 import os
@@ -50,7 +50,7 @@ def metric(db, run_id, name):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", default=os.path.join(ROOT, "build/sim/cli/clustersim"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--out", default=os.path.join(ROOT, "results/models.sqlite"))
     args = parser.parse_args()
     if os.path.exists(args.out):

@@ -9,7 +9,7 @@ was allocated) then, and the GPUs stranded by CPUs or memory at that moment. Wit
 paper's own curves (its artifact's experiments/analysis/expected_results/
 analysis_allo_discrete.csv) are summarized beside them.
 
-Usage: scripts/openb_cpu_results.py [--binary build/sim/cli/clustersim] [--work DIR]
+Usage: scripts/openb_cpu_results.py [--binary build/cli/clustersim] [--work DIR]
            [--paper-csv analysis_allo_discrete.csv]
 """
 import argparse
@@ -111,7 +111,7 @@ def paper(paper_csv):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", default=os.path.join(ROOT, "build/sim/cli/clustersim"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--work", default=None)
     parser.add_argument("--paper-csv", default=None,
                         help="analysis_allo_discrete.csv of hkust-adsl/kubernetes-scheduler-"

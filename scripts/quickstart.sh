@@ -19,4 +19,4 @@ done
 # The default database is quickstart's own: a second quickstart replaces it rather than being
 # refused as a duplicate run.
 [[ ${#out[@]} -gt 0 ]] && rm -f results/quickstart.sqlite
-./build/sim/cli/clustersim run "${out[@]}" "$@"
+./build/cli/clustersim run "${out[@]}" "$@"

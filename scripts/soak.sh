@@ -10,7 +10,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
 JOBS=200000
 [[ "${1:-}" == "--jobs" ]] && JOBS="$2"
-CLI="$BUILD_DIR/sim/cli/clustersim"
+CLI="$BUILD_DIR/cli/clustersim"
 [[ -x "$CLI" ]] || { echo "soak.sh: build first (scripts/test.sh)" >&2; exit 2; }
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT

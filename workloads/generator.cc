@@ -9,8 +9,8 @@
 #include <random>
 #include <sstream>
 
-#include "sim/util/random.h"
 #include "sim/util/error.h"
+#include "sim/util/random.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"
 

@@ -12,9 +12,9 @@
 
 #include "sim/engine/priority_class.h"
 #include "sim/engine/summary.h"
-#include "sim/util/random.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
+#include "sim/util/random.h"
 
 namespace clustersim {
 namespace {

@@ -6,7 +6,7 @@
 #   scripts/slurm/submit.sh SPEC.json OUTDIR [N]
 #
 # Environment: CLUSTERSIM = the clustersim binary (default: this checkout's
-# build/sim/cli/clustersim); CPUS_PER_TASK = CPUs per array task, each task runs that many runs
+# build/cli/clustersim); CPUS_PER_TASK = CPUs per array task, each task runs that many runs
 # at once (default 1). sbatch's own SBATCH_* variables (SBATCH_PARTITION, SBATCH_TIMELIMIT,
 # SBATCH_ACCOUNT, ...) apply to both jobs. SPEC, OUTDIR and the binary must be on a file system
 # every node sees. Prints the two job ids, array first, on the last line.
@@ -20,7 +20,7 @@ spec=$(realpath "$1")
 outdir=$(realpath -m "$2")
 tasks=${3:-4}
 cpus=${CPUS_PER_TASK:-1}
-clustersim=$(realpath -m "${CLUSTERSIM:-$here/../../build/sim/cli/clustersim}")
+clustersim=$(realpath -m "${CLUSTERSIM:-$here/../../build/cli/clustersim}")
 if ! [[ "$tasks" =~ ^[1-9][0-9]*$ ]]; then
   echo "$0: N must be a positive number of array tasks, got \"$tasks\"" >&2
   exit 2

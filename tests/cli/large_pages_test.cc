@@ -1,4 +1,4 @@
-// sim/cli/large_pages.cc: allocations of 4 MiB and more start on a 2 MiB boundary and, where the
+// cli/large_pages.cc: allocations of 4 MiB and more start on a 2 MiB boundary and, where the
 // kernel offers transparent huge pages, are backed by them once touched.
 #include <gtest/gtest.h>
 

@@ -1,0 +1,130 @@
+#include "app/replay_options.h"
+
+#include "app/options.h"
+#include "sim/engine/priority_class.h"
+#include "sim/util/duration.h"
+#include "sim/util/error.h"
+
+namespace po = boost::program_options;
+
+namespace clustersim {
+
+void AddReplayOptions(po::options_description& desc, RunConfig& config) {
+  po::options_description group("replay: cluster, clock, preemption cost, failures and checkpoints");
+  group.add_options()(
+      "format", po::value(&config.trace_format), "trace format (default: detect from the header)")(
+      "cluster", po::value(&config.cluster)->default_value("default"),
+      "cluster spec JSON file or preset name")("hardware", po::value(&config.hardware_path),
+                                               "hardware catalog JSON (default: built in)")(
+      "seed", po::value(&config.seed)->default_value(0), "random seed")(
+      "interval",
+      DurationValue("--interval", &config.engine.timeseries_interval_seconds)->default_value("300"),
+      "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
+      "stop-time", DurationValue("--stop-time", &config.engine.stop_time),
+      "stop the clock at this simulated time (a duration: 100h, 3d)")(
+      "preemption-cost",
+      DurationValue("--preemption-cost", &config.engine.preemption_cost_seconds)
+          ->default_value("0"),
+      "checkpoint save + restore paid by each preempted job (a duration)")(
+      "bsld-threshold", po::value(&config.bsld_threshold_seconds)->default_value(10),
+      "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
+      "node-mtbf", po::value(&config.node_mtbf),
+      "node failures: mean time between failures per node, \"T\" or \"TYPE=T,...\"; a plain "
+      "number is hours (2000 = 2000h; 90d); each seed draws other failure times")(
+      "gpu-mtbf", po::value(&config.gpu_mtbf),
+      "single-GPU failures: mean time between failures per GPU (same forms; plain = hours)")(
+      "mttr", DurationValue("--mttr", &config.engine.faults.mttr_seconds, kSecondsPerHour),
+      "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
+      "failure-trace", po::value(&config.failure_trace),
+      "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
+      "checkpoint-interval",
+      DurationValue("--checkpoint-interval", &config.engine.faults.checkpoint_interval_seconds),
+      "computing time between a job's checkpoints (a duration; default: none, a failure loses "
+      "all)")("checkpoint-cost",
+              DurationValue("--checkpoint-cost", &config.engine.faults.checkpoint_cost_seconds)
+                  ->default_value("0"),
+              "time each checkpoint save takes, without progress (a duration)")(
+      "restore-cost",
+      DurationValue("--restore-cost", &config.engine.faults.restore_cost_seconds)
+          ->default_value("0"),
+      "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
+      "check", po::bool_switch(&config.engine.check_invariants),
+      "verify engine invariants after every pass (slow)");
+  desc.add(group);
+}
+
+void CheckReplayOptions(const RunConfig& config) {
+  if (config.engine.preemption_cost_seconds < 0) {
+    throw InputError("--preemption-cost: expected a number of seconds >= 0");
+  }
+  if (!(config.engine.timeseries_interval_seconds > 0)) {
+    throw InputError("--interval: expected a positive number of seconds");
+  }
+}
+
+void AddModelOptions(po::options_description& desc, ModelConfig& models) {
+  po::options_description group("model-aware simulation (GPU memory, OOM, batch, sharing)");
+  group.add_options()(
+      "model-aware", po::bool_switch(&models.enabled),
+      "simulate GPU memory: OOM failures at the user's batch, batch-aware rates, sharing")(
+      "assign-models", po::bool_switch(&models.assign),
+      "give jobs without a model one and a batch (seeded by --seed); implies --model-aware")(
+      "models", po::value(&models.catalog_path), "model catalog JSON (default: built in)")(
+      "oom-startup",
+      DurationValue("--oom-startup", &models.options.oom_startup_seconds)->default_value("120"),
+      "time a job runs before running out of memory (a duration)")(
+      "oom-retries", po::value(&models.options.oom_retries)->default_value(4),
+      "resubmissions with half the batch after OOM failures")(
+      "colocation-speed", po::value(&models.options.colocation_speed)->default_value(0.7, "0.7"),
+      "speed of each of two jobs sharing one GPU, (0, 1]")(
+      "storage-gbps", po::value(&models.options.storage_gbps)->default_value(0),
+      "checkpoint storage bandwidth, GB/s: a modelled job's save/restore = state bytes / it")(
+      "user-batches", po::value(&models.user_batches)->default_value("recipe"),
+      "assigned users' per-GPU batches: recipe (the model's published recipe, or half or twice "
+      "it), reference (the recipe) or uniform (powers of two over the model's range)")(
+      "batch-choice", po::value(&models.batch_choice)->default_value("user"),
+      "batch a non-elastic policy starts a modelled job at: user, or optimal (the "
+      "goodput-maximizing batch for its allocation)");
+  desc.add(group);
+}
+
+void AddFilterOptions(po::options_description& desc, FilterArgs& args) {
+  desc.add_options()("window", po::value(&args.window),
+                     "keep jobs submitted in START:END, durations from the trace's start (either "
+                     "may be empty): 0:3600, 2d:3d")("vc", po::value(&args.vc),
+                                                     "keep these virtual clusters (comma list)")(
+      "user", po::value(&args.user), "keep these users (comma list)")(
+      "status", po::value(&args.status), "keep these trace statuses (comma list)")(
+      "first", po::value(&args.first), "keep the first N jobs in submission order")(
+      "load-factor", po::value(&args.load_factor)->default_value(1.0, "1"),
+      "multiply the arrival rate by F (gaps between submissions / F): 2 = twice the load")(
+      "map-gpu", po::value(&args.map_gpu), "rename GPU types: OLD=NEW[,OLD=NEW...]")(
+      "submit-is-start", po::bool_switch(&args.submit_is_start),
+      "the trace's submit times are its recorded start times (a log recording starts, not "
+      "waits, e.g. NASA iPSC/860): the recorded schedule of jobs without one")(
+      "no-host-demands", po::bool_switch(&args.no_host_demands),
+      "drop the jobs' CPU and host-memory demands (GPU-only placement)");
+  desc.add_options()("priority-map", po::value(&args.priority_map),
+                     "levels of the trace's priority classes (openb qos, SWF queue): "
+                     "NAME=LEVEL,... (higher = more urgent; docs/policies.md#priority)");
+}
+
+TraceFilter MakeFilter(const FilterArgs& args) {
+  TraceFilter filter;
+  if (!args.window.empty()) ParseWindow(args.window, &filter);
+  filter.vcs = ParseList(args.vc);
+  filter.users = ParseList(args.user);
+  filter.statuses = ParseList(args.status);
+  if (args.first < -1) throw InputError("--first: expected a count >= 0");
+  filter.first_n = args.first;
+  filter.load_factor = args.load_factor;
+  if (!args.map_gpu.empty()) filter.gpu_type_map = ParseGpuMap(args.map_gpu);
+  filter.submit_is_start = args.submit_is_start;
+  filter.drop_host_demands = args.no_host_demands;
+  if (!args.priority_map.empty()) {
+    filter.priority_map = ParsePriorityMap(args.priority_map, "--priority-map");
+  }
+  return filter;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,519 @@
+#include "app/run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "policies/registry.h"
+#include "sim/engine/fragmentation.h"
+#include "sim/hardware/topology.h"
+#include "sim/output/sqlite_writer.h"
+#include "sim/util/duration.h"
+#include "sim/util/error.h"
+#include "sim/util/json_file.h"
+#include "sim/util/sha256.h"
+#include "workloads/failure_trace.h"
+#include "workloads/model_assignment.h"
+#include "workloads/reader.h"
+
+#ifndef CLUSTERSIM_VERSION
+#define CLUSTERSIM_VERSION "0.0.0"
+#endif
+
+namespace clustersim {
+
+std::string DefaultTracePath() { return BundledTracesDir() + "/philly_default.csv"; }
+
+std::optional<bool> SkipNoFitFromName(const std::string& value) {
+  if (value == "wait") return false;
+  if (value == "skip") return true;
+  return std::nullopt;
+}
+
+std::string HexFingerprint(uint64_t fingerprint) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(fingerprint));
+  return buffer;
+}
+
+void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
+                        RunConfig* config) try {
+  const nlohmann::json doc = ParseJsonFile(path);
+  if (!doc.is_object()) throw InputError(path, 0, 0, "expected a JSON object of run options");
+  auto text = [&](const nlohmann::json& v, const std::string& key) {
+    return RequireString(v, path, key);
+  };
+  for (const auto& [key, value] : doc.items()) {
+    // Command-line options use dashes; the file may use either spelling.
+    std::string option = key;
+    std::replace(option.begin(), option.end(), '_', '-');
+    if (key == "params") {
+      if (!value.is_object()) throw JsonValueError(path, "params", "expected an object");
+      for (const auto& [name, v] : value.items()) {
+        if (name.empty()) throw JsonValueError(path, "params", "expected non-empty names");
+        if (config->params.values().count(name)) continue;  // --param wins
+        const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+        config->params.AddAssignment(name + "=" + s);
+      }
+      continue;
+    }
+    if (given.count(option)) continue;
+    if (option == "trace") {
+      config->trace_path = text(value, key);
+    } else if (option == "format") {
+      config->trace_format = text(value, key);
+    } else if (option == "cluster") {
+      config->cluster = text(value, key);
+    } else if (option == "hardware") {
+      config->hardware_path = text(value, key);
+    } else if (option == "policy") {
+      config->policy = text(value, key);
+    } else if (option == "placement") {
+      config->placement = text(value, key);
+    } else if (option == "runtime-model") {
+      config->runtime_model = text(value, key);
+    } else if (option == "out") {
+      config->out = text(value, key);
+    } else if (option == "seed") {
+      if (!value.is_number_integer()) throw JsonValueError(path, key, "expected an integer");
+      config->seed = value.get<int64_t>();
+    } else if (option == "interval") {
+      config->engine.timeseries_interval_seconds = RequireDuration(value, path, key);
+      if (config->engine.timeseries_interval_seconds <= 0) {
+        throw JsonValueError(path, key, "expected a positive number of seconds");
+      }
+    } else if (option == "stop-time") {
+      config->engine.stop_time = RequireDuration(value, path, key);
+      if (config->engine.stop_time < 0) {
+        throw JsonValueError(path, key, "expected a number of seconds >= 0");
+      }
+    } else if (option == "preemption-cost") {
+      config->engine.preemption_cost_seconds = RequireDuration(value, path, key);
+      if (config->engine.preemption_cost_seconds < 0) {
+        throw JsonValueError(path, key, "expected a number of seconds >= 0");
+      }
+    } else if (option == "node-mtbf" || option == "gpu-mtbf") {
+      // A number of hours for every type, or a duration or the TYPE=HOURS list as a string.
+      const std::string v = value.is_number() ? value.dump() : text(value, key);
+      (option == "node-mtbf" ? config->node_mtbf : config->gpu_mtbf) = v;
+    } else if (option == "mttr") {
+      config->engine.faults.mttr_seconds = RequireDuration(value, path, key, kSecondsPerHour);
+    } else if (option == "failure-trace") {
+      config->failure_trace = text(value, key);
+    } else if (option == "checkpoint-interval") {
+      config->engine.faults.checkpoint_interval_seconds = RequireDuration(value, path, key);
+    } else if (option == "checkpoint-cost") {
+      config->engine.faults.checkpoint_cost_seconds = RequireDuration(value, path, key);
+    } else if (option == "restore-cost") {
+      config->engine.faults.restore_cost_seconds = RequireDuration(value, path, key);
+    } else if (option == "model-aware" || option == "assign-models") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      (option == "model-aware" ? config->models.enabled : config->models.assign) =
+          value.get<bool>();
+    } else if (option == "models") {
+      config->models.catalog_path = text(value, key);
+    } else if (option == "record-allocations") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->engine.record_allocations = value.get<bool>();
+    } else if (option == "oom-startup") {
+      config->models.options.oom_startup_seconds = RequireDuration(value, path, key);
+    } else if (option == "oom-retries") {
+      if (!value.is_number_integer()) throw JsonValueError(path, key, "expected an integer");
+      const int64_t retries = value.get<int64_t>();
+      if (retries < 0 || retries > 64) {
+        throw JsonValueError(path, key, "expected an integer in 0..64");
+      }
+      config->models.options.oom_retries = static_cast<int>(retries);
+    } else if (option == "colocation-speed") {
+      config->models.options.colocation_speed = RequireNumber(value, path, key);
+    } else if (option == "storage-gbps") {
+      config->models.options.storage_gbps = RequireNumber(value, path, key);
+    } else if (option == "on-no-fit") {
+      const std::optional<bool> skip = SkipNoFitFromName(text(value, key));
+      if (!skip) throw JsonValueError(path, key, "expected wait or skip");
+      config->engine.skip_no_fit = *skip;
+    } else if (option == "no-departures") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->engine.no_departures = value.get<bool>();
+    } else if (option == "inflate") {
+      config->filter.inflate = RequireNumber(value, path, key);
+      if (!(config->filter.inflate > 0) || !std::isfinite(config->filter.inflate)) {
+        throw JsonValueError(path, key, "expected a factor > 0");
+      }
+    } else if (option == "user-batches") {
+      config->models.user_batches = text(value, key);
+    } else if (option == "batch-choice") {
+      config->models.batch_choice = text(value, key);
+    } else if (option == "bsld-threshold") {
+      config->bsld_threshold_seconds = RequireNumber(value, path, key);
+    } else {
+      throw JsonValueError::Verbatim(
+          path, key,
+          "unknown key \"" + key +
+              "\"; expected trace, format, cluster, hardware, policy, placement, "
+              "runtime_model, params, seed, interval, stop_time, preemption_cost, "
+              "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
+              "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
+              "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
+              "batch_choice, bsld_threshold, record_allocations, on_no_fit, no_departures, "
+              "inflate, out");
+    }
+  }
+} catch (const JsonValueError& e) {
+  throw AtJsonPosition(e, path, ReadFileText(path));
+}
+
+std::string ModelConfig::ToJson(int64_t seed) const {
+  if (!enabled && !assign) return "{}";
+  nlohmann::json j;
+  j["assign"] = assign;
+  if (assign) j["assign_seed"] = seed;
+  j["catalog"] = catalog_path.empty() ? "built-in" : catalog_path;
+  j["oom_startup_seconds"] = options.oom_startup_seconds;
+  j["oom_retries"] = options.oom_retries;
+  j["colocation_speed"] = options.colocation_speed;
+  if (options.storage_gbps > 0) j["storage_gbps"] = options.storage_gbps;
+  if (assign && user_batches != "recipe") j["user_batches"] = user_batches;
+  if (batch_choice != "user") j["batch_choice"] = batch_choice;
+  return j.dump();
+}
+
+namespace {
+
+void CheckModelOptions(const ModelConfig& models) {
+  const ModelRuntimeOptions& o = models.options;
+  if (!(o.oom_startup_seconds >= 0) || !std::isfinite(o.oom_startup_seconds)) {
+    throw InputError("--oom-startup: expected a number of seconds >= 0");
+  }
+  if (o.oom_retries < 0 || o.oom_retries > 64) {
+    throw InputError("--oom-retries: expected an integer in 0..64");
+  }
+  if (!(o.colocation_speed > 0 && o.colocation_speed <= 1)) {
+    throw InputError("--colocation-speed: expected a number in (0, 1]");
+  }
+  if (!(o.storage_gbps >= 0) || !std::isfinite(o.storage_gbps)) {
+    throw InputError("--storage-gbps: expected a number of GB/s >= 0");
+  }
+  if (!ParseUserBatchRule(models.user_batches)) {
+    throw InputError("--user-batches: expected recipe, reference or uniform, got \"" +
+                     models.user_batches + "\"");
+  }
+  if (models.batch_choice != "user" && models.batch_choice != "optimal") {
+    throw InputError("--batch-choice: expected user or optimal, got \"" + models.batch_choice +
+                     "\"");
+  }
+  if (!models.assign && models.user_batches != "recipe") {
+    spdlog::warn("--user-batches {} has nothing to act on without --assign-models",
+                 models.user_batches);
+  }
+  if (!models.enabled && !models.assign && models.batch_choice != "user") {
+    spdlog::warn("--batch-choice {} has nothing to act on without --model-aware",
+                 models.batch_choice);
+  }
+}
+
+// Checks the fault settings and fills in what needs the catalog and cluster.
+void ResolveFaults(const RunConfig& config, const Cluster& cluster, FaultOptions* faults) {
+  auto seconds = [](double v, const char* option, bool positive) {
+    if (!(positive ? v > 0 : v >= 0) || std::isnan(v)) {
+      throw InputError(std::string(option) + ": expected a number of seconds " +
+                       (positive ? "> 0" : ">= 0"));
+    }
+  };
+  seconds(faults->checkpoint_interval_seconds, "--checkpoint-interval", true);
+  seconds(faults->checkpoint_cost_seconds, "--checkpoint-cost", false);
+  seconds(faults->restore_cost_seconds, "--restore-cost", false);
+  if (!(faults->mttr_seconds > 0) || !std::isfinite(faults->mttr_seconds)) {
+    throw InputError("--mttr: expected a duration > 0 (a plain number is hours)");
+  }
+  if (!config.node_mtbf.empty()) {
+    faults->node_mtbf_seconds = ParseMtbfHours(config.node_mtbf, cluster.catalog(), "--node-mtbf");
+  }
+  if (!config.gpu_mtbf.empty()) {
+    faults->gpu_mtbf_seconds = ParseMtbfHours(config.gpu_mtbf, cluster.catalog(), "--gpu-mtbf");
+  }
+  if (!config.failure_trace.empty()) {
+    faults->trace = LoadFailureTrace(config.failure_trace, cluster);
+    faults->trace_path = config.failure_trace;
+  }
+  // One stream per run seed, apart from any other use of the seed.
+  faults->seed = static_cast<uint64_t>(config.seed) ^ 0xFA0175EEDull;
+}
+
+// A demand nothing acts on is worth a warning: the trace states CPUs or memory the cluster does not
+// declare (docs/resources.md).
+void WarnUnusedHostDemands(const Trace& trace, const Cluster& cluster, bool host_limits) {
+  int64_t cpu_jobs = 0;
+  int64_t memory_jobs = 0;
+  for (const Job& job : trace.jobs) {
+    cpu_jobs += job.cpu_milli > 0;
+    memory_jobs += job.memory_mib > 0;
+  }
+  bool cpus = false;
+  bool memory = false;
+  for (const Node& node : cluster.nodes()) {
+    cpus = cpus || NodeCpuMilli(node) > 0;
+    memory = memory || NodeMemoryMib(node) > 0;
+  }
+  if (cpu_jobs > 0 && !cpus) {
+    spdlog::warn("{} jobs state CPU demands, but cluster {} declares no node's cpus: not enforced",
+                 cpu_jobs, cluster.spec().origin);
+  }
+  if (memory_jobs > 0 && !memory) {
+    spdlog::warn(
+        "{} jobs state host-memory demands, but cluster {} declares no node's host_memory_gib: "
+        "not enforced",
+        memory_jobs, cluster.spec().origin);
+  }
+  if (host_limits) {
+    spdlog::info("host limits on: {} jobs state CPUs, {} host memory (docs/resources.md)", cpu_jobs,
+                 memory_jobs);
+  }
+}
+
+}  // namespace
+
+RunOutcome ExecuteRun(const RunConfig& config) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  HardwareCatalog custom_catalog;
+  const HardwareCatalog* catalog = &HardwareCatalog::Default();
+  if (!config.hardware_path.empty()) {
+    custom_catalog = HardwareCatalog::FromFile(config.hardware_path);
+    catalog = &custom_catalog;
+  }
+  // Validate every name before any heavy work, so errors come fast.
+  const PolicyEntry* policy_entry =
+      config.policy_object != nullptr ? nullptr : &FindPolicy(config.policy);
+  const PlacementEntry& placement_entry = FindPlacement(config.placement);
+  const Cluster cluster(
+      config.cluster_json.empty()
+          ? ClusterSpec::Load(config.cluster, *catalog)
+          : ClusterSpec::FromJsonText(config.cluster_json, config.cluster, *catalog),
+      *catalog);
+  std::string runtime_name = config.runtime_model;
+  if (runtime_name.empty()) runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
+  EngineOptions engine_options = config.engine;
+  ResolveFaults(config, cluster, &engine_options.faults);
+  if (config.validate) {
+    if (config.filter.load_factor != 1.0) {
+      throw InputError(
+          "--load-factor: validation compares with the recorded schedule, which a load factor "
+          "other than 1 moves the submissions away from");
+    }
+    engine_options.record_allocations = true;  // the simulated series come from the log
+  }
+  // The topology graph only for what reads it, the hardware runtime model and the topology
+  // placement: on 100,000 GPUs it takes about 45 MB of the 400 a million jobs may use.
+  std::optional<Topology> topology;
+  if (runtime_name == "hardware" || placement_entry.uses_topology) topology.emplace(cluster);
+  const Topology* const topology_or_null = topology ? &*topology : nullptr;
+  const auto runtime = MakeRuntimeModel(runtime_name, cluster, topology_or_null);
+  // The workload's request sizes, for placements that score against them (frag-aware); filled
+  // once the trace is read, before the run.
+  std::vector<TaskClass> workload;
+  const ModelRuntime* placement_models = nullptr;  // set once the model runtime exists
+  const auto placement = placement_entry.make(
+      PlacementEnv{&cluster, topology_or_null, runtime.get(), &workload, &placement_models,
+                   config.seed},
+      config.params);
+  std::unique_ptr<Policy> owned_policy;
+  if (policy_entry != nullptr) owned_policy = policy_entry->make(config.params);
+  Policy* const policy = policy_entry != nullptr ? owned_policy.get() : config.policy_object;
+  // The classes of FGD's measure (metric and frag-aware): folded (WorkloadClasses, default) or
+  // the paper's (PaperTaskClasses); docs/metrics.md#fgd.
+  const std::string fgd_classes = config.params.String("fgd_classes", "folded");
+  if (fgd_classes != "folded" && fgd_classes != "paper") {
+    throw InputError("--param fgd_classes=" + fgd_classes + ": expected folded or paper");
+  }
+  config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
+  const bool model_aware = config.models.enabled || config.models.assign;
+  CheckModelOptions(config.models);
+  if (!(config.bsld_threshold_seconds > 0) || !std::isfinite(config.bsld_threshold_seconds)) {
+    throw InputError("--bsld-threshold: expected a number of seconds > 0");
+  }
+  ModelCatalog custom_models;
+  const ModelCatalog* models = &ModelCatalog::Default();
+  if (!config.models.catalog_path.empty()) {
+    custom_models = ModelCatalog::FromFile(config.models.catalog_path);
+    models = &custom_models;
+  }
+
+  const std::string trace_path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
+  spdlog::info("reading trace {}", trace_path);
+  FilterCounts counts;
+  Trace trace = LoadTrace(trace_path, config.trace_format, config.filter, &counts);
+  if (counts.kept != counts.before) {
+    spdlog::warn(
+        "trace filter kept {} of {} jobs (excluded: {} outside the window, {} other vc, {} other "
+        "user, {} other status, {} beyond --first)",
+        counts.kept, counts.before, counts.outside_window, counts.other_vc, counts.other_user,
+        counts.other_status, counts.beyond_first_n);
+  }
+  if (config.filter.inflate > 0) {
+    // After the filters, on the kept jobs; the seed is the run's, so each seed is one sample.
+    const size_t before = trace.jobs.size();
+    InflateTrace(&trace, config.filter.inflate, int64_t{cluster.total_gpus()} * 1000,
+                 static_cast<uint64_t>(config.seed));
+    spdlog::info("--inflate {}: {} jobs -> {} jobs, shuffled, one arrival a second",
+                 config.filter.inflate, before, trace.jobs.size());
+  }
+  if (config.engine.skip_no_fit && config.policy != "fcfs") {
+    throw InputError("--on-no-fit skip: places each job as it arrives, which is fcfs; policy " +
+                     config.policy + " keeps its own queue (use --policy fcfs)");
+  }
+  if (config.models.assign) {
+    const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed),
+                                          *ParseUserBatchRule(config.models.user_batches));
+    spdlog::info("assigned a model and batch to {} jobs (seed {})", assigned, config.seed);
+  }
+  std::unique_ptr<ModelRuntime> model_runtime;
+  if (model_aware) {
+    ModelRuntimeOptions runtime_options = config.models.options;
+    runtime_options.batch_choice = config.models.batch_choice == "optimal"
+                                       ? ModelRuntimeOptions::BatchChoice::kGoodputOptimal
+                                       : ModelRuntimeOptions::BatchChoice::kUser;
+    model_runtime = std::make_unique<ModelRuntime>(trace, *catalog, *models, runtime_options);
+    engine_options.models = model_runtime.get();
+    placement_models = model_runtime.get();
+    spdlog::info("{} of {} jobs name a model of the catalog", model_runtime->modelled_jobs(),
+                 trace.jobs.size());
+  }
+  spdlog::info("{} jobs ({} format); cluster {}: {} nodes, {} GPUs", trace.jobs.size(),
+               trace.format, cluster.spec().origin, cluster.node_count(), cluster.total_gpus());
+  // The sanity report, before the run: problems are warnings (nothing is dropped for them).
+  SanityReport sanity = CheckTraceSanity(trace, &cluster);
+  if (!sanity.clean()) {
+    for (const SanityItem& item : sanity.items) {
+      std::string lines;
+      for (int64_t line : item.first_lines) lines += " " + std::to_string(line);
+      spdlog::warn("{}: {} {}{}", trace_path, item.count, item.what,
+                   lines.empty() ? "" : " (first lines:" + lines + ")");
+    }
+  }
+
+  RunOutcome outcome;
+  // Settings with nothing to act on: said before the run, and kept for the caller's report.
+  if (model_runtime && model_runtime->modelled_jobs() == 0 && !config.models.assign) {
+    outcome.warnings.push_back(
+        "--model-aware: no job of the trace names a model of the catalog (clustersim list "
+        "models), so nothing is model-aware; add --assign-models to give every job a model and "
+        "batch by its size");
+  }
+  if (std::string policy_warning = policy->IdleWarning(trace, model_runtime.get());
+      !policy_warning.empty()) {
+    outcome.warnings.push_back(std::move(policy_warning));
+  }
+  for (const std::string& warning : outcome.warnings) spdlog::warn("{}", warning);
+
+  RunRecord record;
+  record.trace_path = trace_path;
+  record.trace_sha256 = trace.sha256;
+  record.trace_format = trace.format;
+  record.cluster_spec = cluster.spec().origin;
+  record.cluster_sha256 = Sha256Hex(cluster.spec().text);
+  record.cluster_json = cluster.spec().text;
+  record.policy = config.policy;
+  record.placement = config.placement;
+  record.params_json = config.params.ToJson();
+  record.runtime_model = runtime_name;
+  record.seed = config.seed;
+  record.version = CLUSTERSIM_VERSION;
+  record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
+  record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
+  record.faults = engine_options.faults.ToJson(cluster.catalog());
+  record.models = config.models.ToJson(config.seed);
+  record.bsld_threshold_seconds = config.bsld_threshold_seconds;
+  {
+    nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
+    if (!config.filter.IsIdentity()) {
+      filter["jobs_before"] = counts.before;
+      filter["jobs_kept"] = counts.kept;
+    }
+    if (config.filter.inflate > 0) filter["jobs_inflated"] = trace.jobs.size();
+    record.trace_filter = filter.dump();
+  }
+
+  if (config.validate && std::none_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+        return job.has_recorded_start() || job.has_recorded_end();
+      })) {
+    throw InputError(trace_path, 0, 0,
+                     "the trace (" + trace.format +
+                         " format) records no start or end times to validate against (see "
+                         "traces/README.md for what each format records; --submit-is-start for "
+                         "logs whose submit times are their start times)");
+  }
+
+  // Open the output before simulating, so an unwritable path or a repeated run fails fast.
+  std::unique_ptr<SqliteWriter> writer;
+  if (!config.out.empty()) writer = std::make_unique<SqliteWriter>(config.out);
+  if (!config.allow_duplicate) {
+    auto refuse = [&](const std::string& path, int64_t run_id) {
+      throw InputError(path, 0, 0,
+                       "already holds this run as run " + std::to_string(run_id) +
+                           " (same trace and cluster, policy, placement, parameters, runtime "
+                           "model, seed, filters, interval, preemption cost, faults and models: "
+                           "the simulation is deterministic, so its rows would be the same); "
+                           "nothing was written; --allow-duplicate appends it again");
+    };
+    if (writer) {
+      if (const int64_t same = writer->FindSameRun(record); same >= 0) refuse(config.out, same);
+    }
+    if (!config.duplicates_of.empty()) {
+      if (const int64_t same = FindSameRunIn(config.duplicates_of, record); same >= 0) {
+        refuse(config.duplicates_of, same);
+      }
+    }
+  }
+
+  const bool host_limits = RunLimitsHost(trace, cluster);
+  WarnUnusedHostDemands(trace, cluster, host_limits);
+  workload = fgd_classes == "paper" ? PaperTaskClasses(trace, placement->SharesGpus(), host_limits)
+                                    : WorkloadClasses(trace, kDefaultMaxTaskClasses,
+                                                      placement->SharesGpus(), host_limits);
+  engine_options.workload = &workload;  // the same classes for the FGD metric
+  if (writer) {
+    // Rows are written on the writer's thread while the run goes on (sqlite_writer.h).
+    engine_options.observe = [&writer](const Engine& e) { writer->WriteFinished(e, false); };
+  }
+  Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
+  if (writer) writer->BeginRun(record, engine);
+  engine.Run();
+  const SummaryOptions summary_options{config.bsld_threshold_seconds};
+  outcome.summary = writer ? writer->WriteLastRows(engine, summary_options)
+                           : ComputeSummary(engine, summary_options);
+
+  outcome.status = engine.status();
+  outcome.fingerprint = engine.fingerprint();
+  outcome.events = engine.events_processed();
+  outcome.jobs = trace.jobs.size();
+  outcome.gpus = cluster.total_gpus();
+  outcome.runtime_model = runtime_name;
+  outcome.trace_format = trace.format;
+  outcome.filter_counts = counts;
+  outcome.sanity = std::move(sanity);
+  if (config.validate) {
+    outcome.validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds);
+  }
+  // Parse + simulate + summary: the time spent waiting for the writer thread is the write's.
+  outcome.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count() -
+      (writer ? writer->wait_seconds() : 0.0);
+  if (writer) {
+    record.wall_seconds = outcome.wall_seconds;
+    record.events = engine.events_processed();
+    record.passes = engine.passes();
+    record.status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
+    record.fingerprint = HexFingerprint(engine.fingerprint());
+    outcome.run_id = writer->EndRun(record, outcome.summary);
+    if (config.validate) writer->WriteValidation(outcome.run_id, outcome.validation);
+    writer->Commit();
+  }
+  return outcome;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,476 @@
+#include "cli/experiment_commands.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "app/options.h"
+#include "app/progress.h"
+#include "app/replay_options.h"
+#include "app/run.h"
+#include "app/sweep.h"
+#include "policies/registry.h"
+#include "sim/output/merge.h"
+#include "sim/util/duration.h"
+#include "sim/util/error.h"
+
+namespace po = boost::program_options;
+
+namespace clustersim {
+namespace {
+
+namespace fs = std::filesystem;
+
+
+// "a,b,c" in the order given; an empty item or a repeated one is an error naming the option.
+std::vector<std::string> SplitNames(const std::string& text, const std::string& option) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma - start);
+    if (name.empty()) throw InputError(option + " " + text + ": expected NAME[,NAME...]");
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      throw InputError(option + " " + text + ": " + name + " is listed twice");
+    }
+    names.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return names;
+}
+
+// Removes a folder and its contents when it goes out of scope.
+class ScopedDirectory {
+ public:
+  explicit ScopedDirectory(std::string path) : path_(std::move(path)) {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+    if (!fs::create_directories(path_, ec)) {
+      throw InputError(path_, 0, 0, "cannot create a temporary directory");
+    }
+  }
+  ~ScopedDirectory() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScopedDirectory(const ScopedDirectory&) = delete;
+  ScopedDirectory& operator=(const ScopedDirectory&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The headline metrics of compare, in table and CSV order.
+struct Column {
+  const char* metric;  // summary metric
+  const char* title;   // table heading
+  enum Kind { kCount, kTime, kPercent, kRatio } kind;
+  bool only_if_nonzero = false;  // in the table only when some run has a value other than 0
+};
+constexpr Column kColumns[] = {
+    {"jobs_completed", "completed", Column::kCount},
+    {"jobs_rejected", "rejected", Column::kCount, true},
+    {"jobs_timeout", "timeout", Column::kCount, true},
+    {"jobs_unfinished", "unfinished", Column::kCount, true},
+    {"jct_seconds_mean", "JCT mean", Column::kTime},
+    {"jct_seconds_p95", "JCT p95", Column::kTime},
+    {"wait_seconds_mean", "1st wait", Column::kTime},
+    {"queued_seconds_mean", "queued", Column::kTime},
+    {"queued_seconds_p95", "queued p95", Column::kTime},
+    {"bsld_mean", "bsld", Column::kRatio},
+    {"preemptions_per_job", "preempt/job", Column::kRatio},
+    {"gpu_utilization", "util %", Column::kPercent},
+    {"makespan_seconds", "makespan", Column::kTime},
+};
+// CSV only.
+constexpr const char* kCsvExtra[] = {"wait_seconds_p95",
+                                     "queued_seconds_p50",
+                                     "queued_seconds_p99",
+                                     "bsld_p50",
+                                     "bsld_p95",
+                                     "bsld_p99",
+                                     "bsld_threshold_seconds",
+                                     "slowdown_mean",
+                                     "preemptions",
+                                     "throughput_jobs_per_hour",
+                                     "stranded_gpus_mean",
+                                     "energy_kwh"};
+
+struct CompareRun {
+  RunConfig config;
+  RunOutcome outcome;
+  std::exception_ptr error;
+  int64_t run_id = -1;
+};
+
+void PrintCompareTable(const std::vector<CompareRun>& runs, bool seeds) {
+  // Times in hours when any makespan reaches an hour, else in seconds (small test traces).
+  bool hours = false;
+  for (const CompareRun& run : runs) {
+    hours = hours || SummaryValue(run.outcome.summary, "makespan_seconds") >= 3600;
+  }
+  const double time_unit = hours ? 3600 : 1;
+  std::vector<const Column*> columns;
+  for (const Column& c : kColumns) {
+    bool shown = !c.only_if_nonzero;
+    for (const CompareRun& run : runs) {
+      const double v = SummaryValue(run.outcome.summary, c.metric);
+      shown = shown || (!std::isnan(v) && v != 0);
+    }
+    if (shown) columns.push_back(&c);
+  }
+  std::printf("%4s  %-12s %-10s", "run", "policy", "placement");
+  if (seeds) std::printf(" %4s", "seed");
+  for (const Column* c : columns) std::printf(" %*s", std::max<int>(8, strlen(c->title)), c->title);
+  std::printf("\n");
+  for (const CompareRun& run : runs) {
+    std::printf("%4lld  %-12s %-10s", static_cast<long long>(run.run_id), run.config.policy.c_str(),
+                run.config.placement.c_str());
+    if (seeds) std::printf(" %4lld", static_cast<long long>(run.config.seed));
+    for (const Column* c : columns) {
+      const int width = std::max<int>(8, strlen(c->title));
+      const double v = SummaryValue(run.outcome.summary, c->metric);
+      if (std::isnan(v)) {
+        std::printf(" %*s", width, "-");
+      } else if (c->kind == Column::kCount) {
+        std::printf(" %*.0f", width, v);
+      } else if (c->kind == Column::kTime) {
+        std::printf(" %*.2f", width, v / time_unit);
+      } else if (c->kind == Column::kPercent) {
+        std::printf(" %*.1f", width, 100 * v);
+      } else {
+        std::printf(" %*.2f", width, v);
+      }
+    }
+    if (run.outcome.status != RunStatus::kComplete) std::printf("  (interrupted)");
+    std::printf("\n");
+  }
+  const double threshold = SummaryValue(runs.front().outcome.summary, "bsld_threshold_seconds");
+  std::printf(
+      "times (JCT, waits, makespan) in %s; 1st wait = submission to first start; queued = all "
+      "time waiting, after preemptions too (jobs that ended); bsld = bounded slowdown "
+      "max(1, JCT / max(run time, %g s)); preempt/job = preemptions per started job; util = GPU "
+      "utilization\n",
+      hours ? "hours" : "seconds", threshold);
+}
+
+void PrintCompareCsv(const std::vector<CompareRun>& runs) {
+  std::printf("run_id,policy,placement,seed,status");
+  for (const Column& c : kColumns) std::printf(",%s", c.metric);
+  for (const char* metric : kCsvExtra) std::printf(",%s", metric);
+  std::printf(",fingerprint\n");
+  auto value = [](double v) {
+    if (std::isnan(v)) {
+      std::printf(",");
+    } else {
+      std::printf(",%.10g", v);
+    }
+  };
+  for (const CompareRun& run : runs) {
+    std::printf("%lld,%s,%s,%lld,%s", static_cast<long long>(run.run_id), run.config.policy.c_str(),
+                run.config.placement.c_str(), static_cast<long long>(run.config.seed),
+                run.outcome.status == RunStatus::kComplete ? "complete" : "interrupted");
+    for (const Column& c : kColumns) value(SummaryValue(run.outcome.summary, c.metric));
+    for (const char* metric : kCsvExtra) value(SummaryValue(run.outcome.summary, metric));
+    std::printf(",%s\n", HexFingerprint(run.outcome.fingerprint).c_str());
+  }
+}
+
+// "0,1,2": distinct integers in the order given. Throws InputError naming --seeds.
+std::vector<int64_t> ParseSeeds(const std::string& text) {
+  std::vector<int64_t> seeds;
+  for (const std::string& item : SplitNames(text, "--seeds")) {
+    int64_t seed = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), seed);
+    if (ec != std::errc() || end != item.data() + item.size()) {
+      throw InputError("--seeds " + text + ": \"" + item + "\" is not an integer");
+    }
+    seeds.push_back(seed);
+  }
+  return seeds;
+}
+
+}  // namespace
+
+int CommandCompare(int argc, char** argv) {
+  RunConfig base;
+  FilterArgs filter_args;
+  std::vector<std::string> params;
+  std::string policies_text;
+  std::string placements_text;
+  std::string seeds_text;
+  std::string log_level;
+  int jobs = DefaultJobCount();
+  po::options_description desc(
+      "clustersim compare: several policies (x placements) on one trace and cluster, side by "
+      "side\n\n"
+      "Every run goes into one database; a table of headline metrics (one row per run) is\n"
+      "printed, or CSV with --csv. --param NAME:key=value applies only to runs whose policy or\n"
+      "placement is NAME (e.g. --param easy:walltime=exact); a plain key=value to every run.\n\n"
+      "options");
+  desc.add_options()("help,h", "show this help")(
+      "trace", po::value(&base.trace_path), "trace file (default: the bundled Philly window)")(
+      "policies", po::value(&policies_text)->default_value("fcfs,easy"),
+      "comma-separated ordering policies")("placements",
+                                           po::value(&placements_text)->default_value("first-fit"),
+                                           "comma-separated placement strategies")(
+      "runtime-model", po::value(&base.runtime_model),
+      "trace | hardware (default: hardware on a heterogeneous cluster, else trace)")(
+      "param", po::value(&params)->composing(),
+      "[NAME:]key=value policy or placement parameter (repeatable)")(
+      "seeds", po::value(&seeds_text),
+      "comma-separated seeds: every policy x placement once per seed (clustersim report pools "
+      "them: mean and 95 % confidence interval)")(
+      "out", po::value(&base.out)->default_value("results/compare.sqlite"),
+      "SQLite database to append the runs to")(
+      "allow-duplicate", po::bool_switch(&base.allow_duplicate),
+      "append runs even if --out already holds the same run (same inputs and seed)")(
+      "no-progress", "never draw the progress line")(
+      "csv", "print CSV (one line per run, SI units) instead of the table")(
+      "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
+      "log-level", po::value(&log_level)->default_value("error"),
+      "trace|debug|info|warn|error (warn shows each run's trace sanity report)");
+  AddReplayOptions(desc, base);
+  AddFilterOptions(desc, filter_args);
+  AddModelOptions(desc, base.models);
+  po::variables_map vm;
+  if (!ParseOptions(argc, argv, desc, &vm)) return 0;
+  SetLogLevel(log_level);
+  CheckReplayOptions(base);
+  if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
+  base.filter = MakeFilter(filter_args);
+  std::map<std::string, std::string> given;
+  for (const std::string& p : params) {
+    Params parsed;
+    parsed.AddAssignment(p);
+    given.insert(parsed.values().begin(), parsed.values().end());
+  }
+  const std::vector<std::string> policies = SplitNames(policies_text, "--policies");
+  const std::vector<std::string> placements = SplitNames(placements_text, "--placements");
+  for (const auto& name : policies) FindPolicy(name);
+  for (const auto& name : placements) FindPlacement(name);
+  std::vector<int64_t> seeds = {base.seed};
+  if (vm.count("seeds")) {
+    if (!vm["seed"].defaulted()) throw InputError("--seed and --seeds: give one of them");
+    seeds = ParseSeeds(seeds_text);
+  }
+
+  std::vector<CompareRun> runs;
+  for (const auto& policy : policies) {
+    for (const auto& placement : placements) {
+      for (const int64_t seed : seeds) {
+        CompareRun run;
+        run.config = base;
+        run.config.policy = policy;
+        run.config.placement = placement;
+        run.config.seed = seed;
+        run.config.params = ParamsForRun(given, policy, placement);
+        // Refused before simulating when the output already holds it (unless allowed).
+        run.config.duplicates_of = base.out;
+        runs.push_back(std::move(run));
+      }
+    }
+  }
+  // Each run writes its own database in a private folder beside the output; they are copied
+  // into the output only when every run has succeeded, so a failing run leaves nothing behind.
+  const fs::path out_path(base.out);
+  if (!out_path.parent_path().empty()) {
+    std::error_code ec;
+    fs::create_directories(out_path.parent_path(), ec);
+  }
+  const ScopedDirectory scratch(base.out + ".compare-tmp-" + std::to_string(::getpid()));
+  CatchStopSignals();
+  {
+    BatchProgress progress("runs", runs.size(),
+                           ::isatty(STDERR_FILENO) && !vm.count("no-progress"));
+    ParallelFor(runs.size(), jobs, [&](size_t i) {
+      CompareRun& run = runs[i];
+      run.config.out = scratch.path() + "/run-" + std::to_string(i) + ".sqlite";
+      run.config.engine.interrupt = StopFlag();
+      const int slot = progress.Begin();
+      if (progress.enabled()) {
+        run.config.engine.progress = [&progress, slot](const EngineProgress& p) {
+          progress.Update(slot, p.jobs_total ? double(p.jobs_done) / p.jobs_total : 1.0);
+        };
+      }
+      try {
+        run.outcome = ExecuteRun(run.config);
+      } catch (...) {
+        run.error = std::current_exception();
+      }
+      progress.End(slot);
+    });
+  }
+  for (const CompareRun& run : runs) {
+    if (!run.error) continue;
+    try {
+      std::rethrow_exception(run.error);
+    } catch (const InputError& e) {
+      const std::string message = e.what();
+      if (message.find("unknown parameter") == std::string::npos) throw;
+      throw InputError(message + " (a parameter for some runs only: --param NAME:key=value)");
+    }
+  }
+  std::vector<std::string> files;
+  for (const CompareRun& run : runs) files.push_back(run.config.out);
+  MergeOptions merge_options;
+  merge_options.reject_duplicates = !base.allow_duplicate;
+  const MergeResult merged = MergeDatabases(base.out, files, merge_options);
+  bool interrupted = false;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].run_id = merged.new_run_ids[i];
+    interrupted = interrupted || runs[i].outcome.status != RunStatus::kComplete;
+  }
+  if (vm.count("csv")) {
+    PrintCompareCsv(runs);
+  } else {
+    const RunOutcome& first = runs.front().outcome;
+    std::string seed_text;
+    for (const int64_t seed : seeds)
+      seed_text += (seed_text.empty() ? "" : ",") + std::to_string(seed);
+    std::printf(
+        "clustersim compare: %s (%zu jobs) x %s (%d GPUs), runtime %s, seed%s %s\n",
+        base.trace_path.empty() ? "bundled traces/philly_default.csv" : base.trace_path.c_str(),
+        first.jobs, base.cluster.c_str(), first.gpus, first.runtime_model.c_str(),
+        seeds.size() > 1 ? "s" : "", seed_text.c_str());
+    PrintCompareTable(runs, seeds.size() > 1);
+    std::printf("written to %s (runs %lld-%lld)\n", base.out.c_str(),
+                static_cast<long long>(runs.front().run_id),
+                static_cast<long long>(runs.back().run_id));
+    if (seeds.size() > 1) {
+      std::printf(
+          "per seed; mean and 95 %% confidence interval over the seeds: clustersim report "
+          "%s --by policy --run %lld-%lld\n",
+          base.out.c_str(), static_cast<long long>(runs.front().run_id),
+          static_cast<long long>(runs.back().run_id));
+    }
+  }
+  // Settings with nothing to act on, once each (the runs' log level hides their own warnings).
+  std::set<std::string> warned;
+  for (const CompareRun& run : runs) {
+    for (const std::string& warning : run.outcome.warnings) {
+      if (warned.insert(warning).second) {
+        std::fprintf(stderr, "clustersim compare: warning: %s\n", warning.c_str());
+      }
+    }
+  }
+  return interrupted ? 130 : 0;
+}
+
+int CommandSweep(int argc, char** argv) {
+  std::string spec_path;
+  std::string out_dir;
+  std::string shard_text = "0/1";
+  std::string log_level;
+  int jobs = DefaultJobCount();
+  po::options_description desc(
+      "clustersim sweep SPEC.json --out DIR: run the cross product of a sweep spec\n\n"
+      "One database per run in DIR (run-<index>-<key hash>.sqlite) and DIR/sweep.json listing\n"
+      "every run. Runs already complete in DIR are skipped (resume). A failing run is recorded\n"
+      "with status failed and its error; the others go on; the exit code is then 1.\n"
+      "Join the databases with: clustersim merge OUT.sqlite DIR\n\noptions");
+  desc.add_options()("help,h", "show this help")("spec", po::value(&spec_path),
+                                                 "sweep spec JSON (README.md, \"Sweeps\")")(
+      "out,o", po::value(&out_dir), "directory for the run databases (required)")(
+      "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
+      "shard", po::value(&shard_text)->default_value("0/1"),
+      "i/N: run only the runs whose index mod N is i (a Slurm array task)")(
+      "dry-run", "check the spec, list the shard's runs (file and description) and exit")(
+      "no-progress", "never draw the progress line")(
+      "log-level", po::value(&log_level)->default_value("error"),
+      "trace|debug|info|warn|error (warn shows each run's trace sanity report)");
+  po::positional_options_description positional;
+  positional.add("spec", 1);
+  po::variables_map vm;
+  if (!ParseOptions(argc, argv, desc, &vm, &positional)) return 0;
+  SetLogLevel(log_level);
+  if (spec_path.empty()) throw InputError("sweep: missing SPEC.json (see clustersim sweep --help)");
+  if (out_dir.empty()) throw InputError("sweep: missing --out DIR (see clustersim sweep --help)");
+  if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
+  SweepOptions options;
+  options.shard = ParseShard(shard_text);
+  options.out_dir = out_dir;
+  options.jobs = jobs;
+  options.interrupt = StopFlag();
+  options.progress = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
+  const SweepSpec spec = LoadSweepSpec(spec_path);
+  if (vm.count("dry-run")) {
+    for (const SweepRun& run : spec.runs) {
+      if (options.shard.Contains(run.index)) {
+        std::printf("%s  %s\n", run.file_name.c_str(), run.label.c_str());
+      }
+    }
+    return 0;
+  }
+  CatchStopSignals();
+  const SweepReport report = RunSweep(spec, options);
+  std::printf(
+      "sweep: shard %d/%d: %lld runs: %lld complete now, %lld already complete, %lld "
+      "failed, %lld interrupted; databases in %s\n",
+      options.shard.index, options.shard.count, static_cast<long long>(report.in_shard),
+      static_cast<long long>(report.complete), static_cast<long long>(report.skipped),
+      static_cast<long long>(report.failed), static_cast<long long>(report.interrupted),
+      out_dir.c_str());
+  if (report.interrupted > 0) return 130;
+  return report.failed > 0 ? 1 : 0;
+}
+
+int CommandMerge(int argc, char** argv) {
+  std::vector<std::string> arguments;
+  po::options_description desc(
+      "clustersim merge OUT.sqlite IN... : join clustersim databases into one\n\n"
+      "Each IN is a database or a directory (its *.sqlite files, by name). Runs get new run ids\n"
+      "in OUT (created, or appended to in one transaction); their jobs, timeseries and summary\n"
+      "rows follow. The same run twice (same trace and cluster SHA-256, policy, placement,\n"
+      "params, runtime model, seed, trace filter, interval, preemption cost, faults and models)\n"
+      "is an error naming both files, and nothing is written; with --skip-duplicates the later\n"
+      "copy is left out instead.\n\noptions");
+  desc.add_options()("help,h", "show this help")("databases", po::value(&arguments)->composing(),
+                                                 "OUT.sqlite then the inputs")(
+      "skip-duplicates", "leave out runs already in OUT or in an earlier input (listed)");
+  po::positional_options_description positional;
+  positional.add("databases", -1);
+  po::variables_map vm;
+  if (!ParseOptions(argc, argv, desc, &vm, &positional)) return 0;
+  if (arguments.size() < 2) {
+    throw InputError(
+        "merge: expected OUT.sqlite and at least one input (see clustersim merge "
+        "--help)");
+  }
+  const std::string out = arguments.front();
+  const std::vector<std::string> inputs =
+      ExpandDatabaseArguments({arguments.begin() + 1, arguments.end()}, out);
+  MergeOptions merge_options;
+  merge_options.skip_duplicates = vm.count("skip-duplicates") > 0;
+  const MergeResult result = MergeDatabases(out, inputs, merge_options);
+  std::printf("merged %lld runs from %zu databases into %s", static_cast<long long>(result.runs),
+              inputs.size(), out.c_str());
+  if (!result.new_run_ids.empty()) {
+    std::printf(" (run ids %lld-%lld)", static_cast<long long>(result.new_run_ids.front()),
+                static_cast<long long>(result.new_run_ids.back()));
+  }
+  std::printf("\n");
+  if (!result.skipped.empty()) {
+    std::printf("skipped %zu duplicate run%s (same identity as a run already there):\n",
+                result.skipped.size(), result.skipped.size() == 1 ? "" : "s");
+    for (const std::string& skipped : result.skipped) std::printf("  %s\n", skipped.c_str());
+  }
+  if (result.failed_runs > 0) {
+    std::printf("note: %lld of them are not complete (status failed or interrupted)\n",
+                static_cast<long long>(result.failed_runs));
+  }
+  return 0;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,85 @@
+// End-to-end tests of `clustersim merge` (sim/output/merge.h): duplicate runs and foreign or
+// invalid databases are refused and nothing is written. Inputs: tests/app/sweep_test_util.h.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "tests/app/sweep_test_util.h"
+
+namespace clustersim::testing {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// merge
+
+TEST(Merge, RejectsTheSameRunTwiceNamingBothFilesAndWritesNothing) {
+  TempDir dir;
+  const std::string spec = EightRunSpec(dir);
+  const std::string out = dir.File("out");
+  ASSERT_EQ(RunCli({"sweep", spec, "--out", out}).exit_code, 0);
+  const auto files = RunFiles(out);
+  const std::string merged = dir.File("merged.sqlite");
+  ASSERT_EQ(RunCli({"merge", merged, out}).exit_code, 0);
+  // Appending a run that is already there: an error naming the new file and the output.
+  const std::string again = out + "/" + files[3];
+  const std::vector<std::string> args = {"merge", merged, again};
+  const CliResult r = RunCli(args);
+  EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(args, r);
+  EXPECT_NE(
+      r.err.find("duplicate run: " + again + " (run 1) is the same run as " + merged + " (run 4)"),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(Database(merged).Number("SELECT count(*) FROM runs"), 8);
+  // Two inputs holding the same run: the new output is not created.
+  const std::string fresh = dir.File("fresh.sqlite");
+  const CliResult r2 =
+      RunCli({"merge", fresh, out + "/" + files[0], out + "/" + files[1], out + "/" + files[0]});
+  EXPECT_EQ(r2.exit_code, kExitBadInput);
+  EXPECT_NE(r2.err.find("is the same run as " + out + "/" + files[0]), std::string::npos) << r2.err;
+  EXPECT_FALSE(Exists(fresh));
+  EXPECT_TRUE(EntriesContaining(dir.path(), ".tmp-").empty());
+}
+
+TEST(Merge, RejectsForeignAndInvalidDatabases) {
+  TempDir dir;
+  const std::string spec = EightRunSpec(dir);
+  ASSERT_EQ(RunCli({"sweep", spec, "--out", dir.File("out")}).exit_code, 0);
+  const std::string good = dir.File("out") + "/" + RunFiles(dir.File("out"))[0];
+  const std::string text = dir.File("notes.sqlite");
+  WriteFile(text, "this is not a database\n");
+  const std::string foreign = dir.File("foreign.sqlite");
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(foreign.c_str(), &db), SQLITE_OK);
+    sqlite3_exec(db, "CREATE TABLE runs (id INTEGER, name TEXT)", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  struct Case {
+    std::string input;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {text, text + ": not a SQLite database"},
+      {foreign, foreign + ": not a clustersim database: table runs has no column run_id"},
+      {dir.File("missing.sqlite"), dir.File("missing.sqlite") + ": no such database file"},
+  };
+  for (const Case& c : cases) {
+    const std::string out = dir.File("merged.sqlite");
+    const std::vector<std::string> args = {"merge", out, good, c.input};
+    const CliResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, kExitBadInput) << Describe(args, r);
+    EXPECT_NE(r.err.find(c.expected), std::string::npos) << Describe(args, r);
+    EXPECT_FALSE(Exists(out));
+  }
+  // The output itself as an input.
+  const std::string out = dir.File("self.sqlite");
+  ASSERT_EQ(RunCli({"merge", out, good}).exit_code, 0);
+  const CliResult self = RunCli({"merge", out, out});
+  EXPECT_EQ(self.exit_code, kExitBadInput);
+  EXPECT_NE(self.err.find(out + ": is the output database itself"), std::string::npos) << self.err;
+}
+
+}  // namespace
+}  // namespace clustersim::testing
