@@ -276,77 +276,110 @@ void WarnUnusedHostDemands(const Trace& trace, const Cluster& cluster, bool host
   }
 }
 
-}  // namespace
+// The catalogs a run reads: the built-in ones or those of --hardware and --models.
+struct Catalogs {
+  HardwareCatalog custom_hardware;
+  ModelCatalog custom_models;
+  const HardwareCatalog* hardware = &HardwareCatalog::Default();
+  const ModelCatalog* models = &ModelCatalog::Default();
+};
 
-RunOutcome ExecuteRun(const RunConfig& config) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  HardwareCatalog custom_catalog;
-  const HardwareCatalog* catalog = &HardwareCatalog::Default();
-  if (!config.hardware_path.empty()) {
-    custom_catalog = HardwareCatalog::FromFile(config.hardware_path);
-    catalog = &custom_catalog;
-  }
-  // Validate every name before any heavy work, so errors come fast.
-  const PolicyEntry* policy_entry =
-      config.policy_object != nullptr ? nullptr : &FindPolicy(config.policy);
-  const PlacementEntry& placement_entry = FindPlacement(config.placement);
-  const Cluster cluster(
-      config.cluster_json.empty()
-          ? ClusterSpec::Load(config.cluster, *catalog)
-          : ClusterSpec::FromJsonText(config.cluster_json, config.cluster, *catalog),
-      *catalog);
-  std::string runtime_name = config.runtime_model;
-  if (runtime_name.empty()) runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
-  EngineOptions engine_options = config.engine;
-  ResolveFaults(config, cluster, &engine_options.faults);
-  if (config.validate) {
-    if (config.filter.load_factor != 1.0) {
-      throw InputError(
-          "--load-factor: validation compares with the recorded schedule, which a load factor "
-          "other than 1 moves the submissions away from");
-    }
-    engine_options.record_allocations = true;  // the simulated series come from the log
-  }
-  // The topology graph only for what reads it, the hardware runtime model and the topology
-  // placement: on 100,000 GPUs it takes about 45 MB of the 400 a million jobs may use.
+// What a run is scheduled with, made from the options before the trace is read so that every
+// name, parameter and setting is checked first: the runtime model (and the topology graph where
+// something reads it), the placement, the policy, and the engine's options with the faults
+// resolved. The placement reads `workload` and `placement_models`, filled once the trace is read.
+struct Scheduler {
+  std::string runtime_name;
   std::optional<Topology> topology;
-  if (runtime_name == "hardware" || placement_entry.uses_topology) topology.emplace(cluster);
-  const Topology* const topology_or_null = topology ? &*topology : nullptr;
-  const auto runtime = MakeRuntimeModel(runtime_name, cluster, topology_or_null);
-  // The workload's request sizes, for placements that score against them (frag-aware); filled
-  // once the trace is read, before the run.
+  std::unique_ptr<RuntimeModel> runtime;
   std::vector<TaskClass> workload;
-  const ModelRuntime* placement_models = nullptr;  // set once the model runtime exists
-  const auto placement = placement_entry.make(
-      PlacementEnv{&cluster, topology_or_null, runtime.get(), &workload, &placement_models,
-                   config.seed},
-      config.params);
+  const ModelRuntime* placement_models = nullptr;
+  std::unique_ptr<Placement> placement;
   std::unique_ptr<Policy> owned_policy;
-  if (policy_entry != nullptr) owned_policy = policy_entry->make(config.params);
-  Policy* const policy = policy_entry != nullptr ? owned_policy.get() : config.policy_object;
-  // The classes of FGD's measure (metric and frag-aware): folded (WorkloadClasses, default) or
-  // the paper's (PaperTaskClasses); docs/metrics.md#fgd.
-  const std::string fgd_classes = config.params.String("fgd_classes", "folded");
-  if (fgd_classes != "folded" && fgd_classes != "paper") {
-    throw InputError("--param fgd_classes=" + fgd_classes + ": expected folded or paper");
+  Policy* policy = nullptr;
+  std::string fgd_classes;
+  EngineOptions engine_options;
+};
+
+// The trace as the run replays it, with what reading it found.
+struct LoadedTrace {
+  std::string path;
+  Trace trace;
+  FilterCounts counts;
+  SanityReport sanity;
+  std::unique_ptr<ModelRuntime> models;  // model-aware runs only
+};
+
+// Step 1: the catalogs, and the checks of settings that need neither cluster nor trace.
+void ResolveOptions(const RunConfig& config, Catalogs* catalogs) {
+  if (!config.hardware_path.empty()) {
+    catalogs->custom_hardware = HardwareCatalog::FromFile(config.hardware_path);
+    catalogs->hardware = &catalogs->custom_hardware;
   }
-  config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
-  const bool model_aware = config.models.enabled || config.models.assign;
   CheckModelOptions(config.models);
   if (!(config.bsld_threshold_seconds > 0) || !std::isfinite(config.bsld_threshold_seconds)) {
     throw InputError("--bsld-threshold: expected a number of seconds > 0");
   }
-  ModelCatalog custom_models;
-  const ModelCatalog* models = &ModelCatalog::Default();
   if (!config.models.catalog_path.empty()) {
-    custom_models = ModelCatalog::FromFile(config.models.catalog_path);
-    models = &custom_models;
+    catalogs->custom_models = ModelCatalog::FromFile(config.models.catalog_path);
+    catalogs->models = &catalogs->custom_models;
   }
+  if (config.validate && config.filter.load_factor != 1.0) {
+    throw InputError(
+        "--load-factor: validation compares with the recorded schedule, which a load factor "
+        "other than 1 moves the submissions away from");
+  }
+}
 
-  const std::string trace_path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
-  spdlog::info("reading trace {}", trace_path);
-  FilterCounts counts;
-  Trace trace = LoadTrace(trace_path, config.trace_format, config.filter, &counts);
+Cluster LoadCluster(const RunConfig& config, const HardwareCatalog& catalog) {
+  return Cluster(config.cluster_json.empty()
+                     ? ClusterSpec::Load(config.cluster, catalog)
+                     : ClusterSpec::FromJsonText(config.cluster_json, config.cluster, catalog),
+                 catalog);
+}
+
+// Step 2: runtime model, placement and policy. Throws InputError for an unknown name or a
+// --param nothing reads.
+void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s) {
+  const PolicyEntry* policy_entry =
+      config.policy_object != nullptr ? nullptr : &FindPolicy(config.policy);
+  const PlacementEntry& placement_entry = FindPlacement(config.placement);
+  s->runtime_name = config.runtime_model;
+  if (s->runtime_name.empty()) s->runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
+  s->engine_options = config.engine;
+  ResolveFaults(config, cluster, &s->engine_options.faults);
+  if (config.validate) s->engine_options.record_allocations = true;  // the simulated series
+  // The topology graph only for what reads it, the hardware runtime model and the topology
+  // placement: on 100,000 GPUs it takes about 45 MB of the 400 a million jobs may use.
+  if (s->runtime_name == "hardware" || placement_entry.uses_topology) s->topology.emplace(cluster);
+  const Topology* const topology = s->topology ? &*s->topology : nullptr;
+  s->runtime = MakeRuntimeModel(s->runtime_name, cluster, topology);
+  s->placement = placement_entry.make(PlacementEnv{&cluster, topology, s->runtime.get(),
+                                                   &s->workload, &s->placement_models, config.seed},
+                                      config.params);
+  if (policy_entry != nullptr) s->owned_policy = policy_entry->make(config.params);
+  s->policy = policy_entry != nullptr ? s->owned_policy.get() : config.policy_object;
+  // The classes of FGD's measure (metric and frag-aware): folded (WorkloadClasses, default) or
+  // the paper's (PaperTaskClasses); docs/metrics.md#fgd.
+  s->fgd_classes = config.params.String("fgd_classes", "folded");
+  if (s->fgd_classes != "folded" && s->fgd_classes != "paper") {
+    throw InputError("--param fgd_classes=" + s->fgd_classes + ": expected folded or paper");
+  }
+  config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
+  if (config.engine.skip_no_fit && config.policy != "fcfs") {
+    throw InputError("--on-no-fit skip: places each job as it arrives, which is fcfs; policy " +
+                     config.policy + " keeps its own queue (use --policy fcfs)");
+  }
+}
+
+// Step 3: reads and filters the trace, inflates it and assigns models if asked, and prints the
+// sanity report (problems are warnings: nothing is dropped for them).
+LoadedTrace LoadRunTrace(const RunConfig& config, const Cluster& cluster) {
+  LoadedTrace loaded;
+  loaded.path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
+  spdlog::info("reading trace {}", loaded.path);
+  loaded.trace = LoadTrace(loaded.path, config.trace_format, config.filter, &loaded.counts);
+  const FilterCounts& counts = loaded.counts;
   if (counts.kept != counts.before) {
     spdlog::warn(
         "trace filter kept {} of {} jobs (excluded: {} outside the window, {} other vc, {} other "
@@ -354,6 +387,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
         counts.kept, counts.before, counts.outside_window, counts.other_vc, counts.other_user,
         counts.other_status, counts.beyond_first_n);
   }
+  Trace& trace = loaded.trace;
   if (config.filter.inflate > 0) {
     // After the filters, on the kept jobs; the seed is the run's, so each seed is one sample.
     const size_t before = trace.jobs.size();
@@ -362,157 +396,192 @@ RunOutcome ExecuteRun(const RunConfig& config) {
     spdlog::info("--inflate {}: {} jobs -> {} jobs, shuffled, one arrival a second",
                  config.filter.inflate, before, trace.jobs.size());
   }
-  if (config.engine.skip_no_fit && config.policy != "fcfs") {
-    throw InputError("--on-no-fit skip: places each job as it arrives, which is fcfs; policy " +
-                     config.policy + " keeps its own queue (use --policy fcfs)");
-  }
   if (config.models.assign) {
     const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed),
                                           *ParseUserBatchRule(config.models.user_batches));
     spdlog::info("assigned a model and batch to {} jobs (seed {})", assigned, config.seed);
   }
-  std::unique_ptr<ModelRuntime> model_runtime;
-  if (model_aware) {
-    ModelRuntimeOptions runtime_options = config.models.options;
-    runtime_options.batch_choice = config.models.batch_choice == "optimal"
-                                       ? ModelRuntimeOptions::BatchChoice::kGoodputOptimal
-                                       : ModelRuntimeOptions::BatchChoice::kUser;
-    model_runtime = std::make_unique<ModelRuntime>(trace, *catalog, *models, runtime_options);
-    engine_options.models = model_runtime.get();
-    placement_models = model_runtime.get();
-    spdlog::info("{} of {} jobs name a model of the catalog", model_runtime->modelled_jobs(),
+  if (config.validate && std::none_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+        return job.has_recorded_start() || job.has_recorded_end();
+      })) {
+    throw InputError(loaded.path, 0, 0,
+                     "the trace (" + trace.format +
+                         " format) records no start or end times to validate against (see "
+                         "traces/README.md for what each format records; --submit-is-start for "
+                         "logs whose submit times are their start times)");
+  }
+  loaded.sanity = CheckTraceSanity(trace, &cluster);
+  for (const SanityItem& item : loaded.sanity.items) {
+    std::string lines;
+    for (int64_t line : item.first_lines) lines += " " + std::to_string(line);
+    spdlog::warn("{}: {} {}{}", loaded.path, item.count, item.what,
+                 lines.empty() ? "" : " (first lines:" + lines + ")");
+  }
+  return loaded;
+}
+
+// Step 4: the per-run model table of a model-aware run, and the workload classes placements and
+// the FGD metric score against. Returns the warnings about settings with nothing to act on.
+std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& catalogs,
+                                     const Cluster& cluster, LoadedTrace* loaded, Scheduler* s) {
+  const Trace& trace = loaded->trace;
+  if (config.models.enabled || config.models.assign) {
+    ModelRuntimeOptions options = config.models.options;
+    options.batch_choice = config.models.batch_choice == "optimal"
+                               ? ModelRuntimeOptions::BatchChoice::kGoodputOptimal
+                               : ModelRuntimeOptions::BatchChoice::kUser;
+    loaded->models =
+        std::make_unique<ModelRuntime>(trace, *catalogs.hardware, *catalogs.models, options);
+    s->engine_options.models = loaded->models.get();
+    s->placement_models = loaded->models.get();
+    spdlog::info("{} of {} jobs name a model of the catalog", loaded->models->modelled_jobs(),
                  trace.jobs.size());
   }
   spdlog::info("{} jobs ({} format); cluster {}: {} nodes, {} GPUs", trace.jobs.size(),
                trace.format, cluster.spec().origin, cluster.node_count(), cluster.total_gpus());
-  // The sanity report, before the run: problems are warnings (nothing is dropped for them).
-  SanityReport sanity = CheckTraceSanity(trace, &cluster);
-  if (!sanity.clean()) {
-    for (const SanityItem& item : sanity.items) {
-      std::string lines;
-      for (int64_t line : item.first_lines) lines += " " + std::to_string(line);
-      spdlog::warn("{}: {} {}{}", trace_path, item.count, item.what,
-                   lines.empty() ? "" : " (first lines:" + lines + ")");
-    }
-  }
-
-  RunOutcome outcome;
-  // Settings with nothing to act on: said before the run, and kept for the caller's report.
-  if (model_runtime && model_runtime->modelled_jobs() == 0 && !config.models.assign) {
-    outcome.warnings.push_back(
+  std::vector<std::string> warnings;
+  if (loaded->models && loaded->models->modelled_jobs() == 0 && !config.models.assign) {
+    warnings.push_back(
         "--model-aware: no job of the trace names a model of the catalog (clustersim list "
         "models), so nothing is model-aware; add --assign-models to give every job a model and "
         "batch by its size");
   }
-  if (std::string policy_warning = policy->IdleWarning(trace, model_runtime.get());
-      !policy_warning.empty()) {
-    outcome.warnings.push_back(std::move(policy_warning));
+  if (std::string warning = s->policy->IdleWarning(trace, loaded->models.get());
+      !warning.empty()) {
+    warnings.push_back(std::move(warning));
   }
-  for (const std::string& warning : outcome.warnings) spdlog::warn("{}", warning);
+  for (const std::string& warning : warnings) spdlog::warn("{}", warning);
+  const bool host_limits = RunLimitsHost(trace, cluster);
+  WarnUnusedHostDemands(trace, cluster, host_limits);
+  const bool shares = s->placement->SharesGpus();
+  s->workload = s->fgd_classes == "paper"
+                    ? PaperTaskClasses(trace, shares, host_limits)
+                    : WorkloadClasses(trace, kDefaultMaxTaskClasses, shares, host_limits);
+  s->engine_options.workload = &s->workload;  // the same classes for the FGD metric
+  return warnings;
+}
 
+// The runs-table row of the run, all but the outcome; also the run's identity for duplicates.
+RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Scheduler& s,
+                      const LoadedTrace& loaded) {
   RunRecord record;
-  record.trace_path = trace_path;
-  record.trace_sha256 = trace.sha256;
-  record.trace_format = trace.format;
+  record.trace_path = loaded.path;
+  record.trace_sha256 = loaded.trace.sha256;
+  record.trace_format = loaded.trace.format;
   record.cluster_spec = cluster.spec().origin;
   record.cluster_sha256 = Sha256Hex(cluster.spec().text);
   record.cluster_json = cluster.spec().text;
   record.policy = config.policy;
   record.placement = config.placement;
   record.params_json = config.params.ToJson();
-  record.runtime_model = runtime_name;
+  record.runtime_model = s.runtime_name;
   record.seed = config.seed;
   record.version = CLUSTERSIM_VERSION;
   record.timeseries_interval_seconds = config.engine.timeseries_interval_seconds;
   record.preemption_cost_seconds = config.engine.preemption_cost_seconds;
-  record.faults = engine_options.faults.ToJson(cluster.catalog());
+  record.faults = s.engine_options.faults.ToJson(cluster.catalog());
   record.models = config.models.ToJson(config.seed);
   record.bsld_threshold_seconds = config.bsld_threshold_seconds;
-  {
-    nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
-    if (!config.filter.IsIdentity()) {
-      filter["jobs_before"] = counts.before;
-      filter["jobs_kept"] = counts.kept;
-    }
-    if (config.filter.inflate > 0) filter["jobs_inflated"] = trace.jobs.size();
-    record.trace_filter = filter.dump();
+  nlohmann::json filter = nlohmann::json::parse(config.filter.ToJson());
+  if (!config.filter.IsIdentity()) {
+    filter["jobs_before"] = loaded.counts.before;
+    filter["jobs_kept"] = loaded.counts.kept;
   }
+  if (config.filter.inflate > 0) filter["jobs_inflated"] = loaded.trace.jobs.size();
+  record.trace_filter = filter.dump();
+  return record;
+}
 
-  if (config.validate && std::none_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
-        return job.has_recorded_start() || job.has_recorded_end();
-      })) {
-    throw InputError(trace_path, 0, 0,
-                     "the trace (" + trace.format +
-                         " format) records no start or end times to validate against (see "
-                         "traces/README.md for what each format records; --submit-is-start for "
-                         "logs whose submit times are their start times)");
-  }
-
-  // Open the output before simulating, so an unwritable path or a repeated run fails fast.
+// Step 5: opens the output before simulating, so an unwritable path or a repeated run fails
+// fast. Returns nullptr when the run writes no database.
+std::unique_ptr<SqliteWriter> OpenOutput(const RunConfig& config, const RunRecord& record) {
   std::unique_ptr<SqliteWriter> writer;
   if (!config.out.empty()) writer = std::make_unique<SqliteWriter>(config.out);
-  if (!config.allow_duplicate) {
-    auto refuse = [&](const std::string& path, int64_t run_id) {
-      throw InputError(path, 0, 0,
-                       "already holds this run as run " + std::to_string(run_id) +
-                           " (same trace and cluster, policy, placement, parameters, runtime "
-                           "model, seed, filters, interval, preemption cost, faults and models: "
-                           "the simulation is deterministic, so its rows would be the same); "
-                           "nothing was written; --allow-duplicate appends it again");
-    };
-    if (writer) {
-      if (const int64_t same = writer->FindSameRun(record); same >= 0) refuse(config.out, same);
-    }
-    if (!config.duplicates_of.empty()) {
-      if (const int64_t same = FindSameRunIn(config.duplicates_of, record); same >= 0) {
-        refuse(config.duplicates_of, same);
-      }
-    }
-  }
-
-  const bool host_limits = RunLimitsHost(trace, cluster);
-  WarnUnusedHostDemands(trace, cluster, host_limits);
-  workload = fgd_classes == "paper" ? PaperTaskClasses(trace, placement->SharesGpus(), host_limits)
-                                    : WorkloadClasses(trace, kDefaultMaxTaskClasses,
-                                                      placement->SharesGpus(), host_limits);
-  engine_options.workload = &workload;  // the same classes for the FGD metric
+  if (config.allow_duplicate) return writer;
+  auto refuse = [&](const std::string& path, int64_t run_id) {
+    throw InputError(path, 0, 0,
+                     "already holds this run as run " + std::to_string(run_id) +
+                         " (same trace and cluster, policy, placement, parameters, runtime "
+                         "model, seed, filters, interval, preemption cost, faults and models: "
+                         "the simulation is deterministic, so its rows would be the same); "
+                         "nothing was written; --allow-duplicate appends it again");
+  };
   if (writer) {
-    // Rows are written on the writer's thread while the run goes on (sqlite_writer.h).
-    engine_options.observe = [&writer](const Engine& e) { writer->WriteFinished(e, false); };
+    if (const int64_t same = writer->FindSameRun(record); same >= 0) refuse(config.out, same);
   }
-  Engine engine(trace, cluster, *placement, *runtime, *policy, config.policy, engine_options);
-  if (writer) writer->BeginRun(record, engine);
+  if (!config.duplicates_of.empty()) {
+    if (const int64_t same = FindSameRunIn(config.duplicates_of, record); same >= 0) {
+      refuse(config.duplicates_of, same);
+    }
+  }
+  return writer;
+}
+
+// Step 6: runs the engine, the writer taking rows on its own thread while the run goes on
+// (sqlite_writer.h), and fills the outcome's results. The writer reads the engine until its
+// EndRun, so the run's last rows are written here, while the engine lives.
+void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& cluster,
+                      const LoadedTrace& loaded, RunRecord* record, SqliteWriter* writer,
+                      std::chrono::steady_clock::time_point wall_start, RunOutcome* outcome) {
+  if (writer) {
+    s->engine_options.observe = [writer](const Engine& e) { writer->WriteFinished(e, false); };
+  }
+  Engine engine(loaded.trace, cluster, *s->placement, *s->runtime, *s->policy, config.policy,
+                s->engine_options);
+  if (writer) writer->BeginRun(*record, engine);
   engine.Run();
   const SummaryOptions summary_options{config.bsld_threshold_seconds};
-  outcome.summary = writer ? writer->WriteLastRows(engine, summary_options)
-                           : ComputeSummary(engine, summary_options);
-
-  outcome.status = engine.status();
-  outcome.fingerprint = engine.fingerprint();
-  outcome.events = engine.events_processed();
-  outcome.jobs = trace.jobs.size();
-  outcome.gpus = cluster.total_gpus();
-  outcome.runtime_model = runtime_name;
-  outcome.trace_format = trace.format;
-  outcome.filter_counts = counts;
-  outcome.sanity = std::move(sanity);
+  outcome->summary = writer ? writer->WriteLastRows(engine, summary_options)
+                            : ComputeSummary(engine, summary_options);
+  outcome->status = engine.status();
+  outcome->fingerprint = engine.fingerprint();
+  outcome->events = engine.events_processed();
   if (config.validate) {
-    outcome.validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds);
+    outcome->validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds);
   }
   // Parse + simulate + summary: the time spent waiting for the writer thread is the write's.
-  outcome.wall_seconds =
+  outcome->wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count() -
       (writer ? writer->wait_seconds() : 0.0);
-  if (writer) {
-    record.wall_seconds = outcome.wall_seconds;
-    record.events = engine.events_processed();
-    record.passes = engine.passes();
-    record.status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
-    record.fingerprint = HexFingerprint(engine.fingerprint());
-    outcome.run_id = writer->EndRun(record, outcome.summary);
-    if (config.validate) writer->WriteValidation(outcome.run_id, outcome.validation);
-    writer->Commit();
-  }
+  if (!writer) return;
+  record->wall_seconds = outcome->wall_seconds;
+  record->events = engine.events_processed();
+  record->passes = engine.passes();
+  record->status = engine.status() == RunStatus::kComplete ? "complete" : "interrupted";
+  record->fingerprint = HexFingerprint(engine.fingerprint());
+  outcome->run_id = writer->EndRun(*record, outcome->summary);
+  if (config.validate) writer->WriteValidation(outcome->run_id, outcome->validation);
+  writer->Commit();
+}
+
+// Step 7: what the run replayed, for the caller's report.
+void DescribeOutcome(const Cluster& cluster, const Scheduler& s, LoadedTrace* loaded,
+                     RunOutcome* outcome) {
+  outcome->jobs = loaded->trace.jobs.size();
+  outcome->gpus = cluster.total_gpus();
+  outcome->runtime_model = s.runtime_name;
+  outcome->trace_format = loaded->trace.format;
+  outcome->filter_counts = loaded->counts;
+  outcome->sanity = std::move(loaded->sanity);
+}
+
+}  // namespace
+
+RunOutcome ExecuteRun(const RunConfig& config) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  Catalogs catalogs;
+  ResolveOptions(config, &catalogs);
+  const Cluster cluster = LoadCluster(config, *catalogs.hardware);
+  Scheduler scheduler;
+  MakeScheduler(config, cluster, &scheduler);  // every name and --param checked before reading
+  LoadedTrace loaded = LoadRunTrace(config, cluster);
+  RunOutcome outcome;
+  outcome.warnings = BuildModels(config, catalogs, cluster, &loaded, &scheduler);
+  RunRecord record = DescribeRun(config, cluster, scheduler, loaded);
+  const std::unique_ptr<SqliteWriter> writer = OpenOutput(config, record);
+  SimulateAndWrite(config, &scheduler, cluster, loaded, &record, writer.get(), wall_start,
+                   &outcome);
+  DescribeOutcome(cluster, scheduler, &loaded, &outcome);
   return outcome;
 }
 
