@@ -9,7 +9,8 @@ command, and every command is run, except one carrying a shell comment ("# why i
 e.g. because it takes minutes or needs a Slurm cluster): the page shows it, the check skips it.
 A page is one session: its commands run in order (a trailing backslash continues a command; a
 here-document "<<'EOF'" takes the lines up to "EOF") in one scratch folder of its own that links
-the repository's traces/, scripts/ and tests/ and has an empty results/, so run numbers and
+the repository's traces/, scripts/ and tests/, has build/cli/clustersim (--bin) and build/python
+(--python) as in a checkout and an empty results/, so run numbers and
 databases build up as they do for a reader who follows the page from the top: a page whose
 examples need a database makes it with its own earlier commands. `clustersim` on the PATH is
 --bin; PYTHONPATH is --python (without it, commands starting "python3" are skipped, said so).
@@ -28,6 +29,7 @@ import difflib
 import glob
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -133,7 +135,7 @@ def matches(want, got):
     return True  # the page may end its excerpt before the output ends
 
 
-def check_page(page, binary, python_path, timeout):
+def check_page(page, binary, python_path, python3, timeout):
     """Runs one page's commands in a scratch folder of its own; returns (run, skipped, differing)."""
     name = os.path.relpath(page, REPO)
     lines = open(page).read().split("\n")
@@ -146,10 +148,17 @@ def check_page(page, binary, python_path, timeout):
     os.mkdir(bindir)
     os.symlink(binary, os.path.join(bindir, "clustersim"))
     env["PATH"] = bindir + os.pathsep + env["PATH"]
+    # As in a checkout: build/cli/clustersim (the scripts' default) and build/python.
+    os.makedirs(os.path.join(scratch, "build", "cli"))
+    os.symlink(binary, os.path.join(scratch, "build", "cli", "clustersim"))
     if python_path:
+        os.symlink(python_path, os.path.join(scratch, "build", "python"))
         env["PYTHONPATH"] = python_path
+        # The interpreter the module was built for, whatever python3 comes first on the PATH.
+        os.symlink(python3, os.path.join(bindir, "python3"))
     ran = skipped = differing = 0
     started = time.monotonic()
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         for first, last in blocks(lines):
             for command, expected, at in sessions(lines, first, last):
@@ -185,9 +194,11 @@ def check_page(page, binary, python_path, timeout):
                                                                lineterm="", n=1))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_seconds = (cpu.ru_utime - cpu_before.ru_utime) + (cpu.ru_stime - cpu_before.ru_stime)
     print(f"{name}: {ran} command(s) run, {skipped} skipped (marked '# ...'"
           f"{' or Python' if not python_path else ''}), {differing} differ"
-          f" ({time.monotonic() - started:.0f} s)")
+          f" ({time.monotonic() - started:.0f} s, CPU {cpu_seconds:.0f} s)")
     return ran, skipped, differing
 
 
@@ -196,6 +207,8 @@ def main():
     ap.add_argument("--bin", default=os.path.join(REPO, "build/cli/clustersim"))
     ap.add_argument("--python", default=None,
                     help="folder holding the clustersim Python package (build/python)")
+    ap.add_argument("--python3", default="/usr/bin/python3",
+                    help="the interpreter the module was built for: `python3` in the pages")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per command")
     ap.add_argument("pages", nargs="*",
                     help="Markdown files (default: README.md and docs/*.md)")
@@ -206,7 +219,7 @@ def main():
                            sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))))
     differing = 0
     for page in pages:
-        differing += check_page(os.path.abspath(page), binary, python_path, args.timeout)[2]
+        differing += check_page(os.path.abspath(page), binary, python_path, args.python3, args.timeout)[2]
     print(f"{differing} command(s) differ" if differing else "every checked example matches")
     return 1 if differing else 0
 
