@@ -10,10 +10,11 @@ e.g. because it takes minutes or needs a Slurm cluster): the page shows it, the 
 A page is one session: its commands run in order (a trailing backslash continues a command; a
 here-document "<<'EOF'" takes the lines up to "EOF") in one scratch folder of its own that links
 the repository's traces/, scripts/ and tests/, has build/cli/clustersim (--bin) and build/python
-(--python) as in a checkout and an empty results/, so run numbers and
-databases build up as they do for a reader who follows the page from the top: a page whose
-examples need a database makes it with its own earlier commands. `clustersim` on the PATH is
---bin; PYTHONPATH is --python (without it, commands starting "python3" are skipped, said so).
+(--python) as in a checkout and an empty results/, so run numbers and databases build up as they
+do for a reader who follows the page from the top: a page whose examples need a database makes it
+with its own earlier commands. `clustersim` on the PATH is --bin; PYTHONPATH is --python and
+`python3` the interpreter it was built for, --python3 (without --python, commands starting
+"python3" are skipped, said so). Each page's CPU time is printed, to keep the whole check short.
 The text after a command, up to the next command, is compared with what it prints (standard
 output, or standard output and error when that is what the page shows); a command shown without
 output must exit 0.
