@@ -95,7 +95,7 @@ def main():
          "--keep-order", "--out", cluster])
     spec = {
         "traces": [PODS],
-        "clusters": [cluster],
+        "clusters": [os.path.abspath(cluster)],  # a spec's relative paths are the spec's folder's
         "policies": ["fcfs"],
         "placements": [p for p, _ in POLICIES],
         "params": [{"fgd_classes": "paper", "frag-aware:score": "sigmoid"}],
