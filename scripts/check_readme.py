@@ -32,6 +32,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -136,6 +137,19 @@ def matches(want, got):
     return True  # the page may end its excerpt before the output ends
 
 
+def run(command, cwd, env, timeout):
+    """Runs a shell command; None, with everything it started ended, when it outlasts timeout."""
+    process = subprocess.Popen(command, shell=True, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
 def check_page(page, binary, python_path, python3, timeout):
     """Runs one page's commands in a scratch folder of its own; returns (run, skipped, differing)."""
     name = os.path.relpath(page, REPO)
@@ -171,10 +185,8 @@ def check_page(page, binary, python_path, python3, timeout):
                     print(f"{name}:{at + 1}: skipped (no --python): $ {command[:60]}")
                     continue
                 ran += 1
-                try:
-                    result = subprocess.run(command, shell=True, cwd=scratch, env=env,
-                                            capture_output=True, text=True, timeout=timeout)
-                except subprocess.TimeoutExpired:
+                result = run(command, scratch, env, timeout)
+                if result is None:
                     differing += 1
                     print(f"{name}:{at + 1}: $ {command}\n  still running after {timeout} s")
                     continue
@@ -210,7 +222,7 @@ def main():
                     help="folder holding the clustersim Python package (build/python)")
     ap.add_argument("--python3", default="/usr/bin/python3",
                     help="the interpreter the module was built for: `python3` in the pages")
-    ap.add_argument("--timeout", type=float, default=300, help="seconds per command")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds per command")
     ap.add_argument("pages", nargs="*",
                     help="Markdown files (default: README.md and docs/*.md)")
     args = ap.parse_args()
@@ -220,7 +232,8 @@ def main():
                            sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))))
     differing = 0
     for page in pages:
-        differing += check_page(os.path.abspath(page), binary, python_path, args.python3, args.timeout)[2]
+        differing += check_page(os.path.abspath(page), binary, python_path, args.python3,
+                                args.timeout)[2]
     print(f"{differing} command(s) differ" if differing else "every checked example matches")
     return 1 if differing else 0
 
