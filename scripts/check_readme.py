@@ -151,7 +151,7 @@ def run(command, cwd, env, timeout):
 
 
 def check_page(page, binary, python_path, python3, timeout):
-    """Runs a page's commands in a scratch folder of its own; (run, skipped, differing)."""
+    """Runs a page's commands in a scratch folder of its own; returns (run, skipped, differing)."""
     name = os.path.relpath(page, REPO)
     lines = open(page).read().split("\n")
     scratch = tempfile.mkdtemp(prefix="check_readme.")
