@@ -381,7 +381,7 @@ int CommandSweep(int argc, char** argv) {
       "with status failed and its error; the others go on; the exit code is then 1.\n"
       "Join the databases with: clustersim merge OUT.sqlite DIR\n\noptions");
   desc.add_options()("help,h", "show this help")("spec", po::value(&spec_path),
-                                                 "sweep spec JSON (README.md, \"Sweeps\")")(
+                                                 "sweep spec JSON (docs/sweep.md)")(
       "out,o", po::value(&out_dir), "directory for the run databases (required)")(
       "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
       "shard", po::value(&shard_text)->default_value("0/1"),

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The README's heterogeneity results: gavel against fcfs, las and cosched (and least-loaded and a
+"""The heterogeneity results of docs/heterogeneity.md: gavel against fcfs, las and cosched (and least-loaded and a
 type_order=fastest first-fit) on the bundled Philly window, on the default mixed cluster (V100,
 A100, H100) with the hardware runtime model and models assigned (--assign-models, seed 0, as
 cosched needs them). One `clustersim run` per row into one database; prints a Markdown table

@@ -76,7 +76,7 @@ TEST(OpenbEndToEnd, EveryPodRunsOrIsRejectedWithAReason) {
   EXPECT_EQ(shared_count("gpus_requested = 0 AND gpus_allocated = 0 AND nodes = 1"), cpu_only);
 }
 
-// The FGD paper's protocol (README, "Reproducing FGD on openb"), three of its ten seeds, CPU pods
+// The FGD paper's protocol (docs/fgd-openb.md), three of its ten seeds, CPU pods
 // placed as CPU-only jobs: FGD with the artifact's integer score and task classes, and best-fit,
 // leave, at 100 % of the GPU capacity arrived, mean unallocated shares within 0.5 points of the
 // published 4.77 % and 7.14 % (the artifact's analysis_allo_discrete.csv, means over seeds
