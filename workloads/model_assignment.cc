@@ -118,6 +118,8 @@ ModelAssignment AssignModel(const Job& job, uint64_t seed, UserBatchRule rule) {
 int64_t AssignModels(std::span<Job> jobs, uint64_t seed, UserBatchRule rule) {
   int64_t changed = 0;
   for (Job& job : jobs) {
+    // A job without GPUs (a CPU-only job, docs/resources.md#cpu-only-jobs) trains no model.
+    if (job.gpus <= 0 && job.gpu_milli <= 0) continue;
     if (job.model.empty()) {
       const ModelAssignment a = AssignModel(job, seed, rule);
       job.model = a.model;

@@ -79,7 +79,8 @@ ModelAssignment AssignModel(const Job& job, uint64_t seed,
 
 // Sets `model` and `batch_size` of every job whose model is empty (a job with a model keeps it,
 // and its batch if it has one; a missing batch is drawn from its model's range if the model is in
-// the table, else left 0). Returns the number of jobs changed.
+// the table, else left 0). A job without GPUs (a CPU-only job) is left as it is: it trains no
+// model. Returns the number of jobs changed.
 int64_t AssignModels(std::span<Job> jobs, uint64_t seed,
                      UserBatchRule rule = UserBatchRule::kRecipe);
 
