@@ -351,7 +351,7 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   if (config.validate) s->engine_options.record_allocations = true;  // the simulated series
   // The topology graph only for what reads it, the hardware runtime model and the topology
   // placement: on 100,000 GPUs it takes about 45 MB of the 400 a million jobs may use.
-  if (s->runtime_name == "hardware" || placement_entry.uses_topology) s->topology.emplace(cluster);
+  if (s->runtime_name != "trace" || placement_entry.uses_topology) s->topology.emplace(cluster);
   const Topology* const topology = s->topology ? &*s->topology : nullptr;
   s->runtime = MakeRuntimeModel(s->runtime_name, cluster, topology);
   s->placement = placement_entry.make(PlacementEnv{&cluster, topology, s->runtime.get(),
@@ -425,6 +425,16 @@ LoadedTrace LoadRunTrace(const RunConfig& config, const Cluster& cluster) {
 std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& catalogs,
                                      const Cluster& cluster, LoadedTrace* loaded, Scheduler* s) {
   const Trace& trace = loaded->trace;
+  // The hardware model's reference without an explicit type: the trace's own GPU type where it
+  // states one (docs/models.md#runtime-models). The run records the model with its reference.
+  if (s->runtime_name == "hardware") {
+    if (const auto type = TraceGpuType(trace, cluster.catalog())) s->runtime->SetReference(*type);
+  }
+  s->runtime_name = s->runtime->Label(cluster.catalog());
+  if (s->runtime->reference_type() >= 0) {
+    spdlog::info("runtime model {}: trace durations are times on {}", s->runtime_name,
+                 cluster.catalog().gpu(s->runtime->reference_type()).name);
+  }
   if (config.models.enabled || config.models.assign) {
     ModelRuntimeOptions options = config.models.options;
     options.batch_choice = config.models.batch_choice == "optimal"
@@ -449,6 +459,15 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
   if (std::string warning = s->policy->IdleWarning(trace, loaded->models.get());
       !warning.empty()) {
     warnings.push_back(std::move(warning));
+  }
+  if (config.engine.preemption_cost_seconds == 0) {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "--preemption-cost 0: preemptions, resizes and migrations cost nothing (but "
+                  "model-sized checkpoints), which favours preemptive policies; the default, %g "
+                  "s, follows published measurements (docs/engine.md#preemption-cost)",
+                  kDefaultPreemptionCostSeconds);
+    warnings.push_back(text);
   }
   for (const std::string& warning : warnings) spdlog::warn("{}", warning);
   const bool host_limits = RunLimitsHost(trace, cluster);

@@ -1002,6 +1002,8 @@ void Engine::Resize(JobId id, Allocation allocation) {
   JobRun& run = runs_[id];
   if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
   if (run.request.whole_nodes) PolicyBug("resize of a job that holds whole nodes");
+  // Checkpoint on the old GPUs, restore on the new: the job pays the cost on its new GPUs.
+  costs_[id].preemption_gpu_seconds += HeldGpus(allocation) * PreemptionSeconds(id);
   StopRunning(id, IntervalEnd::kResize);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);
