@@ -587,7 +587,7 @@ TEST(PreemptionCost, LasOnTheBundledTraceByDefaultPaysForItsPreemptions) {
   };
   EXPECT_GT(summary("preemptions"), 0);
   EXPECT_GT(summary("preemption_gpu_hours"), 0);
-  EXPECT_EQ(*database.Query("SELECT preemption_cost_seconds FROM runs")[0][0], "30.0");
+  EXPECT_EQ(std::stod(*database.Query("SELECT preemption_cost_seconds FROM runs")[0][0]), 30);
 }
 
 TEST(PreemptionCost, ZeroIsPossibleAndWarnedAbout) {
