@@ -95,6 +95,14 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   dist(bsld_label, "bsld", false);
   std::printf("  %-20s %.0f (%.3f per started job)   restarts after failures %.0f\n", "preemptions",
               v("preemptions"), v("preemptions_per_job"), v("restarts"));
+  // What a preemption, resize or migration costs (docs/engine.md#preemption-cost), and what the
+  // moves cost in all.
+  const bool model_sized = (config.models.enabled || config.models.assign) &&
+                           config.models.options.storage_gbps > 0;
+  std::printf("  %-20s %g s per preemption, resize or migration%s   paid %.2f GPU-h\n",
+              "preemption cost", config.engine.preemption_cost_seconds,
+              model_sized ? " (model-sized checkpoints for modelled jobs)" : "",
+              v("preemption_gpu_hours"));
   std::printf("  %-20s %.2f h   throughput %.2f jobs/h\n", "makespan", v("makespan_seconds") / 3600,
               v("throughput_jobs_per_hour"));
   std::printf("  %-20s %.1f %%   queue %.1f jobs (mean)\n", "utilization",

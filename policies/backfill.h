@@ -19,9 +19,12 @@
 // run's placement finds room for it on the horizon, and the GPUs it would take there (the
 // reserved set). Then scan the rest of the order once: a job that fits now starts if it ends, by
 // its requested wall time, no later than t_s; a job that outlasts t_s starts if the head keeps a
-// placement at t_s with it running: at once if its own placement avoids the reserved set; else if
-// the head can be re-placed at t_s around it (the reservation moves); else on the live state with
-// the reserved GPUs marked busy, if it fits there. With `pool` this is exactly the count rule of
+// placement at t_s with it running: at once if its own placement avoids the reserved set (under
+// host limits: leaves the head's CPUs and memory free on the reserved nodes at t_s); else if the
+// head can be re-placed at t_s around it (the reservation moves); else on the live state with
+// the reserved nodes marked busy (their GPUs, and under host limits their CPUs and memory), if it
+// fits there. CPU-only jobs (docs/resources.md#cpu-only-jobs) are planned like any other: they
+// hold their node's CPUs and memory on the horizon, and a CPU-only head reserves a node. With `pool` this is exactly the count rule of
 // docs/policies.md#easy (it uses at most the extra GPUs left); with node-aware placements it keeps
 // the head's GPUs.
 //
@@ -212,15 +215,22 @@ class EasyBackfill {
   // if the head keeps a placement at t_s.
   bool PlaceOutlasting(const SchedulingContext& context, JobId id, JobId head,
                        Allocation* allocation);
+  // True if the reserved placement stays free at t_s with `allocation` of job `id` running
+  // then too: no reserved GPU taken and, under host limits, the head's CPUs and memory still
+  // free on its nodes.
+  bool KeepsReservation(const SchedulingContext& context, JobId id, JobId head,
+                        const Allocation& allocation);
+  // The live state with the reserved nodes kept from jobs outlasting t_s (unreserved_).
+  void BuildUnreserved(const SchedulingContext& context);
 
   WalltimeRule rule_;
   std::map<std::tuple<int, uint64_t, int32_t, int32_t>, int> class_ids_;  // shape -> class
   std::vector<int> class_of_;  // by JobId; -1 = not assigned yet
-  // Running jobs started by this policy, by (guaranteed end, id), with their GPUs.
-  // What each running job holds, by estimated end: its GPUs and host demand (the horizon takes
-  // both, so that with host limits it counts CPUs as the live state does; docs/resources.md).
+  // What each running job started by this policy holds, by (estimated end, id): its allocation
+  // (GPUs, or the node of a CPU-only job) and host demand (the horizon takes both, so that with
+  // host limits it counts CPUs and memory as the live state does; docs/resources.md).
   struct Held {
-    std::vector<int> gpus;
+    Allocation allocation;
     HostDemand host;
   };
   std::map<std::pair<double, JobId>, Held> by_end_;

@@ -194,11 +194,6 @@ class Policy {
   // free state (backfilling horizons, LAS and SRTF rooms) say false, and their fractional jobs
   // hold whole GPUs.
   virtual bool SupportsShares() const { return false; }
-  // True if the policy starts CPU-only jobs (no GPUs, a CPU or memory demand) where the placement
-  // puts them (docs/resources.md#cpu-only-jobs). Policies that plan on copies of the free state
-  // count GPUs and GPU-holding jobs' host charges only, so they leave this false and the engine
-  // rejects such jobs with a reason.
-  virtual bool PlacesCpuOnlyJobs() const { return false; }
   // True if the job must hold whole nodes (an exclusive QoS; docs/engine.md#whole-nodes): its
   // request is placed by PlaceWholeNodes and it holds every GPU of those nodes, working on the
   // first `gpus` of them. Asked once per job before the run.

@@ -374,6 +374,108 @@ TEST(EasyBackfilling, TheBlockedHeadIsPromisedItsReservationAndStartsByIt) {
   EXPECT_TRUE(sim.engine().plans_held());
 }
 
+// ---- host limits: reservations hold CPUs as they hold GPUs (docs/backfilling.md#host-limits) ----
+
+// 1 node x 4 A100s with 16 CPUs (and 64 GiB). Every job states its CPUs; durations are exact.
+// A t=0: 1 GPU, 4 CPUs, 100 s -> starts at once, [0, 100). Free now: 3 GPUs, 12 CPUs.
+// B t=1: 1 GPU, 14 CPUs, 50 s -> 12 < 14 CPUs now; A's 4 come back at 100: B is promised 100 and
+//   reserves [100, 150) with 14 CPUs. (3 GPUs are free all along: counted by GPUs, B would fit.)
+// C t=2: 1 GPU, 6 CPUs, 200 s -> it fits now (3 GPUs, 12 CPUs), but its window [2, 202) crosses
+//   B's [100, 150), where only 16 - 14 = 2 CPUs are free: not now. At 100 the same; at 150 every
+//   CPU is free for [150, 350): promised 150. (A plan of GPUs only starts C at 2, and B, needing
+//   14 of the 10 CPUs C leaves, misses its promise.)
+// D t=3: 1 GPU, 2 CPUs, 97 s -> [3, 100) ends before B: free 12 CPUs now: starts at 3.
+// E t=4: 1 GPU, 2 CPUs, 100 s -> [4, 104): 10 CPUs free until 100, then 16 - 14 = 2 beside B,
+//   exactly its 2: starts at 4. Over [100, 104) B and E hold all 16 CPUs.
+// F t=5: CPU-only, 8 CPUs, 10 s -> [5, 15): 16 - 4 - 2 - 2 = 8 free, exactly: starts at 5 on the
+//   node, holding no GPU.
+// Then: A and D end at 100, B starts by its promise; E ends at 104; B at 150, C starts by its
+// promise, ends 350. The same schedule with every node-aware placement and with pool (one node).
+constexpr const char* kOneHostNode =
+    R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":4,"cpus":16,)"
+    R"("host_memory_gib":64}]})";
+
+std::vector<Job> CpuBoundTrace() {
+  auto with_cpus = [](Job job, int cpus) {
+    job.cpu_milli = cpus * 1000;
+    return job;
+  };
+  return {with_cpus(MakeJob("A", 0, 1, 100), 4), with_cpus(MakeJob("B", 1, 1, 50), 14),
+          with_cpus(MakeJob("C", 2, 1, 200), 6), with_cpus(MakeJob("D", 3, 1, 97), 2),
+          with_cpus(MakeJob("E", 4, 1, 100), 2), with_cpus(MakeJob("F", 5, 0, 10), 8)};
+}
+
+class CpuBoundReservation : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CpuBoundReservation, ConservativeReservesCpusAndKeepsEveryPromise) {
+  TestSim sim = PolicySim(kOneHostNode, CpuBoundTrace(), "conservative", GetParam());
+  Engine& engine = sim.Run();  // --check: every start by its promise, under host limits too
+  ASSERT_TRUE(engine.host_limited());
+  ExpectInterval(sim.Of("A"), 0, 100);
+  ExpectInterval(sim.Of("B"), 100, 150);
+  ExpectInterval(sim.Of("C"), 150, 350);
+  ExpectInterval(sim.Of("D"), 3, 100);
+  ExpectInterval(sim.Of("E"), 4, 104);
+  ExpectInterval(sim.Of("F"), 5, 15);
+  EXPECT_EQ(sim.Of("F").max_gpus, 0);
+  const std::map<std::string, double> promised = {{"A", 0}, {"B", 100}, {"C", 150},
+                                                  {"D", 3}, {"E", 4},   {"F", 5}};
+  for (const auto& [id, start] : promised) {
+    EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf(id)), start) << id;
+  }
+  EXPECT_TRUE(engine.plans_held());
+}
+
+// EASY on the same trace. B is the blocked head at t=1 with t_s = 100. C fits now but outlasts
+// t_s, and with C running at 100 B would find 16 - 6 = 10 < 14 CPUs; B cannot move (one node)
+// and C cannot keep off B's node: C waits. D ends by t_s: starts. E outlasts t_s by 4 s, and at
+// 100 B still has its 14 CPUs beside E's 2: starts. F ends by t_s: starts. At 100 B starts by its
+// promise; C, the head now, waits for CPUs: E ends at 104 (2 free), B at 150: t_s = 150, its
+// promise, kept.
+TEST_P(CpuBoundReservation, EasyKeepsTheHeadsCpusAtItsReservedTime) {
+  TestSim sim = PolicySim(kOneHostNode, CpuBoundTrace(), "easy", GetParam());
+  Engine& engine = sim.Run();
+  ExpectInterval(sim.Of("B"), 100, 150);
+  ExpectInterval(sim.Of("C"), 150, 350);
+  ExpectInterval(sim.Of("D"), 3, 100);
+  ExpectInterval(sim.Of("E"), 4, 104);
+  ExpectInterval(sim.Of("F"), 5, 15);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("B")), 100);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("C")), 150);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backfilling, CpuBoundReservation,
+                         ::testing::Values("first-fit", "best-fit", "pool", "frag-aware"));
+
+// A CPU-only job's reservation holds CPUs, no GPU. 1 node x 2 A100s with 8 CPUs.
+// X t=0: 1 GPU, 6 CPUs, 100 s -> [0, 100). Free: 1 GPU, 2 CPUs.
+// W t=1: CPU-only, 7 CPUs, 50 s -> 2 < 7 now: promised 100 (X's CPUs back), [100, 150).
+// V t=2: 1 GPU, 2 CPUs, 200 s -> the GPU and 2 CPUs are free now, but over [100, 150) only
+//   8 - 7 = 1 CPU is: not before 150, [150, 350). (Planned by GPUs alone it would start at 2 and
+//   W, finding 8 - 2 = 6 < 7 CPUs at 100, would miss its promise.)
+// U t=3: 1 GPU, 1 CPU, 97 s -> [3, 100) ends before W: starts at 3.
+TEST(ConservativeBackfilling, ACpuOnlyReservationHoldsItsCpusAndNoGpu) {
+  constexpr const char* kNode =
+      R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":2,"cpus":8,)"
+      R"("host_memory_gib":64}]})";
+  auto with_cpus = [](Job job, int cpus) {
+    job.cpu_milli = cpus * 1000;
+    return job;
+  };
+  TestSim sim = PolicySim(kNode,
+                          {with_cpus(MakeJob("X", 0, 1, 100), 6), with_cpus(MakeJob("W", 1, 0, 50), 7),
+                           with_cpus(MakeJob("V", 2, 1, 200), 2), with_cpus(MakeJob("U", 3, 1, 97), 1)},
+                          "conservative");
+  Engine& engine = sim.Run();
+  ExpectInterval(sim.Of("X"), 0, 100);
+  ExpectInterval(sim.Of("W"), 100, 150);
+  ExpectInterval(sim.Of("V"), 150, 350);
+  ExpectInterval(sim.Of("U"), 3, 100);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("W")), 100);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("V")), 150);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("U")), 3);
+}
+
 // ---- one node: every placement is the pool ----
 
 // On one node every node-aware placement takes the lowest-index free GPUs of the node, as pool

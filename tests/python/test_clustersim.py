@@ -167,11 +167,12 @@ class PreemptAtTimer(clustersim.Policy):
 
 def test_timer_and_preemption_follow_the_hand_schedule():
     # a (4 GPUs, 100 s) runs 0-40, is preempted with 60 s left; b (4 GPUs, 10 s) runs 40-50;
-    # a resumes at 50 and ends at 110. No preemption cost.
+    # a resumes at 50 and ends at 110. No preemption cost (preemption_cost=0; the default is 30 s).
     trace = pd.DataFrame({"job_id": ["a", "b"], "submit_time": [0, 0], "gpus": [4, 4],
                           "duration": [100.0, 10.0]})
     policy = PreemptAtTimer()
-    r = clustersim.run(trace=trace, cluster=ONE_NODE, policy=policy, check=True)
+    r = clustersim.run(trace=trace, cluster=ONE_NODE, policy=policy, check=True,
+                       preemption_cost=0)
     jobs = r.jobs.set_index("job_id")
     assert jobs.end_time["b"] == 50 and jobs.end_time["a"] == 110
     assert jobs.preemptions["a"] == 1

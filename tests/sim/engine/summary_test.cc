@@ -54,10 +54,12 @@ TEST(QueuedTime, CountsEveryWaitOfAJobPreemptedTwiceAndEqualsTheFirstWaitOtherwi
   // L has 70 s left: L is preempted, S1 runs [30,40], L resumes at 40. S2 (2 GPUs, 10 s) arrives
   // at 60, when L has 70 - 20 = 50 s left: L is preempted again, S2 runs [60,70], L resumes at
   // 70 and ends at 120. L waited [30,40] and [60,70]: queued 20 s, first-start wait 0, JCT 120,
-  // run 100, 2 preemptions. S1 and S2 never wait.
-  TestSim sim = PolicySim(
-      Nodes(1, 4), {MakeJob("L", 0, 4, 100), MakeJob("S1", 30, 2, 10), MakeJob("S2", 60, 2, 10)},
-      "srtf");
+  // run 100, 2 preemptions (free here). S1 and S2 never wait.
+  EngineOptions free;
+  free.preemption_cost_seconds = 0;
+  TestSim sim(Nodes(1, 4),
+              {MakeJob("L", 0, 4, 100), MakeJob("S1", 30, 2, 10), MakeJob("S2", 60, 2, 10)},
+              "srtf", "first-fit", free);
   const Engine& engine = sim.Run();
   const JobRun& l = sim.Of("L");
   EXPECT_DOUBLE_EQ(l.first_start, 0);
