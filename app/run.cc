@@ -1,5 +1,6 @@
 #include "app/run.h"
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -352,6 +353,7 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   s->runtime_name = config.runtime_model;
   if (s->runtime_name.empty()) s->runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
   s->engine_options = config.engine;
+  s->engine_options.seed = static_cast<uint64_t>(config.seed);
   ResolveFaults(config, cluster, &s->engine_options.faults);
   if (config.validate) s->engine_options.record_allocations = true;  // the simulated series
   // The topology graph only for what reads it, the hardware runtime model and the topology
@@ -546,6 +548,20 @@ RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Sch
   }
   if (config.filter.inflate > 0) filter["jobs_inflated"] = loaded.trace.jobs.size();
   record.trace_filter = filter.dump();
+  // The trace's class names per level, for reports by priority.
+  std::map<int, std::set<std::string>> classes;
+  for (const Job& job : loaded.trace.jobs) {
+    if (!job.priority_class.empty()) classes[job.priority].insert(job.priority_class.str());
+  }
+  if (!classes.empty()) {
+    nlohmann::json names = nlohmann::json::object();
+    for (const auto& [level, set] : classes) {
+      std::string joined;
+      for (const std::string& name : set) joined += (joined.empty() ? "" : "|") + name;
+      names[std::to_string(level)] = joined;
+    }
+    record.priority_classes = names.dump();
+  }
   return record;
 }
 
@@ -585,6 +601,9 @@ void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& clus
   }
   Engine engine(loaded.trace, cluster, *s->placement, *s->runtime, *s->policy, config.policy,
                 s->engine_options);
+  // Known once the policy has seen the trace (Policy::BeforeRun, from the engine's constructor).
+  record->planning_estimates = s->policy->PlanningEstimates();
+  outcome->planning_estimates = record->planning_estimates;
   if (writer) writer->BeginRun(*record, engine);
   engine.Run();
   const SummaryOptions summary_options{config.bsld_threshold_seconds};

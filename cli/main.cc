@@ -138,6 +138,9 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   std::printf("  %-20s %s   events %llu   wall %.2f s\n", "fingerprint",
               HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
               o.wall_seconds);
+  if (!o.planning_estimates.empty()) {
+    std::printf("  %-20s %s\n", "planned run times", o.planning_estimates.c_str());
+  }
   for (const std::string& warning : o.warnings) {
     std::printf("  %-20s %s\n", "warning", warning.c_str());
   }

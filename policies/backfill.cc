@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <memory>
 
+#include "policies/user_estimates.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -31,6 +34,66 @@ WalltimeRule WalltimeRule::FromParams(const Params& params) {
   return rule;
 }
 
+void WalltimeRule::Prepare(const Trace& trace, uint64_t seed) {
+  first_job_ = trace.jobs.data();
+  estimates_.reset();
+  description_.clear();
+  switch (source_) {
+    case Source::kExact:
+      description_ = "exact: every job's true duration (walltime=exact)";
+      return;
+    case Source::kFactor: {
+      char text[128];
+      std::snprintf(text, sizeof text, "%g x each job's duration, also its kill limit (walltime=%g)",
+                    factor_, factor_);
+      description_ = text;
+      return;
+    }
+    case Source::kTrace:
+      break;
+  }
+  std::vector<double> runs;
+  for (const Job& job : trace.jobs) {
+    if (job.walltime < 0) runs.push_back(job.duration);
+  }
+  const size_t with_walltime = trace.jobs.size() - runs.size();
+  if (runs.empty()) {
+    description_ = "the trace's wall times, also the kill limits (walltime=trace)";
+    return;
+  }
+  const UserEstimates model = ModelUserEstimates(runs, seed);
+  auto estimates = std::make_shared<std::vector<double>>(trace.jobs.size(), -1.0);
+  size_t next = 0;
+  for (size_t i = 0; i < trace.jobs.size(); ++i) {
+    if (trace.jobs[i].walltime < 0) (*estimates)[i] = model.seconds[next++];
+  }
+  estimates_ = std::move(estimates);
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "modelled user estimates for %zu jobs without a wall time (Tsafrir, Etsion and "
+                "Feitelson 2005; longest %lld h, seed %llu%s): planning only, never killed",
+                runs.size(), static_cast<long long>(model.max_seconds / 3600),
+                static_cast<unsigned long long>(seed),
+                model.moved_to_max > 0
+                    ? ("; " + std::to_string(model.moved_to_max) + " moved to the longest").c_str()
+                    : "");
+  description_ = text;
+  if (with_walltime > 0) {
+    description_ += "; the trace's wall times for the other " + std::to_string(with_walltime);
+  }
+  description_ += " (walltime=trace; walltime=exact plans with true durations)";
+}
+
+std::string WalltimeRule::Describe() const { return description_; }
+
+double WalltimeRule::Modelled(const Job& job) const {
+  if (!estimates_) return -1;
+  const auto index = static_cast<size_t>(&job - first_job_);
+  CHECK(&job >= first_job_ && index < estimates_->size(),
+        "WalltimeRule: a job outside the trace it was prepared for");
+  return (*estimates_)[index];
+}
+
 double WalltimeRule::Requested(const Job& job) const {
   switch (source_) {
     case Source::kTrace:
@@ -43,13 +106,24 @@ double WalltimeRule::Requested(const Job& job) const {
   return -1;
 }
 
+double WalltimeRule::Planned(const Job& job) const {
+  const double requested = Requested(job);
+  if (requested >= 0) return requested;
+  const double modelled = Modelled(job);
+  return modelled >= 0 ? modelled : job.duration;
+}
+
 double WalltimeRule::EstimatedEnd(const SchedulingContext& context, JobId id) const {
   const JobRun& run = context.run(id);
   const double now = context.now();
-  const double requested = Requested(context.job(id));
-  // The engine kills the job at this time (Engine::ScheduleFinish), so it never runs longer.
-  if (requested >= 0) return now + std::max(0.0, requested - run.run_seconds);
-  // No requested wall time: the true end, computed as the engine does.
+  const Job& job = context.job(id);
+  // The engine kills the job at a requested wall time (Engine::ScheduleFinish), so it never runs
+  // longer; a modelled estimate is at least the duration, so it runs longer only where the
+  // runtime model or a preemption makes it slower than its trace duration.
+  const double requested = Requested(job);
+  const double planned = requested >= 0 ? requested : Modelled(job);
+  if (planned >= 0) return now + std::max(0.0, planned - run.run_seconds);
+  // No estimate: the true end, computed as the engine does.
   return now + run.overhead_left + run.work_left / run.rate;
 }
 

@@ -353,6 +353,8 @@ class Conservative final : public Policy {
   }
   double RequestedWalltime(const Job& job) const override { return rule_.Requested(job); }
   bool KeepsPromises() const override { return true; }
+  void BeforeRun(const Trace& trace, uint64_t seed) override { rule_.Prepare(trace, seed); }
+  std::string PlanningEstimates() const override { return rule_.Describe(); }
 
  private:
   // A reservation or a running job's interval: GPUs held on profile units over [start, end).

@@ -322,6 +322,11 @@ class PriorityPolicy final : public Policy {
   double RequestedWalltime(const Job& job) const override {
     return backfill_.walltime().Requested(job);
   }
+  // Estimates only for backfill=easy: without it nothing is planned ahead.
+  void BeforeRun(const Trace& trace, uint64_t seed) override {
+    if (options_.backfill) backfill_.BeforeRun(trace, seed);
+  }
+  std::string PlanningEstimates() const override { return backfill_.walltime().Describe(); }
   bool WholeNodes(const Job& job) const override { return options_.exclusive.count(job.priority); }
 
  private:

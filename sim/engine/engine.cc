@@ -128,6 +128,7 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       model_runs_[i].batch = options_.models->user_batch(static_cast<JobId>(i));
     }
   }
+  policy_.BeforeRun(trace_, options_.seed);
 }
 
 void Engine::ResolveRequests() {

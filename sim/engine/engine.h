@@ -86,6 +86,7 @@ struct EngineOptions {
   // Save + restore per preemption, resize or migration (docs/engine.md#preemption-cost).
   double preemption_cost_seconds = kDefaultPreemptionCostSeconds;
   FaultOptions faults;  // failures and checkpoints; off by default
+  uint64_t seed = 0;  // the run's seed, handed to Policy::BeforeRun for the policy's own draws
   // Model-aware run (memory, OOM, batch, sharing; sim/engine/model_runtime.h); nullptr = off. Must
   // outlive the engine and be built from the same trace.
   const ModelRuntime* models = nullptr;
@@ -168,6 +169,7 @@ class Engine final : public SchedulingContext {
   const Trace& trace() const { return trace_; }
   bool policy_is_elastic() const { return elastic_; }
   bool policy_keeps_promises() const { return policy_.KeepsPromises(); }
+  std::string policy_planning_estimates() const { return policy_.PlanningEstimates(); }
   // The start first promised to the job (SchedulingContext::Promise), or NaN if none.
   double promised_start(JobId id) const {
     return promised_start_.empty() ? std::numeric_limits<double>::quiet_NaN()
