@@ -236,6 +236,8 @@ int CommandCompare(int argc, char** argv) {
       "SQLite database to append the runs to")(
       "allow-duplicate", po::bool_switch(&base.allow_duplicate),
       "append runs even if --out already holds the same run (same inputs and seed)")(
+      "record-allocations", po::bool_switch(&base.engine.record_allocations),
+      "write each run's allocations table (the occupancy view of report --html)")(
       "no-progress", "never draw the progress line")(
       "csv", "print CSV (one line per run, SI units) instead of the table")(
       "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
