@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "policies/wait_statements.h"
 #include "sim/engine/policy.h"
 
 namespace clustersim {
@@ -170,6 +171,22 @@ class PreemptivePlanner {
   std::vector<std::pair<JobId, Allocation>> to_start_;    // deferred starts, in order
   std::vector<RequestShape> cannot_fit_;                  // shapes known not to fit
 };
+
+// Wait reasons of a preemptive priority pass (docs/metrics.md#wait-reasons): every queued job
+// waits because the jobs ranked before it take the room it needs (priority). The first queued
+// job is classified on the free state the pass left: fragmentation or nodes down when that is
+// what stops it, else priority (a GPU count short is room held by jobs ranked higher, or they
+// would have been preempted).
+inline void StatePreemptiveWaits(SchedulingContext& context, WaitStatements* waits) {
+  context.SetGroupWaitReason(0, WaitReason::kPriority);
+  const JobId front = context.QueueFront();
+  if (front != kNoJob) {
+    WaitReason reason = context.NoFitReason(front).value_or(WaitReason::kPriority);
+    if (reason == WaitReason::kCapacity) reason = WaitReason::kPriority;
+    waits->State(context, front, reason);
+  }
+  waits->EndPass(context);
+}
 
 }  // namespace clustersim
 

@@ -316,7 +316,11 @@ class PriorityPolicy final : public Policy {
       ClassPass(context);
     }
     for (int v = 0; v < static_cast<int>(vcs_.size()); ++v) Relabel(context, v);
+    backfill_.EndPass(context);
     context_ = nullptr;
+  }
+  int WaitGroup(SchedulingContext& context, JobId id) override {
+    return backfill_.WaitGroup(context, id);
   }
 
   double RequestedWalltime(const Job& job) const override {
@@ -630,6 +634,9 @@ class PriorityPolicy final : public Policy {
 
   // With quotas: the guarantee phase (repeated while it preempts), then the borrowing phase.
   void QuotaPass(SchedulingContext& context) {
+    // Jobs the walks do not examine wait behind their VC's blocked head, unless a walk stops
+    // because nothing is free (SetUnexamined then says capacity).
+    if (!orders_.empty()) backfill_.SetUnexamined(WaitReason::kQueueHead);
     for (Vc& vc : vcs_) vc.blocked = false;
     while (QuotaWalk(context, /*guarantees=*/true)) {
     }
@@ -682,7 +689,13 @@ class PriorityPolicy final : public Policy {
             StartNow(context, id, std::move(allocation));
           } else {
             no_room.insert(room_key);
-            if (guarantees) vcs_[v].blocked = true;
+            if (guarantees) {
+              vcs_[v].blocked = true;
+              backfill_.waits().StateNoFit(context, id, WaitReason::kCapacity);
+            } else {
+              // Beyond its VC's quota it may only borrow, and nothing it may take is free.
+              backfill_.waits().State(context, id, WaitReason::kQuota);
+            }
           }
         }
       }
@@ -694,6 +707,7 @@ class PriorityPolicy final : public Policy {
           (preemptible_gpus_.empty() ||
            level_[std::get<2>(heads.top().first)] <= preemptible_gpus_.begin()->first) &&
           !(guarantees && AnyBorrowing(context))) {
+        backfill_.SetUnexamined(WaitReason::kCapacity);
         break;
       }
     }

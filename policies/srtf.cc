@@ -79,6 +79,7 @@ class Srtf final : public Policy, public RunnableOrder {
       EnterRunning(id);
     }
     for (JobId id : outcome_.migrated) EnterRunning(id);
+    StatePreemptiveWaits(context, &waits_);
     context_ = nullptr;
   }
 
@@ -242,6 +243,7 @@ class Srtf final : public Policy, public RunnableOrder {
   std::vector<Room> rooms_;
   std::map<std::pair<int, uint64_t>, int> room_of_shape_;
   PreemptivePlanner planner_;
+  WaitStatements waits_;  // the first queued job's reason (StatePreemptiveWaits)
   PassOutcome outcome_;
 };
 

@@ -58,6 +58,7 @@
 #include "sim/engine/metrics.h"
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
+#include "sim/engine/wait_reasons.h"
 
 namespace clustersim {
 
@@ -95,6 +96,10 @@ struct EngineOptions {
   const std::vector<TaskClass>* workload = nullptr;
   // Keep the allocation log (sim/engine/allocation_log.h): one record per running interval.
   bool record_allocations = false;
+  // Integrate wait reasons (sim/engine/wait_reasons.h). Off only to measure their cost
+  // (bench/end_to_end_bench.cc): the statements of the policy are then ignored and every job's
+  // queued time has no reason.
+  bool wait_reasons = true;
   // Arrival-only placement (see the file comment): reject a job that does not start in the pass
   // of its own arrival ("no fit"); never schedule a started job's finish.
   bool skip_no_fit = false;
@@ -215,6 +220,13 @@ class Engine final : public SchedulingContext {
   void SetTimer(double time, JobId id, int tag) override;
   void SetBorrowing(JobId id, bool borrowing) override;
   void Promise(JobId id, double start_seconds) override;
+  void SetWaitReason(JobId id, WaitReason reason) override;
+  void ClearWaitReason(JobId id) override;
+  void SetGroupWaitReason(int group, WaitReason reason) override;
+
+  // Seconds per (job, reason) the jobs spent queued (sim/engine/wait_reasons.h); complete for every
+  // job once Run returns.
+  const WaitLedger& wait_reasons() const { return wait_; }
 
  private:
   enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
@@ -287,6 +299,9 @@ class Engine final : public SchedulingContext {
   void ScheduleFinish(JobId id);
   void QueueAppend(JobId id);
   void QueueInsertSorted(JobId id);
+  // After a pass: the first queued job's reason when the policy stated none (ClassifyNoFit),
+  // recomputed only when that job or the free state changed.
+  void DeriveHeadWaitReason();
   void QueueRemove(JobId id);
   void RunningAdd(JobId id);
   void RunningRemove(JobId id);
@@ -366,6 +381,13 @@ class Engine final : public SchedulingContext {
   // Promises (only once a policy makes one): per job, the first promised start or NaN.
   std::vector<double> promised_start_;
   bool plans_held_ = true;
+
+  // Wait reasons: the ledger; the job whose reason the engine derived last and the free state it
+  // derived it on (state_version_ changes whenever GPUs are taken or given back).
+  WaitLedger wait_;
+  JobId derived_head_ = kNoJob;
+  uint64_t state_version_ = 0;
+  uint64_t derived_version_ = 0;
 };
 
 }  // namespace clustersim

@@ -5,10 +5,12 @@
 #define CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/engine/resources.h"
+#include "sim/engine/wait_reasons.h"
 
 namespace clustersim {
 
@@ -92,6 +94,17 @@ class Placement {
   // True if Find reads Resources::job_kinds (the kinds of the jobs running on each node): the
   // engine then has them counted.
   virtual bool CountsJobKinds() const { return false; }
+  // True if Find draws random numbers (random-fit): nobody but the policy may call it then, or
+  // the run's draws would change (wait reasons do not ask it; sim/engine/wait_reasons.h).
+  virtual bool DrawsRandomNumbers() const { return false; }
+  // Why `request`, which does not fit on `resources` although enough GPUs of its allowed types
+  // are free in number, does not fit, when the strategy knows a reason of its own (a MIG layout
+  // without the slice it needs: WaitReason::kFragmentationMig); nullopt otherwise, and the
+  // engine names the dimension (docs/metrics.md#wait-reasons).
+  virtual std::optional<WaitReason> NoFitReason(const Resources& /*resources*/,
+                                                const PlacementRequest& /*request*/) const {
+    return std::nullopt;
+  }
 };
 
 // Whether `request` is a CPU-only request (no GPUs, some host demand).
@@ -146,6 +159,11 @@ class WholeNodePlacement final : public Placement {
   bool IgnoresNodes() const override { return inner_.IgnoresNodes(); }
   bool PlacesCpuOnly() const override { return inner_.PlacesCpuOnly(); }
   bool CountsJobKinds() const override { return inner_.CountsJobKinds(); }
+  bool DrawsRandomNumbers() const override { return inner_.DrawsRandomNumbers(); }
+  std::optional<WaitReason> NoFitReason(const Resources& resources,
+                                        const PlacementRequest& request) const override {
+    return request.whole_nodes ? std::nullopt : inner_.NoFitReason(resources, request);
+  }
 
  private:
   const Placement& inner_;

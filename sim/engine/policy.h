@@ -8,11 +8,13 @@
 #define CLUSTERSIM_SIM_ENGINE_POLICY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/engine/job.h"
 #include "sim/engine/placement.h"
+#include "sim/engine/wait_reasons.h"
 
 namespace clustersim {
 
@@ -161,6 +163,26 @@ class SchedulingContext {
   // Policy::KeepsPromises for what --check verifies. REQUIRES (CHECKed): queued, start >= now.
   virtual void Promise(JobId id, double start_seconds) = 0;
 
+  // Wait reasons (docs/metrics.md#wait-reasons, sim/engine/wait_reasons.h). After every pass each
+  // queued job waits for a reason: its own, stated here, or else its wait group's
+  // (Policy::WaitGroup; every group starts as queue_head). The engine states the first queued
+  // job's reason itself (ClassifyNoFit on the free GPUs) while the policy states none for it.
+  // SetWaitReason: the queued job's own reason from now on, until the policy states another,
+  // clears it, or the job leaves the queue. REQUIRES (CHECKed): queued.
+  virtual void SetWaitReason(JobId id, WaitReason reason) = 0;
+  // The queued job takes its group's reason again (a no-op if it has none of its own).
+  virtual void ClearWaitReason(JobId id) = 0;
+  // From now on, the queued jobs of wait group `group` (0..65535) without a reason of their own
+  // wait for `reason`.
+  virtual void SetGroupWaitReason(int group, WaitReason reason) = 0;
+  // Why the job does not fit on `free` (by default the live free state) under the run's
+  // placement, or nullopt if it fits (ClassifyNoFit: capacity, fragmentation by dimension, nodes
+  // down). The GPUs out of service are failed_gpus().
+  std::optional<WaitReason> NoFitReason(JobId id, const Resources& free) const {
+    return ClassifyNoFit(cluster(), placement(), free, run(id).request, failed_gpus());
+  }
+  std::optional<WaitReason> NoFitReason(JobId id) const { return NoFitReason(id, resources()); }
+
   // Returns true and fills `out` if the job fits now under the run's placement strategy.
   bool TryPlace(JobId id, Allocation* out) const {
     out->node = -1;
@@ -177,6 +199,11 @@ class Policy {
   virtual void OnArrival(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnCompletion(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) {}
+  // The job's wait group (SchedulingContext::SetGroupWaitReason, 0..65535): a queued job without a
+  // reason of its own waits for its group's. Asked whenever the job enters the queue, before
+  // OnArrival or OnRequeue; must give the same group every time for one job. Default: 0, one
+  // group for every job.
+  virtual int WaitGroup(SchedulingContext& /*context*/, JobId /*id*/) { return 0; }
   // A running job lost its GPUs to a failure and is queued again (in submission order), its
   // work back at its last checkpoint. Policies that keep their own queue or running set must
   // take it back there; the default does nothing (the engine's queue already holds it).

@@ -323,6 +323,17 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   add("gpu_hours_down", engine.down_gpu_seconds() / 3600);
   add("node_hours_down", engine.down_node_seconds() / 3600);
   add("checkpoint_gpu_hours", engine.checkpoint_gpu_seconds() / 3600);
+  // Wait reasons (docs/metrics.md#wait-reasons): the queued time of all jobs by reason, in hours
+  // and as a share of the total; reasons no job waited for have no row.
+  const std::array<double, kWaitReasonCount>& waited = engine.wait_reasons().totals();
+  double waited_total = 0;
+  for (double seconds : waited) waited_total += seconds;
+  for (int r = 0; r < kWaitReasonCount; ++r) {
+    if (!(waited[r] > 0)) continue;
+    const std::string scope = std::string("reason:") + WaitReasonName(static_cast<WaitReason>(r));
+    add("wait_reason_hours", waited[r] / 3600, scope);
+    add("wait_reason_share", waited[r] / waited_total, scope);
+  }
   AddGroupSummaries(engine, add);
   return out;
 }

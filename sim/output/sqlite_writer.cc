@@ -87,6 +87,10 @@ CREATE TABLE IF NOT EXISTS placement_curve (
   frag_idle_share REAL, frag_total_share REAL, failed_jobs INTEGER,
   PRIMARY KEY (run_id, percent)
 );
+CREATE TABLE IF NOT EXISTS wait_reasons (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  job_index INTEGER NOT NULL, reason TEXT NOT NULL, seconds REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS validation_series (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
   scope TEXT NOT NULL, t_start REAL NOT NULL, t_end REAL NOT NULL,
@@ -164,7 +168,7 @@ constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
 // Tables added after the first release: a database written before may lack them (merge then
 // copies nothing for them); `runs` rows own their rows like the tables above.
 constexpr const char* kAddedTables[] = {"allocations", "validation", "validation_series",
-                                        "placement_curve"};
+                                        "placement_curve", "wait_reasons"};
 
 // Columns added to the schema after its first release: a database written by an earlier version
 // lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
@@ -351,7 +355,7 @@ struct SqlValue {
 
 // Rows of one table as the engine's thread built them, `values` row after row.
 struct RowBatch {
-  enum Table : uint8_t { kJobs, kTimeseries };
+  enum Table : uint8_t { kJobs, kTimeseries, kWaitReasons };
   Table table = kJobs;
   std::vector<SqlValue> values;
   std::deque<std::string> texts;  // text made for these rows (reasons, recorded attempts)
@@ -359,6 +363,7 @@ struct RowBatch {
 
 constexpr int kJobColumns = 42;
 constexpr int kTimeseriesColumns = 19;
+constexpr int kWaitReasonColumns = 4;
 
 // Columns by name: a database upgraded by AddMissingColumns has them in another order.
 constexpr const char* kInsertJob =
@@ -378,6 +383,8 @@ constexpr const char* kInsertTimeseries =
     "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus, "
     "cpu_utilization, host_memory_utilization, cpu_stranded_gpus) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+constexpr const char* kInsertWaitReason =
+    "INSERT INTO wait_reasons (run_id, job_index, reason, seconds) VALUES (?,?,?,?)";
 
 // Appends one row of `columns` values to a batch; its setters are Statement's (1-based).
 class RowBuilder {
@@ -471,10 +478,14 @@ class RunStream {
   void Hand(const Engine& engine, bool run_over) {
     CHECK(&engine == &engine_, "SqliteWriter::WriteFinished: another engine than BeginRun's");
     const std::vector<JobRun>& runs = engine.runs();
+    // A job's wait_reasons rows go with its jobs row (its reasons are final with it).
     while (next_job_ < runs.size() && (run_over || IsFinal(runs[next_job_].state)) &&
-           Hold(&jobs_, RowBatch::kJobs, run_over)) {
+           Hold(&jobs_, RowBatch::kJobs, run_over) &&
+           Hold(&waits_, RowBatch::kWaitReasons, run_over)) {
+      AppendWaitReasons(next_job_);
       AppendJob(next_job_++);
       if (jobs_->values.size() >= kRowsPerBatch * kJobColumns) Send(&jobs_);
+      if (waits_->values.size() >= kRowsPerBatch * kWaitReasonColumns) Send(&waits_);
     }
     const std::vector<TimeseriesRow>& rows = engine.metrics().rows();
     while (next_interval_ < rows.size() && Hold(&timeseries_, RowBatch::kTimeseries, run_over)) {
@@ -484,6 +495,7 @@ class RunStream {
     if (run_over) {
       if (jobs_ && !jobs_->values.empty()) Send(&jobs_);
       if (timeseries_ && !timeseries_->values.empty()) Send(&timeseries_);
+      if (waits_ && !waits_->values.empty()) Send(&waits_);
       run_over_ = true;
     }
   }
@@ -576,6 +588,7 @@ class RunStream {
   void WriterLoop() {
     std::unique_ptr<Inserter> jobs;
     std::unique_ptr<Inserter> timeseries;
+    std::unique_ptr<Inserter> waits;
     // As many rows per statement as the library's parameter limit allows, up to
     // kRowsPerStatement.
     const int parameters = sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
@@ -586,6 +599,8 @@ class RunStream {
       jobs = std::make_unique<Inserter>(db_, kInsertJob, kJobColumns, rows_for(kJobColumns));
       timeseries = std::make_unique<Inserter>(db_, kInsertTimeseries, kTimeseriesColumns,
                                               rows_for(kTimeseriesColumns));
+      waits = std::make_unique<Inserter>(db_, kInsertWaitReason, kWaitReasonColumns,
+                                         rows_for(kWaitReasonColumns));
     } catch (...) {
       error_ = std::current_exception();
     }
@@ -593,7 +608,10 @@ class RunStream {
     while (full_.Pop(&batch)) {
       if (!error_ && !abandon_.load(std::memory_order_relaxed)) {
         try {
-          (batch.table == RowBatch::kJobs ? *jobs : *timeseries).Write(batch.values);
+          Inserter& inserter = batch.table == RowBatch::kJobs         ? *jobs
+                               : batch.table == RowBatch::kTimeseries ? *timeseries
+                                                                      : *waits;
+          inserter.Write(batch.values);
         } catch (...) {
           error_ = std::current_exception();
         }
@@ -735,6 +753,18 @@ class RunStream {
     s.BindOptional(42, promised, !std::isnan(promised));
   }
 
+  // The job's seconds per wait reason (reasons with none have no row).
+  void AppendWaitReasons(size_t i) {
+    for (const auto& [reason, seconds] :
+         engine_.wait_reasons().Seconds(static_cast<JobId>(i))) {
+      RowBuilder s(&*waits_, kWaitReasonColumns);
+      s.Bind(1, run_id_);
+      s.Bind(2, static_cast<int64_t>(i));
+      s.Bind(3, WaitReasonName(reason));  // a string literal: static storage
+      s.Bind(4, seconds);
+    }
+  }
+
   void AppendInterval(const TimeseriesRow& row) {
     const Cluster& cluster = engine_.cluster();
     RowBuilder s(&*timeseries_, kTimeseriesColumns);
@@ -771,6 +801,7 @@ class RunStream {
   double wait_seconds_ = 0;
   std::optional<RowBatch> jobs_;
   std::optional<RowBatch> timeseries_;
+  std::optional<RowBatch> waits_;
   BoundedQueue<RowBatch> full_;   // to the writer thread
   BoundedQueue<RowBatch> empty_;  // back, cleared
   std::atomic<bool> abandon_{false};
