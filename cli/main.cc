@@ -17,6 +17,7 @@
 #include "app/replay_options.h"
 #include "app/run.h"
 #include "cli/advise_command.h"
+#include "cli/allocate_bench_command.h"
 #include "cli/experiment_commands.h"
 #include "cli/plan_command.h"
 #include "cli/queueing_command.h"
@@ -59,6 +60,7 @@ commands:
   list            list policies | placements | gpus | models | clusters | formats
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
+  allocate-bench  the batch allocators (FFD, GA, DP) against the exact optimum, and their time
 )";
 
 void PrintSummary(const RunConfig& config, const RunOutcome& o) {
@@ -383,11 +385,12 @@ int Main(int argc, char** argv) {
     if (command == "validate-models") return CommandValidateModels(argc - 1, argv + 1);
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
+    if (command == "allocate-bench") return CommandAllocateBench(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
     throw InputError(
         "unknown command \"" + command +
         "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
-        "list, plan, queueing, validate");
+        "list, plan, queueing, validate, allocate-bench");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;
