@@ -117,6 +117,14 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
         "failures", v("failures"), v("restarts"), v("lost_gpu_hours"), v("gpu_hours_down"),
         v("checkpoint_gpu_hours"));
   }
+  if (!std::isnan(v("sla_jobs"))) {  // some job has a deadline (docs/deadlines.md)
+    std::printf("  %-20s met %.0f of %.0f (%.1f %% violated)   late %.0f   rejected %.0f   "
+                "lateness mean %.2f h\n",
+                "SLA", v("sla_met"), v("sla_jobs"), 100 * v("sla_violation_rate"), v("sla_late"),
+                v("sla_rejected"),
+                std::isnan(v("sla_lateness_seconds_mean")) ? 0.0
+                                                           : v("sla_lateness_seconds_mean") / 3600);
+  }
   if (config.models.enabled || config.models.assign) {
     std::printf(
         "  %-20s memory utilization %.1f %%   OOM rate %.2f %% (%.0f failures, "

@@ -36,9 +36,11 @@
 // `hardware` where placement matches the estimate) and a placement that finds n free GPUs of a
 // type whenever n are free (`pool`); node-aware placements can fragment, and the job then waits.
 //
-// Parameters: declined (reject): reject | best-effort; walltime (trace): the running jobs' end
-// estimates, as for easy; margin (1): planned run times are multiplied by it (> 1 leaves slack
-// for estimates that are too short).
+// Parameters: declined (reject): reject | best-effort; shares (fewest): fewest | whole — whole
+// plans every admitted job on its whole request (no elastic start), the control that separates
+// what the fewest-GPU shares add from what admission control does (docs/deadlines.md);
+// walltime (trace): the running jobs' end estimates, as for easy; margin (1): planned run times
+// are multiplied by it (> 1 leaves slack for estimates that are too short).
 // Cost of a pass: O(P x T x R x K) for K admitted waiting jobs planned on profiles of P steps, T
 // types and requests of up to R GPUs, once plus once per arrival with a deadline; best-effort
 // starts cost a placement query and O(P) each.
@@ -119,6 +121,7 @@ struct Choice {
 
 struct Options {
   bool reject_declined = true;
+  bool fewest = true;  // false: whole requests only (shares=whole)
   double margin = 1.0;
 };
 
@@ -287,7 +290,8 @@ class DeadlineElastic final : public Policy {
       if (!request.AllowsType(t) || context.TypeRate(id, t) <= 0) continue;
       const int step = Step(context, id, t);
       if (step <= 0) continue;
-      for (int n = step; n <= request.gpus; n += step) {
+      const int first = options_.fewest ? step : request.gpus;
+      for (int n = first; n <= request.gpus; n += step) {
         int batch = 0;
         const double seconds = PlannedSeconds(context, id, t, n, &batch);
         if (!std::isfinite(seconds)) continue;
@@ -369,6 +373,11 @@ Options ParseOptions(const Params& params) {
     throw InputError("parameter declined=" + declined + ": expected reject or best-effort");
   }
   options.reject_declined = declined == "reject";
+  const std::string shares = params.String("shares", "fewest");
+  if (shares != "fewest" && shares != "whole") {
+    throw InputError("parameter shares=" + shares + ": expected fewest or whole");
+  }
+  options.fewest = shares == "fewest";
   options.margin = params.Double("margin", 1.0);
   if (!(options.margin >= 1) || !std::isfinite(options.margin)) {
     throw InputError("parameter margin: expected a factor >= 1");
@@ -385,6 +394,7 @@ CLUSTERSIM_REGISTER_POLICY(
     "(after ElasticFlow); others best effort",
     "declined (reject): reject = a declined job ends rejected | best-effort = it waits as a job "
     "without a deadline\n"
+    "                           shares (fewest): fewest | whole = whole requests (a control)\n"
     "                           walltime (trace): running jobs' end estimates, as for easy\n"
     "                           margin (1): factor >= 1 on planned run times",
     [](const clustersim::Params& params) {

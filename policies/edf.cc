@@ -7,7 +7,10 @@
 // (Liu and Layland, JACM 1973; Dertouzos, IFIP 1974); here jobs are rigid, gang-scheduled and
 // never preempted, so it is a heuristic.
 // Parameters: walltime (trace) = trace | exact | a factor f > 0 of the duration, as for easy;
-// backfill (easy) = easy | none (strict blocking at the first job that does not fit).
+// backfill (easy) = easy | none (strict blocking at the first job that does not fit);
+// order (deadline) = deadline | duration: `duration` orders by trace duration instead (shortest
+// first, the same backfilling), the control that separates what the deadlines add from what
+// serving short jobs first does (docs/deadlines.md).
 // The blocked head's reservation is recorded as its promise, an estimate: a job arriving later
 // with an earlier deadline goes before it (KeepsPromises is false).
 // Cost of a pass: EASY's (policies/backfill.h) with O(log queue) per job entering or leaving the
@@ -68,7 +71,8 @@ class DeadlineOrder final : public CandidateOrder {
 
 class Edf final : public Policy {
  public:
-  Edf(WalltimeRule rule, bool backfill) : backfill_(rule), easy_(backfill) {}
+  Edf(WalltimeRule rule, bool backfill, bool by_duration)
+      : backfill_(rule), easy_(backfill), by_duration_(by_duration) {}
 
   void Schedule(SchedulingContext& context) override { backfill_.Pass(context, order_, easy_); }
   void OnArrival(SchedulingContext& context, JobId id) override { Enter(context, id); }
@@ -93,14 +97,24 @@ class Edf final : public Policy {
 
  private:
   void Enter(SchedulingContext& context, JobId id) {
-    order_.Add(id, context.deadline(id), backfill_.ClassOf(context, id),
+    const double key = by_duration_ ? context.job(id).duration : context.deadline(id);
+    order_.Add(id, key, backfill_.ClassOf(context, id),
                backfill_.walltime().Planned(context.job(id)));
   }
 
   EasyBackfill backfill_;
   bool easy_;
+  bool by_duration_;
   DeadlineOrder order_;
 };
+
+bool ByDurationFromParams(const Params& params) {
+  const std::string order = params.String("order", "deadline");
+  if (order != "deadline" && order != "duration") {
+    throw InputError("parameter order=" + order + ": expected deadline or duration");
+  }
+  return order == "duration";
+}
 
 bool BackfillFromParams(const Params& params) {
   const std::string mode = params.String("backfill", "easy");
@@ -117,8 +131,10 @@ CLUSTERSIM_REGISTER_POLICY(
     edf, "edf",
     "earliest deadline first (jobs without a deadline last) with EASY backfilling",
     "walltime (trace): trace | exact | a factor of the duration, as for easy\n"
-    "                           backfill (easy): easy = EASY backfilling | none = strict blocking",
+    "                           backfill (easy): easy = EASY backfilling | none = strict blocking\n"
+    "                           order (deadline): deadline | duration (shortest first: a control)",
     [](const clustersim::Params& params) {
       return std::make_unique<clustersim::Edf>(clustersim::WalltimeRule::FromParams(params),
-                                               clustersim::BackfillFromParams(params));
+                                               clustersim::BackfillFromParams(params),
+                                               clustersim::ByDurationFromParams(params));
     });

@@ -15,22 +15,27 @@
 //   sla         sum_{Q\D} u_j / sum_Q u_j                   u_j = 1 / (1 + slack_j / d_j), slack
 //                                                           = deadline - now - d_j (>= 0)
 // F(D) = sum_i w_i term_i(D), weights >= 0 normalized to sum 1. Dynamic weights (gamma > 0):
-// w_i(t) = w_i x (1 + gamma (f_i(t) - mean_i) / sd_i), f_i(t) the term with nothing started at
-// this pass, mean_i and sd_i over the passes so far; clamped at 0 and normalized again.
+// w_i(t) = w_i x (1 + gamma (f_i(t) - mean_i) / sd_i), f_i(t) objective i's state before this
+// pass's decision (docs/policies.md#weighted), mean_i and sd_i over the passes before; clamped at
+// 0 and normalized again.
 //
-// A pass: (1) jobs waiting longer than `starvation` start first in submission order, blocking at
-// the first that does not fit; (2) each of the first `window` other waiting jobs gets the value
-// F(nothing) - F(it alone) per GPU type it may use; (3) the batch allocator (sim/alloc) picks the
-// jobs and nodes of the greatest total value under capacity, integrity, locality and node limits;
-// (4) the batch starts if F(batch) < F(nothing), else the job of least value is dropped until it
-// does (fairness is not additive).
+// A pass: (1) jobs waiting longer than `starvation` start first, in submission order, where they
+// fit (there is no reservation: a large job may still wait long); (2) every other waiting job
+// that fits in the free GPUs of some type it may use gets the value F(nothing) - F(it alone) per
+// GPU type, and the `window` of greatest value (ties: submission order) are the candidates; (3) the batch allocator (sim/alloc) picks the jobs and
+// nodes of the greatest total value under capacity, integrity, locality and node limits (with a
+// node-aware placement, a job spans no more nodes than its size needs); (4) the batch starts if
+// F(batch) < F(nothing), else the job of least value is dropped until it does (fairness is not
+// additive).
 //
 // Parameters: w_wait (0.3), w_util (0.3), w_throughput (0.2), w_energy (0), w_fair (0.1),
-// w_sla (0.1), gamma (0), window (32), starvation (86400 s), allocator (auto): greedy | exact |
+// w_sla (0.1), gamma (0), window (32), starvation (86400 s), allocator (greedy): greedy | exact |
 // ga | dp | auto, generations (60), population (40), time_limit (0.2 s, the exact allocator's
-// limit per pass), walltime (trace): run-time estimates as for easy.
-// Cost of a pass: O(queue) for the terms, O(window x types) values, and the allocator's cost on
-// window jobs x nodes with free GPUs (docs/allocators.md).
+// limit per pass), walltime (trace): run-time estimates as for easy. The default allocator is
+// first-fit decreasing: on the Philly window exact per-pass optima were 300 times slower and no
+// better over the run (docs/policies.md#weighted).
+// Cost of a pass: O(queue x types) for the terms and values, and the allocator's cost on window
+// jobs x nodes with free GPUs (docs/allocators.md).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -106,7 +111,7 @@ class Weighted final : public Policy {
 
   void Schedule(SchedulingContext& context) override {
     if (context.QueueFront() == kNoJob) return;
-    if (!StartStarving(context)) return;
+    StartStarving(context);
     const State state = Observe(context);
     const double* w = Weights(context, state);
     std::vector<Candidate> candidates;
@@ -147,19 +152,17 @@ class Weighted final : public Policy {
   }
 
  private:
-  // Step 1: starving jobs first, in submission order; false if one of them is left waiting.
-  bool StartStarving(SchedulingContext& context) {
+  // Step 1: jobs waiting longer than `starvation` start first, in submission order, where they
+  // fit (no reservation: one that does not fit waits on).
+  void StartStarving(SchedulingContext& context) {
     const double now = context.now();
     Allocation allocation;
     for (JobId id = context.QueueFront(); id != kNoJob;) {
       const JobId next = context.QueueNext(id);
-      if (now - context.job(id).submit_time > options_.starvation_seconds) {
-        if (!context.TryPlace(id, &allocation)) return false;
-        context.Start(id, std::move(allocation));
-      }
+      if (now - context.job(id).submit_time <= options_.starvation_seconds) break;
+      if (context.TryPlace(id, &allocation)) context.Start(id, std::move(allocation));
       id = next;
     }
-    return true;
   }
 
   State Observe(const SchedulingContext& context) const {
@@ -300,15 +303,13 @@ class Weighted final : public Policy {
     }
     if (instance->nodes.empty()) return;
     const int groups = static_cast<int>(group_type.size());
+    instance->group_count = groups;
     const double nothing = Score(state, w, {}, {}, {});
     const double now = context.now();
-    int taken = 0;
-    for (JobId id = context.QueueFront(); id != kNoJob && taken < options_.window;
-         id = context.QueueNext(id)) {
+    for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
       const Job& job = context.job(id);
       const PlacementRequest& request = context.run(id).request;
-      if (request.gpus <= 0 || request.gpus > state.free) continue;
-      ++taken;
+      if (request.gpus <= 0 || request.gpus > MostFree(resources, request)) continue;
       Candidate c;
       c.id = id;
       c.gpus = request.gpus;
@@ -375,6 +376,32 @@ class Weighted final : public Policy {
       }
       instance->jobs.push_back(std::move(a));
     }
+    if (static_cast<int>(instance->jobs.size()) <= options_.window) return;
+    // The `window` most valuable, kept in submission order.
+    std::vector<int> keep(instance->jobs.size());
+    std::iota(keep.begin(), keep.end(), 0);
+    std::stable_sort(keep.begin(), keep.end(), [&](int a, int b) {
+      return instance->jobs[a].value > instance->jobs[b].value;
+    });
+    keep.resize(options_.window);
+    std::sort(keep.begin(), keep.end());
+    std::vector<Candidate> kept_candidates;
+    std::vector<AllocJob> kept_jobs;
+    for (int k : keep) {
+      kept_candidates.push_back(std::move((*candidates)[k]));
+      kept_jobs.push_back(std::move(instance->jobs[k]));
+    }
+    *candidates = std::move(kept_candidates);
+    instance->jobs = std::move(kept_jobs);
+  }
+
+  // The most free GPUs of one type the request may use: a job needing more cannot start now.
+  static int MostFree(const Resources& resources, const PlacementRequest& request) {
+    int most = 0;
+    for (int t : resources.cluster().gpu_types()) {
+      if (request.AllowsType(t)) most = std::max(most, resources.free_of_type(t));
+    }
+    return most;
   }
 
   struct History {
@@ -410,7 +437,7 @@ Options ParseOptions(const Params& params) {
   if (o.window < 1 || o.window > 4096) throw InputError("parameter window: expected 1 to 4096");
   o.starvation_seconds = params.Double("starvation", 86400);
   if (!(o.starvation_seconds > 0)) throw InputError("parameter starvation: expected seconds > 0");
-  const std::string allocator = params.String("allocator", "auto");
+  const std::string allocator = params.String("allocator", "greedy");
   const auto kind = ParseAllocator(allocator);
   if (!kind) {
     throw InputError("parameter allocator=" + allocator + ": expected " + kAllocatorNames);
@@ -438,9 +465,9 @@ CLUSTERSIM_REGISTER_POLICY(
     "w_wait (0.3), w_util (0.3), w_throughput (0.2), w_energy (0), w_fair (0.1), w_sla (0.1):\n"
     "                           weights >= 0, normalized to sum 1 (docs/policies.md#weighted)\n"
     "                           gamma (0): dynamic weights, w_i x (1 + gamma x z-score of term i)\n"
-    "                           window (32): waiting jobs considered per pass\n"
+    "                           window (32): candidates per pass, the most valuable\n"
     "                           starvation (86400): seconds after which a job goes first\n"
-    "                           allocator (auto): greedy | exact | ga | dp | auto\n"
+    "                           allocator (greedy): greedy | exact | ga | dp | auto\n"
     "                           generations (60), population (40): the ga allocator's\n"
     "                           time_limit (0.2): seconds per exact solve\n"
     "                           walltime (trace): run-time estimates, as for easy",

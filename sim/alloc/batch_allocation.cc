@@ -35,7 +35,7 @@ bool AllocJob::MayUse(int group) const {
 }
 
 int BatchInstance::groups() const {
-  int g = 0;
+  int g = group_count;
   for (const AllocNode& node : nodes) g = std::max(g, node.group + 1);
   return g;
 }

@@ -51,7 +51,9 @@ struct AllocJob {
 struct BatchInstance {
   std::vector<AllocNode> nodes;
   std::vector<AllocJob> jobs;
-  int groups() const;  // 1 + the largest group of a node (0 without nodes)
+  int group_count = 0;  // groups, some perhaps without nodes here; 0 = as the nodes say
+  // max(group_count, 1 + the largest group of a node); 0 without either.
+  int groups() const;
 };
 
 struct BatchSolution {
