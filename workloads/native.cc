@@ -360,6 +360,7 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       constrained = true;
       std::string error;
       constraints.data_nodes = CanonicalDataNodes(f->text, &error);
+      constraints.data_nodes_column = f->column;
       if (!error.empty()) parse.Fail(*f, error);
     }
     if (auto* f = optional(kMaxNodes)) {

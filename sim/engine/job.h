@@ -98,6 +98,7 @@ struct JobConstraints {
   // GPUs must be there.
   Symbol data_nodes;
   int32_t max_nodes = 0;  // most nodes the job may span (beta); 0 = the run's --max-nodes-per-job
+  int32_t data_nodes_column = 0;  // the field's column in its trace line (messages); 0 = unknown
   bool has_deadline() const { return deadline >= 0; }
 };
 

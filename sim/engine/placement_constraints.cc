@@ -62,7 +62,7 @@ PlacementConstraints::PlacementConstraints(const Trace& trace, const Cluster& cl
       if (!data.empty()) {
         limits.data_nodes = ParseNodes(data.str());
         if (limits.data_nodes.back() >= cluster.node_count()) {
-          throw InputError(trace.path, static_cast<int>(job.line), 0,
+          throw InputError(trace.path, static_cast<int>(job.line), c->data_nodes_column,
                            "job " + job.id + ": data_nodes: node " +
                                std::to_string(limits.data_nodes.back()) + " is not in cluster " +
                                cluster.spec().origin + " (nodes 0 to " +
