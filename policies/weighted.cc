@@ -3,8 +3,8 @@
 // there with a worked example).
 //
 // Terms, each to be minimized and normalized by its bounds at this pass to [0, 1] (0 = the best
-// this pass can reach, 1 = starting nothing), over the waiting jobs Q and a decision D (the jobs
-// started now, each on a GPU type t_j):
+// this pass can reach, 1 = starting nothing), over the waiting jobs Q (the first `scan` in
+// submission order) and a decision D (the jobs started now, each on a GPU type t_j):
 //   wait        sum_{Q\D} a_j / sum_Q a_j                  a_j = now - submit (+1 s): waiting that goes on
 //   util        (F - sum_D n_j) / F                         F free GPUs, n_j a job's GPUs
 //   throughput  1 - sum_D 1/d_j / sum_Q 1/d_j               d_j planned run time (completion rate)
@@ -20,21 +20,21 @@
 // 0 and normalized again.
 //
 // A pass: (1) jobs waiting longer than `starvation` start first, in submission order, where they
-// fit (there is no reservation: a large job may still wait long); (2) every other waiting job
-// that fits in the free GPUs of some type it may use gets the value F(nothing) - F(it alone) per
-// GPU type, and the `window` of greatest value (ties: submission order) are the candidates; (3) the batch allocator (sim/alloc) picks the jobs and
+// fit (there is no reservation: a large job may still wait long); (2) every other job of Q that
+// fits in the free GPUs of some type it may use gets the value F(nothing) - F(it alone) per GPU
+// type, and the `window` of greatest value (ties: submission order) are the candidates; (3) the batch allocator (sim/alloc) picks the jobs and
 // nodes of the greatest total value under capacity, integrity, locality and node limits (with a
 // node-aware placement, a job spans no more nodes than its size needs); (4) the batch starts if
 // F(batch) < F(nothing), else the job of least value is dropped until it does (fairness is not
 // additive).
 //
 // Parameters: w_wait (0.3), w_util (0.3), w_throughput (0.2), w_energy (0), w_fair (0.1),
-// w_sla (0.1), gamma (0), window (32), starvation (86400 s), allocator (greedy): greedy | exact |
-// ga | dp | auto, generations (60), population (40), time_limit (0.2 s, the exact allocator's
-// limit per pass), walltime (trace): run-time estimates as for easy. The default allocator is
-// first-fit decreasing: on the Philly window exact per-pass optima were 300 times slower and no
-// better over the run (docs/policies.md#weighted).
-// Cost of a pass: O(queue x types) for the terms and values, and the allocator's cost on window
+// w_sla (0.1), gamma (0), window (32), scan (256), starvation (86400 s), allocator (greedy):
+// greedy | exact | ga | dp | auto, generations (60), population (40), time_limit (0.2 s, the
+// exact allocator's limit per pass), walltime (trace): run-time estimates as for easy. The
+// default allocator is first-fit decreasing: on the Philly window exact per-pass optima were far
+// slower and no better over the run (docs/policies.md#weighted).
+// Cost of a pass: O(scan x types) for the terms and values, and the allocator's cost on window
 // jobs x nodes with free GPUs (docs/allocators.md).
 #include <algorithm>
 #include <cmath>
@@ -62,6 +62,7 @@ struct Options {
   double weights[kTerms];
   double gamma = 0;
   int window = 32;
+  int scan = 256;
   double starvation_seconds = 86400;
   AllocatorOptions allocator;
 };
@@ -173,7 +174,9 @@ class Weighted final : public Policy {
       s.held[context.job(id).user] += static_cast<double>(context.run(id).allocation.gpus.size());
       s.running_rate += 1 / std::max(1.0, rule_.Planned(context.job(id)));
     }
-    for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
+    int scanned = 0;
+    for (JobId id = context.QueueFront(); id != kNoJob && scanned < options_.scan;
+         id = context.QueueNext(id), ++scanned) {
       const Job& job = context.job(id);
       s.age_total += now - job.submit_time + 1;
       s.rate_total += 1 / std::max(1.0, rule_.Planned(job));
@@ -306,7 +309,9 @@ class Weighted final : public Policy {
     instance->group_count = groups;
     const double nothing = Score(state, w, {}, {}, {});
     const double now = context.now();
-    for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
+    int scanned = 0;
+    for (JobId id = context.QueueFront(); id != kNoJob && scanned < options_.scan;
+         id = context.QueueNext(id), ++scanned) {
       const Job& job = context.job(id);
       const PlacementRequest& request = context.run(id).request;
       if (request.gpus <= 0 || request.gpus > MostFree(resources, request)) continue;
@@ -435,6 +440,10 @@ Options ParseOptions(const Params& params) {
   }
   o.window = params.Int("window", 32);
   if (o.window < 1 || o.window > 4096) throw InputError("parameter window: expected 1 to 4096");
+  o.scan = params.Int("scan", 256);
+  if (o.scan < o.window || o.scan > 1'000'000) {
+    throw InputError("parameter scan: expected window to 1000000");
+  }
   o.starvation_seconds = params.Double("starvation", 86400);
   if (!(o.starvation_seconds > 0)) throw InputError("parameter starvation: expected seconds > 0");
   const std::string allocator = params.String("allocator", "greedy");
@@ -466,6 +475,7 @@ CLUSTERSIM_REGISTER_POLICY(
     "                           weights >= 0, normalized to sum 1 (docs/policies.md#weighted)\n"
     "                           gamma (0): dynamic weights, w_i x (1 + gamma x z-score of term i)\n"
     "                           window (32): candidates per pass, the most valuable\n"
+    "                           scan (256): waiting jobs looked at per pass, oldest first\n"
     "                           starvation (86400): seconds after which a job goes first\n"
     "                           allocator (greedy): greedy | exact | ga | dp | auto\n"
     "                           generations (60), population (40): the ga allocator's\n"
