@@ -17,6 +17,7 @@
 #include "app/replay_options.h"
 #include "app/run.h"
 #include "cli/advise_command.h"
+#include "cli/allocate_bench_command.h"
 #include "cli/experiment_commands.h"
 #include "cli/plan_command.h"
 #include "cli/queueing_command.h"
@@ -59,6 +60,7 @@ commands:
   list            list policies | placements | gpus | models | clusters | formats
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
+  allocate-bench  the batch allocators (FFD, GA, DP) against the exact optimum, and their time
 )";
 
 void PrintSummary(const RunConfig& config, const RunOutcome& o) {
@@ -122,6 +124,14 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
         "checkpointing %.1f GPU-h\n",
         "failures", v("failures"), v("restarts"), v("lost_gpu_hours"), v("gpu_hours_down"),
         v("checkpoint_gpu_hours"));
+  }
+  if (!std::isnan(v("sla_jobs"))) {  // some job has a deadline (docs/deadlines.md)
+    std::printf("  %-20s met %.0f of %.0f (%.1f %% violated)   late %.0f   rejected %.0f   "
+                "lateness mean %.2f h\n",
+                "SLA", v("sla_met"), v("sla_jobs"), 100 * v("sla_violation_rate"), v("sla_late"),
+                v("sla_rejected"),
+                std::isnan(v("sla_lateness_seconds_mean")) ? 0.0
+                                                           : v("sla_lateness_seconds_mean") / 3600);
   }
   if (config.models.enabled || config.models.assign) {
     std::printf(
@@ -394,11 +404,12 @@ int Main(int argc, char** argv) {
     if (command == "validate-models") return CommandValidateModels(argc - 1, argv + 1);
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
+    if (command == "allocate-bench") return CommandAllocateBench(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
     throw InputError(
         "unknown command \"" + command +
         "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
-        "list, plan, queueing, validate");
+        "list, plan, queueing, validate, allocate-bench");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

@@ -266,7 +266,7 @@ int EasyBackfill::ClassOf(const SchedulingContext& context, JobId id) {
   if (cls < 0) {
     const PlacementRequest& request = context.run(id).request;
     const auto key = std::make_tuple(request.gpus, request.type_mask, request.host.cpu_milli,
-                                     request.host.memory_mib);
+                                     request.host.memory_mib, request.constraint);
     auto it = class_ids_.find(key);
     if (it == class_ids_.end()) {
       it = class_ids_.emplace(key, static_cast<int>(class_ids_.size())).first;

@@ -42,7 +42,8 @@
 // makes fair-share's promises estimates.
 //
 // Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue).
-// A request class is (GPUs, allowed types): once a job of a class fails to fit, or fails the
+// A request class is (GPUs, allowed types, host demands, placement-constraint class): once a job
+// of a class fails to fit, or fails the
 // reservation test, every later job of that class would too until the next start changes the
 // state (placements are deterministic), so the scan skips the class until then.
 #ifndef CLUSTERSIM_POLICIES_BACKFILL_H_
@@ -267,7 +268,8 @@ class EasyBackfill {
   void BuildUnreserved(const SchedulingContext& context);
 
   WalltimeRule rule_;
-  std::map<std::tuple<int, uint64_t, int32_t, int32_t>, int> class_ids_;  // shape -> class
+  // Shape (GPUs, types, CPUs, memory, placement-constraint class) -> request class.
+  std::map<std::tuple<int, uint64_t, int32_t, int32_t, uint16_t>, int> class_ids_;
   std::vector<int> class_of_;  // by JobId; -1 = not assigned yet
   // What each running job started by this policy holds, by (estimated end, id): its allocation
   // (GPUs, or the node of a CPU-only job) and host demand (the horizon takes both, so that with

@@ -463,7 +463,8 @@ class Cosched final : public Policy {
     }
     Allocation allocation;
     if (!context.placement().Find(context.resources(), request, &allocation)) {
-      if (counted) {
+      // A job with placement constraints may fail where others fit: its failure bounds nothing.
+      if (counted && request.constraint == 0) {
         for (size_t p = 0; p < types_.size(); ++p) {
           if (request.AllowsType(types_[p])) {
             min_failed_[p] = std::min(min_failed_[p], info.request);
@@ -519,8 +520,9 @@ class Cosched final : public Policy {
         want.job = &job;
         want.job_id = id;
         want.host = context.run(id).request.host;  // CPUs and memory (docs/resources.md)
+        want.constraint = context.run(id).request.constraint;  // locality, node limit
         if (context.placement().Find(context.resources(), want, &allocation)) break;
-        min_failed_[p] = std::min(min_failed_[p], n);
+        if (want.constraint == 0) min_failed_[p] = std::min(min_failed_[p], n);
       }
       if (n < floor) continue;
       const int batch = models.BestBatch(id, t, n);
@@ -746,6 +748,7 @@ class Cosched final : public Policy {
         want.job = &context.job(id);
         want.job_id = id;
         want.host = host;
+        want.constraint = run.request.constraint;
         if (context.placement().Find(scratch, want, &allocation)) break;
       }
       bool resized = false;

@@ -654,7 +654,7 @@ class PriorityPolicy final : public Policy {
   // guarantee phase only of VCs with room, each dropped once it has none); returns true if it
   // preempted something.
   bool QuotaWalk(SchedulingContext& context, bool guarantees) {
-    using Shape = std::tuple<int, uint64_t, bool>;
+    using Shape = std::tuple<int, uint64_t, bool, uint16_t>;
     using Head = std::pair<std::tuple<int, double, JobId>, int>;  // (key, VC)
     // Shapes that did not fit on the live state; (shape, level, VC) whose preemption failed.
     std::set<Shape> no_fit;
@@ -674,7 +674,8 @@ class PriorityPolicy final : public Policy {
       const JobRun& run = context.run(id);
       const bool within = IsWithinQuota(id, run);
       if (guarantees ? within : !within) {
-        const Shape shape(run.request.gpus, run.request.type_mask, run.request.whole_nodes);
+        const Shape shape(run.request.gpus, run.request.type_mask, run.request.whole_nodes,
+                          run.request.constraint);
         const auto room_key = std::make_tuple(shape, level_[id], v);
         Allocation allocation;
         if (!no_fit.count(shape) && context.TryPlace(id, &allocation)) {

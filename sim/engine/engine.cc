@@ -113,6 +113,17 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
   }
   if (placement_.CountsJobKinds()) resources_.EnableJobKinds();
   ResolveRequests();
+  if (!trace.constraints.empty() || options_.constraints.max_nodes_per_job > 0) {
+    constraints_ = std::make_unique<PlacementConstraints>(trace, cluster, options_.constraints);
+    if (!constraints_->empty()) {
+      for (size_t i = 0; i < runs_.size(); ++i) {
+        runs_[i].request.constraint = constraints_->ClassOf(static_cast<JobId>(i));
+      }
+      constrained_placement_ =
+          std::make_unique<ConstrainedPlacement>(*active_placement_, *constraints_);
+      active_placement_ = constrained_placement_.get();
+    }
+  }
   metrics_.set_resources(&resources_);
   if (resources_.host_limited()) metrics_.EnableHostLimits(SmallestHostDemands(runs_));
   metrics_.SetWorkload(
@@ -583,6 +594,14 @@ double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
   } else {
     rate *= ShareSpeed(trace_.jobs[id], allocation.milli, ModelRuntimeOptions{}.colocation_speed);
   }
+  // An elastic start on fewer GPUs than requested, for a job the goodput model does not cover
+  // (RateFactor is 1 for it): linear data-parallel scaling, n / R of the rate.
+  const int requested = runs_[id].request.gpus;
+  const int n = static_cast<int>(allocation.gpus.size());
+  if (elastic_ && n < requested && allocation.milli == 0 &&
+      (options_.models == nullptr || !options_.models->ScalesWithGpus(id))) {
+    rate *= static_cast<double>(n) / requested;
+  }
   return rate;
 }
 
@@ -629,7 +648,8 @@ void Engine::Arrive(JobId id) {
   }
   const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
   const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask,
-                                   host.cpu_milli, host.memory_mib, run.request.whole_nodes);
+                                   host.cpu_milli, host.memory_mib, run.request.whole_nodes,
+                                   run.request.constraint);
   auto it = fits_empty_cache_.find(key);
   if (it == fits_empty_cache_.end()) {
     Allocation scratch;
@@ -692,6 +712,15 @@ std::string Engine::RejectionReason(JobId id) const {
   const std::string what = "requests " + std::to_string(job.gpus) + " GPUs" +
                            (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str());
   Allocation scratch;
+  if (run.request.constraint != 0) {
+    // The GPUs fit without the job's locality and node limits: name the limits.
+    PlacementRequest free_of_limits = run.request;
+    free_of_limits.constraint = 0;
+    if (placement().Find(empty_resources_, free_of_limits, &scratch)) {
+      return what + "; no placement of this cluster meets " +
+             constraints_->Describe(run.request) + " (docs/deadlines.md#constraints)";
+    }
+  }
   PlacementRequest gpus_only = run.request;
   gpus_only.host = HostDemand{};  // an unstated demand never binds on the empty cluster
   if (resources_.host_limited() && run.request.gpus > 0 &&
@@ -909,6 +938,12 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
       const bool own = own_gpus_allowed && std::binary_search(run.allocation.gpus.begin(),
                                                               run.allocation.gpus.end(), g);
       if (!own) fail("GPU " + std::to_string(g) + " is busy");
+    }
+  }
+  if (run.request.constraint != 0) {
+    if (std::string why = constraints_->Check(cluster_, run.request, allocation.gpus);
+        !why.empty()) {
+      fail("against its placement constraints: " + why);
     }
   }
   // A resize is checked against the host resources once the job has let go of its own (Start).
@@ -1151,6 +1186,15 @@ void Engine::Promise(JobId id, double start_seconds) {
   if (std::isnan(promised_start_[id])) promised_start_[id] = start_seconds;
 }
 
+void Engine::Decline(JobId id, std::string reason) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kQueued) {
+    PolicyBug("decline of a job that is not queued");
+  }
+  if (reason.empty()) PolicyBug("decline of job " + trace_.jobs[id].id + " without a reason");
+  QueueRemove(id);
+  Reject(id, std::move(reason));
+}
+
 void Engine::SetTimer(double time, JobId id, int tag) {
   if (!(time >= now_)) PolicyBug("timer set in the past");
   if (tag < 0) PolicyBug("timer with a negative tag");
@@ -1296,6 +1340,12 @@ void Engine::CheckInvariants() const {
     }
     busy_fraction += HeldGpus(run.allocation);
     running_gpu_seconds += (now_ - run.last_start) * HeldGpus(run.allocation);
+    // Placement constraints (sim/engine/placement_constraints.h) hold while the job runs.
+    if (run.request.constraint != 0) {
+      const std::string why = constraints_->Check(cluster_, run.request, run.allocation.gpus);
+      CHECK(why.empty(), "job " + trace_.jobs[id].id + " runs against its placement constraints: " +
+                             why);
+    }
   }
   int busy = 0;
   for (int g = 0; g < cluster_.total_gpus(); ++g) {

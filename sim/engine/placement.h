@@ -35,6 +35,10 @@ struct PlacementRequest {
   // The job holds whole nodes (an exclusive QoS, Policy::WholeNodes): ceil(gpus / G) nodes of one
   // partition with nothing else on them, all their GPUs allocated to it (PlaceWholeNodes).
   bool whole_nodes = false;
+  // The job's class of placement constraints (sim/engine/placement_constraints.h: data locality,
+  // a node limit); 0 = none. Jobs of one class have the same limits, so a cache keyed by a
+  // request's shape stays exact when it adds the class. (In the padding after whole_nodes.)
+  uint16_t constraint = 0;
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 

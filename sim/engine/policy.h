@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/alloc/constraints.h"
 #include "sim/engine/job.h"
 #include "sim/engine/placement.h"
 #include "sim/engine/wait_reasons.h"
@@ -108,6 +109,11 @@ class SchedulingContext {
   virtual const Placement& placement() const = 0;
   virtual const Job& job(JobId id) const = 0;
   virtual const JobRun& run(JobId id) const = 0;
+  // The job's deadline as an absolute time (Trace::DeadlineOf), +infinity if it has none.
+  virtual double deadline(JobId id) const = 0;
+  // The job's locality and node limits (sim/engine/placement_constraints.h; empty if none). The
+  // run's placement honours them; a policy building allocations itself must too.
+  virtual const NodeLimits& node_limits(JobId id) const = 0;
   // The job's model-aware state (all zero outside model-aware runs).
   virtual const ModelRun& model_run(JobId id) const = 0;
 
@@ -157,6 +163,11 @@ class SchedulingContext {
   // (JobCosts::borrowed_gpu_seconds). A job stops being marked when it stops running.
   // REQUIRES (CHECKed): running.
   virtual void SetBorrowing(JobId id, bool borrowing) = 0;
+  // Ends the queued job `id` as rejected with `reason` (jobs.reason): admission control, for a
+  // policy that takes only jobs it can serve (a deadline it cannot meet). The job leaves the
+  // queue for good; the policy hears no OnCompletion for it. REQUIRES (CHECKed): queued, a
+  // non-empty reason.
+  virtual void Decline(JobId id, std::string reason) = 0;
   // Records that the queued job `id` was promised a start by `start_seconds` (>= now): a
   // reservation. The engine keeps the first promise of each job (the `jobs` column
   // `reserved_start`, as Slurm's `squeue --start` shows) and ignores later ones; see
@@ -214,7 +225,9 @@ class Policy {
   virtual double RequestedWalltime(const Job& job) const { return job.walltime; }
   // True if the policy chooses GPU counts (up to the request) and per-GPU batches itself
   // (Allocation::batch), as `cosched` does; the engine then rates each start by
-  // ModelRuntime::RateFactor. A non-elastic policy runs every job at its user's batch.
+  // ModelRuntime::RateFactor, and a job without model information on n of its R requested GPUs
+  // progresses at n / R of its rate (linear data-parallel scaling; docs/engine.md#elastic-starts).
+  // A non-elastic policy runs every job at its user's batch.
   virtual bool Elastic() const { return false; }
   // True if the policy copes with GPU shares (Allocation::milli): a placement that shares GPUs
   // then places fractional trace requests on shares. Policies that plan on their own copy of the

@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS jobs (
   queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER,
   recorded_start REAL, recorded_end REAL, recorded_attempts TEXT,
   cpus_requested REAL, host_memory_gib_requested REAL,
-  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL, reserved_start REAL
+  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL, reserved_start REAL, deadline REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -198,6 +198,7 @@ constexpr AddedColumn kAddedColumns[] = {
     {"jobs", "preemption_gpu_seconds", "REAL", true},
     {"jobs", "borrowed_gpu_seconds", "REAL", true},
     {"jobs", "reserved_start", "REAL", true},
+    {"jobs", "deadline", "REAL", true},
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
@@ -361,7 +362,7 @@ struct RowBatch {
   std::deque<std::string> texts;  // text made for these rows (reasons, recorded attempts)
 };
 
-constexpr int kJobColumns = 42;
+constexpr int kJobColumns = 43;
 constexpr int kTimeseriesColumns = 19;
 constexpr int kWaitReasonColumns = 4;
 
@@ -374,9 +375,9 @@ constexpr const char* kInsertJob =
     "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
     "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
     "cpus_requested, host_memory_gib_requested, preemption_gpu_seconds, "
-    "borrowed_gpu_seconds, reserved_start) "
+    "borrowed_gpu_seconds, reserved_start, deadline) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 constexpr const char* kInsertTimeseries =
     "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
     "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
@@ -442,7 +443,7 @@ bool IsFinal(JobState state) { return Ended(state) || state == JobState::kReject
 class RunStream {
  public:
   // Trade-off: larger batches mean fewer hand-overs, more memory in flight (a jobs row is
-  // 42 x 16 bytes: 8 batches of 512 rows hold 2.75 MB).
+  // 43 x 16 bytes: 8 batches of 512 rows hold 2.8 MB).
   static constexpr size_t kRowsPerBatch = 512;
   static constexpr int kBatches = 8;
   // Rows per INSERT statement ("VALUES (...),(...),..."): the statement's fixed cost (transaction
@@ -751,6 +752,8 @@ class RunStream {
     s.Bind(41, costs.borrowed_gpu_seconds);
     const double promised = engine_.promised_start(static_cast<JobId>(i));
     s.BindOptional(42, promised, !std::isnan(promised));
+    const double deadline = trace.DeadlineOf(job);  // absolute; +inf = none
+    s.BindOptional(43, deadline, std::isfinite(deadline));
   }
 
   // The job's seconds per wait reason (reasons with none have no row).
