@@ -379,6 +379,7 @@ int CommandReport(int argc, char** argv) {
   if (!html.empty()) {
     HtmlReportOptions html_options;
     html_options.run_ids = options.run_ids;
+    html_options.allow_different_jobs = allow_different_jobs;
     WriteHtmlReport(path, html, html_options);
     std::printf("wrote %s\n", html.c_str());
     return 0;

@@ -399,6 +399,7 @@ void WriteHtmlReport(const std::string& db_path, const std::string& out_path,
   // The pooled tables (they check the database and the runs).
   ReportOptions report_options;
   report_options.run_ids = options.run_ids;
+  report_options.allow_different_jobs = options.allow_different_jobs;
   report_options.by = ReportGroupBy::kPolicy;
   const Report headline = BuildReport(db_path, report_options);
   report_options.top = kTopGroups;

@@ -29,6 +29,7 @@ namespace clustersim {
 struct HtmlReportOptions {
   std::vector<int64_t> run_ids;  // empty = every complete run (as ReportOptions)
   std::string title;             // empty = "clustersim report: <database file name>"
+  bool allow_different_jobs = false;  // as ReportOptions: runs that saw different jobs
 };
 
 // Downsampling limits (see the file comment). Trade-off: more points, a larger file and a slower
