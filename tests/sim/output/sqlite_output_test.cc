@@ -88,7 +88,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
   }
   EXPECT_EQ(tables,
             (std::vector<std::string>{"allocations", "jobs", "placement_curve", "runs", "summary",
-                                      "timeseries", "validation", "validation_series"}));
+                                      "timeseries", "validation", "validation_series",
+                                      "wait_reasons"}));
 
   // The lists below are the schema in sim/output/sqlite_writer.cc (kSchema), column for column.
   EXPECT_EQ(ColumnsOf(db, "runs"), (std::vector<std::string>{"run_id",
@@ -159,7 +160,8 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "host_memory_gib_requested",
                                                              "preemption_gpu_seconds",
                                                              "borrowed_gpu_seconds",
-                                                             "reserved_start"}));
+                                                             "reserved_start",
+                                                             "deadline"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
