@@ -36,6 +36,7 @@ class Easy final : public Policy {
     return backfill_.walltime().Requested(job);
   }
   bool KeepsPromises() const override { return true; }
+  bool HonoursSiteRules() const override { return true; }
 
  private:
   EasyBackfill backfill_;

@@ -44,6 +44,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string>
 #include <tuple>
@@ -56,6 +57,7 @@
 #include "sim/engine/metrics.h"
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
+#include "sim/engine/site_rules.h"
 
 namespace clustersim {
 
@@ -166,6 +168,9 @@ class Engine final : public SchedulingContext {
   // True while every job has run at most its plan and nothing failed (see the file comment).
   bool plans_held() const { return plans_held_; }
   bool host_limited() const { return resources_.host_limited(); }
+  // The cluster's site model resolved for this run (sim/engine/site_rules.h), or nullptr when
+  // the cluster spec has none.
+  const SiteRules* site() const override { return site_.get(); }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
   int64_t failures() const { return failures_; }
@@ -203,6 +208,7 @@ class Engine final : public SchedulingContext {
   void SetTimer(double time, JobId id, int tag) override;
   void SetBorrowing(JobId id, bool borrowing) override;
   void Promise(JobId id, double start_seconds) override;
+  bool MayStart(JobId id) const override;
 
  private:
   enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
@@ -354,6 +360,19 @@ class Engine final : public SchedulingContext {
   // Promises (only once a policy makes one): per job, the first promised start or NaN.
   std::vector<double> promised_start_;
   bool plans_held_ = true;
+
+  // The site model (only when the cluster spec has one): its rules, and the time of the pass
+  // the engine has asked for when a time rule changes (SiteRules::NextChange), -inf if none.
+  std::unique_ptr<SiteRules> site_;
+  double site_wake_ = -std::numeric_limits<double>::infinity();
+  double cycle_wake_ = -std::numeric_limits<double>::infinity();  // the next scheduler cycle
+  // The plan of a job for the site's rules (SiteRules::Plan with the policy's wall time).
+  double SitePlan(JobId id) const;
+  void ScheduleSiteWake();
+  // With a scheduler cycle (SiteSpec::scheduler_cycle_seconds): true, with a pass asked for at
+  // the next cycle, if now is not one and the batch just applied (`finished`: a job ended,
+  // `arrived`: one was submitted) triggers none.
+  bool DeferToCycle(bool finished, bool arrived);
 };
 
 }  // namespace clustersim

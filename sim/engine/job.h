@@ -77,6 +77,10 @@ struct Job {
   // The class as the trace names it (openb qos, an SWF queue), empty = none; `priority` holds
   // its level (sim/engine/priority_class.h), mapped while the trace is read.
   Symbol priority_class;
+  // The partition(s) the trace names (SWF field 16, Slurm's Partition, Philly's virtual
+  // cluster), several separated by ','; empty = none. A cluster's site model maps it onto its
+  // partitions (docs/cluster.md#site-model).
+  Symbol partition;
 };
 
 static_assert(sizeof(void*) != 8 || sizeof(Job) <= 152, "Job grew: check its layout (above)");
@@ -94,6 +98,10 @@ struct Trace {
   std::vector<RecordedAttempt> recorded_attempts;
   // The --priority-map the class names were mapped with (lower-case names -> levels).
   std::map<std::string, int> priority_map;
+  // Unix time (seconds since 1970-01-01 UTC) of the trace's time 0, when the trace says it (an
+  // SWF header's UnixStartTime; the earliest submission of a wall-clock format); NaN = unknown.
+  // Site models with dates and weekly calendars need it (docs/cluster.md#site-model).
+  double unix_origin = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace clustersim
