@@ -226,12 +226,13 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
     group_type[g] = base_catalog.Require(spec_.groups[g].gpu_type, spec_.origin, "gpu_type");
   }
   if (!parts.empty()) {
+    const std::vector<int> base_type = group_type;  // before any group takes an alias
     auto catalog = std::make_shared<HardwareCatalog>(base_catalog);
     std::map<std::pair<int, uint64_t>, int> aliases;  // (type, partitions) -> alias type
     for (size_t g = 0; g < spec_.groups.size(); ++g) {
       bool split = false;  // nodes of this type in other partitions
       for (size_t h = 0; h < spec_.groups.size(); ++h) {
-        split = split || (group_type[h] == group_type[g] && group_parts[h] != group_parts[g]);
+        split = split || (base_type[h] == base_type[g] && group_parts[h] != group_parts[g]);
       }
       if (!split) continue;
       auto [it, added] = aliases.try_emplace({group_type[g], group_parts[g]}, -1);

@@ -819,8 +819,8 @@ TEST_F(TraceReader, SwfKeepsUnknownRunTimesAndProcessorsAsDocumented) {
                                       // Allocated unknown: requested processors; requested time.
                                       "1 10 -1 100 -1 -1 -1 8 3600 -1 0 3 2 -1 0 -1 -1 -1\n"
                                       "; a comment between jobs\n"
-                                      // Run time unknown -> 0; cancelled; 1000 KB per processor.
-                                      "2 20 -1 -1 4 -1 -1 4 -1 1000 5 -1 -1 -1 0 -1 -1 -1\n"
+                                      // Run time unknown -> 0; failed; 1000 KB per processor.
+                                      "2 20 -1 -1 4 -1 -1 4 -1 1000 0 -1 -1 -1 0 -1 -1 -1\n"
                                       // No processors at all -> 0 GPUs (rejected by the engine).
                                       "3 30 -1 50 -1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
                                       // Decimal fields are numbers too.
@@ -834,7 +834,7 @@ TEST_F(TraceReader, SwfKeepsUnknownRunTimesAndProcessorsAsDocumented) {
   EXPECT_EQ(trace.jobs[1].line, 4);
   EXPECT_EQ(trace.jobs[1].duration, 0);
   EXPECT_EQ(trace.jobs[1].walltime, -1);
-  EXPECT_EQ(trace.jobs[1].trace_status, "cancelled");
+  EXPECT_EQ(trace.jobs[1].trace_status, "failed");
   EXPECT_EQ(trace.jobs[1].memory_mib, 4);  // ceil(1000 KB x 4 processors / 1024)
   EXPECT_EQ(trace.jobs[0].memory_mib, 0);  // -1: not given
   EXPECT_EQ(trace.jobs[2].gpus, 0);
