@@ -50,7 +50,7 @@ int CommandSiteFrom(int argc, char** argv) {
       "schedule, and say what it rests on (docs/cluster.md#site-from)\n\noptions");
   desc.add_options()("help,h", "show this help")("trace", po::value(&path), "the log")(
       "format", po::value(&format), "its format (default: detect)")(
-      "out", po::value(&out), "write the cluster spec here (default: print it after the report)")(
+      "out", po::value(&out), "write the cluster spec here (default: print it, the report going to stderr)")(
       "gpu-type", po::value(&options.gpu_type)->default_value(options.gpu_type),
       "catalog type of the spec's nodes (a CPU log counts processors as GPUs)")(
       "node-size", po::value(&node_sizes),
@@ -76,11 +76,14 @@ int CommandSiteFrom(int argc, char** argv) {
   const std::string spec = SiteSpecJson(site, options);
   // The spec must load as it is written.
   ClusterSpec::FromJsonText(spec, out.empty() ? "site-from" : out, HardwareCatalog::Default());
-  std::printf("clustersim site-from: %s (%zu jobs, %s)\n", path.c_str(), trace.jobs.size(),
-              trace.format.c_str());
-  std::cout << SiteReport(site, trace);
+  // Without --out the spec is the output (site-from LOG > spec.json) and the report goes to
+  // stderr; with it, the report is the output.
+  std::ostream& report = out.empty() ? std::cerr : std::cout;
+  report << "clustersim site-from: " << path << " (" << trace.jobs.size() << " jobs, "
+         << trace.format << ")\n"
+         << SiteReport(site, trace);
   if (out.empty()) {
-    std::cout << "\n" << spec;
+    std::cout << spec;
     return 0;
   }
   std::ofstream file(out);

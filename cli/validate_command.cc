@@ -334,15 +334,20 @@ void PrintCalibration(const CalibrationConfig& config, const CalibrationResult& 
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return result.trials[a].objective < result.trials[b].objective;
   });
-  std::printf("%4s %4s  %-44s %8s %6s %10s %10s %9s\n", "rank", "run", "configuration",
+  // The configuration column is as wide as its longest label: a value is never cut.
+  int width = static_cast<int>(std::string("configuration").size());
+  for (const CalibrationTrial& t : result.trials) {
+    width = std::max(width, static_cast<int>(t.label.empty() ? 10 : t.label.size()));
+  }
+  std::printf("%4s %4s  %-*s %8s %6s %10s %10s %9s\n", "rank", "run", width, "configuration",
               config.objective == "fit" ? "fit" : "distance", "KS", "wait mean", "(rec)",
               "util corr");
   const size_t shown = std::min<size_t>(order.size(), 15);
   for (size_t k = 0; k < shown; ++k) {
     const CalibrationTrial& t = result.trials[order[k]];
     const ValidationReport& r = t.outcome.validation;
-    std::printf("%4zu %4lld  %-44.44s %8s %6s %10s %10s %9s%s\n", k + 1,
-                static_cast<long long>(t.run_id), t.label.empty() ? "(as given)" : t.label.c_str(),
+    std::printf("%4zu %4lld  %-*s %8s %6s %10s %10s %9s%s\n", k + 1,
+                static_cast<long long>(t.run_id), width, t.label.empty() ? "(as given)" : t.label.c_str(),
                 Cell(t.objective, "%.3f").c_str(), Cell(Value(r, "all", "wait_ks"), "%.3f").c_str(),
                 Cell(Sim(r, "all", "wait_mean_hours"), "%.3f").c_str(),
                 Cell(Rec(r, "all", "wait_mean_hours"), "%.3f").c_str(),
