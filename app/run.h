@@ -94,6 +94,9 @@ struct RunOutcome {
   // Settings with nothing to act on in this run, each naming the fix (also logged as warnings
   // before the simulation starts).
   std::vector<std::string> warnings;
+  // What the policy planned run times with (Policy::PlanningEstimates), "" when it plans nothing
+  // ahead; also in runs.planning_estimates.
+  std::string planning_estimates;
   ValidationReport validation;  // RunConfig::validate only
 };
 

@@ -13,7 +13,6 @@ namespace {
 class Fcfs final : public Policy {
  public:
   bool SupportsShares() const override { return true; }
-  bool PlacesCpuOnlyJobs() const override { return true; }
   bool HonoursSiteRules() const override { return true; }
   void Schedule(SchedulingContext& context) override {
     Allocation allocation;
