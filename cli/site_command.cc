@@ -50,7 +50,8 @@ int CommandSiteFrom(int argc, char** argv) {
       "schedule, and say what it rests on (docs/cluster.md#site-from)\n\noptions");
   desc.add_options()("help,h", "show this help")("trace", po::value(&path), "the log")(
       "format", po::value(&format), "its format (default: detect)")(
-      "out", po::value(&out), "write the cluster spec here (default: print it, the report going to stderr)")(
+      "out", po::value(&out),
+      "write the cluster spec here (default: print it, the report going to stderr)")(
       "gpu-type", po::value(&options.gpu_type)->default_value(options.gpu_type),
       "catalog type of the spec's nodes (a CPU log counts processors as GPUs)")(
       "node-size", po::value(&node_sizes),

@@ -347,8 +347,9 @@ void PrintCalibration(const CalibrationConfig& config, const CalibrationResult& 
     const CalibrationTrial& t = result.trials[order[k]];
     const ValidationReport& r = t.outcome.validation;
     std::printf("%4zu %4lld  %-*s %8s %6s %10s %10s %9s%s\n", k + 1,
-                static_cast<long long>(t.run_id), width, t.label.empty() ? "(as given)" : t.label.c_str(),
-                Cell(t.objective, "%.3f").c_str(), Cell(Value(r, "all", "wait_ks"), "%.3f").c_str(),
+                static_cast<long long>(t.run_id), width,
+                t.label.empty() ? "(as given)" : t.label.c_str(), Cell(t.objective, "%.3f").c_str(),
+                Cell(Value(r, "all", "wait_ks"), "%.3f").c_str(),
                 Cell(Sim(r, "all", "wait_mean_hours"), "%.3f").c_str(),
                 Cell(Rec(r, "all", "wait_mean_hours"), "%.3f").c_str(),
                 Cell(Value(r, "all", "utilization_correlation"), "%.3f").c_str(),

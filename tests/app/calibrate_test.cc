@@ -4,6 +4,8 @@
 // at their submission), so job i waits 20 floor(i/2) s. On 1 processor every job waits more; on
 // 3 none waits. The search must find the 2 from the first half alone, and the held-out half must
 // then match its record exactly.
+#include "app/calibrate.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include <fstream>
 #include <string>
 
-#include "app/calibrate.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -23,8 +24,9 @@ class Calibration : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("clustersim_calibrate_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("clustersim_calibrate_" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     std::ofstream log(dir_ / "known.swf");
@@ -33,7 +35,8 @@ class Calibration : public ::testing::Test {
       const int wait = i < 2 ? 0 : 20 * (i / 2);
       // id submit wait run alloc cpu mem req_procs req_time req_mem status user group exe
       // queue partition preceding think
-      log << i + 1 << ' ' << 40 * i << ' ' << wait << " 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n";
+      log << i + 1 << ' ' << 40 * i << ' ' << wait
+          << " 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n";
     }
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -97,9 +100,9 @@ TEST_F(Calibration, TheFitObjectiveIsTheWorstTargetInItsUnits) {
     row.value = value;
     r.rows.push_back(row);
   };
-  add("wait_ks", NAN, NAN, 0.06);                  // 0.06 / 0.15 = 0.4
-  add("wait_mean_hours", 3.0, 2.0, 1.0);           // |3 - 2| / (0.25 x 2) = 2
-  add("utilization_correlation", NAN, NAN, 0.9);   // (1 - 0.9) / 0.2 = 0.5
+  add("wait_ks", NAN, NAN, 0.06);                 // 0.06 / 0.15 = 0.4
+  add("wait_mean_hours", 3.0, 2.0, 1.0);          // |3 - 2| / (0.25 x 2) = 2
+  add("utilization_correlation", NAN, NAN, 0.9);  // (1 - 0.9) / 0.2 = 0.5
   EXPECT_DOUBLE_EQ(CalibrationObjective(r, "fit"), 2.0);
   EXPECT_DOUBLE_EQ(CalibrationObjective(r, "wait_ks"), 0.06);
   // Without a figure the objective cannot be met.
