@@ -132,9 +132,10 @@ py::dict Run(const std::string& config_path, const std::vector<std::string>& fil
 // ("key=v1,v2"), then the split, objective, parallel runs and sweeps. Returns the split, every
 // trial (label, objective, run id, KS, mean waits, utilization correlation), the chosen one and
 // the held-out figures of the evaluation run.
-py::dict Calibrate(const std::string& config_path, const std::vector<std::string>& filter_args,
-                   const std::string& cluster_json, const std::vector<std::string>& search,
-                   double split, const std::string& objective, int jobs, int rounds) {
+py::dict CalibrateFromPython(const std::string& config_path,
+                             const std::vector<std::string>& filter_args,
+                             const std::string& cluster_json, const std::vector<std::string>& search,
+                             double split, const std::string& objective, int jobs, int rounds) {
   RunConfig config;
   ApplyRunConfigFile(config_path, {}, &config);
   config.filter = ParseFilterArgs(filter_args);
@@ -443,7 +444,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("run", &Run, py::arg("config_path"), py::arg("filter_args"), py::arg("cluster_json"),
         py::arg("hooks"), py::arg("supports_shares"), py::arg("policy_name"), py::arg("check"),
         py::arg("allow_duplicate"));
-  m.def("calibrate", &Calibrate, py::arg("config_path"), py::arg("filter_args"),
+  m.def("calibrate", &CalibrateFromPython, py::arg("config_path"), py::arg("filter_args"),
         py::arg("cluster_json"), py::arg("search"), py::arg("split"), py::arg("objective"),
         py::arg("jobs"), py::arg("rounds"));
   m.def("read_trace", &ReadTrace, py::arg("path"), py::arg("format") = "");
