@@ -516,7 +516,7 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
                                ? ModelRuntimeOptions::BatchChoice::kGoodputOptimal
                                : ModelRuntimeOptions::BatchChoice::kUser;
     loaded->models =
-        std::make_unique<ModelRuntime>(trace, *catalogs.hardware, *catalogs.models, options);
+        std::make_unique<ModelRuntime>(trace, cluster.catalog(), *catalogs.models, options);
     s->engine_options.models = loaded->models.get();
     s->placement_models = loaded->models.get();
     spdlog::info("{} of {} jobs name a model of the catalog", loaded->models->modelled_jobs(),
@@ -644,6 +644,12 @@ void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& clus
   }
   Engine engine(loaded.trace, cluster, *s->placement, *s->runtime, *s->policy, config.policy,
                 s->engine_options);
+  if (engine.site() != nullptr) {
+    for (const std::string& warning : engine.site()->warnings()) {
+      spdlog::warn("{}", warning);
+      outcome->warnings.push_back(warning);
+    }
+  }
   // Known once the policy has seen the trace (Policy::BeforeRun, from the engine's constructor).
   record->planning_estimates = s->policy->PlanningEstimates();
   outcome->planning_estimates = record->planning_estimates;
@@ -656,7 +662,8 @@ void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& clus
   outcome->fingerprint = engine.fingerprint();
   outcome->events = engine.events_processed();
   if (config.validate) {
-    outcome->validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds);
+    outcome->validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds,
+                                            config.validate_from);
   }
   // Parse + simulate + summary: the time spent waiting for the writer thread is the write's.
   outcome->wall_seconds =

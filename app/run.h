@@ -76,6 +76,11 @@ struct RunConfig {
   // the allocations, validation and validation_series rows. Refuses a trace without a record and
   // a load factor other than 1 (it moves submissions away from the record).
   bool validate = false;
+  // With validate: compare only the jobs submitted at or after this time (seconds of the trace),
+  // and the series from the bucket holding it on (`validate --calibrate` reports the held-out
+  // part of a log this way: the whole log is simulated, so those jobs meet the queue the earlier
+  // ones left). -inf = every job.
+  double validate_from = -std::numeric_limits<double>::infinity();
 };
 
 struct RunOutcome {

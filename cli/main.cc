@@ -23,6 +23,7 @@
 #include "cli/queueing_command.h"
 #include "cli/report_command.h"
 #include "cli/trace_commands.h"
+#include "cli/site_command.h"
 #include "cli/validate_command.h"
 #include "cli/validate_models_command.h"
 #include "policies/registry.h"
@@ -52,7 +53,9 @@ commands:
   sweep           run the cross product of a JSON sweep spec in parallel (--shard for Slurm)
   merge           join result databases into one
   report          per user, vc, GPU type, priority or policy: jobs, GPU-hours, cost, waits, JCT
-  validate        replay a trace that records its real schedule and compare (--search ranks configs)
+  validate        replay a trace that records its real schedule and compare (--search ranks configs,
+                  --calibrate fits the site on one part of a log and reports the rest)
+  site-from       infer a starting site model (partitions, sizes, downtime, limits) from a log
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   advise          memory, largest batch, throughput and goodput of a model on a GPU type
@@ -406,10 +409,11 @@ int Main(int argc, char** argv) {
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
     if (command == "allocate-bench") return CommandAllocateBench(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
+    if (command == "site-from") return CommandSiteFrom(argc - 1, argv + 1);
     throw InputError(
         "unknown command \"" + command +
         "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
-        "list, plan, queueing, validate, allocate-bench");
+        "list, plan, queueing, validate, allocate-bench, site-from");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "app/calibrate.h"
 #include "app/options.h"
 #include "app/replay_options.h"
 #include "app/run.h"
@@ -316,6 +317,55 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
   return interrupted ? 130 : 0;
 }
 
+// The search table and the held-out validation of `validate --calibrate`.
+void PrintCalibration(const CalibrationConfig& config, const CalibrationResult& result) {
+  const RunOutcome& first = result.trials.front().outcome;
+  std::printf(
+      "clustersim validate --calibrate: %s x %s: calibrated on the %lld jobs submitted before "
+      "t = %.0f s (--split %g), compared on the other %lld\n",
+      config.base.trace_path.c_str(), config.base.cluster.c_str(),
+      static_cast<long long>(result.calibration_jobs), result.split_time, config.split,
+      static_cast<long long>(result.held_out_jobs));
+  std::printf("search: %zu configurations (coordinate descent over %zu axes), objective %s, on "
+              "the calibration part (%zu jobs replayed)\n",
+              result.trials.size(), config.axes.size(), config.objective.c_str(), first.jobs);
+  std::vector<size_t> order(result.trials.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return result.trials[a].objective < result.trials[b].objective;
+  });
+  // The configuration column is as wide as its longest label: a value is never cut.
+  int width = static_cast<int>(std::string("configuration").size());
+  for (const CalibrationTrial& t : result.trials) {
+    width = std::max(width, static_cast<int>(t.label.empty() ? 10 : t.label.size()));
+  }
+  std::printf("%4s %4s  %-*s %8s %6s %10s %10s %9s\n", "rank", "run", width, "configuration",
+              config.objective == "fit" ? "fit" : "distance", "KS", "wait mean", "(rec)",
+              "util corr");
+  const size_t shown = std::min<size_t>(order.size(), 15);
+  for (size_t k = 0; k < shown; ++k) {
+    const CalibrationTrial& t = result.trials[order[k]];
+    const ValidationReport& r = t.outcome.validation;
+    std::printf("%4zu %4lld  %-*s %8s %6s %10s %10s %9s%s\n", k + 1,
+                static_cast<long long>(t.run_id), width,
+                t.label.empty() ? "(as given)" : t.label.c_str(), Cell(t.objective, "%.3f").c_str(),
+                Cell(Value(r, "all", "wait_ks"), "%.3f").c_str(),
+                Cell(Sim(r, "all", "wait_mean_hours"), "%.3f").c_str(),
+                Cell(Rec(r, "all", "wait_mean_hours"), "%.3f").c_str(),
+                Cell(Value(r, "all", "utilization_correlation"), "%.3f").c_str(),
+                order[k] == result.chosen ? "  <- chosen" : "");
+  }
+  if (shown < order.size()) std::printf("  ... %zu more in the database\n", order.size() - shown);
+  std::printf("\nheld-out part: the chosen configuration on the whole log, compared on the %lld "
+              "jobs submitted from t = %.0f s on (series from that day on)\n",
+              static_cast<long long>(result.held_out_jobs), result.split_time);
+  PrintValidation(result.evaluation_config, result.evaluation);
+  const double fit = CalibrationObjective(result.evaluation.validation, "fit");
+  std::printf("  %-14s %s (<= 1: KS <= 0.15, mean wait within 25 %%, utilization correlation "
+              ">= 0.8)\n",
+              "held-out fit", Cell(fit, "%.3f").c_str());
+}
+
 }  // namespace
 
 int CommandValidate(int argc, char** argv) {
@@ -326,6 +376,9 @@ int CommandValidate(int argc, char** argv) {
   std::string rank_by = "wait_wasserstein_hours";
   std::string log_level = "warn";
   int jobs = DefaultJobCount();
+  bool calibrate = false;
+  double split = 0.5;
+  int rounds = 3;
   po::options_description desc(
       "clustersim validate --trace F --cluster C --policy P [run options]: replay a trace that\n"
       "records its real schedule and compare the simulation with it (docs/validation.md)\n\n"
@@ -351,6 +404,14 @@ int CommandValidate(int argc, char** argv) {
       "distance ranking --search: wait_wasserstein_hours, wait_ks, start_error_abs_mean_hours, "
       "utilization_mae, queue_length_mae")(
       "jobs,j", po::value(&jobs), "--search runs in parallel (default: the number of cores)")(
+      "calibrate", po::bool_switch(&calibrate),
+      "search the --search axes (also site.<path> of the cluster spec) by coordinate descent on "
+      "the jobs before --split, then replay the whole log and compare the rest (the held-out "
+      "part); objective --rank-by (default fit)")(
+      "split", po::value(&split)->default_value(0.5),
+      "--calibrate: share of the jobs, by submit time, to calibrate on")(
+      "rounds", po::value(&rounds)->default_value(3),
+      "--calibrate: sweeps of the coordinate descent at most")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
   AddReplayOptions(desc, config);
   AddFilterOptions(desc, filter_args);
@@ -363,6 +424,37 @@ int CommandValidate(int argc, char** argv) {
   }
   CheckReplayOptions(config);
   if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
+  if (calibrate) {
+    if (vm["rank-by"].defaulted()) rank_by = "fit";
+    config.filter = MakeFilter(filter_args);
+    config.validate = true;
+    CatchStopSignals();
+    CalibrationConfig calibration;
+    calibration.base = config;
+    calibration.base.engine.interrupt = StopFlag();
+    for (const std::string& p : params) {
+      Params parsed;
+      parsed.AddAssignment(p);
+      calibration.params.insert(parsed.values().begin(), parsed.values().end());
+    }
+    std::set<std::string> keys;
+    for (const std::string& text : searches) {
+      calibration.axes.push_back(ParseCalibrationAxis(text));
+      if (!keys.insert(calibration.axes.back().key).second) {
+        throw InputError("--search: the key " + calibration.axes.back().key + " is given twice");
+      }
+    }
+    calibration.split = split;
+    calibration.objective = rank_by;
+    calibration.jobs = jobs;
+    calibration.rounds = rounds;
+    const CalibrationResult result = Calibrate(calibration);
+    PrintCalibration(calibration, result);
+    return result.evaluation.status == RunStatus::kComplete ? 0 : 130;
+  }
+  if (!vm["split"].defaulted() || !vm["rounds"].defaulted()) {
+    spdlog::warn("--split and --rounds have nothing to act on without --calibrate");
+  }
   if (std::find(std::begin(kRankMetrics), std::end(kRankMetrics), rank_by) ==
       std::end(kRankMetrics)) {
     throw InputError("--rank-by " + rank_by +

@@ -393,6 +393,8 @@ constexpr char kHelios[] = "helios";
 constexpr char kAcme[] = "acme";
 constexpr char kOpenb[] = "openb";
 constexpr char kSwf[] = "swf";
+constexpr char kSacctName[] = "sacct.txt";
+constexpr char kSacct[] = "sacct";
 
 }  // namespace
 
@@ -411,6 +413,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"openb-nodes", "an openb node list, through trace cluster-from, loaded back as a cluster",
        OpenbNodesTarget},
       {"swf", "a Standard Workload Format log, read as swf", ReaderTarget<kSwfName, kSwf>},
+      {"sacct", "Slurm sacct -P output, read as sacct", ReaderTarget<kSacctName, kSacct>},
       {"autodetect", "a file-name selector byte, then any trace, format detected",
        AutodetectTarget},
       {"cluster-spec", "a cluster spec JSON, loaded and expanded", ClusterSpecTarget},

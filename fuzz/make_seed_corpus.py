@@ -182,6 +182,11 @@ def main():
         put("openb-nodes", "all_node_head.csv", head(all_nodes, 8))
 
     put("swf", "lublin_256_head.swf", head(os.path.join(traces, "swf", "lublin_256.swf"), 45))
+    sacct = read(os.path.join(traces, "slurm", "sacct_sample.txt"))
+    put("sacct", "sacct_sample.txt", sacct)
+    # sacct -p: the same records with a trailing '|' on every line.
+    put("sacct", "sacct_sample_trailing_bar.txt",
+        b"".join(line + b"|\n" for line in sacct.splitlines()))
     nasa = os.path.join(traces, "swf", "NASA-iPSC-1993-3.1-cln.swf.gz")
     put("swf", "nasa_ipsc_head.swf", head(nasa, 40, opener=gzip.open))
     put("swf", "nasa_ipsc_head_gzip", gzip.compress(head(nasa, 40, opener=gzip.open), mtime=0))

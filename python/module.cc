@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "app/calibrate.h"
 #include "app/options.h"
 #include "app/replay_options.h"
 #include "app/run.h"
@@ -126,6 +127,66 @@ py::dict Run(const std::string& config_path, const std::vector<std::string>& fil
   }
   result["summary"] = summary;
   return result;
+}
+
+// `validate --calibrate` (app/calibrate.h): the run config as for Run, `search` the axes
+// ("key=v1,v2"), then the split, objective, parallel runs and sweeps. Returns the split, every
+// trial (label, objective, run id, KS, mean waits, utilization correlation), the chosen one and
+// the held-out figures of the evaluation run.
+py::dict CalibrateFromPython(const std::string& config_path,
+                             const std::vector<std::string>& filter_args,
+                             const std::string& cluster_json, const std::vector<std::string>& search,
+                             double split, const std::string& objective, int jobs, int rounds) {
+  RunConfig config;
+  ApplyRunConfigFile(config_path, {}, &config);
+  config.filter = ParseFilterArgs(filter_args);
+  if (!cluster_json.empty()) config.cluster_json = cluster_json;
+  config.validate = true;
+  CalibrationConfig calibration;
+  calibration.params = config.params.values();
+  config.params = Params();
+  calibration.base = config;
+  for (const std::string& text : search) calibration.axes.push_back(ParseCalibrationAxis(text));
+  calibration.split = split;
+  calibration.objective = objective;
+  calibration.jobs = jobs;
+  calibration.rounds = rounds;
+  CalibrationResult result;
+  {
+    py::gil_scoped_release release;
+    result = clustersim::Calibrate(calibration);
+  }
+  auto figure = [](const ValidationReport& r, const char* metric, double ValidationRow::*field) {
+    const ValidationRow* row = r.Find("all", metric);
+    return row ? row->*field : kNaN;
+  };
+  auto figures = [&](const ValidationReport& r, py::dict* d) {
+    (*d)["wait_ks"] = figure(r, "wait_ks", &ValidationRow::value);
+    (*d)["wait_mean_hours_simulated"] = figure(r, "wait_mean_hours", &ValidationRow::simulated);
+    (*d)["wait_mean_hours_recorded"] = figure(r, "wait_mean_hours", &ValidationRow::recorded);
+    (*d)["utilization_correlation"] = figure(r, "utilization_correlation", &ValidationRow::value);
+    (*d)["fit"] = CalibrationObjective(r, "fit");
+  };
+  py::list trials;
+  for (const CalibrationTrial& t : result.trials) {
+    py::dict d;
+    d["label"] = t.label;
+    d["objective"] = t.objective;
+    d["run_id"] = t.run_id;
+    figures(t.outcome.validation, &d);
+    trials.append(d);
+  }
+  py::dict held_out;
+  figures(result.evaluation.validation, &held_out);
+  py::dict out;
+  out["split_time"] = result.split_time;
+  out["calibration_jobs"] = result.calibration_jobs;
+  out["held_out_jobs"] = result.held_out_jobs;
+  out["trials"] = trials;
+  out["chosen"] = result.chosen;
+  out["run_id"] = result.evaluation.run_id;
+  out["held_out"] = held_out;
+  return out;
 }
 
 // The jobs of a trace file as columns of the native format (traces/README.md), in the engine's
@@ -396,6 +457,9 @@ PYBIND11_MODULE(_core, m) {
   m.def("run", &Run, py::arg("config_path"), py::arg("filter_args"), py::arg("cluster_json"),
         py::arg("hooks"), py::arg("supports_shares"), py::arg("policy_name"), py::arg("check"),
         py::arg("allow_duplicate"));
+  m.def("calibrate", &CalibrateFromPython, py::arg("config_path"), py::arg("filter_args"),
+        py::arg("cluster_json"), py::arg("search"), py::arg("split"), py::arg("objective"),
+        py::arg("jobs"), py::arg("rounds"));
   m.def("read_trace", &ReadTrace, py::arg("path"), py::arg("format") = "");
   m.def("filter_option_names", &FilterOptionNames);
   m.def("set_log_level", &SetLogLevel, py::arg("level"));
@@ -428,7 +492,7 @@ PYBIND11_MODULE(_core, m) {
                         *catalog);
         std::vector<std::tuple<std::string, int, int>> nodes;
         for (const Node& node : c.nodes()) {
-          nodes.emplace_back(catalog->gpu(node.gpu_type).name, node.gpu_count, node.rack);
+          nodes.emplace_back(c.catalog().gpu(node.gpu_type).name, node.gpu_count, node.rack);
         }
         return nodes;
       },

@@ -106,6 +106,14 @@ class JobSink {
   // jobs that were not kept stay, unused.
   std::vector<JobConstraints> TakeConstraints() { return std::move(constraints_); }
 
+  // The Unix time of the trace's time 0 (Trace::unix_origin). A reader of relative times that
+  // knows it says so (SWF's UnixStartTime); a reader whose absolute times are Unix seconds
+  // (dates) calls MarkUnixClock, and the origin subtracted at Finish is then the Unix origin.
+  void SetUnixOrigin(double unix_seconds) { unix_origin_ = unix_seconds; }
+  void MarkUnixClock() { unix_clock_ = true; }
+  // After Finish: the Unix time of time 0, or NaN if unknown.
+  double unix_origin() const { return unix_origin_; }
+
  private:
   // Keeps the first_n earliest of kept_ (stable), counting the rest.
   void TrimToFirstN();
@@ -119,6 +127,8 @@ class JobSink {
   std::vector<RecordedAttempt> attempts_;
   std::vector<JobConstraints> constraints_;
   size_t max_held_ = 0;
+  double unix_origin_ = std::numeric_limits<double>::quiet_NaN();
+  bool unix_clock_ = false;
 };
 
 }  // namespace clustersim

@@ -170,6 +170,7 @@ Trace LoadTrace(const std::string& path, const std::string& format, const TraceF
   trace.constraints = sink.TakeConstraints();
   trace.ids_unique = reader->rejects_duplicate_ids;
   trace.priority_map = filter.priority_map;
+  trace.unix_origin = sink.unix_origin();
   trace.sha256 = sha256.get();
   return trace;
 }

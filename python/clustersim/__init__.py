@@ -25,11 +25,13 @@ from ._core import Allocation, Context, InputError, InternalError, Job, JobRun, 
 from ._core import set_log_level
 from ._env import Box, Discrete, Env
 from ._policy import Policy
-from ._run import Database, Result, Trace, generate_trace, open, read_trace, run
+from ._run import (Calibration, Database, Result, Trace, calibrate, generate_trace, open,
+                   read_trace, run)
 from . import policies
 
 __all__ = [
-    "Allocation", "Box", "Context", "Database", "Discrete", "Env", "InputError", "InternalError",
+    "Allocation", "Box", "Calibration", "Context", "Database", "Discrete", "Env", "InputError",
+    "InternalError", "calibrate",
     "Job", "JobRun", "Policy", "PolicyError", "Result", "Trace", "cluster_nodes",
     "cluster_presets", "generate_trace", "open", "placements_list", "policies", "policies_list",
     "read_trace", "run", "set_log_level",

@@ -20,7 +20,8 @@ import pandas as pd
 from . import _core
 from ._policy import Policy
 
-__all__ = ["run", "Result", "open", "Database", "Trace", "read_trace", "generate_trace"]
+__all__ = ["run", "calibrate", "Calibration", "Result", "open", "Database", "Trace", "read_trace",
+           "generate_trace"]
 
 _FILTER_OPTIONS = frozenset(_core.filter_option_names())
 
@@ -134,6 +135,78 @@ def run(trace=None, cluster="default", policy="fcfs", placement="first-fit", par
                 error = _relabel(error, config["trace"], trace_label)
             raise error from None
         return Result(outcome, database)
+
+
+def calibrate(trace, cluster, search, split=0.5, objective="fit", jobs=1, rounds=3,
+              policy="fcfs", placement="first-fit", params=None, out=None, **options):
+    """Calibrates a replay on the first part of a log and reports the rest, as
+    ``clustersim validate --calibrate`` (docs/validation.md#calibrate); returns a Calibration.
+
+    trace: a log that records its schedule (a path); cluster: a preset, spec path or dict.
+    search: {key: [values]} or a list of "key=v1,v2" strings; keys are policy, placement,
+      runtime-model, a cluster spec path (site.user_limits[0].max_running_jobs) or a [NAME:]
+      parameter. The first value of each is where the coordinate descent starts.
+    split: share of the jobs, by submit time, calibrated on; objective: fit or a --rank-by
+      distance; jobs: runs in parallel; rounds: sweeps over the axes at most.
+    policy, placement, params: the settings the axes do not name. out: the database every run is
+      appended to, the evaluation run last (None = a temporary one). options: as for run (interval,
+      format, trace filters, ...).
+    """
+    with tempfile.TemporaryDirectory(prefix="clustersim-") as tmp:
+        config = {"trace": os.fspath(trace), "policy": policy, "placement": placement}
+        cluster_json = ""
+        if isinstance(cluster, dict):
+            cluster_json = json.dumps(cluster)
+            config["cluster"] = "dict"
+        else:
+            config["cluster"] = os.fspath(cluster)
+        if params:
+            config["params"] = dict(params)
+        database = os.fspath(out) if out is not None else os.path.join(tmp, "calibrate.sqlite")
+        config["out"] = database
+        filter_args = []
+        for key, value in options.items():
+            option = key.replace("_", "-")
+            if option in _FILTER_OPTIONS:
+                filter_args.append(f"--{option}={_option_value(value)}")
+            else:
+                config[key] = value
+        if isinstance(search, dict):
+            axes = [f"{key}={','.join(str(v) for v in values)}" for key, values in search.items()]
+        else:
+            axes = list(search)
+        config_path = os.path.join(tmp, "options.json")
+        with builtins.open(config_path, "w") as f:
+            json.dump(config, f)
+        try:
+            outcome = _core.calibrate(config_path, filter_args, cluster_json, axes, float(split),
+                                      objective, int(jobs), int(rounds))
+        except _core.InputError as e:
+            raise _relabel(e, config_path, "clustersim.calibrate options") from None
+        return Calibration(outcome)
+
+
+class Calibration:
+    """What clustersim.calibrate found.
+
+    Attributes: trials (DataFrame: label, objective, run_id, wait_ks, wait_mean_hours_simulated,
+    wait_mean_hours_recorded, utilization_correlation, fit; on the calibration part); chosen (the
+    chosen trial's label); run_id (the evaluation run); held_out (dict of the same figures on the
+    held-out part); split_time (seconds), calibration_jobs, held_out_jobs.
+    """
+
+    def __init__(self, outcome):
+        self.trials = pd.DataFrame(outcome["trials"])
+        self.chosen = outcome["trials"][outcome["chosen"]]["label"]
+        self.run_id = outcome["run_id"]
+        self.held_out = dict(outcome["held_out"])
+        self.split_time = outcome["split_time"]
+        self.calibration_jobs = outcome["calibration_jobs"]
+        self.held_out_jobs = outcome["held_out_jobs"]
+
+    def __repr__(self):
+        return (f"Calibration(chosen={self.chosen!r}, trials={len(self.trials)}, "
+                f"held_out_fit={self.held_out['fit']:.3f})")
 
 
 class Result:

@@ -25,6 +25,9 @@ enum EventKind : int {
 
 // One step of the fingerprint: FNV-1a's xor-multiply applied to a whole 64-bit word, followed
 // by a xor-shift so high bits feed back into low ones.
+// The job index of the engine's own timer: a pass when a site rule changes with time.
+constexpr JobId kSiteWakeJob = -2;
+
 uint64_t MixWord(uint64_t hash, uint64_t word) {
   hash = (hash ^ word) * 1099511628211ull;
   return hash ^ (hash >> 29);
@@ -112,6 +115,16 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
     empty_resources_.EnableHostLimits();
   }
   if (placement_.CountsJobKinds()) resources_.EnableJobKinds();
+  if (cluster.spec().site.present) {
+    site_ = std::make_unique<SiteRules>(cluster.spec().site, cluster, trace, options_.faults.seed);
+    if (site_->has_start_rules() && !policy_.HonoursSiteRules()) {
+      throw InputError(cluster.spec().origin, 0, 0,
+                       "policy " + policy_name_ +
+                           " does not apply a site's limits, run windows, drains or downtime; "
+                           "use one that does (fcfs, easy, multifactor: "
+                           "docs/cluster.md#site-model)");
+    }
+  }
   ResolveRequests();
   if (!trace.constraints.empty() || options_.constraints.max_nodes_per_job > 0) {
     constraints_ = std::make_unique<PlacementConstraints>(trace, cluster, options_.constraints);
@@ -150,7 +163,7 @@ void Engine::ResolveRequests() {
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     const Job& job = trace_.jobs[i];
     JobRun& run = runs_[i];
-    run.request.gpus = job.gpus;
+    run.request.gpus = site_ ? site_->RequestGpus(static_cast<JobId>(i)) : job.gpus;
     run.request.job = &job;
     run.request.job_id = static_cast<int>(i);
     run.request.host = HostDemand{job.cpu_milli, job.memory_mib};
@@ -161,6 +174,9 @@ void Engine::ResolveRequests() {
       run.request.milli = job.gpu_milli;
     }
     run.work_left = job.duration;
+    // A site partition restricts the job to its nodes' types (Cluster::PartitionTypes).
+    const uint64_t partition_mask = site_ ? site_->type_mask(static_cast<JobId>(i)) : ~uint64_t{0};
+    run.request.type_mask = partition_mask;
     if (job.gpu_type.empty()) continue;
     auto it = masks.find(job.gpu_type.id());
     if (it == masks.end()) {
@@ -182,12 +198,12 @@ void Engine::ResolveRequests() {
                            "job " + first->id + ": gpu_type: unknown GPU type \"" + name +
                                "\"; valid types: " + catalog.NameList());
         }
-        mask |= uint64_t{1} << *type;
+        mask |= cluster_.TypeAndAliases(*type);
         begin = end + 1;
       }
       it = masks.emplace(job.gpu_type.id(), mask).first;
     }
-    run.request.type_mask = it->second;
+    run.request.type_mask = it->second & partition_mask;
   }
 }
 
@@ -251,6 +267,8 @@ void Engine::Run() {
       heap_.pop();
     }
     size_t b = 0;
+    bool batch_has_finish = false;
+    bool batch_has_arrival = false;
     for (; b < batch.size() && batch[b].rank() < kArrivalRank; ++b) {
       const Event& e = batch[b];
       if (e.rank() == kFaultRank) {
@@ -261,6 +279,7 @@ void Engine::Run() {
       if (run.state != JobState::kRunning || run.version != (e.aux & kVersionMask))
         continue;  // stale
       Record(t, kKindFinish, e.job);
+      batch_has_finish = true;
       if (e.aux & kOomBit) {
         OomFail(e.job);
       } else {
@@ -270,6 +289,7 @@ void Engine::Run() {
     while (next_arrival_ < jobs.size() && jobs[next_arrival_].submit_time == t) {
       const JobId id = static_cast<JobId>(next_arrival_++);
       Record(t, kKindArrival, id);
+      batch_has_arrival = true;
       Arrive(id);
       if (options_.skip_no_fit) {
         // The arrival's own pass: the queue holds at most this job, so the policy can only start
@@ -290,12 +310,16 @@ void Engine::Run() {
     for (; b < batch.size(); ++b) {
       const Event& e = batch[b];
       Record(t, kKindTimer, e.job);
+      if (e.job == kSiteWakeJob) continue;  // only a pass: a site rule changed with time
       policy_.OnTimer(*this, e.job, static_cast<int>(e.aux));
     }
 
-    ++passes_;
-    policy_.Schedule(*this);
-    DeriveHeadWaitReason();
+    if (!site_ || !DeferToCycle(batch_has_finish, batch_has_arrival)) {
+      ++passes_;
+      policy_.Schedule(*this);
+      DeriveHeadWaitReason();
+      if (site_) ScheduleSiteWake();
+    }
     if (options_.no_departures && !options_.skip_no_fit) ObserveCurve();
     metrics_.ObserveQueue(resources_, queue_head_ == kNoJob ? nullptr : &runs_[queue_head_].request,
                           queue_length_, static_cast<int>(running_.size()));
@@ -526,6 +550,7 @@ void Engine::OomFail(JobId id) {
     run.state = JobState::kOomFailed;
     run.end_time = now_;
     ++jobs_done_;
+    if (site_) site_->OnDone(id);
     policy_.OnCompletion(*this, id);
     return;
   }
@@ -611,6 +636,7 @@ void Engine::Reject(JobId id, std::string reason) {
   run.end_time = now_;
   reasons_[id] = std::move(reason);
   ++jobs_done_;
+  if (site_) site_->OnDone(id);
   Hash(now_, kKindReject, id);
 }
 
@@ -641,6 +667,12 @@ void Engine::Arrive(JobId id) {
       Reject(id, std::move(why));
       return;
     }
+    if (site_) {
+      if (std::string why = site_->Admit(id, now_, policy_.RequestedWalltime(job)); !why.empty()) {
+        Reject(id, std::move(why));
+        return;
+      }
+    }
     run.state = JobState::kQueued;
     QueueAppend(id);
     policy_.OnArrival(*this, id);
@@ -660,6 +692,12 @@ void Engine::Arrive(JobId id) {
   if (!it->second) {
     Reject(id, RejectionReason(id));
     return;
+  }
+  if (site_) {
+    if (std::string why = site_->Admit(id, now_, policy_.RequestedWalltime(job)); !why.empty()) {
+      Reject(id, std::move(why));
+      return;
+    }
   }
   run.state = JobState::kQueued;
   QueueAppend(id);
@@ -711,6 +749,15 @@ std::string Engine::RejectionReason(JobId id) const {
   }
   const std::string what = "requests " + std::to_string(job.gpus) + " GPUs" +
                            (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str());
+  if (job.gpus == 0) {
+    // A reader marks a record it could not complete with a status suffix (traces/README.md);
+    // that is the reason, not the cluster.
+    const std::string& status = job.trace_status.str();
+    const size_t colon = status.rfind(':');
+    if (colon != std::string::npos && colon + 1 < status.size()) {
+      return what + ": incomplete record (" + status.substr(colon + 1) + ")";
+    }
+  }
   Allocation scratch;
   if (run.request.constraint != 0) {
     // The GPUs fit without the job's locality and node limits: name the limits.
@@ -822,6 +869,7 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   }
   if (!gpu_memory_.empty()) PlaceMemory(id, -1);
   metrics_.OnRelease(run.allocation, run.request.host);
+  if (site_) site_->OnStop(id, run.request.gpus);
   RunningRemove(id);
   run.version = (run.version + 1) & kVersionMask;
 }
@@ -843,6 +891,7 @@ void Engine::Finish(JobId id, bool walltime_kill) {
   run.allocation.gpus.shrink_to_fit();
   run.allocation.node = -1;
   ++jobs_done_;
+  if (site_) site_->OnDone(id);
   policy_.OnCompletion(*this, id);
 }
 
@@ -851,8 +900,11 @@ void Engine::ScheduleFinish(JobId id) {
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
   const double walltime = policy_.RequestedWalltime(job);
-  const double kill = options_.enforce_walltime && walltime >= 0
-                          ? now_ + std::max(0.0, walltime - run.run_seconds)
+  // A site may not kill, or kill after a grace (Slurm's OverTimeLimit).
+  const bool kills = options_.enforce_walltime && (!site_ || site_->kill_at_walltime());
+  const double grace = site_ ? site_->over_time_limit_seconds() : 0.0;
+  const double kill = kills && walltime >= 0
+                          ? now_ + std::max(0.0, walltime + grace - run.run_seconds)
                           : std::numeric_limits<double>::infinity();
   if (!oom_pending_.empty() && oom_pending_[id]) {
     const double oom = now_ + options_.models->options().oom_startup_seconds;
@@ -968,9 +1020,10 @@ void Engine::Start(JobId id, Allocation allocation) {
   }
   ValidateAllocation(id, allocation, "start of", false);
   // Backfilling plans CPUs and host memory per node as they plan GPUs (docs/backfilling.md), so
-  // promises hold under host limits too.
+  // promises hold under host limits too. A site's limits may hold a promised job back: its
+  // promise is an estimate then.
   if (options_.check_invariants && plans_held_ && !promised_start_.empty() &&
-      policy_.KeepsPromises()) {
+      policy_.KeepsPromises() && !(site_ && site_->has_start_rules())) {
     const double promised = promised_start_[id];
     if (now_ > promised + 1e-9 * std::max(1.0, std::abs(promised))) {
       PolicyBug("job " + trace_.jobs[id].id + " starts after the start it was promised (" +
@@ -998,8 +1051,14 @@ void Engine::Start(JobId id, Allocation allocation) {
                 cluster_.catalog().gpu(allocation.gpu_type).name + " runs out of memory");
     }
   }
+  if (site_ && site_->has_start_rules() &&
+      !site_->MayStart(id, now_, SitePlan(id), run.request.gpus)) {
+    PolicyBug("start of job " + trace_.jobs[id].id + ", which the site's rules hold back: " +
+              site_->WhyBlocked(id, now_, SitePlan(id), run.request.gpus));
+  }
   QueueRemove(id);
   ++state_version_;
+  if (site_) site_->OnStart(id, run.request.gpus);
   if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
   resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli, allocation.node);
   const int nodes = metrics_.OnAllocate(allocation, run.request.host);
@@ -1197,8 +1256,48 @@ void Engine::Decline(JobId id, std::string reason) {
 
 void Engine::SetTimer(double time, JobId id, int tag) {
   if (!(time >= now_)) PolicyBug("timer set in the past");
+  if (id < kNoJob || id >= static_cast<JobId>(runs_.size())) PolicyBug("timer for no job");
   if (tag < 0) PolicyBug("timer with a negative tag");
   Push(time, kTimerRank, id, static_cast<uint32_t>(tag));
+}
+
+bool Engine::MayStart(JobId id) const {
+  return !site_ || !site_->has_start_rules() ||
+         site_->MayStart(id, now_, SitePlan(id), runs_[id].request.gpus);
+}
+
+bool Engine::DeferToCycle(bool finished, bool arrived) {
+  const double cycle = site_->scheduler_cycle_seconds();
+  if (!(cycle > 0)) return false;
+  if ((finished && site_->schedule_on_end()) || (arrived && site_->schedule_on_submit())) {
+    return false;
+  }
+  const double next = std::ceil(now_ / cycle) * cycle;
+  if (!(next > now_)) return false;
+  if (!(cycle_wake_ > now_ && cycle_wake_ <= next)) {
+    Push(next, kTimerRank, kSiteWakeJob, 0);
+    cycle_wake_ = next;
+  }
+  return true;
+}
+
+double Engine::SitePlan(JobId id) const {
+  return site_->Plan(id, policy_.RequestedWalltime(trace_.jobs[id]));
+}
+
+void Engine::ScheduleSiteWake() {
+  // Passes happen at events; a job held back by a time rule also needs one when the rule
+  // changes, as long as some job waits.
+  if (!site_->has_time_rules() || queue_length_ == 0) return;
+  const double t = site_->NextChange(now_);
+  if (!std::isfinite(t) || (site_wake_ > now_ && site_wake_ <= t)) return;
+  if (const double cycle = site_->scheduler_cycle_seconds(); cycle > 0) {
+    // Passes happen at cycles only: the first cycle at or after the change.
+    const double at = std::ceil(t / cycle) * cycle;
+    if (cycle_wake_ > now_ && cycle_wake_ <= at) return;
+  }
+  Push(t, kTimerRank, kSiteWakeJob, 0);
+  site_wake_ = t;
 }
 
 void Engine::QueueAppend(JobId id) {

@@ -61,6 +61,7 @@
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/engine/wait_reasons.h"
+#include "sim/engine/site_rules.h"
 
 namespace clustersim {
 
@@ -192,6 +193,9 @@ class Engine final : public SchedulingContext {
   const PlacementConstraints* constraints() const {
     return constrained_placement_ ? constraints_.get() : nullptr;
   }
+  // The cluster's site model resolved for this run (sim/engine/site_rules.h), or nullptr when
+  // the cluster spec has none.
+  const SiteRules* site() const override { return site_.get(); }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
   int64_t failures() const { return failures_; }
@@ -243,6 +247,7 @@ class Engine final : public SchedulingContext {
   // job once Run returns.
   const WaitLedger& wait_reasons() const { return wait_; }
   void Decline(JobId id, std::string reason) override;
+  bool MayStart(JobId id) const override;
 
  private:
   enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
@@ -409,6 +414,18 @@ class Engine final : public SchedulingContext {
   JobId derived_head_ = kNoJob;
   uint64_t state_version_ = 0;
   uint64_t derived_version_ = 0;
+  // The site model (only when the cluster spec has one): its rules, and the time of the pass
+  // the engine has asked for when a time rule changes (SiteRules::NextChange), -inf if none.
+  std::unique_ptr<SiteRules> site_;
+  double site_wake_ = -std::numeric_limits<double>::infinity();
+  double cycle_wake_ = -std::numeric_limits<double>::infinity();  // the next scheduler cycle
+  // The plan of a job for the site's rules (SiteRules::Plan with the policy's wall time).
+  double SitePlan(JobId id) const;
+  void ScheduleSiteWake();
+  // With a scheduler cycle (SiteSpec::scheduler_cycle_seconds): true, with a pass asked for at
+  // the next cycle, if now is not one and the batch just applied (`finished`: a job ended,
+  // `arrived`: one was submitted) triggers none.
+  bool DeferToCycle(bool finished, bool arrived);
 };
 
 }  // namespace clustersim

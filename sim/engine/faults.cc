@@ -85,6 +85,12 @@ std::vector<double> ParseMtbfHours(const std::string& text, const HardwareCatalo
     }
     out[*type] = ParseHours(item.substr(eq + 1), option);
   }
+  // A type's copies for site partitions (HardwareCatalog::AddAlias) fail as the type does,
+  // unless named themselves.
+  for (size_t t = 0; t < out.size(); ++t) {
+    const int base = catalog.gpu(static_cast<int>(t)).alias_of;
+    if (base >= 0 && out[t] == FaultOptions::kNever) out[t] = out[base];
+  }
   return out;
 }
 

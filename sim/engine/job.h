@@ -81,6 +81,10 @@ struct Job {
   // 1 + the index of the job's JobConstraints in Trace::constraints; 0 = none. Several jobs may
   // share an entry (copies of one job keep it).
   uint32_t constraints = 0;
+  // The partition(s) the trace names (SWF field 16, Slurm's Partition, Philly's virtual
+  // cluster), several separated by ','; empty = none. A cluster's site model maps it onto its
+  // partitions (docs/cluster.md#site-model).
+  Symbol partition;
 };
 
 static_assert(sizeof(void*) != 8 || sizeof(Job) <= 152, "Job grew: check its layout (above)");
@@ -136,6 +140,10 @@ struct Trace {
     return c != nullptr && c->has_deadline() ? job.submit_time + c->deadline
                                              : std::numeric_limits<double>::infinity();
   }
+  // Unix time (seconds since 1970-01-01 UTC) of the trace's time 0, when the trace says it (an
+  // SWF header's UnixStartTime; the earliest submission of a wall-clock format); NaN = unknown.
+  // Site models with dates and weekly calendars need it (docs/cluster.md#site-model).
+  double unix_origin = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace clustersim

@@ -93,6 +93,12 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
     throw JsonValueError::Verbatim(origin, "nodes",
                                    "\"nodes\": expected a non-empty array of node groups");
   }
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "nodes" && key != "network" && key != "site") {
+      throw JsonValueError(origin, key,
+                           "unknown key \"" + key + "\" (known: nodes, network, site)");
+    }
+  }
   static const char* kKnownGroupKeys[] = {"count", "gpu_type",        "gpus_per_node", "topology",
                                           "cpus",  "host_memory_gib", "nic_gbps",      "name"};
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -105,6 +111,7 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       if (!known) throw JsonValueError(origin, where, "unknown key \"" + key + "\"");
     }
     NodeGroupSpec group;
+    if (g.contains("name")) group.name = RequireString(g["name"], origin, where + ".name");
     group.count =
         RequirePositiveInt(RequireMember(g, "count", origin, where), origin, where + ".count");
     group.gpu_type =
@@ -165,6 +172,14 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       }
     }
   }
+  if (doc.contains("site")) {
+    std::vector<std::string> names;
+    for (const NodeGroupSpec& g : spec.groups) names.push_back(g.name);
+    spec.site = ParseSite(doc["site"], origin, names);
+    if (spec.site.partitions.size() > 64) {
+      throw JsonValueError(origin, "site.partitions", "at most 64 partitions are supported");
+    }
+  }
   long long total = 0;
   for (const auto& g : spec.groups) total += static_cast<long long>(g.count) * g.gpus_per_node;
   if (total > 50'000'000) {
@@ -198,12 +213,62 @@ std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const Netw
   return doc.dump();
 }
 
-Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
-    : spec_(std::move(spec)), catalog_(&catalog) {
+Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
+    : spec_(std::move(spec)), catalog_(&base_catalog) {
+  // Each node group's type, split by the site partitions its nodes belong to.
+  const std::vector<SitePartition>& parts = spec_.site.partitions;
+  std::vector<int> group_type(spec_.groups.size());
+  std::vector<uint64_t> group_parts(spec_.groups.size(), 0);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (int g : parts[p].node_groups) group_parts[g] |= uint64_t{1} << p;
+  }
+  for (size_t g = 0; g < spec_.groups.size(); ++g) {
+    group_type[g] = base_catalog.Require(spec_.groups[g].gpu_type, spec_.origin, "gpu_type");
+  }
+  if (!parts.empty()) {
+    const std::vector<int> base_type = group_type;  // before any group takes an alias
+    auto catalog = std::make_shared<HardwareCatalog>(base_catalog);
+    std::map<std::pair<int, uint64_t>, int> aliases;  // (type, partitions) -> alias type
+    for (size_t g = 0; g < spec_.groups.size(); ++g) {
+      bool split = false;  // nodes of this type in other partitions
+      for (size_t h = 0; h < spec_.groups.size(); ++h) {
+        split = split || (base_type[h] == base_type[g] && group_parts[h] != group_parts[g]);
+      }
+      if (!split) continue;
+      auto [it, added] = aliases.try_emplace({group_type[g], group_parts[g]}, -1);
+      if (added) {
+        std::string name = base_catalog.gpu(group_type[g]).name + "@";
+        bool first = true;
+        for (size_t p = 0; p < parts.size(); ++p) {
+          if (!((group_parts[g] >> p) & 1)) continue;
+          name += (first ? "" : "+") + parts[p].name;
+          first = false;
+        }
+        if (first) name += "none";
+        it->second = catalog->AddAlias(group_type[g], name);
+      }
+      group_type[g] = it->second;
+    }
+    if (catalog->gpus().size() > 64) {
+      throw InputError(spec_.origin, 0, 0,
+                       "the site's partitions split the node groups into " +
+                           std::to_string(catalog->gpus().size()) +
+                           " GPU types with the catalog's: at most 64 are supported");
+    }
+    own_catalog_ = catalog;
+    catalog_ = own_catalog_.get();
+    partition_types_.assign(parts.size(), 0);
+    for (size_t g = 0; g < spec_.groups.size(); ++g) {
+      for (size_t p = 0; p < parts.size(); ++p) {
+        if ((group_parts[g] >> p) & 1) partition_types_[p] |= uint64_t{1} << group_type[g];
+      }
+    }
+  }
+  const HardwareCatalog& catalog = *catalog_;
   gpus_per_type_.assign(catalog.gpus().size(), 0);
   for (size_t g = 0; g < spec_.groups.size(); ++g) {
     const auto& group = spec_.groups[g];
-    const int type = catalog.Require(group.gpu_type, spec_.origin, "gpu_type");
+    const int type = group_type[g];
     if (gpus_per_type_[type] == 0) gpu_types_.push_back(type);
     for (int i = 0; i < group.count; ++i) {
       Node node;
@@ -224,6 +289,19 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
     }
   }
   rack_count_ = nodes_.empty() ? 0 : nodes_.back().rack + 1;
+}
+
+uint64_t Cluster::TypeAndAliases(int type) const {
+  uint64_t mask = uint64_t{1} << type;
+  const std::vector<GpuSpec>& gpus = catalog_->gpus();
+  for (size_t t = 0; t < gpus.size(); ++t) {
+    if (gpus[t].alias_of == type) mask |= uint64_t{1} << t;
+  }
+  return mask;
+}
+
+uint64_t Cluster::PartitionTypes(int partition) const {
+  return partition_types_.empty() ? ~uint64_t{0} : partition_types_[partition];
 }
 
 int Cluster::GpusOfType(int type) const {

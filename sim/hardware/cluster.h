@@ -2,13 +2,23 @@
 // expanded into indexed nodes and GPUs. Nodes are numbered in the order the spec lists them and
 // GPUs node-major (node 0's GPUs are 0..G0-1, ...). A Cluster is immutable: which GPUs are free
 // is engine state (sim/engine/resources.h), not part of the cluster.
+//
+// Site partitions (docs/cluster.md#site-model) are node sets; a job of a partition may use only
+// its nodes. Placement restricts jobs by GPU type (PlacementRequest::type_mask), so the nodes of
+// one GPU type that belong to different sets of partitions get GPU types of their own: copies of
+// the catalog entry named "<type>@<partition>[+<partition>...]" (HardwareCatalog::AddAlias), held
+// in the cluster's own catalog. A type all of whose nodes are in the same partitions keeps its
+// name. Every figure of an alias is its type's, so only placement and per-type reports see it.
 #ifndef CLUSTERSIM_SIM_HARDWARE_CLUSTER_H_
 #define CLUSTERSIM_SIM_HARDWARE_CLUSTER_H_
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/hardware/hardware.h"
+#include "sim/hardware/site.h"
 
 namespace clustersim {
 
@@ -21,6 +31,7 @@ enum class NodeTopology {
 const char* NodeTopologyName(NodeTopology t);
 
 struct NodeGroupSpec {
+  std::string name;  // optional; site partitions may name groups by it
   int count = 1;
   std::string gpu_type;
   int gpus_per_node = 8;
@@ -41,6 +52,7 @@ struct ClusterSpec {
   std::string text;    // the JSON text it was read from (hashed into `runs`)
   std::vector<NodeGroupSpec> groups;
   NetworkSpec network;
+  SiteSpec site;  // the optional "site" object (sim/hardware/site.h)
 
   // Accepts a preset name (see PresetNames()) or a path to a JSON file.
   // Throws InputError naming the file and key on a bad spec or unknown GPU type.
@@ -87,10 +99,17 @@ class Cluster {
   // GPUs of catalog type `type` (0 if absent).
   int GpusOfType(int type) const;
   bool IsHeterogeneous() const { return gpu_types_.size() > 1; }
+  // The catalog types a job naming type `type` may use: the type and its aliases.
+  uint64_t TypeAndAliases(int type) const;
+  // The types of site partition `partition`'s nodes (every bit set when the spec has no
+  // partitions).
+  uint64_t PartitionTypes(int partition) const;
 
  private:
   ClusterSpec spec_;
+  std::shared_ptr<const HardwareCatalog> own_catalog_;  // with aliases, when partitions split types
   const HardwareCatalog* catalog_;
+  std::vector<uint64_t> partition_types_;  // per site partition
   std::vector<Node> nodes_;
   std::vector<int> gpu_node_;
   std::vector<int> gpu_types_;
