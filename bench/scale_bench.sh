@@ -7,20 +7,14 @@
 #
 # Cases:
 #   generate   `trace generate` of the 10,000,000-job trace (load 0.75 on 100,000 GPUs)
-#   10m        fcfs, easy, conservative (first-fit) on it, 12,500 x 8 A100 = 100,000 GPUs
+#   10m        fcfs and easy (first-fit) on it, 12,500 x 8 A100 = 100,000 GPUs
 #   deep       the backfilling policies (easy, conservative, fair-share backfill=easy, priority
 #              backfill=easy; first-fit) on deep queues: the CEA-Curie log on 1,024 x 64 (the log
 #              is not in the repository: CURIE_LOG=path, from the Parallel Workloads Archive) and
 #              500,000 synthetic jobs at load 1.1 with modal wall times on 1,024 x 8
-#   host       every policy x {first-fit, best-fit, frag-aware} on the openb pods inflated to 20 x
-#              the GPUs of the openb node list (CPUs and host memory enforced)
-#   priority   priority with every option on the whole Philly trace (levels 0-3 drawn with
-#              Python's random.seed(11), weights 50/30/15/5; quotas as in the README), without and
-#              with max_job_test=500
-#   scaling    fcfs, easy, conservative: jobs from 10,000 to 10,000,000 on 100,000 GPUs, and
-#              1,000,000 jobs on 1,000 to 1,000,000 GPUs (load 0.75 on each cluster)
 # Environment: BUILD_DIR (default build), RESULTS_DIR (default $BUILD_DIR/bench-results/scale),
-# DATA_DIR (traces, default $BUILD_DIR/bench-data), CURIE_LOG.
+# DATA_DIR (traces, default $BUILD_DIR/bench-data), CURIE_LOG, TIMEOUT (seconds per run, default
+# 600: a run still going then is ended and reported as over the limit).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
@@ -32,8 +26,8 @@ CASES=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) ROUNDS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
-    generate|10m|deep|host|priority|scaling) CASES+=("$1"); shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    generate|10m|deep) CASES+=("$1"); shift ;;
     *) echo "scale_bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -68,8 +62,9 @@ timed() {
     log="$RESULTS_DIR/${name//[^A-Za-z0-9_.-]/_}.r$round"
     rm -f "$db"
     local start="${EPOCHREALTIME/[.,]/}"
-    /usr/bin/time -v -o "$log.time" "$CLI" run "$@" --out "$db" --no-progress >"$log.log" 2>&1 ||
-      { echo "$name: failed (see $log.log)" >&2; continue; }
+    /usr/bin/time -v -o "$log.time" timeout "${TIMEOUT:-600}" "$CLI" run "$@" --out "$db" \
+      --no-progress >"$log.log" 2>&1 ||
+      { echo "$name: failed or over ${TIMEOUT:-600} s (see $log.log)" >&2; continue; }
     local end="${EPOCHREALTIME/[.,]/}"
     rm -f "$db"
     local wall user rss jobs fp
@@ -100,7 +95,7 @@ for case in "${CASES[@]}"; do
     10m)
       t=$(trace 10000000 100000 0.75)
       c=$(cluster 12500 8)
-      for policy in fcfs easy conservative; do
+      for policy in fcfs easy; do
         timed "10m_$policy" 100000 --trace "$t" --cluster "$c" --placement first-fit \
           --runtime-model trace --policy "$policy"
       done
@@ -119,67 +114,6 @@ for case in "${CASES[@]}"; do
           timed "deep_curie_$name" 65536 --trace "$CURIE_LOG" --cluster "$c64" \
             --placement first-fit --runtime-model trace "${args[@]}"
         fi
-      done
-      ;;
-    host)
-      nodes="$SCRATCH/openb_nodes.json"
-      "$CLI" trace cluster-from "$ROOT/traces/alibaba_gpu_v2023/openb_node_list_gpu_node.csv" \
-        --out "$nodes" 2>/dev/null
-      pods="$ROOT/traces/alibaba_gpu_v2023/openb_pod_list_default.csv"
-      gpus=$(python3 -c "import json; print(sum(g['count'] * g['gpus_per_node'] for g in json.load(open('$nodes'))['nodes']))")
-      for policy in $("$CLI" list policies | awk '{print $1}'); do
-        for placement in first-fit best-fit frag-aware; do
-          timed "host_${policy}_$placement" "$gpus" --trace "$pods" --cluster "$nodes" \
-            --inflate 20 --policy "$policy" --placement "$placement"
-        done
-      done
-      ;;
-    priority)
-      classes="$DATA_DIR/philly_classes.csv"
-      if [[ ! -f "$classes" ]]; then
-        "$CLI" trace convert "$ROOT/traces/philly/pollux_philly.csv" --to native \
-          --out "$SCRATCH/philly.csv" >/dev/null
-        /usr/bin/python3 - "$SCRATCH/philly.csv" "$classes" <<'PY'
-import csv, random, sys
-random.seed(11)
-rows = list(csv.reader(open(sys.argv[1])))
-header, body = rows[0], rows[1:]
-p = header.index("priority")
-for r in body:
-    r[p] = str(random.choices([0, 1, 2, 3], weights=[50, 30, 15, 5])[0])
-with open(sys.argv[2], "w", newline="") as out:
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(header)
-    w.writerows(body)
-PY
-      fi
-      c=$(cluster 56 8)
-      every=(--trace "$classes" --cluster "$c" --placement first-fit --runtime-model trace
-             --policy priority
-             --param quota=ee9e8c:120,7f04ca:72,b436b2:56,6214e9:48,6c71a0:40,2869ce:40,0e4a51:32,103959:16,11cb48:16,e13805:8
-             --param min_slice=3600 --param max_wait=86400 --param guaranteed=3
-             --param exclusive=3 --node-mtbf 500 --mttr 4 --checkpoint-interval 3600
-             --preemption-cost 60)
-      timed priority_every_option 448 "${every[@]}"
-      timed priority_every_option_max_job_test_500 448 "${every[@]}" --param max_job_test=500
-      ;;
-    scaling)
-      c100k=$(cluster 12500 8)
-      for jobs in 10000 100000 1000000 10000000; do
-        t=$(trace "$jobs" 100000 0.75)
-        for policy in fcfs easy conservative; do
-          timed "scaling_jobs_${jobs}_$policy" 100000 --trace "$t" --cluster "$c100k" \
-            --placement first-fit --runtime-model trace --policy "$policy"
-        done
-      done
-      for nodes in 125 1250 12500 125000; do
-        gpus=$((nodes * 8))
-        t=$(trace 1000000 "$gpus" 0.75)
-        c=$(cluster "$nodes" 8)
-        for policy in fcfs easy conservative; do
-          timed "scaling_gpus_${gpus}_$policy" "$gpus" --trace "$t" --cluster "$c" \
-            --placement first-fit --runtime-model trace --policy "$policy"
-        done
       done
       ;;
   esac

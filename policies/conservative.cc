@@ -77,8 +77,6 @@
 //   such job. Measured on deep queues in bench/README.md.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <queue>
 #include <set>
@@ -96,10 +94,6 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 using Profile = AvailabilityProfile;
-int DebugMode() {
-  static const int mode = std::getenv("CONS_FAST") ? std::atoi(std::getenv("CONS_FAST")) : 3;
-  return mode;
-}
 
 class Conservative final : public Policy {
  public:
@@ -579,7 +573,7 @@ bool Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not
       checked_seq_.resize(std::max<size_t>(id + 1, 2 * checked_seq_.size()), 0);
     }
     checked_seq_[id] = hole_seq_;  // what it sees now is every hole so far
-    if ((DebugMode() & 1) && SingleNodeOnly(request)) {
+    if (SingleNodeOnly(request)) {
       const int placed = PlaceSingleNode(context, id, request, seconds, not_before, before);
       if (placed >= 0) return placed == 1;
     }
@@ -965,29 +959,6 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
       Reserve(context, id, std::move(old));
     }
   }
-  if (DebugMode() & 4) {
-    // Debug: nothing may move any more.
-    for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
-      auto it = reserved_.find(id);
-      if (it == reserved_.end()) continue;
-      Slot old = it->second;
-      Unreserve(id);
-      const uint64_t seen = checked_seq_[id];
-      if (PlaceOnNodes(context, id, now, old.start)) {
-        std::fprintf(stderr, "t=%g job %d could move from %g (node %d) to %g (node %d); checked %llu, holes:",
-                     now, id, old.start, old.units[0].first, reserved_[id].start,
-                     reserved_[id].units[0].first, (unsigned long long)seen);
-        for (const Hole& h : holes_) std::fprintf(stderr, " [n%d %g-%g s%llu a%d]", h.node, h.start, h.end, (unsigned long long)h.seq, h.after);
-        std::fprintf(stderr, "\n");
-        const Slot moved_to = reserved_[id];
-        Unreserve(id);
-        Reserve(context, id, std::move(old));
-      } else {
-        Reserve(context, id, std::move(old));
-      }
-      checked_seq_[id] = seen;
-    }
-  }
   // The holes its moves left stay for the jobs before them, at the next compression.
   holes_.erase(holes_.begin(), holes_.begin() + static_cast<std::ptrdiff_t>(before));
   for (Hole& hole : holes_) {
@@ -1094,7 +1065,7 @@ void Conservative::Schedule(SchedulingContext& context) {
   } else {
     for (int type : context.cluster().gpu_types()) profiles_[type].Trim(now);
   }
-  if (compress_ && !gaps_.empty() && (DebugMode() & 2)) {
+  if (compress_ && !gaps_.empty()) {
     CompressByHoles(context);
     compress_ = false;
   } else if (compress_) {

@@ -48,11 +48,7 @@
 //   easy; min_slice (0): seconds; max_wait (0 = off): seconds; guaranteed, exclusive (none):
 //   levels or class names, comma-separated; quota (none): vc:GPUS,... or a JSON file
 //   {"vc": GPUS, ...} (a value ending in .json); by, shares, half_life (within=fair-share);
-//   thresholds (within=las); max_job_test (0 = all): the most waiting jobs the quota walks of one
-//   pass examine, the rest waiting for a later pass (as Slurm's bf_max_job_test).
-// Cost of the quota walks: each visits the waiting jobs until nothing is free and no head left may
-// preempt; where waiting heads may preempt but every attempt fails (their victims are inside
-// min_slice), that is most of the queue at every pass, which max_job_test bounds.
+//   thresholds (within=las).
 // Cost of a pass: the starts and the walk of policies/backfill.h; per head that does not fit, one
 // scan of the running jobs, a sort of the candidates and O(victims tried) placement queries (a
 // count of the GPUs of lower levels refuses most hopeless heads in O(levels) first). With quotas
@@ -100,8 +96,6 @@ struct Options {
   bool quotas = false;
   std::map<std::string, int> quota;  // VC name -> guaranteed GPUs
   std::vector<double> thresholds;    // within=las
-  // Most waiting jobs the quota walks of one pass examine (Slurm's bf_max_job_test); 0 = all.
-  int max_job_test = 0;
 };
 
 // The waiting jobs in (level descending, group rank ascending, JobId) order, where a group is the
@@ -265,10 +259,6 @@ class PriorityPolicy final : public Policy {
     if (!absent_vcs.empty()) {
       warnings.push_back("priority quota: no job of the trace is in virtual cluster " + absent_vcs +
                          " (its quota guarantees nothing)");
-    }
-    if (options_.max_job_test > 0 && !options_.quotas) {
-      warnings.push_back(
-          "priority max_job_test: it limits the quota walks only, and no quota is given");
     }
     std::string text;
     for (const std::string& w : warnings) text += (text.empty() ? "" : "; ") + w;
@@ -632,7 +622,6 @@ class PriorityPolicy final : public Policy {
   // With quotas: the guarantee phase (repeated while it preempts), then the borrowing phase.
   void QuotaPass(SchedulingContext& context) {
     for (Vc& vc : vcs_) vc.blocked = false;
-    examined_ = 0;
     while (QuotaWalk(context, /*guarantees=*/true)) {
     }
     QuotaWalk(context, /*guarantees=*/false);
@@ -663,9 +652,6 @@ class PriorityPolicy final : public Policy {
     }
     bool preempted = false;
     while (!heads.empty()) {
-      // The rest of the order waits for a later pass once the pass has examined its quota.
-      if (options_.max_job_test > 0 && examined_ >= options_.max_job_test) break;
-      ++examined_;
       const JobId id = std::get<2>(heads.top().first);
       const int v = heads.top().second;
       heads.pop();
@@ -731,7 +717,6 @@ class PriorityPolicy final : public Policy {
   std::unordered_map<uint32_t, int> vc_index_;
   std::vector<Vc> vcs_;
   double wake_at_ = -1;
-  int examined_ = 0;  // waiting jobs the quota walks of this pass examined
   std::vector<Candidate> candidates_;
   std::vector<JobId> victims_;
   std::optional<Resources> scratch_;
@@ -764,12 +749,6 @@ Options ParseOptions(const Params& params) {
     return value;
   };
   options.min_slice_seconds = seconds("min_slice");
-  const double max_job_test = params.Double("max_job_test", 0);
-  if (!(max_job_test >= 0) || max_job_test != std::floor(max_job_test) || max_job_test > 1e9) {
-    throw InputError("parameter max_job_test=" + params.String("max_job_test", "") +
-                     ": expected a whole number of jobs >= 0 (0 = no limit)");
-  }
-  options.max_job_test = static_cast<int>(max_job_test);
   options.max_wait_seconds = seconds("max_wait");
   options.guaranteed = ParsePriorityLevels(params.String("guaranteed", ""), "guaranteed");
   options.exclusive = ParsePriorityLevels(params.String("exclusive", ""), "exclusive");
@@ -841,9 +820,7 @@ CLUSTERSIM_REGISTER_POLICY(
     "                           quota (none): vc:GPUS,... or FILE.json; beyond it jobs borrow "
     "idle GPUs and are reclaimed\n"
     "                           by, shares, half_life: the fair-share account (within=fair-share)\n"
-    "                           thresholds (3250,7200): LAS queues in GPU-seconds (within=las)\n"
-    "                           max_job_test (0 = all): most waiting jobs the quota walks of a "
-    "pass examine (as Slurm's bf_max_job_test)",
+    "                           thresholds (3250,7200): LAS queues in GPU-seconds (within=las)",
     [](const clustersim::Params& params) {
       clustersim::Options options = clustersim::ParseOptions(params);
       std::optional<clustersim::FairShareLedger::Options> fair;
