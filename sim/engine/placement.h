@@ -5,10 +5,12 @@
 #define CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/engine/resources.h"
+#include "sim/engine/wait_reasons.h"
 
 namespace clustersim {
 
@@ -33,6 +35,10 @@ struct PlacementRequest {
   // The job holds whole nodes (an exclusive QoS, Policy::WholeNodes): ceil(gpus / G) nodes of one
   // partition with nothing else on them, all their GPUs allocated to it (PlaceWholeNodes).
   bool whole_nodes = false;
+  // The job's class of placement constraints (sim/engine/placement_constraints.h: data locality,
+  // a node limit); 0 = none. Jobs of one class have the same limits, so a cache keyed by a
+  // request's shape stays exact when it adds the class. (In the padding after whole_nodes.)
+  uint16_t constraint = 0;
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 
@@ -98,6 +104,17 @@ class Placement {
   // (ties: lowest index); kOther for any other strategy.
   enum class SingleNodeRule { kOther, kLowestIndex, kFewestFree };
   virtual SingleNodeRule single_node_rule() const { return SingleNodeRule::kOther; }
+  // True if Find draws random numbers (random-fit): nobody but the policy may call it then, or
+  // the run's draws would change (wait reasons do not ask it; sim/engine/wait_reasons.h).
+  virtual bool DrawsRandomNumbers() const { return false; }
+  // Why `request`, which does not fit on `resources` although enough GPUs of its allowed types
+  // are free in number, does not fit, when the strategy knows a reason of its own (a MIG layout
+  // without the slice it needs: WaitReason::kFragmentationMig); nullopt otherwise, and the
+  // engine names the dimension (docs/metrics.md#wait-reasons).
+  virtual std::optional<WaitReason> NoFitReason(const Resources& /*resources*/,
+                                                const PlacementRequest& /*request*/) const {
+    return std::nullopt;
+  }
 };
 
 // Whether `request` is a CPU-only request (no GPUs, some host demand).
@@ -112,6 +129,23 @@ inline bool CpuOnlyFits(const Resources& resources, int node, const PlacementReq
   return request.AllowsType(resources.cluster().node(node).gpu_type) &&
          resources.HostFitsCpuOnly(node, request.host);
 }
+
+// What `allocation` holds for a job of host demand `host` (its GPUs or shares, its host charges,
+// or the one node of a CPU-only job), taken from or given back to `resources`: what a policy
+// planning on a copy of the free state does at each start or stop it plans, as the engine does
+// on its own state (Resources::AllocateJob).
+inline void TakeAllocation(Resources& resources, const HostDemand& host,
+                           const Allocation& allocation) {
+  resources.AllocateJob(host, allocation.gpus, allocation.milli, allocation.node);
+}
+inline void GiveBackAllocation(Resources& resources, const HostDemand& host,
+                               const Allocation& allocation) {
+  resources.ReleaseJob(host, allocation.gpus, allocation.milli, allocation.node);
+}
+// True if `allocation` is free on `resources` for a job of host demand `host`: its GPUs (or
+// shares) free and the host charges fitting every node it spans (a CPU-only job: its node).
+bool AllocationFits(const Resources& resources, const HostDemand& host,
+                    const Allocation& allocation);
 
 // Whole-node placement (docs/engine.md#whole-nodes): the first partition, in cluster order, of an
 // allowed type with ceil(request.gpus / G) completely free nodes; the lowest-index such nodes,
@@ -132,7 +166,14 @@ class WholeNodePlacement final : public Placement {
                                : inner_.Find(resources, request, out);
   }
   bool SharesGpus() const override { return inner_.SharesGpus(); }
+  bool IgnoresNodes() const override { return inner_.IgnoresNodes(); }
   bool PlacesCpuOnly() const override { return inner_.PlacesCpuOnly(); }
+  bool CountsJobKinds() const override { return inner_.CountsJobKinds(); }
+  bool DrawsRandomNumbers() const override { return inner_.DrawsRandomNumbers(); }
+  std::optional<WaitReason> NoFitReason(const Resources& resources,
+                                        const PlacementRequest& request) const override {
+    return request.whole_nodes ? std::nullopt : inner_.NoFitReason(resources, request);
+  }
 
  private:
   const Placement& inner_;
