@@ -24,7 +24,7 @@ constexpr const char* kTraceUsage =
     "       clustersim trace convert FILE --to native --out OUT.csv [--format F] [filters]\n"
     "       clustersim trace generate --out OUT.csv [--jobs N] [--gpus G] [--load L] [--seed S]\n"
     "              [--arrivals poisson|diurnal] [--curve CSV] [--durations exponential|philly]\n"
-    "              [--mean-duration S] [--models name:weight,...]\n"
+    "              [--mean-duration S] [--models name:weight,...] [--walltimes none|modal]\n"
     "       clustersim trace cluster-from openb_node_list.csv [--map-gpu G2=TYPE,...] [--out spec.json]\n"
     "(clustersim trace SUBCOMMAND --help for details)\n";
 
@@ -109,7 +109,10 @@ int Generate(int argc, char** argv) {
       "mean-duration",
       DurationValue("--mean-duration", &options.mean_duration_seconds)->default_value("3600"),
       "mean of exponential durations (a duration: 3600, 1h)")(
-      "models", po::value(&models), "model mix name:weight,... (adds a model column)");
+      "models", po::value(&models), "model mix name:weight,... (adds a model column)")(
+      "walltimes", po::value(&options.walltimes)->default_value(options.walltimes),
+      "none | modal: requested wall times, the run time x (1 + an exponential overestimate of "
+      "mean 1) rounded up to a popular value (5 min .. 48 h; docs/workloads.md)");
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   if (out.empty()) throw InputError("trace generate: expected --out FILE");

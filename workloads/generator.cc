@@ -72,6 +72,13 @@ double PhillyDuration(std::mt19937_64& rng) {
          fraction * (kPhillyDurationPercentiles[lo + 1] - kPhillyDurationPercentiles[lo]);
 }
 
+// The requested wall times users pick most, in seconds (Tsafrir, Etsion and Feitelson, JSSPP 2005:
+// estimates cluster on round values; the list extends theirs to the 48 h limits of today's
+// clusters). Beyond the last, whole days.
+constexpr std::array<double, 16> kPopularWalltimes = {
+    300,   600,   900,   1200,  1800,  3600,  7200,   10800,
+    14400, 21600, 28800, 43200, 64800, 86400, 129600, 172800};
+
 void AppendFixed3(double value, std::string* out) {
   char buffer[64];
   const auto result =
@@ -127,6 +134,14 @@ std::vector<double> ReadCurve(const std::string& path) {
 }
 
 }  // namespace
+
+double ModalWalltimeSeconds(double seconds, double factor) {
+  const double wanted = seconds * factor;
+  for (double value : kPopularWalltimes) {
+    if (value >= wanted) return value;
+  }
+  return std::ceil(wanted / 86400) * 86400;
+}
 
 double PhillyMeanGpus() {
   uint64_t gpus = 0;
@@ -237,6 +252,9 @@ GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::s
   if (options.durations != "exponential" && options.durations != "philly") {
     throw InputError("--durations " + options.durations + ": expected exponential or philly");
   }
+  if (options.walltimes != "none" && options.walltimes != "modal") {
+    throw InputError("--walltimes " + options.walltimes + ": expected none or modal");
+  }
   if (options.arrivals != "poisson" && options.arrivals != "diurnal") {
     throw InputError("--arrivals " + options.arrivals + ": expected poisson or diurnal");
   }
@@ -281,8 +299,13 @@ GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::s
   const std::string temporary = path + ".partial";
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (file == nullptr) throw InputError(path, 0, 0, "cannot write the trace file");
-  std::string chunk = options.models.empty() ? "job_id,submit_time,gpus,duration\n"
-                                             : "job_id,submit_time,gpus,duration,model\n";
+  // Wall times are drawn last, while writing (after every job and gap), so the other columns
+  // are those of the same trace without them.
+  const bool walltimes = options.walltimes == "modal";
+  std::string chunk = "job_id,submit_time,gpus,duration";
+  if (!options.models.empty()) chunk += ",model";
+  if (walltimes) chunk += ",walltime";
+  chunk += '\n';
   constexpr size_t kChunkBytes = 1 << 20;
   chunk.reserve(kChunkBytes + 256);
   bool ok = true;
@@ -299,6 +322,12 @@ GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::s
     if (!options.models.empty()) {
       chunk += ',';
       chunk += options.models[job.model].first;
+    }
+    if (walltimes) {
+      chunk += ',';
+      AppendInt(static_cast<int64_t>(
+                    ModalWalltimeSeconds(job.duration_seconds, 1 + Exponential(rng, 1.0))),
+                &chunk);
     }
     chunk += '\n';
     if (chunk.size() >= kChunkBytes) {

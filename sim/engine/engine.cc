@@ -616,8 +616,9 @@ double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
                                 batch);
     }
     rate *= models.ShareSpeed(trace_.jobs[id], allocation.milli);
-  } else {
-    rate *= ShareSpeed(trace_.jobs[id], allocation.milli, ModelRuntimeOptions{}.colocation_speed);
+  } else if (allocation.milli > 0) {  // a whole GPU's factor is 1
+    static const double kColocationSpeed = ModelRuntimeOptions{}.colocation_speed;
+    rate *= ShareSpeed(trace_.jobs[id], allocation.milli, kColocationSpeed);
   }
   // An elastic start on fewer GPUs than requested, for a job the goodput model does not cover
   // (RateFactor is 1 for it): linear data-parallel scaling, n / R of the rate.
@@ -679,17 +680,20 @@ void Engine::Arrive(JobId id) {
     return;
   }
   const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
-  const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask,
-                                   host.cpu_milli, host.memory_mib, run.request.whole_nodes,
-                                   run.request.constraint);
-  auto it = fits_empty_cache_.find(key);
-  if (it == fits_empty_cache_.end()) {
-    Allocation scratch;
-    const bool fits =
-        run.request.gpus > 0 && placement().Find(empty_resources_, run.request, &scratch);
-    it = fits_empty_cache_.emplace(key, fits).first;
+  const FitsKey key(run.request.gpus, run.request.milli, run.request.type_mask, host.cpu_milli,
+                    host.memory_mib, run.request.whole_nodes, run.request.constraint);
+  if (key != last_fits_key_) {
+    auto it = fits_empty_cache_.find(key);
+    if (it == fits_empty_cache_.end()) {
+      Allocation scratch;
+      const bool fits =
+          run.request.gpus > 0 && placement().Find(empty_resources_, run.request, &scratch);
+      it = fits_empty_cache_.emplace(key, fits).first;
+    }
+    last_fits_key_ = key;
+    last_fits_ = it->second;
   }
-  if (!it->second) {
+  if (!last_fits_) {
     Reject(id, RejectionReason(id));
     return;
   }
@@ -887,12 +891,28 @@ void Engine::Finish(JobId id, bool walltime_kill) {
     run.state = JobState::kCompleted;
   }
   run.end_time = now_;
-  run.allocation.gpus.clear();
-  run.allocation.gpus.shrink_to_fit();
+  // The GPU list's storage goes to the next start (TryPlace), or is freed.
+  if (spare_gpu_lists_.size() < kSpareGpuLists && run.allocation.gpus.capacity() > 0) {
+    run.allocation.gpus.clear();
+    spare_gpu_lists_.push_back(std::move(run.allocation.gpus));
+    run.allocation.gpus = std::vector<int>();
+  } else {
+    run.allocation.gpus.clear();
+    run.allocation.gpus.shrink_to_fit();
+  }
   run.allocation.node = -1;
   ++jobs_done_;
   if (site_) site_->OnDone(id);
   policy_.OnCompletion(*this, id);
+}
+
+bool Engine::TryPlace(JobId id, Allocation* out) const {
+  out->node = -1;
+  if (out->gpus.capacity() == 0 && !spare_gpu_lists_.empty()) {
+    out->gpus = std::move(spare_gpu_lists_.back());
+    spare_gpu_lists_.pop_back();
+  }
+  return active_placement_->Find(resources_, runs_[id].request, out);
 }
 
 void Engine::ScheduleFinish(JobId id) {

@@ -233,6 +233,9 @@ class Engine final : public SchedulingContext {
   // The same for one job (model state / storage bandwidth when known).
   double preemption_cost(JobId id) const override { return PreemptionSeconds(id); }
   double TypeRate(JobId id, int type) const override;
+  // As SchedulingContext::TryPlace; an `out` without storage gets a GPU list a finished job gave
+  // back, so that starts do not allocate.
+  bool TryPlace(JobId id, Allocation* out) const override;
   void Start(JobId id, Allocation allocation) override;
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
@@ -361,8 +364,14 @@ class Engine final : public SchedulingContext {
   JobId queue_tail_ = kNoJob;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t, bool, uint16_t>, bool>
-      fits_empty_cache_;
+  using FitsKey = std::tuple<int, int, uint64_t, int32_t, int32_t, bool, uint16_t>;
+  std::map<FitsKey, bool> fits_empty_cache_;
+  // The last answer of fits_empty_cache_ (most arrivals repeat the previous shape).
+  FitsKey last_fits_key_{-1, -1, 0, 0, 0, false, 0};
+  bool last_fits_ = false;
+  // GPU lists of finished jobs, handed to TryPlace (at most kSpareGpuLists kept).
+  static constexpr size_t kSpareGpuLists = 1024;
+  mutable std::vector<std::vector<int>> spare_gpu_lists_;
   // TypeRate cache: (model symbol, GPUs, share, CPUs, memory, batch, type) -> rate.
   mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
       type_rate_cache_;

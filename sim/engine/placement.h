@@ -98,6 +98,12 @@ class Placement {
   // True if Find reads Resources::job_kinds (the kinds of the jobs running on each node): the
   // engine then has them counted.
   virtual bool CountsJobKinds() const { return false; }
+  // How Find picks the node of a request that fits on one node of every partition it may use,
+  // when that rule alone decides (planners then find the node without asking Find on a scratch
+  // copy of the cluster): the lowest-index node with enough free GPUs, or the one with the fewest
+  // (ties: lowest index); kOther for any other strategy.
+  enum class SingleNodeRule { kOther, kLowestIndex, kFewestFree };
+  virtual SingleNodeRule single_node_rule() const { return SingleNodeRule::kOther; }
   // True if Find draws random numbers (random-fit): nobody but the policy may call it then, or
   // the run's draws would change (wait reasons do not ask it; sim/engine/wait_reasons.h).
   virtual bool DrawsRandomNumbers() const { return false; }

@@ -204,7 +204,7 @@ class SchedulingContext {
   virtual const SiteRules* site() const { return nullptr; }
 
   // Returns true and fills `out` if the job fits now under the run's placement strategy.
-  bool TryPlace(JobId id, Allocation* out) const {
+  virtual bool TryPlace(JobId id, Allocation* out) const {
     out->node = -1;
     return placement().Find(resources(), run(id).request, out);
   }
