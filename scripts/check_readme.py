@@ -117,7 +117,8 @@ def matches(want, got):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=os.path.join(REPO, "build/cli/clustersim"))
     ap.add_argument("--readme", default=os.path.join(REPO, "README.md"))
     args = ap.parse_args()

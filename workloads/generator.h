@@ -22,6 +22,7 @@
 #define CLUSTERSIM_WORKLOADS_GENERATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,9 @@ struct GeneratorOptions {
   std::string durations = "exponential";  // exponential | philly
   double mean_duration_seconds = 3600;    // for exponential durations
   std::vector<std::pair<std::string, double>> models;  // model mix; empty = no model column
+  // Called with the fraction of the jobs written, in [0, 1], after every megabyte written
+  // (`clustersim trace generate`'s progress line); empty = none.
+  std::function<void(double)> progress;
 };
 
 // Mean GPUs per job of the Philly distribution (about 1.304).
@@ -59,9 +63,15 @@ struct GeneratedTrace {
   double arrivals_per_second = 0;  // (jobs - 1) / span
 };
 
+// The size of the file WriteSyntheticTrace would write, in bytes, estimated from the digits its
+// columns take on average (within a few percent; the test holds it against written files).
+double EstimatedTraceBytes(const GeneratorOptions& options);
+
 // Writes the trace to `path` through a temporary sibling renamed into place and returns what it
-// holds. Throws InputError when an option is out of range, the curve cannot be read, or the file
-// cannot be written.
+// holds. Throws InputError when an option is out of range, the curve cannot be read, the file's
+// estimated size (EstimatedTraceBytes) exceeds the space free where it goes, or the file cannot
+// be written. The temporary file is removed if a signal stops the process
+// (sim/util/temporary_files.h).
 GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::string& path);
 
 // Parses "name:weight,name:weight" (weights > 0). Throws InputError.

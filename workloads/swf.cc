@@ -20,7 +20,9 @@
 //   recorded schedule: recorded_start = 2 + 3 (submit + wait) when the wait is known (>= 0), and
 //   then recorded_end = recorded_start + 4 when the run time is known; the simulator still queues
 //   the job itself. Not used: 6, 7 (CPU time and used memory), 14, 16-18 (executable,
-//   partition, preceding job, think time). Every field must be a number; submit_time must be
+//   partition, preceding job, think time); the partitions are counted (Trace::partitions) so
+//   that `validate` can say when a log spans several. Every field must be a number; submit_time
+//   must be
 //   >= 0; the wait time >= 0 or -1.
 #include <charconv>
 #include <cmath>
@@ -205,6 +207,10 @@ void ReadSwf(const std::string& path, JobSink* sink) {
         !queue.empty()) {
       auto name = queue_names.find(std::string(queue));
       job.priority_class = name == queue_names.end() ? std::string(queue) : name->second;
+    }
+    if (const std::string_view partition = IdOrEmpty(fields[15], parse, "field 16 (partition)");
+        !partition.empty()) {
+      sink->CountPartition(partition);
     }
     sink->Add(std::move(job));
   }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sim/util/error.h"
+#include "sim/util/suggest.h"
 
 namespace clustersim {
 namespace {
@@ -84,7 +85,8 @@ std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cl
     CHECK(topology != nullptr, "MakeRuntimeModel: the hardware model needs the topology");
     return std::make_unique<HardwareRuntime>(cluster, *topology);
   }
-  throw InputError("unknown runtime model \"" + name + "\"; valid: trace, hardware");
+  throw InputError("unknown runtime model \"" + name + "\"" +
+                   DidYouMean(name, {"trace", "hardware"}) + "; valid: trace, hardware");
 }
 
 }  // namespace clustersim

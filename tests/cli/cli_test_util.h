@@ -8,6 +8,7 @@
 #define CLUSTERSIM_TESTS_CLI_CLI_TEST_UTIL_H_
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -29,7 +30,12 @@ extern char** environ;
 
 namespace clustersim::testing {
 
-inline std::string BinaryPath() { return CLUSTERSIM_BINARY; }
+// $CLUSTERSIM_TEST_BINARY when set (to run a test against another build, e.g. to show that it
+// fails on the code before a fix), else the clustersim CMake built.
+inline std::string BinaryPath() {
+  const char* other = std::getenv("CLUSTERSIM_TEST_BINARY");
+  return other && *other ? other : CLUSTERSIM_BINARY;
+}
 inline std::string TestData(const std::string& relative) {
   return std::string(CLUSTERSIM_TEST_DATA) + "/" + relative;
 }
@@ -162,6 +168,55 @@ inline CliResult RunCli(const std::vector<std::string>& args) {
   result.err = ReadFile(err_path);
   return result;
 }
+
+// `clustersim args...` started in the background, its output captured as RunCli's; Wait()
+// returns the result. The process is killed (SIGKILL) if the object goes away first.
+class BackgroundCli {
+ public:
+  explicit BackgroundCli(const std::vector<std::string>& args) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, capture_.File("stdout").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, capture_.File("stderr").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> argv = Argv(args);
+    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~BackgroundCli() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      Wait();
+    }
+  }
+  BackgroundCli(const BackgroundCli&) = delete;
+  BackgroundCli& operator=(const BackgroundCli&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  void Signal(int signal) const {
+    if (pid_ > 0) ::kill(pid_, signal);
+  }
+  // What it has written to stderr so far.
+  std::string ErrSoFar() const { return ReadFile(capture_.File("stderr")); }
+  CliResult Wait() {
+    CliResult result;
+    if (pid_ <= 0) return result;
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = ReadFile(capture_.File("stdout"));
+    result.err = ReadFile(capture_.File("stderr"));
+    return result;
+  }
+
+ private:
+  TempDir capture_;
+  pid_t pid_ = -1;
+};
 
 // Text for assertion messages: the command line and what it printed.
 inline std::string Describe(const std::vector<std::string>& args, const CliResult& r) {

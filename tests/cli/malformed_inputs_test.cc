@@ -1,5 +1,6 @@
 // The malformed-input corpus (tests/malformed/, listed with the expected answers in
-// tests/malformed/expected.tsv) run through the real clustersim executable: every file must give
+// tests/malformed/expected.tsv; bad options are rows without a file of their own) run through
+// the real clustersim executable: every file must give
 // its expected exit code and message (file:line:column and what was expected, where the format
 // has lines), never a crash (a signal) or an internal error (exit 3), and a failed run must leave
 // no output file behind. A few cases are generated here instead of committed: 10 MB lines, and a
@@ -92,13 +93,15 @@ class MalformedInput : public ::testing::TestWithParam<Case> {};
 TEST_P(MalformedInput, GivesItsExpectedAnswer) {
   const Case& c = GetParam();
   SCOPED_TRACE("tests/malformed/expected.tsv:" + std::to_string(c.row));
-  Check(kMalformed + "/" + c.file, c.command, c.exit_code, c.expected);
+  // "-": a case of the command line alone (a bad option), with no file of its own.
+  Check(c.file == "-" ? "" : kMalformed + "/" + c.file, c.command, c.exit_code, c.expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Manifest, MalformedInput, ::testing::ValuesIn(ReadManifest()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            std::string name =
-                               "row" + std::to_string(info.param.row) + "_" + info.param.file;
+                               "row" + std::to_string(info.param.row) + "_" +
+                               (info.param.file == "-" ? "options" : info.param.file);
                            for (char& ch : name) {
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            }
