@@ -21,6 +21,7 @@
 #include "sim/util/json_file.h"
 #include "sim/util/sha256.h"
 #include "sim/util/suggest.h"
+#include "sim/util/temporary_files.h"
 
 #ifndef CLUSTERSIM_VERSION
 #define CLUSTERSIM_VERSION "0.0.0"
@@ -61,6 +62,7 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
   ::gethostname(host, sizeof host - 1);
   const std::string temporary =
       path + ".tmp-" + std::string(host) + "-" + std::to_string(::getpid());
+  const RemoveOnSignal remove_on_signal(temporary);
   {
     std::ofstream out(temporary, std::ios::binary);
     out << text;

@@ -200,6 +200,23 @@ class BackgroundCli {
   }
   // What it has written to stderr so far.
   std::string ErrSoFar() const { return ReadFile(capture_.File("stderr")); }
+  // Waits at most `seconds` for the process to end; returns false (the process still running)
+  // when it has not.
+  bool WaitFor(double seconds, CliResult* result) {
+    for (double waited = 0; waited < seconds; waited += 0.01) {
+      int status = 0;
+      const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+      if (done == pid_) {
+        pid_ = -1;
+        result->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        result->out = ReadFile(capture_.File("stdout"));
+        result->err = ReadFile(capture_.File("stderr"));
+        return true;
+      }
+      ::usleep(10000);
+    }
+    return false;
+  }
   CliResult Wait() {
     CliResult result;
     if (pid_ <= 0) return result;

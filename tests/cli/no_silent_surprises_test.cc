@@ -4,7 +4,8 @@
 // nearest valid name), exit code 2 and nothing written; or, where the run is legitimate but
 // empty of meaning, warned about loudly.
 //
-// Set CLUSTERSIM_TEST_BINARY to run these tests against another build of clustersim.
+// Set CLUSTERSIM_TEST_BINARY to run these tests against another build of clustersim, and
+// CLUSTERSIM_TEST_SOURCE_DIR to read the scripts and docs of another checkout.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -17,6 +18,13 @@ namespace clustersim::testing {
 namespace {
 
 constexpr int kBadInput = 2;
+
+// The repository the tests read files of: $CLUSTERSIM_TEST_SOURCE_DIR when set (to check another
+// checkout), else this one.
+std::string SourceDir() {
+  const char* other = std::getenv("CLUSTERSIM_TEST_SOURCE_DIR");
+  return other && *other ? other : CLUSTERSIM_SOURCE_DIR;
+}
 
 // The native CSV header alone: a trace of no jobs.
 const char* kHeaderOnly = "job_id,submit_time,gpus,duration\n";
@@ -158,7 +166,11 @@ TEST(AbsurdSizes, ATraceLargerThanTheDiskIsRefusedWithItsEstimateAndNothingIsWri
   TempDir dir;
   const std::vector<std::string> args = {"trace",        "generate", "--jobs",
                                          "100000000000", "--out",    dir.File("huge.csv")};
-  const CliResult r = RunCli(args);
+  // A clustersim without the check starts writing 4 TB: stopped after 10 s, not left to fill the
+  // disk.
+  BackgroundCli generate(args);
+  CliResult r;
+  ASSERT_TRUE(generate.WaitFor(10, &r)) << "still writing after 10 s: not refused";
   EXPECT_EQ(r.exit_code, kBadInput) << Describe(args, r);
   // About 38 bytes a line for ids of 11 digits: some 4 TB, beyond any test machine's disk.
   EXPECT_TRUE(Contains(r.err, "--jobs 100000000000: the trace would take about ")) << r.err;
@@ -385,8 +397,8 @@ TEST(Progress, LongCommandsLogLinesWithAnEtaWhenStderrIsNotATerminal) {
 // --- the small ones ----------------------------------------------------------------------------
 
 TEST(SmallOnes, EveryScriptIsExecutableWithAnInterpreterLine) {
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(
-           std::string(CLUSTERSIM_SOURCE_DIR) + "/scripts")) {
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(SourceDir() + "/scripts")) {
     const std::string ext = entry.path().extension().string();
     if (!entry.is_regular_file() || (ext != ".py" && ext != ".sh" && ext != ".sbatch")) continue;
     EXPECT_NE(
@@ -413,10 +425,9 @@ TEST(SmallOnes, TheTourRelativeTracePathsWorkWithTheTracesInstalledElsewhere) {
 }
 
 TEST(SmallOnes, PythonDocsStateTheBuildOptionAsCMakeAndQuickstartSetIt) {
-  const std::string cmake = ReadFile(std::string(CLUSTERSIM_SOURCE_DIR) + "/CMakeLists.txt");
-  const std::string quickstart =
-      ReadFile(std::string(CLUSTERSIM_SOURCE_DIR) + "/scripts/quickstart.sh");
-  const std::string docs = ReadFile(std::string(CLUSTERSIM_SOURCE_DIR) + "/docs/python.md");
+  const std::string cmake = ReadFile(SourceDir() + "/CMakeLists.txt");
+  const std::string quickstart = ReadFile(SourceDir() + "/scripts/quickstart.sh");
+  const std::string docs = ReadFile(SourceDir() + "/docs/python.md");
   const size_t option = cmake.find("option(CLUSTERSIM_BUILD_PYTHON");
   ASSERT_NE(option, std::string::npos);
   const bool on = cmake.find(" ON)", option) < cmake.find(" OFF)", option);
@@ -432,7 +443,7 @@ TEST(SmallOnes, ScriptsHelpShowsTheirWholeDescription) {
   for (const char* name :
        {"check_readme.py", "cosched_ablation.py", "fgd_openb.py", "hetero_results.py",
         "model_results.py", "openb_cpu_results.py", "make_default_trace.py", "check_layers.py"}) {
-    const std::string path = std::string(CLUSTERSIM_SOURCE_DIR) + "/scripts/" + name;
+    const std::string path = SourceDir() + "/scripts/" + name;
     const std::string text = ReadFile(path);
     const size_t begin = text.find("\"\"\"") + 3;
     const std::string doc = text.substr(begin, text.find("\"\"\"", begin) - begin);

@@ -165,8 +165,8 @@ def test_open_refuses_what_is_not_a_results_database(tmp_path):
     db = clustersim.open(database)
     with pytest.raises(clustersim.InputError, match=r"^run_id: expected an int .*, not str '1'"):
         db.jobs("1")
-    with pytest.raises(clustersim.InputError, match=r"no such table: nothing"):
-        db.query("SELECT * FROM nothing")
+    with pytest.raises(clustersim.InputError, match=r"no such table: missing_table"):
+        db.query("SELECT * FROM missing_table")
 
 
 def test_other_functions_check_their_arguments(tmp_path):
