@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 namespace clustersim {
 namespace {
@@ -43,7 +44,7 @@ int EditDistance(const std::string& a, const std::string& b) {
 std::string NearestName(const std::string& given, const std::vector<std::string>& valid) {
   if (given.empty()) return "";
   const std::string* best = nullptr;
-  int best_distance = MaxEdits(given.size()) + 1;
+  int best_distance = std::numeric_limits<int>::max();
   for (const std::string& name : valid) {
     const int d = EditDistance(given, name);
     if (d < best_distance && d <= MaxEdits(std::max(given.size(), name.size()))) {

@@ -12,9 +12,11 @@
 #include <spawn.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -124,19 +126,48 @@ struct CliResult {
   std::string err;
 };
 
-inline std::vector<char*> Argv(const std::vector<std::string>& args) {
+// How a test starts clustersim. The defaults run BinaryPath() with no limit. A test whose
+// failure could harm the machine (a refused size that would fill the disk if accepted, a writer
+// stopped by a signal) sets both: it runs the clustersim of this build, never
+// $CLUSTERSIM_TEST_BINARY, and the kernel stops any file growing past max_file_bytes
+// (RLIMIT_FSIZE: the write fails and the process gets SIGXFSZ).
+struct SpawnLimits {
+  bool own_binary = false;          // CLUSTERSIM_BINARY, whatever $CLUSTERSIM_TEST_BINARY says
+  unsigned long max_file_bytes = 0;  // 0: no limit
+};
+
+inline std::vector<char*> Argv(const std::vector<std::string>& args,
+                               const SpawnLimits& limits = {}) {
   static const std::string binary = BinaryPath();
+  static const std::string own = CLUSTERSIM_BINARY;
   std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(binary.c_str()));
+  argv.push_back(const_cast<char*>(limits.own_binary ? own.c_str() : binary.c_str()));
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   return argv;
 }
 
+// posix_spawn with the file-size limit of `limits`: the soft RLIMIT_FSIZE is lowered for the
+// spawn (the child inherits it) and restored at once. The tests are single-threaded, and the
+// test process writes nothing in between.
+inline int SpawnLimited(pid_t* pid, char* const argv[], const posix_spawn_file_actions_t* actions,
+                        const SpawnLimits& limits) {
+  rlimit saved{};
+  const bool limit = limits.max_file_bytes > 0 && ::getrlimit(RLIMIT_FSIZE, &saved) == 0;
+  if (limit) {
+    rlimit lowered = saved;
+    lowered.rlim_cur = std::min<rlim_t>(saved.rlim_cur, limits.max_file_bytes);
+    if (::setrlimit(RLIMIT_FSIZE, &lowered) != 0) return errno;
+  }
+  const int rc = posix_spawn(pid, argv[0], actions, nullptr, argv, environ);
+  if (limit) ::setrlimit(RLIMIT_FSIZE, &saved);
+  return rc;
+}
+
 // Runs `clustersim args...` to completion. stdin is /dev/null; stdout and stderr go to files in
 // a private temporary folder and are returned. Never goes through a shell, so arguments need no
 // quoting.
-inline CliResult RunCli(const std::vector<std::string>& args) {
+inline CliResult RunCli(const std::vector<std::string>& args, const SpawnLimits& limits = {}) {
   TempDir capture;
   const std::string out_path = capture.File("stdout");
   const std::string err_path = capture.File("stderr");
@@ -147,9 +178,9 @@ inline CliResult RunCli(const std::vector<std::string>& args) {
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> argv = Argv(args);
+  std::vector<char*> argv = Argv(args, limits);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int rc = SpawnLimited(&pid, argv.data(), &actions, limits);
   posix_spawn_file_actions_destroy(&actions);
   CliResult result;
   if (rc != 0) {
@@ -173,7 +204,7 @@ inline CliResult RunCli(const std::vector<std::string>& args) {
 // returns the result. The process is killed (SIGKILL) if the object goes away first.
 class BackgroundCli {
  public:
-  explicit BackgroundCli(const std::vector<std::string>& args) {
+  explicit BackgroundCli(const std::vector<std::string>& args, const SpawnLimits& limits = {}) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -181,8 +212,8 @@ class BackgroundCli {
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, capture_.File("stderr").c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<char*> argv = Argv(args);
-    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    std::vector<char*> argv = Argv(args, limits);
+    if (SpawnLimited(&pid_, argv.data(), &actions, limits) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&actions);
   }
   ~BackgroundCli() {
@@ -200,23 +231,6 @@ class BackgroundCli {
   }
   // What it has written to stderr so far.
   std::string ErrSoFar() const { return ReadFile(capture_.File("stderr")); }
-  // Waits at most `seconds` for the process to end; returns false (the process still running)
-  // when it has not.
-  bool WaitFor(double seconds, CliResult* result) {
-    for (double waited = 0; waited < seconds; waited += 0.01) {
-      int status = 0;
-      const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-      if (done == pid_) {
-        pid_ = -1;
-        result->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        result->out = ReadFile(capture_.File("stdout"));
-        result->err = ReadFile(capture_.File("stderr"));
-        return true;
-      }
-      ::usleep(10000);
-    }
-    return false;
-  }
   CliResult Wait() {
     CliResult result;
     if (pid_ <= 0) return result;

@@ -162,15 +162,22 @@ TEST(ImpossibleSettings, PlanRefusesAnSloNoClusterCanMeetWithoutSimulating) {
 
 // --- absurd sizes and stopped writers ----------------------------------------------------------
 
+// A test of an absurd size or of a stopped writer runs this build's clustersim (never
+// $CLUSTERSIM_TEST_BINARY) under a file-size limit: if the check under test were missing, the
+// kernel would stop the writer (SIGXFSZ) long before the disk fills.
+SpawnLimits Guarded(unsigned long max_file_bytes) {
+  SpawnLimits limits;
+  limits.own_binary = true;
+  limits.max_file_bytes = max_file_bytes;
+  return limits;
+}
+
 TEST(AbsurdSizes, ATraceLargerThanTheDiskIsRefusedWithItsEstimateAndNothingIsWritten) {
   TempDir dir;
   const std::vector<std::string> args = {"trace",        "generate", "--jobs",
                                          "100000000000", "--out",    dir.File("huge.csv")};
-  // A clustersim without the check starts writing 4 TB: stopped after 10 s, not left to fill the
-  // disk.
-  BackgroundCli generate(args);
-  CliResult r;
-  ASSERT_TRUE(generate.WaitFor(10, &r)) << "still writing after 10 s: not refused";
+  // Refused before a byte is written: a 1 MB limit is never reached.
+  const CliResult r = RunCli(args, Guarded(1ul << 20));
   EXPECT_EQ(r.exit_code, kBadInput) << Describe(args, r);
   // About 38 bytes a line for ids of 11 digits: some 4 TB, beyond any test machine's disk.
   EXPECT_TRUE(Contains(r.err, "--jobs 100000000000: the trace would take about ")) << r.err;
@@ -178,10 +185,19 @@ TEST(AbsurdSizes, ATraceLargerThanTheDiskIsRefusedWithItsEstimateAndNothingIsWri
   EXPECT_TRUE(EntriesContaining(dir.path(), "huge").empty());
 }
 
-// Waits up to 20 s for `dir` to hold an entry whose name contains `needle`.
+// Waits up to 60 s for `dir` to hold an entry whose name contains `needle`.
 bool WaitForEntry(const std::string& dir, const std::string& needle) {
-  for (int i = 0; i < 2000; ++i) {
+  for (int i = 0; i < 6000; ++i) {
     if (!EntriesContaining(dir, needle).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// Waits up to 60 s for the process's stderr to hold `text` (or for the process to end).
+bool WaitForErr(BackgroundCli* cli, const std::string& text) {
+  for (int i = 0; i < 6000; ++i) {
+    if (Contains(cli->ErrSoFar(), text)) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
@@ -189,10 +205,16 @@ bool WaitForEntry(const std::string& dir, const std::string& needle) {
 
 TEST(StoppedWriters, SigtermDuringTraceGenerateRemovesThePartialFile) {
   TempDir dir;
-  // 40 million jobs (about 1.2 GB): still writing when the signal comes.
-  BackgroundCli generate({"trace", "generate", "--jobs", "40000000", "--out", dir.File("t.csv")});
+  // 40 million jobs (about 1.2 GB if finished, capped at 256 MB): still writing when the signal
+  // comes. The readiness signal is the first progress line (every 10 ms): it is printed while
+  // the .partial file is being written, whatever the machine's load.
+  BackgroundCli generate({"trace", "generate", "--jobs", "40000000", "--out", dir.File("t.csv"),
+                          "--progress", "always", "--progress-interval", "0.01"},
+                         Guarded(256ul << 20));
   ASSERT_TRUE(generate.started());
-  ASSERT_TRUE(WaitForEntry(dir.path(), ".partial")) << generate.ErrSoFar();
+  ASSERT_TRUE(WaitForErr(&generate, "clustersim trace generate: progress "))
+      << generate.ErrSoFar();
+  ASSERT_FALSE(EntriesContaining(dir.path(), ".partial").empty()) << generate.ErrSoFar();
   generate.Signal(SIGTERM);
   const CliResult r = generate.Wait();
   EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
@@ -210,12 +232,14 @@ TEST(StoppedWriters, SigintStopsRunAndCompareCleanlyWithoutTemporaryFiles) {
       0);
   for (const std::string command : {"run", "compare"}) {
     const std::string out = dir.File(command + ".sqlite");
-    std::vector<std::string> args = {command, "--trace", trace, "--out", out};
+    std::vector<std::string> args = {command,      "--trace", trace, "--out", out, "--progress",
+                                     "always",     "--progress-interval", "0.01"};
     if (command == "compare") args.insert(args.end(), {"--policies", "fcfs,sjf", "--jobs", "1"});
-    BackgroundCli cli(args);
+    BackgroundCli cli(args, Guarded(256ul << 20));
     ASSERT_TRUE(cli.started());
-    // The temporary database (run) or folder of the runs' databases (compare) appears once the
-    // simulation starts.
+    // Ready when the simulation is under way: its first progress line is printed, and the
+    // temporary database (run) or folder of the runs' databases (compare) is there.
+    ASSERT_TRUE(WaitForErr(&cli, "clustersim " + command + ": progress ")) << cli.ErrSoFar();
     ASSERT_TRUE(WaitForEntry(dir.path(), command == "run" ? ".tmp-" : ".compare-tmp-"))
         << cli.ErrSoFar();
     cli.Signal(SIGINT);

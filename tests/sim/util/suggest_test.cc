@@ -29,6 +29,9 @@ TEST(NearestName, SuggestsALikelyTypoOrAnAbbreviationAndNothingFarAway) {
   EXPECT_EQ(NearestName("fifo", policies), "");
   // An abbreviation of 3 characters or more names what it starts.
   EXPECT_EQ(NearestName("--pol", {"--policy", "--placement", "--param"}), "--policy");
+  // The allowance follows the longer name: "--policy" (8 characters) is 3 edits from
+  // "--policies" (10 characters, 3 allowed), compare's option.
+  EXPECT_EQ(NearestName("--policy", {"--placement", "--policies"}), "--policies");
   EXPECT_EQ(DidYouMean("eassy", policies), "; did you mean \"easy\"?");
   EXPECT_EQ(DidYouMean("--polcy", {"--policy"}, false), "; did you mean --policy?");
   EXPECT_EQ(DidYouMean("easy", policies), "");  // a valid name gets no suggestion
