@@ -164,7 +164,8 @@ TEST_F(PlotScript, DrawsThePlacementCurveOfArrivalOnlyRuns) {
 }
 
 // Seeds are pooled: runs differing only in their seed are one configuration (one curve with a
-// band, one bar with an error bar), labelled with the setting that differs and its seed count.
+// band, one bar with an error bar), labelled with the policy, its parameters in words and the
+// seed count.
 TEST(PlotPooling, ThreePoliciesByThreeSeedsAreThreeLabelledConfigurations) {
   TempDir dir;
   const std::string db = dir.File("seeds.sqlite");
@@ -178,7 +179,7 @@ TEST(PlotPooling, ThreePoliciesByThreeSeedsAreThreeLabelledConfigurations) {
   const CliResult p = RunPlot({db, "--out", dir.File("figures"), "--dpi", "40", "--format", "png"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   for (const char* line : {"run 1: fcfs (3 seeds)\n", "run 3: fcfs (3 seeds)\n",
-                           "run 4: easy (3 seeds)\n", "run 9: las (3 seeds)\n"}) {
+                           "run 4: easy walltime=exact (3 seeds)\n", "run 9: las (3 seeds)\n"}) {
     EXPECT_NE(p.err.find(line), std::string::npos) << line << " in\n" << p.err;
   }
   for (const char* name : kFigures) EXPECT_TRUE(Exists(dir.File("figures") + "/" + name + ".png"));
