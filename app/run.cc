@@ -1,5 +1,6 @@
 #include "app/run.h"
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -7,12 +8,17 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
+#include <tuple>
 
 #include "app/param_scopes.h"
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/hardware/topology.h"
+#include "sim/models/memory_model.h"
 #include "sim/output/sqlite_writer.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
@@ -458,11 +464,12 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   s->runtime_name = config.runtime_model;
   if (s->runtime_name.empty()) s->runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
   s->engine_options = config.engine;
+  s->engine_options.seed = static_cast<uint64_t>(config.seed);
   ResolveFaults(config, cluster, &s->engine_options.faults);
   if (config.validate) s->engine_options.record_allocations = true;  // the simulated series
   // The topology graph only for what reads it, the hardware runtime model and the topology
   // placement: on 100,000 GPUs it takes about 45 MB of the 400 a million jobs may use.
-  if (s->runtime_name == "hardware" || placement_entry.uses_topology) s->topology.emplace(cluster);
+  if (s->runtime_name != "trace" || placement_entry.uses_topology) s->topology.emplace(cluster);
   const Topology* const topology = s->topology ? &*s->topology : nullptr;
   s->runtime = MakeRuntimeModel(s->runtime_name, cluster, topology);
   s->placement = placement_entry.make(PlacementEnv{&cluster, topology, s->runtime.get(),
@@ -488,7 +495,38 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
 
 // Step 3: reads and filters the trace, inflates it and assigns models if asked, and prints the
 // sanity report (problems are warnings: nothing is dropped for them).
-LoadedTrace LoadRunTrace(const RunConfig& config, const Cluster& cluster) {
+// Whether a catalog model can hold one sample on a job's GPUs of some type of the cluster it may
+// use (MinimalModelParallelism with the run's memory options): what --assign-models asks before
+// giving a job a model (workloads/model_assignment.h). Cached per (model, GPUs, allowed types).
+HoldsModel MakeHoldsModel(const Cluster& cluster, const ModelCatalog& models,
+                          const MemoryOptions& memory) {
+  auto cache = std::make_shared<std::map<std::tuple<std::string, int, uint32_t>, bool>>();
+  return [&cluster, &models, memory, cache](const Job& job, const std::string& name) {
+    const auto key = std::make_tuple(name, job.gpus, job.gpu_type.id());
+    if (auto it = cache->find(key); it != cache->end()) return it->second;
+    bool holds = false;
+    const ModelSpec* spec = models.Find(name);
+    const HardwareCatalog& catalog = cluster.catalog();
+    std::set<int> allowed;  // empty: any type of the cluster
+    const std::string& types = job.gpu_type.str();
+    for (size_t begin = 0; !types.empty() && begin <= types.size();) {
+      const size_t end = std::min(types.find('|', begin), types.size());
+      if (const auto type = catalog.Find(types.substr(begin, end - begin))) allowed.insert(*type);
+      begin = end + 1;
+    }
+    for (int type : cluster.gpu_types()) {
+      if (spec == nullptr || holds) break;
+      if (!types.empty() && !allowed.count(type)) continue;
+      const auto layout =
+          MinimalModelParallelism(*spec, models.efficiency(), catalog.gpu(type), memory);
+      holds = layout && layout->model_parallel_gpus() <= job.gpus;
+    }
+    cache->emplace(key, holds || spec == nullptr);
+    return holds || spec == nullptr;
+  };
+}
+
+LoadedTrace LoadRunTrace(const RunConfig& config, const Catalogs& catalogs, const Cluster& cluster) {
   LoadedTrace loaded;
   loaded.path =
       config.trace_path.empty() ? DefaultTracePath() : ResolveBundledPath(config.trace_path);
@@ -521,8 +559,10 @@ LoadedTrace LoadRunTrace(const RunConfig& config, const Cluster& cluster) {
                  config.filter.inflate, before, trace.jobs.size());
   }
   if (config.models.assign) {
-    const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed),
-                                          *ParseUserBatchRule(config.models.user_batches));
+    const int64_t assigned =
+        AssignModels(trace.jobs, static_cast<uint64_t>(config.seed),
+                     *ParseUserBatchRule(config.models.user_batches),
+                     MakeHoldsModel(cluster, *catalogs.models, config.models.options.memory));
     spdlog::info("assigned a model and batch to {} jobs (seed {})", assigned, config.seed);
   }
   if (config.validate && std::none_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
@@ -551,6 +591,16 @@ LoadedTrace LoadRunTrace(const RunConfig& config, const Cluster& cluster) {
 std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& catalogs,
                                      const Cluster& cluster, LoadedTrace* loaded, Scheduler* s) {
   const Trace& trace = loaded->trace;
+  // The hardware model's reference without an explicit type: the trace's own GPU type where it
+  // states one (docs/models.md#runtime-models). The run records the model with its reference.
+  if (s->runtime_name == "hardware") {
+    if (const auto type = TraceGpuType(trace, cluster.catalog())) s->runtime->SetReference(*type);
+  }
+  s->runtime_name = s->runtime->Label(cluster.catalog());
+  if (s->runtime->reference_type() >= 0) {
+    spdlog::info("runtime model {}: trace durations are times on {}", s->runtime_name,
+                 cluster.catalog().gpu(s->runtime->reference_type()).name);
+  }
   if (config.models.enabled || config.models.assign) {
     ModelRuntimeOptions options = config.models.options;
     options.batch_choice = config.models.batch_choice == "optimal"
@@ -575,6 +625,15 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
   if (std::string warning = s->policy->IdleWarning(trace, loaded->models.get());
       !warning.empty()) {
     warnings.push_back(std::move(warning));
+  }
+  if (config.engine.preemption_cost_seconds == 0) {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "--preemption-cost 0: preemptions, resizes and migrations cost nothing (but "
+                  "model-sized checkpoints), which favours preemptive policies; the default, %g "
+                  "s, follows published measurements (docs/engine.md#preemption-cost)",
+                  kDefaultPreemptionCostSeconds);
+    warnings.push_back(text);
   }
   for (const std::string& warning : warnings) spdlog::warn("{}", warning);
   // Demands the cluster does not declare are about the trace on this cluster: logged with the
@@ -620,6 +679,20 @@ RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Sch
   }
   if (config.filter.inflate > 0) filter["jobs_inflated"] = loaded.trace.jobs.size();
   record.trace_filter = filter.dump();
+  // The trace's class names per level, for reports by priority.
+  std::map<int, std::set<std::string>> classes;
+  for (const Job& job : loaded.trace.jobs) {
+    if (!job.priority_class.empty()) classes[job.priority].insert(job.priority_class.str());
+  }
+  if (!classes.empty()) {
+    nlohmann::json names = nlohmann::json::object();
+    for (const auto& [level, set] : classes) {
+      std::string joined;
+      for (const std::string& name : set) joined += (joined.empty() ? "" : "|") + name;
+      names[std::to_string(level)] = joined;
+    }
+    record.priority_classes = names.dump();
+  }
   return record;
 }
 
@@ -722,6 +795,9 @@ void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& clus
   }
   Engine engine(loaded.trace, cluster, *s->placement, *s->runtime, *s->policy, config.policy,
                 s->engine_options);
+  // Known once the policy has seen the trace (Policy::BeforeRun, from the engine's constructor).
+  record->planning_estimates = s->policy->PlanningEstimates();
+  outcome->planning_estimates = record->planning_estimates;
   if (writer) writer->BeginRun(*record, engine);
   engine.Run();
   const SummaryOptions summary_options{config.bsld_threshold_seconds};
@@ -803,7 +879,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   const Cluster cluster = LoadCluster(config, *catalogs.hardware);
   Scheduler scheduler;
   MakeScheduler(config, cluster, &scheduler);  // every name and --param checked before reading
-  LoadedTrace loaded = LoadRunTrace(config, cluster);
+  LoadedTrace loaded = LoadRunTrace(config, catalogs, cluster);
   RunOutcome outcome;
   outcome.warnings = BuildModels(config, catalogs, cluster, &loaded, &scheduler);
   RunRecord record = DescribeRun(config, cluster, scheduler, loaded);

@@ -95,6 +95,9 @@ struct RunOutcome {
   std::vector<std::string> warnings;
   // What reading the trace found (the filter's exclusions, the sanity report), as logged.
   std::vector<std::string> trace_warnings;
+  // What the policy planned run times with (Policy::PlanningEstimates), "" when it plans nothing
+  // ahead; also in runs.planning_estimates.
+  std::string planning_estimates;
   ValidationReport validation;  // RunConfig::validate only
 };
 

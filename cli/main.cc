@@ -98,6 +98,14 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   dist(bsld_label, "bsld", false);
   std::printf("  %-20s %.0f (%.3f per started job)   restarts after failures %.0f\n", "preemptions",
               v("preemptions"), v("preemptions_per_job"), v("restarts"));
+  // What a preemption, resize or migration costs (docs/engine.md#preemption-cost), and what the
+  // moves cost in all.
+  const bool model_sized = (config.models.enabled || config.models.assign) &&
+                           config.models.options.storage_gbps > 0;
+  std::printf("  %-20s %g s per preemption, resize or migration%s   paid %.2f GPU-h\n",
+              "preemption cost", config.engine.preemption_cost_seconds,
+              model_sized ? " (model-sized checkpoints for modelled jobs)" : "",
+              v("preemption_gpu_hours"));
   std::printf("  %-20s %.2f h   throughput %.2f jobs/h\n", "makespan", v("makespan_seconds") / 3600,
               v("throughput_jobs_per_hour"));
   std::printf("  %-20s %.1f %%   queue %.1f jobs (mean)\n", "utilization",
@@ -133,6 +141,9 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   std::printf("  %-20s %s   events %llu   wall %.2f s\n", "fingerprint",
               HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
               o.wall_seconds);
+  if (!o.planning_estimates.empty()) {
+    std::printf("  %-20s %s\n", "planned run times", o.planning_estimates.c_str());
+  }
   for (const std::string& warning : o.warnings) {
     std::printf("  %-20s %s\n", "warning", warning.c_str());
   }

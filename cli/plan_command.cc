@@ -340,8 +340,10 @@ struct ErlangEstimate {
   std::string basis;  // which condition set c
 };
 
+// `reference`: the hardware runtime model's reference GPU type (trace durations are times on
+// it), nullptr under the trace model.
 ErlangEstimate EstimateStart(const Trace& trace, const Workload& w, const NodeKind& kind,
-                             const HardwareCatalog& catalog, bool hardware_runtime,
+                             const HardwareCatalog& catalog, const GpuSpec* reference,
                              const std::vector<SloCondition>& slos) {
   ErlangEstimate e;
   if (w.jobs < 2 || !(w.span_seconds > 0) || !(w.gpus_requested > 0)) return e;
@@ -349,7 +351,9 @@ ErlangEstimate EstimateStart(const Trace& trace, const Workload& w, const NodeKi
   double gpu_seconds = 0;
   double job_seconds = 0;
   for (const Job& job : trace.jobs) {
-    const double speedup = hardware_runtime ? gpu.SpeedupFor(ModelFamilyOf(job.model.str())) : 1;
+    const std::string family = ModelFamilyOf(job.model.str());
+    const double speedup =
+        reference != nullptr ? gpu.SpeedupFor(family) / reference->SpeedupFor(family) : 1;
     gpu_seconds += job.gpus * job.duration / speedup;
     job_seconds += job.duration / speedup;
   }
@@ -821,8 +825,10 @@ int CommandPlan(int argc, char** argv) {
       "hardware", po::value(&base.hardware_path), "hardware catalog JSON (default: built in)")(
       "policy", po::value(&base.policy)->default_value("fcfs"), "ordering policy")(
       "placement", po::value(&base.placement)->default_value("first-fit"), "placement strategy")(
-      "runtime-model", po::value(&base.runtime_model),
-      "trace | hardware (default: hardware if the node types differ in GPU type, else trace)")(
+      "runtime-model", po::value(&base.runtime_model)->default_value("hardware"),
+      "one for every candidate: hardware (trace durations are times on the trace's own GPU type "
+      "where it states one, else the catalog's reference), hardware:TYPE, or trace (every "
+      "type runs the trace's durations)")(
       "param", po::value(&params)->composing(), "policy parameter key=value (repeatable)")(
       "seed", po::value(&base.seed)->default_value(0), "random seed")(
       "node-type", po::value(&node_type_args)->composing(),
@@ -894,11 +900,12 @@ int CommandPlan(int argc, char** argv) {
   std::vector<SloCondition> slos;
   for (const std::string& s : slo_args) slos.push_back(ParseSlo(s));
   CheckSloConsistency(slos);
-  std::set<std::string> gpu_types;
-  for (const NodeKind& k : kinds) gpu_types.insert(k.group.gpu_type);
-  if (base.runtime_model.empty()) base.runtime_model = gpu_types.size() > 1 ? "hardware" : "trace";
-  if (base.runtime_model != "trace" && base.runtime_model != "hardware") {
-    throw InputError("--runtime-model " + base.runtime_model + ": expected trace or hardware" +
+  // The runtime model's name, checked before the trace is read (its reference type is resolved
+  // after, from the trace).
+  if (base.runtime_model != "trace" && base.runtime_model != "hardware" &&
+      base.runtime_model.rfind("hardware:", 0) != 0) {
+    throw InputError("--runtime-model " + base.runtime_model +
+                     ": expected hardware, hardware:TYPE or trace" +
                      DidYouMean(base.runtime_model, {"trace", "hardware"}));
   }
 
@@ -912,6 +919,32 @@ int CommandPlan(int argc, char** argv) {
                                                : "no job is left after the trace filters (" +
                                                      std::to_string(filter_counts.before) +
                                                      " read): nothing to plan for");
+  }
+  // One runtime model for every candidate, whatever the list (a node type gets the same count
+  // alone and beside another): its reference resolved here, as a run resolves it, and named
+  // explicitly so that every point uses it.
+  const GpuSpec* reference = nullptr;
+  if (base.runtime_model != "trace") {
+    int type = -1;
+    if (base.runtime_model == "hardware") {
+      const auto stated = TraceGpuType(trace, *catalog);
+      type = stated ? *stated : catalog->Require(catalog->reference(), "hardware catalog",
+                                                 "reference");
+    } else if (base.runtime_model.rfind("hardware:", 0) == 0) {
+      const std::string name = Lower(base.runtime_model.substr(9));
+      for (size_t t = 0; t < catalog->gpus().size(); ++t) {
+        if (Lower(catalog->gpus()[t].name) == name) type = static_cast<int>(t);
+      }
+      if (type < 0) {
+        throw InputError("--runtime-model " + base.runtime_model + ": unknown GPU type; valid: " +
+                         catalog->NameList());
+      }
+    } else {
+      throw InputError("--runtime-model " + base.runtime_model +
+                       ": expected hardware, hardware:TYPE or trace");
+    }
+    reference = &catalog->gpu(type);
+    base.runtime_model = "hardware:" + reference->name;
   }
   Workload workload;
   workload.jobs = static_cast<int64_t>(trace.jobs.size());
@@ -928,7 +961,15 @@ int CommandPlan(int argc, char** argv) {
   if (filter_counts.kept != filter_counts.before) {
     std::printf(" of %lld after filters", static_cast<long long>(filter_counts.before));
   }
-  std::printf(")\n  SLO:");
+  std::printf(")\n");
+  if (reference != nullptr) {
+    std::printf("  runtime: trace durations are times on %s; every candidate runs them at its "
+                "speed relative to it (docs/plan.md)\n",
+                reference->name.c_str());
+  } else {
+    std::printf("  runtime: every candidate runs the trace's durations (docs/plan.md)\n");
+  }
+  std::printf("  SLO:");
   for (size_t i = 0; i < slos.size(); ++i) {
     std::printf("%s %s", i ? " and" : "", slos[i].text.c_str());
   }
@@ -948,7 +989,7 @@ int CommandPlan(int argc, char** argv) {
           std::min<double>(max_count, std::floor(budget / kind.NodeCostPerHour())));
     }
     estimates.push_back(
-        EstimateStart(trace, workload, kind, *catalog, base.runtime_model == "hardware", slos));
+        EstimateStart(trace, workload, kind, *catalog, reference, slos));
     min_counts.push_back(min_count);
     max_counts.push_back(max_count);
     const ErlangEstimate& e = estimates.back();

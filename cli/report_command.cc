@@ -106,6 +106,10 @@ void PrintTable(const Report& report, const std::string& path, const std::string
       case ReportUnit::kRatio:
         decimals = 2;
         break;
+      case ReportUnit::kPercent:
+        scale = 0.01;
+        decimals = 1;
+        break;
     }
     std::string text = Number(v.mean / scale, decimals);
     // The same in every seed: no interval to show.
@@ -193,10 +197,15 @@ void PrintTable(const Report& report, const std::string& path, const std::string
     }
   }
   std::printf(
-      "\nGPU-h: GPU-hours held; cost: those hours at their GPU type's price; wait: first-start "
-      "wait (jobs that started); queued: all time waiting, after preemptions too; JCT, queued "
-      "and bsld (bounded slowdown): jobs that ended; preempt, OOM: preemptions and "
-      "out-of-memory failures%s%s\n",
+      "\ntimeout: jobs killed at their requested wall time; unfinished: still queued or running "
+      "when the run stopped; GPU-h: GPU-hours held; util: those hours / the cluster's GPU-hours "
+      "over the runs' shared horizon (%.2f h, first submission to the last run's end); cost: "
+      "the GPU-hours at their GPU type's price; wait: first-start wait; queued: all time "
+      "waiting, after preemptions too; wait, queued and JCT over every job that arrived (a "
+      "killed one to its kill time, an unfinished one to its run's end: a lower bound); bsld "
+      "(bounded slowdown): jobs that ended; preempt, OOM: preemptions and out-of-memory "
+      "failures%s%s\n",
+      report.horizon_seconds / 3600,
       shown[MetricIndex("preemption_gpu_hours")]
           ? "; preempt GPU-h: GPU time paid for checkpoint save + restore after preemptions"
           : "",
@@ -240,19 +249,23 @@ int CommandReport(int argc, char** argv) {
   std::vector<std::string> run_texts;
   std::string by = "user";
   int top = 0;
+  bool allow_different_jobs = false;
   po::options_description desc(
       "clustersim report DB: per-group accounting of the runs in a results database\n\n"
-      "Per user, virtual cluster, GPU type, priority or policy: jobs, GPU-hours, cost, "
-      "first-start\n"
-      "wait, queued time, JCT, bounded slowdown, preemptions and OOM failures, like Slurm's\n"
-      "sreport and sacct. Runs that differ only in their seed (clustersim compare --seeds 0,1,2)\n"
-      "are pooled: mean and 95 % confidence interval (Student t) over the seeds.\n\noptions");
+      "Per user, virtual cluster, GPU type, priority class or policy: jobs (completed, killed,\n"
+      "unfinished), GPU-hours, utilization, cost, first-start wait, queued time, JCT, bounded\n"
+      "slowdown, preemptions and OOM failures, like Slurm's sreport and sacct. Runs that differ\n"
+      "only in their seed (clustersim compare --seeds 0,1,2) are pooled: mean and 95 % confidence\n"
+      "interval (Student t) over the seeds. The runs must have seen the same jobs.\n\noptions");
   desc.add_options()("help,h", "show this help")("db", po::value(&path), "results database")(
       "run", po::value(&run_texts)->multitoken()->composing(),
       "run ids to report: ID, FIRST-LAST or lists of them (default: every complete run)")(
       "by", po::value(&by)->default_value("user"), "user | vc | gpu_type | priority | policy")(
       "top", po::value(&top)->default_value(0),
       "only the N groups with the most GPU-hours per configuration (0 = all)")(
+      "allow-different-jobs", po::bool_switch(&allow_different_jobs),
+      "report runs that did not see the same jobs (a different trace or filters, or jobs some "
+      "rejected and others accepted); by default refused, naming the jobs")(
       "csv", "print CSV (one line per configuration and group, SI units) instead of the table");
   po::positional_options_description positional;
   positional.add("db", 1);
@@ -266,6 +279,7 @@ int CommandReport(int argc, char** argv) {
   }
   options.by = ParseReportGroupBy(by);
   options.top = top;
+  options.allow_different_jobs = allow_different_jobs;
   const Report report = BuildReport(path, options);
   if (vm.count("csv")) {
     PrintCsv(report);

@@ -207,6 +207,11 @@ class FairShare final : public Policy {
   double RequestedWalltime(const Job& job) const override {
     return backfill_.walltime().Requested(job);
   }
+  // Estimates only for backfill=easy: strict blocking plans nothing ahead.
+  void BeforeRun(const Trace& trace, uint64_t seed) override {
+    if (options_.backfill) backfill_.BeforeRun(trace, seed);
+  }
+  std::string PlanningEstimates() const override { return backfill_.walltime().Describe(); }
 
  private:
   // The job's account in the ledger, with a queue of its own from its first job on.

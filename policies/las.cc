@@ -196,6 +196,7 @@ class Las final : public Policy, public RunnableOrder {
     const int queue = key_[id].queue;
     if (queue >= static_cast<int>(thresholds_.size())) return;  // the last queue
     const double gpus = static_cast<double>(context.run(id).allocation.gpus.size());
+    if (gpus == 0) return;  // a CPU-only job attains no GPU service: never demoted
     const double left = std::max(0.0, thresholds_[queue] - Attained(context, id));
     context.SetTimer(context.now() + left / gpus, id, Tag(id, kDemote));
   }

@@ -6,7 +6,9 @@
 // rate on the type (SchedulingContext::TypeRate; use the hardware runtime model, under which
 // types differ). Ties go to the type listed first. Each type serves its own queue first come,
 // first served with head-of-line blocking, placing with the run's placement restricted to the
-// type. A job a failure sends back to the queue is dispatched again. Non-preemptive.
+// type. A job a failure sends back to the queue is dispatched again. Non-preemptive. CPU-only jobs
+// (no GPUs; docs/resources.md#cpu-only-jobs) have no rate on any type: they wait in a queue of
+// their own, served first come, first served, wherever the run's placement finds room.
 // Parameters: none.
 #include <algorithm>
 #include <limits>
@@ -30,6 +32,12 @@ class LeastLoaded final : public Policy {
   }
 
   void Schedule(SchedulingContext& context) override {
+    while (!cpu_only_.empty()) {
+      Allocation allocation;
+      if (!context.TryPlace(*cpu_only_.begin(), &allocation)) break;
+      context.Start(*cpu_only_.begin(), std::move(allocation));
+      cpu_only_.erase(cpu_only_.begin());
+    }
     for (size_t s = 0; s < queues_.size(); ++s) {
       while (!queues_[s].empty()) {
         const JobId id = *queues_[s].begin();
@@ -69,6 +77,10 @@ class LeastLoaded final : public Policy {
 
   void Dispatch(SchedulingContext& context, JobId id) {
     Setup(context);
+    if (IsCpuOnly(context.run(id).request)) {
+      cpu_only_.insert(id);
+      return;
+    }
     const Cluster& cluster = context.cluster();
     std::vector<int> working(types_.size());
     for (size_t s = 0; s < types_.size(); ++s) working[s] = cluster.GpusOfType(types_[s]);
@@ -120,6 +132,7 @@ class LeastLoaded final : public Policy {
   std::vector<double> running_gpus_;      // per slot: sum of GPUs of running jobs
   std::vector<double> running_gpu_ends_;  // per slot: sum of GPUs x expected end
   std::map<JobId, Running> running_;
+  std::set<JobId> cpu_only_;  // queued CPU-only jobs, in submission order
 };
 
 }  // namespace

@@ -345,6 +345,11 @@ class PriorityPolicy final : public Policy {
   double RequestedWalltime(const Job& job) const override {
     return backfill_.walltime().Requested(job);
   }
+  // Estimates only for backfill=easy: without it nothing is planned ahead.
+  void BeforeRun(const Trace& trace, uint64_t seed) override {
+    if (options_.backfill) backfill_.BeforeRun(trace, seed);
+  }
+  std::string PlanningEstimates() const override { return backfill_.walltime().Describe(); }
   bool WholeNodes(const Job& job) const override { return options_.exclusive.count(job.priority); }
 
  private:
@@ -460,7 +465,8 @@ class PriorityPolicy final : public Policy {
       ++vc.sizes[held_[id]];
     }
     vc.dirty = true;
-    if (!IsGuaranteed(context, id)) preemptible_gpus_[level_[id]] += held_[id];
+    // (A CPU-only job holds no GPU: nothing to count.)
+    if (!IsGuaranteed(context, id) && held_[id] > 0) preemptible_gpus_[level_[id]] += held_[id];
     if (ledger_) ledger_->Charge(account_[id], held_[id]);
   }
 
@@ -479,7 +485,7 @@ class PriorityPolicy final : public Policy {
     }
     vc.dirty = true;
     borrowing_[id] = 0;  // the engine ends the mark when the job stops
-    if (!IsGuaranteed(context, id)) {
+    if (!IsGuaranteed(context, id) && held_[id] > 0) {
       auto it = preemptible_gpus_.find(level_[id]);
       it->second -= held_[id];
       if (it->second == 0) preemptible_gpus_.erase(it);
@@ -603,8 +609,11 @@ class PriorityPolicy final : public Policy {
     Allocation allocation;
     size_t taken = 0;
     bool fits = false;
+    // Victims give back their GPUs and their CPUs and memory (docs/resources.md), as they will
+    // when preempted.
     while (taken < candidates_.size() && !fits) {
-      scratch_->Release(context.run(candidates_[taken++].id).allocation.gpus);
+      const JobRun& victim = context.run(candidates_[taken++].id);
+      GiveBackAllocation(*scratch_, victim.request.host, victim.allocation);
       fits = context.placement().Find(*scratch_, request, &allocation);
     }
     if (!fits) {
@@ -614,10 +623,10 @@ class PriorityPolicy final : public Policy {
     // Give back, costliest first, every victim whose GPUs the head does not need.
     victims_.assign(taken, kNoJob);
     for (size_t i = taken; i-- > 0;) {
-      const std::vector<int>& gpus = context.run(candidates_[i].id).allocation.gpus;
-      scratch_->Allocate(gpus);
+      const JobRun& victim = context.run(candidates_[i].id);
+      TakeAllocation(*scratch_, victim.request.host, victim.allocation);
       if (context.placement().Find(*scratch_, request, &allocation)) continue;
-      scratch_->Release(gpus);
+      GiveBackAllocation(*scratch_, victim.request.host, victim.allocation);
       victims_[i] = candidates_[i].id;
     }
     for (JobId r : victims_) {
@@ -701,8 +710,10 @@ class PriorityPolicy final : public Policy {
         }
       }
       if (!guarantees || HasRoom(v)) advance(v, orders_[v]->Next(ClassFilter()));
-      // Nothing free and nobody left that a later (lower or equal level) job could preempt.
+      // Nothing free and nobody left that a later (lower or equal level) job could preempt (under
+      // host limits a CPU-only job needs no free GPU).
       if (!heads.empty() && context.resources().total_free() == 0 &&
+          !context.resources().host_limited() &&
           (preemptible_gpus_.empty() ||
            level_[std::get<2>(heads.top().first)] <= preemptible_gpus_.begin()->first) &&
           !(guarantees && AnyBorrowing(context))) {

@@ -21,7 +21,6 @@ namespace {
 class Sjf final : public Policy {
  public:
   bool SupportsShares() const override { return true; }
-  bool PlacesCpuOnlyJobs() const override { return true; }
   void OnArrival(SchedulingContext& context, JobId id) override {
     queued_.emplace(context.job(id).duration, id);
   }

@@ -28,6 +28,7 @@
 #include "app/run.h"
 #include "policies/registry.h"
 #include "python/python_policy.h"
+#include "sim/output/comparison.h"
 #include "sim/util/error.h"
 #include "sim/util/suggest.h"
 #include "workloads/reader.h"
@@ -580,4 +581,34 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("cluster"), py::arg("cluster_json") = "", py::arg("hardware") = "");
   m.def("default_trace_path", &DefaultTracePath);
+  // Runs put side by side (Database.compare, sim/output/comparison.h): how the jobs they saw
+  // differ ("message": the refusal's text ending in `how_to_allow`, "" when they saw the same
+  // jobs), their shared horizon and each run's utilization and cluster cost over it.
+  m.def(
+      "compare_runs",
+      [](const std::string& path, const std::vector<int64_t>& run_ids,
+         const std::string& how_to_allow) {
+        std::vector<ComparedRun> runs;
+        for (int64_t id : run_ids) runs.push_back(ReadComparedRun(path, id));
+        const std::vector<std::string> differences = JobSetDifferences(runs);
+        py::dict out;
+        out["differences"] = differences;
+        out["message"] =
+            differences.empty() ? std::string() : DifferentJobsMessage(differences, how_to_allow);
+        std::vector<double> utilization, cost;
+        double horizon_seconds = kNaN;
+        if (!runs.empty()) {
+          const Horizon horizon = SharedHorizon(runs);
+          horizon_seconds = horizon.seconds();
+          for (const ComparedRun& run : runs) {
+            utilization.push_back(UtilizationOver(run, horizon));
+            cost.push_back(CostOver(run, horizon));
+          }
+        }
+        out["horizon_seconds"] = horizon_seconds;
+        out["gpu_utilization"] = utilization;
+        out["cost_usd"] = cost;
+        return out;
+      },
+      py::arg("path"), py::arg("run_ids"), py::arg("how_to_allow"));
 }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sim/engine/priority_class.h"
+#include "sim/engine/resources.h"
 #include "sim/engine/summary.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
@@ -177,7 +178,22 @@ std::string SanityReport::ToText() const {
 
 SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
   SanityItem larger{"jobs larger than the cluster (they will be rejected)", 0, {}};
-  SanityItem zero_gpus{"jobs requesting 0 GPUs (rejected unless placed as CPU-only jobs)", 0, {}};
+  // A job of 0 GPUs is a CPU-only job where the run limits the CPUs or memory it states
+  // (docs/resources.md#cpu-only-jobs); the others are rejected.
+  SanityItem zero_gpus{cluster ? "jobs requesting 0 GPUs and no CPUs or memory the cluster declares "
+                                 "(they will be rejected)"
+                               : "jobs requesting 0 GPUs (rejected unless they state CPUs or "
+                                 "memory the cluster declares: CPU-only jobs)",
+                       0,
+                       {}};
+  bool cpus_declared = false;
+  bool memory_declared = false;
+  if (cluster) {
+    for (const Node& node : cluster->nodes()) {
+      cpus_declared = cpus_declared || NodeCpuMilli(node) > 0;
+      memory_declared = memory_declared || NodeMemoryMib(node) > 0;
+    }
+  }
   SanityItem zero_duration{"jobs of zero duration", 0, {}};
   SanityItem unsorted{"rows submitted earlier than a row above them (sorted before the run)", 0,
                       {}};
@@ -201,7 +217,9 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
   double latest = -std::numeric_limits<double>::infinity();
   for (const Job* job : by_line) {
     if (cluster && job->gpus > cluster->total_gpus()) note(larger, job->line);
-    if (job->gpus == 0) note(zero_gpus, job->line);
+    const bool cpu_only = (cpus_declared && job->cpu_milli > 0) ||
+                          (memory_declared && job->memory_mib > 0);
+    if (job->gpus == 0 && !cpu_only) note(zero_gpus, job->line);
     if (job->duration == 0) note(zero_duration, job->line);
     if (job->submit_time < latest) note(unsorted, job->line);
     latest = std::max(latest, job->submit_time);

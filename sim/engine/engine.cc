@@ -128,6 +128,7 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       model_runs_[i].batch = options_.models->user_batch(static_cast<JobId>(i));
     }
   }
+  policy_.BeforeRun(trace_, options_.seed);
 }
 
 void Engine::ResolveRequests() {
@@ -650,14 +651,10 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
   char demand[160];
   std::snprintf(demand, sizeof demand, "requests 0 GPUs with %g CPUs and %g GiB of host memory",
                 host.cpu_milli / 1000.0, host.memory_mib / 1024.0);
-  if (!policy_.PlacesCpuOnlyJobs()) {
-    return std::string(demand) + "; policy " + policy_name_ +
-           " does not place CPU-only jobs (docs/resources.md#cpu-only-jobs lists those that do)";
-  }
+  // Every registered placement places them (a test checks it); a strategy made elsewhere may not.
   if (!placement().PlacesCpuOnly()) {
     return std::string(demand) +
-           "; the run's placement does not place CPU-only jobs (docs/resources.md#cpu-only-jobs "
-           "lists those that do)";
+           "; the run's placement does not place CPU-only jobs (docs/resources.md#cpu-only-jobs)";
   }
   // Every placement that places CPU-only jobs chooses among the nodes CpuOnlyFits (the placement
   // is not asked here: its Find may draw random numbers).
@@ -917,10 +914,10 @@ void Engine::Start(JobId id, Allocation allocation) {
               " GPUs; it requests " + std::to_string(run.request.gpus));
   }
   ValidateAllocation(id, allocation, "start of", false);
-  // Backfilling plans count GPUs only: under host limits (CPUs, host memory) a planned slot may
-  // lack the CPUs when its time comes, so promises are estimates then (docs/backfilling.md).
+  // Backfilling plans CPUs and host memory per node as they plan GPUs (docs/backfilling.md), so
+  // promises hold under host limits too.
   if (options_.check_invariants && plans_held_ && !promised_start_.empty() &&
-      policy_.KeepsPromises() && !resources_.host_limited()) {
+      policy_.KeepsPromises()) {
     const double promised = promised_start_[id];
     if (now_ > promised + 1e-9 * std::max(1.0, std::abs(promised))) {
       PolicyBug("job " + trace_.jobs[id].id + " starts after the start it was promised (" +
@@ -1006,6 +1003,8 @@ void Engine::Resize(JobId id, Allocation allocation) {
   JobRun& run = runs_[id];
   if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
   if (run.request.whole_nodes) PolicyBug("resize of a job that holds whole nodes");
+  // Checkpoint on the old GPUs, restore on the new: the job pays the cost on its new GPUs.
+  costs_[id].preemption_gpu_seconds += HeldGpus(allocation) * PreemptionSeconds(id);
   StopRunning(id, IntervalEnd::kResize);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);

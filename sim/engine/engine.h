@@ -13,8 +13,10 @@
 //   at arrival with a reason and never queued.
 // - A job with a requested wall time (Policy::RequestedWalltime) is killed when its running
 //   time reaches it (status timeout) unless EngineOptions::enforce_walltime is false.
-// - Preemption costs EngineOptions::preemption_cost_seconds (checkpoint save + restore): a
-//   preempted job, once resumed, holds its GPUs that long without progress.
+// - Preemption costs EngineOptions::preemption_cost_seconds (checkpoint save + restore; 30 s by
+//   default, or the model-sized checkpoint time): a preempted job, once resumed, holds its GPUs
+//   that long without progress, and so does a resized or migrated job on its new GPUs. Each move
+//   adds GPUs x that cost to the job's preemption GPU-seconds.
 // - Failures (EngineOptions::faults, sim/engine/faults.h) are events ranked after completions: the
 //   failed GPUs leave placement until repaired, jobs on them go back to the queue having lost
 //   the work since their last checkpoint, and the policy hears of it through OnRequeue. With
@@ -68,14 +70,23 @@ struct EngineProgress {
   uint64_t events = 0;
 };
 
+// The preemption cost of a job without a model-sized checkpoint (docs/engine.md#preemption-cost):
+// checkpoint save + restore, paid by every preempted job when it resumes and by every resized or
+// migrated job on its new GPUs. 30 s is what the Pollux authors' simulator charges every
+// re-allocation of Pollux, Optimus and Tiresias alike (petuum/adaptdl, simulator/simulator.py,
+// Job.reallocate: "rescale_time = 30"). Lower favours preemptive policies; 0 makes moves free.
+inline constexpr double kDefaultPreemptionCostSeconds = 30;
+
 struct EngineOptions {
   double timeseries_interval_seconds = 300;
   // --check: verify invariants after every pass (the O(jobs) state census on every 64th pass
   // for traces of more than 100,000 jobs).
   bool check_invariants = false;
   bool enforce_walltime = true;
-  double preemption_cost_seconds = 0;  // save + restore per preemption (docs/engine.md)
-  FaultOptions faults;                 // failures and checkpoints; off by default
+  // Save + restore per preemption, resize or migration (docs/engine.md#preemption-cost).
+  double preemption_cost_seconds = kDefaultPreemptionCostSeconds;
+  FaultOptions faults;  // failures and checkpoints; off by default
+  uint64_t seed = 0;  // the run's seed, handed to Policy::BeforeRun for the policy's own draws
   // Model-aware run (memory, OOM, batch, sharing; sim/engine/model_runtime.h); nullptr = off. Must
   // outlive the engine and be built from the same trace.
   const ModelRuntime* models = nullptr;
@@ -158,6 +169,7 @@ class Engine final : public SchedulingContext {
   const Trace& trace() const { return trace_; }
   bool policy_is_elastic() const { return elastic_; }
   bool policy_keeps_promises() const { return policy_.KeepsPromises(); }
+  std::string policy_planning_estimates() const { return policy_.PlanningEstimates(); }
   // The start first promised to the job (SchedulingContext::Promise), or NaN if none.
   double promised_start(JobId id) const {
     return promised_start_.empty() ? std::numeric_limits<double>::quiet_NaN()

@@ -2,6 +2,18 @@
 
 namespace clustersim {
 
+bool AllocationFits(const Resources& resources, const HostDemand& host,
+                    const Allocation& allocation) {
+  if (allocation.gpus.empty()) {
+    return allocation.node >= 0 && resources.HostFitsCpuOnly(allocation.node, host);
+  }
+  for (int g : allocation.gpus) {
+    if (allocation.milli > 0 ? resources.free_milli(g) < allocation.milli : !resources.IsGpuFree(g))
+      return false;
+  }
+  return resources.HostFitsGpus(host, allocation.gpus, allocation.milli);
+}
+
 bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request, Allocation* out) {
   out->gpus.clear();
   out->gpu_type = -1;

@@ -107,6 +107,23 @@ inline bool CpuOnlyFits(const Resources& resources, int node, const PlacementReq
          resources.HostFitsCpuOnly(node, request.host);
 }
 
+// What `allocation` holds for a job of host demand `host` (its GPUs or shares, its host charges,
+// or the one node of a CPU-only job), taken from or given back to `resources`: what a policy
+// planning on a copy of the free state does at each start or stop it plans, as the engine does
+// on its own state (Resources::AllocateJob).
+inline void TakeAllocation(Resources& resources, const HostDemand& host,
+                           const Allocation& allocation) {
+  resources.AllocateJob(host, allocation.gpus, allocation.milli, allocation.node);
+}
+inline void GiveBackAllocation(Resources& resources, const HostDemand& host,
+                               const Allocation& allocation) {
+  resources.ReleaseJob(host, allocation.gpus, allocation.milli, allocation.node);
+}
+// True if `allocation` is free on `resources` for a job of host demand `host`: its GPUs (or
+// shares) free and the host charges fitting every node it spans (a CPU-only job: its node).
+bool AllocationFits(const Resources& resources, const HostDemand& host,
+                    const Allocation& allocation);
+
 // Whole-node placement (docs/engine.md#whole-nodes): the first partition, in cluster order, of an
 // allowed type with ceil(request.gpus / G) completely free nodes; the lowest-index such nodes,
 // every GPU of them (so `out` holds a multiple of G >= request.gpus GPUs), if the job's host
@@ -126,7 +143,9 @@ class WholeNodePlacement final : public Placement {
                                : inner_.Find(resources, request, out);
   }
   bool SharesGpus() const override { return inner_.SharesGpus(); }
+  bool IgnoresNodes() const override { return inner_.IgnoresNodes(); }
   bool PlacesCpuOnly() const override { return inner_.PlacesCpuOnly(); }
+  bool CountsJobKinds() const override { return inner_.CountsJobKinds(); }
 
  private:
   const Placement& inner_;

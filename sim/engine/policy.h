@@ -194,18 +194,14 @@ class Policy {
   // free state (backfilling horizons, LAS and SRTF rooms) say false, and their fractional jobs
   // hold whole GPUs.
   virtual bool SupportsShares() const { return false; }
-  // True if the policy starts CPU-only jobs (no GPUs, a CPU or memory demand) where the placement
-  // puts them (docs/resources.md#cpu-only-jobs). Policies that plan on copies of the free state
-  // count GPUs and GPU-holding jobs' host charges only, so they leave this false and the engine
-  // rejects such jobs with a reason.
-  virtual bool PlacesCpuOnlyJobs() const { return false; }
   // True if the job must hold whole nodes (an exclusive QoS; docs/engine.md#whole-nodes): its
   // request is placed by PlaceWholeNodes and it holds every GPU of those nodes, working on the
   // first `gpus` of them. Asked once per job before the run.
   virtual bool WholeNodes(const Job& /*job*/) const { return false; }
   // True if the policy starts no job later than its first promise (SchedulingContext::Promise)
   // as long as every job runs at most its plan: its requested wall time, or its trace duration
-  // when it has none. With --check the engine verifies it for every start while that holds (no
+  // when it has none (a policy may plan with more, as the backfilling policies' modelled user
+  // estimates, which are never below the duration: then the check is only stricter). With --check the engine verifies it for every start while that holds (no
   // job has run past its plan, no failures, no out-of-memory restart): a later start stops the
   // run naming the policy. False (the default): promises are estimates (fair-share's order may
   // change before the start).
@@ -223,6 +219,14 @@ class Policy {
   // True if the policy orders jobs by their priority class (Job::priority), so a log's queues or
   // classes mean something to it; false (the default): every class is served in one order.
   virtual bool OrdersByPriority() const { return false; }
+  // Called once by the engine before the run (from its constructor) with the run's trace and
+  // seed (EngineOptions::seed): for what the policy draws or derives from the whole trace before
+  // the first arrival, e.g. the backfilling policies' modelled user estimates
+  // (policies/backfill.h). Draws must come from generators seeded by `seed`.
+  virtual void BeforeRun(const Trace& /*trace*/, uint64_t /*seed*/) {}
+  // After BeforeRun: what the policy plans run times with, in words, for the run's printout and
+  // runs.planning_estimates ("" when it does not plan ahead).
+  virtual std::string PlanningEstimates() const { return ""; }
 };
 
 }  // namespace clustersim

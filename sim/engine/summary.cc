@@ -30,6 +30,14 @@ double SummaryValue(const std::vector<SummaryRow>& rows, const std::string& metr
 
 namespace {
 
+// True for a job that arrived but was still queued or running when the run stopped (--stop-time,
+// Ctrl-C): the time distributions count it up to the run's end `end`, a lower bound of what it
+// would have taken (right-censored), so that a run is never judged on the jobs that made it
+// alone (docs/metrics.md#jobs).
+bool Censored(const JobRun& run, const Job& job, double end) {
+  return run.state == JobState::kUnfinished && job.submit_time <= end;
+}
+
 // Per priority level (scope "priority:L") and per virtual cluster (scope "vc:NAME"), when the
 // trace has more than one of them: what each group's jobs waited, took and lost to preemption.
 template <typename Add>
@@ -44,6 +52,7 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
   const Trace& trace = engine.trace();
   const auto& runs = engine.runs();
   if (trace.jobs.empty()) return;
+  const double end = engine.metrics().last_time();
   // Groups are reported only for a dimension with more than one value: the others are not
   // collected (a map lookup and three appends per job saved on a million jobs).
   const Job& first = trace.jobs.front();
@@ -68,9 +77,17 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
       const JobCosts& costs = engine.costs(static_cast<JobId>(i));
       group->preemption_gpu_seconds += costs.preemption_gpu_seconds;
       group->borrowed_gpu_seconds += costs.borrowed_gpu_seconds;
-      if (run.first_start >= 0) group->wait.push_back(run.first_start - job.submit_time);
+      // As in the run's distributions (Censored, below).
+      if (run.first_start >= 0) {
+        group->wait.push_back(run.first_start - job.submit_time);
+      } else if (Censored(run, job, end)) {
+        group->wait.push_back(end - job.submit_time);
+      }
       if (Ended(run.state)) {
         group->jct.push_back(run.end_time - job.submit_time);
+        group->queued.push_back(run.queued_seconds);
+      } else if (Censored(run, job, end)) {
+        group->jct.push_back(end - job.submit_time);
         group->queued.push_back(run.queued_seconds);
       }
     }
@@ -120,6 +137,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   std::vector<double> oom_jct;
   double first_submit = trace.jobs.empty() ? 0 : trace.jobs.front().submit_time;
   double last_end = first_submit;
+  const double end = metrics.last_time();  // the simulated clock when the run stopped
   std::map<Symbol, double> user_gpu_seconds;  // jobs naming a user only
   // The five distributions are collected two at a time in two buffers, each in job order, and
   // reduced before the next two: on a million jobs 16 MB at a time instead of 40 MB for all
@@ -160,10 +178,17 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
         ++unfinished;
         break;
     }
-    if (run.first_start >= 0) b.push_back(run.first_start - job.submit_time);
+    // JCT and first-start wait over every job that arrived: an unfinished one up to the end.
+    if (run.first_start >= 0) {
+      b.push_back(run.first_start - job.submit_time);
+    } else if (Censored(run, job, end)) {
+      b.push_back(end - job.submit_time);
+    }
     if (Ended(run.state)) {
       a.push_back(run.end_time - job.submit_time);
       last_end = std::max(last_end, run.end_time);
+    } else if (Censored(run, job, end)) {
+      a.push_back(end - job.submit_time);
     }
   }
   add("jobs_total", static_cast<double>(runs.size()));
@@ -192,6 +217,8 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   b.clear();
   for (size_t i = 0; i < runs.size(); ++i) {
     const JobRun& run = runs[i];
+    // Queued time of an unfinished job runs to the end (the engine adds it when it stops).
+    if (Censored(run, trace.jobs[i], end)) b.push_back(run.queued_seconds);
     if (!Ended(run.state)) continue;
     if (run.run_seconds > 0) a.push_back((run.end_time - trace.jobs[i].submit_time) / run.run_seconds);
     b.push_back(run.queued_seconds);
@@ -216,6 +243,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
 
   const double span = metrics.last_time() - metrics.start_time();
   add("simulated_seconds", span);
+  add("end_seconds", end);
   if (span > 0) {
     add("gpu_utilization", metrics.busy_gpu_seconds() / (cluster.total_gpus() * span));
     for (int type : cluster.gpu_types()) {

@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS runs (
   wall_seconds REAL, events INTEGER, passes INTEGER,
   status TEXT NOT NULL, error TEXT, fingerprint TEXT,
   timeseries_interval_seconds REAL, preemption_cost_seconds REAL, trace_filter TEXT,
-  faults TEXT, models TEXT
+  faults TEXT, models TEXT, planning_estimates TEXT, priority_classes TEXT
 );
 CREATE TABLE IF NOT EXISTS jobs (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -179,6 +179,8 @@ struct AddedColumn {
 constexpr AddedColumn kAddedColumns[] = {
     {"runs", "faults", "TEXT", false},
     {"runs", "models", "TEXT", false},
+    {"runs", "planning_estimates", "TEXT", true},
+    {"runs", "priority_classes", "TEXT", true},
     {"jobs", "checkpoint_seconds", "REAL", true},
     {"jobs", "lost_gpu_seconds", "REAL", true},
     {"jobs", "queued_time", "REAL", true},
@@ -788,8 +790,9 @@ int64_t SqliteWriter::InsertRunRow(const RunRecord& r) {
               "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
               "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
               "runtime_model, seed, version, status, timeseries_interval_seconds, "
-              "preemption_cost_seconds, trace_filter, faults, models) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?)");
+              "preemption_cost_seconds, trace_filter, faults, models, planning_estimates, "
+              "priority_classes) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?,?,?)");
   const std::string now = NowUtc();
   s.Bind(1, now);
   s.Bind(2, r.trace_path);
@@ -809,6 +812,16 @@ int64_t SqliteWriter::InsertRunRow(const RunRecord& r) {
   s.Bind(16, r.trace_filter);
   s.Bind(17, r.faults);
   s.Bind(18, r.models);
+  if (r.planning_estimates.empty()) {
+    s.BindNull(19);
+  } else {
+    s.Bind(19, r.planning_estimates);
+  }
+  if (r.priority_classes.empty()) {
+    s.BindNull(20);
+  } else {
+    s.Bind(20, r.priority_classes);
+  }
   s.Step();
   return sqlite3_last_insert_rowid(db_);
 }

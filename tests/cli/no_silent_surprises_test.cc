@@ -205,12 +205,13 @@ bool WaitForErr(BackgroundCli* cli, const std::string& text) {
 
 TEST(StoppedWriters, SigtermDuringTraceGenerateRemovesThePartialFile) {
   TempDir dir;
-  // 40 million jobs (about 1.2 GB if finished, capped at 256 MB): still writing when the signal
-  // comes. The readiness signal is the first progress line (every 10 ms): it is printed while
-  // the .partial file is being written, whatever the machine's load.
-  BackgroundCli generate({"trace", "generate", "--jobs", "40000000", "--out", dir.File("t.csv"),
+  // 8 million jobs: 256 MB of memory while drawing them, about 250 MB of file when finished,
+  // some seconds of writing: still writing when the signal comes. The readiness signal is the
+  // first progress line (every 10 ms after the first megabyte): it is printed while the .partial
+  // file is being written, whatever the machine's load.
+  BackgroundCli generate({"trace", "generate", "--jobs", "8000000", "--out", dir.File("t.csv"),
                           "--progress", "always", "--progress-interval", "0.01"},
-                         Guarded(256ul << 20));
+                         Guarded(512ul << 20));
   ASSERT_TRUE(generate.started());
   ASSERT_TRUE(WaitForErr(&generate, "clustersim trace generate: progress "))
       << generate.ErrSoFar();
