@@ -64,6 +64,22 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
       "check", po::bool_switch(&config.engine.check_invariants),
       "verify engine invariants after every pass (slow)");
   desc.add(group);
+  po::options_description limits("constraints: deadlines, data locality, node limits "
+                                 "(docs/deadlines.md)");
+  limits.add_options()(
+      "deadlines", po::value(&config.deadlines),
+      "give jobs without a deadline one: factor=LO:HI[,share=S] = lambda x duration after the "
+      "submission, lambda uniform in [LO, HI] (seeded by --seed)")(
+      "data-nodes", po::value(&config.data_nodes),
+      "give jobs without data nodes some: replicas=R[,by=vc|user|job] = R nodes per virtual "
+      "cluster, user or job (seeded by --seed)")(
+      "locality-alpha",
+      po::value(&config.engine.constraints.locality_alpha)->default_value(1.0, "1"),
+      "fraction of a job's GPUs that must be on its data nodes")(
+      "max-nodes-per-job",
+      po::value(&config.engine.constraints.max_nodes_per_job)->default_value(0),
+      "most nodes a job may span (a job's max_nodes column may ask fewer); 0 = no limit");
+  desc.add(limits);
 }
 
 void CheckReplayOptions(const RunConfig& config) {

@@ -26,6 +26,7 @@
 #include "sim/util/output_path.h"
 #include "sim/util/sha256.h"
 #include "sim/util/suggest.h"
+#include "workloads/constraint_rules.h"
 #include "workloads/failure_trace.h"
 #include "workloads/model_assignment.h"
 #include "workloads/reader.h"
@@ -201,6 +202,18 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.batch_choice = text(value, key);
     } else if (option == "bsld-threshold") {
       config->bsld_threshold_seconds = RequireNumber(value, path, key);
+    } else if (option == "deadlines") {
+      config->deadlines = text(value, key);
+    } else if (option == "data-nodes") {
+      config->data_nodes = text(value, key);
+    } else if (option == "locality-alpha") {
+      config->engine.constraints.locality_alpha = RequireNumber(value, path, key);
+    } else if (option == "max-nodes-per-job") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0 ||
+          value.get<int64_t>() > 1'000'000) {
+        throw JsonValueError(path, key, "expected an integer >= 0 (0 = no limit)");
+      }
+      config->engine.constraints.max_nodes_per_job = static_cast<int>(value.get<int64_t>());
     } else {
       throw JsonValueError::Verbatim(
           path, key,
@@ -211,7 +224,7 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
               "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
               "batch_choice, bsld_threshold, record_allocations, on_no_fit, no_departures, "
-              "inflate, out");
+              "inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out");
     }
   }
 } catch (const JsonValueError& e) {
@@ -438,6 +451,15 @@ void ResolveOptions(const RunConfig& config, Catalogs* catalogs) {
     catalogs->custom_models = ModelCatalog::FromFile(config.models.catalog_path);
     catalogs->models = &catalogs->custom_models;
   }
+  const ConstraintOptions& c = config.engine.constraints;
+  if (!(c.locality_alpha >= 0 && c.locality_alpha <= 1)) {
+    throw InputError("--locality-alpha: expected a fraction in [0, 1]");
+  }
+  if (c.max_nodes_per_job < 0) {
+    throw InputError("--max-nodes-per-job: expected a node count >= 1 (0 = no limit)");
+  }
+  if (!config.deadlines.empty()) ParseDeadlineRule(config.deadlines);
+  if (!config.data_nodes.empty()) ParseDataNodeRule(config.data_nodes);
   if (config.validate && config.filter.load_factor != 1.0) {
     throw InputError(
         "--load-factor: validation compares with the recorded schedule, which a load factor "
@@ -557,6 +579,19 @@ LoadedTrace LoadRunTrace(const RunConfig& config, const Catalogs& catalogs, cons
                  static_cast<uint64_t>(config.seed));
     spdlog::info("--inflate {}: {} jobs -> {} jobs, shuffled, one arrival a second",
                  config.filter.inflate, before, trace.jobs.size());
+  }
+  if (!config.deadlines.empty()) {
+    const int64_t given = AssignDeadlines(&trace, ParseDeadlineRule(config.deadlines),
+                                          static_cast<uint64_t>(config.seed));
+    spdlog::info("--deadlines {}: {} jobs given a deadline (seed {})", config.deadlines, given,
+                 config.seed);
+  }
+  if (!config.data_nodes.empty()) {
+    const int64_t given = AssignDataNodes(&trace, cluster.node_count(),
+                                          ParseDataNodeRule(config.data_nodes),
+                                          static_cast<uint64_t>(config.seed));
+    spdlog::info("--data-nodes {}: {} jobs given data nodes (seed {})", config.data_nodes, given,
+                 config.seed);
   }
   if (config.models.assign) {
     const int64_t assigned =
@@ -678,6 +713,14 @@ RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Sch
     filter["jobs_kept"] = loaded.counts.kept;
   }
   if (config.filter.inflate > 0) filter["jobs_inflated"] = loaded.trace.jobs.size();
+  // Constraint rules and settings change what the run schedules: part of the run's identity.
+  if (!config.deadlines.empty()) filter["deadlines"] = config.deadlines;
+  if (!config.data_nodes.empty()) filter["data_nodes"] = config.data_nodes;
+  const ConstraintOptions& c = config.engine.constraints;
+  if (c.locality_alpha != ConstraintOptions{}.locality_alpha) {
+    filter["locality_alpha"] = c.locality_alpha;
+  }
+  if (c.max_nodes_per_job > 0) filter["max_nodes_per_job"] = c.max_nodes_per_job;
   record.trace_filter = filter.dump();
   // The trace's class names per level, for reports by priority.
   std::map<int, std::set<std::string>> classes;

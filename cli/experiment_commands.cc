@@ -270,6 +270,8 @@ int CommandCompare(int argc, char** argv) {
       "allow-different-jobs", po::bool_switch(&allow_different_jobs),
       "write and compare runs that did not see the same jobs (some rejected jobs others "
       "accepted); by default such a comparison is refused, naming the jobs")(
+      "record-allocations", po::bool_switch(&base.engine.record_allocations),
+      "write each run's allocations table (the occupancy view of report --html)")(
       "csv", "print CSV (one line per run, SI units) instead of the table")(
       "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
       "log-level", po::value(&log_level)->default_value("error"),

@@ -18,6 +18,7 @@
 #include "app/replay_options.h"
 #include "app/run.h"
 #include "cli/advise_command.h"
+#include "cli/allocate_bench_command.h"
 #include "cli/experiment_commands.h"
 #include "cli/plan_command.h"
 #include "cli/queueing_command.h"
@@ -62,6 +63,7 @@ commands:
   list            list policies | placements | gpus | models | clusters | formats
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
+  allocate-bench  the batch allocators (FFD, GA, DP) against the exact optimum, and their time
 )";
 
 void PrintSummary(const RunConfig& config, const RunOutcome& o) {
@@ -125,6 +127,14 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
         "checkpointing %.1f GPU-h\n",
         "failures", v("failures"), v("restarts"), v("lost_gpu_hours"), v("gpu_hours_down"),
         v("checkpoint_gpu_hours"));
+  }
+  if (!std::isnan(v("sla_jobs"))) {  // some job has a deadline (docs/deadlines.md)
+    std::printf("  %-20s met %.0f of %.0f (%.1f %% violated)   late %.0f   rejected %.0f   "
+                "lateness mean %.2f h\n",
+                "SLA", v("sla_met"), v("sla_jobs"), 100 * v("sla_violation_rate"), v("sla_late"),
+                v("sla_rejected"),
+                std::isnan(v("sla_lateness_seconds_mean")) ? 0.0
+                                                           : v("sla_lateness_seconds_mean") / 3600);
   }
   if (config.models.enabled || config.models.assign) {
     std::printf(
@@ -402,13 +412,14 @@ int Main(int argc, char** argv) {
     if (command == "validate-models") return CommandValidateModels(argc - 1, argv + 1);
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
+    if (command == "allocate-bench") return CommandAllocateBench(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
     const std::vector<std::string> commands = {
-        "run",     "compare", "sweep",           "merge", "report", "validate", "trace",
-        "cluster", "advise",  "validate-models", "list",  "plan",   "queueing"};
+        "run",     "compare", "sweep",           "merge", "report", "validate",      "trace",
+        "cluster", "advise",  "validate-models", "list",  "plan",   "queueing", "allocate-bench"};
     throw InputError("unknown command \"" + command + "\"" + DidYouMean(command, commands) +
                      "; valid: run, compare, sweep, merge, report, validate, trace, cluster "
-                     "show, advise, validate-models, list, plan, queueing");
+                     "show, advise, validate-models, list, plan, queueing, allocate-bench");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

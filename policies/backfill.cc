@@ -266,7 +266,7 @@ int EasyBackfill::ClassOf(const SchedulingContext& context, JobId id) {
   if (cls < 0) {
     const PlacementRequest& request = context.run(id).request;
     const auto key = std::make_tuple(request.gpus, request.type_mask, request.host.cpu_milli,
-                                     request.host.memory_mib);
+                                     request.host.memory_mib, request.constraint);
     auto it = class_ids_.find(key);
     if (it == class_ids_.end()) {
       it = class_ids_.emplace(key, static_cast<int>(class_ids_.size())).first;
@@ -476,7 +476,16 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
     StartJob(context, order, head, std::move(allocation));
     head = order.Next(filter_);
   }
-  if (head == kNoJob || !backfill) return;
+  if (head == kNoJob) return;
+  const WaitReason head_reason = waits_.StateNoFit(context, head, WaitReason::kCapacity);
+  blocked_ = true;
+  if (!backfill) {
+    unexamined_ = WaitReason::kQueueHead;
+    return;
+  }
+  // Jobs of the head's class that the scan skips wait for what the head waits for.
+  Note(context, head, head_reason);
+  unexamined_ = WaitReason::kCapacity;  // classes the scan does not reach: nothing is free
 
   bool reserved = false;
   const double now = context.now();
@@ -499,6 +508,7 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
     if (!filter_.Admits(cls, rule_.Planned(context.job(id)))) continue;
     if (!context.TryPlace(id, &allocation)) {
       filter_.Set(cls, ClassFilter::kNone);
+      Note(context, id, waits_.StateNoFit(context, id, WaitReason::kCapacity));
       continue;
     }
     if (!reserved) {
@@ -508,15 +518,36 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
     }
     const bool ends_in_time = now + rule_.Planned(context.job(id)) <= reservation_time_;
     if (!ends_in_time) {
-      if (filter_.mode(cls) == ClassFilter::kShortOnly) continue;
-      if (!PlaceOutlasting(context, id, head, &allocation)) {
+      if (filter_.mode(cls) == ClassFilter::kShortOnly ||
+          !PlaceOutlasting(context, id, head, &allocation)) {
         filter_.Set(cls, ClassFilter::kShortOnly);
+        waits_.State(context, id, WaitReason::kReservation);
+        Note(context, id, WaitReason::kReservation);
         continue;
       }
     }
     StartJob(context, order, id, std::move(allocation));
     filter_.Reset();  // the state changed: classes ruled out may fit again
   }
+}
+
+void EasyBackfill::Note(SchedulingContext& context, JobId id, WaitReason reason) {
+  const int cls = ClassOf(context, id);
+  if (cls >= static_cast<int>(class_reason_.size())) class_reason_.resize(cls + 1, -1);
+  class_reason_[cls] = static_cast<int8_t>(reason);
+}
+
+void EasyBackfill::EndPass(SchedulingContext& context) {
+  if (blocked_) {
+    for (int cls = 0; cls < static_cast<int>(class_ids_.size()); ++cls) {
+      const bool noted = cls < static_cast<int>(class_reason_.size()) && class_reason_[cls] >= 0;
+      context.SetGroupWaitReason(cls,
+                                 noted ? static_cast<WaitReason>(class_reason_[cls]) : unexamined_);
+    }
+    class_reason_.assign(class_reason_.size(), -1);
+    blocked_ = false;
+  }
+  waits_.EndPass(context);
 }
 
 }  // namespace clustersim

@@ -42,7 +42,8 @@
 // makes fair-share's promises estimates.
 //
 // Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue).
-// A request class is (GPUs, allowed types): once a job of a class fails to fit, or fails the
+// A request class is (GPUs, allowed types, host demands, placement-constraint class): once a job
+// of a class fails to fit, or fails the
 // reservation test, every later job of that class would too until the next start changes the
 // state (placements are deterministic), so the scan skips the class until then.
 #ifndef CLUSTERSIM_POLICIES_BACKFILL_H_
@@ -59,6 +60,7 @@
 #include <utility>
 #include <vector>
 
+#include "policies/wait_statements.h"
 #include "sim/engine/policy.h"
 #include "sim/util/params.h"
 
@@ -223,7 +225,27 @@ class EasyBackfill {
   // One pass over `order` (see the file comment); with `backfill` false, strict blocking.
   void Pass(SchedulingContext& context, CandidateOrder& order, bool backfill);
 
+  // Wait reasons (docs/metrics.md#wait-reasons). A pass states the reason of every job it examines
+  // and does not start: the blocked head and each job the backfill scan finds not fitting, its
+  // NoFitReason; each job that fits but would delay the head, reservation. A job the scan skips
+  // because a job of its request class was already refused in the pass takes that job's reason:
+  // the wait group of a job is its request class (WaitGroup), whose reason EndPass sets to the
+  // last one stated for the class in the pass; classes the scan never reached (nothing free) wait
+  // for capacity, and with strict blocking every job but the head waits behind it (queue_head).
+  // The policy calls EndPass once at the end of each Schedule.
+  int WaitGroup(SchedulingContext& context, JobId id) { return ClassOf(context, id); }
+  void EndPass(SchedulingContext& context);
+  WaitStatements& waits() { return waits_; }
+  // The reason of the classes no pass reached in this Schedule, for policies that walk their
+  // queue themselves (priority with quotas).
+  void SetUnexamined(WaitReason reason) {
+    blocked_ = true;
+    unexamined_ = reason;
+  }
+
  private:
+  // Records `reason` as the last one stated for the class of `id` in this Schedule.
+  void Note(SchedulingContext& context, JobId id, WaitReason reason);
   void StartJob(SchedulingContext& context, CandidateOrder& order, JobId id, Allocation allocation);
   // Holds the currently failed GPUs on the horizon (they come back at no known time).
   void SyncFailedGpus(const SchedulingContext& context);
@@ -246,7 +268,8 @@ class EasyBackfill {
   void BuildUnreserved(const SchedulingContext& context);
 
   WalltimeRule rule_;
-  std::map<std::tuple<int, uint64_t, int32_t, int32_t>, int> class_ids_;  // shape -> class
+  // Shape (GPUs, types, CPUs, memory, placement-constraint class) -> request class.
+  std::map<std::tuple<int, uint64_t, int32_t, int32_t, uint16_t>, int> class_ids_;
   std::vector<int> class_of_;  // by JobId; -1 = not assigned yet
   // What each running job started by this policy holds, by (estimated end, id): its allocation
   // (GPUs, or the node of a CPU-only job) and host demand (the horizon takes both, so that with
@@ -268,6 +291,12 @@ class EasyBackfill {
   bool unreserved_current_ = false;
   ClassFilter filter_;
   JobId promised_head_ = kNoJob;  // the last blocked head given its reservation as a promise
+  // Wait reasons within one Schedule: the statements, the last reason per class (-1 = none) and
+  // the reason of the classes not reached; blocked_: some head waited.
+  WaitStatements waits_;
+  std::vector<int8_t> class_reason_;
+  WaitReason unexamined_ = WaitReason::kQueueHead;
+  bool blocked_ = false;
 };
 
 }  // namespace clustersim

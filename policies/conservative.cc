@@ -606,6 +606,11 @@ void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
   // The engine runs a pass only at events; a reservation may start at an estimated end that no
   // event marks (that job ended early, or its own reservation moved), so ask for a pass then.
   if (slot.start > now && timers_.insert(slot.start).second) context.SetTimer(slot.start, id, 0);
+  // Wait reasons (docs/metrics.md#wait-reasons), stated at every (re)placement: a job whose slot
+  // is later although it fits now waits for other jobs' reservations; else for what stops it now.
+  if (slot.start > now) {
+    context.SetWaitReason(id, context.NoFitReason(id).value_or(WaitReason::kReservation));
+  }
   reserved_[id] = std::move(slot);
 }
 

@@ -96,6 +96,7 @@
 #include <vector>
 
 #include "policies/registry.h"
+#include "policies/wait_statements.h"
 #include "sim/engine/model_runtime.h"
 #include "sim/engine/resources.h"
 #include "sim/util/error.h"
@@ -194,6 +195,7 @@ class Cosched final : public Policy {
 
     if (!queued_.empty()) ServeQueue(context);
     for (JobId id : started_) Dequeue(id, context);
+    waits_.EndPass(context);
 
     Reoptimize(context);
   }
@@ -367,21 +369,28 @@ class Cosched final : public Policy {
         tried_[id] = pass_;
         const bool cpu_only = IsCpuOnly(context.run(id).request);
         cpu_only_tried_ += cpu_only;
-        // A CPU-only job waits for CPUs, not GPUs: it holds no GPU type.
-        if (!TryStart(context, id) && !cpu_only) held_mask_ |= info_[id].allowed;
+        if (!TryStart(context, id)) {
+          // It fits nowhere now (or only on types an earlier starving job holds).
+          waits_.StateNoFit(context, id, WaitReason::kPolicyHold);
+          // A CPU-only job waits for CPUs, not GPUs: it holds no GPU type.
+          if (!cpu_only) held_mask_ |= info_[id].allowed;
+        }
       }
       // A sharing partner started with it has left the queue: walk again from the front
       // (rare; jobs already tried are skipped).
       id = next == kNoJob || context.run(next).state == JobState::kQueued ? next
                                                                           : context.QueueFront();
     }
+    // The jobs the walk does not reach wait for room, or for the types starving jobs hold.
+    context.SetGroupWaitReason(0, held_mask_ != 0 ? WaitReason::kPolicyHold : WaitReason::kCapacity);
     for (auto it = queued_.begin(); it != queued_.end(); ++it) {
       const JobId id = it->id;
       if (tried_[id] == pass_ || context.run(id).state != JobState::kQueued) continue;
       if (!AnyRoom(context)) break;
       tried_[id] = pass_;
       cpu_only_tried_ += IsCpuOnly(context.run(id).request);
-      TryStart(context, id, &it);
+      // Not started although it fits: the GPUs it fits on are held for a starving job.
+      if (!TryStart(context, id, &it)) waits_.StateNoFit(context, id, WaitReason::kPolicyHold);
     }
   }
 
@@ -455,7 +464,8 @@ class Cosched final : public Policy {
     }
     Allocation allocation;
     if (!context.placement().Find(context.resources(), request, &allocation)) {
-      if (counted) {
+      // A job with placement constraints may fail where others fit: its failure bounds nothing.
+      if (counted && request.constraint == 0) {
         for (size_t p = 0; p < types_.size(); ++p) {
           if (request.AllowsType(types_[p])) {
             min_failed_[p] = std::min(min_failed_[p], info.request);
@@ -511,8 +521,9 @@ class Cosched final : public Policy {
         want.job = &job;
         want.job_id = id;
         want.host = context.run(id).request.host;  // CPUs and memory (docs/resources.md)
+        want.constraint = context.run(id).request.constraint;  // locality, node limit
         if (context.placement().Find(context.resources(), want, &allocation)) break;
-        min_failed_[p] = std::min(min_failed_[p], n);
+        if (want.constraint == 0) min_failed_[p] = std::min(min_failed_[p], n);
       }
       if (n < floor) continue;
       const int batch = models.BestBatch(id, t, n);
@@ -738,6 +749,7 @@ class Cosched final : public Policy {
         want.job = &context.job(id);
         want.job_id = id;
         want.host = host;
+        want.constraint = run.request.constraint;
         if (context.placement().Find(scratch, want, &allocation)) break;
       }
       bool resized = false;
@@ -785,6 +797,7 @@ class Cosched final : public Policy {
   int cpu_only_queued_ = 0;  // queued CPU-only jobs (docs/resources.md#cpu-only-jobs)
   int cpu_only_tried_ = 0;   // of them, tried in this pass
   uint64_t held_mask_ = 0;       // catalog types held for starving jobs
+  WaitStatements waits_;         // wait reasons of the jobs tried (policies/wait_statements.h)
   std::vector<int> min_failed_;  // per slot: smallest count that did not fit in this pass
   std::vector<int> half_free_;
   std::vector<double> half_free_room_;  // per slot

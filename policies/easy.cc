@@ -21,7 +21,13 @@ class Easy final : public Policy {
  public:
   explicit Easy(WalltimeRule rule) : backfill_(rule) {}
 
-  void Schedule(SchedulingContext& context) override { backfill_.Pass(context, queue_, true); }
+  void Schedule(SchedulingContext& context) override {
+    backfill_.Pass(context, queue_, true);
+    backfill_.EndPass(context);
+  }
+  int WaitGroup(SchedulingContext& context, JobId id) override {
+    return backfill_.WaitGroup(context, id);
+  }
   void OnArrival(SchedulingContext& context, JobId id) override {
     queue_.Add(id, backfill_.ClassOf(context, id), backfill_.walltime().Planned(context.job(id)));
   }

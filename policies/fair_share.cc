@@ -158,6 +158,10 @@ class FairShare final : public Policy {
     order_.Build();
     context_ = &context;
     backfill_.Pass(context, order_, options_.backfill);
+    backfill_.EndPass(context);
+  }
+  int WaitGroup(SchedulingContext& context, JobId id) override {
+    return backfill_.WaitGroup(context, id);
   }
 
   std::string IdleWarning(const Trace& trace, const ModelRuntime* /*models*/) const override {

@@ -74,6 +74,8 @@ class Gavel final : public Policy {
   }
 
   void Schedule(SchedulingContext& context) override {
+    // Jobs wait for the next round boundary (docs/metrics.md#wait-reasons: policy hold).
+    context.SetGroupWaitReason(0, WaitReason::kPolicyHold);
     if (!round_due_) return;
     round_due_ = false;
     Round(context);
@@ -212,6 +214,21 @@ class Gavel final : public Policy {
       TryStart(context, p.job, p.slot);
     }
 
+    // Wait reasons: a chosen job that did not fit waits for room on its type; the others were
+    // not given GPUs this round.
+    for (JobId id : active) {
+      if (context.run(id).state != JobState::kQueued) continue;
+      const auto it = chosen.find(id);
+      WaitReason reason = WaitReason::kPolicyHold;
+      if (it != chosen.end()) {
+        PlacementRequest request = context.run(id).request;
+        request.type_mask &= uint64_t{1} << types_[it->second];
+        reason = ClassifyNoFit(context.cluster(), context.placement(), context.resources(),
+                               request, context.failed_gpus())
+                     .value_or(WaitReason::kPolicyHold);
+      }
+      context.SetWaitReason(id, reason);
+    }
     for (JobId id : context.running()) {
       if (IsCpuOnly(context.run(id).request)) continue;
       ++received_.at(id)[slot_of_[context.run(id).allocation.gpu_type]];

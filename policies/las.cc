@@ -142,6 +142,7 @@ class Las final : public Policy, public RunnableOrder {
     for (JobId id : touched_) {
       if (context.run(id).state == JobState::kRunning) EnterRoom(context, id);
     }
+    StatePreemptiveWaits(context, &waits_);
   }
 
   // RunnableOrder
@@ -286,6 +287,7 @@ class Las final : public Policy, public RunnableOrder {
   int64_t back_seq_ = 0;
   int64_t front_seq_ = 0;
   PreemptivePlanner planner_;
+  WaitStatements waits_;  // the first queued job's reason (StatePreemptiveWaits)
   PassOutcome outcome_;
 };
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "policies/registry.h"
+#include "policies/wait_statements.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -44,7 +45,14 @@ class LeastLoaded final : public Policy {
         PlacementRequest request = context.run(id).request;
         request.type_mask &= uint64_t{1} << types_[s];
         Allocation allocation;
-        if (!context.placement().Find(context.resources(), request, &allocation)) break;
+        if (!context.placement().Find(context.resources(), request, &allocation)) {
+          // The type's head waits for room on its type; the jobs behind it, behind it.
+          waits_.State(context, id,
+                       ClassifyNoFit(context.cluster(), context.placement(), context.resources(),
+                                     request, context.failed_gpus())
+                           .value_or(WaitReason::kCapacity));
+          break;
+        }
         queues_[s].erase(queues_[s].begin());
         queued_work_[s] -= queued_.at(id);
         queued_.erase(id);
@@ -57,9 +65,11 @@ class LeastLoaded final : public Policy {
         running_gpu_ends_[s] += gpus * end;
       }
     }
+    waits_.EndPass(context);
   }
 
  private:
+  WaitStatements waits_;  // the blocked heads of the types' queues (policies/wait_statements.h)
   struct Running {
     int slot;
     double gpus;

@@ -339,7 +339,11 @@ class PriorityPolicy final : public Policy {
       ClassPass(context);
     }
     for (int v = 0; v < static_cast<int>(vcs_.size()); ++v) Relabel(context, v);
+    backfill_.EndPass(context);
     context_ = nullptr;
+  }
+  int WaitGroup(SchedulingContext& context, JobId id) override {
+    return backfill_.WaitGroup(context, id);
   }
 
   double RequestedWalltime(const Job& job) const override {
@@ -653,6 +657,9 @@ class PriorityPolicy final : public Policy {
 
   // With quotas: the guarantee phase (repeated while it preempts), then the borrowing phase.
   void QuotaPass(SchedulingContext& context) {
+    // Jobs the walks do not examine wait behind their VC's blocked head, unless a walk stops
+    // because nothing is free (SetUnexamined then says capacity).
+    if (!orders_.empty()) backfill_.SetUnexamined(WaitReason::kQueueHead);
     for (Vc& vc : vcs_) vc.blocked = false;
     while (QuotaWalk(context, /*guarantees=*/true)) {
     }
@@ -670,7 +677,7 @@ class PriorityPolicy final : public Policy {
   // guarantee phase only of VCs with room, each dropped once it has none); returns true if it
   // preempted something.
   bool QuotaWalk(SchedulingContext& context, bool guarantees) {
-    using Shape = std::tuple<int, uint64_t, bool>;
+    using Shape = std::tuple<int, uint64_t, bool, uint16_t>;
     using Head = std::pair<std::tuple<int, double, JobId>, int>;  // (key, VC)
     // Shapes that did not fit on the live state; (shape, level, VC) whose preemption failed.
     std::set<Shape> no_fit;
@@ -690,7 +697,8 @@ class PriorityPolicy final : public Policy {
       const JobRun& run = context.run(id);
       const bool within = IsWithinQuota(id, run);
       if (guarantees ? within : !within) {
-        const Shape shape(run.request.gpus, run.request.type_mask, run.request.whole_nodes);
+        const Shape shape(run.request.gpus, run.request.type_mask, run.request.whole_nodes,
+                          run.request.constraint);
         const auto room_key = std::make_tuple(shape, level_[id], v);
         Allocation allocation;
         if (!no_fit.count(shape) && context.TryPlace(id, &allocation)) {
@@ -705,7 +713,13 @@ class PriorityPolicy final : public Policy {
             StartNow(context, id, std::move(allocation));
           } else {
             no_room.insert(room_key);
-            if (guarantees) vcs_[v].blocked = true;
+            if (guarantees) {
+              vcs_[v].blocked = true;
+              backfill_.waits().StateNoFit(context, id, WaitReason::kCapacity);
+            } else {
+              // Beyond its VC's quota it may only borrow, and nothing it may take is free.
+              backfill_.waits().State(context, id, WaitReason::kQuota);
+            }
           }
         }
       }
@@ -717,6 +731,7 @@ class PriorityPolicy final : public Policy {
           (preemptible_gpus_.empty() ||
            level_[std::get<2>(heads.top().first)] <= preemptible_gpus_.begin()->first) &&
           !(guarantees && AnyBorrowing(context))) {
+        backfill_.SetUnexamined(WaitReason::kCapacity);
         break;
       }
     }

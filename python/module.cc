@@ -29,6 +29,7 @@
 #include "policies/registry.h"
 #include "python/python_policy.h"
 #include "sim/output/comparison.h"
+#include "sim/output/html_report.h"
 #include "sim/util/error.h"
 #include "sim/util/suggest.h"
 #include "workloads/reader.h"
@@ -504,6 +505,18 @@ void BindContext(py::module_& m) {
             c.SetTimer(seconds, job, static_cast<int>(value));
           },
           py::arg("time"), py::arg("job") = py::none(), py::arg("tag") = 0);
+      // Wait reasons (docs/metrics.md#wait-reasons).
+      .def("set_wait_reason", &Ctx::SetWaitReason, py::arg("job"), py::arg("reason"))
+      .def("clear_wait_reason", &Ctx::ClearWaitReason, py::arg("job"))
+      .def("set_group_wait_reason", &Ctx::SetGroupWaitReason, py::arg("group"), py::arg("reason"))
+      .def(
+          "no_fit_reason",
+          [](const Ctx& c, JobId id) -> std::optional<std::string> {
+            const std::optional<WaitReason> reason = c.get().NoFitReason(id);
+            if (!reason) return std::nullopt;
+            return std::string(WaitReasonName(*reason));
+          },
+          py::arg("job"));
 }
 
 }  // namespace
@@ -611,4 +624,13 @@ PYBIND11_MODULE(_core, m) {
         return out;
       },
       py::arg("path"), py::arg("run_ids"), py::arg("how_to_allow"));
+  m.def(
+      "report_html",
+      [](const std::string& db, const std::string& out, const std::vector<int64_t>& run_ids) {
+        HtmlReportOptions options;
+        options.run_ids = run_ids;
+        py::gil_scoped_release release;
+        WriteHtmlReport(db, out, options);
+      },
+      py::arg("db"), py::arg("out"), py::arg("run_ids") = std::vector<int64_t>());
 }

@@ -183,6 +183,7 @@ Trace LoadTrace(const std::string& given_path, const std::string& format, const 
   trace.jobs = sink.Finish(counts);
   trace.recorded_attempts = sink.TakeAttempts();
   trace.partitions = sink.partitions();
+  trace.constraints = sink.TakeConstraints();
   trace.ids_unique = reader->rejects_duplicate_ids;
   trace.priority_map = filter.priority_map;
   trace.sha256 = sha256.get();

@@ -153,11 +153,13 @@ FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace) {
   for (Job& job : trace->jobs) {
     const std::span<const RecordedAttempt> attempts(
         trace->recorded_attempts.data() + job.recorded_attempt_begin, job.recorded_attempt_count);
-    sink.Add(std::move(job), attempts);
+    const JobConstraints* constraints = trace->ConstraintsOf(job);
+    sink.Add(std::move(job), attempts, constraints);
   }
   FilterCounts counts;
   trace->jobs = sink.Finish(&counts);
   trace->recorded_attempts = sink.TakeAttempts();
+  trace->constraints = sink.TakeConstraints();
   return counts;
 }
 
@@ -422,7 +424,12 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
     return job.cpu_milli > 0 || job.memory_mib > 0;
   });
   chunk += recorded ? ",recorded_start,recorded_end" : "";
-  chunk += host ? ",cpus,host_memory_gib\n" : "\n";
+  chunk += host ? ",cpus,host_memory_gib" : "";
+  // The constraint columns only when some job has constraints (docs/deadlines.md); a deadline is
+  // written relative to the submission ("+seconds"), as the job holds it.
+  const bool constrained = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                                       [](const Job& job) { return job.constraints != 0; });
+  chunk += constrained ? ",deadline,data_nodes,max_nodes\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
@@ -474,6 +481,18 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
       if (job.cpu_milli > 0) AppendNumber(job.cpu_milli / 1000.0, &chunk);
       chunk += ',';
       if (job.memory_mib > 0) AppendNumber(job.memory_mib / 1024.0, &chunk);
+    }
+    if (constrained) {
+      const JobConstraints* c = trace.ConstraintsOf(job);
+      chunk += ',';
+      if (c != nullptr && c->has_deadline()) {
+        chunk += '+';
+        AppendNumber(c->deadline, &chunk);
+      }
+      chunk += ',';
+      if (c != nullptr) AppendField(c->data_nodes.str(), &chunk);
+      chunk += ',';
+      if (c != nullptr && c->max_nodes > 0) chunk += std::to_string(c->max_nodes);
     }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {

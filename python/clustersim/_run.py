@@ -310,6 +310,17 @@ class Database:
         wide["horizon_seconds"] = checked["horizon_seconds"]
         front = table.set_index("run_id").loc[ids, ["policy", "placement", "seed", "status"]]
         return front.join(wide).reset_index()
+    def wait_reasons(self, run_id=None):
+        """Seconds each job waited for each reason (docs/metrics.md#wait-reasons)."""
+        return self._table("wait_reasons", run_id)
+
+    def report_html(self, out, runs=None):
+        """Writes the HTML report of `clustersim report --html` (docs/comparing.md): one
+        self-contained page for the database's complete runs, or for the run ids in `runs`.
+        Returns the path written."""
+        run_ids = [] if runs is None else [int(r) for r in runs]
+        _core.report_html(self.path, os.fspath(out), run_ids)
+        return os.fspath(out)
 
     def __repr__(self):
         return f"Database({self.path!r})"

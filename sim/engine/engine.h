@@ -46,6 +46,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string>
 #include <tuple>
@@ -56,8 +57,10 @@
 #include "sim/engine/faults.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/engine/metrics.h"
+#include "sim/engine/placement_constraints.h"
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
+#include "sim/engine/wait_reasons.h"
 
 namespace clustersim {
 
@@ -95,6 +98,13 @@ struct EngineOptions {
   const std::vector<TaskClass>* workload = nullptr;
   // Keep the allocation log (sim/engine/allocation_log.h): one record per running interval.
   bool record_allocations = false;
+  // Integrate wait reasons (sim/engine/wait_reasons.h). Off only to measure their cost
+  // (bench/end_to_end_bench.cc): the statements of the policy are then ignored and every job's
+  // queued time has no reason.
+  bool wait_reasons = true;
+  // Locality and node limits (sim/engine/placement_constraints.h); they apply only to jobs with
+  // data nodes or a node limit (JobConstraints) or when max_nodes_per_job is set.
+  ConstraintOptions constraints;
   // Arrival-only placement (see the file comment): reject a job that does not start in the pass
   // of its own arrival ("no fit"); never schedule a started job's finish.
   bool skip_no_fit = false;
@@ -178,6 +188,10 @@ class Engine final : public SchedulingContext {
   // True while every job has run at most its plan and nothing failed (see the file comment).
   bool plans_held() const { return plans_held_; }
   bool host_limited() const { return resources_.host_limited(); }
+  // The run's placement constraints, or nullptr when no job has locality or a node limit.
+  const PlacementConstraints* constraints() const {
+    return constrained_placement_ ? constraints_.get() : nullptr;
+  }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
   int64_t failures() const { return failures_; }
@@ -193,6 +207,12 @@ class Engine final : public SchedulingContext {
   const Placement& placement() const override { return *active_placement_; }
   const Job& job(JobId id) const override { return trace_.jobs[id]; }
   const JobRun& run(JobId id) const override { return runs_[id]; }
+  double deadline(JobId id) const override { return trace_.DeadlineOf(trace_.jobs[id]); }
+  const NodeLimits& node_limits(JobId id) const override {
+    static const NodeLimits kNone;
+    const uint16_t cls = runs_[id].request.constraint;
+    return cls == 0 ? kNone : constraints_->limits(cls);
+  }
   const ModelRun& model_run(JobId id) const override {
     static const ModelRun kNone;
     return model_runs_.empty() ? kNone : model_runs_[id];
@@ -215,6 +235,14 @@ class Engine final : public SchedulingContext {
   void SetTimer(double time, JobId id, int tag) override;
   void SetBorrowing(JobId id, bool borrowing) override;
   void Promise(JobId id, double start_seconds) override;
+  void SetWaitReason(JobId id, WaitReason reason) override;
+  void ClearWaitReason(JobId id) override;
+  void SetGroupWaitReason(int group, WaitReason reason) override;
+
+  // Seconds per (job, reason) the jobs spent queued (sim/engine/wait_reasons.h); complete for every
+  // job once Run returns.
+  const WaitLedger& wait_reasons() const { return wait_; }
+  void Decline(JobId id, std::string reason) override;
 
  private:
   enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
@@ -287,6 +315,9 @@ class Engine final : public SchedulingContext {
   void ScheduleFinish(JobId id);
   void QueueAppend(JobId id);
   void QueueInsertSorted(JobId id);
+  // After a pass: the first queued job's reason when the policy stated none (ClassifyNoFit),
+  // recomputed only when that job or the free state changed.
+  void DeriveHeadWaitReason();
   void QueueRemove(JobId id);
   void RunningAdd(JobId id);
   void RunningRemove(JobId id);
@@ -301,7 +332,11 @@ class Engine final : public SchedulingContext {
   const Cluster& cluster_;
   const Placement& placement_;
   WholeNodePlacement whole_node_placement_;
-  const Placement* active_placement_;  // placement_, or whole_node_placement_ if a job needs it
+  // Built when some job has locality or a node limit; wraps the placement in use before it.
+  std::unique_ptr<PlacementConstraints> constraints_;
+  std::unique_ptr<ConstrainedPlacement> constrained_placement_;
+  // placement_, whole_node_placement_ if a job needs it, or constrained_placement_ around either.
+  const Placement* active_placement_;
   const RuntimeModel& runtime_;
   Policy& policy_;
   std::string policy_name_;
@@ -321,7 +356,8 @@ class Engine final : public SchedulingContext {
   JobId queue_tail_ = kNoJob;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t, bool>, bool> fits_empty_cache_;
+  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t, bool, uint16_t>, bool>
+      fits_empty_cache_;
   // TypeRate cache: (model symbol, GPUs, share, CPUs, memory, batch, type) -> rate.
   mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
       type_rate_cache_;
@@ -366,6 +402,13 @@ class Engine final : public SchedulingContext {
   // Promises (only once a policy makes one): per job, the first promised start or NaN.
   std::vector<double> promised_start_;
   bool plans_held_ = true;
+
+  // Wait reasons: the ledger; the job whose reason the engine derived last and the free state it
+  // derived it on (state_version_ changes whenever GPUs are taken or given back).
+  WaitLedger wait_;
+  JobId derived_head_ = kNoJob;
+  uint64_t state_version_ = 0;
+  uint64_t derived_version_ = 0;
 };
 
 }  // namespace clustersim

@@ -119,6 +119,11 @@ double ModelRuntime::RateFactor(JobId id, int type, int gpus, int batch) const {
   return Goodput(m, type, gpus, batch) / Goodput(m, type, user_gpus, job.user_batch);
 }
 
+bool ModelRuntime::ScalesWithGpus(JobId id) const {
+  const JobEntry& job = jobs_[id];
+  return job.model >= 0 && job.user_batch >= 1;
+}
+
 int ModelRuntime::BestBatch(JobId id, int type, int gpus) const {
   const int max_batch = MaxBatch(id, type);
   if (max_batch < 1 || gpus < min_gpus(id, type)) return 0;

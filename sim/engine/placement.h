@@ -5,10 +5,12 @@
 #define CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/engine/resources.h"
+#include "sim/engine/wait_reasons.h"
 
 namespace clustersim {
 
@@ -33,6 +35,10 @@ struct PlacementRequest {
   // The job holds whole nodes (an exclusive QoS, Policy::WholeNodes): ceil(gpus / G) nodes of one
   // partition with nothing else on them, all their GPUs allocated to it (PlaceWholeNodes).
   bool whole_nodes = false;
+  // The job's class of placement constraints (sim/engine/placement_constraints.h: data locality,
+  // a node limit); 0 = none. Jobs of one class have the same limits, so a cache keyed by a
+  // request's shape stays exact when it adds the class. (In the padding after whole_nodes.)
+  uint16_t constraint = 0;
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 
@@ -92,6 +98,17 @@ class Placement {
   // True if Find reads Resources::job_kinds (the kinds of the jobs running on each node): the
   // engine then has them counted.
   virtual bool CountsJobKinds() const { return false; }
+  // True if Find draws random numbers (random-fit): nobody but the policy may call it then, or
+  // the run's draws would change (wait reasons do not ask it; sim/engine/wait_reasons.h).
+  virtual bool DrawsRandomNumbers() const { return false; }
+  // Why `request`, which does not fit on `resources` although enough GPUs of its allowed types
+  // are free in number, does not fit, when the strategy knows a reason of its own (a MIG layout
+  // without the slice it needs: WaitReason::kFragmentationMig); nullopt otherwise, and the
+  // engine names the dimension (docs/metrics.md#wait-reasons).
+  virtual std::optional<WaitReason> NoFitReason(const Resources& /*resources*/,
+                                                const PlacementRequest& /*request*/) const {
+    return std::nullopt;
+  }
 };
 
 // Whether `request` is a CPU-only request (no GPUs, some host demand).
@@ -146,6 +163,11 @@ class WholeNodePlacement final : public Placement {
   bool IgnoresNodes() const override { return inner_.IgnoresNodes(); }
   bool PlacesCpuOnly() const override { return inner_.PlacesCpuOnly(); }
   bool CountsJobKinds() const override { return inner_.CountsJobKinds(); }
+  bool DrawsRandomNumbers() const override { return inner_.DrawsRandomNumbers(); }
+  std::optional<WaitReason> NoFitReason(const Resources& resources,
+                                        const PlacementRequest& request) const override {
+    return request.whole_nodes ? std::nullopt : inner_.NoFitReason(resources, request);
+  }
 
  private:
   const Placement& inner_;

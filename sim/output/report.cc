@@ -11,11 +11,13 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "sim/engine/summary.h"
 #include "sim/output/comparison.h"
+#include "sim/engine/wait_reasons.h"
 #include "sim/output/merge.h"
 #include "sim/output/sqlite_writer.h"
 #include "sim/util/error.h"
@@ -144,6 +146,31 @@ struct Accumulator {
     return v;
   }
 };
+
+using Database = std::unique_ptr<sqlite3, int (*)(sqlite3*)>;
+
+// Opens `path` read-only and checks that it is a clustersim database.
+Database OpenDatabase(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw InputError(path, 0, 0, "no such database file");
+  }
+  sqlite3* raw = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    const std::string message = raw ? sqlite3_errmsg(raw) : "out of memory";
+    sqlite3_close(raw);
+    throw InputError(path, 0, 0, "cannot open database: " + message);
+  }
+  Database owner(raw, sqlite3_close);
+  sqlite3* db = owner.get();
+  std::string problem;
+  try {
+    problem = SchemaProblem(db);
+  } catch (const InputError& e) {
+    problem = std::string("not a SQLite database (") + e.what() + ")";
+  }
+  if (!problem.empty()) throw InputError(path, 0, 0, "not a clustersim database: " + problem);
+  return owner;
+}
 
 std::string Basename(const std::string& path) {
   return std::filesystem::path(path).filename().string();
@@ -292,24 +319,8 @@ std::vector<std::pair<std::string, std::string>> LabelItems(const RunInfo& run) 
 }  // namespace
 
 Report BuildReport(const std::string& path, const ReportOptions& options) {
-  if (!std::filesystem::is_regular_file(path)) {
-    throw InputError(path, 0, 0, "no such database file");
-  }
-  sqlite3* raw = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    const std::string message = raw ? sqlite3_errmsg(raw) : "out of memory";
-    sqlite3_close(raw);
-    throw InputError(path, 0, 0, "cannot open database: " + message);
-  }
-  const std::unique_ptr<sqlite3, int (*)(sqlite3*)> owner(raw, sqlite3_close);
+  const Database owner = OpenDatabase(path);
   sqlite3* db = owner.get();
-  std::string problem;
-  try {
-    problem = SchemaProblem(db);
-  } catch (const InputError& e) {
-    problem = std::string("not a SQLite database (") + e.what() + ")";
-  }
-  if (!problem.empty()) throw InputError(path, 0, 0, "not a clustersim database: " + problem);
 
   Report report;
   // The runs and their configurations.
@@ -657,6 +668,109 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
       rows.push_back(std::move(total));
     }
     report.rows.insert(report.rows.end(), rows.begin(), rows.end());
+  }
+  return report;
+}
+
+WaitReport BuildWaitReport(const std::string& path, const std::vector<ReportConfig>& configs,
+                           ReportGroupBy by) {
+  const Database owner = OpenDatabase(path);
+  sqlite3* db = owner.get();
+  WaitReport report;
+  const bool has_table =
+      sqlite3_exec(db, "SELECT 1 FROM wait_reasons LIMIT 0", nullptr, nullptr, nullptr) ==
+      SQLITE_OK;
+  std::string group_column = "NULL";
+  if (by == ReportGroupBy::kUser) group_column = "user";
+  if (by == ReportGroupBy::kVc) group_column = "vc";
+  CHECK(by == ReportGroupBy::kUser || by == ReportGroupBy::kVc || by == ReportGroupBy::kPolicy,
+        "BuildWaitReport: group by user, vc or policy (reasons alone)");
+  // The jobs' groups and queued time (rows in job_index order), then their wait reasons.
+  Statement jobs = Prepare(db, path,
+                           "SELECT job_index, " + group_column +
+                               ", queued_time FROM jobs WHERE run_id = ? ORDER BY job_index");
+  std::optional<Statement> waits;
+  if (has_table) {
+    waits.emplace(Prepare(db, path,
+                          "SELECT job_index, reason, seconds FROM wait_reasons WHERE run_id = ?"));
+  }
+  for (size_t c = 0; c < configs.size(); ++c) {
+    const size_t runs = configs[c].run_ids.size();
+    // Per (group, reason), per run: jobs, seconds; per group, per run: queued seconds.
+    struct Figures {
+      std::vector<double> jobs, seconds;
+    };
+    std::map<std::pair<std::string, std::string>, Figures> per;
+    std::map<std::string, std::vector<double>> queued;
+    for (size_t r = 0; r < runs; ++r) {
+      const int64_t run_id = configs[c].run_ids[r];
+      std::vector<std::string> group_of;
+      sqlite3_reset(jobs.get());
+      sqlite3_bind_int64(jobs.get(), 1, run_id);
+      while (sqlite3_step(jobs.get()) == SQLITE_ROW) {
+        const int64_t index = sqlite3_column_int64(jobs.get(), 0);
+        std::string group = by == ReportGroupBy::kPolicy ? "(all)" : Text(jobs.get(), 1);
+        if (group.empty()) group = "(none)";
+        if (index >= static_cast<int64_t>(group_of.size())) group_of.resize(index + 1);
+        const double q = Real(jobs.get(), 2);
+        auto& slot = queued[group];
+        if (slot.empty()) slot.assign(runs, 0.0);
+        if (!std::isnan(q)) slot[r] += q;
+        group_of[index] = std::move(group);
+      }
+      if (!waits) continue;
+      sqlite3_reset(waits->get());
+      sqlite3_bind_int64(waits->get(), 1, run_id);
+      while (sqlite3_step(waits->get()) == SQLITE_ROW) {
+        const int64_t index = sqlite3_column_int64(waits->get(), 0);
+        if (index < 0 || index >= static_cast<int64_t>(group_of.size())) continue;
+        Figures& f = per[{group_of[index], Text(waits->get(), 1)}];
+        if (f.jobs.empty()) {
+          f.jobs.assign(runs, 0.0);
+          f.seconds.assign(runs, 0.0);
+        }
+        f.jobs[r] += 1;
+        f.seconds[r] += sqlite3_column_double(waits->get(), 2);
+      }
+    }
+    // Groups by total hours (mean over runs) descending, then name; reasons in WaitReason order.
+    std::map<std::string, double> group_hours;
+    for (const auto& [key, f] : per) {
+      double sum = 0;
+      for (double x : f.seconds) sum += x;
+      group_hours[key.first] += sum / runs;
+    }
+    std::vector<std::string> groups;
+    for (const auto& [group, hours] : group_hours) groups.push_back(group);
+    std::stable_sort(groups.begin(), groups.end(), [&](const std::string& a, const std::string& b) {
+      return group_hours[a] > group_hours[b];
+    });
+    for (const std::string& group : groups) {
+      for (int k = 0; k < kWaitReasonCount; ++k) {
+        const std::string reason = WaitReasonName(static_cast<WaitReason>(k));
+        const auto it = per.find({group, reason});
+        if (it == per.end()) continue;
+        WaitReportRow row;
+        row.config = c;
+        row.group = group;
+        row.reason = reason;
+        std::vector<double> hours, shares;
+        for (size_t r = 0; r < runs; ++r) {
+          hours.push_back(it->second.seconds[r] / 3600);
+          const double total = queued[group][r];
+          shares.push_back(total > 0 ? it->second.seconds[r] / total : 0.0);
+        }
+        row.jobs = MeanWithInterval(it->second.jobs);
+        row.hours = MeanWithInterval(hours);
+        row.share = MeanWithInterval(shares);
+        report.rows.push_back(std::move(row));
+      }
+    }
+  }
+  if (!has_table) {
+    report.notes.push_back(
+        "the database has no wait_reasons table (written by an older clustersim): no wait "
+        "reasons to show");
   }
   return report;
 }

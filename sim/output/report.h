@@ -91,6 +91,27 @@ struct Report {
 // that did not see the same jobs (unless allowed), naming the jobs.
 Report BuildReport(const std::string& path, const ReportOptions& options);
 
+// Wait reasons (`clustersim report --by reason`, docs/metrics.md#wait-reasons): per configuration
+// and reason (and per user or virtual cluster, `--by user,reason`), from the `wait_reasons`
+// table. Figures per run: jobs (the group's jobs that waited for the reason at all),
+// hours (their seconds for it / 3600) and share (those seconds over all the group's queued
+// time, jobs.queued_time); pooled over seeds as BuildReport does.
+struct WaitReportRow {
+  size_t config = 0;   // index in the configurations given
+  std::string group;   // user or VC; "(all)" by reason alone
+  std::string reason;  // WaitReasonName
+  ReportValue jobs, hours, share;
+};
+struct WaitReport {
+  std::vector<WaitReportRow> rows;  // per configuration: groups by their total hours descending
+                                    // (by reason alone, one group), reasons in WaitReason order
+  std::vector<std::string> notes;   // runs without wait reasons (written by an older clustersim)
+};
+// `by`: kUser, kVc, or kPolicy for reasons alone. `configs`: from a BuildReport of the same
+// database. Throws InputError as BuildReport does.
+WaitReport BuildWaitReport(const std::string& path, const std::vector<ReportConfig>& configs,
+                           ReportGroupBy by);
+
 // t(0.975, df): the two-sided 95 % quantile of Student's t distribution. REQUIRES: df >= 1.
 double StudentT975(int df);
 

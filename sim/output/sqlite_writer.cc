@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS jobs (
   queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER,
   recorded_start REAL, recorded_end REAL, recorded_attempts TEXT,
   cpus_requested REAL, host_memory_gib_requested REAL,
-  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL, reserved_start REAL
+  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL, reserved_start REAL, deadline REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -86,6 +86,10 @@ CREATE TABLE IF NOT EXISTS placement_curve (
   percent INTEGER NOT NULL, arrived_share REAL, allocated_share REAL, unallocated_share REAL,
   frag_idle_share REAL, frag_total_share REAL, failed_jobs INTEGER,
   PRIMARY KEY (run_id, percent)
+);
+CREATE TABLE IF NOT EXISTS wait_reasons (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  job_index INTEGER NOT NULL, reason TEXT NOT NULL, seconds REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS validation_series (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -164,7 +168,7 @@ constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
 // Tables added after the first release: a database written before may lack them (merge then
 // copies nothing for them); `runs` rows own their rows like the tables above.
 constexpr const char* kAddedTables[] = {"allocations", "validation", "validation_series",
-                                        "placement_curve"};
+                                        "placement_curve", "wait_reasons"};
 
 // Columns added to the schema after its first release: a database written by an earlier version
 // lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
@@ -194,6 +198,7 @@ constexpr AddedColumn kAddedColumns[] = {
     {"jobs", "preemption_gpu_seconds", "REAL", true},
     {"jobs", "borrowed_gpu_seconds", "REAL", true},
     {"jobs", "reserved_start", "REAL", true},
+    {"jobs", "deadline", "REAL", true},
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
@@ -358,14 +363,15 @@ struct SqlValue {
 
 // Rows of one table as the engine's thread built them, `values` row after row.
 struct RowBatch {
-  enum Table : uint8_t { kJobs, kTimeseries };
+  enum Table : uint8_t { kJobs, kTimeseries, kWaitReasons };
   Table table = kJobs;
   std::vector<SqlValue> values;
   std::deque<std::string> texts;  // text made for these rows (reasons, recorded attempts)
 };
 
-constexpr int kJobColumns = 42;
+constexpr int kJobColumns = 43;
 constexpr int kTimeseriesColumns = 19;
+constexpr int kWaitReasonColumns = 4;
 
 // Columns by name: a database upgraded by AddMissingColumns has them in another order.
 constexpr const char* kInsertJob =
@@ -376,15 +382,17 @@ constexpr const char* kInsertJob =
     "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
     "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
     "cpus_requested, host_memory_gib_requested, preemption_gpu_seconds, "
-    "borrowed_gpu_seconds, reserved_start) "
+    "borrowed_gpu_seconds, reserved_start, deadline) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 constexpr const char* kInsertTimeseries =
     "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
     "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
     "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus, "
     "cpu_utilization, host_memory_utilization, cpu_stranded_gpus) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+constexpr const char* kInsertWaitReason =
+    "INSERT INTO wait_reasons (run_id, job_index, reason, seconds) VALUES (?,?,?,?)";
 
 // Appends one row of `columns` values to a batch; its setters are Statement's (1-based).
 class RowBuilder {
@@ -442,7 +450,7 @@ bool IsFinal(JobState state) { return Ended(state) || state == JobState::kReject
 class RunStream {
  public:
   // Trade-off: larger batches mean fewer hand-overs, more memory in flight (a jobs row is
-  // 42 x 16 bytes: 8 batches of 512 rows hold 2.75 MB).
+  // 43 x 16 bytes: 8 batches of 512 rows hold 2.8 MB).
   static constexpr size_t kRowsPerBatch = 512;
   static constexpr int kBatches = 8;
   // Rows per INSERT statement ("VALUES (...),(...),..."): the statement's fixed cost (transaction
@@ -478,10 +486,14 @@ class RunStream {
   void Hand(const Engine& engine, bool run_over) {
     CHECK(&engine == &engine_, "SqliteWriter::WriteFinished: another engine than BeginRun's");
     const std::vector<JobRun>& runs = engine.runs();
+    // A job's wait_reasons rows go with its jobs row (its reasons are final with it).
     while (next_job_ < runs.size() && (run_over || IsFinal(runs[next_job_].state)) &&
-           Hold(&jobs_, RowBatch::kJobs, run_over)) {
+           Hold(&jobs_, RowBatch::kJobs, run_over) &&
+           Hold(&waits_, RowBatch::kWaitReasons, run_over)) {
+      AppendWaitReasons(next_job_);
       AppendJob(next_job_++);
       if (jobs_->values.size() >= kRowsPerBatch * kJobColumns) Send(&jobs_);
+      if (waits_->values.size() >= kRowsPerBatch * kWaitReasonColumns) Send(&waits_);
     }
     const std::vector<TimeseriesRow>& rows = engine.metrics().rows();
     while (next_interval_ < rows.size() && Hold(&timeseries_, RowBatch::kTimeseries, run_over)) {
@@ -491,6 +503,7 @@ class RunStream {
     if (run_over) {
       if (jobs_ && !jobs_->values.empty()) Send(&jobs_);
       if (timeseries_ && !timeseries_->values.empty()) Send(&timeseries_);
+      if (waits_ && !waits_->values.empty()) Send(&waits_);
       run_over_ = true;
     }
   }
@@ -583,6 +596,7 @@ class RunStream {
   void WriterLoop() {
     std::unique_ptr<Inserter> jobs;
     std::unique_ptr<Inserter> timeseries;
+    std::unique_ptr<Inserter> waits;
     // As many rows per statement as the library's parameter limit allows, up to
     // kRowsPerStatement.
     const int parameters = sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
@@ -593,6 +607,8 @@ class RunStream {
       jobs = std::make_unique<Inserter>(db_, kInsertJob, kJobColumns, rows_for(kJobColumns));
       timeseries = std::make_unique<Inserter>(db_, kInsertTimeseries, kTimeseriesColumns,
                                               rows_for(kTimeseriesColumns));
+      waits = std::make_unique<Inserter>(db_, kInsertWaitReason, kWaitReasonColumns,
+                                         rows_for(kWaitReasonColumns));
     } catch (...) {
       error_ = std::current_exception();
     }
@@ -600,7 +616,10 @@ class RunStream {
     while (full_.Pop(&batch)) {
       if (!error_ && !abandon_.load(std::memory_order_relaxed)) {
         try {
-          (batch.table == RowBatch::kJobs ? *jobs : *timeseries).Write(batch.values);
+          Inserter& inserter = batch.table == RowBatch::kJobs         ? *jobs
+                               : batch.table == RowBatch::kTimeseries ? *timeseries
+                                                                      : *waits;
+          inserter.Write(batch.values);
         } catch (...) {
           error_ = std::current_exception();
         }
@@ -740,6 +759,20 @@ class RunStream {
     s.Bind(41, costs.borrowed_gpu_seconds);
     const double promised = engine_.promised_start(static_cast<JobId>(i));
     s.BindOptional(42, promised, !std::isnan(promised));
+    const double deadline = trace.DeadlineOf(job);  // absolute; +inf = none
+    s.BindOptional(43, deadline, std::isfinite(deadline));
+  }
+
+  // The job's seconds per wait reason (reasons with none have no row).
+  void AppendWaitReasons(size_t i) {
+    for (const auto& [reason, seconds] :
+         engine_.wait_reasons().Seconds(static_cast<JobId>(i))) {
+      RowBuilder s(&*waits_, kWaitReasonColumns);
+      s.Bind(1, run_id_);
+      s.Bind(2, static_cast<int64_t>(i));
+      s.Bind(3, WaitReasonName(reason));  // a string literal: static storage
+      s.Bind(4, seconds);
+    }
   }
 
   void AppendInterval(const TimeseriesRow& row) {
@@ -778,6 +811,7 @@ class RunStream {
   double wait_seconds_ = 0;
   std::optional<RowBatch> jobs_;
   std::optional<RowBatch> timeseries_;
+  std::optional<RowBatch> waits_;
   BoundedQueue<RowBatch> full_;   // to the writer thread
   BoundedQueue<RowBatch> empty_;  // back, cleared
   std::atomic<bool> abandon_{false};
