@@ -504,7 +504,7 @@ void BindContext(py::module_& m) {
             }
             c.SetTimer(seconds, job, static_cast<int>(value));
           },
-          py::arg("time"), py::arg("job") = py::none(), py::arg("tag") = 0);
+          py::arg("time"), py::arg("job") = py::none(), py::arg("tag") = 0)
       // Wait reasons (docs/metrics.md#wait-reasons).
       .def("set_wait_reason", &Ctx::SetWaitReason, py::arg("job"), py::arg("reason"))
       .def("clear_wait_reason", &Ctx::ClearWaitReason, py::arg("job"))
