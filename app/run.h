@@ -39,6 +39,9 @@ struct ModelConfig {
 
 struct RunConfig {
   std::string trace_path;
+  // How warnings name the trace, when not by trace_path (the Python module's DataFrame traces
+  // are written to a temporary file the user never saw); empty = trace_path.
+  std::string trace_label;
   std::string trace_format;      // empty = auto-detect
   std::string cluster = "default";  // preset name or JSON path
   std::string cluster_json;      // if non-empty, the spec's JSON text itself (`cluster` names it)
@@ -90,6 +93,7 @@ struct RunOutcome {
   uint64_t events = 0;
   double wall_seconds = 0;
   size_t jobs = 0;
+  int64_t jobs_started = 0;  // jobs that started at least once
   int gpus = 0;
   std::string runtime_model;
   std::string trace_format;
@@ -97,8 +101,10 @@ struct RunOutcome {
   SanityReport sanity;
   std::vector<SummaryRow> summary;
   // Settings with nothing to act on in this run, each naming the fix (also logged as warnings
-  // before the simulation starts).
+  // before the simulation starts), and "no job started: <why>" after a run that started none.
   std::vector<std::string> warnings;
+  // What reading the trace found (the filter's exclusions, the sanity report), as logged.
+  std::vector<std::string> trace_warnings;
   // What the policy planned run times with (Policy::PlanningEstimates), "" when it plans nothing
   // ahead; also in runs.planning_estimates.
   std::string planning_estimates;
@@ -106,10 +112,17 @@ struct RunOutcome {
 };
 
 // Throws InputError for bad inputs or a duplicate run (nothing is written then; both are found
-// before simulating) and InternalError for a bug.
+// before simulating) and InternalError for a bug. A trace with no job (after the filters) is an
+// InputError; a run in which no job started ends with a warning saying why.
 // Without an output database it may run on several threads at once (`clustersim plan` does),
 // each with its own RunConfig: Params records which keys were read, so a config is not shared.
 RunOutcome ExecuteRun(const RunConfig& config);
+
+// What ExecuteRun checks before it reads the trace, alone: the options, the catalogs, the
+// cluster, the policy and placement names, every --param (scopes, keys, values) and the policy's
+// settings against the cluster (Policy::ClusterProblem). Commands that run several simulations
+// (compare, validate --search, plan) call it for each before starting any. Throws InputError.
+void CheckRunConfig(const RunConfig& config);
 
 // Applies a run config JSON file: an object with any of the keys trace, format, cluster,
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
@@ -123,6 +136,8 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // the wrong type.
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
                         RunConfig* config);
+// The keys ApplyRunConfigFile takes (the Python module's keyword arguments are these too).
+const std::vector<std::string>& RunConfigKeys();
 
 // The value of --on-no-fit, a run config's on_no_fit and a sweep's on_no_fit: "wait" (false) or
 // "skip" (true; EngineOptions::skip_no_fit). Empty for anything else: the caller names the option.

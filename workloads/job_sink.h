@@ -28,6 +28,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/engine/job.h"
@@ -90,6 +91,9 @@ class JobSink {
   // A reader that knows how many records follow may say so; storage is reserved only when
   // every record would be kept.
   void ReserveHint(size_t records);
+  // A record read names partition `name` (SWF field 16; Trace::partitions), kept or not.
+  void CountPartition(std::string_view name) { ++partitions_[std::string(name)]; }
+  const std::map<std::string, int64_t>& partitions() const { return partitions_; }
 
   // The earliest submit time added so far (+inf before the first job), in the file's clock.
   double earliest() const { return earliest_; }
@@ -129,6 +133,7 @@ class JobSink {
   size_t max_held_ = 0;
   double unix_origin_ = std::numeric_limits<double>::quiet_NaN();
   bool unix_clock_ = false;
+  std::map<std::string, int64_t> partitions_;
 };
 
 }  // namespace clustersim

@@ -29,8 +29,9 @@
 //   file (the previous record's submit time, 0 for the first), gets 0 GPUs and the status suffix
 //   ":no-submit-time", and the engine rejects it with that reason; the rest of the log replays.
 //   Trace::unix_origin = the header's UnixStartTime when given. Not used: 6, 7 (CPU time and
-//   used memory), 14, 17, 18 (executable, preceding job and think time). Every field must be a
-//   number; a submit time >= 0 or -1; the wait and run times >= 0 or -1.
+//   used memory), 14, 17, 18 (executable, preceding job and think time). The partitions are
+//   also counted (Trace::partitions) so that `validate` can say when a log spans several. Every
+//   field must be a number; a submit time >= 0 or -1; the wait and run times >= 0 or -1.
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -264,6 +265,7 @@ void ReadSwf(const std::string& path, JobSink* sink) {
     if (const std::string_view partition = IdOrEmpty(fields[15], parse, "field 16 (partition)");
         !partition.empty()) {
       job.partition = NameOf(partition, header.partition_names);
+      sink->CountPartition(partition);
     }
     sink->Add(std::move(job));
   }

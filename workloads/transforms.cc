@@ -16,6 +16,7 @@
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "sim/util/random.h"
+#include "sim/util/temporary_files.h"
 
 namespace clustersim {
 namespace {
@@ -402,6 +403,7 @@ std::string FormatTraceStats(const TraceStats& s, int64_t cluster_gpus) {
 
 void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const std::string temporary = path + ".partial";
+  const RemoveOnSignal remove_on_signal(temporary);
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) throw InputError(path, 0, 0, "cannot write file");
   // The per-job training settings only when some job has them (older outputs stay as they were).

@@ -119,6 +119,11 @@ struct Trace {
   std::vector<RecordedAttempt> recorded_attempts;
   // The --priority-map the class names were mapped with (lower-case names -> levels).
   std::map<std::string, int> priority_map;
+  // Jobs per partition the log names (SWF field 16), over every record read; empty when the
+  // format has no partitions or the log names none. The simulation has one cluster: more than
+  // one partition is something it does not model (`clustersim validate` warns).
+  std::map<std::string, int64_t> partitions;
+
   // Deadlines, data nodes and node limits of the jobs that have some (Job::constraints).
   std::vector<JobConstraints> constraints;
 

@@ -265,6 +265,13 @@ class Policy {
   virtual std::string IdleWarning(const Trace& /*trace*/, const ModelRuntime* /*models*/) const {
     return "";
   }
+  // Called once before the trace is read: what makes the policy's settings impossible on
+  // `cluster` (a quota of more GPUs than the cluster has), naming the setting and by how much,
+  // else "". The run is then refused (InputError) before any work starts.
+  virtual std::string ClusterProblem(const Cluster& /*cluster*/) const { return ""; }
+  // True if the policy orders jobs by their priority class (Job::priority), so a log's queues or
+  // classes mean something to it; false (the default): every class is served in one order.
+  virtual bool OrdersByPriority() const { return false; }
   // Called once by the engine before the run (from its constructor) with the run's trace and
   // seed (EngineOptions::seed): for what the policy draws or derives from the whole trace before
   // the first arrival, e.g. the backfilling policies' modelled user estimates

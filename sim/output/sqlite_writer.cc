@@ -243,10 +243,17 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
   fresh_ = !fs::exists(path_);
   write_path_ = fresh_ ? path_ + ".tmp-" + std::to_string(::getpid()) : path_;
   if (fresh_) {
+    // The folder must exist: making one wherever a mistyped path points is the caller's choice
+    // (sim/util/output_path.h, --mkdir).
     const fs::path parent = fs::path(path_).parent_path();
     std::error_code ec;
-    if (!parent.empty()) fs::create_directories(parent, ec);
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+      throw InputError(path_, 0, 0,
+                       "cannot create the database: the folder " + parent.string() +
+                           " does not exist (create it first, or add --mkdir to create it)");
+    }
     fs::remove(write_path_, ec);
+    remove_on_signal_ = std::make_unique<RemoveOnSignal>(write_path_);
   }
   // Before SQLite's first use in the process: no memory statistics, whose global mutex every
   // allocation would take (a tenth of the writer thread's time on a long run).

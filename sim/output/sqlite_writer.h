@@ -25,6 +25,7 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/summary.h"
 #include "sim/engine/validation.h"
+#include "sim/util/temporary_files.h"
 
 struct sqlite3;
 
@@ -122,6 +123,8 @@ class SqliteWriter {
   std::string path_;
   std::string write_path_;  // path_ or its temporary sibling
   bool fresh_ = false;
+  // A fresh database's temporary file, removed if the process is stopped by a signal.
+  std::unique_ptr<RemoveOnSignal> remove_on_signal_;
   bool committed_ = false;
   sqlite3* db_ = nullptr;
 };

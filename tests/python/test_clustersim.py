@@ -97,10 +97,10 @@ def test_options_and_filters_reach_the_core():
 
 
 def test_bad_input_raises_input_error_with_the_core_message():
-    with pytest.raises(clustersim.InputError, match=r"^clustersim.run options: seed: expected an "
+    with pytest.raises(clustersim.InputError, match=r"^clustersim.run: seed: expected an "
                                                     r"integer"):
         clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, seed="x")
-    with pytest.raises(clustersim.InputError, match="unknown key \"no_such_option\""):
+    with pytest.raises(clustersim.InputError, match="unknown option no_such_option"):
         clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, no_such_option=1)
     with pytest.raises(clustersim.InputError, match="fcfs"):  # lists the valid names
         clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, policy="no-such-policy")
@@ -108,7 +108,7 @@ def test_bad_input_raises_input_error_with_the_core_message():
     bad.loc[2, "gpus"] = "two"
     with pytest.raises(clustersim.InputError, match=r"^trace DataFrame row 2 \(CSV line 4"):
         clustersim.run(trace=bad, cluster=ONE_NODE)
-    with pytest.raises(clustersim.InputError, match="--first"):
+    with pytest.raises(clustersim.InputError, match="^first: expected a count >= 0"):
         clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, first=-5)
     assert issubclass(clustersim.InputError, ValueError)
     # Tracebacks name the package's exceptions, not the extension's.
@@ -321,7 +321,7 @@ def test_env_spaces_masks_and_resets():
     assert info["action_mask"].tolist() == [True, False, False, False]
     for name, space in env.observation_space.items():
         assert space.contains(observation[name]), name
-    with pytest.raises(ValueError, match="not valid"):
+    with pytest.raises(clustersim.InputError, match="not valid"):
         env.step(3)
     observation, reward, terminated, truncated, info = env.step(0)
     # Next decision at 100 (a ends): b, c, d queued; b and c fit... all fit the idle node.

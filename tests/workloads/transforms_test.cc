@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "sim/engine/summary.h"
 #include "sim/util/error.h"
@@ -300,6 +301,38 @@ std::string ReadAll(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// The size `trace generate` refuses above the free disk space is estimated from the columns'
+// average digits; held against written files of both duration distributions and a model column.
+TEST(Generator, EstimatedBytesAreWithinFivePercentOfTheWrittenFile) {
+  GeneratorOptions options;
+  for (const auto& [jobs, durations, models] :
+       std::vector<std::tuple<int64_t, std::string, std::string>>{
+           {200000, "exponential", ""},
+           {50000, "philly", ""},
+           {30000, "exponential", "resnet50:1,bert-large:2"},
+           {1000, "exponential", ""}}) {
+    options.jobs = jobs;
+    options.durations = durations;
+    options.models = models.empty() ? decltype(options.models)() : ParseModelMix(models);
+    const std::string path = TempPath("estimate.csv");
+    WriteSyntheticTrace(options, path);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    const double written = static_cast<double>(in.tellg());
+    EXPECT_NEAR(EstimatedTraceBytes(options) / written, 1.0, 0.05)
+        << jobs << " jobs, " << durations << " " << models << ": " << written << " bytes";
+  }
+}
+
+// The memory `trace generate` refuses above what is available: per job its duration (8 bytes),
+// GPUs and model index (4 + 4), arrival time (8) and gap (8).
+TEST(Generator, EstimatedMemoryIsThirtyTwoBytesAJob) {
+  GeneratorOptions options;
+  options.jobs = 1000;
+  EXPECT_EQ(EstimatedGeneratorMemoryBytes(options), 32000.0);
+  options.jobs = 100000000000;
+  EXPECT_EQ(EstimatedGeneratorMemoryBytes(options), 3.2e12);
 }
 
 TEST(Generator, SameOptionsGiveTheSameBytesAndOtherSeedsDoNot) {
