@@ -19,6 +19,7 @@
 #include "cli/advise_command.h"
 #include "cli/experiment_commands.h"
 #include "cli/plan_command.h"
+#include "cli/reliability_command.h"
 #include "cli/queueing_command.h"
 #include "cli/report_command.h"
 #include "cli/trace_commands.h"
@@ -59,6 +60,7 @@ commands:
   list            list policies | placements | gpus | models | clusters | formats
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
+  reliability     a training job's interruptions, checkpoint interval and ETTR: model and simulation
 )";
 
 void PrintSummary(const RunConfig& config, const RunOutcome& o) {
@@ -383,11 +385,12 @@ int Main(int argc, char** argv) {
     if (command == "validate-models") return CommandValidateModels(argc - 1, argv + 1);
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
+    if (command == "reliability") return CommandReliability(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
     throw InputError(
         "unknown command \"" + command +
         "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
-        "list, plan, queueing, validate");
+        "list, plan, queueing, reliability, validate");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

@@ -401,8 +401,13 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const bool host = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
     return job.cpu_milli > 0 || job.memory_mib > 0;
   });
+  // Model parallelism only when some job states it.
+  const bool parallel = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+    return job.tensor_parallel > 0 || job.pipeline_parallel > 0;
+  });
   chunk += recorded ? ",recorded_start,recorded_end" : "";
-  chunk += host ? ",cpus,host_memory_gib\n" : "\n";
+  chunk += host ? ",cpus,host_memory_gib" : "";
+  chunk += parallel ? ",tp,pp\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
@@ -454,6 +459,12 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
       if (job.cpu_milli > 0) AppendNumber(job.cpu_milli / 1000.0, &chunk);
       chunk += ',';
       if (job.memory_mib > 0) AppendNumber(job.memory_mib / 1024.0, &chunk);
+    }
+    if (parallel) {
+      chunk += ',';
+      if (job.tensor_parallel > 0) chunk += std::to_string(job.tensor_parallel);
+      chunk += ',';
+      if (job.pipeline_parallel > 0) chunk += std::to_string(job.pipeline_parallel);
     }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {

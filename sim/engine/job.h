@@ -77,6 +77,11 @@ struct Job {
   // The class as the trace names it (openb qos, an SWF queue), empty = none; `priority` holds
   // its level (sim/engine/priority_class.h), mapped while the trace is read.
   Symbol priority_class;
+  // Model parallelism the trace states (docs/reliability.md#parallelism): tensor-parallel and
+  // pipeline-parallel degrees, 0 = not stated; the data-parallel degree is gpus / (tp x pp).
+  // A tensor-parallel group stays within one node (an NVLink domain).
+  uint16_t tensor_parallel = 0;
+  uint16_t pipeline_parallel = 0;
 };
 
 static_assert(sizeof(void*) != 8 || sizeof(Job) <= 152, "Job grew: check its layout (above)");

@@ -33,6 +33,9 @@ struct PlacementRequest {
   // The job holds whole nodes (an exclusive QoS, Policy::WholeNodes): ceil(gpus / G) nodes of one
   // partition with nothing else on them, all their GPUs allocated to it (PlaceWholeNodes).
   bool whole_nodes = false;
+  // GPUs of one tensor-parallel group (Job::tensor_parallel), which must share a node (an NVLink
+  // domain; PlaceTensorGroups); 0 or 1 = no constraint.
+  uint16_t tensor_group = 0;
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 
@@ -115,15 +118,26 @@ inline bool CpuOnlyFits(const Resources& resources, int node, const PlacementReq
 // O(partitions + nodes taken x log nodes).
 bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request, Allocation* out);
 
-// The run's placement with whole-node requests answered by PlaceWholeNodes; what the engine
-// hands to policies when some job holds whole nodes.
+// Tensor-parallel placement (docs/reliability.md#parallelism): a request of G GPUs in groups of
+// T = tensor_group (T divides G) gets G / T groups, each on one node: in the first partition, in
+// cluster order, of an allowed type with at least T GPUs per node where enough groups fit, the
+// nodes with at least T free GPUs in index order, each giving as many groups as its free GPUs
+// hold (its lowest free GPUs), if the host demand fits them; else the next partition.
+// O(partitions + nodes visited x log nodes).
+bool PlaceTensorGroups(const Resources& resources, const PlacementRequest& request,
+                       Allocation* out);
+
+// The run's placement with whole-node requests answered by PlaceWholeNodes and tensor-parallel
+// ones by PlaceTensorGroups; what the engine hands to policies when some job holds whole nodes or
+// states a tensor-parallel degree above 1.
 class WholeNodePlacement final : public Placement {
  public:
   explicit WholeNodePlacement(const Placement& inner) : inner_(inner) {}
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
-    return request.whole_nodes ? PlaceWholeNodes(resources, request, out)
-                               : inner_.Find(resources, request, out);
+    if (request.whole_nodes) return PlaceWholeNodes(resources, request, out);
+    if (request.tensor_group > 1) return PlaceTensorGroups(resources, request, out);
+    return inner_.Find(resources, request, out);
   }
   bool SharesGpus() const override { return inner_.SharesGpus(); }
   bool PlacesCpuOnly() const override { return inner_.PlacesCpuOnly(); }

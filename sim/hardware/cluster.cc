@@ -1,5 +1,7 @@
 #include "sim/hardware/cluster.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "sim/util/error.h"
@@ -93,8 +95,10 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
     throw JsonValueError::Verbatim(origin, "nodes",
                                    "\"nodes\": expected a non-empty array of node groups");
   }
-  static const char* kKnownGroupKeys[] = {"count", "gpu_type",        "gpus_per_node", "topology",
-                                          "cpus",  "host_memory_gib", "nic_gbps",      "name"};
+  static const char* kKnownGroupKeys[] = {"count",    "gpu_type",        "gpus_per_node",
+                                          "topology", "cpus",            "host_memory_gib",
+                                          "nic_gbps", "name",            "spares",
+                                          "swap_seconds"};
   for (size_t i = 0; i < nodes.size(); ++i) {
     const auto& g = nodes[i];
     const std::string where = "nodes[" + std::to_string(i) + "]";
@@ -142,6 +146,24 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       group.nic_gbps = RequireNumber(g["nic_gbps"], origin, where + ".nic_gbps");
       if (group.nic_gbps <= 0) throw JsonValueError(origin, where + ".nic_gbps", "must be > 0");
     }
+    if (g.contains("spares")) {
+      const double spares = RequireNumber(g["spares"], origin, where + ".spares");
+      if (!(spares >= 0) || spares != std::floor(spares) || spares > 1'000'000) {
+        throw JsonValueError(origin, where + ".spares", "expected an integer >= 0");
+      }
+      group.spares = static_cast<int>(spares);
+    }
+    if (g.contains("swap_seconds")) {
+      group.swap_seconds = RequireDuration(g["swap_seconds"], origin, where + ".swap_seconds");
+      if (!(group.swap_seconds >= 0) || !std::isfinite(group.swap_seconds)) {
+        throw JsonValueError(origin, where + ".swap_seconds", "expected a duration >= 0");
+      }
+      if (group.spares == 0) {
+        throw JsonValueError(origin, where + ".swap_seconds",
+                             "a swap time without spares: set \"spares\" (hot spare nodes of the "
+                             "group) or drop swap_seconds");
+      }
+    }
     spec.groups.push_back(group);
   }
   if (doc.contains("network")) {
@@ -165,8 +187,32 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       }
     }
   }
+  if (doc.contains("storage")) {
+    const auto& st = doc["storage"];
+    if (!st.is_object()) throw JsonValueError(origin, "storage", "expected an object");
+    for (const auto& [key, value] : st.items()) {
+      if (key != "write_gbps" && key != "read_gbps" && key != "node_gbps") {
+        throw JsonValueError(origin, "storage." + key,
+                             "unknown key \"" + key +
+                                 "\" (expected: write_gbps, read_gbps, node_gbps)");
+      }
+    }
+    auto gbps = [&](const char* key) {
+      const std::string where = std::string("storage.") + key;
+      const double v = RequireNumber(st[key], origin, where);
+      if (!(v > 0) || !std::isfinite(v)) {
+        throw JsonValueError(origin, where, "expected a bandwidth > 0 (GB/s)");
+      }
+      return v;
+    };
+    spec.storage.write_gbps = gbps("write_gbps");
+    spec.storage.read_gbps = st.contains("read_gbps") ? gbps("read_gbps") : spec.storage.write_gbps;
+    if (st.contains("node_gbps")) spec.storage.node_gbps = gbps("node_gbps");
+  }
   long long total = 0;
-  for (const auto& g : spec.groups) total += static_cast<long long>(g.count) * g.gpus_per_node;
+  for (const auto& g : spec.groups) {
+    total += static_cast<long long>(g.count + g.spares) * g.gpus_per_node;
+  }
   if (total > 50'000'000) {
     throw JsonValueError::Verbatim(
         origin, "nodes",
@@ -178,7 +224,8 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
   throw AtJsonPosition(e, origin, text);
 }
 
-std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network) {
+std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network,
+                            const StorageSpec& storage) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const NodeGroupSpec& g : groups) {
     nlohmann::json group = {{"count", g.count},
@@ -188,13 +235,21 @@ std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const Netw
                             {"nic_gbps", g.nic_gbps}};
     if (g.cpus > 0) group["cpus"] = g.cpus;
     if (g.host_memory_gib > 0) group["host_memory_gib"] = g.host_memory_gib;
+    if (g.spares > 0) {
+      group["spares"] = g.spares;
+      group["swap_seconds"] = g.swap_seconds;
+    }
     nodes.push_back(std::move(group));
   }
-  const nlohmann::json doc = {{"nodes", std::move(nodes)},
-                              {"network",
-                               {{"nodes_per_rack", network.nodes_per_rack},
-                                {"oversubscription", network.oversubscription},
-                                {"latency_us", network.latency_us}}}};
+  nlohmann::json doc = {{"nodes", std::move(nodes)},
+                        {"network",
+                         {{"nodes_per_rack", network.nodes_per_rack},
+                          {"oversubscription", network.oversubscription},
+                          {"latency_us", network.latency_us}}}};
+  if (storage.declared()) {
+    doc["storage"] = {{"write_gbps", storage.write_gbps}, {"read_gbps", storage.read_gbps}};
+    if (storage.node_gbps > 0) doc["storage"]["node_gbps"] = storage.node_gbps;
+  }
   return doc.dump();
 }
 
@@ -205,7 +260,7 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
     const auto& group = spec_.groups[g];
     const int type = catalog.Require(group.gpu_type, spec_.origin, "gpu_type");
     if (gpus_per_type_[type] == 0) gpu_types_.push_back(type);
-    for (int i = 0; i < group.count; ++i) {
+    for (int i = 0; i < group.count + group.spares; ++i) {
       Node node;
       node.index = static_cast<int>(nodes_.size());
       node.group = static_cast<int>(g);
@@ -217,6 +272,8 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
       node.cpus = group.cpus;
       node.host_memory_gib = group.host_memory_gib;
       node.nic_gbps = group.nic_gbps;
+      node.spare = i >= group.count;
+      spare_nodes_ += node.spare;
       nodes_.push_back(node);
       total_gpus_ += node.gpu_count;
       gpus_per_type_[type] += node.gpu_count;
@@ -224,6 +281,11 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
     }
   }
   rack_count_ = nodes_.empty() ? 0 : nodes_.back().rack + 1;
+}
+
+int Cluster::RackNodeCount(int rack) const {
+  const int first = RackFirstNode(rack);
+  return std::min(spec_.network.nodes_per_rack, node_count() - first);
 }
 
 int Cluster::GpusOfType(int type) const {
