@@ -440,7 +440,8 @@ void Engine::Fault(const Event& e) {
     }
     std::sort(victims_.begin(), victims_.end());  // deterministic order for the policy's hooks
     victims_.erase(std::unique(victims_.begin(), victims_.end()), victims_.end());
-    const int cause = from_trace ? trace_cause_ : gpu_level ? gpu_cause_ : node_cause_;
+    const int cause = from_trace ? (gpu_level ? trace_gpu_cause_ : trace_cause_)
+                                 : gpu_level ? gpu_cause_ : node_cause_;
     const int spares_used = InterruptVictims(cause, 0, 0, true, first, last);
     for (int g = first; g < last; ++g) MarkDown(g);
     metrics_.OnNodeChanged(node);
@@ -1358,8 +1359,11 @@ void Engine::SetUpReliability() {
     if (any(f.gpu_mtbf_seconds)) {
       gpu_cause_ = failure_log_.AddCause({"gpu", "GPU (--gpu-mtbf)", "gpu"});
     }
-    if (!f.trace.empty()) {
-      trace_cause_ = failure_log_.AddCause({"trace", "failure trace row", "node"});
+    if (std::any_of(f.trace.begin(), f.trace.end(), [](const FailureRecord& r) { return r.gpu < 0; })) {
+      trace_cause_ = failure_log_.AddCause({"trace", "failure trace: a node", "node"});
+    }
+    if (std::any_of(f.trace.begin(), f.trace.end(), [](const FailureRecord& r) { return r.gpu >= 0; })) {
+      trace_gpu_cause_ = failure_log_.AddCause({"trace-gpu", "failure trace: one GPU", "gpu"});
     }
     const bool storage = cluster_.spec().storage.declared() && options_.models != nullptr;
     if (f.checkpoint.rule != CheckpointRule::kFixed || f.checkpoint.async || storage) {

@@ -422,7 +422,8 @@ class Engine final : public SchedulingContext {
   // failure's cause; each gets the group's next usable spare (ServeOwedSpares).
   std::vector<std::map<int, int>> owed_;
   FailureLog failure_log_;
-  int node_cause_ = -1, gpu_cause_ = -1, trace_cause_ = -1;  // failure_log_ causes (MTBF, trace)
+  // failure_log_'s causes for --node-mtbf, --gpu-mtbf and a failure trace's node and GPU rows.
+  int node_cause_ = -1, gpu_cause_ = -1, trace_cause_ = -1, trace_gpu_cause_ = -1;
   // Scratch: (failed node, job) for each failed node that ran an interrupted job.
   std::vector<std::pair<int, JobId>> hit_nodes_;
   // Per-job checkpoint plans and restore seconds, when some job's plan differs from the run's

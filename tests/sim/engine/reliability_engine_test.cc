@@ -83,7 +83,9 @@ void ExpectEachStrikeHits(const std::string& per, const std::string& domain, int
     EXPECT_EQ(event->gpus_out, gpus_out) << domain;
     struck.insert(event->first_gpu);
   }
-  EXPECT_GT(struck.size(), 1u) << "the seeds should strike different units";
+  if (per != "cluster") {
+    EXPECT_GT(struck.size(), 1u) << "the seeds should strike other units";
+  }
 }
 
 std::set<std::string> OnGpu(int gpu) {
