@@ -190,6 +190,9 @@ void Simulate(const ReliabilityStudySettings& s, const ReliabilityRow& row, int 
   f.checkpoint_cost_seconds = row.save_seconds;
   f.restore_cost_seconds = row.restore_seconds;
   f.mttr_seconds = s.mttr_seconds;
+  // The time series is not read here: one interval per 1/20,000 of the work (5 min at least)
+  // keeps it within the engine's bound even when failures stretch the job 50 times.
+  config.engine.timeseries_interval_seconds = std::max(300.0, s.days * 86400 / 20000);
   const RunOutcome outcome = ExecuteRun(config);
   auto value = [&](const char* metric) { return SummaryValue(outcome.summary, metric); };
   *ettr = value("ettr");

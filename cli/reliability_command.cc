@@ -226,8 +226,8 @@ int CommandReliability(int argc, char** argv) {
       "\nmodel: int/day = interruptions per day of holding GPUs, MTBF_h = hours between them, "
       "save_s = checkpoint save, tau_min = interval\n"
       "(computing minutes between checkpoints), short = share of hardware failures that find "
-      "no spare;%s\n",
-      no_simulation ? "" : " simulated: mean over the seeds, ETTR's sample sd and range");
+      "no spare%s\n",
+      no_simulation ? "." : "; simulated: mean over the seeds, ETTR's sample sd and range");
   if (!csv_path.empty()) WriteCsv(csv_path, rows);
   return 0;
 }

@@ -219,6 +219,37 @@ TEST(CheckpointPolicy, DalySetsTheIntervalFromTheJobsRateAndCost) {
   EXPECT_NEAR(sim.Of("a").end_time, 3.5 * tau + 3 * 100, 1e-6);
 }
 
+TEST(CheckpointPolicy, LostWorkAndEttrMatchTheRenewalFormulaForPoissonFailures) {
+  // One job of 8 GPUs hit by a software-like cause (domain job: nothing taken out, no detection,
+  // no restart) at 0.5 / 8 per GPU-hour: lambda = 0.5 per hour. It checkpoints every
+  // tau = 1 h at no cost and restarts at once, its checkpoint clock starting again. The time X
+  // from a restart to the next failure is exponential (memoryless), and an interruption loses
+  // Y = X mod tau. Exactly:
+  //   E[Y] = 1 / lambda - tau e^(-lambda tau) / (1 - e^(-lambda tau))
+  //        = 2 - 0.606531 / 0.393469 = 0.458506 h, sd(Y) = 0.286888 h (integrated by hand),
+  // and by renewal-reward the share of time kept is ETTR = 1 - lambda E[Y] = 0.770747.
+  // 2,000 h of work: ~1,297 interruptions, so the mean loss has a standard error of
+  // 0.0080 h; over seeds the ETTR of such a job has sd 0.0068 (400 replications in Python).
+  // Tolerances: about 4 standard errors.
+  const double lambda = 0.5, tau = 1.0;
+  const double lost_hours = 1 / lambda - tau * std::exp(-lambda * tau) / -std::expm1(-lambda * tau);
+  EXPECT_NEAR(lost_hours, 0.458506, 1e-6);
+  const FailureCatalog catalog = OneCause("gpu", "job", lambda / 8);
+  EngineOptions options;
+  options.faults.failure_model = &catalog;
+  options.faults.checkpoint_interval_seconds = tau * 3600;
+  options.faults.seed = 3;
+  TestSim sim(Nodes(1, 8), {MakeJob("a", 0, 8, 2000 * 3600.0)}, "fcfs", "first-fit", options);
+  Engine& engine = sim.Run();
+  const JobCosts& costs = sim.CostsOf("a");
+  ASSERT_GT(costs.restarts, 1100);
+  ASSERT_LT(costs.restarts, 1500);
+  EXPECT_NEAR(costs.lost_gpu_seconds / 8 / 3600 / costs.restarts, lost_hours, 0.032);
+  EXPECT_NEAR(engine.Ettr(0), 1 - lambda * lost_hours, 0.025);
+  // The elapsed time is the work plus what was lost, and nothing else (no costs).
+  EXPECT_NEAR(sim.Of("a").end_time, 2000 * 3600.0 + costs.lost_gpu_seconds / 8, 1e-3);
+}
+
 TEST(CheckpointPolicy, AnAsynchronousCheckpointCountsOnlyOnceWritten) {
   // Save 100 s written asynchronously: a 10 s copy and 10 % slowdown over the write = 20 s of
   // pause, usable 100 s after the pause. Every 300 s: compute 0-300, pause 300-320 (usable at
