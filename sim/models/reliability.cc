@@ -100,8 +100,11 @@ double ExpectedEttr(double failures_per_second, double hold_seconds, double wait
 
 namespace {
 
-// P(N = k) and P(N >= k) for N ~ Poisson(a), summing the terms below k.
-void PoissonAt(int k, double a, double* at, double* at_least) {
+// P(N = k), P(N >= k) and P(N > k) for N ~ Poisson(a). Below the mean (k <= a) the tail is
+// 1 - the terms below k; beyond it the tail is summed term by term (the terms then fall at least
+// geometrically), since 1 - (a sum within 1e-16 of 1) would leave rounding noise for a tail of,
+// say, 1e-36 (32 spares with one node under repair on average).
+void PoissonAt(int k, double a, double* at, double* at_least, double* above) {
   double term = std::exp(-a);  // P(N = 0)
   double below = 0;
   for (int j = 0; j < k; ++j) {
@@ -109,14 +112,26 @@ void PoissonAt(int k, double a, double* at, double* at_least) {
     term *= a / (j + 1);
   }
   *at = term;
-  *at_least = std::max(0.0, 1 - below);
+  if (k <= a) {
+    *at_least = std::max(0.0, 1 - below);
+    *above = std::max(0.0, *at_least - term);
+    return;
+  }
+  double tail = 0;
+  double t = term * a / (k + 1);  // P(N = k + 1)
+  for (int j = k + 1; t > 0 && t > tail * 1e-17; ++j) {
+    tail += t;
+    t *= a / (j + 1);
+  }
+  *above = tail;
+  *at_least = term + tail;
 }
 
 }  // namespace
 
 double SpareShortageProbability(int spares, double failures_per_second, double repair_seconds) {
-  double at = 0, at_least = 0;
-  PoissonAt(std::max(0, spares), failures_per_second * repair_seconds, &at, &at_least);
+  double at = 0, at_least = 0, above = 0;
+  PoissonAt(std::max(0, spares), failures_per_second * repair_seconds, &at, &at_least, &above);
   return at_least;
 }
 
@@ -126,9 +141,8 @@ double ExpectedCapacityWaitSeconds(int spares, double failures_per_second,
   const double a = failures_per_second * repair_seconds;
   if (!(a > 0)) return k == 0 ? repair_seconds : 0.0;
   if (k == 0) return std::expm1(a) / failures_per_second;  // the busy period
-  double at = 0, at_least = 0;
-  PoissonAt(k, a, &at, &at_least);
-  const double above = std::max(0.0, at_least - at);  // P(N > k)
+  double at = 0, at_least = 0, above = 0;
+  PoissonAt(k, a, &at, &at_least, &above);
   return at > 0 ? at_least * above / (failures_per_second * at) : repair_seconds;
 }
 

@@ -182,5 +182,24 @@ TEST(HotSpares, ShortageAndWaitFollowTheNodesUnderRepair) {
   EXPECT_LT(SpareShortageProbability(8, lambda, repair), 1e-6);
 }
 
+TEST(HotSpares, FarMoreSparesThanNodesUnderRepairGiveATinyShortageAndAShortWait) {
+  // a = 1 node under repair on average, 32 spares: P(N >= 32) = e^-1 / 32! (1 + 1/33 + 1/(33 x 34)
+  // + ...) = 1.4e-36, far below the rounding of 1 - P(N < 32). The excursion above 32 lasts
+  // P(N > 32) / (lambda P(N = 32)) = (1/33 + 1/1,122 + 1/39,270 + ...) / lambda
+  // = 0.0312205 / lambda.
+  const double lambda = 1.0 / 3600;
+  const double at = std::exp(-1.0 - std::lgamma(33.0));
+  double ratio = 0, term = 1;
+  for (int j = 33; j < 60; ++j) {
+    term /= j;
+    ratio += term;
+  }
+  EXPECT_NEAR(ratio, 0.0312205, 1e-7);
+  const double shortage = at * (1 + ratio);
+  EXPECT_NEAR(SpareShortageProbability(32, lambda, 3600) / shortage, 1, 1e-12);
+  EXPECT_NEAR(ExpectedCapacityWaitSeconds(32, lambda, 3600) / (shortage * ratio / lambda), 1,
+              1e-12);
+}
+
 }  // namespace
 }  // namespace clustersim
