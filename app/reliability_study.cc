@@ -27,9 +27,10 @@ void CheckSettings(const ReliabilityStudySettings& s) {
   if (s.gpus_per_node < 1) throw InputError("--gpus-per-node: expected at least 1");
   for (int g : s.gpus) {
     if (g < 1 || g % s.gpus_per_node != 0) {
-      throw InputError("--gpus: expected job sizes that are positive multiples of "
-                       "--gpus-per-node (" +
-                       std::to_string(s.gpus_per_node) + "), got " + std::to_string(g));
+      throw InputError(
+          "--gpus: expected job sizes that are positive multiples of "
+          "--gpus-per-node (" +
+          std::to_string(s.gpus_per_node) + "), got " + std::to_string(g));
     }
   }
   if (s.spares.empty()) throw InputError("--spares: expected at least one count");
@@ -73,9 +74,9 @@ class ScratchFolder {
  public:
   ScratchFolder() {
     static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("clustersim-reliability-" + std::to_string(::getpid()) + "-" +
-             std::to_string(counter++));
+    path_ =
+        std::filesystem::temp_directory_path() /
+        ("clustersim-reliability-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     std::filesystem::create_directories(path_);
   }
   ~ScratchFolder() {
@@ -93,11 +94,10 @@ void Model(const ReliabilityStudySettings& s, const FailureCatalog& catalog,
            const HardwareCatalog& hardware, double checkpoint_bytes, ReliabilityRow* row) {
   NetworkSpec network;
   network.nodes_per_rack = s.nodes_per_rack;
-  const Cluster cluster(ClusterSpec::FromJsonText(ClusterSpecJson({Group(s, row->gpus,
-                                                                         row->spares)},
-                                                                   network),
-                                                  "reliability", hardware),
-                        hardware);
+  const Cluster cluster(
+      ClusterSpec::FromJsonText(ClusterSpecJson({Group(s, row->gpus, row->spares)}, network),
+                                "reliability", hardware),
+      hardware);
   const FleetFailures fleet(catalog, cluster, 0);
   std::vector<int> gpus(row->gpus);
   for (int g = 0; g < row->gpus; ++g) gpus[g] = g;  // first-fit's first allocation
@@ -113,17 +113,17 @@ void Model(const ReliabilityStudySettings& s, const FailureCatalog& catalog,
     row->save_seconds = s.save_seconds;
     row->restore_seconds = s.restore_seconds;
   }
-  double lambda = 0;      // interruptions of the job per second
-  double node_outs = 0;   // the cluster's nodes taken out per second, spares included
-  double erlangs = 0;     // nodes under repair, on average
-  JobFootprint whole;     // every node of the cluster, for its failures
+  double lambda = 0;     // interruptions of the job per second
+  double node_outs = 0;  // the cluster's nodes taken out per second, spares included
+  double erlangs = 0;    // nodes under repair, on average
+  JobFootprint whole;    // every node of the cluster, for its failures
   whole.gpus = cluster.total_gpus();
   whole.nodes = cluster.node_count();
   whole.rack_nodes = cluster.node_count();
   for (const FailureCause& cause : catalog.causes()) {
-    lambda += JobInterruptionsPerHour(cause, footprint, cluster.total_gpus(),
-                                      cluster.node_count()) /
-              3600;
+    lambda +=
+        JobInterruptionsPerHour(cause, footprint, cluster.total_gpus(), cluster.node_count()) /
+        3600;
     if (!cause.TakesHardwareOut()) continue;
     // Events strike the cluster's units (every one counted in `whole`); a rack event takes the
     // whole rack out.
@@ -141,9 +141,9 @@ void Model(const ReliabilityStudySettings& s, const FailureCatalog& catalog,
   double hold = 0;  // rate-weighted sums over the causes
   double wait = 0;
   for (const FailureCause& cause : catalog.causes()) {
-    const double rate = JobInterruptionsPerHour(cause, footprint, cluster.total_gpus(),
-                                                cluster.node_count()) /
-                        3600;
+    const double rate =
+        JobInterruptionsPerHour(cause, footprint, cluster.total_gpus(), cluster.node_count()) /
+        3600;
     double hold_c = cause.restart_seconds + row->restore_seconds + cause.detection_seconds;
     double wait_c = 0;
     if (cause.TakesHardwareOut()) {

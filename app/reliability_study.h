@@ -81,9 +81,9 @@ struct ReliabilityRow {
 // Checks the settings (InputError naming the option) and returns one row per (gpus, spares) in
 // that order, the simulated columns filled unless `simulate` is false. `progress`, if set, is
 // called after each simulation with (done, total), from the worker threads.
-std::vector<ReliabilityRow> RunReliabilityStudy(
-    const ReliabilityStudySettings& settings, bool simulate,
-    const std::function<void(int, int)>& progress = {});
+std::vector<ReliabilityRow> RunReliabilityStudy(const ReliabilityStudySettings& settings,
+                                                bool simulate,
+                                                const std::function<void(int, int)>& progress = {});
 
 }  // namespace clustersim
 

@@ -47,7 +47,8 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
       "asynchronous checkpoints: a short copy stalls training, the write overlaps it at a "
       "slowdown, and a checkpoint counts once written")(
       "async-blocking",
-      po::value(&config.engine.faults.checkpoint.async_blocking)->default_value(6.3 / 148.8, "0.042"),
+      po::value(&config.engine.faults.checkpoint.async_blocking)
+          ->default_value(6.3 / 148.8, "0.042"),
       "share of the synchronous save time an asynchronous checkpoint still stalls training")(
       "async-slowdown",
       po::value(&config.engine.faults.checkpoint.async_slowdown)->default_value(0.035, "0.035"),

@@ -85,19 +85,21 @@ void WriteCsv(const std::string& path, const std::vector<ReliabilityRow>& rows) 
     std::ofstream out(partial);
     out << "gpus,nodes,spares,seed,model_interruptions_per_day,model_mtbf_hours,save_seconds,"
            "restore_seconds,interval_seconds,pause_seconds,shortage_probability,"
-           "hold_seconds,wait_seconds,model_ettr,sim_interruptions_per_day,sim_mtbf_hours,sim_ettr\n";
+           "hold_seconds,wait_seconds,model_ettr,sim_interruptions_per_day,sim_mtbf_hours,sim_"
+           "ettr\n";
     char line[512];
     for (const ReliabilityRow& r : rows) {
       const size_t seeds = std::max<size_t>(1, r.sim_ettr.size());
       for (size_t k = 0; k < seeds; ++k) {
         const bool sim = k < r.sim_ettr.size();
-        std::snprintf(line, sizeof line,
-                      "%d,%d,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
-                      r.gpus, r.nodes, r.spares, sim ? std::to_string(k).c_str() : "",
-                      r.interruptions_per_day, r.mtbf_hours, r.save_seconds, r.restore_seconds,
-                      r.plan.interval_seconds, r.plan.pause_seconds, r.shortage_probability,
-                      r.hold_seconds, r.wait_seconds, r.ettr, sim ? r.sim_interruptions_per_day[k] : NAN,
-                      sim ? r.sim_mtbf_hours[k] : NAN, sim ? r.sim_ettr[k] : NAN);
+        std::snprintf(
+            line, sizeof line,
+            "%d,%d,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+            r.gpus, r.nodes, r.spares, sim ? std::to_string(k).c_str() : "",
+            r.interruptions_per_day, r.mtbf_hours, r.save_seconds, r.restore_seconds,
+            r.plan.interval_seconds, r.plan.pause_seconds, r.shortage_probability, r.hold_seconds,
+            r.wait_seconds, r.ettr, sim ? r.sim_interruptions_per_day[k] : NAN,
+            sim ? r.sim_mtbf_hours[k] : NAN, sim ? r.sim_ettr[k] : NAN);
         out << line;
       }
     }
@@ -149,8 +151,8 @@ int CommandReliability(int argc, char** argv) {
       "checkpoint-cost", DurationValue("--checkpoint-cost", &s.save_seconds)->default_value("0"),
       "checkpoint save time without --model")(
       "restore-cost", DurationValue("--restore-cost", &s.restore_seconds)->default_value("0"),
-      "checkpoint restore time without --model")(
-      "days", po::value(&s.days)->default_value(30), "days of work of the simulated job")(
+      "checkpoint restore time without --model")("days", po::value(&s.days)->default_value(30),
+                                                 "days of work of the simulated job")(
       "seeds", po::value(&s.seeds)->default_value(5), "simulations per row (seeds 0, 1, ...)")(
       "no-simulation", po::bool_switch(&no_simulation), "the model's columns only")(
       "jobs,j", po::value(&threads)->default_value(threads), "simulations run at once")(
@@ -177,11 +179,10 @@ int CommandReliability(int argc, char** argv) {
       "simulations", s.gpus.size() * s.spares.size() * (no_simulation ? 0 : s.seeds),
       ::isatty(STDERR_FILENO) && !vm.count("no-progress"));
   std::vector<int> slots;
-  const std::vector<ReliabilityRow> rows =
-      RunReliabilityStudy(s, !no_simulation, [&](int, int) {
-        const int slot = progress->Begin();
-        progress->End(slot);
-      });
+  const std::vector<ReliabilityRow> rows = RunReliabilityStudy(s, !no_simulation, [&](int, int) {
+    const int slot = progress->Begin();
+    progress->End(slot);
+  });
   progress.reset();
 
   const FailureCatalog catalog = FailureCatalog::Load(s.failure_model, "--failure-model");
@@ -191,13 +192,13 @@ int CommandReliability(int argc, char** argv) {
               s.gpus_per_node, s.gpu_type.c_str(), s.nodes_per_rack,
               FormatWallTime(s.mttr_seconds).c_str(), FormatWallTime(s.swap_seconds).c_str());
   if (!s.model.empty()) {
-    std::printf("checkpoints: %s%s, %s state at %g GB/s%s\n", policy.c_str(),
-                s.checkpoint.async ? " asynchronous" : "", s.model.c_str(), s.storage.write_gbps,
-                s.storage.node_gbps > 0
-                    ? (" (at most " + std::to_string(s.storage.node_gbps).substr(0, 5) +
-                       " GB/s per node)")
-                          .c_str()
-                    : "");
+    std::printf(
+        "checkpoints: %s%s, %s state at %g GB/s%s\n", policy.c_str(),
+        s.checkpoint.async ? " asynchronous" : "", s.model.c_str(), s.storage.write_gbps,
+        s.storage.node_gbps > 0
+            ? (" (at most " + std::to_string(s.storage.node_gbps).substr(0, 5) + " GB/s per node)")
+                  .c_str()
+            : "");
   } else {
     std::printf("checkpoints: %s%s, save %.1f s, restore %.1f s\n", policy.c_str(),
                 s.checkpoint.async ? " asynchronous" : "", s.save_seconds, s.restore_seconds);
@@ -206,19 +207,19 @@ int CommandReliability(int argc, char** argv) {
               no_simulation ? "" : (", " + std::to_string(s.seeds) + " seeds").c_str());
   std::printf("%6s %5s %6s | %7s %7s %7s %7s %6s %6s", "gpus", "nodes", "spares", "int/day",
               "MTBF_h", "save_s", "tau_min", "short", "ETTR");
-  if (!no_simulation) std::printf(" | %7s %7s %6s %6s %13s", "int/day", "MTBF_h", "ETTR", "sd",
-                                  "[min, max]");
+  if (!no_simulation)
+    std::printf(" | %7s %7s %6s %6s %13s", "int/day", "MTBF_h", "ETTR", "sd", "[min, max]");
   std::printf("\n");
   for (const ReliabilityRow& r : rows) {
     std::printf("%6d %5d %6d | %7.2f %7.2f %7.1f %7.1f %6.3f %6.3f", r.gpus, r.nodes, r.spares,
-                r.interruptions_per_day, r.mtbf_hours, r.save_seconds,
-                r.plan.interval_seconds / 60, r.shortage_probability, r.ettr);
+                r.interruptions_per_day, r.mtbf_hours, r.save_seconds, r.plan.interval_seconds / 60,
+                r.shortage_probability, r.ettr);
     if (!no_simulation) {
       const Stats per_day = Summarize(r.sim_interruptions_per_day);
       const Stats mtbf = Summarize(r.sim_mtbf_hours);
       const Stats ettr = Summarize(r.sim_ettr);
-      std::printf(" | %7.2f %7.2f %6.3f %6.3f [%.3f, %.3f]", per_day.mean, mtbf.mean,
-                  ettr.mean, ettr.sd, ettr.min, ettr.max);
+      std::printf(" | %7.2f %7.2f %6.3f %6.3f [%.3f, %.3f]", per_day.mean, mtbf.mean, ettr.mean,
+                  ettr.sd, ettr.min, ettr.max);
     }
     std::printf("\n");
   }

@@ -337,7 +337,9 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       const CsvField* f = optional(c);
       if (f == nullptr) continue;
       const int64_t v = parse.Count(*f, kColumnNames[c], 0);
-      if (v > kMaxParallel) parse.Fail(*f, std::string(kColumnNames[c]) + ": expected at most 65535");
+      if (v > kMaxParallel) {
+        parse.Fail(*f, std::string(kColumnNames[c]) + ": expected at most 65535");
+      }
       if (c == kTp) job.tensor_parallel = static_cast<uint16_t>(v);
       if (c == kPp) job.pipeline_parallel = static_cast<uint16_t>(v);
       if (c == kDp) dp = v;

@@ -512,6 +512,9 @@ int Engine::InterruptVictims(int cause, double detection, double restart, bool t
   for (size_t i = 0; i < hit_nodes_.size(); ++i) {
     const int failed = hit_nodes_[i].first;
     if (i > 0 && hit_nodes_[i - 1].first == failed) continue;  // one spare per failed node
+    // A pool node (it entered the pool while a job still ran on its other GPUs) is out of
+    // service already: its job goes back to the queue and no spare is used for it.
+    if (spares_.InPool(failed)) continue;
     const Node& x = cluster_.node(failed);
     // The lowest usable spare of the group that this failure does not take out too.
     int spare = -1;
@@ -528,6 +531,9 @@ int Engine::InterruptVictims(int cause, double detection, double restart, bool t
     }
     ReleaseSpare(spare);
     if (!spares_.InPool(failed)) {
+      // A node still owed a spare for an earlier failure (repaired in part, it ran a job on its
+      // other GPUs) is owed nothing more once it is in the pool.
+      owed_[x.group].erase(failed);
       spares_.Enter(failed);
       for (int g = x.first_gpu; g < x.first_gpu + x.gpu_count; ++g) {
         if (resources_.IsGpuFree(g)) HoldForPool(g);
@@ -686,6 +692,7 @@ void Engine::ServeOwedSpares(int group) {
     if (spare < 0) return;
     const auto [failed, cause] = *owed.begin();
     owed.erase(owed.begin());
+    if (spares_.InPool(failed)) continue;  // in the pool meanwhile: nothing owed
     ReleaseSpare(spare);
     spares_.Enter(failed);
     const Node& x = cluster_.node(failed);
@@ -1359,10 +1366,14 @@ void Engine::SetUpReliability() {
     if (any(f.gpu_mtbf_seconds)) {
       gpu_cause_ = failure_log_.AddCause({"gpu", "GPU (--gpu-mtbf)", "gpu"});
     }
-    if (std::any_of(f.trace.begin(), f.trace.end(), [](const FailureRecord& r) { return r.gpu < 0; })) {
+    auto any_row = [&](bool gpu) {
+      return std::any_of(f.trace.begin(), f.trace.end(),
+                         [gpu](const FailureRecord& r) { return (r.gpu >= 0) == gpu; });
+    };
+    if (any_row(false)) {
       trace_cause_ = failure_log_.AddCause({"trace", "failure trace: a node", "node"});
     }
-    if (std::any_of(f.trace.begin(), f.trace.end(), [](const FailureRecord& r) { return r.gpu >= 0; })) {
+    if (any_row(true)) {
       trace_gpu_cause_ = failure_log_.AddCause({"trace-gpu", "failure trace: one GPU", "gpu"});
     }
     const bool storage = cluster_.spec().storage.declared() && options_.models != nullptr;

@@ -31,18 +31,18 @@ struct FailureEvent {
   int cause = 0;  // index into FailureLog::causes()
   int first_node = 0;
   int node_count = 0;
-  int first_gpu = -1;     // the GPU struck (gpu and job domains), else the first of its nodes
-  int gpus_out = 0;       // GPUs taken out of service (0 for domains that take nothing out)
-  int spares_used = 0;    // spare nodes that replaced failed ones for the jobs hit
+  int first_gpu = -1;   // the GPU struck (gpu and job domains), else the first of its nodes
+  int gpus_out = 0;     // GPUs taken out of service (0 for domains that take nothing out)
+  int spares_used = 0;  // spare nodes that replaced failed ones for the jobs hit
   double repair_seconds = 0;
   uint32_t jobs_begin = 0;  // the jobs hit: job_ids()[jobs_begin, jobs_begin + jobs_hit)
   uint32_t jobs_hit = 0;
 };
 
 struct CauseTotals {
-  int64_t failures = 0;       // events of the cause (hitting a job or not)
-  int64_t interruptions = 0;  // jobs interrupted
-  int64_t swaps = 0;          // spare nodes swapped in
+  int64_t failures = 0;              // events of the cause (hitting a job or not)
+  int64_t interruptions = 0;         // jobs interrupted
+  int64_t swaps = 0;                 // spare nodes swapped in
   double recompute_gpu_seconds = 0;  // work lost since the last usable checkpoint
   double restart_gpu_seconds = 0;    // detection, swap, restart and restore paid
   double wait_gpu_seconds = 0;       // queued after the interruption until restarted

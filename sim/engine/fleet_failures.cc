@@ -49,9 +49,9 @@ FailureStrike FleetFailures::Strike(int c, int unit) const {
       break;
     case FailureDomain::kJob:
       // The job on the struck GPU, or every job on the struck node.
-      s = cause.per == FailureUnit::kGpu ? FailureStrike{unit, 1, node, 1, false, false}
-                                         : FailureStrike{n.first_gpu, n.gpu_count, node, 1,
-                                                         false, false};
+      s = cause.per == FailureUnit::kGpu
+              ? FailureStrike{unit, 1, node, 1, false, false}
+              : FailureStrike{n.first_gpu, n.gpu_count, node, 1, false, false};
       break;
     case FailureDomain::kNode:
       s = {n.first_gpu, n.gpu_count, node, 1, true, false};

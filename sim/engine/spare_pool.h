@@ -51,10 +51,10 @@ class SparePool {
   void Refresh(int node);
 
   const Cluster* cluster_ = nullptr;
-  std::vector<uint8_t> in_pool_;   // per node
-  std::vector<uint8_t> held_;      // per GPU
-  std::vector<int> node_held_;     // per node: GPUs held
-  std::vector<int> pool_size_;     // per group
+  std::vector<uint8_t> in_pool_;       // per node
+  std::vector<uint8_t> held_;          // per GPU
+  std::vector<int> node_held_;         // per node: GPUs held
+  std::vector<int> pool_size_;         // per group
   std::vector<std::set<int>> usable_;  // per group: usable pool nodes, ascending
   int held_gpus_ = 0;
 };

@@ -169,8 +169,8 @@ FailureCatalog FailureCatalog::FromJsonText(const std::string& text,
     const std::string where = "causes[" + std::to_string(i) + "]";
     if (!c.is_object()) throw JsonValueError(origin, where, "expected an object");
     CheckKeys(c,
-              {"name", "component", "per", "domain", "events", "rate_per_hour",
-               "detection_seconds", "restart_seconds", "repair", "source"},
+              {"name", "component", "per", "domain", "events", "rate_per_hour", "detection_seconds",
+               "restart_seconds", "repair", "source"},
               origin, where);
     FailureCause cause;
     cause.name = RequireString(RequireMember(c, "name", origin, where), origin, where + ".name");
@@ -190,7 +190,8 @@ FailureCatalog FailureCatalog::FromJsonText(const std::string& text,
     } else if (per == "cluster") {
       cause.per = FailureUnit::kCluster;
     } else {
-      throw JsonValueError(origin, where + ".per", UnknownName("unit", per, {"gpu", "node", "cluster"}));
+      throw JsonValueError(origin, where + ".per",
+                           UnknownName("unit", per, {"gpu", "node", "cluster"}));
     }
     const std::string domain =
         RequireString(RequireMember(c, "domain", origin, where), origin, where + ".domain");
@@ -218,7 +219,8 @@ FailureCatalog FailureCatalog::FromJsonText(const std::string& text,
                            "and \"rate_per_hour\"");
     }
     if (has_rate) {
-      cause.rate_per_unit_hour = RequireNumber(c["rate_per_hour"], origin, where + ".rate_per_hour");
+      cause.rate_per_unit_hour =
+          RequireNumber(c["rate_per_hour"], origin, where + ".rate_per_hour");
     } else {
       cause.events = RequireNumber(c["events"], origin, where + ".events");
       const double hours = exposure[static_cast<int>(cause.per)];
@@ -235,10 +237,10 @@ FailureCatalog FailureCatalog::FromJsonText(const std::string& text,
     if (!(cause.rate_per_unit_hour > 0) || !std::isfinite(cause.rate_per_unit_hour)) {
       throw JsonValueError(origin, where + ".rate_per_hour", "expected a rate > 0");
     }
-    cause.detection_seconds = c.contains("detection_seconds")
-                                  ? NonNegativeSeconds(c["detection_seconds"], origin,
-                                                       where + ".detection_seconds")
-                                  : detection;
+    cause.detection_seconds =
+        c.contains("detection_seconds")
+            ? NonNegativeSeconds(c["detection_seconds"], origin, where + ".detection_seconds")
+            : detection;
     cause.restart_seconds =
         c.contains("restart_seconds")
             ? NonNegativeSeconds(c["restart_seconds"], origin, where + ".restart_seconds")

@@ -4,11 +4,10 @@
 #include <cmath>
 #include <limits>
 
-
 namespace clustersim {
 
-double JobInterruptionsPerHour(const FailureCause& cause, const JobFootprint& job,
-                               int cluster_gpus, int cluster_nodes) {
+double JobInterruptionsPerHour(const FailureCause& cause, const JobFootprint& job, int cluster_gpus,
+                               int cluster_nodes) {
   double units = 0;
   if (cause.domain == FailureDomain::kCluster) {
     units = cause.per == FailureUnit::kGpu    ? cluster_gpus
@@ -93,8 +92,8 @@ double ExpectedEttr(double failures_per_second, double hold_seconds, double wait
   if (!std::isfinite(tau)) return std::numeric_limits<double>::quiet_NaN();
   const double lost =
       failures_per_second * (hold_seconds + (tau + plan.pause_seconds) / 2 + plan.lag_seconds);
-  const double ettr = (1 - lost) / ((1 + plan.pause_seconds / tau) *
-                                    (1 + failures_per_second * wait_seconds));
+  const double ettr =
+      (1 - lost) / ((1 + plan.pause_seconds / tau) * (1 + failures_per_second * wait_seconds));
   return std::clamp(ettr, 0.0, 1.0);
 }
 
@@ -135,8 +134,7 @@ double SpareShortageProbability(int spares, double failures_per_second, double r
   return at_least;
 }
 
-double ExpectedCapacityWaitSeconds(int spares, double failures_per_second,
-                                   double repair_seconds) {
+double ExpectedCapacityWaitSeconds(int spares, double failures_per_second, double repair_seconds) {
   const int k = std::max(0, spares);
   const double a = failures_per_second * repair_seconds;
   if (!(a > 0)) return k == 0 ? repair_seconds : 0.0;

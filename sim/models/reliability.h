@@ -29,8 +29,8 @@ struct JobFootprint {
 // rate x rack_nodes (domain rack). Per cluster (domain cluster): rate (every running job is hit).
 // A per-GPU or per-node cause of domain cluster hits every job: rate x the cluster's units, which
 // `cluster_gpus` and `cluster_nodes` give.
-double JobInterruptionsPerHour(const FailureCause& cause, const JobFootprint& job,
-                               int cluster_gpus, int cluster_nodes);
+double JobInterruptionsPerHour(const FailureCause& cause, const JobFootprint& job, int cluster_gpus,
+                               int cluster_nodes);
 // The sum over the catalog's causes.
 double JobInterruptionsPerHour(const FailureCatalog& catalog, const JobFootprint& job,
                                int cluster_gpus, int cluster_nodes);

@@ -33,9 +33,8 @@ FailureCatalog OneCause(const std::string& per, const std::string& domain, doubl
                         double detection = 0, double restart = 0) {
   return FailureCatalog::FromJsonText(
       R"({"name":"test","causes":[{"name":"c","per":")" + per + R"(","domain":")" + domain +
-          R"(","rate_per_hour":)" + std::to_string(rate_per_hour) +
-          R"(,"detection_seconds":)" + std::to_string(detection) + R"(,"restart_seconds":)" +
-          std::to_string(restart) + "}]}",
+          R"(","rate_per_hour":)" + std::to_string(rate_per_hour) + R"(,"detection_seconds":)" +
+          std::to_string(detection) + R"(,"restart_seconds":)" + std::to_string(restart) + "}]}",
       "test");
 }
 
@@ -101,8 +100,9 @@ TEST(FailureDomains, AGpuFailureHitsTheJobOnThatGpuOnly) {
 
 TEST(FailureDomains, ANodeFailureHitsTheJobsOnThatNode) {
   ExpectEachStrikeHits("node", "node", 8, [](int, int node) {
-    return node < 2 ? std::set<std::string>{"x"}
-                    : node == 2 ? std::set<std::string>{"y"} : std::set<std::string>{"z"};
+    return node < 2    ? std::set<std::string>{"x"}
+           : node == 2 ? std::set<std::string>{"y"}
+                       : std::set<std::string>{"z"};
   });
 }
 
@@ -119,8 +119,9 @@ TEST(FailureDomains, AJobFailureHitsTheJobOnTheStruckGpuAndTakesNothingOut) {
 }
 
 TEST(FailureDomains, AClusterFailureHitsEveryRunningJob) {
-  ExpectEachStrikeHits("cluster", "cluster", 0,
-                       [](int, int) { return std::set<std::string>{"x", "y", "z"}; });
+  ExpectEachStrikeHits("cluster", "cluster", 0, [](int, int) {
+    return std::set<std::string>{"x", "y", "z"};
+  });
 }
 
 TEST(FailureDomains, AFailureThatTakesNothingOutRestartsTheJobWhereItWas) {
@@ -317,7 +318,8 @@ TEST(HotSpares, WithoutASpareTheJobWaitsForTheRepair) {
   Engine& engine = sim.Run();
   EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 17500);
   EXPECT_DOUBLE_EQ(engine.failure_log().find(0)->wait_gpu_seconds, 14400.0 * 16);
-  EXPECT_DOUBLE_EQ(SummaryValue(ComputeSummary(engine), "capacity_wait_gpu_hours"), 14400.0 * 16 / 3600);
+  EXPECT_DOUBLE_EQ(SummaryValue(ComputeSummary(engine), "capacity_wait_gpu_hours"),
+                   14400.0 * 16 / 3600);
 }
 
 TEST(HotSpares, AFailedNodeWithoutAUsableSpareGetsTheNextOne) {
@@ -355,6 +357,47 @@ TEST(HotSpares, AFailedNodeWithoutAUsableSpareGetsTheNextOne) {
   EXPECT_EQ(engine.failed_gpus(), out);
 }
 
+FailureRecord GpuFailure(double time, int node, int gpu, double duration) {
+  FailureRecord r = NodeFailure(time, node, duration);
+  r.gpu = gpu;
+  return r;
+}
+
+TEST(HotSpares, AJobHitOnANodeAlreadyInThePoolUsesNoSpare) {
+  // Node 0 in service, nodes 1 and 2 spares. a holds GPUs 0-3, b GPUs 4-7 (1,000 s each,
+  // checkpoints every 100 s at no cost). At 150 GPU 0 fails (until 1,150): a loses 50 s, spare 1
+  // enters service and a restarts there at once (GPUs 8-11); node 0 enters the pool while b still
+  // runs on it. At 160 spare 2 loses GPU 16 until 360. At 250 GPU 4 fails: b, on pool node 0,
+  // loses 50 s and restarts on node 1 (GPUs 12-15); node 0 is already out of service, so no spare
+  // is used and none is owed: at 360, when node 2 is usable again, it stays a spare. Both end at
+  // 150 + 900 = 250 + 800 = 1,050. At the end nodes 0 and 2 are the pool: GPUs 0-7 and 16-23.
+  const std::string spares =
+      R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":8,"spares":2}]})";
+  EngineOptions options;
+  options.faults.checkpoint_interval_seconds = 100;
+  options.faults.trace = {GpuFailure(150, 0, 0, 1000), GpuFailure(160, 2, 0, 200),
+                          GpuFailure(250, 0, 4, 2000)};
+  TestSim sim(spares, {MakeJob("a", 0, 4, 1000), MakeJob("b", 0, 4, 1000)}, "fcfs", "first-fit",
+              options);
+  Engine& engine = sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 1050);
+  EXPECT_DOUBLE_EQ(sim.Of("b").end_time, 1050);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("a").lost_gpu_seconds, 50 * 4);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("b").lost_gpu_seconds, 50 * 4);
+  const FailureLog& log = engine.failure_log();
+  ASSERT_EQ(log.events().size(), 3u);
+  EXPECT_EQ(log.events()[0].spares_used, 1);
+  EXPECT_EQ(log.events()[2].jobs_hit, 1u);
+  EXPECT_EQ(log.events()[2].spares_used, 0);
+  int swaps = 0;
+  for (const CauseTotals& t : log.totals()) swaps += t.swaps;
+  EXPECT_EQ(swaps, 1);
+  std::vector<int> out;
+  for (int g = 0; g < 8; ++g) out.push_back(g);
+  for (int g = 16; g < 24; ++g) out.push_back(g);
+  EXPECT_EQ(engine.failed_gpus(), out);
+}
+
 TEST(TensorParallel, GroupsStayWithinANode) {
   // Two nodes of 8. b holds GPUs 0-1; c (8 GPUs, tp 4) needs two groups of 4, each within a
   // node: GPUs 2-5 on node 0 and 8-11 on node 1 (first-fit alone would give 2-7 and 8-9).
@@ -388,9 +431,8 @@ TEST(CheckpointCost, ComesFromTheModelsStateAndTheClustersStorage) {
   // Llama-3-8B's checkpoint: 8e9 parameters x 14 bytes (16-bit weights, FP32 master copy, Adam's
   // two moments) = 1.12e11 bytes. Storage 100 GB/s at most 10 GB/s per node: a job on 2 nodes
   // writes at 20 GB/s, 5.6 s per save. Every 1,000 s of a 2,500 s job: 2 saves, ends at 2,511.2.
-  const std::string cluster =
-      R"({"nodes":[{"count":2,"gpu_type":"H100-80GB","gpus_per_node":8}],)"
-      R"("storage":{"write_gbps":100,"node_gbps":10}})";
+  const std::string cluster = R"({"nodes":[{"count":2,"gpu_type":"H100-80GB","gpus_per_node":8}],)"
+                              R"("storage":{"write_gbps":100,"node_gbps":10}})";
   Job a = MakeJob("a", 0, 16, 2500);
   a.model = "Llama-3-8B";
   EngineOptions options;

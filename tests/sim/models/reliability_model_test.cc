@@ -1,13 +1,12 @@
 // The failure catalog and the closed-form reliability model (docs/reliability.md): the fleet
 // catalog against the Llama 3 table it comes from, Young's and Daly's intervals against their
 // papers' own examples, checkpoint plans, ETTR and the spare formulas worked by hand.
-#include "sim/models/reliability.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "sim/models/failure_catalog.h"
+#include "sim/models/reliability.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -66,8 +65,7 @@ TEST(FailureCatalog, RackFailuresReachAJobThroughEveryNodeOfItsRacks) {
   one.rack_nodes = 32;
   const FailureCause& switches = fleet.causes()[fleet.Find("network-switch-cable")];
   const FailureCause& nic = fleet.causes()[fleet.Find("nic")];
-  EXPECT_DOUBLE_EQ(JobInterruptionsPerHour(switches, one, 1024, 128),
-                   32 * 35.0 / (2048.0 * 1296));
+  EXPECT_DOUBLE_EQ(JobInterruptionsPerHour(switches, one, 1024, 128), 32 * 35.0 / (2048.0 * 1296));
   EXPECT_DOUBLE_EQ(JobInterruptionsPerHour(nic, one, 1024, 128), 7.0 / (2048.0 * 1296));
 }
 
@@ -104,8 +102,7 @@ TEST(FailureCatalog, ACustomCatalogIsCheckedKeyByKey) {
                 .find("exactly one of"),
             std::string::npos);
   // The error names the line of the offending value.
-  EXPECT_NE(error("{\"name\":\"x\",\n\"causes\":[{\"name\":\"a\",\"per\":\"rack\"}]}")
-                .find(":2:"),
+  EXPECT_NE(error("{\"name\":\"x\",\n\"causes\":[{\"name\":\"a\",\"per\":\"rack\"}]}").find(":2:"),
             std::string::npos);
   EXPECT_THROW(FailureCatalog::Load("fleat", "--failure-model"), InputError);
 }
