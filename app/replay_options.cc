@@ -1,5 +1,8 @@
 #include "app/replay_options.h"
 
+#include <cstdio>
+#include <string>
+
 #include "app/options.h"
 #include "sim/engine/priority_class.h"
 #include "sim/util/duration.h"
@@ -8,6 +11,15 @@
 namespace po = boost::program_options;
 
 namespace clustersim {
+namespace {
+
+std::string SecondsText(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
+
+}  // namespace
 
 void AddReplayOptions(po::options_description& desc, RunConfig& config) {
   po::options_description group("replay: cluster, clock, preemption cost, failures and checkpoints");
@@ -24,8 +36,9 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
       "stop the clock at this simulated time (a duration: 100h, 3d)")(
       "preemption-cost",
       DurationValue("--preemption-cost", &config.engine.preemption_cost_seconds)
-          ->default_value("0"),
-      "checkpoint save + restore paid by each preempted job (a duration)")(
+          ->default_value(SecondsText(kDefaultPreemptionCostSeconds)),
+      "checkpoint save + restore paid by each preempted, resized or migrated job (a duration; "
+      "default from published measurements, docs/engine.md#preemption-cost; 0 = free)")(
       "bsld-threshold", po::value(&config.bsld_threshold_seconds)->default_value(10),
       "bounded slowdown max(1, JCT / max(run time, T)): T in seconds")(
       "node-mtbf", po::value(&config.node_mtbf),
@@ -67,6 +80,22 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
       "check", po::bool_switch(&config.engine.check_invariants),
       "verify engine invariants after every pass (slow)");
   desc.add(group);
+  po::options_description limits("constraints: deadlines, data locality, node limits "
+                                 "(docs/deadlines.md)");
+  limits.add_options()(
+      "deadlines", po::value(&config.deadlines),
+      "give jobs without a deadline one: factor=LO:HI[,share=S] = lambda x duration after the "
+      "submission, lambda uniform in [LO, HI] (seeded by --seed)")(
+      "data-nodes", po::value(&config.data_nodes),
+      "give jobs without data nodes some: replicas=R[,by=vc|user|job] = R nodes per virtual "
+      "cluster, user or job (seeded by --seed)")(
+      "locality-alpha",
+      po::value(&config.engine.constraints.locality_alpha)->default_value(1.0, "1"),
+      "fraction of a job's GPUs that must be on its data nodes")(
+      "max-nodes-per-job",
+      po::value(&config.engine.constraints.max_nodes_per_job)->default_value(0),
+      "most nodes a job may span (a job's max_nodes column may ask fewer); 0 = no limit");
+  desc.add(limits);
 }
 
 void CheckReplayOptions(const RunConfig& config) {

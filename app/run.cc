@@ -1,5 +1,6 @@
 #include "app/run.h"
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -7,16 +8,22 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
+#include <tuple>
 
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/hardware/topology.h"
+#include "sim/models/memory_model.h"
 #include "sim/output/sqlite_writer.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
 #include "sim/util/sha256.h"
+#include "workloads/constraint_rules.h"
 #include "workloads/failure_trace.h"
 #include "workloads/model_assignment.h"
 #include "workloads/reader.h"
@@ -158,6 +165,18 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.batch_choice = text(value, key);
     } else if (option == "bsld-threshold") {
       config->bsld_threshold_seconds = RequireNumber(value, path, key);
+    } else if (option == "deadlines") {
+      config->deadlines = text(value, key);
+    } else if (option == "data-nodes") {
+      config->data_nodes = text(value, key);
+    } else if (option == "locality-alpha") {
+      config->engine.constraints.locality_alpha = RequireNumber(value, path, key);
+    } else if (option == "max-nodes-per-job") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0 ||
+          value.get<int64_t>() > 1'000'000) {
+        throw JsonValueError(path, key, "expected an integer >= 0 (0 = no limit)");
+      }
+      config->engine.constraints.max_nodes_per_job = static_cast<int>(value.get<int64_t>());
     } else {
       throw JsonValueError::Verbatim(
           path, key,
@@ -169,7 +188,7 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
               "model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
               "batch_choice, bsld_threshold, record_allocations, on_no_fit, no_departures, "
-              "inflate, out");
+              "inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out");
     }
   }
 } catch (const JsonValueError& e) {
@@ -377,6 +396,15 @@ void ResolveOptions(const RunConfig& config, Catalogs* catalogs) {
     catalogs->custom_models = ModelCatalog::FromFile(config.models.catalog_path);
     catalogs->models = &catalogs->custom_models;
   }
+  const ConstraintOptions& c = config.engine.constraints;
+  if (!(c.locality_alpha >= 0 && c.locality_alpha <= 1)) {
+    throw InputError("--locality-alpha: expected a fraction in [0, 1]");
+  }
+  if (c.max_nodes_per_job < 0) {
+    throw InputError("--max-nodes-per-job: expected a node count >= 1 (0 = no limit)");
+  }
+  if (!config.deadlines.empty()) ParseDeadlineRule(config.deadlines);
+  if (!config.data_nodes.empty()) ParseDataNodeRule(config.data_nodes);
   if (config.validate && config.filter.load_factor != 1.0) {
     throw InputError(
         "--load-factor: validation compares with the recorded schedule, which a load factor "
@@ -400,6 +428,7 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   s->runtime_name = config.runtime_model;
   if (s->runtime_name.empty()) s->runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
   s->engine_options = config.engine;
+  s->engine_options.seed = static_cast<uint64_t>(config.seed);
   ResolveFaults(config, cluster, &s->engine_options.faults);
   if (!config.failure_model.empty()) {
     s->failure_model = FailureCatalog::Load(config.failure_model, "--failure-model");
@@ -408,7 +437,7 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   if (config.validate) s->engine_options.record_allocations = true;  // the simulated series
   // The topology graph only for what reads it, the hardware runtime model and the topology
   // placement: on 100,000 GPUs it takes about 45 MB of the 400 a million jobs may use.
-  if (s->runtime_name == "hardware" || placement_entry.uses_topology) s->topology.emplace(cluster);
+  if (s->runtime_name != "trace" || placement_entry.uses_topology) s->topology.emplace(cluster);
   const Topology* const topology = s->topology ? &*s->topology : nullptr;
   s->runtime = MakeRuntimeModel(s->runtime_name, cluster, topology);
   s->placement = placement_entry.make(PlacementEnv{&cluster, topology, s->runtime.get(),
@@ -431,7 +460,38 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
 
 // Step 3: reads and filters the trace, inflates it and assigns models if asked, and prints the
 // sanity report (problems are warnings: nothing is dropped for them).
-LoadedTrace LoadRunTrace(const RunConfig& config, const Cluster& cluster) {
+// Whether a catalog model can hold one sample on a job's GPUs of some type of the cluster it may
+// use (MinimalModelParallelism with the run's memory options): what --assign-models asks before
+// giving a job a model (workloads/model_assignment.h). Cached per (model, GPUs, allowed types).
+HoldsModel MakeHoldsModel(const Cluster& cluster, const ModelCatalog& models,
+                          const MemoryOptions& memory) {
+  auto cache = std::make_shared<std::map<std::tuple<std::string, int, uint32_t>, bool>>();
+  return [&cluster, &models, memory, cache](const Job& job, const std::string& name) {
+    const auto key = std::make_tuple(name, job.gpus, job.gpu_type.id());
+    if (auto it = cache->find(key); it != cache->end()) return it->second;
+    bool holds = false;
+    const ModelSpec* spec = models.Find(name);
+    const HardwareCatalog& catalog = cluster.catalog();
+    std::set<int> allowed;  // empty: any type of the cluster
+    const std::string& types = job.gpu_type.str();
+    for (size_t begin = 0; !types.empty() && begin <= types.size();) {
+      const size_t end = std::min(types.find('|', begin), types.size());
+      if (const auto type = catalog.Find(types.substr(begin, end - begin))) allowed.insert(*type);
+      begin = end + 1;
+    }
+    for (int type : cluster.gpu_types()) {
+      if (spec == nullptr || holds) break;
+      if (!types.empty() && !allowed.count(type)) continue;
+      const auto layout =
+          MinimalModelParallelism(*spec, models.efficiency(), catalog.gpu(type), memory);
+      holds = layout && layout->model_parallel_gpus() <= job.gpus;
+    }
+    cache->emplace(key, holds || spec == nullptr);
+    return holds || spec == nullptr;
+  };
+}
+
+LoadedTrace LoadRunTrace(const RunConfig& config, const Catalogs& catalogs, const Cluster& cluster) {
   LoadedTrace loaded;
   loaded.path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
   spdlog::info("reading trace {}", loaded.path);
@@ -453,9 +513,24 @@ LoadedTrace LoadRunTrace(const RunConfig& config, const Cluster& cluster) {
     spdlog::info("--inflate {}: {} jobs -> {} jobs, shuffled, one arrival a second",
                  config.filter.inflate, before, trace.jobs.size());
   }
+  if (!config.deadlines.empty()) {
+    const int64_t given = AssignDeadlines(&trace, ParseDeadlineRule(config.deadlines),
+                                          static_cast<uint64_t>(config.seed));
+    spdlog::info("--deadlines {}: {} jobs given a deadline (seed {})", config.deadlines, given,
+                 config.seed);
+  }
+  if (!config.data_nodes.empty()) {
+    const int64_t given = AssignDataNodes(&trace, cluster.node_count(),
+                                          ParseDataNodeRule(config.data_nodes),
+                                          static_cast<uint64_t>(config.seed));
+    spdlog::info("--data-nodes {}: {} jobs given data nodes (seed {})", config.data_nodes, given,
+                 config.seed);
+  }
   if (config.models.assign) {
-    const int64_t assigned = AssignModels(trace.jobs, static_cast<uint64_t>(config.seed),
-                                          *ParseUserBatchRule(config.models.user_batches));
+    const int64_t assigned =
+        AssignModels(trace.jobs, static_cast<uint64_t>(config.seed),
+                     *ParseUserBatchRule(config.models.user_batches),
+                     MakeHoldsModel(cluster, *catalogs.models, config.models.options.memory));
     spdlog::info("assigned a model and batch to {} jobs (seed {})", assigned, config.seed);
   }
   if (config.validate && std::none_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
@@ -482,6 +557,16 @@ LoadedTrace LoadRunTrace(const RunConfig& config, const Cluster& cluster) {
 std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& catalogs,
                                      const Cluster& cluster, LoadedTrace* loaded, Scheduler* s) {
   const Trace& trace = loaded->trace;
+  // The hardware model's reference without an explicit type: the trace's own GPU type where it
+  // states one (docs/models.md#runtime-models). The run records the model with its reference.
+  if (s->runtime_name == "hardware") {
+    if (const auto type = TraceGpuType(trace, cluster.catalog())) s->runtime->SetReference(*type);
+  }
+  s->runtime_name = s->runtime->Label(cluster.catalog());
+  if (s->runtime->reference_type() >= 0) {
+    spdlog::info("runtime model {}: trace durations are times on {}", s->runtime_name,
+                 cluster.catalog().gpu(s->runtime->reference_type()).name);
+  }
   if (config.models.enabled || config.models.assign) {
     ModelRuntimeOptions options = config.models.options;
     options.batch_choice = config.models.batch_choice == "optimal"
@@ -509,6 +594,15 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
   }
   for (std::string& warning : ReliabilityWarnings(config, cluster, s->engine_options.faults)) {
     warnings.push_back(std::move(warning));
+  }
+  if (config.engine.preemption_cost_seconds == 0) {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "--preemption-cost 0: preemptions, resizes and migrations cost nothing (but "
+                  "model-sized checkpoints), which favours preemptive policies; the default, %g "
+                  "s, follows published measurements (docs/engine.md#preemption-cost)",
+                  kDefaultPreemptionCostSeconds);
+    warnings.push_back(text);
   }
   for (const std::string& warning : warnings) spdlog::warn("{}", warning);
   const bool host_limits = RunLimitsHost(trace, cluster);
@@ -548,7 +642,29 @@ RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Sch
     filter["jobs_kept"] = loaded.counts.kept;
   }
   if (config.filter.inflate > 0) filter["jobs_inflated"] = loaded.trace.jobs.size();
+  // Constraint rules and settings change what the run schedules: part of the run's identity.
+  if (!config.deadlines.empty()) filter["deadlines"] = config.deadlines;
+  if (!config.data_nodes.empty()) filter["data_nodes"] = config.data_nodes;
+  const ConstraintOptions& c = config.engine.constraints;
+  if (c.locality_alpha != ConstraintOptions{}.locality_alpha) {
+    filter["locality_alpha"] = c.locality_alpha;
+  }
+  if (c.max_nodes_per_job > 0) filter["max_nodes_per_job"] = c.max_nodes_per_job;
   record.trace_filter = filter.dump();
+  // The trace's class names per level, for reports by priority.
+  std::map<int, std::set<std::string>> classes;
+  for (const Job& job : loaded.trace.jobs) {
+    if (!job.priority_class.empty()) classes[job.priority].insert(job.priority_class.str());
+  }
+  if (!classes.empty()) {
+    nlohmann::json names = nlohmann::json::object();
+    for (const auto& [level, set] : classes) {
+      std::string joined;
+      for (const std::string& name : set) joined += (joined.empty() ? "" : "|") + name;
+      names[std::to_string(level)] = joined;
+    }
+    record.priority_classes = names.dump();
+  }
   return record;
 }
 
@@ -588,6 +704,9 @@ void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& clus
   }
   Engine engine(loaded.trace, cluster, *s->placement, *s->runtime, *s->policy, config.policy,
                 s->engine_options);
+  // Known once the policy has seen the trace (Policy::BeforeRun, from the engine's constructor).
+  record->planning_estimates = s->policy->PlanningEstimates();
+  outcome->planning_estimates = record->planning_estimates;
   if (writer) writer->BeginRun(*record, engine);
   engine.Run();
   const SummaryOptions summary_options{config.bsld_threshold_seconds};
@@ -634,7 +753,7 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   const Cluster cluster = LoadCluster(config, *catalogs.hardware);
   Scheduler scheduler;
   MakeScheduler(config, cluster, &scheduler);  // every name and --param checked before reading
-  LoadedTrace loaded = LoadRunTrace(config, cluster);
+  LoadedTrace loaded = LoadRunTrace(config, catalogs, cluster);
   RunOutcome outcome;
   outcome.warnings = BuildModels(config, catalogs, cluster, &loaded, &scheduler);
   RunRecord record = DescribeRun(config, cluster, scheduler, loaded);

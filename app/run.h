@@ -71,6 +71,11 @@ struct RunConfig {
   // `clustersim merge` uses — is an error naming that run unless allow_duplicate is set.
   bool allow_duplicate = false;
   std::string duplicates_of;  // another database to check (compare's output), empty = none
+  // Constraints most traces lack (docs/deadlines.md, workloads/constraint_rules.h): the
+  // --deadlines rule (e.g. "factor=1.5:4"), the --data-nodes rule (e.g. "replicas=3"); empty =
+  // none. Jobs whose trace states them keep theirs. The locality alpha and the default node limit
+  // are engine.constraints.
+  std::string deadlines, data_nodes;
   // Compare the run with the trace's recorded schedule (`clustersim validate`,
   // sim/engine/validation.h): records the allocation log, fills RunOutcome::validation and writes
   // the allocations, validation and validation_series rows. Refuses a trace without a record and
@@ -94,6 +99,9 @@ struct RunOutcome {
   // Settings with nothing to act on in this run, each naming the fix (also logged as warnings
   // before the simulation starts).
   std::vector<std::string> warnings;
+  // What the policy planned run times with (Policy::PlanningEstimates), "" when it plans nothing
+  // ahead; also in runs.planning_estimates.
+  std::string planning_estimates;
   ValidationReport validation;  // RunConfig::validate only
 };
 
@@ -109,7 +117,7 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // checkpoint_interval, checkpoint_cost, restore_cost, checkpoint_policy, checkpoint_async,
 // model_aware, assign_models, models, oom_startup, oom_retries,
 // colocation_speed, storage_gbps, bsld_threshold, record_allocations, on_no_fit, no_departures,
-// inflate, out. Keys named in `given`
+// inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out. Keys named in `given`
 // (option names set on the command line, which win) are skipped; a params key also given as
 // --param keeps the
 // command-line value. Throws InputError naming the file and key for an unknown key or a value of

@@ -223,7 +223,7 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
   const std::string hardware = text("hardware");
   EngineOptions engine;
   engine.timeseries_interval_seconds = duration("interval", engine.timeseries_interval_seconds);
-  engine.preemption_cost_seconds = duration("preemption_cost", 0);
+  engine.preemption_cost_seconds = duration("preemption_cost", kDefaultPreemptionCostSeconds);
   const double stop_time = duration("stop_time", -1);
   if (!(engine.timeseries_interval_seconds > 0)) {
     throw JsonValueError(path, "interval", "expected a positive number of seconds");

@@ -1,7 +1,7 @@
-// Experiments at scale (README: Sweeps): the sweep spec, its cross product of runs with stable
+// Experiments at scale (docs/sweep.md): the sweep spec, its cross product of runs with stable
 // indices and keys, shards, and running many runs in parallel on local cores.
 //
-// A sweep spec is a JSON object of lists (README.md, "Sweeps"): traces, clusters, policies,
+// A sweep spec is a JSON object of lists (docs/sweep.md): traces, clusters, policies,
 // placements, params, load_factor, seeds, plus single values shared by every run. Its runs are
 // the cross product in that order (the last list varies fastest); each gets an index and a key:
 // the canonical JSON of its values as the spec wrote them, hashed into its file name

@@ -16,6 +16,12 @@
 //   EngineOnly/..._1024x8_overload   The same on a trace at offered load 1.2: the fcfs queue
 //                                    grows to a large fraction of the trace (at load 0.9 jobs
 //                                    almost never wait, so the queue paths are barely used).
+//   EngineOnly/..._no_wait_reasons   The two above with EngineOptions::wait_reasons off: the
+//                                    cost of wait reasons (docs/metrics.md#wait-reasons) is the
+//                                    difference.
+//   EngineOnly/easy_first_fit_1024x8_overload[_no_wait_reasons]  easy on the overloaded trace,
+//                                    with and without wait reasons: the backfill scan states
+//                                    reasons for the jobs it examines and sets its classes'.
 //   Phases/fcfs_first_fit_1024x8     The steps of ExecuteRun timed one by one (setup = catalog,
 //   Phases/fcfs_first_fit_100k       cluster, topology, runtime model, placement; trace parse;
 //                                    SQLite open + engine construction + BeginRun; Engine::Run,
@@ -203,10 +209,13 @@ struct Setup {
 };
 
 // Engine::Run alone on a pre-loaded trace; engine construction is timed apart (construct_s).
-void EngineOnly(benchmark::State& state, int nodes, const char* placement, double load) {
+void EngineOnly(benchmark::State& state, int nodes, const char* placement, double load,
+                const char* policy_name = "fcfs", bool wait_reasons = true) {
   const Setup setup(nodes, placement);
   const Trace trace = LoadTrace(TracePath(int64_t{nodes} * kGpusPerNode, load));
-  const PolicyEntry& policy_entry = FindPolicy("fcfs");
+  const PolicyEntry& policy_entry = FindPolicy(policy_name);
+  EngineOptions options;
+  options.wait_reasons = wait_reasons;
   uint64_t events = 0;
   uint64_t fingerprint = 0;
   double run_seconds = 0;
@@ -214,8 +223,8 @@ void EngineOnly(benchmark::State& state, int nodes, const char* placement, doubl
   for (auto _ : state) {
     const auto policy = policy_entry.make(setup.params);
     const auto construct_start = Clock::now();
-    Engine engine(trace, setup.cluster, *setup.placement, *setup.runtime, *policy, "fcfs",
-                  EngineOptions{});
+    Engine engine(trace, setup.cluster, *setup.placement, *setup.runtime, *policy, policy_name,
+                  options);
     construct_seconds += SecondsSince(construct_start);
     const auto start = Clock::now();
     engine.Run();
@@ -346,6 +355,26 @@ BENCHMARK_CAPTURE(EngineOnly, fcfs_first_fit_1024x8, 1024, "first-fit", kLoad)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(EngineOnly, fcfs_first_fit_1024x8_overload, 1024, "first-fit", kOverload)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(EngineOnly, fcfs_first_fit_1024x8_no_wait_reasons, 1024, "first-fit", kLoad,
+                  "fcfs", false)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(EngineOnly, fcfs_first_fit_1024x8_overload_no_wait_reasons, 1024, "first-fit",
+                  kOverload, "fcfs", false)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(EngineOnly, easy_first_fit_1024x8_overload, 1024, "first-fit", kOverload, "easy",
+                  true)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(EngineOnly, easy_first_fit_1024x8_overload_no_wait_reasons, 1024, "first-fit",
+                  kOverload, "easy", false)
     ->Iterations(3)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

@@ -106,10 +106,15 @@ cli_run() {  # NAME ROUND TRACE CLUSTER PLACEMENT [RUN OPTIONS...]
 }
 
 for ((round = 1; round <= REPEATS; round++)); do
+  # The _no_wait_reasons cases beside their twins: the cost of wait reasons.
   for case in EndToEnd/fcfs_first_fit_1024x8 EndToEnd/fcfs_first_fit_100k \
               EndToEnd/fcfs_pool_1024x8 EngineOnly/fcfs_first_fit_1024x8 \
-              EngineOnly/fcfs_first_fit_1024x8_overload Phases/fcfs_first_fit_1024x8 \
-              Phases/fcfs_first_fit_100k; do
+              EngineOnly/fcfs_first_fit_1024x8_no_wait_reasons \
+              EngineOnly/fcfs_first_fit_1024x8_overload \
+              EngineOnly/fcfs_first_fit_1024x8_overload_no_wait_reasons \
+              EngineOnly/easy_first_fit_1024x8_overload \
+              EngineOnly/easy_first_fit_1024x8_overload_no_wait_reasons \
+              Phases/fcfs_first_fit_1024x8 Phases/fcfs_first_fit_100k; do
     bench_run "$case" "$round"
   done
   cli_run fcfs_first_fit_1024x8 "$round" "$TRACE_8K" "$CLUSTER_1024" first-fit
@@ -168,6 +173,9 @@ targets = {
     "cli fleet_year_100k": (60, None, None),
 }
 gpus = {"1024x8": 8192, "100k": 100000, "overload": 8192, "32": 32}
+
+def gpus_of(name):  # the cluster named at the end of the case (without wait reasons: the same)
+    return gpus[name.replace("_no_wait_reasons", "").rsplit("_", 1)[1]]
 job_counts = {"cli fcfs_pool_long_queue_32": 100000,  # the other cases: --jobs
               "cli fleet_year_100k": 850000}
 
@@ -192,7 +200,7 @@ for file in sorted(os.listdir(results)):
         for b in json.load(open(path))["benchmarks"]:
             name = "/".join(b["name"].split("/")[:2])
             runs.setdefault(name, []).append(
-                (b["wall_s"], b["jobs"], gpus[name.rsplit("_", 1)[1]], b["events"],
+                (b["wall_s"], b["jobs"], gpus_of(name), b["events"],
                  b["peak_rss_mb"], b))
     elif file.startswith("cli_") and file.endswith(".time"):
         stem = path[:-5]
@@ -204,7 +212,7 @@ for file in sorted(os.listdir(results)):
         events = int(m.group(1)) if m else float("nan")
         n = job_counts.get(f"cli {case}", jobs)
         runs.setdefault(f"cli {case}", []).append(
-            (wall, n, gpus[case.rsplit("_", 1)[1]], events, rss, None))
+            (wall, n, gpus_of(case), events, rss, None))
 
 def median_run(case_runs):  # the run of the median wall time (the lower middle one if even)
     ordered = sorted(case_runs, key=lambda r: r[0])
@@ -224,6 +232,13 @@ for name in names:
     print(f"| {name} | {n:,.0f} | {g:,} | {len(case_runs)} | {wall:.3f} | "
           f"{min(walls):.3f}-{max(walls):.3f} | {n / wall:,.0f} | {events / wall:,.0f} | "
           f"{rss:,.0f} | {target} | {ok} |")
+# Wait reasons (docs/metrics.md#wait-reasons): each case against its twin without them.
+for name in names:
+    twin = name + "_no_wait_reasons"
+    if twin in runs:
+        on, off = median_run(runs[name])[0], median_run(runs[twin])[0]
+        print(f"\nwait reasons on {name.split('/', 1)[1]}: {on:.3f} s against {off:.3f} s "
+              f"without ({100 * (on / off - 1):+.1f} %, medians of {len(runs[name])} runs)")
 for name in names:
     if name.startswith("Phases/"):
         b = median_run(runs[name])[5]

@@ -19,6 +19,7 @@
 #include "app/run.h"
 #include "app/sweep.h"
 #include "policies/registry.h"
+#include "sim/output/comparison.h"
 #include "sim/output/merge.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
@@ -75,14 +76,16 @@ class ScopedDirectory {
 struct Column {
   const char* metric;  // summary metric
   const char* title;   // table heading
-  enum Kind { kCount, kTime, kPercent, kRatio } kind;
+  enum Kind { kCount, kTime, kPercent, kRatio, kDollars } kind;
   bool only_if_nonzero = false;  // in the table only when some run has a value other than 0
 };
+// Killed (timeout) and unfinished jobs stand beside the completed ones whatever their number: the
+// time figures count them (docs/metrics.md#jobs), and a reader must see how many there are.
 constexpr Column kColumns[] = {
     {"jobs_completed", "completed", Column::kCount},
     {"jobs_rejected", "rejected", Column::kCount, true},
-    {"jobs_timeout", "timeout", Column::kCount, true},
-    {"jobs_unfinished", "unfinished", Column::kCount, true},
+    {"jobs_timeout", "timeout", Column::kCount},
+    {"jobs_unfinished", "unfinished", Column::kCount},
     {"jct_seconds_mean", "JCT mean", Column::kTime},
     {"jct_seconds_p95", "JCT p95", Column::kTime},
     {"wait_seconds_mean", "1st wait", Column::kTime},
@@ -91,6 +94,7 @@ constexpr Column kColumns[] = {
     {"bsld_mean", "bsld", Column::kRatio},
     {"preemptions_per_job", "preempt/job", Column::kRatio},
     {"gpu_utilization", "util %", Column::kPercent},
+    {"cost_usd", "cost $", Column::kDollars},
     {"makespan_seconds", "makespan", Column::kTime},
 };
 // CSV only.
@@ -105,14 +109,26 @@ constexpr const char* kCsvExtra[] = {"wait_seconds_p95",
                                      "preemptions",
                                      "throughput_jobs_per_hour",
                                      "stranded_gpus_mean",
-                                     "energy_kwh"};
+                                     "energy_kwh",
+                                     "horizon_seconds"};
 
 struct CompareRun {
   RunConfig config;
   RunOutcome outcome;
   std::exception_ptr error;
   int64_t run_id = -1;
+  ComparedRun seen;  // what it saw and its figures over its own span (sim/output/comparison.h)
+  // Over the runs' shared horizon: utilization, the cluster's cost, the horizon itself.
+  double utilization = 0, cost_usd = 0, horizon_seconds = 0;
 };
+
+// A figure of the table: the summary's, with utilization and cost over the shared horizon.
+double Figure(const CompareRun& run, const std::string& metric) {
+  if (metric == "gpu_utilization") return run.utilization;
+  if (metric == "cost_usd") return run.cost_usd;
+  if (metric == "horizon_seconds") return run.horizon_seconds;
+  return SummaryValue(run.outcome.summary, metric);
+}
 
 void PrintCompareTable(const std::vector<CompareRun>& runs, bool seeds) {
   // Times in hours when any makespan reaches an hour, else in seconds (small test traces).
@@ -125,7 +141,7 @@ void PrintCompareTable(const std::vector<CompareRun>& runs, bool seeds) {
   for (const Column& c : kColumns) {
     bool shown = !c.only_if_nonzero;
     for (const CompareRun& run : runs) {
-      const double v = SummaryValue(run.outcome.summary, c.metric);
+      const double v = Figure(run, c.metric);
       shown = shown || (!std::isnan(v) && v != 0);
     }
     if (shown) columns.push_back(&c);
@@ -140,7 +156,7 @@ void PrintCompareTable(const std::vector<CompareRun>& runs, bool seeds) {
     if (seeds) std::printf(" %4lld", static_cast<long long>(run.config.seed));
     for (const Column* c : columns) {
       const int width = std::max<int>(8, strlen(c->title));
-      const double v = SummaryValue(run.outcome.summary, c->metric);
+      const double v = Figure(run, c->metric);
       if (std::isnan(v)) {
         std::printf(" %*s", width, "-");
       } else if (c->kind == Column::kCount) {
@@ -149,6 +165,8 @@ void PrintCompareTable(const std::vector<CompareRun>& runs, bool seeds) {
         std::printf(" %*.2f", width, v / time_unit);
       } else if (c->kind == Column::kPercent) {
         std::printf(" %*.1f", width, 100 * v);
+      } else if (c->kind == Column::kDollars) {
+        std::printf(" %*.0f", width, v);
       } else {
         std::printf(" %*.2f", width, v);
       }
@@ -158,11 +176,15 @@ void PrintCompareTable(const std::vector<CompareRun>& runs, bool seeds) {
   }
   const double threshold = SummaryValue(runs.front().outcome.summary, "bsld_threshold_seconds");
   std::printf(
-      "times (JCT, waits, makespan) in %s; 1st wait = submission to first start; queued = all "
-      "time waiting, after preemptions too (jobs that ended); bsld = bounded slowdown "
-      "max(1, JCT / max(run time, %g s)); preempt/job = preemptions per started job; util = GPU "
-      "utilization\n",
-      hours ? "hours" : "seconds", threshold);
+      "times (JCT, waits, makespan) in %s; JCT and 1st wait over every job that arrived: a "
+      "killed one (timeout) to its kill time, an unfinished one to the end of its run (a lower "
+      "bound); 1st wait = submission to first start; queued = all time waiting, after "
+      "preemptions too; bsld = bounded slowdown max(1, JCT / max(run time, %g s)), jobs that "
+      "ended; preempt/job = preemptions per started job; util and cost (the whole cluster at "
+      "list prices) over the runs' shared horizon, %.2f %s from the first submission to the "
+      "last run's end\n",
+      hours ? "hours" : "seconds", threshold, runs.front().horizon_seconds / time_unit,
+      hours ? "h" : "s");
 }
 
 void PrintCompareCsv(const std::vector<CompareRun>& runs) {
@@ -181,8 +203,8 @@ void PrintCompareCsv(const std::vector<CompareRun>& runs) {
     std::printf("%lld,%s,%s,%lld,%s", static_cast<long long>(run.run_id), run.config.policy.c_str(),
                 run.config.placement.c_str(), static_cast<long long>(run.config.seed),
                 run.outcome.status == RunStatus::kComplete ? "complete" : "interrupted");
-    for (const Column& c : kColumns) value(SummaryValue(run.outcome.summary, c.metric));
-    for (const char* metric : kCsvExtra) value(SummaryValue(run.outcome.summary, metric));
+    for (const Column& c : kColumns) value(Figure(run, c.metric));
+    for (const char* metric : kCsvExtra) value(Figure(run, metric));
     std::printf(",%s\n", HexFingerprint(run.outcome.fingerprint).c_str());
   }
 }
@@ -211,6 +233,7 @@ int CommandCompare(int argc, char** argv) {
   std::string placements_text;
   std::string seeds_text;
   std::string log_level;
+  bool allow_different_jobs = false;
   int jobs = DefaultJobCount();
   po::options_description desc(
       "clustersim compare: several policies (x placements) on one trace and cluster, side by "
@@ -236,6 +259,11 @@ int CommandCompare(int argc, char** argv) {
       "SQLite database to append the runs to")(
       "allow-duplicate", po::bool_switch(&base.allow_duplicate),
       "append runs even if --out already holds the same run (same inputs and seed)")(
+      "allow-different-jobs", po::bool_switch(&allow_different_jobs),
+      "write and compare runs that did not see the same jobs (some rejected jobs others "
+      "accepted); by default such a comparison is refused, naming the jobs")(
+      "record-allocations", po::bool_switch(&base.engine.record_allocations),
+      "write each run's allocations table (the occupancy view of report --html)")(
       "no-progress", "never draw the progress line")(
       "csv", "print CSV (one line per run, SI units) instead of the table")(
       "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
@@ -322,6 +350,27 @@ int CommandCompare(int argc, char** argv) {
       throw InputError(message + " (a parameter for some runs only: --param NAME:key=value)");
     }
   }
+  // The runs must have seen the same jobs (sim/output/comparison.h); checked before anything is
+  // written, so a refused comparison leaves --out as it was.
+  std::vector<ComparedRun> seen;
+  for (CompareRun& run : runs) {
+    run.seen = ReadComparedRun(run.config.out, run.outcome.run_id);
+    run.seen.run_id = -1;  // not in --out yet: named by policy and placement
+    if (seeds.size() > 1) run.seen.name += " seed " + std::to_string(run.config.seed);
+    seen.push_back(run.seen);
+  }
+  const std::vector<std::string> differences = JobSetDifferences(seen);
+  if (!differences.empty() && !allow_different_jobs) {
+    throw InputError(DifferentJobsMessage(
+        differences, "Nothing was written; --allow-different-jobs writes and compares them "
+                     "anyway (docs/metrics.md#comparing-runs)"));
+  }
+  const Horizon horizon = SharedHorizon(seen);
+  for (CompareRun& run : runs) {
+    run.utilization = UtilizationOver(run.seen, horizon);
+    run.cost_usd = CostOver(run.seen, horizon);
+    run.horizon_seconds = horizon.seconds();
+  }
   std::vector<std::string> files;
   for (const CompareRun& run : runs) files.push_back(run.config.out);
   MergeOptions merge_options;
@@ -356,6 +405,21 @@ int CommandCompare(int argc, char** argv) {
           static_cast<long long>(runs.back().run_id));
     }
   }
+  for (const std::string& difference : differences) {
+    std::fprintf(stderr,
+                 "clustersim compare: warning: the runs saw different jobs (--allow-different-jobs): "
+                 "%s\n",
+                 difference.c_str());
+  }
+  // What each policy planned run times with, once per distinct text.
+  std::set<std::string> planned;
+  for (const CompareRun& run : runs) {
+    if (!vm.count("csv") && !run.outcome.planning_estimates.empty() &&
+        planned.insert(run.config.policy + "\n" + run.outcome.planning_estimates).second) {
+      std::printf("planned run times (%s): %s\n", run.config.policy.c_str(),
+                  run.outcome.planning_estimates.c_str());
+    }
+  }
   // Settings with nothing to act on, once each (the runs' log level hides their own warnings).
   std::set<std::string> warned;
   for (const CompareRun& run : runs) {
@@ -381,7 +445,7 @@ int CommandSweep(int argc, char** argv) {
       "with status failed and its error; the others go on; the exit code is then 1.\n"
       "Join the databases with: clustersim merge OUT.sqlite DIR\n\noptions");
   desc.add_options()("help,h", "show this help")("spec", po::value(&spec_path),
-                                                 "sweep spec JSON (README.md, \"Sweeps\")")(
+                                                 "sweep spec JSON (docs/sweep.md)")(
       "out,o", po::value(&out_dir), "directory for the run databases (required)")(
       "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
       "shard", po::value(&shard_text)->default_value("0/1"),

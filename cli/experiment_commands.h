@@ -1,5 +1,5 @@
-// `clustersim compare`, `clustersim sweep` and `clustersim merge` (README: Policies side by side,
-// Sweeps).
+// `clustersim compare`, `clustersim sweep` and `clustersim merge` (docs/comparing.md,
+// docs/sweep.md).
 //
 // compare: several policies x placements on one trace and cluster, run in parallel, written to
 //   one database (default results/compare.sqlite) and printed side by side (or as CSV).

@@ -17,6 +17,7 @@
 #include "app/replay_options.h"
 #include "app/run.h"
 #include "cli/advise_command.h"
+#include "cli/allocate_bench_command.h"
 #include "cli/experiment_commands.h"
 #include "cli/plan_command.h"
 #include "cli/reliability_command.h"
@@ -60,6 +61,7 @@ commands:
   list            list policies | placements | gpus | models | clusters | formats
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
+  allocate-bench  the batch allocators (FFD, GA, DP) against the exact optimum, and their time
   reliability     a training job's interruptions, checkpoint interval and ETTR: model and simulation
 )";
 
@@ -97,6 +99,14 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   dist(bsld_label, "bsld", false);
   std::printf("  %-20s %.0f (%.3f per started job)   restarts after failures %.0f\n", "preemptions",
               v("preemptions"), v("preemptions_per_job"), v("restarts"));
+  // What a preemption, resize or migration costs (docs/engine.md#preemption-cost), and what the
+  // moves cost in all.
+  const bool model_sized = (config.models.enabled || config.models.assign) &&
+                           config.models.options.storage_gbps > 0;
+  std::printf("  %-20s %g s per preemption, resize or migration%s   paid %.2f GPU-h\n",
+              "preemption cost", config.engine.preemption_cost_seconds,
+              model_sized ? " (model-sized checkpoints for modelled jobs)" : "",
+              v("preemption_gpu_hours"));
   std::printf("  %-20s %.2f h   throughput %.2f jobs/h\n", "makespan", v("makespan_seconds") / 3600,
               v("throughput_jobs_per_hour"));
   std::printf("  %-20s %.1f %%   queue %.1f jobs (mean)\n", "utilization",
@@ -117,6 +127,14 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
         "failures", v("failures"), v("restarts"), v("lost_gpu_hours"), v("gpu_hours_down"),
         v("checkpoint_gpu_hours"));
   }
+  if (!std::isnan(v("sla_jobs"))) {  // some job has a deadline (docs/deadlines.md)
+    std::printf("  %-20s met %.0f of %.0f (%.1f %% violated)   late %.0f   rejected %.0f   "
+                "lateness mean %.2f h\n",
+                "SLA", v("sla_met"), v("sla_jobs"), 100 * v("sla_violation_rate"), v("sla_late"),
+                v("sla_rejected"),
+                std::isnan(v("sla_lateness_seconds_mean")) ? 0.0
+                                                           : v("sla_lateness_seconds_mean") / 3600);
+  }
   if (config.models.enabled || config.models.assign) {
     std::printf(
         "  %-20s memory utilization %.1f %%   OOM rate %.2f %% (%.0f failures, "
@@ -132,6 +150,9 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
   std::printf("  %-20s %s   events %llu   wall %.2f s\n", "fingerprint",
               HexFingerprint(o.fingerprint).c_str(), static_cast<unsigned long long>(o.events),
               o.wall_seconds);
+  if (!o.planning_estimates.empty()) {
+    std::printf("  %-20s %s\n", "planned run times", o.planning_estimates.c_str());
+  }
   for (const std::string& warning : o.warnings) {
     std::printf("  %-20s %s\n", "warning", warning.c_str());
   }
@@ -385,12 +406,13 @@ int Main(int argc, char** argv) {
     if (command == "validate-models") return CommandValidateModels(argc - 1, argv + 1);
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
+    if (command == "allocate-bench") return CommandAllocateBench(argc - 1, argv + 1);
     if (command == "reliability") return CommandReliability(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
     throw InputError(
         "unknown command \"" + command +
         "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
-        "list, plan, queueing, reliability, validate");
+        "list, plan, queueing, reliability, validate, allocate-bench");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

@@ -26,6 +26,7 @@
 #include "app/replay_options.h"
 #include "app/run.h"
 #include "policies/registry.h"
+#include "sim/alloc/bin_packing.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/models/queueing.h"
 #include "sim/util/duration.h"
@@ -273,8 +274,10 @@ struct ErlangEstimate {
   std::string basis;  // which condition set c
 };
 
+// `reference`: the hardware runtime model's reference GPU type (trace durations are times on
+// it), nullptr under the trace model.
 ErlangEstimate EstimateStart(const Trace& trace, const Workload& w, const NodeKind& kind,
-                             const HardwareCatalog& catalog, bool hardware_runtime,
+                             const HardwareCatalog& catalog, const GpuSpec* reference,
                              const std::vector<SloCondition>& slos) {
   ErlangEstimate e;
   if (w.jobs < 2 || !(w.span_seconds > 0) || !(w.gpus_requested > 0)) return e;
@@ -282,7 +285,9 @@ ErlangEstimate EstimateStart(const Trace& trace, const Workload& w, const NodeKi
   double gpu_seconds = 0;
   double job_seconds = 0;
   for (const Job& job : trace.jobs) {
-    const double speedup = hardware_runtime ? gpu.SpeedupFor(ModelFamilyOf(job.model.str())) : 1;
+    const std::string family = ModelFamilyOf(job.model.str());
+    const double speedup =
+        reference != nullptr ? gpu.SpeedupFor(family) / reference->SpeedupFor(family) : 1;
     gpu_seconds += job.gpus * job.duration / speedup;
     job_seconds += job.duration / speedup;
   }
@@ -311,6 +316,91 @@ ErlangEstimate EstimateStart(const Trace& trace, const Workload& w, const NodeKi
   }
   e.nodes = (e.gpus + kind.group.gpus_per_node - 1) / kind.group.gpus_per_node;
   return e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The zero-wait packing bound (docs/plan.md#zero-wait-packing): were every job started at its
+// submission, the jobs running at any one instant would have to fit at once. A job of n GPUs on
+// nodes of G takes floor(n/G) whole nodes and a remainder of n mod G GPUs on one node (the
+// node-aware placements' rule), so at each instant the nodes needed are the whole nodes plus a
+// bin packing of the remainders (with `pool`, which splits jobs over nodes: ceil(GPUs / G)).
+// With fewer nodes than its maximum over the trace, some job waits: a lower bound for
+// max_wait<=0, and a figure of how much of the peak is packing.
+
+struct PackingBound {
+  bool valid = false;
+  int lower = 0;      // max over instants of the cheap lower bound (BinsLowerBound)
+  double at = 0;      // the instant where it is reached (the first)
+  int jobs = 0;       // running there
+  int ffd = 0;        // first-fit decreasing's nodes for that instant's jobs
+  int exact = -1;     // the optimum there (-1: not proven in time)
+};
+
+PackingBound ZeroWaitPacking(const Trace& trace, const NodeKind& kind,
+                             const HardwareCatalog& catalog, bool hardware_runtime, bool pooled) {
+  PackingBound out;
+  const int g = kind.group.gpus_per_node;
+  const GpuSpec& gpu = catalog.gpu(*catalog.Find(kind.group.gpu_type));
+  struct Interval {
+    double start, end;
+    int gpus;
+  };
+  std::vector<Interval> jobs;
+  for (const Job& job : trace.jobs) {
+    if (job.gpus <= 0) continue;
+    const double speedup = hardware_runtime ? gpu.SpeedupFor(ModelFamilyOf(job.model.str())) : 1;
+    const double end = job.submit_time + job.duration / speedup;
+    if (end > job.submit_time) jobs.push_back({job.submit_time, end, job.gpus});
+  }
+  if (jobs.empty()) return out;
+  // Events: ends before starts at one instant (a job ending at t frees its GPUs for one at t).
+  std::vector<std::pair<double, int>> events;  // (time, +index+1 start | -(index+1) end)
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    events.emplace_back(jobs[i].start, static_cast<int>(i) + 1);
+    events.emplace_back(jobs[i].end, -static_cast<int>(i) - 1);
+  }
+  std::sort(events.begin(), events.end());
+  int64_t whole = 0, remainder_gpus = 0, large = 0, gpus = 0;
+  for (const auto& [time, code] : events) {
+    const int sign = code > 0 ? 1 : -1;
+    const int n = jobs[std::abs(code) - 1].gpus;
+    gpus += sign * n;
+    whole += sign * (n / g);
+    remainder_gpus += sign * (n % g);
+    large += sign * (2 * (n % g) > g);
+    if (sign < 0) continue;
+    const int64_t lower =
+        pooled ? (gpus + g - 1) / g
+               : whole + std::max<int64_t>((remainder_gpus + g - 1) / g, large);
+    if (lower > out.lower) {
+      out.lower = static_cast<int>(lower);
+      out.at = time;
+    }
+  }
+  out.valid = true;
+  BinPacking remainders{g, {}};
+  int64_t whole_at = 0;
+  for (const Interval& j : jobs) {
+    if (!(j.start <= out.at && out.at < j.end)) continue;
+    ++out.jobs;
+    if (pooled) {
+      remainders.sizes.push_back(j.gpus);  // only the count matters
+    } else {
+      whole_at += j.gpus / g;
+      if (j.gpus % g > 0) remainders.sizes.push_back(j.gpus % g);
+    }
+  }
+  if (pooled) {
+    int64_t total = 0;
+    for (int64_t n : remainders.sizes) total += n;
+    out.ffd = out.exact = static_cast<int>((total + g - 1) / g);
+    return out;
+  }
+  out.ffd = static_cast<int>(whole_at) + FirstFitDecreasing(remainders).bins;
+  std::optional<Packing> exact = ExactBinPackingDp(remainders);
+  if (!exact) exact = ExactBinPackingIlp(remainders, 10);
+  if (exact) out.exact = static_cast<int>(whole_at) + exact->bins;
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -645,6 +735,7 @@ int CommandPlan(int argc, char** argv) {
   int max_evals = kDefaultMaxEvals;
   int start_nodes = 0;
   std::string csv_path;
+  bool show_packing = false;
   std::string log_level = "error";
   po::options_description desc(
       "clustersim plan: the smallest cluster per node type, and the cheapest mix, that meets an "
@@ -664,8 +755,10 @@ int CommandPlan(int argc, char** argv) {
       "hardware", po::value(&base.hardware_path), "hardware catalog JSON (default: built in)")(
       "policy", po::value(&base.policy)->default_value("fcfs"), "ordering policy")(
       "placement", po::value(&base.placement)->default_value("first-fit"), "placement strategy")(
-      "runtime-model", po::value(&base.runtime_model),
-      "trace | hardware (default: hardware if the node types differ in GPU type, else trace)")(
+      "runtime-model", po::value(&base.runtime_model)->default_value("hardware"),
+      "one for every candidate: hardware (trace durations are times on the trace's own GPU type "
+      "where it states one, else the catalog's reference), hardware:TYPE, or trace (every "
+      "type runs the trace's durations)")(
       "param", po::value(&params)->composing(), "policy parameter key=value (repeatable)")(
       "seed", po::value(&base.seed)->default_value(0), "random seed")(
       "node-type", po::value(&node_type_args)->composing(),
@@ -686,6 +779,8 @@ int CommandPlan(int argc, char** argv) {
       "start-nodes", po::value(&start_nodes),
       "first node count tried for every type (default: the Erlang C estimate)")(
       "csv", po::value(&csv_path), "also write the evaluated points to this CSV file")(
+      "packing", po::bool_switch(&show_packing),
+      "print the zero-wait packing bound per node type (always with a max_wait SLO)")(
       "no-progress", "never draw the progress line")(
       "log-level", po::value(&log_level)->default_value("error"), "trace|debug|info|warn|error");
   AddFilterOptions(desc, filter_args);
@@ -730,18 +825,38 @@ int CommandPlan(int argc, char** argv) {
   for (const std::string& p : price_args) ApplyPrice(p, &kinds);
   std::vector<SloCondition> slos;
   for (const std::string& s : slo_args) slos.push_back(ParseSlo(s));
-  std::set<std::string> gpu_types;
-  for (const NodeKind& k : kinds) gpu_types.insert(k.group.gpu_type);
-  if (base.runtime_model.empty()) base.runtime_model = gpu_types.size() > 1 ? "hardware" : "trace";
-  if (base.runtime_model != "trace" && base.runtime_model != "hardware") {
-    throw InputError("--runtime-model " + base.runtime_model + ": expected trace or hardware");
-  }
 
   // The workload, read once here for the Erlang C estimate and the smallest useful sizes.
   const std::string trace_path = base.trace_path.empty() ? DefaultTracePath() : base.trace_path;
   Trace trace = LoadTrace(trace_path, base.trace_format);
   const FilterCounts filter_counts = ApplyFilter(base.filter, &trace);
   if (trace.jobs.empty()) throw InputError(trace_path, 0, 0, "no jobs (after the filters)");
+  // One runtime model for every candidate, whatever the list (a node type gets the same count
+  // alone and beside another): its reference resolved here, as a run resolves it, and named
+  // explicitly so that every point uses it.
+  const GpuSpec* reference = nullptr;
+  if (base.runtime_model != "trace") {
+    int type = -1;
+    if (base.runtime_model == "hardware") {
+      const auto stated = TraceGpuType(trace, *catalog);
+      type = stated ? *stated : catalog->Require(catalog->reference(), "hardware catalog",
+                                                 "reference");
+    } else if (base.runtime_model.rfind("hardware:", 0) == 0) {
+      const std::string name = Lower(base.runtime_model.substr(9));
+      for (size_t t = 0; t < catalog->gpus().size(); ++t) {
+        if (Lower(catalog->gpus()[t].name) == name) type = static_cast<int>(t);
+      }
+      if (type < 0) {
+        throw InputError("--runtime-model " + base.runtime_model + ": unknown GPU type; valid: " +
+                         catalog->NameList());
+      }
+    } else {
+      throw InputError("--runtime-model " + base.runtime_model +
+                       ": expected hardware, hardware:TYPE or trace");
+    }
+    reference = &catalog->gpu(type);
+    base.runtime_model = "hardware:" + reference->name;
+  }
   Workload workload;
   workload.jobs = static_cast<int64_t>(trace.jobs.size());
   workload.span_seconds = trace.jobs.back().submit_time - trace.jobs.front().submit_time;
@@ -757,7 +872,15 @@ int CommandPlan(int argc, char** argv) {
   if (filter_counts.kept != filter_counts.before) {
     std::printf(" of %lld after filters", static_cast<long long>(filter_counts.before));
   }
-  std::printf(")\n  SLO:");
+  std::printf(")\n");
+  if (reference != nullptr) {
+    std::printf("  runtime: trace durations are times on %s; every candidate runs them at its "
+                "speed relative to it (docs/plan.md)\n",
+                reference->name.c_str());
+  } else {
+    std::printf("  runtime: every candidate runs the trace's durations (docs/plan.md)\n");
+  }
+  std::printf("  SLO:");
   for (size_t i = 0; i < slos.size(); ++i) {
     std::printf("%s %s", i ? " and" : "", slos[i].text.c_str());
   }
@@ -766,6 +889,11 @@ int CommandPlan(int argc, char** argv) {
   std::printf("\n");
 
   // Erlang C starting points and the search limits, per node type.
+  bool zero_wait = false;  // an SLO of max_wait <= 0: the packing bound is a floor
+  for (const SloCondition& slo : slos) {
+    zero_wait = zero_wait || (slo.at_most && slo.metric.name == std::string("max_wait") &&
+                              slo.bound <= 0);
+  }
   std::vector<ErlangEstimate> estimates;
   std::vector<int> min_counts, max_counts;
   for (const NodeKind& kind : kinds) {
@@ -777,13 +905,26 @@ int CommandPlan(int argc, char** argv) {
           std::min<double>(max_count, std::floor(budget / kind.NodeCostPerHour())));
     }
     estimates.push_back(
-        EstimateStart(trace, workload, kind, *catalog, base.runtime_model == "hardware", slos));
+        EstimateStart(trace, workload, kind, *catalog, reference, slos));
     min_counts.push_back(min_count);
     max_counts.push_back(max_count);
     const ErlangEstimate& e = estimates.back();
     std::printf("  %-16s $%.2f/GPU-h, $%.2f/node-h; the largest job (%d GPUs) needs >= %d node%s",
                 kind.label.c_str(), kind.price_per_gpu_hour, kind.NodeCostPerHour(),
                 workload.max_gpus, min_count, min_count == 1 ? "" : "s");
+    if (show_packing || zero_wait) {
+      const PackingBound b = ZeroWaitPacking(trace, kind, *catalog,
+                                             base.runtime_model == "hardware",
+                                             base.placement == "pool");
+      if (b.valid) {
+        const int bound = b.exact >= 0 ? b.exact : b.lower;
+        std::printf("\n  %-16s zero-wait packing: at t=%.0f s the %d jobs running need >= %d "
+                    "nodes (%s; FFD %d)",
+                    "", b.at, b.jobs, bound, b.exact >= 0 ? "exact" : "lower bound", b.ffd);
+        // With max_wait<=0 fewer nodes fail for certain: start the search there.
+        if (zero_wait && bound > min_counts.back()) min_counts.back() = bound;
+      }
+    }
     if (e.valid) {
       std::printf(
           "\n  %-16s Erlang C: offered load a = %.2f GPUs (lambda %.5g GPU-requests/s, "

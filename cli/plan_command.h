@@ -1,4 +1,4 @@
-// `clustersim plan`: capacity planning (README: Capacity planning). Given a trace, a policy and
+// `clustersim plan`: capacity planning (docs/capacity.md, docs/plan.md). Given a trace, a policy and
 // placement, candidate node types (a catalog GPU type x GPUs per node, or a one-type preset) with
 // prices, and an SLO (several conditions, all must hold) and optionally a budget, it finds by
 // simulation the smallest node count of each type that meets the SLO and the cheapest mix of types.

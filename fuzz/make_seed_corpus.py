@@ -104,6 +104,18 @@ NATIVE_JSON = (b'[{"job_id": "a", "submit_time": 0, "gpus": 4, "duration": 100, 
                b'  "model": "resnet50", "batch_size": 256, "status": "COMPLETED"},\n'
                b' {"job_id": 7, "submit_time": 1.5, "gpus": 1, "duration": 2, "walltime": null}]\n')
 NATIVE_JSON_OBJECT = b'{"jobs": [{"job_id": "x", "submit_time": 5, "gpus": 2, "duration": 60, "user": "u"}]}\n'
+# The constraint columns (docs/deadlines.md): absolute and relative deadlines, data nodes, node
+# limits, and one of each kind of bad value.
+NATIVE_CONSTRAINTS = (b"job_id,submit_time,gpus,duration,deadline,data_nodes,max_nodes\n"
+                      b"a,0,4,100,500,0|1,2\n"
+                      b"b,10,2,50,+120,3,\n"
+                      b"c,20,1,10,,,1\n"
+                      b"d,30,1,10,+1e3,1|0|1,\n"
+                      b"e,40,1,10,5,x|1,0\n")
+NATIVE_JSON_CONSTRAINTS = (b'[{"job_id": "a", "submit_time": 0, "gpus": 4, "duration": 100,'
+                           b' "deadline": 500, "data_nodes": "0|1", "max_nodes": 2},\n'
+                           b' {"job_id": "b", "submit_time": 10, "gpus": 2, "duration": 50,'
+                           b' "deadline": "+120", "data_nodes": 3}]\n')
 
 RUN_CONFIG = b"""{"trace": "t.csv", "cluster": "dgx-a100", "policy": "las", "placement": "pool",
  "runtime_model": "trace", "seed": 7, "interval": 60, "preemption_cost": 12.5,
@@ -120,6 +132,7 @@ def main():
     put("native-csv", "tiny_trace.csv", read(os.path.join(data, "tiny_trace.csv")))
     put("native-csv", "philly_default_head.csv", head(os.path.join(traces, "philly_default.csv"), 25))
     put("native-csv", "all_columns.csv", NATIVE_FULL)
+    put("native-csv", "constraints.csv", NATIVE_CONSTRAINTS)
     for name in sorted(os.listdir(os.path.join(data, "bad"))):
         if name.endswith(".csv"):
             put("native-csv", "bad_" + name, read(os.path.join(data, "bad", name)))
@@ -131,6 +144,7 @@ def main():
 
     put("native-json", "array.json", NATIVE_JSON)
     put("native-json", "object.json", NATIVE_JSON_OBJECT)
+    put("native-json", "constraints.json", NATIVE_JSON_CONSTRAINTS)
 
     put("philly-csv", "pollux_philly_head.csv", head(os.path.join(traces, "philly", "pollux_philly.csv"), 25))
     put("philly-json", "cluster_job_log", PHILLY_JSON)

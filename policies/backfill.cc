@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <memory>
 
+#include "policies/user_estimates.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -31,6 +34,66 @@ WalltimeRule WalltimeRule::FromParams(const Params& params) {
   return rule;
 }
 
+void WalltimeRule::Prepare(const Trace& trace, uint64_t seed) {
+  first_job_ = trace.jobs.data();
+  estimates_.reset();
+  description_.clear();
+  switch (source_) {
+    case Source::kExact:
+      description_ = "exact: every job's true duration (walltime=exact)";
+      return;
+    case Source::kFactor: {
+      char text[128];
+      std::snprintf(text, sizeof text, "%g x each job's duration, also its kill limit (walltime=%g)",
+                    factor_, factor_);
+      description_ = text;
+      return;
+    }
+    case Source::kTrace:
+      break;
+  }
+  std::vector<double> runs;
+  for (const Job& job : trace.jobs) {
+    if (job.walltime < 0) runs.push_back(job.duration);
+  }
+  const size_t with_walltime = trace.jobs.size() - runs.size();
+  if (runs.empty()) {
+    description_ = "the trace's wall times, also the kill limits (walltime=trace)";
+    return;
+  }
+  const UserEstimates model = ModelUserEstimates(runs, seed);
+  auto estimates = std::make_shared<std::vector<double>>(trace.jobs.size(), -1.0);
+  size_t next = 0;
+  for (size_t i = 0; i < trace.jobs.size(); ++i) {
+    if (trace.jobs[i].walltime < 0) (*estimates)[i] = model.seconds[next++];
+  }
+  estimates_ = std::move(estimates);
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "modelled user estimates for %zu jobs without a wall time (Tsafrir, Etsion and "
+                "Feitelson 2005; longest %lld h, seed %llu%s): planning only, never killed",
+                runs.size(), static_cast<long long>(model.max_seconds / 3600),
+                static_cast<unsigned long long>(seed),
+                model.moved_to_max > 0
+                    ? ("; " + std::to_string(model.moved_to_max) + " moved to the longest").c_str()
+                    : "");
+  description_ = text;
+  if (with_walltime > 0) {
+    description_ += "; the trace's wall times for the other " + std::to_string(with_walltime);
+  }
+  description_ += " (walltime=trace; walltime=exact plans with true durations)";
+}
+
+std::string WalltimeRule::Describe() const { return description_; }
+
+double WalltimeRule::Modelled(const Job& job) const {
+  if (!estimates_) return -1;
+  const auto index = static_cast<size_t>(&job - first_job_);
+  CHECK(&job >= first_job_ && index < estimates_->size(),
+        "WalltimeRule: a job outside the trace it was prepared for");
+  return (*estimates_)[index];
+}
+
 double WalltimeRule::Requested(const Job& job) const {
   switch (source_) {
     case Source::kTrace:
@@ -43,13 +106,24 @@ double WalltimeRule::Requested(const Job& job) const {
   return -1;
 }
 
+double WalltimeRule::Planned(const Job& job) const {
+  const double requested = Requested(job);
+  if (requested >= 0) return requested;
+  const double modelled = Modelled(job);
+  return modelled >= 0 ? modelled : job.duration;
+}
+
 double WalltimeRule::EstimatedEnd(const SchedulingContext& context, JobId id) const {
   const JobRun& run = context.run(id);
   const double now = context.now();
-  const double requested = Requested(context.job(id));
-  // The engine kills the job at this time (Engine::ScheduleFinish), so it never runs longer.
-  if (requested >= 0) return now + std::max(0.0, requested - run.run_seconds);
-  // No requested wall time: the true end, computed as the engine does.
+  const Job& job = context.job(id);
+  // The engine kills the job at a requested wall time (Engine::ScheduleFinish), so it never runs
+  // longer; a modelled estimate is at least the duration, so it runs longer only where the
+  // runtime model or a preemption makes it slower than its trace duration.
+  const double requested = Requested(job);
+  const double planned = requested >= 0 ? requested : Modelled(job);
+  if (planned >= 0) return now + std::max(0.0, planned - run.run_seconds);
+  // No estimate: the true end, computed as the engine does.
   return now + run.overhead_left + run.work_left / run.rate;
 }
 
@@ -192,7 +266,7 @@ int EasyBackfill::ClassOf(const SchedulingContext& context, JobId id) {
   if (cls < 0) {
     const PlacementRequest& request = context.run(id).request;
     const auto key = std::make_tuple(request.gpus, request.type_mask, request.host.cpu_milli,
-                                     request.host.memory_mib);
+                                     request.host.memory_mib, request.constraint);
     auto it = class_ids_.find(key);
     if (it == class_ids_.end()) {
       it = class_ids_.emplace(key, static_cast<int>(class_ids_.size())).first;
@@ -218,11 +292,11 @@ void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, J
                             Allocation allocation) {
   context.Start(id, std::move(allocation));
   const double end = rule_.EstimatedEnd(context, id);
-  const std::vector<int>& gpus = context.run(id).allocation.gpus;
+  const Allocation& held = context.run(id).allocation;
   const HostDemand& host = context.run(id).request.host;
   // The horizon holds the GPUs (and CPUs) of every running job that ends after horizon_time_.
-  if (end > horizon_time_) horizon_->AllocateJob(host, gpus, 0);
-  by_end_.emplace(std::make_pair(end, id), Held{gpus, host});
+  if (end > horizon_time_) TakeAllocation(*horizon_, host, held);
+  by_end_.emplace(std::make_pair(end, id), Held{held, host});
   end_of_[id] = end;
   unreserved_current_ = false;
   order.OnStart(id);
@@ -233,7 +307,7 @@ void EasyBackfill::OnCompletion(SchedulingContext& /*context*/, JobId id) {
   if (it == end_of_.end()) return;
   auto running = by_end_.find(std::make_pair(it->second, id));
   if (it->second > horizon_time_) {
-    horizon_->ReleaseJob(running->second.host, running->second.gpus, 0);
+    GiveBackAllocation(*horizon_, running->second.host, running->second.allocation);
   }
   by_end_.erase(running);
   end_of_.erase(it);
@@ -244,7 +318,7 @@ bool EasyBackfill::StepForward() {
   if (it == by_end_.end()) return false;
   const double end = it->first.first;
   for (; it != by_end_.end() && it->first.first == end; ++it) {
-    horizon_->ReleaseJob(it->second.host, it->second.gpus, 0);
+    GiveBackAllocation(*horizon_, it->second.host, it->second.allocation);
   }
   horizon_time_ = end;
   return true;
@@ -256,7 +330,7 @@ bool EasyBackfill::StepBack() {
   --it;
   const double end = it->first.first;
   while (true) {
-    horizon_->AllocateJob(it->second.host, it->second.gpus, 0);
+    TakeAllocation(*horizon_, it->second.host, it->second.allocation);
     if (it == by_end_.begin()) {
       horizon_time_ = -std::numeric_limits<double>::infinity();
       return true;
@@ -301,62 +375,82 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
   unreserved_current_ = false;
 }
 
+bool EasyBackfill::KeepsReservation(const SchedulingContext& context, JobId id, JobId head,
+                                   const Allocation& allocation) {
+  if (!horizon_->host_limited()) {
+    // GPUs only: the reservation holds if the job's GPUs avoid the reserved ones (both ascending).
+    const std::vector<int>& reserved = reserved_.gpus;
+    auto r = reserved.begin();
+    for (int g : allocation.gpus) {
+      while (r != reserved.end() && *r < g) ++r;
+      if (r != reserved.end() && *r == g) return false;
+    }
+    return true;
+  }
+  // With the job running at t_s, the head's GPUs must be free and its CPUs and memory still fit
+  // there.
+  const HostDemand& host = context.run(id).request.host;
+  TakeAllocation(*horizon_, host, allocation);
+  const bool keeps = AllocationFits(*horizon_, context.run(head).request.host, reserved_);
+  GiveBackAllocation(*horizon_, host, allocation);
+  return keeps;
+}
+
 bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, JobId head,
                                    Allocation* allocation) {
-  std::vector<int>& reserved = reserved_.gpus;
-  const std::vector<int>& gpus = allocation->gpus;
-  auto r = reserved.begin();
-  bool overlaps = false;
-  for (int g : gpus) {  // both ascending
-    while (r != reserved.end() && *r < g) ++r;
-    if (r != reserved.end() && *r == g) {
-      overlaps = true;
-      break;
-    }
-  }
-  if (!overlaps) return true;
+  if (KeepsReservation(context, id, head, *allocation)) return true;
   // Can the head be placed at t_s elsewhere, with this job running?
   const HostDemand& host = context.run(id).request.host;
-  horizon_->AllocateJob(host, gpus, 0);
+  TakeAllocation(*horizon_, host, *allocation);
   Allocation moved;
   const bool head_fits = FitsOn(context, *horizon_, context.run(head).request, &moved);
-  horizon_->ReleaseJob(host, gpus, 0);
+  GiveBackAllocation(*horizon_, host, *allocation);
   if (head_fits) {
     reserved_ = std::move(moved);
     unreserved_current_ = false;
     return true;
   }
-  // Else somewhere outside the reserved GPUs.
-  if (!unreserved_current_) {
-    if (unreserved_) {
-      *unreserved_ = context.resources();
-    } else {
-      unreserved_.emplace(context.resources());
-    }
-    std::vector<int> free_reserved;
-    for (int g : reserved) {
-      if (unreserved_->IsGpuFree(g)) free_reserved.push_back(g);
-    }
-    if (unreserved_->host_limited()) {
-      // The head will need CPUs and memory beside its reserved GPUs, which jobs ending before
-      // its start may hold now: a job outlasting the reservation keeps off its nodes entirely.
-      const Cluster& cluster = context.cluster();
-      free_reserved.clear();
-      int last = -1;
-      for (int g : reserved) {
-        const int node = cluster.NodeOfGpu(g);
-        if (node == last) continue;
-        last = node;
-        unreserved_->AppendLowestFreeGpus(node, unreserved_->free_gpus(node), &free_reserved);
-      }
-    }
-    unreserved_->Allocate(free_reserved);
-    unreserved_current_ = true;
-  }
+  // Else somewhere outside the reserved nodes.
+  if (!unreserved_current_) BuildUnreserved(context);
   Allocation elsewhere;
+  elsewhere.node = -1;
   if (!FitsOn(context, *unreserved_, context.run(id).request, &elsewhere)) return false;
   *allocation = std::move(elsewhere);
   return true;
+}
+
+void EasyBackfill::BuildUnreserved(const SchedulingContext& context) {
+  if (unreserved_) {
+    *unreserved_ = context.resources();
+  } else {
+    unreserved_.emplace(context.resources());
+  }
+  std::vector<int> taken;
+  if (!unreserved_->host_limited()) {
+    for (int g : reserved_.gpus) {
+      if (unreserved_->IsGpuFree(g)) taken.push_back(g);
+    }
+    unreserved_->Allocate(taken);
+  } else {
+    // The head will need CPUs and memory beside its reserved GPUs, which jobs ending before its
+    // start may hold now: a job outlasting the reservation keeps off its nodes entirely (their
+    // free GPUs, CPUs and memory are taken here).
+    const Cluster& cluster = context.cluster();
+    std::vector<int> nodes;
+    if (reserved_.gpus.empty() && reserved_.node >= 0) nodes.push_back(reserved_.node);
+    for (int g : reserved_.gpus) {
+      const int node = cluster.NodeOfGpu(g);
+      if (nodes.empty() || nodes.back() != node) nodes.push_back(node);
+    }
+    for (int node : nodes) {
+      taken.clear();
+      unreserved_->AppendLowestFreeGpus(node, unreserved_->free_gpus(node), &taken);
+      unreserved_->Allocate(taken);
+      unreserved_->AllocateHostOn(
+          node, HostDemand{unreserved_->free_cpu_milli(node), unreserved_->free_memory_mib(node)});
+    }
+  }
+  unreserved_current_ = true;
 }
 
 void EasyBackfill::SyncFailedGpus(const SchedulingContext& context) {
@@ -382,7 +476,16 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
     StartJob(context, order, head, std::move(allocation));
     head = order.Next(filter_);
   }
-  if (head == kNoJob || !backfill) return;
+  if (head == kNoJob) return;
+  const WaitReason head_reason = waits_.StateNoFit(context, head, WaitReason::kCapacity);
+  blocked_ = true;
+  if (!backfill) {
+    unexamined_ = WaitReason::kQueueHead;
+    return;
+  }
+  // Jobs of the head's class that the scan skips wait for what the head waits for.
+  Note(context, head, head_reason);
+  unexamined_ = WaitReason::kCapacity;  // classes the scan does not reach: nothing is free
 
   bool reserved = false;
   const double now = context.now();
@@ -397,12 +500,15 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
       context.Promise(head, std::max(reservation_time_, now));
     }
   }
+  // Without host limits no job can start once no GPU is free; with them a CPU-only job still may.
+  const bool host_limited = context.resources().host_limited();
   for (JobId id = order.Next(filter_); id != kNoJob; id = order.Next(filter_)) {
-    if (context.resources().total_free() == 0) break;
+    if (context.resources().total_free() == 0 && !host_limited) break;
     const int cls = ClassOf(context, id);
     if (!filter_.Admits(cls, rule_.Planned(context.job(id)))) continue;
     if (!context.TryPlace(id, &allocation)) {
       filter_.Set(cls, ClassFilter::kNone);
+      Note(context, id, waits_.StateNoFit(context, id, WaitReason::kCapacity));
       continue;
     }
     if (!reserved) {
@@ -412,15 +518,36 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
     }
     const bool ends_in_time = now + rule_.Planned(context.job(id)) <= reservation_time_;
     if (!ends_in_time) {
-      if (filter_.mode(cls) == ClassFilter::kShortOnly) continue;
-      if (!PlaceOutlasting(context, id, head, &allocation)) {
+      if (filter_.mode(cls) == ClassFilter::kShortOnly ||
+          !PlaceOutlasting(context, id, head, &allocation)) {
         filter_.Set(cls, ClassFilter::kShortOnly);
+        waits_.State(context, id, WaitReason::kReservation);
+        Note(context, id, WaitReason::kReservation);
         continue;
       }
     }
     StartJob(context, order, id, std::move(allocation));
     filter_.Reset();  // the state changed: classes ruled out may fit again
   }
+}
+
+void EasyBackfill::Note(SchedulingContext& context, JobId id, WaitReason reason) {
+  const int cls = ClassOf(context, id);
+  if (cls >= static_cast<int>(class_reason_.size())) class_reason_.resize(cls + 1, -1);
+  class_reason_[cls] = static_cast<int8_t>(reason);
+}
+
+void EasyBackfill::EndPass(SchedulingContext& context) {
+  if (blocked_) {
+    for (int cls = 0; cls < static_cast<int>(class_ids_.size()); ++cls) {
+      const bool noted = cls < static_cast<int>(class_reason_.size()) && class_reason_[cls] >= 0;
+      context.SetGroupWaitReason(cls,
+                                 noted ? static_cast<WaitReason>(class_reason_[cls]) : unexamined_);
+    }
+    class_reason_.assign(class_reason_.size(), -1);
+    blocked_ = false;
+  }
+  waits_.EndPass(context);
 }
 
 }  // namespace clustersim

@@ -2,9 +2,12 @@
 // (parameter `walltime`) and EASY backfilling over an order the policy supplies (`easy` uses
 // submission order, `fair-share` with backfill=easy its fair-share order).
 //
-// WalltimeRule: `walltime=trace` (the trace's walltime column; a job without one is planned with
-// its true duration and never killed), `exact` (every job planned with its true duration, none
-// killed) or a number f > 0 (requested wall time = f x duration; a job running longer is killed).
+// WalltimeRule: `walltime=trace` (default: the trace's walltime column, which is also the kill
+// limit; a job without one is planned with a modelled user estimate, policies/user_estimates.h,
+// and never killed), `exact` (every job planned with its true duration, none killed) or a number
+// f > 0 (requested wall time = f x duration; a job running longer is killed). The modelled
+// estimates are planning figures only: they are never below the job's trace duration, and a
+// trace that records no wall time ran its jobs to their end (docs/backfilling.md#user-estimates).
 //
 // EasyBackfill owns the availability profile: the running jobs it started ordered by their
 // estimated end (start + requested wall time, or the true end when there is none; the engine
@@ -19,9 +22,12 @@
 // run's placement finds room for it on the horizon, and the GPUs it would take there (the
 // reserved set). Then scan the rest of the order once: a job that fits now starts if it ends, by
 // its requested wall time, no later than t_s; a job that outlasts t_s starts if the head keeps a
-// placement at t_s with it running: at once if its own placement avoids the reserved set; else if
-// the head can be re-placed at t_s around it (the reservation moves); else on the live state with
-// the reserved GPUs marked busy, if it fits there. With `pool` this is exactly the count rule of
+// placement at t_s with it running: at once if its own placement avoids the reserved set (under
+// host limits: leaves the head's CPUs and memory free on the reserved nodes at t_s); else if the
+// head can be re-placed at t_s around it (the reservation moves); else on the live state with
+// the reserved nodes marked busy (their GPUs, and under host limits their CPUs and memory), if it
+// fits there. CPU-only jobs (docs/resources.md#cpu-only-jobs) are planned like any other: they
+// hold their node's CPUs and memory on the horizon, and a CPU-only head reserves a node. With `pool` this is exactly the count rule of
 // docs/policies.md#easy (it uses at most the extra GPUs left); with node-aware placements it keeps
 // the head's GPUs.
 //
@@ -36,7 +42,8 @@
 // makes fair-share's promises estimates.
 //
 // Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue).
-// A request class is (GPUs, allowed types): once a job of a class fails to fit, or fails the
+// A request class is (GPUs, allowed types, host demands, placement-constraint class): once a job
+// of a class fails to fit, or fails the
 // reservation test, every later job of that class would too until the next start changes the
 // state (placements are deterministic), so the scan skips the class until then.
 #ifndef CLUSTERSIM_POLICIES_BACKFILL_H_
@@ -45,6 +52,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -52,6 +60,7 @@
 #include <utility>
 #include <vector>
 
+#include "policies/wait_statements.h"
 #include "sim/engine/policy.h"
 #include "sim/util/params.h"
 
@@ -65,26 +74,42 @@ class WalltimeRule {
   // The `parameters` text for `clustersim list policies --verbose`.
   static constexpr const char* kHelp =
       "walltime (trace): the requested wall time: trace = the trace's walltime column (a job "
-      "without one is planned with its true duration and not killed); exact = every job's true "
-      "duration; a number f > 0 = f x duration. A job running past it is killed (timeout)";
+      "without one is planned with a modelled user estimate, seeded, and not killed; "
+      "docs/backfilling.md#user-estimates); exact = every job's true duration; a number f > 0 = "
+      "f x duration. A job running past a requested wall time is killed (timeout)";
+
+  // Before the run (Policy::BeforeRun): with `trace`, draws the modelled estimates of the jobs
+  // that have no wall time, from the run's seed. Planned and EstimatedEnd need it first.
+  void Prepare(const Trace& trace, uint64_t seed);
+  // What the run planned with, for the run's printout and runs.planning_estimates (after
+  // Prepare), e.g. "modelled user estimates for 11160 jobs without a wall time (...)".
+  std::string Describe() const;
 
   // What Policy::RequestedWalltime returns: the kill limit in seconds, or -1 for none.
   double Requested(const Job& job) const;
   // The run time, in seconds, planned for a job that has not started: Requested if >= 0, else
-  // the trace duration (the true duration with the `trace` runtime model).
-  double Planned(const Job& job) const {
-    const double requested = Requested(job);
-    return requested >= 0 ? requested : job.duration;
-  }
-  // The estimated end of a job just started at context.now(): start + its requested wall time
-  // (the engine kills it then, so it never runs longer; it may end earlier), or its true end when
-  // it has none (computed as Engine::ScheduleFinish does).
+  // its modelled estimate if it has one, else the trace duration (the true duration with the
+  // `trace` runtime model). REQUIRES: `job` is an element of the trace given to Prepare (the
+  // context's jobs are).
+  double Planned(const Job& job) const;
+  // The estimated end of a job just started at context.now(): start + its planned run time
+  // minus what it has run (the engine kills it at a requested wall time, so it never runs
+  // longer; a modelled estimate is never below its duration), or its true end when it has
+  // neither (computed as Engine::ScheduleFinish does).
   double EstimatedEnd(const SchedulingContext& context, JobId id) const;
 
  private:
   enum class Source { kTrace, kExact, kFactor };
+  // The modelled estimate of a job without a wall time, or -1.
+  double Modelled(const Job& job) const;
+
   Source source_ = Source::kTrace;
   double factor_ = 1;
+  // Modelled estimates by JobId (-1: the job has a wall time), drawn by Prepare; shared by the
+  // copies of the rule a policy holds.
+  std::shared_ptr<const std::vector<double>> estimates_;
+  const Job* first_job_ = nullptr;  // trace.jobs.data() of Prepare's trace
+  std::string description_;
 };
 
 // Which request classes a backfilling scan still considers: all their jobs (kAny), only those
@@ -190,6 +215,8 @@ class EasyBackfill {
  public:
   explicit EasyBackfill(WalltimeRule rule) : rule_(rule) {}
   const WalltimeRule& walltime() const { return rule_; }
+  // Forward Policy::BeforeRun here (WalltimeRule::Prepare).
+  void BeforeRun(const Trace& trace, uint64_t seed) { rule_.Prepare(trace, seed); }
 
   // The request class of a job (GPUs, allowed types), assigned on first use.
   int ClassOf(const SchedulingContext& context, JobId id);
@@ -198,7 +225,27 @@ class EasyBackfill {
   // One pass over `order` (see the file comment); with `backfill` false, strict blocking.
   void Pass(SchedulingContext& context, CandidateOrder& order, bool backfill);
 
+  // Wait reasons (docs/metrics.md#wait-reasons). A pass states the reason of every job it examines
+  // and does not start: the blocked head and each job the backfill scan finds not fitting, its
+  // NoFitReason; each job that fits but would delay the head, reservation. A job the scan skips
+  // because a job of its request class was already refused in the pass takes that job's reason:
+  // the wait group of a job is its request class (WaitGroup), whose reason EndPass sets to the
+  // last one stated for the class in the pass; classes the scan never reached (nothing free) wait
+  // for capacity, and with strict blocking every job but the head waits behind it (queue_head).
+  // The policy calls EndPass once at the end of each Schedule.
+  int WaitGroup(SchedulingContext& context, JobId id) { return ClassOf(context, id); }
+  void EndPass(SchedulingContext& context);
+  WaitStatements& waits() { return waits_; }
+  // The reason of the classes no pass reached in this Schedule, for policies that walk their
+  // queue themselves (priority with quotas).
+  void SetUnexamined(WaitReason reason) {
+    blocked_ = true;
+    unexamined_ = reason;
+  }
+
  private:
+  // Records `reason` as the last one stated for the class of `id` in this Schedule.
+  void Note(SchedulingContext& context, JobId id, WaitReason reason);
   void StartJob(SchedulingContext& context, CandidateOrder& order, JobId id, Allocation allocation);
   // Holds the currently failed GPUs on the horizon (they come back at no known time).
   void SyncFailedGpus(const SchedulingContext& context);
@@ -212,15 +259,23 @@ class EasyBackfill {
   // if the head keeps a placement at t_s.
   bool PlaceOutlasting(const SchedulingContext& context, JobId id, JobId head,
                        Allocation* allocation);
+  // True if the reserved placement stays free at t_s with `allocation` of job `id` running
+  // then too: no reserved GPU taken and, under host limits, the head's CPUs and memory still
+  // free on its nodes.
+  bool KeepsReservation(const SchedulingContext& context, JobId id, JobId head,
+                        const Allocation& allocation);
+  // The live state with the reserved nodes kept from jobs outlasting t_s (unreserved_).
+  void BuildUnreserved(const SchedulingContext& context);
 
   WalltimeRule rule_;
-  std::map<std::tuple<int, uint64_t, int32_t, int32_t>, int> class_ids_;  // shape -> class
+  // Shape (GPUs, types, CPUs, memory, placement-constraint class) -> request class.
+  std::map<std::tuple<int, uint64_t, int32_t, int32_t, uint16_t>, int> class_ids_;
   std::vector<int> class_of_;  // by JobId; -1 = not assigned yet
-  // Running jobs started by this policy, by (guaranteed end, id), with their GPUs.
-  // What each running job holds, by estimated end: its GPUs and host demand (the horizon takes
-  // both, so that with host limits it counts CPUs as the live state does; docs/resources.md).
+  // What each running job started by this policy holds, by (estimated end, id): its allocation
+  // (GPUs, or the node of a CPU-only job) and host demand (the horizon takes both, so that with
+  // host limits it counts CPUs and memory as the live state does; docs/resources.md).
   struct Held {
-    std::vector<int> gpus;
+    Allocation allocation;
     HostDemand host;
   };
   std::map<std::pair<double, JobId>, Held> by_end_;
@@ -236,6 +291,12 @@ class EasyBackfill {
   bool unreserved_current_ = false;
   ClassFilter filter_;
   JobId promised_head_ = kNoJob;  // the last blocked head given its reservation as a promise
+  // Wait reasons within one Schedule: the statements, the last reason per class (-1 = none) and
+  // the reason of the classes not reached; blocked_: some head waited.
+  WaitStatements waits_;
+  std::vector<int8_t> class_reason_;
+  WaitReason unexamined_ = WaitReason::kQueueHead;
+  bool blocked_ = false;
 };
 
 }  // namespace clustersim

@@ -12,7 +12,8 @@
 // (policies/backfill.h).
 //
 // The availability profile is a step function of free GPUs over time per unit (see Profile):
-// - With a placement that ignores nodes (`pool`) a unit is a GPU type, and GPUs are counted. A
+// - With a placement that ignores nodes (`pool`), and no host limits, a unit is a GPU type, and
+//   GPUs are counted. A
 //   reservation names a type: among the job's allowed types on which its placement can exist at
 //   all, the one with the earliest slot (ties: the type listed first in the cluster). At its time
 //   the job is placed with `pool` on that type's live free GPUs, which counting guarantees.
@@ -28,6 +29,15 @@
 //   some node gains GPUs if that failed too in this pass). Failed GPUs are held on their node's
 //   profile until repaired; the reservations on a node that a failure, or a job running past
 //   its plan, over-commits are re-placed in submission order (they may move later).
+// - Under host limits (docs/resources.md: some job states CPUs or host memory the cluster
+//   declares) a unit is a node with every placement, `pool` included, and each node has two more
+//   profiles, its free CPUs and free memory over time. A reservation holds on each of its nodes
+//   the GPUs and the host charge the engine will take there (HostChargeOn); the cluster as free
+//   throughout a window has each node's least free GPUs, CPUs and memory there; the necessary
+//   test asks a node for all three at once (with `pool`, which spreads a job over any nodes of a
+//   type, the GPUs of the type counted together, the CPUs checked by the placement). A CPU-only
+//   job (docs/resources.md#cpu-only-jobs) reserves its node's CPUs and memory and no GPU. So
+//   the promises hold under host limits exactly as without.
 // Every reservation start gets a timer, so a pass happens then even if no event does. On one
 // node the two profiles coincide, and every placement gives the pool schedule.
 //
@@ -343,16 +353,21 @@ class Conservative final : public Policy {
   }
   double RequestedWalltime(const Job& job) const override { return rule_.Requested(job); }
   bool KeepsPromises() const override { return true; }
+  void BeforeRun(const Trace& trace, uint64_t seed) override { rule_.Prepare(trace, seed); }
+  std::string PlanningEstimates() const override { return rule_.Describe(); }
 
  private:
   // A reservation or a running job's interval: GPUs held on profile units over [start, end).
-  // A unit is a GPU type (counting) or a node (node-aware): (unit, GPUs) pairs, units ascending.
+  // A unit is a GPU type (counting) or a node (node-aware): (unit, GPUs) pairs, units ascending;
+  // a CPU-only job holds 0 GPUs on its one node. Under host limits `charges` holds, per unit, the
+  // CPUs and memory the job is charged on that node (HostChargeOn); else it is empty.
   struct Slot {
     double start = 0;
     double end = 0;
     int type = -1;
     int gpus = 0;
     std::vector<std::pair<int, int>> units;
+    std::vector<HostCharge> charges;
   };
 
   void Init(const SchedulingContext& context);
@@ -380,8 +395,17 @@ class Conservative final : public Policy {
   // in one node, else enough completely free nodes plus one for the remainder.
   double EarliestOnNodes(const PlacementRequest& request, double seconds, double from,
                          double limit);
-  double EarliestAcross(const Partition& part, int gpus, double seconds, double from,
-                        double limit);
+  double EarliestAcross(const PlacementRequest& request, const Partition& part, double seconds,
+                        double from, double limit);
+  // The earliest t in [from, limit] at which `node` has `gpus` GPUs and the CPUs and memory of
+  // `charge` free throughout [t, t + seconds), or +infinity.
+  double EarliestOnNode(int node, int gpus, const HostCharge& charge, double seconds, double from,
+                        double limit) const;
+  // True if `node` has `gpus` GPUs and `charge` free throughout [t, t + seconds).
+  bool NodeHolds(int node, int gpus, const HostCharge& charge, double t, double seconds) const;
+  // What a job of `request` holding `gpus_on_node` of its GPUs on `node` is charged there (none
+  // without host limits).
+  HostCharge ChargeOn(const PlacementRequest& request, int node, int gpus_on_node) const;
   // The run's placement on the cluster as free throughout [t, t + seconds) (each node with the
   // least free count of its profile there).
   bool FindAt(const SchedulingContext& context, const PlacementRequest& request, double t,
@@ -390,6 +414,11 @@ class Conservative final : public Policy {
   void SetScratchFree(int node, int free) { SetFree(*scratch_, scratch_free_, node, free); }
   // Sets `node`'s free GPUs in `state` (its lowest `free` ones; `frees` holds the counts).
   void SetFree(Resources& state, std::vector<int>& frees, int node, int free);
+  // Sets `node`'s free CPUs (milli-cores) and memory (MiB) in `state` (host-limited), each
+  // clamped to [0, the node's capacity].
+  static void SetHostFree(Resources& state, int node, int64_t cpu_milli, int64_t memory_mib);
+  // The least free CPUs and memory of `node` over [t, t + seconds) in its profiles.
+  HostCharge LeastHostFree(int node, double t, double seconds) const;
   void MirrorAdd(const Slot& slot, int sign);
   // The placement now for a job planned `seconds`, from the mirror plus the reservations that
   // overlap the window: the state FindAt(now) builds, at a cost in the nodes with reservations
@@ -404,8 +433,18 @@ class Conservative final : public Policy {
   void Bump(SchedulingContext& context, int node);
 
   WalltimeRule rule_;
+  const Cluster* cluster_ = nullptr;
   bool by_nodes_ = false;          // the profile units are nodes (else GPU types)
   std::vector<Profile> profiles_;  // by unit
+  // Under host limits (units are nodes): free CPUs (milli-cores) and memory (MiB) per node over
+  // time; empty otherwise. A node that does not declare a dimension has a profile of 0 that no
+  // charge touches.
+  bool host_ = false;
+  std::vector<Profile> cpu_profiles_;
+  std::vector<Profile> memory_profiles_;
+  // `pool` under host limits: free GPUs per type over time besides the node profiles, the
+  // necessary test for a placement that spreads a job over any nodes of a type.
+  std::vector<Profile> type_profiles_;
   std::optional<Resources> empty_;                 // the empty cluster, for Placeable
   std::map<std::pair<int, int>, bool> placeable_;  // (gpus, type) -> a placement exists
   std::unordered_map<JobId, Slot> reserved_;       // waiting jobs' reservations
@@ -437,19 +476,33 @@ class Conservative final : public Policy {
 
 void Conservative::Init(const SchedulingContext& context) {
   const Cluster& cluster = context.cluster();
-  // Per-node profiles count GPUs only; under host limits (CPUs, host memory) a job is planned by
-  // counting GPUs per type and started where the placement finds room on the live cluster, which
-  // honours the host demands (docs/backfilling.md).
-  by_nodes_ = !context.placement().IgnoresNodes() && !context.resources().host_limited();
+  cluster_ = &cluster;
+  // Under host limits (CPUs, host memory) the units are nodes with every placement: CPUs and
+  // memory are per node, so counting GPUs per type would promise what a node cannot give.
+  host_ = context.resources().host_limited();
+  by_nodes_ = !context.placement().IgnoresNodes() || host_;
   if (by_nodes_) {
     for (const Node& node : cluster.nodes()) profiles_.emplace_back(node.gpu_count);
+    if (host_) {
+      for (const Node& node : cluster.nodes()) {
+        cpu_profiles_.emplace_back(NodeCpuMilli(node));
+        memory_profiles_.emplace_back(NodeMemoryMib(node));
+      }
+      if (context.placement().IgnoresNodes()) {
+        for (size_t type = 0; type < cluster.catalog().gpus().size(); ++type) {
+          type_profiles_.emplace_back(cluster.GpusOfType(static_cast<int>(type)));
+        }
+      }
+    }
     scratch_.emplace(cluster);  // everything free: scratch_free_ below
+    if (host_) scratch_->EnableHostLimits();
     scratch_free_.resize(cluster.node_count());
     for (const Node& node : cluster.nodes()) scratch_free_[node.index] = node.gpu_count;
     node_jobs_.resize(cluster.node_count());
     reserved_nodes_ = IndexSet(cluster.node_count());
     failed_on_node_.assign(cluster.node_count(), 0);
     mirror_.emplace(cluster);
+    if (host_) mirror_->EnableHostLimits();
     mirror_free_ = scratch_free_;
   } else {
     for (size_t type = 0; type < cluster.catalog().gpus().size(); ++type) {
@@ -460,7 +513,83 @@ void Conservative::Init(const SchedulingContext& context) {
 }
 
 void Conservative::Apply(const Slot& slot, double from, int sign) {
-  for (const auto& [unit, gpus] : slot.units) profiles_[unit].Add(from, slot.end, sign * gpus);
+  for (size_t i = 0; i < slot.units.size(); ++i) {
+    const auto& [unit, gpus] = slot.units[i];
+    if (gpus != 0) {
+      profiles_[unit].Add(from, slot.end, sign * gpus);
+      if (!type_profiles_.empty()) {
+        type_profiles_[cluster_->node(unit).gpu_type].Add(from, slot.end, sign * gpus);
+      }
+    }
+    if (slot.charges.empty()) continue;
+    const HostCharge& charge = slot.charges[i];
+    if (charge.cpu_milli != 0) cpu_profiles_[unit].Add(from, slot.end, sign * charge.cpu_milli);
+    if (charge.memory_mib != 0) {
+      memory_profiles_[unit].Add(from, slot.end, sign * charge.memory_mib);
+    }
+  }
+}
+
+HostCharge Conservative::ChargeOn(const PlacementRequest& request, int node,
+                                  int gpus_on_node) const {
+  if (!host_) return HostCharge{};
+  return HostChargeOn(cluster_->node(node), request.host, gpus_on_node,
+                      gpus_on_node == 0 ? 0 : request.gpus, 0);
+}
+
+double Conservative::EarliestOnNode(int node, int gpus, const HostCharge& charge,
+                                    double seconds, double from, double limit) const {
+  // Each dimension's earliest slot from t on, in turn, until all agree (t only grows, to
+  // breakpoints of the profiles).
+  double t = from;
+  while (true) {
+    double next = t;
+    if (gpus > 0) next = profiles_[node].EarliestSlot(gpus, seconds, next, limit);
+    if (next != kInfinity && charge.cpu_milli > 0) {
+      next = cpu_profiles_[node].EarliestSlot(charge.cpu_milli, seconds, next, limit);
+    }
+    if (next != kInfinity && charge.memory_mib > 0) {
+      next = memory_profiles_[node].EarliestSlot(charge.memory_mib, seconds, next, limit);
+    }
+    if (next == kInfinity || next > limit) return kInfinity;
+    if (next == t) return t;
+    t = next;
+  }
+}
+
+bool Conservative::NodeHolds(int node, int gpus, const HostCharge& charge, double t,
+                             double seconds) const {
+  if (gpus > 0 && profiles_[node].MinOver(t, t + seconds) < gpus) return false;
+  if (charge.cpu_milli > 0 && cpu_profiles_[node].MinOver(t, t + seconds) < charge.cpu_milli) {
+    return false;
+  }
+  return charge.memory_mib <= 0 ||
+         memory_profiles_[node].MinOver(t, t + seconds) >= charge.memory_mib;
+}
+
+HostCharge Conservative::LeastHostFree(int node, double t, double seconds) const {
+  return HostCharge{cpu_profiles_[node].MinOver(t, t + seconds),
+                    memory_profiles_[node].MinOver(t, t + seconds)};
+}
+
+void Conservative::SetHostFree(Resources& state, int node, int64_t cpu_milli,
+                               int64_t memory_mib) {
+  const Node& spec = state.cluster().node(node);
+  const int64_t cpu = std::clamp<int64_t>(cpu_milli, 0, NodeCpuMilli(spec));
+  const int64_t memory = std::clamp<int64_t>(memory_mib, 0, NodeMemoryMib(spec));
+  // A CPU-only charge of (c, m) on a node is c and m in full (HostChargeOn with no GPUs).
+  auto change = [&](int32_t have, int64_t want, bool is_cpu) {
+    if (want == have) return;
+    const int32_t delta = static_cast<int32_t>(std::abs(want - have));
+    const HostDemand d = is_cpu ? HostDemand{delta, 0} : HostDemand{0, delta};
+    if (want < have) {
+      state.AllocateHostOn(node, d);
+    } else {
+      state.ReleaseHostOn(node, d);
+    }
+  };
+  change(state.free_cpu_milli(node), cpu, true);
+  change(state.free_memory_mib(node), memory, false);
 }
 
 void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
@@ -477,6 +606,11 @@ void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
   // The engine runs a pass only at events; a reservation may start at an estimated end that no
   // event marks (that job ended early, or its own reservation moved), so ask for a pass then.
   if (slot.start > now && timers_.insert(slot.start).second) context.SetTimer(slot.start, id, 0);
+  // Wait reasons (docs/metrics.md#wait-reasons), stated at every (re)placement: a job whose slot
+  // is later although it fits now waits for other jobs' reservations; else for what stops it now.
+  if (slot.start > now) {
+    context.SetWaitReason(id, context.NoFitReason(id).value_or(WaitReason::kReservation));
+  }
   reserved_[id] = std::move(slot);
 }
 
@@ -575,8 +709,13 @@ void Conservative::SetFree(Resources& state, std::vector<int>& frees, int node, 
 }
 
 void Conservative::MirrorAdd(const Slot& slot, int sign) {
-  for (const auto& [node, gpus] : slot.units) {
+  for (size_t i = 0; i < slot.units.size(); ++i) {
+    const auto& [node, gpus] = slot.units[i];
     SetFree(*mirror_, mirror_free_, node, mirror_free_[node] + sign * gpus);
+    if (slot.charges.empty()) continue;
+    SetHostFree(*mirror_, node,
+                int64_t{mirror_->free_cpu_milli(node)} + sign * slot.charges[i].cpu_milli,
+                int64_t{mirror_->free_memory_mib(node)} + sign * slot.charges[i].memory_mib);
   }
 }
 
@@ -587,21 +726,42 @@ Conservative::NowFit Conservative::FindNow(const SchedulingContext& context,
   if (!running_ends_.empty() && running_ends_.begin()->first <= now) return NowFit::kUnknown;
   // Reservations only take GPUs away: if the job does not fit without them, it does not now.
   if (!context.placement().Find(*mirror_, request, out)) return NowFit::kNoFit;
-  // A node without a reservation before now + seconds keeps at least its free GPUs of now
-  // through the window (running jobs only end); the others get their least free count.
-  std::vector<std::pair<int, int>> changed;  // (node, mirror free before)
+  // A node without a reservation before now + seconds keeps at least its free GPUs (CPUs,
+  // memory) of now through the window (running jobs only end); the others get their least free
+  // count.
+  struct Changed {
+    int node;
+    int free;  // mirror free GPUs before
+    HostCharge host;  // mirror free CPUs and memory before
+  };
+  std::vector<Changed> changed;
   for (int node = reserved_nodes_.FindFirst(); node >= 0;
        node = reserved_nodes_.FindFrom(node + 1)) {
     const Node& spec = context.cluster().node(node);
     if (!request.AllowsType(spec.gpu_type)) continue;
     if (!(node_jobs_[node].begin()->first < now + seconds)) continue;
     const int least = std::clamp(profiles_[node].MinOver(now, now + seconds), 0, spec.gpu_count);
-    if (least == mirror_free_[node]) continue;
-    changed.emplace_back(node, mirror_free_[node]);
+    HostCharge host_now;
+    HostCharge host_least;
+    if (host_) {
+      host_now = HostCharge{mirror_->free_cpu_milli(node), mirror_->free_memory_mib(node)};
+      host_least = LeastHostFree(node, now, seconds);
+      host_least.cpu_milli = std::clamp(host_least.cpu_milli, 0, NodeCpuMilli(spec));
+      host_least.memory_mib = std::clamp(host_least.memory_mib, 0, NodeMemoryMib(spec));
+    }
+    if (least == mirror_free_[node] && host_least.cpu_milli == host_now.cpu_milli &&
+        host_least.memory_mib == host_now.memory_mib) {
+      continue;
+    }
+    changed.push_back(Changed{node, mirror_free_[node], host_now});
     SetFree(*mirror_, mirror_free_, node, least);
+    if (host_) SetHostFree(*mirror_, node, host_least.cpu_milli, host_least.memory_mib);
   }
   const bool fits = changed.empty() || context.placement().Find(*mirror_, request, out);
-  for (const auto& [node, free] : changed) SetFree(*mirror_, mirror_free_, node, free);
+  for (const Changed& c : changed) {
+    SetFree(*mirror_, mirror_free_, c.node, c.free);
+    if (host_) SetHostFree(*mirror_, c.node, c.host.cpu_milli, c.host.memory_mib);
+  }
   return fits ? NowFit::kFits : NowFit::kNoFit;
 }
 
@@ -612,13 +772,18 @@ bool Conservative::FindAt(const SchedulingContext& context, const PlacementReque
     for (int node : part.nodes) {
       const int least = profiles_[node].MinOver(t, t + seconds);
       SetScratchFree(node, std::clamp(least, 0, part.gpus_per_node));
+      if (host_) {
+        const HostCharge host = LeastHostFree(node, t, seconds);
+        SetHostFree(*scratch_, node, host.cpu_milli, host.memory_mib);
+      }
     }
   }
   return context.placement().Find(*scratch_, request, out);
 }
 
-double Conservative::EarliestAcross(const Partition& part, int gpus, double seconds,
-                                    double from, double limit) {
+double Conservative::EarliestAcross(const PlacementRequest& request, const Partition& part,
+                                    double seconds, double from, double limit) {
+  const int gpus = request.gpus;
   const int g = part.gpus_per_node;
   const int whole = gpus / g;
   const int remainder = gpus % g;
@@ -631,7 +796,10 @@ double Conservative::EarliestAcross(const Partition& part, int gpus, double seco
   double t = from;
   while (t <= limit) {
     for (int i = 0; i < nodes; ++i) {
-      if (!(until_[i] >= t)) until_[i] = profiles_[part.nodes[i]].EarliestSlot(g, seconds, t, limit);
+      if (!(until_[i] >= t)) {
+        const int node = part.nodes[i];
+        until_[i] = EarliestOnNode(node, g, ChargeOn(request, node, g), seconds, t, limit);
+      }
     }
     sorted = until_;
     std::nth_element(sorted.begin(), sorted.begin() + (whole - 1), sorted.end());
@@ -645,13 +813,22 @@ double Conservative::EarliestAcross(const Partition& part, int gpus, double seco
     int free_nodes = 0;
     for (int i = 0; i < nodes; ++i) free_nodes += until_[i] == t;
     if (remainder == 0 || free_nodes > whole) return t;
+    // (A node free for G GPUs and their charge also takes the remainder's smaller charge.)
     for (int i = 0; i < nodes; ++i) {
-      if (until_[i] != t && profiles_[part.nodes[i]].MinOver(t, t + seconds) >= remainder) {
+      const int node = part.nodes[i];
+      if (until_[i] != t &&
+          NodeHolds(node, remainder, ChargeOn(request, node, remainder), t, seconds)) {
         return t;
       }
     }
     double next = kInfinity;
-    for (int node : part.nodes) next = std::min(next, profiles_[node].NextBreakpoint(t));
+    for (int node : part.nodes) {
+      next = std::min(next, profiles_[node].NextBreakpoint(t));
+      if (host_) {
+        next = std::min({next, cpu_profiles_[node].NextBreakpoint(t),
+                         memory_profiles_[node].NextBreakpoint(t)});
+      }
+    }
     t = next;
   }
   return kInfinity;
@@ -660,15 +837,27 @@ double Conservative::EarliestAcross(const Partition& part, int gpus, double seco
 double Conservative::EarliestOnNodes(const PlacementRequest& request, double seconds,
                                      double from, double limit) {
   double best = limit;
+  if (!type_profiles_.empty() && request.gpus > 0) {
+    // `pool` spreads a job over any nodes of one type: enough free GPUs of the type throughout
+    // the window is what is necessary (the node profiles' CPUs and memory are checked by FindAt).
+    for (int type : cluster_->gpu_types()) {
+      if (!request.AllowsType(type)) continue;
+      best = std::min(best, type_profiles_[type].EarliestSlot(request.gpus, seconds, from, best));
+      if (best == from) return best;
+    }
+    return best;
+  }
   for (const Partition& part : scratch_->partitions()) {
     if (!request.AllowsType(part.gpu_type)) continue;
     if (request.gpus <= part.gpus_per_node) {
       for (int node : part.nodes) {
-        best = std::min(best, profiles_[node].EarliestSlot(request.gpus, seconds, from, best));
+        best = std::min(best, EarliestOnNode(node, request.gpus,
+                                             ChargeOn(request, node, request.gpus), seconds,
+                                             from, best));
         if (best == from) return best;
       }
     } else {
-      best = std::min(best, EarliestAcross(part, request.gpus, seconds, from, best));
+      best = std::min(best, EarliestAcross(request, part, seconds, from, best));
     }
   }
   return best;
@@ -678,7 +867,13 @@ double Conservative::NextBreakpointOnNodes(const PlacementRequest& request, doub
   double next = kInfinity;
   for (const Partition& part : scratch_->partitions()) {
     if (!request.AllowsType(part.gpu_type)) continue;
-    for (int node : part.nodes) next = std::min(next, profiles_[node].NextBreakpoint(t));
+    for (int node : part.nodes) {
+      next = std::min(next, profiles_[node].NextBreakpoint(t));
+      if (host_) {
+        next = std::min({next, cpu_profiles_[node].NextBreakpoint(t),
+                         memory_profiles_[node].NextBreakpoint(t)});
+      }
+    }
   }
   return next;
 }
@@ -711,17 +906,28 @@ bool Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not
   slot.type = allocation.gpu_type;
   slot.gpus = request.gpus;
   const Cluster& cluster = context.cluster();
+  if (allocation.gpus.empty()) {
+    slot.units.emplace_back(allocation.node, 0);  // a CPU-only job: its node's CPUs and memory
+  }
   for (int g : allocation.gpus) {  // ascending, so nodes ascending
     const int node = cluster.NodeOfGpu(g);
     if (slot.units.empty() || slot.units.back().first != node) slot.units.emplace_back(node, 0);
     ++slot.units.back().second;
+  }
+  if (host_) {
+    for (const auto& [node, gpus] : slot.units) slot.charges.push_back(ChargeOn(request, node, gpus));
   }
   Reserve(context, id, std::move(slot));
   return true;
 }
 
 void Conservative::Bump(SchedulingContext& context, int node) {
-  if (profiles_[node].MinOver(context.now(), kInfinity) >= 0) return;
+  const double now = context.now();
+  if (profiles_[node].MinOver(now, kInfinity) >= 0 &&
+      (!host_ || (cpu_profiles_[node].MinOver(now, kInfinity) >= 0 &&
+                  memory_profiles_[node].MinOver(now, kInfinity) >= 0))) {
+    return;
+  }
   // Re-placed in submission order around everything else (they may move later: promises are
   // estimates once a job runs past its plan or GPUs fail).
   std::vector<JobId> jobs;
@@ -745,6 +951,9 @@ void Conservative::SyncFailedGpus(SchedulingContext& context) {
     if (delta == 0) continue;
     // Failed GPUs are held from now on: nobody knows when they come back.
     profiles_[node].Add(now, kInfinity, -delta);
+    if (!type_profiles_.empty()) {
+      type_profiles_[cluster.node(static_cast<int>(node)).gpu_type].Add(now, kInfinity, -delta);
+    }
     SetFree(*mirror_, mirror_free_, static_cast<int>(node), mirror_free_[node] - delta);
     failed_on_node_[node] = failed[node];
     if (delta > 0) {
@@ -788,15 +997,20 @@ void Conservative::StartDue(SchedulingContext& context) {
     if (by_nodes_) {
       // On its reserved nodes, the lowest-index free GPUs (what first-fit and best-fit take
       // within a node). They are free unless a job ran past its plan or GPUs failed.
+      // Under host limits their CPUs and memory too.
       const Resources& live = context.resources();
-      placed = std::all_of(slot.units.begin(), slot.units.end(), [&](const auto& unit) {
-        return live.free_gpus(unit.first) >= unit.second;
-      });
+      placed = true;
+      for (size_t i = 0; i < slot.units.size() && placed; ++i) {
+        const int node = slot.units[i].first;
+        placed = live.free_gpus(node) >= slot.units[i].second &&
+                 (slot.charges.empty() || live.HostFits(node, slot.charges[i]));
+      }
       if (placed) {
         allocation.gpu_type = slot.type;
         for (const auto& [node, gpus] : slot.units) {
           live.AppendLowestFreeGpus(node, gpus, &allocation.gpus);
         }
+        if (allocation.gpus.empty()) allocation.node = slot.units.front().first;  // CPU-only
       }
     } else {
       placed = StartCounting(context, id, slot, &allocation);
@@ -843,7 +1057,9 @@ void Conservative::Schedule(SchedulingContext& context) {
     // Queries start at now wherever the first key is, so the past is dropped only now and then
     // (it only costs memory): every kTrimPasses passes.
     if (++passes_ % kTrimPasses == 0) {
-      for (Profile& profile : profiles_) profile.Trim(now);
+      for (auto* profiles : {&profiles_, &cpu_profiles_, &memory_profiles_, &type_profiles_}) {
+        for (Profile& profile : *profiles) profile.Trim(now);
+      }
     }
     SyncFailedGpus(context);
   } else {

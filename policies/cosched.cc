@@ -64,6 +64,9 @@
 //   batch under the run's placement (Allocation::batch 0); no OOM is possible for it. With
 //   models() == nullptr the policy is thus a greedy first-fit with backfill over whole requests
 //   in the order above, with the starvation hold; no growth, no sharing.
+// - A CPU-only job (no GPUs; docs/resources.md#cpu-only-jobs) starts in its turn wherever the
+//   run's placement finds its CPUs and memory; one that starves holds no GPU type (it waits for
+//   CPUs, which the hold would not free).
 // - Under sustained overload (every queued job waiting longer than starvation_seconds) the hold
 //   makes the order strict: the oldest job that does not fit blocks its types, as in fcfs, and
 //   the gains left are the elastic starts and the batch choice. starvation_seconds=inf removes it.
@@ -93,6 +96,7 @@
 #include <vector>
 
 #include "policies/registry.h"
+#include "policies/wait_statements.h"
 #include "sim/engine/model_runtime.h"
 #include "sim/engine/resources.h"
 #include "sim/util/error.h"
@@ -181,6 +185,7 @@ class Cosched final : public Policy {
           "cosched: a job entered the queue other than by arriving or by a failure");
     if (types_.empty()) InitTypes(context);
     ++pass_;
+    cpu_only_tried_ = 0;
     held_mask_ = 0;
     std::fill(min_failed_.begin(), min_failed_.end(), std::numeric_limits<int>::max());
     half_free_valid_ = false;
@@ -189,6 +194,7 @@ class Cosched final : public Policy {
 
     if (!queued_.empty()) ServeQueue(context);
     for (JobId id : started_) Dequeue(id, context);
+    waits_.EndPass(context);
 
     Reoptimize(context);
   }
@@ -282,6 +288,7 @@ class Cosched final : public Policy {
   // memory of the queued shareable jobs, so a pass can tell in O(T) that no queued job can start.
   void Enqueue(JobId id, const SchedulingContext& context) {
     queued_.insert(key_[id]);
+    cpu_only_queued_ += IsCpuOnly(context.run(id).request);
     if (context.run(id).request.milli > 0) fractional_.insert(context.run(id).request.milli);
     for (size_t p = 0; p < types_.size(); ++p) {
       const int floor = DemandFloor(id, static_cast<int>(p));
@@ -292,6 +299,7 @@ class Cosched final : public Policy {
   }
   void Dequeue(JobId id, const SchedulingContext& context) {
     queued_.erase(key_[id]);
+    cpu_only_queued_ -= IsCpuOnly(context.run(id).request);
     if (context.run(id).request.milli > 0) {
       fractional_.erase(fractional_.find(context.run(id).request.milli));
     }
@@ -306,6 +314,7 @@ class Cosched final : public Policy {
   int DemandFloor(JobId id, int p) const {
     const JobInfo& info = info_[id];
     if (info.modelled) return Floor(id, p);
+    if (info.request <= 0) return 0;  // a CPU-only job (the only kind of 0 GPUs queued)
     return (info.allowed >> types_[p]) & 1 ? std::max(1, info.request) : 0;
   }
 
@@ -313,6 +322,8 @@ class Cosched final : public Policy {
   // no smaller count failed there in this pass), or a half-shared GPU with room for the smallest
   // shareable job. Jobs already tried in this pass still count, so this is an upper bound.
   bool AnyRoom(const SchedulingContext& context) {
+    // A queued CPU-only job not yet tried in this pass may find CPUs (checked by trying it).
+    if (cpu_only_queued_ > cpu_only_tried_) return true;
     // A queued fractional trace request may fit on a partly shared GPU (of any type: cheap and
     // rare enough not to index by type).
     if (!fractional_.empty()) {
@@ -355,19 +366,30 @@ class Cosched final : public Policy {
       const JobId next = context.QueueNext(id);
       if (tried_[id] != pass_) {
         tried_[id] = pass_;
-        if (!TryStart(context, id)) held_mask_ |= info_[id].allowed;
+        const bool cpu_only = IsCpuOnly(context.run(id).request);
+        cpu_only_tried_ += cpu_only;
+        if (!TryStart(context, id)) {
+          // It fits nowhere now (or only on types an earlier starving job holds).
+          waits_.StateNoFit(context, id, WaitReason::kPolicyHold);
+          // A CPU-only job waits for CPUs, not GPUs: it holds no GPU type.
+          if (!cpu_only) held_mask_ |= info_[id].allowed;
+        }
       }
       // A sharing partner started with it has left the queue: walk again from the front
       // (rare; jobs already tried are skipped).
       id = next == kNoJob || context.run(next).state == JobState::kQueued ? next
                                                                           : context.QueueFront();
     }
+    // The jobs the walk does not reach wait for room, or for the types starving jobs hold.
+    context.SetGroupWaitReason(0, held_mask_ != 0 ? WaitReason::kPolicyHold : WaitReason::kCapacity);
     for (auto it = queued_.begin(); it != queued_.end(); ++it) {
       const JobId id = it->id;
       if (tried_[id] == pass_ || context.run(id).state != JobState::kQueued) continue;
       if (!AnyRoom(context)) break;
       tried_[id] = pass_;
-      TryStart(context, id, &it);
+      cpu_only_tried_ += IsCpuOnly(context.run(id).request);
+      // Not started although it fits: the GPUs it fits on are held for a starving job.
+      if (!TryStart(context, id, &it)) waits_.StateNoFit(context, id, WaitReason::kPolicyHold);
     }
   }
 
@@ -426,7 +448,9 @@ class Cosched final : public Policy {
     PlacementRequest request = context.run(id).request;
     request.gpus = info.request;
     request.type_mask &= ~held_mask_;
-    const bool counted = request.milli == 0;
+    // Whole GPUs are counted per type (placements are monotone in the count); a CPU-only job
+    // counts none.
+    const bool counted = request.milli == 0 && request.gpus > 0;
     if (counted) {
       bool possible = false;
       for (size_t p = 0; p < types_.size(); ++p) {
@@ -439,7 +463,8 @@ class Cosched final : public Policy {
     }
     Allocation allocation;
     if (!context.placement().Find(context.resources(), request, &allocation)) {
-      if (counted) {
+      // A job with placement constraints may fail where others fit: its failure bounds nothing.
+      if (counted && request.constraint == 0) {
         for (size_t p = 0; p < types_.size(); ++p) {
           if (request.AllowsType(types_[p])) {
             min_failed_[p] = std::min(min_failed_[p], info.request);
@@ -495,8 +520,9 @@ class Cosched final : public Policy {
         want.job = &job;
         want.job_id = id;
         want.host = context.run(id).request.host;  // CPUs and memory (docs/resources.md)
+        want.constraint = context.run(id).request.constraint;  // locality, node limit
         if (context.placement().Find(context.resources(), want, &allocation)) break;
-        min_failed_[p] = std::min(min_failed_[p], n);
+        if (want.constraint == 0) min_failed_[p] = std::min(min_failed_[p], n);
       }
       if (n < floor) continue;
       const int batch = models.BestBatch(id, t, n);
@@ -722,6 +748,7 @@ class Cosched final : public Policy {
         want.job = &context.job(id);
         want.job_id = id;
         want.host = host;
+        want.constraint = run.request.constraint;
         if (context.placement().Find(scratch, want, &allocation)) break;
       }
       bool resized = false;
@@ -766,7 +793,10 @@ class Cosched final : public Policy {
   std::set<OrderKey> under_;     // running modelled jobs holding less than they requested
   // Per pass.
   uint64_t pass_ = 0;
+  int cpu_only_queued_ = 0;  // queued CPU-only jobs (docs/resources.md#cpu-only-jobs)
+  int cpu_only_tried_ = 0;   // of them, tried in this pass
   uint64_t held_mask_ = 0;       // catalog types held for starving jobs
+  WaitStatements waits_;         // wait reasons of the jobs tried (policies/wait_statements.h)
   std::vector<int> min_failed_;  // per slot: smallest count that did not fit in this pass
   std::vector<int> half_free_;
   std::vector<double> half_free_room_;  // per slot

@@ -21,7 +21,13 @@ class Easy final : public Policy {
  public:
   explicit Easy(WalltimeRule rule) : backfill_(rule) {}
 
-  void Schedule(SchedulingContext& context) override { backfill_.Pass(context, queue_, true); }
+  void Schedule(SchedulingContext& context) override {
+    backfill_.Pass(context, queue_, true);
+    backfill_.EndPass(context);
+  }
+  int WaitGroup(SchedulingContext& context, JobId id) override {
+    return backfill_.WaitGroup(context, id);
+  }
   void OnArrival(SchedulingContext& context, JobId id) override {
     queue_.Add(id, backfill_.ClassOf(context, id), backfill_.walltime().Planned(context.job(id)));
   }
@@ -36,6 +42,8 @@ class Easy final : public Policy {
     return backfill_.walltime().Requested(job);
   }
   bool KeepsPromises() const override { return true; }
+  void BeforeRun(const Trace& trace, uint64_t seed) override { backfill_.BeforeRun(trace, seed); }
+  std::string PlanningEstimates() const override { return backfill_.walltime().Describe(); }
 
  private:
   EasyBackfill backfill_;

@@ -158,6 +158,10 @@ class FairShare final : public Policy {
     order_.Build();
     context_ = &context;
     backfill_.Pass(context, order_, options_.backfill);
+    backfill_.EndPass(context);
+  }
+  int WaitGroup(SchedulingContext& context, JobId id) override {
+    return backfill_.WaitGroup(context, id);
   }
 
   std::string IdleWarning(const Trace& trace, const ModelRuntime* /*models*/) const override {
@@ -207,6 +211,11 @@ class FairShare final : public Policy {
   double RequestedWalltime(const Job& job) const override {
     return backfill_.walltime().Requested(job);
   }
+  // Estimates only for backfill=easy: strict blocking plans nothing ahead.
+  void BeforeRun(const Trace& trace, uint64_t seed) override {
+    if (options_.backfill) backfill_.BeforeRun(trace, seed);
+  }
+  std::string PlanningEstimates() const override { return backfill_.walltime().Describe(); }
 
  private:
   // The job's account in the ledger, with a queue of its own from its first job on.

@@ -6,7 +6,8 @@
 // (ModelRuntime::Fits; when it fits on none, the types are ranked as if it fit everywhere, and the
 // engine's OOM check takes its course). Ties go to the type listed first. Without model
 // information or a runtime model that differs by type (`trace`), this is first-fit over types in
-// catalog order. Cost per job: one first-fit query and one rate evaluation per allowed type.
+// catalog order. A CPU-only job takes the lowest-index node with room for it (PlaceCpuOnly). Cost
+// per job: one first-fit query and one rate evaluation per allowed type.
 // Parameters: none.
 #include "policies/node_placement.h"
 #include "policies/registry.h"
@@ -21,8 +22,11 @@ class FastestType final : public Placement {
  public:
   explicit FastestType(const PlacementEnv& env) : env_(env) {}
 
+  bool PlacesCpuOnly() const override { return true; }
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
+    // No GPUs, no rate to compare: the lowest-index node with room.
+    if (IsCpuOnly(request)) return PlaceCpuOnly(resources, request, NodeRule::kFirstFit, out);
     out->gpus.clear();
     out->gpu_type = -1;
     if (request.gpus <= 0) return false;

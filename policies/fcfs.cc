@@ -12,7 +12,6 @@ namespace {
 class Fcfs final : public Policy {
  public:
   bool SupportsShares() const override { return true; }
-  bool PlacesCpuOnlyJobs() const override { return true; }
   void Schedule(SchedulingContext& context) override {
     Allocation allocation;
     for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueFront()) {

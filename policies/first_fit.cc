@@ -2,7 +2,8 @@
 // lowest-index node with >= n free; if n > G, floor(n/G) completely free nodes (lowest indices)
 // plus, if n mod G > 0, the lowest-index other node with >= n mod G free. Within a node, the
 // lowest-index free GPUs. Nodes whose free CPUs or memory cannot take the job are skipped
-// (policies/node_placement.h). Parameters: type_order (listed): GPU-type order, TypeOrder in
+// (policies/node_placement.h); a CPU-only job takes the lowest-index node with room for it
+// (PlaceCpuOnly, whatever the type order). Parameters: type_order (listed): GPU-type order, TypeOrder in
 // policies/node_placement.h.
 #include "policies/node_placement.h"
 #include "policies/registry.h"
@@ -13,8 +14,10 @@ namespace {
 class FirstFit final : public Placement {
  public:
   FirstFit(const PlacementEnv& env, const Params& params) : order_(env, params) {}
+  bool PlacesCpuOnly() const override { return true; }
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
+    if (IsCpuOnly(request)) return PlaceCpuOnly(resources, request, NodeRule::kFirstFit, out);
     return order_.Place(resources, request, out,
                         [&](const PlacementRequest& one, Allocation* found) {
                           return PlaceOnNodes(resources, one, NodeRule::kFirstFit, found);

@@ -22,6 +22,9 @@
 //   not chosen are then offered the GPUs left, in priority order, so fragmentation does not idle
 //   GPUs the LP gave out (a small extension of the paper's rule); a job stopped at this boundary
 //   is not among them (it would pay its preemption cost to restart at once).
+// - CPU-only jobs (no GPUs; docs/resources.md#cpu-only-jobs) are not part of the LP: at every
+//   round boundary, after the GPU jobs, the queued ones start in submission order wherever the
+//   run's placement finds room, and they run to their end (never preempted).
 // - Preemption and migration cost the run's preemption cost (engine: a preempted job pays
 //   checkpoint save + restore before it progresses again), charged on every round boundary a job
 //   stops or moves at. Jobs that arrive or GPUs that finish mid-round wait for the next round
@@ -71,6 +74,8 @@ class Gavel final : public Policy {
   }
 
   void Schedule(SchedulingContext& context) override {
+    // Jobs wait for the next round boundary (docs/metrics.md#wait-reasons: policy hold).
+    context.SetGroupWaitReason(0, WaitReason::kPolicyHold);
     if (!round_due_) return;
     round_due_ = false;
     Round(context);
@@ -125,11 +130,22 @@ class Gavel final : public Policy {
 
   void Round(SchedulingContext& context) {
     Setup(context);
-    std::vector<JobId> active(context.running().begin(), context.running().end());
-    for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
-      active.push_back(id);
+    // CPU-only jobs (docs/resources.md#cpu-only-jobs) hold no GPU: they are not part of the
+    // allocation, never preempted, and start after the round's GPU jobs (StartCpuOnly).
+    std::vector<JobId> active;
+    for (JobId id : context.running()) {
+      if (!IsCpuOnly(context.run(id).request)) active.push_back(id);
     }
-    if (active.empty()) return;  // idle: the next arrival starts a round
+    std::vector<JobId> cpu_only;
+    for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
+      (IsCpuOnly(context.run(id).request) ? cpu_only : active).push_back(id);
+    }
+    if (active.empty()) {
+      StartCpuOnly(context, cpu_only);
+      // Idle (the next arrival starts a round), unless CPU-only jobs still wait for CPUs.
+      if (context.QueueLength() > 0 || !context.running().empty()) NextRound(context);
+      return;
+    }
     std::sort(active.begin(), active.end());
     const std::vector<int> capacity = Capacity(context);
     if (dirty_ || context.failed_gpus_version() != failed_version_) {
@@ -173,6 +189,7 @@ class Gavel final : public Policy {
     const std::vector<JobId> running(context.running().begin(), context.running().end());
     std::set<JobId> stopped;  // preempted at this boundary and not chosen: not restarted
     for (JobId id : running) {
+      if (IsCpuOnly(context.run(id).request)) continue;
       auto it = chosen.find(id);
       const int slot = slot_of_[context.run(id).allocation.gpu_type];
       if (it != chosen.end() && it->second == slot) continue;
@@ -197,12 +214,41 @@ class Gavel final : public Policy {
       TryStart(context, p.job, p.slot);
     }
 
+    // Wait reasons: a chosen job that did not fit waits for room on its type; the others were
+    // not given GPUs this round.
+    for (JobId id : active) {
+      if (context.run(id).state != JobState::kQueued) continue;
+      const auto it = chosen.find(id);
+      WaitReason reason = WaitReason::kPolicyHold;
+      if (it != chosen.end()) {
+        PlacementRequest request = context.run(id).request;
+        request.type_mask &= uint64_t{1} << types_[it->second];
+        reason = ClassifyNoFit(context.cluster(), context.placement(), context.resources(),
+                               request, context.failed_gpus())
+                     .value_or(WaitReason::kPolicyHold);
+      }
+      context.SetWaitReason(id, reason);
+    }
     for (JobId id : context.running()) {
+      if (IsCpuOnly(context.run(id).request)) continue;
       ++received_.at(id)[slot_of_[context.run(id).allocation.gpu_type]];
     }
     ++rounds_since_reset_;
+    StartCpuOnly(context, cpu_only);
+    NextRound(context);
+  }
+
+  void NextRound(SchedulingContext& context) {
     context.SetTimer(context.now() + round_seconds_, kNoJob, 0);
     timer_pending_ = true;
+  }
+
+  // Queued CPU-only jobs in submission order, each where the run's placement finds room.
+  static void StartCpuOnly(SchedulingContext& context, const std::vector<JobId>& jobs) {
+    Allocation allocation;
+    for (JobId id : jobs) {
+      if (context.TryPlace(id, &allocation)) context.Start(id, std::move(allocation));
+    }
   }
 
   void TryStart(SchedulingContext& context, JobId id, int slot) {

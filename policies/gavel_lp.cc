@@ -7,15 +7,11 @@
 #include <memory>
 #include <mutex>
 
+#include "sim/alloc/glpk_lock.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
-
-std::mutex& GlpkMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
 
 struct ProblemDeleter {
   void operator()(glp_prob* p) const { glp_delete_prob(p); }

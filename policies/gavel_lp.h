@@ -22,7 +22,7 @@
 //   throughputs are rates relative to the job's trace run time on its GPUs, so each is weighted
 //   by the job's GPUs to make jobs of different sizes commensurable (reference GPU-seconds of
 //   work per second).
-// Solves are serialized by a mutex (GLPK's environment is per thread only when built reentrant).
+// Solves are serialized by the process-wide GlpkMutex (sim/alloc/glpk_lock.h).
 #ifndef CLUSTERSIM_POLICIES_GAVEL_LP_H_
 #define CLUSTERSIM_POLICIES_GAVEL_LP_H_
 

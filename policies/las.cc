@@ -142,6 +142,7 @@ class Las final : public Policy, public RunnableOrder {
     for (JobId id : touched_) {
       if (context.run(id).state == JobState::kRunning) EnterRoom(context, id);
     }
+    StatePreemptiveWaits(context, &waits_);
   }
 
   // RunnableOrder
@@ -196,6 +197,7 @@ class Las final : public Policy, public RunnableOrder {
     const int queue = key_[id].queue;
     if (queue >= static_cast<int>(thresholds_.size())) return;  // the last queue
     const double gpus = static_cast<double>(context.run(id).allocation.gpus.size());
+    if (gpus == 0) return;  // a CPU-only job attains no GPU service: never demoted
     const double left = std::max(0.0, thresholds_[queue] - Attained(context, id));
     context.SetTimer(context.now() + left / gpus, id, Tag(id, kDemote));
   }
@@ -285,6 +287,7 @@ class Las final : public Policy, public RunnableOrder {
   int64_t back_seq_ = 0;
   int64_t front_seq_ = 0;
   PreemptivePlanner planner_;
+  WaitStatements waits_;  // the first queued job's reason (StatePreemptiveWaits)
   PassOutcome outcome_;
 };
 

@@ -6,7 +6,9 @@
 // rate on the type (SchedulingContext::TypeRate; use the hardware runtime model, under which
 // types differ). Ties go to the type listed first. Each type serves its own queue first come,
 // first served with head-of-line blocking, placing with the run's placement restricted to the
-// type. A job a failure sends back to the queue is dispatched again. Non-preemptive.
+// type. A job a failure sends back to the queue is dispatched again. Non-preemptive. CPU-only jobs
+// (no GPUs; docs/resources.md#cpu-only-jobs) have no rate on any type: they wait in a queue of
+// their own, served first come, first served, wherever the run's placement finds room.
 // Parameters: none.
 #include <algorithm>
 #include <limits>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "policies/registry.h"
+#include "policies/wait_statements.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -30,13 +33,26 @@ class LeastLoaded final : public Policy {
   }
 
   void Schedule(SchedulingContext& context) override {
+    while (!cpu_only_.empty()) {
+      Allocation allocation;
+      if (!context.TryPlace(*cpu_only_.begin(), &allocation)) break;
+      context.Start(*cpu_only_.begin(), std::move(allocation));
+      cpu_only_.erase(cpu_only_.begin());
+    }
     for (size_t s = 0; s < queues_.size(); ++s) {
       while (!queues_[s].empty()) {
         const JobId id = *queues_[s].begin();
         PlacementRequest request = context.run(id).request;
         request.type_mask &= uint64_t{1} << types_[s];
         Allocation allocation;
-        if (!context.placement().Find(context.resources(), request, &allocation)) break;
+        if (!context.placement().Find(context.resources(), request, &allocation)) {
+          // The type's head waits for room on its type; the jobs behind it, behind it.
+          waits_.State(context, id,
+                       ClassifyNoFit(context.cluster(), context.placement(), context.resources(),
+                                     request, context.failed_gpus())
+                           .value_or(WaitReason::kCapacity));
+          break;
+        }
         queues_[s].erase(queues_[s].begin());
         queued_work_[s] -= queued_.at(id);
         queued_.erase(id);
@@ -49,9 +65,11 @@ class LeastLoaded final : public Policy {
         running_gpu_ends_[s] += gpus * end;
       }
     }
+    waits_.EndPass(context);
   }
 
  private:
+  WaitStatements waits_;  // the blocked heads of the types' queues (policies/wait_statements.h)
   struct Running {
     int slot;
     double gpus;
@@ -69,6 +87,10 @@ class LeastLoaded final : public Policy {
 
   void Dispatch(SchedulingContext& context, JobId id) {
     Setup(context);
+    if (IsCpuOnly(context.run(id).request)) {
+      cpu_only_.insert(id);
+      return;
+    }
     const Cluster& cluster = context.cluster();
     std::vector<int> working(types_.size());
     for (size_t s = 0; s < types_.size(); ++s) working[s] = cluster.GpusOfType(types_[s]);
@@ -120,6 +142,7 @@ class LeastLoaded final : public Policy {
   std::vector<double> running_gpus_;      // per slot: sum of GPUs of running jobs
   std::vector<double> running_gpu_ends_;  // per slot: sum of GPUs x expected end
   std::map<JobId, Running> running_;
+  std::set<JobId> cpu_only_;  // queued CPU-only jobs, in submission order
 };
 
 }  // namespace

@@ -63,10 +63,43 @@ int PickNode(const Resources& resources, const Partition& part, int gpus, NodeRu
   return -1;
 }
 
+bool PlaceCpuOnly(const Resources& resources, const PlacementRequest& request, NodeRule rule,
+                  Allocation* out) {
+  out->gpus.clear();
+  out->gpu_type = -1;
+  out->milli = 0;
+  out->node = -1;
+  if (!resources.host_limited()) return false;
+  const Cluster& cluster = resources.cluster();
+  int best = -1;
+  std::pair<int64_t, int64_t> best_left;  // (free CPUs, free memory) the charge leaves
+  for (int node = 0; node < cluster.node_count(); ++node) {
+    if (!CpuOnlyFits(resources, node, request)) continue;
+    if (rule == NodeRule::kFirstFit) {
+      best = node;
+      break;
+    }
+    const HostCharge charge = HostChargeOn(cluster.node(node), request.host, 0, 0, 0);
+    const std::pair<int64_t, int64_t> left{
+        int64_t{resources.free_cpu_milli(node)} - charge.cpu_milli,
+        int64_t{resources.free_memory_mib(node)} - charge.memory_mib};
+    if (best < 0 || left < best_left) {
+      best = node;
+      best_left = left;
+    }
+  }
+  if (best < 0) return false;
+  out->node = best;
+  out->gpu_type = cluster.node(best).gpu_type;
+  return true;
+}
+
 bool PlaceOnNodes(const Resources& resources, const PlacementRequest& request, NodeRule rule,
                   Allocation* out) {
   out->gpus.clear();
   out->gpu_type = -1;
+  out->node = -1;
+  if (IsCpuOnly(request)) return PlaceCpuOnly(resources, request, rule, out);
   const int n = request.gpus;
   if (n <= 0) return false;
   const auto& partitions = resources.partitions();

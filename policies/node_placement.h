@@ -43,6 +43,15 @@ int PickNode(const Resources& resources, const Partition& part, int gpus, NodeRu
              const std::vector<int>& exclude, const PlacementRequest& request, int allocation_gpus,
              int* free_count);
 
+// A CPU-only request (no GPUs, a CPU or host-memory demand; docs/resources.md#cpu-only-jobs): the
+// node `rule` picks among those of an allowed type whose free CPUs and memory take the demand
+// (CpuOnlyFits): the lowest index for first-fit; for best-fit the one its charge leaves with the
+// fewest free CPUs, then the least free memory, ties to the lowest index (the tightest fit, as
+// best-fit packs GPUs). Fills `out` with no GPUs and `node` set; false if no node fits (or the
+// run does not limit host resources). O(nodes): a scan, as no index orders nodes by free CPUs.
+bool PlaceCpuOnly(const Resources& resources, const PlacementRequest& request, NodeRule rule,
+                  Allocation* out);
+
 // Places `request` under `rule`: single-node over all allowed partitions with G >= n (the best
 // candidate across partitions: lowest node index for first-fit, (fewest free, lowest index) for
 // best-fit), else multi-node in the first allowed partition with G < n where it fits.

@@ -2,7 +2,8 @@
 // takes the lowest-index free GPUs of the first GPU type (in order of appearance in the cluster
 // spec, or in the order type_order gives) it may use that has enough free. With host limits
 // (docs/resources.md) a node whose free CPUs or memory cannot take its part of the job is passed
-// over. Parameters: type_order (listed): GPU-type order, TypeOrder in policies/node_placement.h.
+// over; a CPU-only job takes the lowest-index node with room for it (PlaceCpuOnly).
+// Parameters: type_order (listed): GPU-type order, TypeOrder in policies/node_placement.h.
 #include "policies/node_placement.h"
 #include "policies/registry.h"
 
@@ -14,8 +15,10 @@ class Pool final : public Placement {
   Pool(const PlacementEnv& env, const Params& params) : order_(env, params) {}
 
   bool IgnoresNodes() const override { return true; }
+  bool PlacesCpuOnly() const override { return true; }
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
+    if (IsCpuOnly(request)) return PlaceCpuOnly(resources, request, NodeRule::kFirstFit, out);
     out->gpus.clear();
     out->gpu_type = -1;
     if (request.gpus <= 0) return false;

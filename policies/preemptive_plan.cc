@@ -51,8 +51,12 @@ void PreemptivePlanner::Run(SchedulingContext& context, RunnableOrder& order,
     }
     if (best < 0) break;
     const JobId id = heads_[best];
-    // Nothing free and nobody left to evict: no later queued job can start either.
-    if (evicted_.empty() && State().total_free() == 0 && !IsPinnedJobBehind(id)) break;
+    // Nothing free and nobody left to evict: no later queued job can start either (under host
+    // limits a CPU-only job still may: it needs no GPU).
+    if (evicted_.empty() && State().total_free() == 0 && !State().host_limited() &&
+        !IsPinnedJobBehind(id)) {
+      break;
+    }
     Allocation allocation;
     if (!IsKnownNotToFit(id) && (Place(id, &allocation) || MakeRoom(id, &allocation))) {
       heads_[best] = order.NextQueued(best);
@@ -77,7 +81,7 @@ void PreemptivePlanner::StartOrDefer(JobId id, Allocation allocation) {
     context_->Start(id, std::move(allocation));
     return;
   }
-  scratch_->AllocateJob(context_->run(id).request.host, allocation.gpus, allocation.milli);
+  TakeAllocation(*scratch_, context_->run(id).request.host, allocation);
   to_start_.emplace_back(id, std::move(allocation));
 }
 
@@ -143,7 +147,7 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
        r = order_->NextHigherRunning()) {
     const Allocation& held = context_->run(r).allocation;
     if (MarkOf(r) != kPinned || !request.AllowsType(held.gpu_type)) continue;
-    scratch_->ReleaseJob(context_->run(r).request.host, held.gpus, held.milli);
+    GiveBackAllocation(*scratch_, context_->run(r).request.host, held);
     SetMark(r, kEvicted);
     trial_.push_back(r);
     if (context_->placement().Find(*scratch_, request, out)) {
@@ -155,15 +159,17 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
     // bound, a necessary condition); a failed trial would otherwise touch every job behind it.
     if (!bound_checked) {
       bound_checked = true;
-      const Resources* bound =
-          context_->run(id).state == JobState::kQueued ? order_->RoomBound(id) : nullptr;
+      // (The bounds count GPUs only: a CPU-only job is never refused by one.)
+      const Resources* bound = context_->run(id).state == JobState::kQueued && !IsCpuOnly(request)
+                                   ? order_->RoomBound(id)
+                                   : nullptr;
       if (bound && !context_->placement().Find(*bound, request, out)) break;
     }
   }
   // It does not fit in everything lower-priority jobs hold: undo.
   for (JobId t : trial_) {
     const JobRun& run = context_->run(t);
-    scratch_->AllocateJob(run.request.host, run.allocation.gpus, run.allocation.milli);
+    TakeAllocation(*scratch_, run.request.host, run.allocation);
     SetMark(t, kPinned);
   }
   cannot_fit_.push_back(shape);
@@ -173,12 +179,9 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
 void PreemptivePlanner::SettleEvicted(JobId id) {
   SetMark(id, kSettled);
   const JobRun& run = context_->run(id);
-  const std::vector<int>& held = run.allocation.gpus;
-  const bool untouched =
-      std::all_of(held.begin(), held.end(), [this](int g) { return scratch_->IsGpuFree(g); }) &&
-      scratch_->HostFitsGpus(run.request.host, held, run.allocation.milli);
-  if (untouched) {  // the job that evicted it went elsewhere: it keeps running where it is
-    scratch_->AllocateJob(run.request.host, held, run.allocation.milli);
+  if (AllocationFits(*scratch_, run.request.host, run.allocation)) {
+    // The job that evicted it went elsewhere: it keeps running where it is.
+    TakeAllocation(*scratch_, run.request.host, run.allocation);
     return;
   }
   to_preempt_.push_back(id);
@@ -186,7 +189,7 @@ void PreemptivePlanner::SettleEvicted(JobId id) {
   Allocation allocation;
   if (Place(id, &allocation) || MakeRoom(id, &allocation)) {
     outcome_->migrated.push_back(id);
-    scratch_->AllocateJob(run.request.host, allocation.gpus, allocation.milli);
+    TakeAllocation(*scratch_, run.request.host, allocation);
     to_start_.emplace_back(id, std::move(allocation));
   } else {
     outcome_->preempted.push_back(id);

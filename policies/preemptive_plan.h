@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "policies/wait_statements.h"
 #include "sim/engine/policy.h"
 
 namespace clustersim {
@@ -43,7 +44,8 @@ namespace clustersim {
 // How a preemptive policy orders its runnable jobs. Owned by the policy; read by the planner
 // during one pass, during which the order must not change.
 //
-// Queued jobs come in lists, one per shape (GPU count, allowed types and host demands: ShapeOf),
+// Queued jobs come in lists, one per shape (GPU count, allowed types, host demands and placement-
+// constraint class: ShapeOf),
 // each in priority order: once a job of some shape does not fit in what is left, no later job of
 // that shape can (what is left only shrinks along the order), so the pass drops the rest of that
 // list. A pass thus costs O((decisions + shapes) x shapes), not O(queued jobs).
@@ -76,9 +78,10 @@ class RunnableOrder {
 
 // A request's shape: GPU count, allowed types and host demands (docs/resources.md) — what a
 // placement query depends on.
-using RequestShape = std::tuple<int, uint64_t, int32_t, int32_t>;
+using RequestShape = std::tuple<int, uint64_t, int32_t, int32_t, uint16_t>;
 inline RequestShape ShapeOf(const PlacementRequest& request) {
-  return {request.gpus, request.type_mask, request.host.cpu_milli, request.host.memory_mib};
+  return {request.gpus, request.type_mask, request.host.cpu_milli, request.host.memory_mib,
+          request.constraint};
 }
 
 // Queued jobs split by shape, each shape's jobs ordered by (Key, JobId): the queued side of a
@@ -170,6 +173,22 @@ class PreemptivePlanner {
   std::vector<std::pair<JobId, Allocation>> to_start_;    // deferred starts, in order
   std::vector<RequestShape> cannot_fit_;                  // shapes known not to fit
 };
+
+// Wait reasons of a preemptive priority pass (docs/metrics.md#wait-reasons): every queued job
+// waits because the jobs ranked before it take the room it needs (priority). The first queued
+// job is classified on the free state the pass left: fragmentation or nodes down when that is
+// what stops it, else priority (a GPU count short is room held by jobs ranked higher, or they
+// would have been preempted).
+inline void StatePreemptiveWaits(SchedulingContext& context, WaitStatements* waits) {
+  context.SetGroupWaitReason(0, WaitReason::kPriority);
+  const JobId front = context.QueueFront();
+  if (front != kNoJob) {
+    WaitReason reason = context.NoFitReason(front).value_or(WaitReason::kPriority);
+    if (reason == WaitReason::kCapacity) reason = WaitReason::kPriority;
+    waits->State(context, front, reason);
+  }
+  waits->EndPass(context);
+}
 
 }  // namespace clustersim
 

@@ -316,12 +316,21 @@ class PriorityPolicy final : public Policy {
       ClassPass(context);
     }
     for (int v = 0; v < static_cast<int>(vcs_.size()); ++v) Relabel(context, v);
+    backfill_.EndPass(context);
     context_ = nullptr;
+  }
+  int WaitGroup(SchedulingContext& context, JobId id) override {
+    return backfill_.WaitGroup(context, id);
   }
 
   double RequestedWalltime(const Job& job) const override {
     return backfill_.walltime().Requested(job);
   }
+  // Estimates only for backfill=easy: without it nothing is planned ahead.
+  void BeforeRun(const Trace& trace, uint64_t seed) override {
+    if (options_.backfill) backfill_.BeforeRun(trace, seed);
+  }
+  std::string PlanningEstimates() const override { return backfill_.walltime().Describe(); }
   bool WholeNodes(const Job& job) const override { return options_.exclusive.count(job.priority); }
 
  private:
@@ -437,7 +446,8 @@ class PriorityPolicy final : public Policy {
       ++vc.sizes[held_[id]];
     }
     vc.dirty = true;
-    if (!IsGuaranteed(context, id)) preemptible_gpus_[level_[id]] += held_[id];
+    // (A CPU-only job holds no GPU: nothing to count.)
+    if (!IsGuaranteed(context, id) && held_[id] > 0) preemptible_gpus_[level_[id]] += held_[id];
     if (ledger_) ledger_->Charge(account_[id], held_[id]);
   }
 
@@ -456,7 +466,7 @@ class PriorityPolicy final : public Policy {
     }
     vc.dirty = true;
     borrowing_[id] = 0;  // the engine ends the mark when the job stops
-    if (!IsGuaranteed(context, id)) {
+    if (!IsGuaranteed(context, id) && held_[id] > 0) {
       auto it = preemptible_gpus_.find(level_[id]);
       it->second -= held_[id];
       if (it->second == 0) preemptible_gpus_.erase(it);
@@ -580,8 +590,11 @@ class PriorityPolicy final : public Policy {
     Allocation allocation;
     size_t taken = 0;
     bool fits = false;
+    // Victims give back their GPUs and their CPUs and memory (docs/resources.md), as they will
+    // when preempted.
     while (taken < candidates_.size() && !fits) {
-      scratch_->Release(context.run(candidates_[taken++].id).allocation.gpus);
+      const JobRun& victim = context.run(candidates_[taken++].id);
+      GiveBackAllocation(*scratch_, victim.request.host, victim.allocation);
       fits = context.placement().Find(*scratch_, request, &allocation);
     }
     if (!fits) {
@@ -591,10 +604,10 @@ class PriorityPolicy final : public Policy {
     // Give back, costliest first, every victim whose GPUs the head does not need.
     victims_.assign(taken, kNoJob);
     for (size_t i = taken; i-- > 0;) {
-      const std::vector<int>& gpus = context.run(candidates_[i].id).allocation.gpus;
-      scratch_->Allocate(gpus);
+      const JobRun& victim = context.run(candidates_[i].id);
+      TakeAllocation(*scratch_, victim.request.host, victim.allocation);
       if (context.placement().Find(*scratch_, request, &allocation)) continue;
-      scratch_->Release(gpus);
+      GiveBackAllocation(*scratch_, victim.request.host, victim.allocation);
       victims_[i] = candidates_[i].id;
     }
     for (JobId r : victims_) {
@@ -621,6 +634,9 @@ class PriorityPolicy final : public Policy {
 
   // With quotas: the guarantee phase (repeated while it preempts), then the borrowing phase.
   void QuotaPass(SchedulingContext& context) {
+    // Jobs the walks do not examine wait behind their VC's blocked head, unless a walk stops
+    // because nothing is free (SetUnexamined then says capacity).
+    if (!orders_.empty()) backfill_.SetUnexamined(WaitReason::kQueueHead);
     for (Vc& vc : vcs_) vc.blocked = false;
     while (QuotaWalk(context, /*guarantees=*/true)) {
     }
@@ -638,7 +654,7 @@ class PriorityPolicy final : public Policy {
   // guarantee phase only of VCs with room, each dropped once it has none); returns true if it
   // preempted something.
   bool QuotaWalk(SchedulingContext& context, bool guarantees) {
-    using Shape = std::tuple<int, uint64_t, bool>;
+    using Shape = std::tuple<int, uint64_t, bool, uint16_t>;
     using Head = std::pair<std::tuple<int, double, JobId>, int>;  // (key, VC)
     // Shapes that did not fit on the live state; (shape, level, VC) whose preemption failed.
     std::set<Shape> no_fit;
@@ -658,7 +674,8 @@ class PriorityPolicy final : public Policy {
       const JobRun& run = context.run(id);
       const bool within = IsWithinQuota(id, run);
       if (guarantees ? within : !within) {
-        const Shape shape(run.request.gpus, run.request.type_mask, run.request.whole_nodes);
+        const Shape shape(run.request.gpus, run.request.type_mask, run.request.whole_nodes,
+                          run.request.constraint);
         const auto room_key = std::make_tuple(shape, level_[id], v);
         Allocation allocation;
         if (!no_fit.count(shape) && context.TryPlace(id, &allocation)) {
@@ -673,16 +690,25 @@ class PriorityPolicy final : public Policy {
             StartNow(context, id, std::move(allocation));
           } else {
             no_room.insert(room_key);
-            if (guarantees) vcs_[v].blocked = true;
+            if (guarantees) {
+              vcs_[v].blocked = true;
+              backfill_.waits().StateNoFit(context, id, WaitReason::kCapacity);
+            } else {
+              // Beyond its VC's quota it may only borrow, and nothing it may take is free.
+              backfill_.waits().State(context, id, WaitReason::kQuota);
+            }
           }
         }
       }
       if (!guarantees || HasRoom(v)) advance(v, orders_[v]->Next(ClassFilter()));
-      // Nothing free and nobody left that a later (lower or equal level) job could preempt.
+      // Nothing free and nobody left that a later (lower or equal level) job could preempt (under
+      // host limits a CPU-only job needs no free GPU).
       if (!heads.empty() && context.resources().total_free() == 0 &&
+          !context.resources().host_limited() &&
           (preemptible_gpus_.empty() ||
            level_[std::get<2>(heads.top().first)] <= preemptible_gpus_.begin()->first) &&
           !(guarantees && AnyBorrowing(context))) {
+        backfill_.SetUnexamined(WaitReason::kCapacity);
         break;
       }
     }

@@ -86,6 +86,7 @@ class ShareBaseline final : public Placement {
   bool SharesGpus() const override { return true; }
   bool PlacesCpuOnly() const override { return true; }
   bool CountsJobKinds() const override { return rule_ == Rule::kClustering; }
+  bool DrawsRandomNumbers() const override { return rule_ == Rule::kRandom; }
 
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {

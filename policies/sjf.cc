@@ -21,7 +21,6 @@ namespace {
 class Sjf final : public Policy {
  public:
   bool SupportsShares() const override { return true; }
-  bool PlacesCpuOnlyJobs() const override { return true; }
   void OnArrival(SchedulingContext& context, JobId id) override {
     queued_.emplace(context.job(id).duration, id);
   }
@@ -33,7 +32,17 @@ class Sjf final : public Policy {
     Allocation allocation;
     while (!queued_.empty()) {
       const JobId id = queued_.begin()->second;
-      if (!context.TryPlace(id, &allocation)) return;
+      if (!context.TryPlace(id, &allocation)) {
+        // Its head waits for room; every other job behind it (its wait group's queue_head).
+        if (id != blocked_head_) {
+          if (blocked_head_ != kNoJob && context.run(blocked_head_).state == JobState::kQueued) {
+            context.ClearWaitReason(blocked_head_);
+          }
+          blocked_head_ = id;
+        }
+        context.SetWaitReason(id, context.NoFitReason(id).value_or(WaitReason::kCapacity));
+        return;
+      }
       context.Start(id, std::move(allocation));
       queued_.erase(queued_.begin());
     }
@@ -41,6 +50,7 @@ class Sjf final : public Policy {
 
  private:
   std::set<std::pair<double, JobId>> queued_;  // (trace duration, job): JobId is submit order
+  JobId blocked_head_ = kNoJob;                // the last head given a wait reason
 };
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <set>
 #include <utility>
 #include <vector>
@@ -79,6 +80,7 @@ class Srtf final : public Policy, public RunnableOrder {
       EnterRunning(id);
     }
     for (JobId id : outcome_.migrated) EnterRunning(id);
+    StatePreemptiveWaits(context, &waits_);
     context_ = nullptr;
   }
 
@@ -113,8 +115,8 @@ class Srtf final : public Policy, public RunnableOrder {
   // moves its threshold there, touching the steady jobs it crosses.
   const Resources* RoomBound(JobId id) override {
     const PlacementRequest& request = context_->run(id).request;
-    auto [slot, added] = room_of_shape_.try_emplace({request.gpus, request.type_mask},
-                                                    static_cast<int>(rooms_.size()));
+    auto [slot, added] = room_of_shape_.try_emplace(
+        {request.gpus, request.type_mask, request.constraint}, static_cast<int>(rooms_.size()));
     if (added) rooms_.push_back(Room{Resources(context_->cluster()), kNever});
     Room& room = rooms_[slot->second];
     const double target = now_ + context_->run(id).work_left;
@@ -240,8 +242,9 @@ class Srtf final : public Policy, public RunnableOrder {
     double threshold;
   };
   std::vector<Room> rooms_;
-  std::map<std::pair<int, uint64_t>, int> room_of_shape_;
+  std::map<std::tuple<int, uint64_t, uint16_t>, int> room_of_shape_;
   PreemptivePlanner planner_;
+  WaitStatements waits_;  // the first queued job's reason (StatePreemptiveWaits)
   PassOutcome outcome_;
 };
 

@@ -6,7 +6,8 @@
 // (plus one node for the remainder), and the first-fit choice. Score: higher runtime-model rate,
 // then higher ring bandwidth on the topology, then fewer nodes, then lower GPU indices.
 // Cost per job: O(candidates x subsets x ring evaluation); the topology caches ring results.
-// Nodes whose free CPUs or memory cannot take the job are not candidates (docs/resources.md).
+// Nodes whose free CPUs or memory cannot take the job are not candidates (docs/resources.md); a
+// CPU-only job takes the lowest-index node with room for it (PlaceCpuOnly).
 // Parameters: candidates (16): nodes examined per single-node job; type_order (listed): GPU-type
 // order, TypeOrder in policies/node_placement.h (with `listed` the score compares every type).
 #include <algorithm>
@@ -40,8 +41,11 @@ class TopologyPlacement final : public Placement {
     default_job_.gpus = 1;
   }
 
+  bool PlacesCpuOnly() const override { return true; }
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
+    // Nothing to communicate: the lowest-index node with room.
+    if (IsCpuOnly(request)) return PlaceCpuOnly(resources, request, NodeRule::kFirstFit, out);
     return order_.Place(resources, request, out,
                         [&](const PlacementRequest& one, Allocation* found) {
                           return FindAnyType(resources, one, found);

@@ -27,6 +27,8 @@
 #include "app/run.h"
 #include "policies/registry.h"
 #include "python/python_policy.h"
+#include "sim/output/comparison.h"
+#include "sim/output/html_report.h"
 #include "sim/util/error.h"
 #include "workloads/reader.h"
 
@@ -345,7 +347,19 @@ void BindContext(py::module_& m) {
              c.Resize(id, to_allocation(c, allocation));
            })
       .def("set_timer", &Ctx::SetTimer, py::arg("time"), py::arg("job") = kNoJob,
-           py::arg("tag") = 0);
+           py::arg("tag") = 0)
+      // Wait reasons (docs/metrics.md#wait-reasons).
+      .def("set_wait_reason", &Ctx::SetWaitReason, py::arg("job"), py::arg("reason"))
+      .def("clear_wait_reason", &Ctx::ClearWaitReason, py::arg("job"))
+      .def("set_group_wait_reason", &Ctx::SetGroupWaitReason, py::arg("group"), py::arg("reason"))
+      .def(
+          "no_fit_reason",
+          [](const Ctx& c, JobId id) -> std::optional<std::string> {
+            const std::optional<WaitReason> reason = c.get().NoFitReason(id);
+            if (!reason) return std::nullopt;
+            return std::string(WaitReasonName(*reason));
+          },
+          py::arg("job"));
 }
 
 }  // namespace
@@ -420,4 +434,43 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("cluster"), py::arg("cluster_json") = "", py::arg("hardware") = "");
   m.def("default_trace_path", &DefaultTracePath);
+  // Runs put side by side (Database.compare, sim/output/comparison.h): how the jobs they saw
+  // differ ("message": the refusal's text ending in `how_to_allow`, "" when they saw the same
+  // jobs), their shared horizon and each run's utilization and cluster cost over it.
+  m.def(
+      "compare_runs",
+      [](const std::string& path, const std::vector<int64_t>& run_ids,
+         const std::string& how_to_allow) {
+        std::vector<ComparedRun> runs;
+        for (int64_t id : run_ids) runs.push_back(ReadComparedRun(path, id));
+        const std::vector<std::string> differences = JobSetDifferences(runs);
+        py::dict out;
+        out["differences"] = differences;
+        out["message"] =
+            differences.empty() ? std::string() : DifferentJobsMessage(differences, how_to_allow);
+        std::vector<double> utilization, cost;
+        double horizon_seconds = kNaN;
+        if (!runs.empty()) {
+          const Horizon horizon = SharedHorizon(runs);
+          horizon_seconds = horizon.seconds();
+          for (const ComparedRun& run : runs) {
+            utilization.push_back(UtilizationOver(run, horizon));
+            cost.push_back(CostOver(run, horizon));
+          }
+        }
+        out["horizon_seconds"] = horizon_seconds;
+        out["gpu_utilization"] = utilization;
+        out["cost_usd"] = cost;
+        return out;
+      },
+      py::arg("path"), py::arg("run_ids"), py::arg("how_to_allow"));
+  m.def(
+      "report_html",
+      [](const std::string& db, const std::string& out, const std::vector<int64_t>& run_ids) {
+        HtmlReportOptions options;
+        options.run_ids = run_ids;
+        py::gil_scoped_release release;
+        WriteHtmlReport(db, out, options);
+      },
+      py::arg("db"), py::arg("out"), py::arg("run_ids") = std::vector<int64_t>());
 }

@@ -48,6 +48,30 @@ void PolicyContext::SetTimer(double time, JobId id, int tag) {
   Apply([&](SchedulingContext& c) { c.SetTimer(time, id, tag); });
 }
 
+namespace {
+WaitReason ReasonNamed(const std::string& name) {
+  const std::optional<WaitReason> reason = WaitReasonFromName(name);
+  if (!reason) {
+    throw InputError("unknown wait reason \"" + name + "\"; valid: " + WaitReasonNames());
+  }
+  return *reason;
+}
+}  // namespace
+
+void PolicyContext::SetWaitReason(JobId id, const std::string& reason) {
+  const WaitReason r = ReasonNamed(reason);
+  Apply([&](SchedulingContext& c) { c.SetWaitReason(id, r); });
+}
+
+void PolicyContext::ClearWaitReason(JobId id) {
+  Apply([&](SchedulingContext& c) { c.ClearWaitReason(id); });
+}
+
+void PolicyContext::SetGroupWaitReason(int group, const std::string& reason) {
+  const WaitReason r = ReasonNamed(reason);
+  Apply([&](SchedulingContext& c) { c.SetGroupWaitReason(group, r); });
+}
+
 Allocation PolicyContext::MakeAllocation(std::vector<int> gpus, int milli) const {
   const Cluster& cluster = get().cluster();
   Allocation allocation;

@@ -48,6 +48,11 @@ class PolicyContext {
   void Preempt(JobId id);
   void Resize(JobId id, Allocation allocation);
   void SetTimer(double time, JobId id, int tag);
+  // Wait reasons by name (docs/metrics.md#wait-reasons); an unknown name raises InputError listing
+  // the valid ones.
+  void SetWaitReason(JobId id, const std::string& reason);
+  void ClearWaitReason(JobId id);
+  void SetGroupWaitReason(int group, const std::string& reason);
 
   // An allocation of `gpus` (global indices, ascending) as whole GPUs or shares of `milli`
   // thousandths; its GPU type is that of the first GPU's node (the engine checks the others).

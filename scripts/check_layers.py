@@ -3,8 +3,11 @@
 
 The layers, bottom to top (ARCHITECTURE.md explains each):
 
-    sim/util  <  sim/hardware  <  sim/models  <  sim/engine  <  sim/output, policies, workloads
-              <  sim/cli (the program)  <  python (the Python module's native part)
+    sim/util  <  sim/hardware  <  sim/models, sim/alloc  <  sim/engine
+              <  sim/output, policies, workloads  <  app  <  cli, python
+
+sim/models and sim/alloc sit side by side (analytic models; allocators and the placement
+constraints' arithmetic): neither includes the other.
 
 sim/output, policies and workloads sit side by side: each may include sim/engine and below, not
 one another. Tests, benchmarks, fuzz targets and python bindings sit above everything.
@@ -21,7 +24,8 @@ BELOW = {
     "sim/util": [],
     "sim/hardware": ["sim/util"],
     "sim/models": ["sim/util", "sim/hardware"],
-    "sim/engine": ["sim/util", "sim/hardware", "sim/models"],
+    "sim/alloc": ["sim/util"],
+    "sim/engine": ["sim/util", "sim/hardware", "sim/models", "sim/alloc"],
 }
 BELOW["sim/output"] = BELOW["sim/engine"] + ["sim/engine"]
 BELOW["policies"] = BELOW["sim/output"]

@@ -6,9 +6,9 @@
 # "identical" when the outputs agree, 1 with the first differences otherwise.
 #
 # Usage: scripts/compare_builds.sh OLD_CLUSTERSIM NEW_CLUSTERSIM [WORK_DIR]
-# The set: the README tour's runs (fcfs, best-fit, easy, faults, model-aware cosched), every
-# registered policy on the bundled Philly window and on the first 20,000 jobs of the Philly file,
-# first-fit and pool, and the bench's synthetic 1,024 x 8 cluster at 100,000 jobs.
+# The set: the runs of docs/replay.md, failures.md and model-aware.md (fcfs, best-fit, easy,
+# faults, model-aware cosched), every registered policy on the bundled Philly window and on the
+# first 20,000 jobs of the Philly file, first-fit and pool, and the bench's synthetic 1,024 x 8 cluster at 100,000 jobs.
 set -euo pipefail
 old="$1"
 new="$2"

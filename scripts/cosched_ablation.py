@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The README's cosched ablation: how much of cosched's gain over fcfs is batch tuning, how much
+"""The cosched ablation (docs/model-aware.md, docs/cosched-ablation.md): how much of cosched's gain over fcfs is batch tuning, how much
 GPU-type choice and how much co-scheduling. Same trace and cluster for every run (the bundled
 Philly window on the default mixed cluster, models and batches assigned with --assign-models),
 each configuration over the same seeds 0..N-1 (--seeds N, default 5: the seed draws each job's

@@ -17,7 +17,7 @@ pods included, top 95 %), docs/metrics.md#fgd.
 The table: unallocated GPU capacity (% of the cluster's GPUs) once 100 % of
 it has arrived (`placement_curve`, results/README.md), mean and range over the seeds, next to the
 artifact's published values; then the paper's headline, FGD's unallocated GPUs relative to
-dot-product's. What still differs from the paper: README.md, "Reproducing FGD on openb".
+dot-product's. What still differs from the paper: docs/fgd-openb.md.
 
 Usage: scripts/fgd_openb.py [--binary build/cli/clustersim] [--work DIR] [--seeds N]
            [--jobs J] [--paper-csv analysis_allo_discrete.csv] [--no-host-demands]
@@ -95,7 +95,7 @@ def main():
          "--keep-order", "--out", cluster])
     spec = {
         "traces": [PODS],
-        "clusters": [cluster],
+        "clusters": [os.path.abspath(cluster)],  # a spec's relative paths are the spec's folder's
         "policies": ["fcfs"],
         "placements": [p for p, _ in POLICIES],
         "params": [{"fgd_classes": "paper", "frag-aware:score": "sigmoid"}],

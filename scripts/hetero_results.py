@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""The README's heterogeneity results: gavel against fcfs, las and cosched (and least-loaded and a
-type_order=fastest first-fit) on the bundled Philly window, on the default mixed cluster (V100,
-A100, H100) with the hardware runtime model and models assigned (--assign-models, seed 0, as
-cosched needs them). One `clustersim run` per row into one database; prints a Markdown table
-from its summary table.
+"""The heterogeneity results of docs/heterogeneity.md: gavel against fcfs, las and cosched (and
+least-loaded), with the controls that isolate where a gain comes from (fcfs and las with
+type_order=fastest: the GPU-type choice alone; gavel with free and with dearer preemption), on the bundled Philly window,
+on the default mixed cluster (V100, A100, H100) with the hardware runtime model and models
+assigned (--assign-models, seed 0, as cosched needs them). One `clustersim run` per row into one
+database; prints a Markdown table from its summary table.
 
 Usage: scripts/hetero_results.py [--binary build/cli/clustersim] [--out results/hetero.sqlite]
 """
@@ -20,9 +21,11 @@ ROWS = [
     ("fcfs", ["--policy", "fcfs"]),
     ("fcfs, type_order=fastest", ["--policy", "fcfs", "--param", "type_order=fastest"]),
     ("las", ["--policy", "las"]),
+    ("las, type_order=fastest", ["--policy", "las", "--param", "type_order=fastest"]),
     ("cosched", ["--policy", "cosched"]),
     ("least-loaded", ["--policy", "least-loaded"]),
     ("gavel (max-min)", ["--policy", "gavel"]),
+    ("gavel (max-min), preemption free", ["--policy", "gavel", "--preemption-cost", "0"]),
     ("gavel (max-min), preemption 60 s", ["--policy", "gavel", "--preemption-cost", "60"]),
     ("gavel (throughput)", ["--policy", "gavel", "--param", "objective=throughput"]),
 ]
@@ -38,6 +41,7 @@ COLUMNS = [
     ("on A100", "gpu_utilization", "busy:A100-80GB", 1, "{:,.0f}"),
     ("on V100 (SXM2 + PCIe)", "gpu_utilization", "busy:V100-32GB|V100-PCIe-32GB", 1, "{:,.0f}"),
     ("preemptions", "preemptions", "all", 1, "{:,.0f}"),
+    ("preempt GPU-h", "preemption_gpu_hours", "all", 1, "{:,.1f}"),
 ]
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The README's model-aware results: fcfs, fair-share, easy and cosched on the bundled Philly
+"""The model-aware results of docs/model-aware.md: fcfs, fair-share, easy and cosched on the bundled Philly
 window and on the openb pod list, on the default mixed cluster, with models and batches assigned
 (--assign-models, seed 0). Runs `clustersim compare` once per trace into one database and prints
 a Markdown table per trace from its summary table.

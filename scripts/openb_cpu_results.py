@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The README's openb results with CPUs and host memory (docs/resources.md): the openb pod list
+"""The openb results with CPUs and host memory of docs/fgd-openb.md (docs/resources.md): the openb pod list
 on the cluster of its own node list (`trace cluster-from`, G2 -> A100-40GB, G3 -> V100-32GB),
 fcfs + frag-aware, with the pods' CPU and memory demands and without them (--no-host-demands),
 placed arrival only as the FGD paper (Weng et al., USENIX ATC'23) places pods: the pods shuffled

@@ -3,6 +3,7 @@
 
 usage: scripts/plot.py DB [--out DIR] [--run ID ...] [--label FORMAT] [--format png,pdf]
                           [--style screen|paper] [--smooth HOURS] [--dpi N]
+                          [--allow-different-jobs]
 
 Writes each figure as DIR/NAME.<format> (DIR defaults to a `figures` folder next to the
 database), one line or bar per run (all runs, or the --run ids):
@@ -19,13 +20,20 @@ database), one line or bar per run (all runs, or the --run ids):
                      average (--smooth, default 1/100 of the longest run's span)
   gpu_type_utilization  utilization per GPU type (summary gpu_utilization per scope), grouped bars
   headline           bar charts of headline figures from `summary`: mean and p95 JCT, mean
-                     first-start wait and queued time, bounded slowdown, preemptions per job,
-                     utilization, makespan, cost
+                     first-start wait and queued time (every job that arrived: killed ones to
+                     their kill time, unfinished ones to their run's end), bounded slowdown,
+                     jobs killed or unfinished, preemptions per job, utilization, makespan, cost
+                     (utilization and cost over the runs' shared horizon, the first submission
+                     to the last run's end; gpu_type_utilization too)
   placement_curve    only when runs have `placement_curve` rows (arrival-only runs,
                      docs/engine.md#arrival-only-placement): unallocated GPU capacity (% of the
                      cluster's GPUs) against arrived GPU capacity (%), as the FGD paper plots its
                      placements; one curve per group of runs that differ only in their seed: the
                      mean over the seeds, with the band from the lowest to the highest seed
+
+The plotted runs must have seen the same jobs (the same trace and filters, the same jobs
+rejected), as `clustersim compare` and `report` check: otherwise the script names the jobs that
+differ and stops (exit 2) unless --allow-different-jobs.
 
 Run labels name what differs between the plotted runs (policy, placement, seed, cluster, trace,
 parameters, ...), or follow --label, a Python format string over the `runs` columns and `trace`
@@ -62,17 +70,21 @@ plt = None  # matplotlib.pyplot, imported once the arguments and database are kn
 HOUR = 3600.0
 DAY = 86400.0
 
-# Headline figures: (summary metric, axis label, scale divisor).
+# Headline figures: (summary metric, axis label, scale divisor). JCT and waits count every job
+# that arrived (killed ones to their kill time, unfinished ones to their run's end), and the
+# killed and unfinished jobs have their own panel; utilization and cost are over the runs'
+# shared horizon (comparable_figures).
 HEADLINE = [
     ("jct_seconds_mean", "mean JCT (h)", HOUR),
     ("jct_seconds_p95", "p95 JCT (h)", HOUR),
     ("wait_seconds_mean", "mean first-start wait (h)", HOUR),
     ("queued_seconds_mean", "mean queued time (h)", HOUR),
-    ("bsld_mean", "mean bounded slowdown", 1.0),
+    ("bsld_mean", "mean bounded slowdown (jobs that ended)", 1.0),
+    ("jobs_not_completed", "jobs killed (timeout) + unfinished", 1.0),
     ("preemptions_per_job", "preemptions per job", 1.0),
-    ("gpu_utilization", "GPU utilization", 1.0),
+    ("gpu_utilization", "GPU utilization (shared horizon)", 1.0),
     ("makespan_seconds", "makespan (days)", DAY),
-    ("cost_usd", "cluster cost (k$)", 1000.0),
+    ("cost_usd", "cluster cost over the shared horizon (k$)", 1000.0),
 ]
 
 # What may tell runs apart, in label order: (runs column or "trace", how it is shown).
@@ -189,6 +201,117 @@ def run_labels(db, wanted, label_format):
         if rows[run_id]["status"] != "complete":
             labels[run_id] += f" ({rows[run_id]['status']})"
     return kept, labels
+
+
+def number_kind(reason):
+    """A rejection reason with its numbers blanked: the jobs' kind (sim/output/comparison.cc)."""
+    out, previous = [], False
+    for ch in reason or "":
+        digit = ch.isdigit() or (previous and ch == ".")
+        if not digit:
+            out.append(ch)
+        elif not previous:
+            out.append("#")
+        previous = digit
+    return "".join(out)
+
+
+def job_set_differences(db, ids):
+    """How the jobs the runs saw differ (as `clustersim compare` and `report` check them,
+    sim/output/comparison.h): each run against the first of its seed (trace, filters, rejected
+    jobs), and the first of each seed against the very first (trace and filters, without what
+    the seed draws: the jobs --inflate makes)."""
+    runs = {}
+    for run_id in ids:
+        path, sha, filters, policy, placement, seed = db.execute(
+            "SELECT trace_path, trace_sha256, trace_filter, policy, placement, seed FROM runs "
+            "WHERE run_id = ?", (run_id,)).fetchone()
+        rejected = {index: (job_id, reason) for index, job_id, reason in db.execute(
+            "SELECT job_index, job_id, reason FROM jobs WHERE run_id = ? AND status = 'rejected'",
+            (run_id,))}
+        runs[run_id] = (f"run {run_id} ({policy}/{placement})", path, sha, filters, rejected,
+                        seed)
+    differences = []
+
+    def same_input(run, first, across_seeds):
+        if run[2] != first[2]:
+            differences.append(f"{run[0]} replayed {run[1]}, {first[0]} {first[1]}: different "
+                               "traces")
+            return False
+        a, b = run[3], first[3]
+        if across_seeds:
+            try:
+                a, b = (json.dumps({k: v for k, v in json.loads(t or "{}").items()
+                                    if k != "jobs_inflated"}, sort_keys=True) for t in (a, b))
+            except ValueError:
+                pass
+        if a != b:
+            differences.append(f"{run[0]} read the trace with the filters {run[3]}, {first[0]} "
+                               f"with {first[3]}")
+            return False
+        return True
+
+    first_of_seed = {}
+    for run_id in ids:
+        run = runs[run_id]
+        if run[5] not in first_of_seed:
+            first_of_seed[run[5]] = run
+            if run_id != ids[0]:
+                same_input(run, runs[ids[0]], True)
+            continue
+        first = first_of_seed[run[5]]
+        if not same_input(run, first, False):
+            continue
+        for rejecter, accepter in ((run, first), (first, run)):
+            only = sorted(set(rejecter[4]) - set(accepter[4]))
+            if not only:
+                continue
+            kinds = {}
+            for index in only:
+                kinds.setdefault(number_kind(rejecter[4][index][1]), []).append(index)
+            parts = []
+            for indices in sorted(kinds.values(), key=lambda v: (-len(v), v[0]))[:3]:
+                ids_text = ", ".join(rejecter[4][i][0] for i in indices[:3])
+                parts.append(f'{len(indices):,} like "{rejecter[4][indices[0]][1]}" '
+                             f'(job{"s" if len(indices) > 1 else ""} '
+                             f'{ids_text}{", ..." if len(indices) > 3 else ""})')
+            differences.append(f"{rejecter[0]} rejected {len(only):,} "
+                               f"job{'s' if len(only) > 1 else ''} that {accepter[0]} "
+                               f"accepted: " + "; ".join(parts))
+    return differences
+
+
+def comparable_figures(db, ids):
+    """Per run: the summary figures (scope 'all') with gpu_utilization, per-type utilization
+    and cost_usd over the runs' shared horizon (first submission to the last run's end), and
+    jobs_not_completed = jobs killed at their wall time + unfinished."""
+    spans = {}
+    for run_id in ids:
+        values = summary_all(db, run_id)
+        first = db.execute("SELECT MIN(submit_time) FROM jobs WHERE run_id = ?",
+                           (run_id,)).fetchone()[0] or 0.0
+        span = values.get("simulated_seconds") or 0.0
+        end = values.get("end_seconds", first + span)
+        spans[run_id] = (first, span, end, values)
+    start = min(first for first, _, _, _ in spans.values())
+    horizon = max(end for _, _, end, _ in spans.values()) - start
+    figures = {}
+    for run_id, (_, span, _, values) in spans.items():
+        values = dict(values)
+        if horizon > 0:
+            if values.get("gpu_utilization") is not None:
+                values["gpu_utilization"] *= span / horizon
+            if values.get("cost_usd") is not None and span > 0:
+                values["cost_usd"] *= horizon / span
+        values["jobs_not_completed"] = (values.get("jobs_timeout") or 0) + (
+            values.get("jobs_unfinished") or 0)
+        figures[run_id] = (values, span / horizon if horizon > 0 else 1.0)
+    return figures
+
+
+def summary_all(db, run_id):
+    return {m: v for m, v in db.execute(
+        "SELECT metric, value FROM summary WHERE run_id = ? AND scope = 'all'", (run_id,))}
 
 
 def style_of(index):
@@ -399,7 +522,10 @@ def summary_values(db, run_id, metric):
 
 
 def plot_gpu_types(figs, db, ids, labels):
-    per_run = {run_id: summary_values(db, run_id, "gpu_utilization") for run_id in ids}
+    # Over the runs' shared horizon: each run's own-span utilization x its span / the horizon.
+    scale = {run_id: share for run_id, (_, share) in comparable_figures(db, ids).items()}
+    per_run = {run_id: {scope: value * scale[run_id] for scope, value in
+                        summary_values(db, run_id, "gpu_utilization").items()} for run_id in ids}
     types = sorted({s for v in per_run.values() for s in v if s != "all"})
     groups = types + ["all"]
     size = figs.size("bars")
@@ -413,7 +539,7 @@ def plot_gpu_types(figs, db, ids, labels):
                color=style_of(i)["color"], hatch=hatch_of(i), edgecolor="white", linewidth=0)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=15)
-    ax.set_ylabel("GPU utilization (time average)")
+    ax.set_ylabel("GPU utilization (shared horizon)")
     ax.set_ylim(0, 1.05)
     figs.title(ax, "utilization per GPU type")
     ax.grid(True, axis="y", alpha=0.3)
@@ -427,10 +553,11 @@ def plot_headline(figs, db, ids, labels):
     fig, axes = plt.subplots(rows_n, cols, figsize=figs.size("headline"))
     colours = [style_of(i)["color"] for i in range(len(ids))]
     hatches = [hatch_of(i) for i in range(len(ids))]
+    figures = comparable_figures(db, ids)
     for ax, (metric, title, scale) in zip(axes.flat, HEADLINE):
         values = []
         for run_id in ids:
-            v = summary_values(db, run_id, metric).get("all")
+            v = figures[run_id][0].get(metric)
             values.append(v / scale if v is not None else 0)
         ax.bar(range(len(ids)), values, color=colours, hatch=hatches, edgecolor="white",
                linewidth=0)
@@ -752,6 +879,10 @@ def main(argv):
                         help="hours of the moving average of stranded GPUs and I_frag (default: "
                         "1/100 of the simulated span; 0 = raw)")
     parser.add_argument("--dpi", type=int, default=120, help="PNG resolution (default 120)")
+    parser.add_argument("--allow-different-jobs", action="store_true",
+                        help="plot runs side by side that did not see the same jobs (a different "
+                        "trace or filters, or jobs some rejected and others accepted); by "
+                        "default refused, naming the jobs")
     add_allocation_arguments(parser)
     args = parser.parse_args(argv)
     args.format = parse_formats(args.format)
@@ -760,6 +891,14 @@ def main(argv):
     check_allocation_arguments(args)
     db = open_db(args.db)
     ids, labels = run_labels(db, args.run, args.label)
+    differences = job_set_differences(db, ids)
+    if differences:
+        text = "; ".join(differences)
+        if not args.allow_different_jobs:
+            fail(f"the plotted runs did not see the same jobs, so their figures are not "
+                 f"comparable: {text}. --allow-different-jobs plots them anyway; --run picks "
+                 "runs that saw the same jobs")
+        print(f"plot.py: warning: the runs saw different jobs: {text}", file=sys.stderr)
     global plt
     import matplotlib
 

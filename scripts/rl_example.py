@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Trains a small policy-gradient scheduler in clustersim.Env (numpy only) and compares it with
-random choices, fcfs and sjf on its synthetic training trace and on held-out ones (README,
-"Python: import clustersim").
+random choices, fcfs and sjf on its synthetic training trace and on held-out ones (docs/python.md,
+"The RL environment, trained").
 
 The agent scores each of the first K queued jobs that fit with a linear function of the job's
 features (log duration, GPUs, log wait) and the wait action with a linear function of the

@@ -50,7 +50,7 @@ class TestSim {
           const std::string& policy = "fcfs", const std::string& placement = "first-fit",
           EngineOptions options = {}, const std::string& runtime = "trace",
           Params params = Params(), const ModelCatalog* models = nullptr,
-          ModelRuntimeOptions model_options = {})
+          ModelRuntimeOptions model_options = {}, std::vector<JobConstraints> constraints = {})
       : cluster_(
             ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
             HardwareCatalog::Default()),
@@ -61,6 +61,7 @@ class TestSim {
         policy_(FindPolicy(policy).make(params)) {
     trace_.path = "test-trace";
     trace_.jobs = std::move(jobs);
+    trace_.constraints = std::move(constraints);  // indexed by Job::constraints
     std::stable_sort(trace_.jobs.begin(), trace_.jobs.end(),
                      [](const Job& a, const Job& b) { return a.submit_time < b.submit_time; });
     options.check_invariants = true;
@@ -73,7 +74,8 @@ class TestSim {
   }
   // Uses a policy object owned by the test instead of a registered one.
   TestSim(const std::string& cluster_json, std::vector<Job> jobs, std::unique_ptr<Policy> policy,
-          EngineOptions options = {}, const ModelCatalog* models = nullptr)
+          EngineOptions options = {}, const ModelCatalog* models = nullptr,
+          std::vector<JobConstraints> constraints = {})
       : cluster_(
             ClusterSpec::FromJsonText(cluster_json, "test-cluster", HardwareCatalog::Default()),
             HardwareCatalog::Default()),
@@ -84,6 +86,7 @@ class TestSim {
         policy_(std::move(policy)) {
     trace_.path = "test-trace";
     trace_.jobs = std::move(jobs);
+    trace_.constraints = std::move(constraints);
     options.check_invariants = true;
     if (models != nullptr) {
       models_ = std::make_unique<ModelRuntime>(trace_, cluster_.catalog(), *models,

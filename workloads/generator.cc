@@ -148,11 +148,6 @@ double MeanDurationSeconds(const GeneratorOptions& options) {
                                        : options.mean_duration_seconds;
 }
 
-double ArrivalRatePerSecond(const GeneratorOptions& options) {
-  return options.load * static_cast<double>(options.cluster_gpus) /
-         (PhillyMeanGpus() * MeanDurationSeconds(options));
-}
-
 std::string DefaultDiurnalCurvePath() {
   return BundledTracesDir() + "/helios/lucid_venus_cluster_throughput_10min.csv";
 }
@@ -175,6 +170,64 @@ std::vector<std::pair<std::string, double>> ParseModelMix(const std::string& tex
   return out;
 }
 
+namespace {
+
+// One job's draws, kept until the arrival times are known.
+struct DrawnJob {
+  double duration_seconds;  // as written (3 decimals)
+  int gpus;
+  uint32_t model;  // index into GeneratorOptions::models
+};
+
+// The value `value` is written as: fixed, 3 decimals.
+double AsWritten(double value) { return std::round(value * 1000) / 1000; }
+
+// Arrival times t_0 = 0 <= t_1 <= ... <= t_{n-1} = span of n jobs (see generator.h): the points
+// between the ends follow the rate curve (constant for Poisson). `gaps` are the n - 1 unit-mean
+// exponential gaps drawn for them; position i is the share sum(gaps[0, i)) / sum(gaps) of the
+// cumulative rate Lambda(span), mapped back through Lambda^-1.
+std::vector<double> ArrivalTimes(const std::vector<double>& gaps, double span,
+                                 const std::vector<double>& curve) {
+  const size_t n = gaps.size() + 1;
+  std::vector<double> times(n, 0.0);
+  if (n == 1) return times;
+  double total = 0;
+  for (double gap : gaps) total += gap;
+  constexpr double kSlotSeconds = 600;  // the curve's 10-minute slots
+  auto weight = [&](size_t slot) { return curve[slot % curve.size()]; };
+  // Lambda(span) in slot-weighted seconds; without a curve the rate is constant (Lambda(t) = t).
+  double lambda_span = span;
+  if (!curve.empty()) {
+    lambda_span = 0;
+    size_t slot = 0;
+    for (; (slot + 1) * kSlotSeconds <= span; ++slot) lambda_span += weight(slot) * kSlotSeconds;
+    lambda_span += weight(slot) * (span - slot * kSlotSeconds);
+  }
+  double cumulative = 0;
+  size_t slot = 0;
+  double lambda_before_slot = 0;  // Lambda at the start of `slot`
+  for (size_t i = 1; i + 1 < n; ++i) {
+    cumulative += gaps[i - 1];
+    if (curve.empty() || !(lambda_span > 0)) {
+      // Constant rate, or a curve that is 0 all over [0, span]: uniform spacing in time.
+      times[i] = span * (cumulative / total);
+      continue;
+    }
+    const double target = lambda_span * (cumulative / total);
+    // Lambda^-1: the earliest time Lambda reaches target; slots only move forward.
+    while (lambda_before_slot + weight(slot) * kSlotSeconds < target) {
+      lambda_before_slot += weight(slot) * kSlotSeconds;
+      ++slot;
+    }
+    const double into = weight(slot) > 0 ? (target - lambda_before_slot) / weight(slot) : 0;
+    times[i] = std::min(span, slot * kSlotSeconds + into);
+  }
+  times[n - 1] = span;
+  return times;
+}
+
+}  // namespace
+
 GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::string& path) {
   if (options.jobs < 0) throw InputError("--jobs: expected a count >= 0");
   if (options.cluster_gpus <= 0) throw InputError("--gpus: expected a count > 0");
@@ -191,79 +244,61 @@ GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::s
     throw InputError("--mean-duration: expected finite seconds > 0");
   }
   std::vector<double> curve;
-  double curve_max = 1;
   if (options.arrivals == "diurnal") {
     curve = ReadCurve(options.curve_path.empty() ? DefaultDiurnalCurvePath() : options.curve_path);
-    curve_max = *std::max_element(curve.begin(), curve.end());
   }
   double model_weight_total = 0;
   for (const auto& [name, weight] : options.models) model_weight_total += weight;
 
+  // The jobs first (GPUs, duration, model each, in that order), then the n - 1 arrival gaps:
+  // the span is known only once the jobs' GPU-seconds are.
+  std::mt19937_64 rng(options.seed);
+  GeneratedTrace made;
+  std::vector<DrawnJob> drawn(static_cast<size_t>(options.jobs));
+  for (DrawnJob& job : drawn) {
+    job.gpus = PhillyGpus(rng);
+    job.duration_seconds = AsWritten(options.durations == "philly"
+                                         ? PhillyDuration(rng)
+                                         : Exponential(rng, options.mean_duration_seconds));
+    job.model = 0;
+    if (!options.models.empty()) {
+      double r = Uniform01(rng) * model_weight_total;
+      while (job.model + 1 < options.models.size() && r >= options.models[job.model].second) {
+        r -= options.models[job.model].second;
+        ++job.model;
+      }
+    }
+    made.gpu_seconds += job.gpus * job.duration_seconds;
+  }
+  std::vector<double> gaps(drawn.empty() ? 0 : drawn.size() - 1);
+  for (double& gap : gaps) gap = Exponential(rng, 1.0);
+  // Offered load = GPU-seconds / (GPUs x span): the span that makes it the target.
+  const double span = AsWritten(made.gpu_seconds / (options.load * options.cluster_gpus));
+  const std::vector<double> times =
+      drawn.empty() ? std::vector<double>() : ArrivalTimes(gaps, span, curve);
+  std::vector<double>().swap(gaps);
+
   const std::string temporary = path + ".partial";
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (file == nullptr) throw InputError(path, 0, 0, "cannot write the trace file");
-  std::mt19937_64 rng(options.seed);
-  const double rate = ArrivalRatePerSecond(options);
-  constexpr double kSlotSeconds = 600;  // the curve's 10-minute slots
-  // The NHPP's rate is peak_rate x curve[slot] / curve_max. Its expected count by time T is
-  // rate x (integral of the curve over [0, T]); for the jobs to span T = jobs / rate on average,
-  // the curve must average 1 over [0, T] (it averages 1 over its whole length, but a trace of a
-  // few weeks samples only its start): divide the rate by the curve's mean over [0, T].
-  double curve_scale = 1;
-  if (!curve.empty() && options.jobs > 0) {
-    const double span_slots = static_cast<double>(options.jobs) / rate / kSlotSeconds;
-    const double whole = std::floor(span_slots);
-    const double cycles = std::floor(whole / static_cast<double>(curve.size()));
-    double integral = cycles * static_cast<double>(curve.size());  // mean 1 per slot per cycle
-    const auto rest = static_cast<size_t>(whole - cycles * static_cast<double>(curve.size()));
-    for (size_t s = 0; s < rest; ++s) integral += curve[s];
-    integral += (span_slots - whole) * curve[rest % curve.size()];
-    if (integral > 0) curve_scale = span_slots / integral;
-  }
-  const double peak_rate = rate * curve_scale * curve_max;
-  GeneratedTrace made;
   std::string chunk = options.models.empty() ? "job_id,submit_time,gpus,duration\n"
                                              : "job_id,submit_time,gpus,duration,model\n";
   constexpr size_t kChunkBytes = 1 << 20;
   chunk.reserve(kChunkBytes + 256);
   bool ok = true;
-  double submit_seconds = 0;
-  for (int64_t i = 0; i < options.jobs; ++i) {
-    // Draw order per job is fixed (arrival, GPUs, duration, model) so traces are reproducible.
-    if (curve.empty()) {
-      submit_seconds += Exponential(rng, 1 / rate);
-    } else {
-      // Thinning: candidates at the peak rate, each kept with probability rate(t) / peak.
-      while (true) {
-        submit_seconds += Exponential(rng, 1 / peak_rate);
-        const size_t slot = static_cast<size_t>(submit_seconds / kSlotSeconds) % curve.size();
-        if (Uniform01(rng) * curve_max < curve[slot]) break;
-      }
-    }
-    const int gpus = PhillyGpus(rng);
-    const double duration_seconds = options.durations == "philly"
-                                        ? PhillyDuration(rng)
-                                        : Exponential(rng, options.mean_duration_seconds);
-    if (i == 0) made.first_submit_seconds = submit_seconds;
-    made.last_submit_seconds = submit_seconds;
-    made.gpu_seconds += gpus * duration_seconds;
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    const DrawnJob& job = drawn[i];
     chunk += 'j';
-    AppendInt(i, &chunk);
+    AppendInt(static_cast<int64_t>(i), &chunk);
     chunk += ',';
-    AppendFixed3(submit_seconds, &chunk);
+    AppendFixed3(times[i], &chunk);
     chunk += ',';
-    AppendInt(gpus, &chunk);
+    AppendInt(job.gpus, &chunk);
     chunk += ',';
-    AppendFixed3(duration_seconds, &chunk);
+    AppendFixed3(job.duration_seconds, &chunk);
     if (!options.models.empty()) {
-      double r = Uniform01(rng) * model_weight_total;
-      size_t m = 0;
-      while (m + 1 < options.models.size() && r >= options.models[m].second) {
-        r -= options.models[m].second;
-        ++m;
-      }
       chunk += ',';
-      chunk += options.models[m].first;
+      chunk += options.models[job.model].first;
     }
     chunk += '\n';
     if (chunk.size() >= kChunkBytes) {
@@ -280,7 +315,10 @@ GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::s
     throw InputError(path, 0, 0, "cannot write the trace file");
   }
   made.jobs = options.jobs;
-  const double span = made.last_submit_seconds - made.first_submit_seconds;
+  if (!times.empty()) {
+    made.first_submit_seconds = times.front();
+    made.last_submit_seconds = times.back();
+  }
   if (made.jobs > 1 && span > 0) {
     made.offered_load = made.gpu_seconds / (static_cast<double>(options.cluster_gpus) * span);
     made.arrivals_per_second = static_cast<double>(made.jobs - 1) / span;

@@ -75,7 +75,8 @@ void JobSink::ReserveHint(size_t records) {
   if (filter_.IsIdentity()) kept_.reserve(records);
 }
 
-void JobSink::Add(Job&& job, std::span<const RecordedAttempt> attempts) {
+void JobSink::Add(Job&& job, std::span<const RecordedAttempt> attempts,
+                  const JobConstraints* constraints) {
   ++counts_.before;
   earliest_ = std::min(earliest_, job.submit_time);
   if (origin_known_) {
@@ -99,6 +100,12 @@ void JobSink::Add(Job&& job, std::span<const RecordedAttempt> attempts) {
       attempts_.insert(attempts_.end(), attempts.begin(), attempts.end());
     } else {
       job.recorded_attempt_count = 0;
+    }
+    job.constraints = 0;
+    if (constraints != nullptr) {
+      CHECK(constraints_.size() < (size_t{1} << 32) - 1, "too many jobs with constraints");
+      constraints_.push_back(*constraints);
+      job.constraints = static_cast<uint32_t>(constraints_.size());
     }
     kept_.push_back(std::move(job));
     max_held_ = std::max(max_held_, kept_.size());

@@ -83,7 +83,10 @@ class JobSink {
 
   // `attempts`: the job's recorded running intervals (in the reader's clock, like submit_time),
   // for formats that record several per job; kept with the job when the job is kept.
-  void Add(Job&& job, std::span<const RecordedAttempt> attempts = {});
+  // `constraints`: its deadline, data nodes and node limit, if it has any (copied; the job's
+  // Job::constraints is set to index the sink's table, or 0).
+  void Add(Job&& job, std::span<const RecordedAttempt> attempts = {},
+           const JobConstraints* constraints = nullptr);
   // A reader that knows how many records follow may say so; storage is reserved only when
   // every record would be kept.
   void ReserveHint(size_t records);
@@ -99,6 +102,9 @@ class JobSink {
   std::vector<Job> Finish(FilterCounts* counts);
   // After Finish: the kept jobs' recorded attempts, in job order (Trace::recorded_attempts).
   std::vector<RecordedAttempt> TakeAttempts() { return std::move(attempts_); }
+  // After Finish: the table the kept jobs' Job::constraints index (Trace::constraints). Entries of
+  // jobs that were not kept stay, unused.
+  std::vector<JobConstraints> TakeConstraints() { return std::move(constraints_); }
 
  private:
   // Keeps the first_n earliest of kept_ (stable), counting the rest.
@@ -111,6 +117,7 @@ class JobSink {
   FilterCounts counts_;
   std::vector<Job> kept_;
   std::vector<RecordedAttempt> attempts_;
+  std::vector<JobConstraints> constraints_;
   size_t max_held_ = 0;
 };
 

@@ -92,34 +92,60 @@ const char* UserBatchRuleName(UserBatchRule rule) {
   return "?";
 }
 
-ModelAssignment AssignModel(const Job& job, uint64_t seed, UserBatchRule rule) {
+ModelAssignment AssignModel(const Job& job, uint64_t seed, UserBatchRule rule,
+                            const HoldsModel& holds) {
   const double gpu_hours = job.gpus * job.duration / 3600.0;
   const auto& classes = ModelAssignmentClasses();
-  const GpuTimeClass* cls = &classes.back();
-  for (const GpuTimeClass& c : classes) {
-    if (&c != &classes.back() && gpu_hours < c.max_gpu_hours) {
-      cls = &c;
+  size_t cls = classes.size() - 1;
+  for (size_t c = 0; c + 1 < classes.size(); ++c) {
+    if (gpu_hours < classes[c].max_gpu_hours) {
+      cls = c;
       break;
     }
   }
   uint64_t state = JobState(job, seed);
-  double r = Uniform01(state);
-  const ModelChoice* choice = &cls->choices.back();
-  for (const ModelChoice& c : cls->choices) {
-    if (r < c.weight) {
-      choice = &c;
-      break;
+  const double u = Uniform01(state);
+  // The class's choice at u among the choices that `holds` admits (weights renormalized); none:
+  // nullptr.
+  auto draw = [&](const GpuTimeClass& c, bool filtered) -> const ModelChoice* {
+    double total = 0;
+    for (const ModelChoice& choice : c.choices) {
+      if (!filtered || holds(job, choice.model)) total += choice.weight;
     }
-    r -= c.weight;
+    if (!(total > 0)) return nullptr;
+    double r = u * total;
+    const ModelChoice* last = nullptr;
+    for (const ModelChoice& choice : c.choices) {
+      if (filtered && !holds(job, choice.model)) continue;
+      last = &choice;
+      if (r < choice.weight) return &choice;
+      r -= choice.weight;
+    }
+    return last;
+  };
+  const ModelChoice* choice = draw(classes[cls], false);
+  if (holds && !holds(job, choice->model)) {
+    // The drawn model cannot hold one sample on the job's GPUs: the same draw among the class's
+    // models that can, else among a smaller class's; if none can, the drawn one stays (and the
+    // engine rejects the job naming why).
+    for (size_t c = cls + 1; c-- > 0;) {
+      if (const ModelChoice* fits = draw(classes[c], true)) {
+        choice = fits;
+        break;
+      }
+    }
   }
   return {choice->model, DrawBatch(*choice, state, rule)};
 }
 
-int64_t AssignModels(std::span<Job> jobs, uint64_t seed, UserBatchRule rule) {
+int64_t AssignModels(std::span<Job> jobs, uint64_t seed, UserBatchRule rule,
+                     const HoldsModel& holds) {
   int64_t changed = 0;
   for (Job& job : jobs) {
+    // A job without GPUs (a CPU-only job, docs/resources.md#cpu-only-jobs) trains no model.
+    if (job.gpus <= 0 && job.gpu_milli <= 0) continue;
     if (job.model.empty()) {
-      const ModelAssignment a = AssignModel(job, seed, rule);
+      const ModelAssignment a = AssignModel(job, seed, rule, holds);
       job.model = a.model;
       job.batch_size = a.batch_size;
       ++changed;

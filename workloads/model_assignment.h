@@ -29,6 +29,11 @@
 //    per model replica in the scaling runs); LLaMA-7B and -13B 1 (NVIDIA NeMo performance summary,
 //    docs/source/performance/performance_summary.md: LLAMA2-7B and -13B pre-training at
 //    micro-batch 1).
+// 3. A job without GPUs (a CPU-only job) gets none. With `holds` (what `run --assign-models`
+//    gives: the memory model on the cluster's GPU types the job may use), a model that cannot
+//    hold one sample on the job's GPUs is replaced by one of the class that can, else of a
+//    smaller class (AssignModel below), so assignment never turns a runnable job into one the
+//    engine rejects.
 // Draws come from SplitMix64 of (seed, FNV-1a hash of the job's trace id), so a job's assignment
 // depends on nothing else: not on the order of the trace or on other jobs. The model draw comes
 // first and the batch draw second under every rule, so the rules give every job the same model.
@@ -36,6 +41,7 @@
 #define CLUSTERSIM_WORKLOADS_MODEL_ASSIGNMENT_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -72,16 +78,25 @@ struct ModelAssignment {
   int batch_size = 0;  // per GPU
 };
 
+// Whether `model` (a catalog name) can hold one sample on the job's GPUs (of a type it may use),
+// as the run's memory model says; the assignment then never gives a job a model it cannot run.
+using HoldsModel = std::function<bool(const Job& job, const std::string& model)>;
+
 // Returns the model and per-GPU batch of `job` under the rule above. Pure: the same (job.id,
-// gpus, duration, seed, rule) always give the same result.
+// gpus, duration, seed, rule, holds) always give the same result. With `holds`, a drawn model
+// that cannot hold one sample on the job's GPUs is replaced by the same draw among the class's
+// models that can (weights renormalized), else among the next smaller class's, and so on; if
+// none can, the drawn model stays (the engine then rejects the job, naming why).
 ModelAssignment AssignModel(const Job& job, uint64_t seed,
-                            UserBatchRule rule = UserBatchRule::kRecipe);
+                            UserBatchRule rule = UserBatchRule::kRecipe,
+                            const HoldsModel& holds = nullptr);
 
 // Sets `model` and `batch_size` of every job whose model is empty (a job with a model keeps it,
 // and its batch if it has one; a missing batch is drawn from its model's range if the model is in
-// the table, else left 0). Returns the number of jobs changed.
+// the table, else left 0). A job without GPUs (a CPU-only job) is left as it is: it trains no
+// model. Returns the number of jobs changed.
 int64_t AssignModels(std::span<Job> jobs, uint64_t seed,
-                     UserBatchRule rule = UserBatchRule::kRecipe);
+                     UserBatchRule rule = UserBatchRule::kRecipe, const HoldsModel& holds = nullptr);
 
 }  // namespace clustersim
 

@@ -3,9 +3,12 @@
 // optional walltime, gpu_type, user, vc, priority, model, batch_size, status, precision,
 // sequence_length, recorded_start, recorded_end (the schedule a real scheduler gave the job, for
 // `clustersim validate`), cpus, host_memory_gib, tp, pp, dp (model parallelism: tp x pp divides
-// gpus, and tp x pp x dp = gpus when dp is given). Times in seconds; cpus (cores, may be
-// fractional) and host_memory_gib (GiB) are the whole job's host demands (docs/resources.md),
-// empty = not stated.
+// gpus, and tp x pp x dp = gpus when dp is given), deadline, data_nodes, max_nodes. Times in
+// seconds; cpus (cores, may be fractional) and host_memory_gib (GiB) are the whole job's host
+// demands (docs/resources.md), empty = not stated. deadline, data_nodes and max_nodes are the
+// job's constraints (docs/deadlines.md): a deadline is a time in the clock of submit_time, or
+// "+SECONDS" after the submission; data_nodes node indices separated by '|'; max_nodes an
+// integer >= 1.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
@@ -15,12 +18,14 @@
 // pixels per side; 0 = its model's default); recorded_start and recorded_end finite numbers,
 // kept as given (a record that starts before its submission or ends before its start is counted
 // by the sanity report, as for the public formats); cpus in [0, 2000000] and host_memory_gib in
-// [0, 2000000] (0 = not stated); job_id non-empty and unique. Anything else is an error naming
+// [0, 2000000] (0 = not stated); a deadline not before submit_time; job_id non-empty and
+// unique. Anything else is an error naming
 // the file, line, column (1-based character position of the field) and what was expected.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -59,6 +64,9 @@ enum Column {
   kTp,
   kPp,
   kDp,
+  kDeadline,
+  kDataNodes,
+  kMaxNodes,
   kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
@@ -66,7 +74,7 @@ constexpr const char* kColumnNames[kColumnCount] = {
     "gpu_type",   "user",           "vc",           "priority",        "model",
     "batch_size", "status",         "precision",    "sequence_length", "recorded_start",
     "recorded_end", "cpus",         "host_memory_gib", "tp",            "pp",
-    "dp"};
+    "dp",           "deadline",     "data_nodes",      "max_nodes"};
 
 // Host demands: cores -> milli-cores, GiB -> MiB; the bound keeps them in the Job's int fields.
 constexpr double kMaxHostUnits = 2'000'000;
@@ -75,9 +83,9 @@ int HostUnits(double value, double per_unit) {
 }
 constexpr int kRequiredColumns = 4;
 
-// Model parallelism (docs/reliability.md#parallelism): tp and pp (each 1..kMaxParallel, 0 or
-// empty = not stated) and dp; tp x pp must divide gpus, and a stated dp must make
-// tp x pp x dp = gpus. Returns "" or what is wrong; `which` names the field it is about (kTp,
+// Model parallelism (docs/reliability.md#model-parallelism-in-traces): tp and pp (each
+// 1..kMaxParallel, 0 or empty = not stated) and dp; tp x pp must divide gpus, and a stated dp must
+// make tp x pp x dp = gpus. Returns "" or what is wrong; `which` names the field it is about (kTp,
 // kPp or kDp).
 constexpr int64_t kMaxParallel = 65535;
 std::string CheckParallelism(const Job& job, int64_t dp, Column* which) {
@@ -98,6 +106,33 @@ std::string CheckParallelism(const Job& job, int64_t dp, Column* which) {
            std::to_string(tp * pp) + " does not divide gpus = " + std::to_string(job.gpus);
   }
   return "";
+}
+
+// data_nodes: node indices separated by '|', as the canonical text (ascending, distinct), or ""
+// with *error set to what is wrong.
+std::string CanonicalDataNodes(std::string_view text, std::string* error) {
+  std::vector<int64_t> nodes;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find('|', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view item = text.substr(begin, end - begin);
+    int64_t node = 0;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), node);
+    if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() || node < 0 ||
+        node > 100'000'000) {
+      *error = "data_nodes: expected node indices (integers >= 0) separated by '|', got \"" +
+               std::string(text) + "\"";
+      return "";
+    }
+    nodes.push_back(node);
+    begin = end + 1;
+  }
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  std::string out;
+  for (int64_t node : nodes) out += (out.empty() ? "" : "|") + std::to_string(node);
+  return out;
 }
 
 std::string ColumnList() {
@@ -350,9 +385,38 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
         parse.Fail(fields[position[which]], what);
       }
     }
+    JobConstraints constraints;
+    bool constrained = false;
+    if (auto* f = optional(kDeadline)) {
+      constrained = true;
+      if (f->text.front() == '+') {
+        CsvField after = *f;
+        after.text.remove_prefix(1);
+        ++after.column;
+        constraints.deadline = parse.Seconds(after, "deadline");
+      } else {
+        const double at = parse.Seconds(*f, "deadline");
+        if (at < job.submit_time) {
+          parse.Fail(*f, "deadline: " + std::string(f->text) + " is before submit_time; expected "
+                         "a time >= submit_time, or +SECONDS after the submission");
+        }
+        constraints.deadline = at - job.submit_time;
+      }
+    }
+    if (auto* f = optional(kDataNodes)) {
+      constrained = true;
+      std::string error;
+      constraints.data_nodes = CanonicalDataNodes(f->text, &error);
+      constraints.data_nodes_column = f->column;
+      if (!error.empty()) parse.Fail(*f, error);
+    }
+    if (auto* f = optional(kMaxNodes)) {
+      constrained = true;
+      constraints.max_nodes = static_cast<int32_t>(parse.Count(*f, "max_nodes", 1));
+    }
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     increasing_ids.Add(id.text);
-    sink->Add(std::move(job));
+    sink->Add(std::move(job), {}, constrained ? &constraints : nullptr);
   }
   if (!increasing_ids.increasing()) {
     CheckUniqueIds(path, std::move(id_keys), static_cast<size_t>(position[kJobId]));
@@ -464,10 +528,48 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
         throw JsonValueError::Verbatim(path, where + "." + kColumnNames[which], where + "." + what);
       }
     }
+    JobConstraints constraints;
+    bool constrained = false;
+    if (o.contains("deadline") && !o["deadline"].is_null()) {
+      constrained = true;
+      const auto& d = o["deadline"];
+      const std::string at = where + ".deadline";
+      if (d.is_string()) {
+        const std::string text = d.get<std::string>();
+        char* end = nullptr;
+        const double seconds = text.size() > 1 && text[0] == '+'
+                                   ? std::strtod(text.c_str() + 1, &end)
+                                   : std::nan("");
+        if (!(seconds >= 0) || !std::isfinite(seconds) || *end != '\0') {
+          throw JsonValueError(path, at, "expected a time >= submit_time or \"+SECONDS\"");
+        }
+        constraints.deadline = seconds;
+      } else {
+        const double v = RequireNumber(d, path, at);
+        if (!(v >= job.submit_time) || !std::isfinite(v)) {
+          throw JsonValueError(path, at, "expected a time >= submit_time or \"+SECONDS\"");
+        }
+        constraints.deadline = v - job.submit_time;
+      }
+    }
+    if (o.contains("data_nodes") && !o["data_nodes"].is_null()) {
+      constrained = true;
+      const auto& d = o["data_nodes"];
+      std::string text = d.is_number_integer() ? d.dump() : RequireString(d, path, where + ".data_nodes");
+      std::string error;
+      constraints.data_nodes = CanonicalDataNodes(text, &error);
+      if (!error.empty()) throw JsonValueError(path, where + ".data_nodes", error);
+    }
+    if (o.contains("max_nodes") && !o["max_nodes"].is_null()) {
+      constrained = true;
+      const double v = number("max_nodes", true);
+      if (v < 1) throw JsonValueError(path, where + ".max_nodes", "expected an integer >= 1");
+      constraints.max_nodes = static_cast<int32_t>(v);
+    }
     if (!seen_ids.emplace(job.id, i).second) {
       throw JsonValueError(path, where + ".job_id", "duplicate id \"" + job.id + "\"");
     }
-    sink->Add(std::move(job));
+    sink->Add(std::move(job), {}, constrained ? &constraints : nullptr);
   }
 } catch (const JsonValueError& e) {
   throw AtJsonPosition(e, path, ReadFileText(path), /*root_name=*/"jobs");
@@ -508,7 +610,7 @@ CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
     "gpu_type,user,vc,priority,model,batch_size,status,precision,sequence_length,recorded_start,"
-    "recorded_end,cpus,host_memory_gib]",
+    "recorded_end,cpus,host_memory_gib,deadline,data_nodes,max_nodes]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

@@ -167,6 +167,7 @@ Trace LoadTrace(const std::string& path, const std::string& format, const TraceF
   reader->read(path, &sink);
   trace.jobs = sink.Finish(counts);
   trace.recorded_attempts = sink.TakeAttempts();
+  trace.constraints = sink.TakeConstraints();
   trace.ids_unique = reader->rejects_duplicate_ids;
   trace.priority_map = filter.priority_map;
   trace.sha256 = sha256.get();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sim/engine/priority_class.h"
+#include "sim/engine/resources.h"
 #include "sim/engine/summary.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
@@ -151,11 +152,13 @@ FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace) {
   for (Job& job : trace->jobs) {
     const std::span<const RecordedAttempt> attempts(
         trace->recorded_attempts.data() + job.recorded_attempt_begin, job.recorded_attempt_count);
-    sink.Add(std::move(job), attempts);
+    const JobConstraints* constraints = trace->ConstraintsOf(job);
+    sink.Add(std::move(job), attempts, constraints);
   }
   FilterCounts counts;
   trace->jobs = sink.Finish(&counts);
   trace->recorded_attempts = sink.TakeAttempts();
+  trace->constraints = sink.TakeConstraints();
   return counts;
 }
 
@@ -176,7 +179,22 @@ std::string SanityReport::ToText() const {
 
 SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
   SanityItem larger{"jobs larger than the cluster (they will be rejected)", 0, {}};
-  SanityItem zero_gpus{"jobs requesting 0 GPUs (rejected unless placed as CPU-only jobs)", 0, {}};
+  // A job of 0 GPUs is a CPU-only job where the run limits the CPUs or memory it states
+  // (docs/resources.md#cpu-only-jobs); the others are rejected.
+  SanityItem zero_gpus{cluster ? "jobs requesting 0 GPUs and no CPUs or memory the cluster declares "
+                                 "(they will be rejected)"
+                               : "jobs requesting 0 GPUs (rejected unless they state CPUs or "
+                                 "memory the cluster declares: CPU-only jobs)",
+                       0,
+                       {}};
+  bool cpus_declared = false;
+  bool memory_declared = false;
+  if (cluster) {
+    for (const Node& node : cluster->nodes()) {
+      cpus_declared = cpus_declared || NodeCpuMilli(node) > 0;
+      memory_declared = memory_declared || NodeMemoryMib(node) > 0;
+    }
+  }
   SanityItem zero_duration{"jobs of zero duration", 0, {}};
   SanityItem unsorted{"rows submitted earlier than a row above them (sorted before the run)", 0,
                       {}};
@@ -200,7 +218,9 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
   double latest = -std::numeric_limits<double>::infinity();
   for (const Job* job : by_line) {
     if (cluster && job->gpus > cluster->total_gpus()) note(larger, job->line);
-    if (job->gpus == 0) note(zero_gpus, job->line);
+    const bool cpu_only = (cpus_declared && job->cpu_milli > 0) ||
+                          (memory_declared && job->memory_mib > 0);
+    if (job->gpus == 0 && !cpu_only) note(zero_gpus, job->line);
     if (job->duration == 0) note(zero_duration, job->line);
     if (job->submit_time < latest) note(unsorted, job->line);
     latest = std::max(latest, job->submit_time);
@@ -407,7 +427,12 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   });
   chunk += recorded ? ",recorded_start,recorded_end" : "";
   chunk += host ? ",cpus,host_memory_gib" : "";
-  chunk += parallel ? ",tp,pp\n" : "\n";
+  chunk += parallel ? ",tp,pp" : "";
+  // The constraint columns only when some job has constraints (docs/deadlines.md); a deadline is
+  // written relative to the submission ("+seconds"), as the job holds it.
+  const bool constrained = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                                       [](const Job& job) { return job.constraints != 0; });
+  chunk += constrained ? ",deadline,data_nodes,max_nodes\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
@@ -465,6 +490,18 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
       if (job.tensor_parallel > 0) chunk += std::to_string(job.tensor_parallel);
       chunk += ',';
       if (job.pipeline_parallel > 0) chunk += std::to_string(job.pipeline_parallel);
+    }
+    if (constrained) {
+      const JobConstraints* c = trace.ConstraintsOf(job);
+      chunk += ',';
+      if (c != nullptr && c->has_deadline()) {
+        chunk += '+';
+        AppendNumber(c->deadline, &chunk);
+      }
+      chunk += ',';
+      if (c != nullptr) AppendField(c->data_nodes.str(), &chunk);
+      chunk += ',';
+      if (c != nullptr && c->max_nodes > 0) chunk += std::to_string(c->max_nodes);
     }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {

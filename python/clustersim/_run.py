@@ -13,6 +13,7 @@ import re
 import sqlite3
 import subprocess
 import tempfile
+import warnings
 
 import pandas as pd
 
@@ -197,6 +198,53 @@ class Database:
 
     def summary(self, run_id=None):
         return self._table("summary", run_id)
+
+    def compare(self, runs=None, allow_different_jobs=False):
+        """The runs side by side, as `clustersim compare --csv` gives them: one row per run
+        (run_id, policy, placement, seed, status, then every summary metric of scope 'all'),
+        with gpu_utilization and cost_usd taken over the runs' shared horizon (horizon_seconds:
+        first submission to the last run's end; docs/metrics.md#comparing-runs).
+
+        runs: run ids (default: every complete run). The runs must have seen the same jobs (the
+        same trace and filters, the same jobs rejected); otherwise InputError names the jobs
+        that differ, unless allow_different_jobs=True, which compares them with a warning.
+        """
+        table = self.runs
+        if runs is None:
+            ids = [int(r) for r in table.run_id[table.status == "complete"]]
+        else:
+            ids = [int(r) for r in runs]
+            unknown = sorted(set(ids) - set(int(r) for r in table.run_id))
+            if unknown:
+                raise _core.InputError(f"{self.path}: no run {unknown[0]}")
+        if not ids:
+            raise _core.InputError(f"{self.path}: no complete run to compare")
+        checked = _core.compare_runs(self.path, ids,
+                                     "allow_different_jobs=True compares them anyway")
+        if checked["message"]:
+            if not allow_different_jobs:
+                raise _core.InputError(f"{self.path}: {checked['message']}")
+            warnings.warn(checked["message"], stacklevel=2)
+        marks = ",".join("?" * len(ids))
+        summary = self.query(f"SELECT run_id, metric, value FROM summary WHERE scope = 'all' "
+                             f"AND run_id IN ({marks})", tuple(ids))
+        wide = summary.pivot(index="run_id", columns="metric", values="value").reindex(ids)
+        wide["gpu_utilization"] = checked["gpu_utilization"]
+        wide["cost_usd"] = checked["cost_usd"]
+        wide["horizon_seconds"] = checked["horizon_seconds"]
+        front = table.set_index("run_id").loc[ids, ["policy", "placement", "seed", "status"]]
+        return front.join(wide).reset_index()
+    def wait_reasons(self, run_id=None):
+        """Seconds each job waited for each reason (docs/metrics.md#wait-reasons)."""
+        return self._table("wait_reasons", run_id)
+
+    def report_html(self, out, runs=None):
+        """Writes the HTML report of `clustersim report --html` (docs/comparing.md): one
+        self-contained page for the database's complete runs, or for the run ids in `runs`.
+        Returns the path written."""
+        run_ids = [] if runs is None else [int(r) for r in runs]
+        _core.report_html(self.path, os.fspath(out), run_ids)
+        return os.fspath(out)
 
     def __repr__(self):
         return f"Database({self.path!r})"

@@ -106,12 +106,24 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       fault_rng_(options_.faults.seed) {
   CHECK(cluster.catalog().gpus().size() <= 64, "at most 64 GPU types are supported");
   elastic_ = policy_.Elastic();
+  if (options_.wait_reasons) wait_.Resize(trace.jobs.size());
   if (RunLimitsHost(trace, cluster)) {
     resources_.EnableHostLimits();
     empty_resources_.EnableHostLimits();
   }
   if (placement_.CountsJobKinds()) resources_.EnableJobKinds();
   ResolveRequests();
+  if (!trace.constraints.empty() || options_.constraints.max_nodes_per_job > 0) {
+    constraints_ = std::make_unique<PlacementConstraints>(trace, cluster, options_.constraints);
+    if (!constraints_->empty()) {
+      for (size_t i = 0; i < runs_.size(); ++i) {
+        runs_[i].request.constraint = constraints_->ClassOf(static_cast<JobId>(i));
+      }
+      constrained_placement_ =
+          std::make_unique<ConstrainedPlacement>(*active_placement_, *constraints_);
+      active_placement_ = constrained_placement_.get();
+    }
+  }
   metrics_.set_resources(&resources_);
   if (resources_.host_limited()) metrics_.EnableHostLimits(SmallestHostDemands(runs_));
   metrics_.SetWorkload(
@@ -129,6 +141,7 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       model_runs_[i].batch = options_.models->user_batch(static_cast<JobId>(i));
     }
   }
+  policy_.BeforeRun(trace_, options_.seed);
 }
 
 void Engine::ResolveRequests() {
@@ -148,8 +161,7 @@ void Engine::ResolveRequests() {
     } else if (shares && job.IsShare()) {
       run.request.milli = job.gpu_milli;
     } else if (job.tensor_parallel > 1) {
-      // Tensor-parallel groups within a node (docs/reliability.md#parallelism).
-      run.request.tensor_group = job.tensor_parallel;
+      // Tensor-parallel groups within a node (docs/reliability.md#model-parallelism-in-traces).
       active_placement_ = &whole_node_placement_;
     }
     run.work_left = job.duration;
@@ -287,6 +299,7 @@ void Engine::Run() {
 
     ++passes_;
     policy_.Schedule(*this);
+    DeriveHeadWaitReason();
     if (options_.no_departures && !options_.skip_no_fit) ObserveCurve();
     metrics_.ObserveQueue(resources_, queue_head_ == kNoJob ? nullptr : &runs_[queue_head_].request,
                           queue_length_, static_cast<int>(running_.size()));
@@ -308,12 +321,26 @@ void Engine::Run() {
       StopRunning(id, IntervalEnd::kRunEnd);
       run.state = JobState::kUnfinished;
     } else if (run.state == JobState::kQueued || run.state == JobState::kPending) {
-      if (run.state == JobState::kQueued) run.queued_seconds += now_ - run.queued_since;
+      if (run.state == JobState::kQueued) {
+        if (options_.wait_reasons) wait_.Leave(id, run.queued_since, now_);
+        run.queued_seconds += now_ - run.queued_since;
+      }
       run.state = JobState::kUnfinished;
     }
   }
   if (faults) AccrueDownTime();
   metrics_.Finish(now_);
+  if (options_.check_invariants && options_.wait_reasons) {
+    // Every job's wait-reason seconds add up to its queued time.
+    for (JobId id = 0; id < static_cast<JobId>(runs_.size()); ++id) {
+      double seconds = 0;
+      for (const auto& [reason, s] : wait_.Seconds(id)) seconds += s;
+      const double queued = runs_[id].queued_seconds;
+      CHECK(std::abs(seconds - queued) <= 1e-9 * std::max(1.0, queued),
+            "job " + trace_.jobs[id].id + ": wait-reason seconds " + std::to_string(seconds) +
+                " != queued seconds " + std::to_string(queued));
+    }
+  }
   if (options_.check_invariants && options_.record_allocations) {
     // One interval per start; their GPU-seconds are the jobs' (and the metrics' busy integral).
     CHECK(static_cast<int64_t>(allocations_.intervals.size()) == starts_,
@@ -417,6 +444,7 @@ void Engine::Fault(const Event& e) {
   const bool gpu_level = e.aux & kFaultGpu;
   const bool from_trace = e.aux & kFaultFromTrace;
   Record(now_, repair ? kKindRepair : kKindFailure, e.job);
+  ++state_version_;
   AccrueDownTime();
   const int node = gpu_level ? cluster_.NodeOfGpu(e.job) : e.job;
   const int first = gpu_level ? e.job : cluster_.node(node).first_gpu;
@@ -811,6 +839,14 @@ double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
   } else {
     rate *= ShareSpeed(trace_.jobs[id], allocation.milli, ModelRuntimeOptions{}.colocation_speed);
   }
+  // An elastic start on fewer GPUs than requested, for a job the goodput model does not cover
+  // (RateFactor is 1 for it): linear data-parallel scaling, n / R of the rate.
+  const int requested = runs_[id].request.gpus;
+  const int n = static_cast<int>(allocation.gpus.size());
+  if (elastic_ && n < requested && allocation.milli == 0 &&
+      (options_.models == nullptr || !options_.models->ScalesWithGpus(id))) {
+    rate *= static_cast<double>(n) / requested;
+  }
   return rate;
 }
 
@@ -857,7 +893,8 @@ void Engine::Arrive(JobId id) {
   }
   const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
   const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask,
-                                   host.cpu_milli, host.memory_mib, run.request.whole_nodes);
+                                   host.cpu_milli, host.memory_mib, run.request.whole_nodes,
+                                   run.request.constraint);
   auto it = fits_empty_cache_.find(key);
   if (it == fits_empty_cache_.end()) {
     Allocation scratch;
@@ -896,14 +933,10 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
   char demand[160];
   std::snprintf(demand, sizeof demand, "requests 0 GPUs with %g CPUs and %g GiB of host memory",
                 host.cpu_milli / 1000.0, host.memory_mib / 1024.0);
-  if (!policy_.PlacesCpuOnlyJobs()) {
-    return std::string(demand) + "; policy " + policy_name_ +
-           " does not place CPU-only jobs (docs/resources.md#cpu-only-jobs lists those that do)";
-  }
+  // Every registered placement places them (a test checks it); a strategy made elsewhere may not.
   if (!placement().PlacesCpuOnly()) {
     return std::string(demand) +
-           "; the run's placement does not place CPU-only jobs (docs/resources.md#cpu-only-jobs "
-           "lists those that do)";
+           "; the run's placement does not place CPU-only jobs (docs/resources.md#cpu-only-jobs)";
   }
   // Every placement that places CPU-only jobs chooses among the nodes CpuOnlyFits (the placement
   // is not asked here: its Find may draw random numbers).
@@ -923,19 +956,28 @@ std::string Engine::RejectionReason(JobId id) const {
   }
   const std::string what = "requests " + std::to_string(job.gpus) + " GPUs" +
                            (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str());
-  if (run.request.tensor_group > 1) {
-    // docs/reliability.md#parallelism: each tensor-parallel group within one node.
+  if (const int group = TensorGroup(run.request); group > 1) {
+    // docs/reliability.md#model-parallelism-in-traces: each tensor-parallel group within one node.
     int widest = 0;
     for (const Node& node : cluster_.nodes()) {
       if (run.request.AllowsType(node.gpu_type)) widest = std::max(widest, node.gpu_count);
     }
-    if (widest < run.request.tensor_group) {
-      return what + " in tensor-parallel groups of " + std::to_string(run.request.tensor_group) +
+    if (widest < group) {
+      return what + " in tensor-parallel groups of " + std::to_string(group) +
              ", each within one node, but nodes of allowed types hold at most " +
              std::to_string(widest) + " GPUs; no placement exists on this cluster";
     }
   }
   Allocation scratch;
+  if (run.request.constraint != 0) {
+    // The GPUs fit without the job's locality and node limits: name the limits.
+    PlacementRequest free_of_limits = run.request;
+    free_of_limits.constraint = 0;
+    if (placement().Find(empty_resources_, free_of_limits, &scratch)) {
+      return what + "; no placement of this cluster meets " +
+             constraints_->Describe(run.request) + " (docs/deadlines.md#constraints)";
+    }
+  }
   PlacementRequest gpus_only = run.request;
   gpus_only.host = HostDemand{};  // an unstated demand never binds on the empty cluster
   if (resources_.host_limited() && run.request.gpus > 0 &&
@@ -974,6 +1016,7 @@ std::string Engine::RejectionReason(JobId id) const {
 }
 
 void Engine::StopRunning(JobId id, IntervalEnd why) {
+  ++state_version_;
   AccrueBorrowed(id);
   JobRun& run = runs_[id];
   const bool failed = why == IntervalEnd::kFailure;
@@ -1167,6 +1210,12 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
       if (!own) fail("GPU " + std::to_string(g) + " is busy");
     }
   }
+  if (run.request.constraint != 0) {
+    if (std::string why = constraints_->Check(cluster_, run.request, allocation.gpus);
+        !why.empty()) {
+      fail("against its placement constraints: " + why);
+    }
+  }
   // A resize is checked against the host resources once the job has let go of its own (Start).
   if (!own_gpus_allowed &&
       !resources_.HostFitsGpus(run.request.host, allocation.gpus, allocation.milli)) {
@@ -1188,10 +1237,10 @@ void Engine::Start(JobId id, Allocation allocation) {
               " GPUs; it requests " + std::to_string(run.request.gpus));
   }
   ValidateAllocation(id, allocation, "start of", false);
-  // Backfilling plans count GPUs only: under host limits (CPUs, host memory) a planned slot may
-  // lack the CPUs when its time comes, so promises are estimates then (docs/backfilling.md).
+  // Backfilling plans CPUs and host memory per node as they plan GPUs (docs/backfilling.md), so
+  // promises hold under host limits too.
   if (options_.check_invariants && plans_held_ && !promised_start_.empty() &&
-      policy_.KeepsPromises() && !resources_.host_limited()) {
+      policy_.KeepsPromises()) {
     const double promised = promised_start_[id];
     if (now_ > promised + 1e-9 * std::max(1.0, std::abs(promised))) {
       PolicyBug("job " + trace_.jobs[id].id + " starts after the start it was promised (" +
@@ -1220,6 +1269,7 @@ void Engine::Start(JobId id, Allocation allocation) {
     }
   }
   QueueRemove(id);
+  ++state_version_;
   if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
   resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli, allocation.node);
   const int nodes = metrics_.OnAllocate(allocation, run.request.host);
@@ -1421,6 +1471,8 @@ void Engine::Resize(JobId id, Allocation allocation) {
   JobRun& run = runs_[id];
   if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
   if (run.request.whole_nodes) PolicyBug("resize of a job that holds whole nodes");
+  // Checkpoint on the old GPUs, restore on the new: the job pays the cost on its new GPUs.
+  costs_[id].preemption_gpu_seconds += HeldGpus(allocation) * PreemptionSeconds(id);
   StopRunning(id, IntervalEnd::kResize);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);
@@ -1552,6 +1604,15 @@ void Engine::Promise(JobId id, double start_seconds) {
   if (std::isnan(promised_start_[id])) promised_start_[id] = start_seconds;
 }
 
+void Engine::Decline(JobId id, std::string reason) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kQueued) {
+    PolicyBug("decline of a job that is not queued");
+  }
+  if (reason.empty()) PolicyBug("decline of job " + trace_.jobs[id].id + " without a reason");
+  QueueRemove(id);
+  Reject(id, std::move(reason));
+}
+
 void Engine::SetTimer(double time, JobId id, int tag) {
   if (!(time >= now_)) PolicyBug("timer set in the past");
   if (tag < 0) PolicyBug("timer with a negative tag");
@@ -1561,6 +1622,7 @@ void Engine::SetTimer(double time, JobId id, int tag) {
 void Engine::QueueAppend(JobId id) {
   JobRun& run = runs_[id];
   run.queued_since = now_;
+  if (options_.wait_reasons) wait_.Enter(id, policy_.WaitGroup(*this, id), now_);
   run.queue_prev = queue_tail_;
   run.queue_next = kNoJob;
   if (queue_tail_ == kNoJob) {
@@ -1577,6 +1639,7 @@ void Engine::QueueInsertSorted(JobId id) {
   while (after != kNoJob && after > id) after = runs_[after].queue_prev;
   JobRun& run = runs_[id];
   run.queued_since = now_;
+  if (options_.wait_reasons) wait_.Enter(id, policy_.WaitGroup(*this, id), now_);
   run.queue_prev = after;
   run.queue_next = after == kNoJob ? queue_head_ : runs_[after].queue_next;
   if (after == kNoJob) {
@@ -1605,8 +1668,54 @@ void Engine::QueueRemove(JobId id) {
     runs_[run.queue_next].queue_prev = run.queue_prev;
   }
   run.queue_prev = run.queue_next = kNoJob;
+  if (options_.wait_reasons) wait_.Leave(id, run.queued_since, now_);
   run.queued_seconds += now_ - run.queued_since;
   --queue_length_;
+}
+
+void Engine::SetWaitReason(JobId id, WaitReason reason) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kQueued) {
+    PolicyBug("wait reason for a job that is not queued");
+  }
+  if (options_.wait_reasons) wait_.SetOwn(id, reason, false, runs_[id].queued_since, now_);
+}
+
+void Engine::ClearWaitReason(JobId id) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kQueued) {
+    PolicyBug("wait reason cleared for a job that is not queued");
+  }
+  if (!options_.wait_reasons) return;
+  wait_.ClearOwn(id, runs_[id].queued_since, now_);
+  if (id == derived_head_) derived_head_ = kNoJob;  // derive again after the pass
+}
+
+void Engine::SetGroupWaitReason(int group, WaitReason reason) {
+  if (group < 0 || group >= (1 << 16)) PolicyBug("wait group outside 0..65535");
+  if (options_.wait_reasons) wait_.SetGroup(group, reason, now_);
+}
+
+void Engine::DeriveHeadWaitReason() {
+  if (!options_.wait_reasons) return;
+  const JobId head = queue_head_;
+  if (derived_head_ != kNoJob && derived_head_ != head) {
+    // The job it was derived for is no longer first: its group's reason holds again.
+    const JobRun& old = runs_[derived_head_];
+    if (old.state == JobState::kQueued && wait_.own_is_derived(derived_head_)) {
+      wait_.ClearOwn(derived_head_, old.queued_since, now_);
+    }
+    derived_head_ = kNoJob;
+  }
+  if (head == kNoJob) return;
+  if (wait_.has_own(head) && !wait_.own_is_derived(head)) return;  // the policy stated it
+  if (head == derived_head_ && state_version_ == derived_version_) return;
+  derived_head_ = head;
+  derived_version_ = state_version_;
+  const double since = runs_[head].queued_since;
+  if (const std::optional<WaitReason> why = NoFitReason(head)) {
+    wait_.SetOwn(head, *why, true, since, now_);
+  } else {
+    wait_.ClearOwn(head, since, now_);  // it fits: the policy holds it, as its group
+  }
 }
 
 void Engine::RunningAdd(JobId id) {
@@ -1649,6 +1758,12 @@ void Engine::CheckInvariants() const {
     }
     busy_fraction += HeldGpus(run.allocation);
     running_gpu_seconds += (now_ - run.last_start) * HeldGpus(run.allocation);
+    // Placement constraints (sim/engine/placement_constraints.h) hold while the job runs.
+    if (run.request.constraint != 0) {
+      const std::string why = constraints_->Check(cluster_, run.request, run.allocation.gpus);
+      CHECK(why.empty(), "job " + trace_.jobs[id].id + " runs against its placement constraints: " +
+                             why);
+    }
   }
   int busy = 0;
   for (int g = 0; g < cluster_.total_gpus(); ++g) {

@@ -13,8 +13,10 @@
 //   at arrival with a reason and never queued.
 // - A job with a requested wall time (Policy::RequestedWalltime) is killed when its running
 //   time reaches it (status timeout) unless EngineOptions::enforce_walltime is false.
-// - Preemption costs EngineOptions::preemption_cost_seconds (checkpoint save + restore): a
-//   preempted job, once resumed, holds its GPUs that long without progress.
+// - Preemption costs EngineOptions::preemption_cost_seconds (checkpoint save + restore; 30 s by
+//   default, or the model-sized checkpoint time): a preempted job, once resumed, holds its GPUs
+//   that long without progress, and so does a resized or migrated job on its new GPUs. Each move
+//   adds GPUs x that cost to the job's preemption GPU-seconds.
 // - Failures (EngineOptions::faults, sim/engine/faults.h) are events ranked after completions: the
 //   failed GPUs leave placement until repaired, jobs on them go back to the queue having lost
 //   the work since their last checkpoint, and the policy hears of it through OnRequeue. With
@@ -53,6 +55,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <memory>
 #include <queue>
 #include <string>
 #include <tuple>
@@ -65,9 +68,11 @@
 #include "sim/engine/fleet_failures.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/engine/metrics.h"
+#include "sim/engine/placement_constraints.h"
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/engine/spare_pool.h"
+#include "sim/engine/wait_reasons.h"
 
 namespace clustersim {
 
@@ -80,14 +85,23 @@ struct EngineProgress {
   uint64_t events = 0;
 };
 
+// The preemption cost of a job without a model-sized checkpoint (docs/engine.md#preemption-cost):
+// checkpoint save + restore, paid by every preempted job when it resumes and by every resized or
+// migrated job on its new GPUs. 30 s is what the Pollux authors' simulator charges every
+// re-allocation of Pollux, Optimus and Tiresias alike (petuum/adaptdl, simulator/simulator.py,
+// Job.reallocate: "rescale_time = 30"). Lower favours preemptive policies; 0 makes moves free.
+inline constexpr double kDefaultPreemptionCostSeconds = 30;
+
 struct EngineOptions {
   double timeseries_interval_seconds = 300;
   // --check: verify invariants after every pass (the O(jobs) state census on every 64th pass
   // for traces of more than 100,000 jobs).
   bool check_invariants = false;
   bool enforce_walltime = true;
-  double preemption_cost_seconds = 0;  // save + restore per preemption (docs/engine.md)
-  FaultOptions faults;                 // failures and checkpoints; off by default
+  // Save + restore per preemption, resize or migration (docs/engine.md#preemption-cost).
+  double preemption_cost_seconds = kDefaultPreemptionCostSeconds;
+  FaultOptions faults;  // failures and checkpoints; off by default
+  uint64_t seed = 0;  // the run's seed, handed to Policy::BeforeRun for the policy's own draws
   // Model-aware run (memory, OOM, batch, sharing; sim/engine/model_runtime.h); nullptr = off. Must
   // outlive the engine and be built from the same trace.
   const ModelRuntime* models = nullptr;
@@ -96,6 +110,13 @@ struct EngineOptions {
   const std::vector<TaskClass>* workload = nullptr;
   // Keep the allocation log (sim/engine/allocation_log.h): one record per running interval.
   bool record_allocations = false;
+  // Integrate wait reasons (sim/engine/wait_reasons.h). Off only to measure their cost
+  // (bench/end_to_end_bench.cc): the statements of the policy are then ignored and every job's
+  // queued time has no reason.
+  bool wait_reasons = true;
+  // Locality and node limits (sim/engine/placement_constraints.h); they apply only to jobs with
+  // data nodes or a node limit (JobConstraints) or when max_nodes_per_job is set.
+  ConstraintOptions constraints;
   // Arrival-only placement (see the file comment): reject a job that does not start in the pass
   // of its own arrival ("no fit"); never schedule a started job's finish.
   bool skip_no_fit = false;
@@ -170,6 +191,7 @@ class Engine final : public SchedulingContext {
   const Trace& trace() const { return trace_; }
   bool policy_is_elastic() const { return elastic_; }
   bool policy_keeps_promises() const { return policy_.KeepsPromises(); }
+  std::string policy_planning_estimates() const { return policy_.PlanningEstimates(); }
   // The start first promised to the job (SchedulingContext::Promise), or NaN if none.
   double promised_start(JobId id) const {
     return promised_start_.empty() ? std::numeric_limits<double>::quiet_NaN()
@@ -178,6 +200,10 @@ class Engine final : public SchedulingContext {
   // True while every job has run at most its plan and nothing failed (see the file comment).
   bool plans_held() const { return plans_held_; }
   bool host_limited() const { return resources_.host_limited(); }
+  // The run's placement constraints, or nullptr when no job has locality or a node limit.
+  const PlacementConstraints* constraints() const {
+    return constrained_placement_ ? constraints_.get() : nullptr;
+  }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
   int64_t failures() const { return failures_; }
@@ -200,6 +226,12 @@ class Engine final : public SchedulingContext {
   const Placement& placement() const override { return *active_placement_; }
   const Job& job(JobId id) const override { return trace_.jobs[id]; }
   const JobRun& run(JobId id) const override { return runs_[id]; }
+  double deadline(JobId id) const override { return trace_.DeadlineOf(trace_.jobs[id]); }
+  const NodeLimits& node_limits(JobId id) const override {
+    static const NodeLimits kNone;
+    const uint16_t cls = runs_[id].request.constraint;
+    return cls == 0 ? kNone : constraints_->limits(cls);
+  }
   const ModelRun& model_run(JobId id) const override {
     static const ModelRun kNone;
     return model_runs_.empty() ? kNone : model_runs_[id];
@@ -222,6 +254,14 @@ class Engine final : public SchedulingContext {
   void SetTimer(double time, JobId id, int tag) override;
   void SetBorrowing(JobId id, bool borrowing) override;
   void Promise(JobId id, double start_seconds) override;
+  void SetWaitReason(JobId id, WaitReason reason) override;
+  void ClearWaitReason(JobId id) override;
+  void SetGroupWaitReason(int group, WaitReason reason) override;
+
+  // Seconds per (job, reason) the jobs spent queued (sim/engine/wait_reasons.h); complete for every
+  // job once Run returns.
+  const WaitLedger& wait_reasons() const { return wait_; }
+  void Decline(JobId id, std::string reason) override;
 
  private:
   enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
@@ -347,6 +387,9 @@ class Engine final : public SchedulingContext {
   void ScheduleFinish(JobId id);
   void QueueAppend(JobId id);
   void QueueInsertSorted(JobId id);
+  // After a pass: the first queued job's reason when the policy stated none (ClassifyNoFit),
+  // recomputed only when that job or the free state changed.
+  void DeriveHeadWaitReason();
   void QueueRemove(JobId id);
   void RunningAdd(JobId id);
   void RunningRemove(JobId id);
@@ -361,7 +404,11 @@ class Engine final : public SchedulingContext {
   const Cluster& cluster_;
   const Placement& placement_;
   WholeNodePlacement whole_node_placement_;
-  const Placement* active_placement_;  // placement_, or whole_node_placement_ if a job needs it
+  // Built when some job has locality or a node limit; wraps the placement in use before it.
+  std::unique_ptr<PlacementConstraints> constraints_;
+  std::unique_ptr<ConstrainedPlacement> constrained_placement_;
+  // placement_, whole_node_placement_ if a job needs it, or constrained_placement_ around either.
+  const Placement* active_placement_;
   const RuntimeModel& runtime_;
   Policy& policy_;
   std::string policy_name_;
@@ -381,7 +428,8 @@ class Engine final : public SchedulingContext {
   JobId queue_tail_ = kNoJob;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t, bool>, bool> fits_empty_cache_;
+  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t, bool, uint16_t>, bool>
+      fits_empty_cache_;
   // TypeRate cache: (model symbol, GPUs, share, CPUs, memory, batch, type) -> rate.
   mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
       type_rate_cache_;
@@ -441,6 +489,13 @@ class Engine final : public SchedulingContext {
   // Promises (only once a policy makes one): per job, the first promised start or NaN.
   std::vector<double> promised_start_;
   bool plans_held_ = true;
+
+  // Wait reasons: the ledger; the job whose reason the engine derived last and the free state it
+  // derived it on (state_version_ changes whenever GPUs are taken or given back).
+  WaitLedger wait_;
+  JobId derived_head_ = kNoJob;
+  uint64_t state_version_ = 0;
+  uint64_t derived_version_ = 0;
 };
 
 }  // namespace clustersim

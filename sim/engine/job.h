@@ -29,8 +29,10 @@ struct RecordedAttempt {
   int gpus = 0;
 };
 
-// The fields are ordered so that none is padded (152 bytes; a million jobs hold 152 MB): the
-// 8-byte ones first, the 4-byte ones after (recorded_start starts 8-aligned).
+// The fields are ordered so that none is padded (160 bytes; a million jobs hold 160 MB): the
+// 8-byte ones first, the 4-byte ones after (recorded_start starts 8-aligned), the two 2-byte
+// parallel degrees last but one, then 4 bytes of tail padding. What few jobs have
+// (a deadline, data locality, a node limit) is kept apart, in Trace::constraints.
 struct Job {
   std::string id;           // as in the trace
   double submit_time = 0;   // seconds
@@ -77,14 +79,34 @@ struct Job {
   // The class as the trace names it (openb qos, an SWF queue), empty = none; `priority` holds
   // its level (sim/engine/priority_class.h), mapped while the trace is read.
   Symbol priority_class;
-  // Model parallelism the trace states (docs/reliability.md#parallelism): tensor-parallel and
-  // pipeline-parallel degrees, 0 = not stated; the data-parallel degree is gpus / (tp x pp).
-  // A tensor-parallel group stays within one node (an NVLink domain).
+  // Model parallelism the trace states (docs/reliability.md#model-parallelism-in-traces):
+  // tensor-parallel and pipeline-parallel degrees, 0 = not stated; the data-parallel degree is
+  // gpus / (tp x pp). A tensor-parallel group stays within one node (an NVLink domain).
   uint16_t tensor_parallel = 0;
   uint16_t pipeline_parallel = 0;
+  // 1 + the index of the job's JobConstraints in Trace::constraints; 0 = none. Several jobs may
+  // share an entry (copies of one job keep it).
+  uint32_t constraints = 0;
 };
 
-static_assert(sizeof(void*) != 8 || sizeof(Job) <= 152, "Job grew: check its layout (above)");
+static_assert(sizeof(void*) != 8 || sizeof(Job) <= 160, "Job grew: check its layout (above)");
+
+// What a job asks beyond its request (docs/deadlines.md): a deadline (its SLA), the nodes that
+// hold its data (locality), and the most nodes it may span. Few jobs of most traces have any, so
+// they are kept apart from Job (Job::constraints indexes Trace::constraints).
+struct JobConstraints {
+  // Seconds after submit_time by which the job should have ended; < 0 = none (best effort). A
+  // reader turns an absolute deadline into this distance, so windows and load factors move the
+  // deadline with the submission.
+  double deadline = -1;
+  // Node indices of the cluster (0-based, as `clustersim cluster show` numbers them) that hold the
+  // job's data, separated by '|'; empty = none. The run's --locality-alpha says how many of its
+  // GPUs must be there.
+  Symbol data_nodes;
+  int32_t max_nodes = 0;  // most nodes the job may span (beta); 0 = the run's --max-nodes-per-job
+  int32_t data_nodes_column = 0;  // the field's column in its trace line (messages); 0 = unknown
+  bool has_deadline() const { return deadline >= 0; }
+};
 
 struct Trace {
   std::string path;
@@ -99,6 +121,27 @@ struct Trace {
   std::vector<RecordedAttempt> recorded_attempts;
   // The --priority-map the class names were mapped with (lower-case names -> levels).
   std::map<std::string, int> priority_map;
+  // Deadlines, data nodes and node limits of the jobs that have some (Job::constraints).
+  std::vector<JobConstraints> constraints;
+
+  // The job's constraints, or nullptr if it has none.
+  const JobConstraints* ConstraintsOf(const Job& job) const {
+    return job.constraints == 0 ? nullptr : &constraints[job.constraints - 1];
+  }
+  // The job's entry, created (empty) if it has none yet.
+  JobConstraints& MutableConstraintsOf(Job& job) {
+    if (job.constraints == 0) {
+      constraints.emplace_back();
+      job.constraints = static_cast<uint32_t>(constraints.size());
+    }
+    return constraints[job.constraints - 1];
+  }
+  // The job's deadline as an absolute time (submit + JobConstraints::deadline), or +inf.
+  double DeadlineOf(const Job& job) const {
+    const JobConstraints* c = ConstraintsOf(job);
+    return c != nullptr && c->has_deadline() ? job.submit_time + c->deadline
+                                             : std::numeric_limits<double>::infinity();
+  }
 };
 
 }  // namespace clustersim

@@ -35,9 +35,9 @@ ModelRuntime::ModelRuntime(const Trace& trace, const HardwareCatalog& hardware,
     }
     settings.sequence_length = job.sequence_length;
     const int precision_key = settings.precision ? static_cast<int>(*settings.precision) : -1;
-    // A stated layout (docs/reliability.md#parallelism) replaces the minimal one, with the
-    // optimizer state and the gradients sharded over the data-parallel ranks (fully sharded data
-    // parallelism as Llama 3 uses it: Dubey et al. 2024 section 3.3.2).
+    // A stated layout (docs/reliability.md#model-parallelism-in-traces) replaces the minimal one,
+    // with the optimizer state and the gradients sharded over the data-parallel ranks (fully
+    // sharded data parallelism as Llama 3 uses it: Dubey et al. 2024 section 3.3.2).
     const bool stated = job.tensor_parallel > 0 || job.pipeline_parallel > 0;
     const int tp = stated ? std::max(1, static_cast<int>(job.tensor_parallel)) : 0;
     const int pp = stated ? std::max(1, static_cast<int>(job.pipeline_parallel)) : 0;
@@ -130,6 +130,11 @@ double ModelRuntime::RateFactor(JobId id, int type, int gpus, int batch) const {
   // The user's configuration: requested GPUs (at least one replica) at the user's batch.
   const int user_gpus = std::max(job.gpus, per.layout->model_parallel_gpus());
   return Goodput(m, type, gpus, batch) / Goodput(m, type, user_gpus, job.user_batch);
+}
+
+bool ModelRuntime::ScalesWithGpus(JobId id) const {
+  const JobEntry& job = jobs_[id];
+  return job.model >= 0 && job.user_batch >= 1;
 }
 
 int ModelRuntime::BestBatch(JobId id, int type, int gpus) const {

@@ -112,6 +112,9 @@ class ModelRuntime {
   // `batch` (see the header comment); 1 without model information. 0 when `gpus` is less than
   // min_gpus. REQUIRES gpus >= 1, batch >= 1.
   double RateFactor(JobId id, int type, int gpus, int batch) const;
+  // True if RateFactor models the job's speed on another GPU count: it has a model of the
+  // catalog and a user batch (otherwise RateFactor is 1 everywhere).
+  bool ScalesWithGpus(JobId id) const;
   // The goodput-maximizing per-GPU batch in 1..MaxBatch on `gpus` GPUs of `type` (0 if none fits).
   int BestBatch(JobId id, int type, int gpus) const;
   // Speed factor of `job` on a share of `milli` thousandths (0 = a whole GPU: 1).

@@ -2,7 +2,21 @@
 
 #include <algorithm>
 
+#include "sim/engine/job.h"
+
 namespace clustersim {
+
+bool AllocationFits(const Resources& resources, const HostDemand& host,
+                    const Allocation& allocation) {
+  if (allocation.gpus.empty()) {
+    return allocation.node >= 0 && resources.HostFitsCpuOnly(allocation.node, host);
+  }
+  for (int g : allocation.gpus) {
+    if (allocation.milli > 0 ? resources.free_milli(g) < allocation.milli : !resources.IsGpuFree(g))
+      return false;
+  }
+  return resources.HostFitsGpus(host, allocation.gpus, allocation.milli);
+}
 
 bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request, Allocation* out) {
   out->gpus.clear();
@@ -30,12 +44,17 @@ bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request
   return false;
 }
 
+int TensorGroup(const PlacementRequest& request) {
+  if (request.job == nullptr || request.whole_nodes || request.milli > 0) return 0;
+  return request.job->tensor_parallel;
+}
+
 bool PlaceTensorGroups(const Resources& resources, const PlacementRequest& request,
                        Allocation* out) {
   out->gpus.clear();
   out->gpu_type = -1;
   out->milli = 0;
-  const int group = request.tensor_group;
+  const int group = TensorGroup(request);
   if (request.gpus <= 0 || group < 1 || request.gpus % group != 0) return false;
   for (const Partition& part : resources.partitions()) {
     if (!request.AllowsType(part.gpu_type) || part.gpus_per_node < group) continue;

@@ -5,10 +5,12 @@
 #define CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/engine/resources.h"
+#include "sim/engine/wait_reasons.h"
 
 namespace clustersim {
 
@@ -33,11 +35,18 @@ struct PlacementRequest {
   // The job holds whole nodes (an exclusive QoS, Policy::WholeNodes): ceil(gpus / G) nodes of one
   // partition with nothing else on them, all their GPUs allocated to it (PlaceWholeNodes).
   bool whole_nodes = false;
-  // GPUs of one tensor-parallel group (Job::tensor_parallel), which must share a node (an NVLink
-  // domain; PlaceTensorGroups); 0 or 1 = no constraint.
-  uint16_t tensor_group = 0;
+  // The job's class of placement constraints (sim/engine/placement_constraints.h: data locality,
+  // a node limit); 0 = none. Jobs of one class have the same limits, so a cache keyed by a
+  // request's shape stays exact when it adds the class. (In the padding after whole_nodes.)
+  uint16_t constraint = 0;
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
+
+// GPUs of one tensor-parallel group of the request (its job's Job::tensor_parallel), which must
+// share a node (an NVLink domain; PlaceTensorGroups); 0 or 1 = no constraint. Requests for whole
+// nodes, GPU shares or without a job have none. (Read from the job, so that PlacementRequest
+// keeps its size.)
+int TensorGroup(const PlacementRequest& request);
 
 // The vector first, then the 4-byte fields: no padding inside (JobRun holds one per job).
 struct Allocation {
@@ -95,6 +104,17 @@ class Placement {
   // True if Find reads Resources::job_kinds (the kinds of the jobs running on each node): the
   // engine then has them counted.
   virtual bool CountsJobKinds() const { return false; }
+  // True if Find draws random numbers (random-fit): nobody but the policy may call it then, or
+  // the run's draws would change (wait reasons do not ask it; sim/engine/wait_reasons.h).
+  virtual bool DrawsRandomNumbers() const { return false; }
+  // Why `request`, which does not fit on `resources` although enough GPUs of its allowed types
+  // are free in number, does not fit, when the strategy knows a reason of its own (a MIG layout
+  // without the slice it needs: WaitReason::kFragmentationMig); nullopt otherwise, and the
+  // engine names the dimension (docs/metrics.md#wait-reasons).
+  virtual std::optional<WaitReason> NoFitReason(const Resources& /*resources*/,
+                                                const PlacementRequest& /*request*/) const {
+    return std::nullopt;
+  }
 };
 
 // Whether `request` is a CPU-only request (no GPUs, some host demand).
@@ -110,6 +130,23 @@ inline bool CpuOnlyFits(const Resources& resources, int node, const PlacementReq
          resources.HostFitsCpuOnly(node, request.host);
 }
 
+// What `allocation` holds for a job of host demand `host` (its GPUs or shares, its host charges,
+// or the one node of a CPU-only job), taken from or given back to `resources`: what a policy
+// planning on a copy of the free state does at each start or stop it plans, as the engine does
+// on its own state (Resources::AllocateJob).
+inline void TakeAllocation(Resources& resources, const HostDemand& host,
+                           const Allocation& allocation) {
+  resources.AllocateJob(host, allocation.gpus, allocation.milli, allocation.node);
+}
+inline void GiveBackAllocation(Resources& resources, const HostDemand& host,
+                               const Allocation& allocation) {
+  resources.ReleaseJob(host, allocation.gpus, allocation.milli, allocation.node);
+}
+// True if `allocation` is free on `resources` for a job of host demand `host`: its GPUs (or
+// shares) free and the host charges fitting every node it spans (a CPU-only job: its node).
+bool AllocationFits(const Resources& resources, const HostDemand& host,
+                    const Allocation& allocation);
+
 // Whole-node placement (docs/engine.md#whole-nodes): the first partition, in cluster order, of an
 // allowed type with ceil(request.gpus / G) completely free nodes; the lowest-index such nodes,
 // every GPU of them (so `out` holds a multiple of G >= request.gpus GPUs), if the job's host
@@ -118,12 +155,12 @@ inline bool CpuOnlyFits(const Resources& resources, int node, const PlacementReq
 // O(partitions + nodes taken x log nodes).
 bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request, Allocation* out);
 
-// Tensor-parallel placement (docs/reliability.md#parallelism): a request of G GPUs in groups of
-// T = tensor_group (T divides G) gets G / T groups, each on one node: in the first partition, in
-// cluster order, of an allowed type with at least T GPUs per node where enough groups fit, the
-// nodes with at least T free GPUs in index order, each giving as many groups as its free GPUs
-// hold (its lowest free GPUs), if the host demand fits them; else the next partition.
-// O(partitions + nodes visited x log nodes).
+// Tensor-parallel placement (docs/reliability.md#model-parallelism-in-traces): a request of G
+// GPUs in groups of T = TensorGroup(request) (T divides G) gets G / T groups, each on one node: in
+// the first partition, in cluster order, of an allowed type with at least T GPUs per node where
+// enough groups fit, the nodes with at least T free GPUs in index order, each giving as many groups
+// as its free GPUs hold (its lowest free GPUs), if the host demand fits them; else the next
+// partition. O(partitions + nodes visited x log nodes).
 bool PlaceTensorGroups(const Resources& resources, const PlacementRequest& request,
                        Allocation* out);
 
@@ -136,11 +173,18 @@ class WholeNodePlacement final : public Placement {
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
     if (request.whole_nodes) return PlaceWholeNodes(resources, request, out);
-    if (request.tensor_group > 1) return PlaceTensorGroups(resources, request, out);
+    if (TensorGroup(request) > 1) return PlaceTensorGroups(resources, request, out);
     return inner_.Find(resources, request, out);
   }
   bool SharesGpus() const override { return inner_.SharesGpus(); }
+  bool IgnoresNodes() const override { return inner_.IgnoresNodes(); }
   bool PlacesCpuOnly() const override { return inner_.PlacesCpuOnly(); }
+  bool CountsJobKinds() const override { return inner_.CountsJobKinds(); }
+  bool DrawsRandomNumbers() const override { return inner_.DrawsRandomNumbers(); }
+  std::optional<WaitReason> NoFitReason(const Resources& resources,
+                                        const PlacementRequest& request) const override {
+    return request.whole_nodes ? std::nullopt : inner_.NoFitReason(resources, request);
+  }
 
  private:
   const Placement& inner_;

@@ -8,11 +8,14 @@
 #define CLUSTERSIM_SIM_ENGINE_POLICY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/alloc/constraints.h"
 #include "sim/engine/job.h"
 #include "sim/engine/placement.h"
+#include "sim/engine/wait_reasons.h"
 
 namespace clustersim {
 
@@ -106,6 +109,11 @@ class SchedulingContext {
   virtual const Placement& placement() const = 0;
   virtual const Job& job(JobId id) const = 0;
   virtual const JobRun& run(JobId id) const = 0;
+  // The job's deadline as an absolute time (Trace::DeadlineOf), +infinity if it has none.
+  virtual double deadline(JobId id) const = 0;
+  // The job's locality and node limits (sim/engine/placement_constraints.h; empty if none). The
+  // run's placement honours them; a policy building allocations itself must too.
+  virtual const NodeLimits& node_limits(JobId id) const = 0;
   // The job's model-aware state (all zero outside model-aware runs).
   virtual const ModelRun& model_run(JobId id) const = 0;
 
@@ -155,11 +163,36 @@ class SchedulingContext {
   // (JobCosts::borrowed_gpu_seconds). A job stops being marked when it stops running.
   // REQUIRES (CHECKed): running.
   virtual void SetBorrowing(JobId id, bool borrowing) = 0;
+  // Ends the queued job `id` as rejected with `reason` (jobs.reason): admission control, for a
+  // policy that takes only jobs it can serve (a deadline it cannot meet). The job leaves the
+  // queue for good; the policy hears no OnCompletion for it. REQUIRES (CHECKed): queued, a
+  // non-empty reason.
+  virtual void Decline(JobId id, std::string reason) = 0;
   // Records that the queued job `id` was promised a start by `start_seconds` (>= now): a
   // reservation. The engine keeps the first promise of each job (the `jobs` column
   // `reserved_start`, as Slurm's `squeue --start` shows) and ignores later ones; see
   // Policy::KeepsPromises for what --check verifies. REQUIRES (CHECKed): queued, start >= now.
   virtual void Promise(JobId id, double start_seconds) = 0;
+
+  // Wait reasons (docs/metrics.md#wait-reasons, sim/engine/wait_reasons.h). After every pass each
+  // queued job waits for a reason: its own, stated here, or else its wait group's
+  // (Policy::WaitGroup; every group starts as queue_head). The engine states the first queued
+  // job's reason itself (ClassifyNoFit on the free GPUs) while the policy states none for it.
+  // SetWaitReason: the queued job's own reason from now on, until the policy states another,
+  // clears it, or the job leaves the queue. REQUIRES (CHECKed): queued.
+  virtual void SetWaitReason(JobId id, WaitReason reason) = 0;
+  // The queued job takes its group's reason again (a no-op if it has none of its own).
+  virtual void ClearWaitReason(JobId id) = 0;
+  // From now on, the queued jobs of wait group `group` (0..65535) without a reason of their own
+  // wait for `reason`.
+  virtual void SetGroupWaitReason(int group, WaitReason reason) = 0;
+  // Why the job does not fit on `free` (by default the live free state) under the run's
+  // placement, or nullopt if it fits (ClassifyNoFit: capacity, fragmentation by dimension, nodes
+  // down). The GPUs out of service are failed_gpus().
+  std::optional<WaitReason> NoFitReason(JobId id, const Resources& free) const {
+    return ClassifyNoFit(cluster(), placement(), free, run(id).request, failed_gpus());
+  }
+  std::optional<WaitReason> NoFitReason(JobId id) const { return NoFitReason(id, resources()); }
 
   // Returns true and fills `out` if the job fits now under the run's placement strategy.
   bool TryPlace(JobId id, Allocation* out) const {
@@ -177,6 +210,11 @@ class Policy {
   virtual void OnArrival(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnCompletion(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) {}
+  // The job's wait group (SchedulingContext::SetGroupWaitReason, 0..65535): a queued job without a
+  // reason of its own waits for its group's. Asked whenever the job enters the queue, before
+  // OnArrival or OnRequeue; must give the same group every time for one job. Default: 0, one
+  // group for every job.
+  virtual int WaitGroup(SchedulingContext& /*context*/, JobId /*id*/) { return 0; }
   // A running job lost its GPUs to a failure and is queued again (in submission order), its
   // work back at its last checkpoint. Policies that keep their own queue or running set must
   // take it back there; the default does nothing (the engine's queue already holds it).
@@ -187,25 +225,23 @@ class Policy {
   virtual double RequestedWalltime(const Job& job) const { return job.walltime; }
   // True if the policy chooses GPU counts (up to the request) and per-GPU batches itself
   // (Allocation::batch), as `cosched` does; the engine then rates each start by
-  // ModelRuntime::RateFactor. A non-elastic policy runs every job at its user's batch.
+  // ModelRuntime::RateFactor, and a job without model information on n of its R requested GPUs
+  // progresses at n / R of its rate (linear data-parallel scaling; docs/engine.md#elastic-starts).
+  // A non-elastic policy runs every job at its user's batch.
   virtual bool Elastic() const { return false; }
   // True if the policy copes with GPU shares (Allocation::milli): a placement that shares GPUs
   // then places fractional trace requests on shares. Policies that plan on their own copy of the
   // free state (backfilling horizons, LAS and SRTF rooms) say false, and their fractional jobs
   // hold whole GPUs.
   virtual bool SupportsShares() const { return false; }
-  // True if the policy starts CPU-only jobs (no GPUs, a CPU or memory demand) where the placement
-  // puts them (docs/resources.md#cpu-only-jobs). Policies that plan on copies of the free state
-  // count GPUs and GPU-holding jobs' host charges only, so they leave this false and the engine
-  // rejects such jobs with a reason.
-  virtual bool PlacesCpuOnlyJobs() const { return false; }
   // True if the job must hold whole nodes (an exclusive QoS; docs/engine.md#whole-nodes): its
   // request is placed by PlaceWholeNodes and it holds every GPU of those nodes, working on the
   // first `gpus` of them. Asked once per job before the run.
   virtual bool WholeNodes(const Job& /*job*/) const { return false; }
   // True if the policy starts no job later than its first promise (SchedulingContext::Promise)
   // as long as every job runs at most its plan: its requested wall time, or its trace duration
-  // when it has none. With --check the engine verifies it for every start while that holds (no
+  // when it has none (a policy may plan with more, as the backfilling policies' modelled user
+  // estimates, which are never below the duration: then the check is only stricter). With --check the engine verifies it for every start while that holds (no
   // job has run past its plan, no failures, no out-of-memory restart): a later start stops the
   // run naming the policy. False (the default): promises are estimates (fair-share's order may
   // change before the start).
@@ -216,6 +252,14 @@ class Policy {
   virtual std::string IdleWarning(const Trace& /*trace*/, const ModelRuntime* /*models*/) const {
     return "";
   }
+  // Called once by the engine before the run (from its constructor) with the run's trace and
+  // seed (EngineOptions::seed): for what the policy draws or derives from the whole trace before
+  // the first arrival, e.g. the backfilling policies' modelled user estimates
+  // (policies/backfill.h). Draws must come from generators seeded by `seed`.
+  virtual void BeforeRun(const Trace& /*trace*/, uint64_t /*seed*/) {}
+  // After BeforeRun: what the policy plans run times with, in words, for the run's printout and
+  // runs.planning_estimates ("" when it does not plan ahead).
+  virtual std::string PlanningEstimates() const { return ""; }
 };
 
 }  // namespace clustersim

@@ -1,6 +1,7 @@
 #include "sim/engine/runtime_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -26,15 +27,18 @@ class TraceRuntime final : public RuntimeModel {
 
 class HardwareRuntime final : public RuntimeModel {
  public:
-  HardwareRuntime(const Cluster& cluster, const Topology& topology)
+  HardwareRuntime(const Cluster& cluster, const Topology& topology, int reference)
       : cluster_(cluster), topology_(topology) {
-    const HardwareCatalog& catalog = cluster.catalog();
-    reference_ =
-        &catalog.gpu(catalog.Require(catalog.reference(), "hardware catalog", "reference"));
+    SetReference(reference);
+  }
+  const char* name() const override { return "hardware"; }
+  int reference_type() const override { return reference_type_; }
+  void SetReference(int type) override {
+    reference_type_ = type;
+    reference_ = &cluster_.catalog().gpu(type);
     // Ideal ring: the reference GPU's NVLink per direction, else its PCIe x16 link.
     ideal_ring_gbps_ = IdealRingGbps(*reference_);
   }
-  const char* name() const override { return "hardware"; }
 
   double Rate(const Job& job, const Allocation& allocation) const override {
     const std::string family = ModelFamilyOf(job.model.str());
@@ -59,7 +63,8 @@ class HardwareRuntime final : public RuntimeModel {
 
   const Cluster& cluster_;
   const Topology& topology_;
-  const GpuSpec* reference_;
+  int reference_type_ = -1;
+  const GpuSpec* reference_ = nullptr;
   double ideal_ring_gbps_;
 };
 
@@ -80,11 +85,59 @@ std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cl
 std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cluster& cluster,
                                                const Topology* topology) {
   if (name == "trace") return std::make_unique<TraceRuntime>();
-  if (name == "hardware") {
+  const std::string prefix = "hardware";
+  if (name.compare(0, prefix.size(), prefix) == 0 &&
+      (name.size() == prefix.size() || name[prefix.size()] == ':')) {
     CHECK(topology != nullptr, "MakeRuntimeModel: the hardware model needs the topology");
-    return std::make_unique<HardwareRuntime>(cluster, *topology);
+    const HardwareCatalog& catalog = cluster.catalog();
+    int reference = -1;
+    if (name.size() == prefix.size()) {
+      reference = catalog.Require(catalog.reference(), "hardware catalog", "reference");
+    } else {
+      const std::string type = name.substr(prefix.size() + 1);
+      for (size_t t = 0; t < catalog.gpus().size(); ++t) {
+        const std::string& candidate = catalog.gpus()[t].name;
+        if (candidate.size() == type.size() &&
+            std::equal(type.begin(), type.end(), candidate.begin(), [](char a, char b) {
+              return std::tolower(static_cast<unsigned char>(a)) ==
+                     std::tolower(static_cast<unsigned char>(b));
+            })) {
+          reference = static_cast<int>(t);
+        }
+      }
+      if (reference < 0) {
+        throw InputError("runtime model \"" + name + "\": unknown reference GPU type \"" + type +
+                         "\"; valid types: " + catalog.NameList());
+      }
+    }
+    return std::make_unique<HardwareRuntime>(cluster, *topology, reference);
   }
-  throw InputError("unknown runtime model \"" + name + "\"; valid: trace, hardware");
+  throw InputError("unknown runtime model \"" + name +
+                   "\"; valid: trace, hardware, hardware:TYPE (a catalog GPU type)");
+}
+
+std::string RuntimeModel::Label(const HardwareCatalog& catalog) const {
+  const int type = reference_type();
+  return type < 0 ? std::string(name()) : std::string(name()) + ":" + catalog.gpu(type).name;
+}
+
+std::optional<int> TraceGpuType(const Trace& trace, const HardwareCatalog& catalog) {
+  std::optional<uint32_t> named;  // the symbol every job naming a type names
+  for (const Job& job : trace.jobs) {
+    if (job.gpu_type.empty()) continue;
+    if (named && *named != job.gpu_type.id()) return std::nullopt;
+    named = job.gpu_type.id();
+  }
+  if (!named) return std::nullopt;
+  for (const Job& job : trace.jobs) {
+    if (job.gpu_type.empty()) continue;
+    const std::string& types = job.gpu_type.str();
+    if (types.find('|') != std::string::npos) return std::nullopt;
+    const auto type = catalog.Find(types);
+    if (!type) return std::nullopt;
+    return *type;
+  }
+  return std::nullopt;
 }
 
 }  // namespace clustersim

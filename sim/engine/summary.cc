@@ -31,6 +31,65 @@ double SummaryValue(const std::vector<SummaryRow>& rows, const std::string& metr
 
 namespace {
 
+// True for a job that arrived but was still queued or running when the run stopped (--stop-time,
+// Ctrl-C): the time distributions count it up to the run's end `end`, a lower bound of what it
+// would have taken (right-censored), so that a run is never judged on the jobs that made it
+// alone (docs/metrics.md#jobs).
+bool Censored(const JobRun& run, const Job& job, double end) {
+  return run.state == JobState::kUnfinished && job.submit_time <= end;
+}
+
+bool HasDeadlines(const Trace& trace) {
+  for (const JobConstraints& c : trace.constraints) {
+    if (c.has_deadline()) return true;
+  }
+  return false;
+}
+
+// SLA figures of a set of jobs (docs/deadlines.md#sla-metrics): a job with a deadline meets it
+// if it completed by then; every other outcome (late, killed, failed, rejected or declined,
+// unfinished) is a violation. Lateness = max(0, end - deadline) of the SLA jobs that ended.
+struct SlaTally {
+  int64_t jobs = 0;
+  int64_t met = 0;
+  int64_t rejected = 0;
+  std::vector<double> lateness;  // per SLA job that ended, 0 if on time
+  std::vector<double> late;      // per late job that ended
+
+  void Add(double deadline, const JobRun& run) {
+    if (!std::isfinite(deadline)) return;
+    ++jobs;
+    rejected += run.state == JobState::kRejected;
+    if (Ended(run.state)) {
+      const double over = std::max(0.0, run.end_time - deadline);
+      lateness.push_back(over);
+      if (over > 0) late.push_back(over);
+    }
+    met += run.state == JobState::kCompleted && run.end_time <= deadline;
+  }
+
+  template <typename Add>
+  void Emit(const std::string& scope, const Add& add) {
+    add("sla_jobs", static_cast<double>(jobs), scope);
+    add("sla_met", static_cast<double>(met), scope);
+    add("sla_violations", static_cast<double>(jobs - met), scope);
+    add("sla_violation_rate", jobs > 0 ? static_cast<double>(jobs - met) / jobs : 0.0, scope);
+    add("sla_rejected", static_cast<double>(rejected), scope);
+    add("sla_late", static_cast<double>(late.size()), scope);
+    if (!lateness.empty()) {
+      double sum = 0;
+      for (double x : lateness) sum += x;
+      add("sla_lateness_seconds_mean", sum / lateness.size(), scope);
+      add("sla_lateness_seconds_p95", Percentile(lateness, 0.95), scope);
+    }
+    if (!late.empty()) {
+      double sum = 0;
+      for (double x : late) sum += x;
+      add("sla_late_lateness_seconds_mean", sum / late.size(), scope);
+    }
+  }
+};
+
 // Per priority level (scope "priority:L") and per virtual cluster (scope "vc:NAME"), when the
 // trace has more than one of them: what each group's jobs waited, took and lost to preemption.
 template <typename Add>
@@ -41,10 +100,13 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
     double preemption_gpu_seconds = 0;
     double borrowed_gpu_seconds = 0;
     std::vector<double> wait, queued, jct;
+    SlaTally sla;
   };
   const Trace& trace = engine.trace();
   const auto& runs = engine.runs();
   if (trace.jobs.empty()) return;
+  const double end = engine.metrics().last_time();
+  const bool sla = HasDeadlines(trace);
   // Groups are reported only for a dimension with more than one value: the others are not
   // collected (a map lookup and three appends per job saved on a million jobs).
   const Job& first = trace.jobs.front();
@@ -69,11 +131,20 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
       const JobCosts& costs = engine.costs(static_cast<JobId>(i));
       group->preemption_gpu_seconds += costs.preemption_gpu_seconds;
       group->borrowed_gpu_seconds += costs.borrowed_gpu_seconds;
-      if (run.first_start >= 0) group->wait.push_back(run.first_start - job.submit_time);
+      // As in the run's distributions (Censored, below).
+      if (run.first_start >= 0) {
+        group->wait.push_back(run.first_start - job.submit_time);
+      } else if (Censored(run, job, end)) {
+        group->wait.push_back(end - job.submit_time);
+      }
       if (Ended(run.state)) {
         group->jct.push_back(run.end_time - job.submit_time);
         group->queued.push_back(run.queued_seconds);
+      } else if (Censored(run, job, end)) {
+        group->jct.push_back(end - job.submit_time);
+        group->queued.push_back(run.queued_seconds);
       }
+      if (sla) group->sla.Add(trace.DeadlineOf(job), run);
     }
   }
   auto emit = [&add](const std::string& scope, Group& group, bool borrowed) {
@@ -90,6 +161,7 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
     add("preemptions", static_cast<double>(group.preemptions), scope);
     add("preemption_gpu_hours", group.preemption_gpu_seconds / 3600, scope);
     if (borrowed) add("borrowed_gpu_hours", group.borrowed_gpu_seconds / 3600, scope);
+    if (group.sla.jobs > 0) group.sla.Emit(scope, add);
   };
   if (by_priority.size() > 1) {
     for (auto& [level, group] : by_priority) {
@@ -165,6 +237,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   std::vector<double> oom_jct;
   double first_submit = trace.jobs.empty() ? 0 : trace.jobs.front().submit_time;
   double last_end = first_submit;
+  const double end = metrics.last_time();  // the simulated clock when the run stopped
   std::map<Symbol, double> user_gpu_seconds;  // jobs naming a user only
   // The five distributions are collected two at a time in two buffers, each in job order, and
   // reduced before the next two: on a million jobs 16 MB at a time instead of 40 MB for all
@@ -205,10 +278,17 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
         ++unfinished;
         break;
     }
-    if (run.first_start >= 0) b.push_back(run.first_start - job.submit_time);
+    // JCT and first-start wait over every job that arrived: an unfinished one up to the end.
+    if (run.first_start >= 0) {
+      b.push_back(run.first_start - job.submit_time);
+    } else if (Censored(run, job, end)) {
+      b.push_back(end - job.submit_time);
+    }
     if (Ended(run.state)) {
       a.push_back(run.end_time - job.submit_time);
       last_end = std::max(last_end, run.end_time);
+    } else if (Censored(run, job, end)) {
+      a.push_back(end - job.submit_time);
     }
   }
   add("jobs_total", static_cast<double>(runs.size()));
@@ -237,6 +317,8 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   b.clear();
   for (size_t i = 0; i < runs.size(); ++i) {
     const JobRun& run = runs[i];
+    // Queued time of an unfinished job runs to the end (the engine adds it when it stops).
+    if (Censored(run, trace.jobs[i], end)) b.push_back(run.queued_seconds);
     if (!Ended(run.state)) continue;
     if (run.run_seconds > 0) a.push_back((run.end_time - trace.jobs[i].submit_time) / run.run_seconds);
     b.push_back(run.queued_seconds);
@@ -261,6 +343,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
 
   const double span = metrics.last_time() - metrics.start_time();
   add("simulated_seconds", span);
+  add("end_seconds", end);
   if (span > 0) {
     add("gpu_utilization", metrics.busy_gpu_seconds() / (cluster.total_gpus() * span));
     for (int type : cluster.gpu_types()) {
@@ -341,6 +424,22 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   add("node_hours_down", engine.down_node_seconds() / 3600);
   add("checkpoint_gpu_hours", engine.checkpoint_gpu_seconds() / 3600);
   AddReliabilitySummaries(engine, add);
+  // Wait reasons (docs/metrics.md#wait-reasons): the queued time of all jobs by reason, in hours
+  // and as a share of the total; reasons no job waited for have no row.
+  const std::array<double, kWaitReasonCount>& waited = engine.wait_reasons().totals();
+  double waited_total = 0;
+  for (double seconds : waited) waited_total += seconds;
+  for (int r = 0; r < kWaitReasonCount; ++r) {
+    if (!(waited[r] > 0)) continue;
+    const std::string scope = std::string("reason:") + WaitReasonName(static_cast<WaitReason>(r));
+    add("wait_reason_hours", waited[r] / 3600, scope);
+    add("wait_reason_share", waited[r] / waited_total, scope);
+  }
+  if (HasDeadlines(trace)) {
+    SlaTally sla;
+    for (size_t i = 0; i < runs.size(); ++i) sla.Add(trace.DeadlineOf(trace.jobs[i]), runs[i]);
+    sla.Emit("all", add);
+  }
   AddGroupSummaries(engine, add);
   return out;
 }

@@ -89,7 +89,7 @@ CheckpointPlan PlanCheckpoints(const CheckpointSettings& settings, double fixed_
 // times a second while it holds its GPUs, and per interruption holds them `hold_seconds` without
 // progress (detection, restart, restore, a spare's swap) and waits `wait_seconds` in the queue
 // for capacity (without its GPUs, so without failures), checkpointing by `plan`. A first-order
-// model (docs/reliability.md#ettr), of the form of the estimate Kokolis et al. propose
+// model (docs/reliability.md#the-closed-form-model), of the form of the estimate Kokolis et al. propose
 // (arXiv:2410.21680; E[ETTR] ~ (1 - N r (u0 + dt / 2)) / (1 + w / dt) as secondary sources quote
 // it): between two interruptions the job holds its GPUs 1 / lambda seconds on average, of which
 // it loses hold_seconds and the work since its last usable checkpoint, half a cycle (interval +

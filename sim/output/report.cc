@@ -5,14 +5,18 @@
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "sim/engine/summary.h"
+#include "sim/output/comparison.h"
+#include "sim/engine/wait_reasons.h"
 #include "sim/output/merge.h"
 #include "sim/output/sqlite_writer.h"
 #include "sim/util/error.h"
@@ -26,7 +30,10 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 enum Metric {
   kJobs,
   kCompleted,
+  kTimeout,
+  kUnfinished,
   kGpuHours,
+  kUtilization,
   kCost,
   kWaitMean,
   kWaitP95,
@@ -40,8 +47,8 @@ enum Metric {
   kMetricCount
 };
 // Sums count 0 for a group absent from a run; means are left out then.
-constexpr bool kIsSum[kMetricCount] = {true,  true,  true, true, false, false, false,
-                                       false, false, true, true, true,  true};
+constexpr bool kIsSum[kMetricCount] = {true,  true,  true,  true,  true, true, true, false, false,
+                                       false, false, false, true,  true, true, true};
 
 using Statement = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
 
@@ -104,18 +111,23 @@ std::string ConfigKey(sqlite3_stmt* stmt, int first_column) {
 
 // Per run and group: the jobs' figures gathered for ReportMetrics().
 struct Accumulator {
-  double jobs = 0, completed = 0, gpu_hours = 0, cost = 0, preemptions = 0, oom = 0;
+  double jobs = 0, completed = 0, timeout = 0, unfinished = 0, gpu_hours = 0, cost = 0;
+  double preemptions = 0, oom = 0;
   double preemption_gpu_hours = 0, borrowed_gpu_hours = 0;
   bool has_gpu_hours = false, has_cost = false, has_preemption = false, has_borrowed = false;
   std::vector<double> waits;
   double queued_sum = 0, jct_sum = 0, bsld_sum = 0;
   int64_t queued_n = 0, jct_n = 0, bsld_n = 0;
 
-  std::vector<double> Values() {
+  // `capacity_gpu_hours`: the cluster's GPU-hours over the shared horizon (0: unknown).
+  std::vector<double> Values(double capacity_gpu_hours) {
     std::vector<double> v(kMetricCount, kNan);
     v[kJobs] = jobs;
     v[kCompleted] = completed;
+    v[kTimeout] = timeout;
+    v[kUnfinished] = unfinished;
     v[kGpuHours] = has_gpu_hours ? gpu_hours : kNan;
+    if (has_gpu_hours && capacity_gpu_hours > 0) v[kUtilization] = gpu_hours / capacity_gpu_hours;
     v[kCost] = has_cost ? cost : kNan;
     if (!waits.empty()) {
       double sum = 0;
@@ -134,8 +146,49 @@ struct Accumulator {
   }
 };
 
+using Database = std::unique_ptr<sqlite3, int (*)(sqlite3*)>;
+
+// Opens `path` read-only and checks that it is a clustersim database.
+Database OpenDatabase(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw InputError(path, 0, 0, "no such database file");
+  }
+  sqlite3* raw = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    const std::string message = raw ? sqlite3_errmsg(raw) : "out of memory";
+    sqlite3_close(raw);
+    throw InputError(path, 0, 0, "cannot open database: " + message);
+  }
+  Database owner(raw, sqlite3_close);
+  sqlite3* db = owner.get();
+  std::string problem;
+  try {
+    problem = SchemaProblem(db);
+  } catch (const InputError& e) {
+    problem = std::string("not a SQLite database (") + e.what() + ")";
+  }
+  if (!problem.empty()) throw InputError(path, 0, 0, "not a clustersim database: " + problem);
+  return owner;
+}
+
 std::string Basename(const std::string& path) {
   return std::filesystem::path(path).filename().string();
+}
+
+// GPUs of a cluster spec's JSON text (sum of count x gpus_per_node over its node groups); 0 when
+// it cannot be read.
+double ClusterGpus(const std::string& spec) {
+  const nlohmann::json doc = nlohmann::json::parse(spec, nullptr, false);
+  if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) return 0;
+  double gpus = 0;
+  for (const nlohmann::json& group : doc["nodes"]) {
+    if (!group.is_object() || !group.contains("count") || !group.contains("gpus_per_node") ||
+        !group["count"].is_number() || !group["gpus_per_node"].is_number()) {
+      return 0;
+    }
+    gpus += group["count"].get<double>() * group["gpus_per_node"].get<double>();
+  }
+  return gpus;
 }
 
 }  // namespace
@@ -153,7 +206,10 @@ const std::vector<ReportMetric>& ReportMetrics() {
   static const std::vector<ReportMetric> metrics = {
       {"jobs", "jobs", ReportUnit::kCount},
       {"completed", "completed", ReportUnit::kCount},
+      {"timeout", "timeout", ReportUnit::kCount},
+      {"unfinished", "unfinished", ReportUnit::kCount},
       {"gpu_hours", "GPU-h", ReportUnit::kGpuHours},
+      {"utilization", "util %", ReportUnit::kPercent},
       {"cost_usd", "cost $", ReportUnit::kDollars},
       {"wait_mean_seconds", "wait mean", ReportUnit::kSeconds},
       {"wait_p95_seconds", "wait p95", ReportUnit::kSeconds},
@@ -192,24 +248,8 @@ ReportValue MeanWithInterval(const std::vector<double>& values) {
 }
 
 Report BuildReport(const std::string& path, const ReportOptions& options) {
-  if (!std::filesystem::is_regular_file(path)) {
-    throw InputError(path, 0, 0, "no such database file");
-  }
-  sqlite3* raw = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    const std::string message = raw ? sqlite3_errmsg(raw) : "out of memory";
-    sqlite3_close(raw);
-    throw InputError(path, 0, 0, "cannot open database: " + message);
-  }
-  const std::unique_ptr<sqlite3, int (*)(sqlite3*)> owner(raw, sqlite3_close);
+  const Database owner = OpenDatabase(path);
   sqlite3* db = owner.get();
-  std::string problem;
-  try {
-    problem = SchemaProblem(db);
-  } catch (const InputError& e) {
-    problem = std::string("not a SQLite database (") + e.what() + ")";
-  }
-  if (!problem.empty()) throw InputError(path, 0, 0, "not a clustersim database: " + problem);
 
   Report report;
   // The runs and their configurations.
@@ -341,6 +381,49 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
     report.configs[c].label = label;
   }
 
+  // The runs put side by side must have seen the same jobs; utilization is over the horizon
+  // they share (sim/output/comparison.h).
+  std::map<int64_t, ComparedRun> seen;
+  {
+    std::vector<ComparedRun> all;
+    for (const auto& runs : config_runs) {
+      for (const RunInfo* run : runs) all.push_back(ReadComparedRun(db, path, run->run_id));
+    }
+    const std::vector<std::string> differences = JobSetDifferences(all);
+    if (!differences.empty()) {
+      if (!options.allow_different_jobs) {
+        throw InputError(path, 0, 0,
+                         DifferentJobsMessage(differences,
+                                              "--allow-different-jobs reports them anyway; --run "
+                                              "picks runs that saw the same jobs"));
+      }
+      for (const std::string& d : differences) report.notes.push_back("different jobs: " + d);
+    }
+    report.horizon_seconds = SharedHorizon(all).seconds();
+    for (ComparedRun& run : all) seen.emplace(run.run_id, std::move(run));
+  }
+  // Per run: its cluster's GPUs and the trace's class names per priority level.
+  std::map<int64_t, double> cluster_gpus;
+  std::map<int, std::string> class_names;
+  {
+    const bool has_classes = HasColumn(db, path, "runs", "priority_classes");
+    Statement s = Prepare(db, path,
+                          std::string("SELECT cluster_json, ") +
+                              (has_classes ? "priority_classes" : "NULL") +
+                              " FROM runs WHERE run_id = ?");
+    for (const auto& [run_id, run] : seen) {
+      sqlite3_reset(s.get());
+      sqlite3_bind_int64(s.get(), 1, run_id);
+      if (sqlite3_step(s.get()) != SQLITE_ROW) continue;
+      cluster_gpus[run_id] = ClusterGpus(Text(s.get(), 0));
+      const nlohmann::json names = nlohmann::json::parse(Text(s.get(), 1), nullptr, false);
+      if (!names.is_object()) continue;
+      for (const auto& [level, name] : names.items()) {
+        if (name.is_string()) class_names.emplace(std::atoi(level.c_str()), name.get<std::string>());
+      }
+    }
+  }
+
   // Columns of later versions may be missing in an older database.
   std::string select = "SELECT ";
   switch (options.by) {
@@ -365,7 +448,7 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
       select += "NULL";
       break;
   }
-  select += ", status, wait_time, jct, preemptions, oom_failures";
+  select += ", status, wait_time, jct, preemptions, oom_failures, submit_time";
   std::vector<std::string> missing;
   for (const char* column : {"queued_time", "bsld", "gpu_hours", "cost_usd",
                              "preemption_gpu_seconds", "borrowed_gpu_seconds"}) {
@@ -392,6 +475,8 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
     const size_t runs = config_runs[c].size();
     for (size_t r = 0; r < runs; ++r) {
       const RunInfo& run = *config_runs[c][r];
+      const double end = seen.at(run.run_id).end_seconds;
+      const double capacity = cluster_gpus[run.run_id] * report.horizon_seconds / 3600;
       std::map<std::string, Accumulator> groups;
       Accumulator total;
       sqlite3_reset(jobs.get());
@@ -412,15 +497,20 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
         const double jct = Real(s, 3);
         const double preemptions = Real(s, 4);
         const double oom = Real(s, 5);
-        const double queued = Real(s, 6);
-        const double bsld = Real(s, 7);
-        const double gpu_hours = Real(s, 8);
-        const double cost = Real(s, 9);
-        const double preemption_gpu_seconds = Real(s, 10);
-        const double borrowed_gpu_seconds = Real(s, 11);
+        const double submit = Real(s, 6);
+        const double queued = Real(s, 7);
+        const double bsld = Real(s, 8);
+        const double gpu_hours = Real(s, 9);
+        const double cost = Real(s, 10);
+        const double preemption_gpu_seconds = Real(s, 11);
+        const double borrowed_gpu_seconds = Real(s, 12);
+        // An unfinished job that arrived counts up to the run's end (docs/metrics.md#jobs).
+        const bool censored = status == "unfinished" && submit <= end;
         for (Accumulator* a : {&groups[group], &total}) {
           a->jobs += 1;
           a->completed += status == "completed";
+          a->timeout += status == "timeout";
+          a->unfinished += status == "unfinished";
           if (!std::isnan(gpu_hours)) {
             a->gpu_hours += gpu_hours;
             a->has_gpu_hours = true;
@@ -437,9 +527,13 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
             a->borrowed_gpu_hours += borrowed_gpu_seconds / 3600;
             a->has_borrowed = true;
           }
-          if (!std::isnan(wait)) a->waits.push_back(wait);
-          if (!std::isnan(jct)) {
-            a->jct_sum += jct;
+          if (!std::isnan(wait)) {
+            a->waits.push_back(wait);
+          } else if (censored) {
+            a->waits.push_back(end - submit);
+          }
+          if (!std::isnan(jct) || censored) {
+            a->jct_sum += std::isnan(jct) ? end - submit : jct;
             ++a->jct_n;
             if (!std::isnan(queued)) {
               a->queued_sum += queued;
@@ -459,9 +553,9 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
       for (auto& [name, accumulator] : groups) {
         auto& slot = per_group[name];
         if (slot.empty()) slot.assign(runs, std::vector<double>());
-        slot[r] = accumulator.Values();
+        slot[r] = accumulator.Values(capacity);
       }
-      totals.push_back(total.Values());
+      totals.push_back(total.Values(capacity));
     }
     auto combine = [&](const std::vector<std::vector<double>>& by_run) {
       std::vector<ReportValue> values;
@@ -500,6 +594,17 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
                              " more groups not shown (--top)");
       rows.resize(options.top);
     }
+    if (options.by == ReportGroupBy::kPriority) {
+      // Classes by level, the most urgent first (the order a priority policy serves them in),
+      // named as the trace names them: "LS (2)".
+      std::stable_sort(rows.begin(), rows.end(), [](const ReportRow& a, const ReportRow& b) {
+        return std::atoi(a.group.c_str()) > std::atoi(b.group.c_str());
+      });
+      for (ReportRow& row : rows) {
+        const auto name = class_names.find(std::atoi(row.group.c_str()));
+        if (name != class_names.end()) row.group = name->second + " (" + row.group + ")";
+      }
+    }
     // By policy a configuration is one group: its total would repeat it.
     if (options.by != ReportGroupBy::kPolicy) {
       ReportRow total;
@@ -509,6 +614,109 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
       rows.push_back(std::move(total));
     }
     report.rows.insert(report.rows.end(), rows.begin(), rows.end());
+  }
+  return report;
+}
+
+WaitReport BuildWaitReport(const std::string& path, const std::vector<ReportConfig>& configs,
+                           ReportGroupBy by) {
+  const Database owner = OpenDatabase(path);
+  sqlite3* db = owner.get();
+  WaitReport report;
+  const bool has_table =
+      sqlite3_exec(db, "SELECT 1 FROM wait_reasons LIMIT 0", nullptr, nullptr, nullptr) ==
+      SQLITE_OK;
+  std::string group_column = "NULL";
+  if (by == ReportGroupBy::kUser) group_column = "user";
+  if (by == ReportGroupBy::kVc) group_column = "vc";
+  CHECK(by == ReportGroupBy::kUser || by == ReportGroupBy::kVc || by == ReportGroupBy::kPolicy,
+        "BuildWaitReport: group by user, vc or policy (reasons alone)");
+  // The jobs' groups and queued time (rows in job_index order), then their wait reasons.
+  Statement jobs = Prepare(db, path,
+                           "SELECT job_index, " + group_column +
+                               ", queued_time FROM jobs WHERE run_id = ? ORDER BY job_index");
+  std::optional<Statement> waits;
+  if (has_table) {
+    waits.emplace(Prepare(db, path,
+                          "SELECT job_index, reason, seconds FROM wait_reasons WHERE run_id = ?"));
+  }
+  for (size_t c = 0; c < configs.size(); ++c) {
+    const size_t runs = configs[c].run_ids.size();
+    // Per (group, reason), per run: jobs, seconds; per group, per run: queued seconds.
+    struct Figures {
+      std::vector<double> jobs, seconds;
+    };
+    std::map<std::pair<std::string, std::string>, Figures> per;
+    std::map<std::string, std::vector<double>> queued;
+    for (size_t r = 0; r < runs; ++r) {
+      const int64_t run_id = configs[c].run_ids[r];
+      std::vector<std::string> group_of;
+      sqlite3_reset(jobs.get());
+      sqlite3_bind_int64(jobs.get(), 1, run_id);
+      while (sqlite3_step(jobs.get()) == SQLITE_ROW) {
+        const int64_t index = sqlite3_column_int64(jobs.get(), 0);
+        std::string group = by == ReportGroupBy::kPolicy ? "(all)" : Text(jobs.get(), 1);
+        if (group.empty()) group = "(none)";
+        if (index >= static_cast<int64_t>(group_of.size())) group_of.resize(index + 1);
+        const double q = Real(jobs.get(), 2);
+        auto& slot = queued[group];
+        if (slot.empty()) slot.assign(runs, 0.0);
+        if (!std::isnan(q)) slot[r] += q;
+        group_of[index] = std::move(group);
+      }
+      if (!waits) continue;
+      sqlite3_reset(waits->get());
+      sqlite3_bind_int64(waits->get(), 1, run_id);
+      while (sqlite3_step(waits->get()) == SQLITE_ROW) {
+        const int64_t index = sqlite3_column_int64(waits->get(), 0);
+        if (index < 0 || index >= static_cast<int64_t>(group_of.size())) continue;
+        Figures& f = per[{group_of[index], Text(waits->get(), 1)}];
+        if (f.jobs.empty()) {
+          f.jobs.assign(runs, 0.0);
+          f.seconds.assign(runs, 0.0);
+        }
+        f.jobs[r] += 1;
+        f.seconds[r] += sqlite3_column_double(waits->get(), 2);
+      }
+    }
+    // Groups by total hours (mean over runs) descending, then name; reasons in WaitReason order.
+    std::map<std::string, double> group_hours;
+    for (const auto& [key, f] : per) {
+      double sum = 0;
+      for (double x : f.seconds) sum += x;
+      group_hours[key.first] += sum / runs;
+    }
+    std::vector<std::string> groups;
+    for (const auto& [group, hours] : group_hours) groups.push_back(group);
+    std::stable_sort(groups.begin(), groups.end(), [&](const std::string& a, const std::string& b) {
+      return group_hours[a] > group_hours[b];
+    });
+    for (const std::string& group : groups) {
+      for (int k = 0; k < kWaitReasonCount; ++k) {
+        const std::string reason = WaitReasonName(static_cast<WaitReason>(k));
+        const auto it = per.find({group, reason});
+        if (it == per.end()) continue;
+        WaitReportRow row;
+        row.config = c;
+        row.group = group;
+        row.reason = reason;
+        std::vector<double> hours, shares;
+        for (size_t r = 0; r < runs; ++r) {
+          hours.push_back(it->second.seconds[r] / 3600);
+          const double total = queued[group][r];
+          shares.push_back(total > 0 ? it->second.seconds[r] / total : 0.0);
+        }
+        row.jobs = MeanWithInterval(it->second.jobs);
+        row.hours = MeanWithInterval(hours);
+        row.share = MeanWithInterval(shares);
+        report.rows.push_back(std::move(row));
+      }
+    }
+  }
+  if (!has_table) {
+    report.notes.push_back(
+        "the database has no wait_reasons table (written by an older clustersim): no wait "
+        "reasons to show");
   }
   return report;
 }

@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS runs (
   wall_seconds REAL, events INTEGER, passes INTEGER,
   status TEXT NOT NULL, error TEXT, fingerprint TEXT,
   timeseries_interval_seconds REAL, preemption_cost_seconds REAL, trace_filter TEXT,
-  faults TEXT, models TEXT
+  faults TEXT, models TEXT, planning_estimates TEXT, priority_classes TEXT
 );
 CREATE TABLE IF NOT EXISTS jobs (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS jobs (
   queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER,
   recorded_start REAL, recorded_end REAL, recorded_attempts TEXT,
   cpus_requested REAL, host_memory_gib_requested REAL,
-  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL, reserved_start REAL,
+  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL, reserved_start REAL, deadline REAL,
   ettr REAL, restart_gpu_seconds REAL, capacity_wait_gpu_seconds REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
@@ -95,6 +95,10 @@ CREATE TABLE IF NOT EXISTS failures (
   repair_seconds REAL,
   jobs_hit INTEGER, job_ids TEXT, spares_used INTEGER,
   PRIMARY KEY (run_id, failure_index)
+);
+CREATE TABLE IF NOT EXISTS wait_reasons (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  job_index INTEGER NOT NULL, reason TEXT NOT NULL, seconds REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS validation_series (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -173,7 +177,7 @@ constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
 // Tables added after the first release: a database written before may lack them (merge then
 // copies nothing for them); `runs` rows own their rows like the tables above.
 constexpr const char* kAddedTables[] = {"allocations", "validation", "validation_series",
-                                        "placement_curve", "failures"};
+                                        "placement_curve", "failures", "wait_reasons"};
 
 // Columns added to the schema after its first release: a database written by an earlier version
 // lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
@@ -188,6 +192,8 @@ struct AddedColumn {
 constexpr AddedColumn kAddedColumns[] = {
     {"runs", "faults", "TEXT", false},
     {"runs", "models", "TEXT", false},
+    {"runs", "planning_estimates", "TEXT", true},
+    {"runs", "priority_classes", "TEXT", true},
     {"jobs", "checkpoint_seconds", "REAL", true},
     {"jobs", "lost_gpu_seconds", "REAL", true},
     {"jobs", "queued_time", "REAL", true},
@@ -201,6 +207,7 @@ constexpr AddedColumn kAddedColumns[] = {
     {"jobs", "preemption_gpu_seconds", "REAL", true},
     {"jobs", "borrowed_gpu_seconds", "REAL", true},
     {"jobs", "reserved_start", "REAL", true},
+    {"jobs", "deadline", "REAL", true},
     {"timeseries", "f_mem", "REAL", true},
     {"timeseries", "fgd_fragmentation", "REAL", true},
     {"timeseries", "fgd_fragmented_gpus", "REAL", true},
@@ -361,14 +368,15 @@ struct SqlValue {
 
 // Rows of one table as the engine's thread built them, `values` row after row.
 struct RowBatch {
-  enum Table : uint8_t { kJobs, kTimeseries };
+  enum Table : uint8_t { kJobs, kTimeseries, kWaitReasons };
   Table table = kJobs;
   std::vector<SqlValue> values;
   std::deque<std::string> texts;  // text made for these rows (reasons, recorded attempts)
 };
 
-constexpr int kJobColumns = 45;
+constexpr int kJobColumns = 46;
 constexpr int kTimeseriesColumns = 19;
+constexpr int kWaitReasonColumns = 4;
 
 // Columns by name: a database upgraded by AddMissingColumns has them in another order.
 constexpr const char* kInsertJob =
@@ -379,16 +387,18 @@ constexpr const char* kInsertJob =
     "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
     "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
     "cpus_requested, host_memory_gib_requested, preemption_gpu_seconds, "
-    "borrowed_gpu_seconds, reserved_start, ettr, restart_gpu_seconds, "
+    "borrowed_gpu_seconds, reserved_start, deadline, ettr, restart_gpu_seconds, "
     "capacity_wait_gpu_seconds) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 constexpr const char* kInsertTimeseries =
     "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
     "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
     "i_frag, node_imbalance, f_mem, fgd_fragmentation, fgd_fragmented_gpus, "
     "cpu_utilization, host_memory_utilization, cpu_stranded_gpus) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+constexpr const char* kInsertWaitReason =
+    "INSERT INTO wait_reasons (run_id, job_index, reason, seconds) VALUES (?,?,?,?)";
 
 // Appends one row of `columns` values to a batch; its setters are Statement's (1-based).
 class RowBuilder {
@@ -446,7 +456,7 @@ bool IsFinal(JobState state) { return Ended(state) || state == JobState::kReject
 class RunStream {
  public:
   // Trade-off: larger batches mean fewer hand-overs, more memory in flight (a jobs row is
-  // 42 x 16 bytes: 8 batches of 512 rows hold 2.75 MB).
+  // 43 x 16 bytes: 8 batches of 512 rows hold 2.8 MB).
   static constexpr size_t kRowsPerBatch = 512;
   static constexpr int kBatches = 8;
   // Rows per INSERT statement ("VALUES (...),(...),..."): the statement's fixed cost (transaction
@@ -482,10 +492,14 @@ class RunStream {
   void Hand(const Engine& engine, bool run_over) {
     CHECK(&engine == &engine_, "SqliteWriter::WriteFinished: another engine than BeginRun's");
     const std::vector<JobRun>& runs = engine.runs();
+    // A job's wait_reasons rows go with its jobs row (its reasons are final with it).
     while (next_job_ < runs.size() && (run_over || IsFinal(runs[next_job_].state)) &&
-           Hold(&jobs_, RowBatch::kJobs, run_over)) {
+           Hold(&jobs_, RowBatch::kJobs, run_over) &&
+           Hold(&waits_, RowBatch::kWaitReasons, run_over)) {
+      AppendWaitReasons(next_job_);
       AppendJob(next_job_++);
       if (jobs_->values.size() >= kRowsPerBatch * kJobColumns) Send(&jobs_);
+      if (waits_->values.size() >= kRowsPerBatch * kWaitReasonColumns) Send(&waits_);
     }
     const std::vector<TimeseriesRow>& rows = engine.metrics().rows();
     while (next_interval_ < rows.size() && Hold(&timeseries_, RowBatch::kTimeseries, run_over)) {
@@ -495,6 +509,7 @@ class RunStream {
     if (run_over) {
       if (jobs_ && !jobs_->values.empty()) Send(&jobs_);
       if (timeseries_ && !timeseries_->values.empty()) Send(&timeseries_);
+      if (waits_ && !waits_->values.empty()) Send(&waits_);
       run_over_ = true;
     }
   }
@@ -587,6 +602,7 @@ class RunStream {
   void WriterLoop() {
     std::unique_ptr<Inserter> jobs;
     std::unique_ptr<Inserter> timeseries;
+    std::unique_ptr<Inserter> waits;
     // As many rows per statement as the library's parameter limit allows, up to
     // kRowsPerStatement.
     const int parameters = sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
@@ -597,6 +613,8 @@ class RunStream {
       jobs = std::make_unique<Inserter>(db_, kInsertJob, kJobColumns, rows_for(kJobColumns));
       timeseries = std::make_unique<Inserter>(db_, kInsertTimeseries, kTimeseriesColumns,
                                               rows_for(kTimeseriesColumns));
+      waits = std::make_unique<Inserter>(db_, kInsertWaitReason, kWaitReasonColumns,
+                                         rows_for(kWaitReasonColumns));
     } catch (...) {
       error_ = std::current_exception();
     }
@@ -604,7 +622,10 @@ class RunStream {
     while (full_.Pop(&batch)) {
       if (!error_ && !abandon_.load(std::memory_order_relaxed)) {
         try {
-          (batch.table == RowBatch::kJobs ? *jobs : *timeseries).Write(batch.values);
+          Inserter& inserter = batch.table == RowBatch::kJobs         ? *jobs
+                               : batch.table == RowBatch::kTimeseries ? *timeseries
+                                                                      : *waits;
+          inserter.Write(batch.values);
         } catch (...) {
           error_ = std::current_exception();
         }
@@ -744,13 +765,27 @@ class RunStream {
     s.Bind(41, costs.borrowed_gpu_seconds);
     const double promised = engine_.promised_start(static_cast<JobId>(i));
     s.BindOptional(42, promised, !std::isnan(promised));
+    const double deadline = trace.DeadlineOf(job);  // absolute; +inf = none
+    s.BindOptional(43, deadline, std::isfinite(deadline));
     // Reliability (docs/reliability.md#metrics): only when failures or checkpoints are on.
     const double ettr = engine_.Ettr(static_cast<JobId>(i));
-    s.BindOptional(43, ettr, !std::isnan(ettr));
+    s.BindOptional(44, ettr, !std::isnan(ettr));
     const bool reliability = !engine_.failure_log().productive_seconds().empty();
     const JobReliability* rel = engine_.failure_log().find(static_cast<JobId>(i));
-    s.BindOptional(44, rel != nullptr ? rel->restart_gpu_seconds : 0.0, reliability);
-    s.BindOptional(45, rel != nullptr ? rel->wait_gpu_seconds : 0.0, reliability);
+    s.BindOptional(45, rel != nullptr ? rel->restart_gpu_seconds : 0.0, reliability);
+    s.BindOptional(46, rel != nullptr ? rel->wait_gpu_seconds : 0.0, reliability);
+  }
+
+  // The job's seconds per wait reason (reasons with none have no row).
+  void AppendWaitReasons(size_t i) {
+    for (const auto& [reason, seconds] :
+         engine_.wait_reasons().Seconds(static_cast<JobId>(i))) {
+      RowBuilder s(&*waits_, kWaitReasonColumns);
+      s.Bind(1, run_id_);
+      s.Bind(2, static_cast<int64_t>(i));
+      s.Bind(3, WaitReasonName(reason));  // a string literal: static storage
+      s.Bind(4, seconds);
+    }
   }
 
   void AppendInterval(const TimeseriesRow& row) {
@@ -789,6 +824,7 @@ class RunStream {
   double wait_seconds_ = 0;
   std::optional<RowBatch> jobs_;
   std::optional<RowBatch> timeseries_;
+  std::optional<RowBatch> waits_;
   BoundedQueue<RowBatch> full_;   // to the writer thread
   BoundedQueue<RowBatch> empty_;  // back, cleared
   std::atomic<bool> abandon_{false};
@@ -801,8 +837,9 @@ int64_t SqliteWriter::InsertRunRow(const RunRecord& r) {
               "INSERT INTO runs (created_at, trace_path, trace_sha256, trace_format, "
               "cluster_spec, cluster_sha256, cluster_json, policy, placement, params, "
               "runtime_model, seed, version, status, timeseries_interval_seconds, "
-              "preemption_cost_seconds, trace_filter, faults, models) "
-              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?)");
+              "preemption_cost_seconds, trace_filter, faults, models, planning_estimates, "
+              "priority_classes) "
+              "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'running',?,?,?,?,?,?,?)");
   const std::string now = NowUtc();
   s.Bind(1, now);
   s.Bind(2, r.trace_path);
@@ -822,6 +859,16 @@ int64_t SqliteWriter::InsertRunRow(const RunRecord& r) {
   s.Bind(16, r.trace_filter);
   s.Bind(17, r.faults);
   s.Bind(18, r.models);
+  if (r.planning_estimates.empty()) {
+    s.BindNull(19);
+  } else {
+    s.Bind(19, r.planning_estimates);
+  }
+  if (r.priority_classes.empty()) {
+    s.BindNull(20);
+  } else {
+    s.Bind(20, r.priority_classes);
+  }
   s.Step();
   return sqlite3_last_insert_rowid(db_);
 }

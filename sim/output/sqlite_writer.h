@@ -48,6 +48,11 @@ struct RunRecord {
   std::string faults = "{}";  // JSON: failure and checkpoint settings (FaultOptions::ToJson)
   std::string models = "{}";  // JSON: model-aware settings (ModelConfig::ToJson), {} = off
   double bsld_threshold_seconds = kDefaultBsldThresholdSeconds;  // for the jobs' bsld column
+  // What the policy planned run times with (Policy::PlanningEstimates); empty = NULL.
+  std::string planning_estimates;
+  // JSON {"LEVEL": "NAME|NAME", ...}: the trace's class names per priority level; empty = NULL
+  // (the trace names no class).
+  std::string priority_classes;
 };
 
 class RunStream;  // the writer thread of one run (sqlite_writer.cc)

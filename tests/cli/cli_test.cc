@@ -568,6 +568,39 @@ TEST(Help, DefaultsAreShownAsWritten) {
   EXPECT_NE(run.out.find("--load-factor arg (=1)"), std::string::npos) << run.out;
 }
 
+// Preemption costs something by default (docs/engine.md#preemption-cost): las on the bundled
+// trace with default options preempts, and the moves cost GPU-hours; the run states the cost in
+// its summary and its runs row. At --preemption-cost 0 the run warns that moves are free.
+TEST(PreemptionCost, LasOnTheBundledTraceByDefaultPaysForItsPreemptions) {
+  TempDir dir;
+  const std::string db = dir.File("las.sqlite");
+  const CliResult r = RunCli({"run", "--policy", "las", "--out", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("preemption cost      30 s per preemption, resize or migration"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("cost nothing"), std::string::npos) << r.out;
+  Database database(db);
+  auto summary = [&](const std::string& metric) {
+    return std::stod(*database.Query("SELECT value FROM summary WHERE metric = '" + metric +
+                                     "' AND scope = 'all'")[0][0]);
+  };
+  EXPECT_GT(summary("preemptions"), 0);
+  EXPECT_GT(summary("preemption_gpu_hours"), 0);
+  EXPECT_EQ(std::stod(*database.Query("SELECT preemption_cost_seconds FROM runs")[0][0]), 30);
+}
+
+TEST(PreemptionCost, ZeroIsPossibleAndWarnedAbout) {
+  TempDir dir;
+  const CliResult r = RunCli({"run", "--policy", "las", "--first", "300", "--preemption-cost",
+                              "0", "--out", dir.File("free.sqlite")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--preemption-cost 0: preemptions, resizes and migrations cost nothing"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("preemption cost      0 s per"), std::string::npos) << r.out;
+}
+
 TEST(Cli, VersionIsPrinted) {
   for (const char* flag : {"--version", "version"}) {
     const CliResult r = RunCli({flag});

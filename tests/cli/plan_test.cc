@@ -111,9 +111,10 @@ TEST_F(PlanMmc, ErlangCAnswerIsTheSmallestCountWithTheTargetMeanWait) {
 
 TEST_F(PlanMmc, SimulatedAnswerAgreesWithErlangCWithinOneNode) {
   const std::string csv = dir_->File("points.csv");
-  const std::vector<std::string> args = {
-      "plan", "--trace", Trace(), "--node-type", "A100-80GBx1", "--slo", "mean_wait<=50", "--jobs",
-      "2",    "--csv",   csv};
+  // Every job runs its trace duration (the M/M/c service times) on the A100s.
+  const std::vector<std::string> args = {"plan",        "--trace", Trace(), "--node-type",
+                                         "A100-80GBx1", "--slo",   "mean_wait<=50",
+                                         "--runtime-model", "trace", "--jobs", "2", "--csv", csv};
   const CliResult r = RunCli(args);
   ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
   const int answer = SmallestCount(r.out, "A100-80GBx1");
@@ -151,7 +152,7 @@ TEST_F(PlanMmc, BracketSearchFindsTheSameAnswerFromAFarStart) {
   for (const std::string start : {"40", "2"}) {
     const std::vector<std::string> args = {
         "plan",           "--trace", Trace(), "--node-type",   "A100-80GBx1", "--slo",
-        "mean_wait<=50s", "--jobs",  "2",     "--start-nodes", start};
+        "mean_wait<=50s", "--jobs",  "2",     "--start-nodes", start, "--runtime-model", "trace"};
     const CliResult r = RunCli(args);
     ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
     EXPECT_NEAR(SmallestCount(r.out, "A100-80GBx1"), kErlangAnswer, 1) << r.out;
@@ -203,12 +204,38 @@ TEST_F(PlanMmc, CheapestMixOfEquivalentNodesIsAllOfTheCheaperType) {
   EXPECT_GT(mixes, 0) << r.out;
 }
 
+// One runtime model for every candidate (docs/plan.md): the A100 nodes' answer is the same alone
+// and beside a V100 type, and both invocations state the model and its reference (the trace names
+// no GPU type: the catalog's V100-16GB, so the A100s run its jobs faster than their durations).
+TEST_F(PlanMmc, ATypeGetsTheSameCountAloneAndBesideAnother) {
+  const std::vector<std::string> alone = {"plan",  "--trace", Trace(), "--node-type",
+                                          "A100-80GBx1", "--slo", "mean_wait<=50", "--jobs", "2"};
+  const std::vector<std::string> beside = {"plan",        "--trace",       Trace(),
+                                           "--node-types", "A100-80GBx1,V100-32GBx1",
+                                           "--slo",        "mean_wait<=50", "--mix-steps",
+                                           "0",            "--jobs",        "2"};
+  const CliResult a = RunCli(alone);
+  const CliResult b = RunCli(beside);
+  ASSERT_EQ(a.exit_code, 0) << Describe(alone, a);
+  ASSERT_EQ(b.exit_code, 0) << Describe(beside, b);
+  const int count = SmallestCount(a.out, "A100-80GBx1");
+  EXPECT_GT(count, 0) << a.out;
+  EXPECT_EQ(SmallestCount(b.out, "A100-80GBx1"), count) << a.out << b.out;
+  // Faster than the durations say: fewer nodes than Erlang C's 12 for the trace's own times.
+  EXPECT_LT(count, kErlangAnswer) << a.out;
+  for (const CliResult* r : {&a, &b}) {
+    EXPECT_NE(r->out.find("runtime hardware:V100-16GB"), std::string::npos) << r->out;
+    EXPECT_NE(r->out.find("trace durations are times on V100-16GB"), std::string::npos)
+        << r->out;
+  }
+}
+
 TEST_F(PlanMmc, BudgetBelowTheAnswerMeansNothingMeetsIt) {
   // 12 one-GPU A100 nodes cost 12 x $5.12 = $61.44/h; with $40/h at most 7 nodes are affordable.
   const std::vector<std::string> args = {
       "plan",  "--trace",       Trace(),    "--node-type", "A100-80GBx1",
       "--slo", "mean_wait<=50", "--budget", "40",          "--jobs",
-      "2"};
+      "2",     "--runtime-model", "trace"};
   const CliResult r = RunCli(args);
   EXPECT_EQ(r.exit_code, 1) << Describe(args, r);
   EXPECT_NE(r.out.find("not met up to 7 nodes"), std::string::npos) << r.out;

@@ -1,8 +1,9 @@
 // EASY and conservative backfilling (docs/policies.md, policies/easy.cc, policies/conservative.cc):
 // schedules on tiny traces, every start and end worked out by hand in the comments. Runtime model
 // `trace` throughout, so a job runs exactly its duration unless it is killed at its requested wall
-// time. Unless a test says otherwise, no job has a walltime, so its requested wall time is its
-// true duration (walltime=trace) and estimates are exact.
+// time. Unless a test says otherwise, no job has a walltime and the schedules are worked out with
+// exact estimates, walltime=exact (by default a job without a wall time is planned with a
+// modelled user estimate: tested at the end of this file).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <map>
 #include <random>
 
+#include "policies/user_estimates.h"
 #include "sim/hardware/topology.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/test_util.h"
@@ -42,7 +44,7 @@ TEST(EasyBackfilling, StartsAShortJobAheadOfABlockedLargeOne) {
   // t=1: C arrives. B's reservation: t_s = 10 (A ends; then 4 free). C fits now (2 free) and
   //      ends at 1 + 5 = 6 <= 10: it starts at 1, ends 6.
   // t=10: A ends; B starts, ends 20.
-  TestSim sim = PolicySim(Nodes(1, 4), ShortJobTrace(), "easy");
+  TestSim sim = PolicySim(Nodes(1, 4), ShortJobTrace(), "easy", "first-fit", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -63,7 +65,8 @@ TEST(EasyBackfilling, RefusesAJobThatWouldDelayTheReservation) {
   // t=10: A ends; B starts [10, 20); C (head now) finds 0 free. t=20: B ends; C [20, 35).
   TestSim sim =
       PolicySim(Nodes(1, 4),
-                {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 4, 10), MakeJob("C", 1, 1, 15)}, "easy");
+                {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 4, 10), MakeJob("C", 1, 1, 15)}, "easy",
+                "first-fit", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -82,7 +85,7 @@ TEST(EasyBackfilling, ALongJobMayUseOnlyTheExtraGpusAndConsumesThem) {
   TestSim sim = PolicySim(Nodes(1, 4),
                           {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 3, 10), MakeJob("C", 1, 1, 100),
                            MakeJob("D", 2, 1, 100)},
-                          "easy", "pool");
+                          "easy", "pool", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -107,7 +110,7 @@ TEST(EasyBackfilling, NodeAwareReservationKeepsTheHeadsNodeFromALongJobThatRunsE
   TestSim sim = PolicySim(Nodes(2, 4),
                           {MakeJob("A", 0, 2, 10), MakeJob("X", 0, 3, 100), MakeJob("B", 0, 4, 10),
                            MakeJob("C", 1, 1, 50), MakeJob("D", 2, 1, 50)},
-                          "easy", "first-fit");
+                          "easy", "first-fit", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("X"), 0, 100);
@@ -117,13 +120,15 @@ TEST(EasyBackfilling, NodeAwareReservationKeepsTheHeadsNodeFromALongJobThatRunsE
 }
 
 TEST(EasyBackfilling, ReservationUsesTheRequestedWalltimeAndTheJobIsKilledAtIt) {
-  // 1 node x 3 GPUs. W t=0 2 GPUs duration 100, walltime 30; N t=0 3 GPUs 5 s; S t=1 1 GPU 20 s.
+  // 1 node x 3 GPUs. W t=0 2 GPUs duration 100, walltime 30; N t=0 3 GPUs 5 s, walltime 5; S t=1
+  // 1 GPU 20 s, walltime 20 (every job has a wall time: the trace's column is what is tested).
   // t=0: W starts, estimated end 0 + 30 = 30. N (3) does not fit (1 free): head.
   // t=1: t_s = 30 (W's estimated end); S ends 21 <= 30: starts [1, 21).
   // t=30: W is killed (status timeout, end 30); N starts [30, 35).
   TestSim sim = PolicySim(
       Nodes(1, 3),
-      {WithWalltime(MakeJob("W", 0, 2, 100), 30), MakeJob("N", 0, 3, 5), MakeJob("S", 1, 1, 20)},
+      {WithWalltime(MakeJob("W", 0, 2, 100), 30), WithWalltime(MakeJob("N", 0, 3, 5), 5),
+       WithWalltime(MakeJob("S", 1, 1, 20), 20)},
       "easy");
   sim.Run();
   ExpectTimeout(sim.Of("W"), 0, 30);
@@ -156,14 +161,16 @@ TEST(EasyBackfilling, WalltimeExactIgnoresTheTraceColumn) {
 }
 
 TEST(EasyBackfilling, BackfillingTrustsWalltimesSoAnEarlyEndCanLeaveTheHeadWaiting) {
-  // 1 node x 3 GPUs. L t=0 2 GPUs duration 10 walltime 50; H t=0 3 GPUs 10 s; Y t=1 1 GPU 30 s.
+  // 1 node x 3 GPUs. L t=0 2 GPUs duration 10 walltime 50; H t=0 3 GPUs 10 s walltime 10; Y t=1
+  // 1 GPU 30 s walltime 30.
   // t=0: L starts, estimated end 50. H (3) does not fit: head, t_s = 50.
   // t=1: Y fits now (1 free) and ends 31 <= 50: backfilled [1, 31).
   // t=10: L completes, 40 s before its walltime. H needs 3, 2 are free: new t_s = 31 (Y's end).
   // t=31: Y ends; H [31, 41).
   TestSim sim = PolicySim(
       Nodes(1, 3),
-      {WithWalltime(MakeJob("L", 0, 2, 10), 50), MakeJob("H", 0, 3, 10), MakeJob("Y", 1, 1, 30)},
+      {WithWalltime(MakeJob("L", 0, 2, 10), 50), WithWalltime(MakeJob("H", 0, 3, 10), 10),
+       WithWalltime(MakeJob("Y", 1, 1, 30), 30)},
       "easy");
   sim.Run();
   ExpectInterval(sim.Of("L"), 0, 10);
@@ -187,7 +194,7 @@ TEST(ConservativeBackfilling, RefusesABackfillThatWouldDelayALaterReservation) {
   // 1 + 25 = 26; the next start candidate is 30 -> D gets [30, 55).
   // Every job ends at its estimate, so no compression moves anything: B [10, 20), C [20, 30),
   // D [30, 55).
-  TestSim sim = PolicySim(Nodes(1, 4), ConservativeTrace(), "conservative");
+  TestSim sim = PolicySim(Nodes(1, 4), ConservativeTrace(), "conservative", "first-fit", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -201,7 +208,7 @@ TEST(ConservativeBackfilling, EasyOnTheSameTraceBackfillsTheJobAndDelaysTheSecon
   // starts at 1, ends 26.
   // t=10: A ends; 3 free: B [10, 20). t=20: B ends; C (4) does not fit beside D (3 free).
   // t=26: D ends; C [26, 36) — later than its conservative reservation at 20.
-  TestSim sim = PolicySim(Nodes(1, 4), ConservativeTrace(), "easy");
+  TestSim sim = PolicySim(Nodes(1, 4), ConservativeTrace(), "easy", "first-fit", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
@@ -231,9 +238,10 @@ TEST(ConservativeBackfilling, CompressionMovesReservationsEarlierWhenAJobEndsBef
 
 TEST(ConservativeBackfilling, WalltimeKillEndsTheJobAtItsReservationEnd) {
   // 1 GPU. W t=0 duration 100 walltime 30 -> [0, 30) reserved and killed at 30 (timeout).
-  // V t=0 duration 5: reserved at 30 -> [30, 35).
+  // V t=0 duration 5 walltime 5: reserved at 30 -> [30, 35).
   TestSim sim =
-      PolicySim(Nodes(1, 1), {WithWalltime(MakeJob("W", 0, 1, 100), 30), MakeJob("V", 0, 1, 5)},
+      PolicySim(Nodes(1, 1),
+                {WithWalltime(MakeJob("W", 0, 1, 100), 30), WithWalltime(MakeJob("V", 0, 1, 5), 5)},
                 "conservative");
   sim.Run();
   ExpectTimeout(sim.Of("W"), 0, 30);
@@ -252,7 +260,7 @@ TEST(ConservativeBackfilling, NodeAwareReservationsGoWhereTheJobFitsOnOneNode) {
   // R (2, 5 s): over [0, 5) node 0 and node 1 have 1 free each: no node at 0. Node 0 has 4 free
   // from 10 (P's end) -> R [10, 15) on node 0, its promise. Counting GPUs of the type instead
   // would have reserved R at 0 (2 free in total) and failed to place it then.
-  TestSim sim = PolicySim(Nodes(2, 4), FragmentedTrace(), "conservative", "first-fit");
+  TestSim sim = PolicySim(Nodes(2, 4), FragmentedTrace(), "conservative", "first-fit", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("P"), 0, 10);
   ExpectInterval(sim.Of("Q"), 0, 100);
@@ -264,7 +272,7 @@ TEST(ConservativeBackfilling, NodeAwareReservationsGoWhereTheJobFitsOnOneNode) {
 TEST(ConservativeBackfilling, WithPoolTheCountedReservationAlwaysPlaces) {
   // pool on the same trace: P {0,1,2}, Q {3,4,5}, R takes the free {6,7} at its reserved time 0:
   // [0, 5).
-  TestSim sim = PolicySim(Nodes(2, 4), FragmentedTrace(), "conservative", "pool");
+  TestSim sim = PolicySim(Nodes(2, 4), FragmentedTrace(), "conservative", "pool", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("P"), 0, 10);
   ExpectInterval(sim.Of("Q"), 0, 100);
@@ -292,7 +300,7 @@ TEST(ConservativeBackfilling, ANodeReservationIsKeptWhereACountedOneWouldSlipTwi
   // GPUs are 2 + 2 on two nodes: C is re-placed, from 50 (its count there, beside D); at 50
   // node 0 has 2 free (D took 2) and node 1 has 2: re-placed again, from 80; C starts at 80,
   // after D, which was submitted later. Per node: C at 50 (promise kept), D at 10.
-  TestSim sim = PolicySim(Nodes(2, 4), SplitFreeGpusTrace(), "conservative", "first-fit");
+  TestSim sim = PolicySim(Nodes(2, 4), SplitFreeGpusTrace(), "conservative", "first-fit", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 0, 50);
@@ -308,7 +316,7 @@ TEST(ConservativeBackfilling, WithPoolTheSameTraceCountsGpusAndC_StartsAtItsCoun
   // pool counts GPUs: C's count at 10 is its promise and any 4 free GPUs will do. t=0: A {0,1},
   // B {2,3}, X {4,5}, Y {6,7}; C [10, 20); D (2, 200 s): [1, 10) 0 free, [10, 20) 0 -> from 20
   // (4 free until 50, 6 until 80, then 8) -> [20, 220). t=10: C takes {0,1,6,7}; t=20: D {0,1}.
-  TestSim sim = PolicySim(Nodes(2, 4), SplitFreeGpusTrace(), "conservative", "pool");
+  TestSim sim = PolicySim(Nodes(2, 4), SplitFreeGpusTrace(), "conservative", "pool", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("C"), 10, 20);
   ExpectInterval(sim.Of("D"), 20, 220);
@@ -326,7 +334,7 @@ TEST(ConservativeBackfilling, AJobLargerThanANodeIsReservedWhereWholeNodesAreFre
   TestSim sim = PolicySim(Nodes(3, 4),
                           {MakeJob("A", 0, 2, 10), MakeJob("B", 0, 2, 30), MakeJob("C", 0, 2, 20),
                            MakeJob("M", 0, 8, 10), MakeJob("D", 1, 4, 15)},
-                          "conservative", "first-fit");
+                          "conservative", "first-fit", {{"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 0, 30);
@@ -352,11 +360,11 @@ TEST(ConservativeBackfilling, TheRunsPlacementChoosesTheReservedNodeAtTheFutureT
   // 1 keeps B until 100) -> G [30, 40).
   // best-fit takes the node with the fewest free GPUs that fit, node 1 -> F [10, 30) on {6,7};
   // G gets node 0 at 10 -> [10, 20).
-  TestSim first = PolicySim(Nodes(2, 4), TightNodeTrace(), "conservative", "first-fit");
+  TestSim first = PolicySim(Nodes(2, 4), TightNodeTrace(), "conservative", "first-fit", {{"walltime", "exact"}});
   first.Run();
   ExpectInterval(first.Of("F"), 10, 30);
   ExpectInterval(first.Of("G"), 30, 40);
-  TestSim best = PolicySim(Nodes(2, 4), TightNodeTrace(), "conservative", "best-fit");
+  TestSim best = PolicySim(Nodes(2, 4), TightNodeTrace(), "conservative", "best-fit", {{"walltime", "exact"}});
   best.Run();
   ExpectInterval(best.Of("F"), 10, 30);
   ExpectInterval(best.Of("G"), 10, 20);
@@ -366,12 +374,114 @@ TEST(ConservativeBackfilling, TheRunsPlacementChoosesTheReservedNodeAtTheFutureT
 TEST(EasyBackfilling, TheBlockedHeadIsPromisedItsReservationAndStartsByIt) {
   // The trace of StartsAShortJobAheadOfABlockedLargeOne: B is the blocked head at t=0, promised
   // t_s = 10 (A's end); C, never blocked at the head, has no promise.
-  TestSim sim = PolicySim(Nodes(1, 4), ShortJobTrace(), "easy");
+  TestSim sim = PolicySim(Nodes(1, 4), ShortJobTrace(), "easy", "first-fit", {{"walltime", "exact"}});
   sim.Run();
   EXPECT_DOUBLE_EQ(sim.engine().promised_start(sim.IndexOf("B")), 10);
   EXPECT_TRUE(std::isnan(sim.engine().promised_start(sim.IndexOf("A"))));
   EXPECT_TRUE(std::isnan(sim.engine().promised_start(sim.IndexOf("C"))));
   EXPECT_TRUE(sim.engine().plans_held());
+}
+
+// ---- host limits: reservations hold CPUs as they hold GPUs (docs/backfilling.md#host-limits) ----
+
+// 1 node x 4 A100s with 16 CPUs (and 64 GiB). Every job states its CPUs; durations are exact.
+// A t=0: 1 GPU, 4 CPUs, 100 s -> starts at once, [0, 100). Free now: 3 GPUs, 12 CPUs.
+// B t=1: 1 GPU, 14 CPUs, 50 s -> 12 < 14 CPUs now; A's 4 come back at 100: B is promised 100 and
+//   reserves [100, 150) with 14 CPUs. (3 GPUs are free all along: counted by GPUs, B would fit.)
+// C t=2: 1 GPU, 6 CPUs, 200 s -> it fits now (3 GPUs, 12 CPUs), but its window [2, 202) crosses
+//   B's [100, 150), where only 16 - 14 = 2 CPUs are free: not now. At 100 the same; at 150 every
+//   CPU is free for [150, 350): promised 150. (A plan of GPUs only starts C at 2, and B, needing
+//   14 of the 10 CPUs C leaves, misses its promise.)
+// D t=3: 1 GPU, 2 CPUs, 97 s -> [3, 100) ends before B: free 12 CPUs now: starts at 3.
+// E t=4: 1 GPU, 2 CPUs, 100 s -> [4, 104): 10 CPUs free until 100, then 16 - 14 = 2 beside B,
+//   exactly its 2: starts at 4. Over [100, 104) B and E hold all 16 CPUs.
+// F t=5: CPU-only, 8 CPUs, 10 s -> [5, 15): 16 - 4 - 2 - 2 = 8 free, exactly: starts at 5 on the
+//   node, holding no GPU.
+// Then: A and D end at 100, B starts by its promise; E ends at 104; B at 150, C starts by its
+// promise, ends 350. The same schedule with every node-aware placement and with pool (one node).
+constexpr const char* kOneHostNode =
+    R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":4,"cpus":16,)"
+    R"("host_memory_gib":64}]})";
+
+std::vector<Job> CpuBoundTrace() {
+  auto with_cpus = [](Job job, int cpus) {
+    job.cpu_milli = cpus * 1000;
+    return job;
+  };
+  return {with_cpus(MakeJob("A", 0, 1, 100), 4), with_cpus(MakeJob("B", 1, 1, 50), 14),
+          with_cpus(MakeJob("C", 2, 1, 200), 6), with_cpus(MakeJob("D", 3, 1, 97), 2),
+          with_cpus(MakeJob("E", 4, 1, 100), 2), with_cpus(MakeJob("F", 5, 0, 10), 8)};
+}
+
+class CpuBoundReservation : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CpuBoundReservation, ConservativeReservesCpusAndKeepsEveryPromise) {
+  TestSim sim = PolicySim(kOneHostNode, CpuBoundTrace(), "conservative", GetParam());
+  Engine& engine = sim.Run();  // --check: every start by its promise, under host limits too
+  ASSERT_TRUE(engine.host_limited());
+  ExpectInterval(sim.Of("A"), 0, 100);
+  ExpectInterval(sim.Of("B"), 100, 150);
+  ExpectInterval(sim.Of("C"), 150, 350);
+  ExpectInterval(sim.Of("D"), 3, 100);
+  ExpectInterval(sim.Of("E"), 4, 104);
+  ExpectInterval(sim.Of("F"), 5, 15);
+  EXPECT_EQ(sim.Of("F").max_gpus, 0);
+  const std::map<std::string, double> promised = {{"A", 0}, {"B", 100}, {"C", 150},
+                                                  {"D", 3}, {"E", 4},   {"F", 5}};
+  for (const auto& [id, start] : promised) {
+    EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf(id)), start) << id;
+  }
+  EXPECT_TRUE(engine.plans_held());
+}
+
+// EASY on the same trace. B is the blocked head at t=1 with t_s = 100. C fits now but outlasts
+// t_s, and with C running at 100 B would find 16 - 6 = 10 < 14 CPUs; B cannot move (one node)
+// and C cannot keep off B's node: C waits. D ends by t_s: starts. E outlasts t_s by 4 s, and at
+// 100 B still has its 14 CPUs beside E's 2: starts. F ends by t_s: starts. At 100 B starts by its
+// promise; C, the head now, waits for CPUs: E ends at 104 (2 free), B at 150: t_s = 150, its
+// promise, kept.
+TEST_P(CpuBoundReservation, EasyKeepsTheHeadsCpusAtItsReservedTime) {
+  TestSim sim = PolicySim(kOneHostNode, CpuBoundTrace(), "easy", GetParam());
+  Engine& engine = sim.Run();
+  ExpectInterval(sim.Of("B"), 100, 150);
+  ExpectInterval(sim.Of("C"), 150, 350);
+  ExpectInterval(sim.Of("D"), 3, 100);
+  ExpectInterval(sim.Of("E"), 4, 104);
+  ExpectInterval(sim.Of("F"), 5, 15);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("B")), 100);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("C")), 150);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backfilling, CpuBoundReservation,
+                         ::testing::Values("first-fit", "best-fit", "pool", "frag-aware"));
+
+// A CPU-only job's reservation holds CPUs, no GPU. 1 node x 2 A100s with 8 CPUs.
+// X t=0: 1 GPU, 6 CPUs, 100 s -> [0, 100). Free: 1 GPU, 2 CPUs.
+// W t=1: CPU-only, 7 CPUs, 50 s -> 2 < 7 now: promised 100 (X's CPUs back), [100, 150).
+// V t=2: 1 GPU, 2 CPUs, 200 s -> the GPU and 2 CPUs are free now, but over [100, 150) only
+//   8 - 7 = 1 CPU is: not before 150, [150, 350). (Planned by GPUs alone it would start at 2 and
+//   W, finding 8 - 2 = 6 < 7 CPUs at 100, would miss its promise.)
+// U t=3: 1 GPU, 1 CPU, 97 s -> [3, 100) ends before W: starts at 3.
+TEST(ConservativeBackfilling, ACpuOnlyReservationHoldsItsCpusAndNoGpu) {
+  constexpr const char* kNode =
+      R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":2,"cpus":8,)"
+      R"("host_memory_gib":64}]})";
+  auto with_cpus = [](Job job, int cpus) {
+    job.cpu_milli = cpus * 1000;
+    return job;
+  };
+  TestSim sim = PolicySim(kNode,
+                          {with_cpus(MakeJob("X", 0, 1, 100), 6), with_cpus(MakeJob("W", 1, 0, 50), 7),
+                           with_cpus(MakeJob("V", 2, 1, 200), 2), with_cpus(MakeJob("U", 3, 1, 97), 1)},
+                          "conservative");
+  Engine& engine = sim.Run();
+  ExpectInterval(sim.Of("X"), 0, 100);
+  ExpectInterval(sim.Of("W"), 100, 150);
+  ExpectInterval(sim.Of("V"), 150, 350);
+  ExpectInterval(sim.Of("U"), 3, 100);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("W")), 100);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("V")), 150);
+  EXPECT_DOUBLE_EQ(engine.promised_start(sim.IndexOf("U")), 3);
 }
 
 // ---- one node: every placement is the pool ----
@@ -416,16 +526,38 @@ INSTANTIATE_TEST_SUITE_P(Backfilling, OneNode, ::testing::Values("easy", "conser
 // keep incremental profiles and skip work, and must make exactly the same decisions on random
 // traces.
 
-// Estimated end of a job just started (requested wall time, or the true end without one).
-double ReferenceEnd(const SchedulingContext& context, JobId id) {
-  const JobRun& run = context.run(id);
-  const double walltime = context.job(id).walltime;
-  if (walltime >= 0) return context.now() + walltime;
-  return context.now() + run.work_left / run.rate;
-}
-double ReferencePlanned(const Job& job) { return job.walltime >= 0 ? job.walltime : job.duration; }
+// What the backfilling policies plan with by default (walltime=trace): a job's wall time, else
+// its modelled user estimate, drawn as policies/user_estimates.h draws them (the jobs without a
+// wall time in trace order, the run's seed). The rules below are transcribed plainly; the
+// estimates are their input.
+class ReferenceBackfill : public Policy {
+ public:
+  void BeforeRun(const Trace& trace, uint64_t seed) override {
+    std::vector<double> runs;
+    for (const Job& job : trace.jobs) {
+      if (job.walltime < 0) runs.push_back(job.duration);
+    }
+    const std::vector<double> modelled = ModelUserEstimates(runs, seed).seconds;
+    size_t next = 0;
+    planned_.clear();
+    for (const Job& job : trace.jobs) {
+      planned_.push_back(job.walltime >= 0 ? job.walltime : modelled[next++]);
+    }
+  }
 
-class ReferenceEasy final : public Policy {
+ protected:
+  double Planned(JobId id) const { return planned_[id]; }
+  // Estimated end of a job just started: now + its plan (a job killed at its wall time never
+  // runs longer; a modelled estimate is at least its duration).
+  double End(const SchedulingContext& context, JobId id) const {
+    return context.now() + planned_[id];
+  }
+
+ private:
+  std::vector<double> planned_;  // by JobId
+};
+
+class ReferenceEasy final : public ReferenceBackfill {
  public:
   void Schedule(SchedulingContext& context) override {
     const double now = context.now();
@@ -455,7 +587,7 @@ class ReferenceEasy final : public Policy {
     for (JobId id = context.QueueNext(head); id != kNoJob; id = next) {
       next = context.QueueNext(id);
       if (!context.TryPlace(id, &allocation)) continue;
-      bool ok = now + ReferencePlanned(context.job(id)) <= t_s;
+      bool ok = now + Planned(id) <= t_s;
       if (!ok) {
         std::vector<int> shared;
         std::set_intersection(allocation.gpus.begin(), allocation.gpus.end(), reserved.gpus.begin(),
@@ -491,14 +623,14 @@ class ReferenceEasy final : public Policy {
  private:
   void Start(SchedulingContext& context, JobId id, const Allocation& allocation) {
     context.Start(id, allocation);
-    end_[id] = ReferenceEnd(context, id);
+    end_[id] = End(context, id);
     gpus_[id] = allocation.gpus;
   }
   std::map<JobId, double> end_;
   std::map<JobId, std::vector<int>> gpus_;
 };
 
-class ReferenceConservative final : public Policy {
+class ReferenceConservative final : public ReferenceBackfill {
  public:
   void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
@@ -538,7 +670,7 @@ class ReferenceConservative final : public Policy {
         continue;
       }
       context.Start(due, allocation);
-      running_[due] = Interval{now, ReferenceEnd(context, due), slot.type, request.gpus};
+      running_[due] = Interval{now, End(context, due), slot.type, request.gpus};
     }
   }
 
@@ -578,7 +710,7 @@ class ReferenceConservative final : public Policy {
   }
   void Place(SchedulingContext& context, JobId id, uint64_t failed) {
     const int gpus = context.run(id).request.gpus;
-    const double seconds = ReferencePlanned(context.job(id));
+    const double seconds = Planned(id);
     const double now = context.now();
     Interval best{std::numeric_limits<double>::infinity(), 0, -1, gpus};
     for (int type : context.cluster().gpu_types()) {
@@ -619,7 +751,7 @@ class ReferenceConservative final : public Policy {
 // the least free count it has over the window, finds room; the job holds that many GPUs on each
 // chosen node. Compression at every timestamp with completions moves a job only to an earlier
 // start. At its start a job takes the lowest-index free GPUs of its reserved nodes.
-class ReferenceNodeConservative final : public Policy {
+class ReferenceNodeConservative final : public ReferenceBackfill {
  public:
   void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
@@ -659,7 +791,7 @@ class ReferenceNodeConservative final : public Policy {
       }
       context.Start(due, allocation);
       slot.start = now;
-      slot.end = ReferenceEnd(context, due);
+      slot.end = End(context, due);
       running_[due] = slot;
     }
   }
@@ -694,7 +826,7 @@ class ReferenceNodeConservative final : public Policy {
   // Reserves the first candidate start before `before`; false if none.
   bool Place(SchedulingContext& context, JobId id, double before) {
     const PlacementRequest& request = context.run(id).request;
-    const double seconds = ReferencePlanned(context.job(id));
+    const double seconds = Planned(id);
     const double now = context.now();
     std::vector<double> points = {now};  // the candidates, and where free counts change
     for (double b : Boundaries(now)) points.push_back(b);
@@ -880,8 +1012,8 @@ TEST(BackfillingCli, WalltimeIsReadFromTheNativeCsvColumn) {
   testing::WriteFile(trace,
                      "job_id,submit_time,gpus,duration,walltime\n"
                      "W,0,2,100,30\n"
-                     "N,0,3,5,\n"
-                     "S,1,1,20,\n");
+                     "N,0,3,5,5\n"
+                     "S,1,1,20,20\n");
   testing::WriteFile(cluster, Nodes(1, 3));
   const std::vector<std::string> args = {"run",       "--trace",         trace,   "--cluster",
                                          cluster,     "--policy",        "easy",  "--placement",
@@ -929,6 +1061,88 @@ TEST(BackfillingCli, ABadWalltimeParameterIsAnInputError) {
   const testing::CliResult result = testing::RunCli(args);
   EXPECT_EQ(result.exit_code, 2) << testing::Describe(args, result);
   EXPECT_NE(result.err.find("walltime=-2"), std::string::npos) << result.err;
+}
+
+// ---- modelled user estimates: walltime=trace on a trace without wall times ----
+
+// 1 node x 2 GPUs. A t=0 1 GPU 100 s; B t=1 2 GPUs 100 s; C t=2 1 GPU 50 s; no wall times.
+std::vector<Job> NoWalltimeTrace() {
+  return {MakeJob("A", 0, 1, 100), MakeJob("B", 1, 2, 100), MakeJob("C", 2, 1, 50)};
+}
+
+TEST(UserEstimates, EasyOnATraceWithoutWallTimesDoesNotPlanWithExactDurations) {
+  // walltime=exact: at t=1 B is the blocked head and A ends at 100: B is promised 100. C ends by
+  // 2 + 50 = 52 <= 100: backfilled [2, 52). B [100, 200).
+  TestSim exact = PolicySim(Nodes(1, 2), NoWalltimeTrace(), "easy", "first-fit",
+                            {{"walltime", "exact"}});
+  exact.Run();
+  ExpectInterval(exact.Of("C"), 2, 52);
+  ExpectInterval(exact.Of("B"), 100, 200);
+  EXPECT_DOUBLE_EQ(exact.engine().promised_start(exact.IndexOf("B")), 100);
+  // The default plans every job with a modelled user estimate (policies/user_estimates.h). With
+  // 3 jobs, the longest 100 s, the limit M is 1 h and the estimates are head values of the
+  // model, 5 min to 1 h: A's estimate is at least 300 s, and so is B's promise (A's estimated
+  // end). The estimates only plan: no job is killed, each runs its 100 or 50 s.
+  TestSim model = PolicySim(Nodes(1, 2), NoWalltimeTrace(), "easy");
+  model.Run();
+  EXPECT_GE(model.engine().promised_start(model.IndexOf("B")), 300);
+  EXPECT_LE(model.engine().promised_start(model.IndexOf("B")), 3600);
+  for (const char* id : {"A", "B", "C"}) {
+    const JobRun& run = model.Of(id);
+    EXPECT_EQ(run.state, JobState::kCompleted) << id;
+    EXPECT_DOUBLE_EQ(run.end_time - run.first_start, id[0] == 'C' ? 50 : 100) << id;
+  }
+  // (On a trace this small both may still start every job at the same times; the bundled
+  // trace's runs differ event for event: UserEstimatesCli below.)
+  EXPECT_NE(model.engine().policy_planning_estimates().find("modelled user estimates for 3 jobs"),
+            std::string::npos)
+      << model.engine().policy_planning_estimates();
+}
+
+TEST(UserEstimates, ConservativeAndFairShareBackfillPlanWithThemToo) {
+  using Values = std::map<std::string, std::string>;
+  for (const auto& [policy, params] : std::vector<std::pair<std::string, Values>>{
+           {"conservative", Values()},
+           {"fair-share", Values{{"backfill", "easy"}}},
+           {"priority", Values{{"backfill", "easy"}}}}) {
+    TestSim model = PolicySim(Nodes(1, 2), NoWalltimeTrace(), policy, "first-fit", params);
+    model.Run();
+    EXPECT_GE(model.engine().promised_start(model.IndexOf("B")), 300) << policy;
+    EXPECT_NE(model.engine().policy_planning_estimates().find("modelled user estimates"),
+              std::string::npos)
+        << policy;
+  }
+  // Without backfilling nothing is planned ahead, and nothing is said about it.
+  TestSim blocking(Nodes(1, 2), NoWalltimeTrace(), "fair-share");
+  blocking.Run();
+  EXPECT_EQ(blocking.engine().policy_planning_estimates(), "");
+}
+
+TEST(UserEstimatesCli, TheRunSaysWhichEstimatesItPlannedWithAndDiffersFromExact) {
+  // The bundled Philly window records no wall times: easy plans with the model by default, and
+  // its schedule differs from walltime=exact's. The run's printout and runs.planning_estimates
+  // say which it used.
+  testing::TempDir dir;
+  const std::string db = dir.File("out.sqlite");
+  std::vector<std::string> fingerprints;
+  for (const char* walltime : {"walltime=trace", "walltime=exact"}) {
+    const std::vector<std::string> args = {"run",   "--policy", "easy", "--param",
+                                           walltime, "--out",   db,     "--no-progress"};
+    const testing::CliResult r = testing::RunCli(args);
+    ASSERT_EQ(r.exit_code, 0) << testing::Describe(args, r);
+    const bool model = std::string(walltime) == "walltime=trace";
+    EXPECT_NE(r.out.find(model ? "planned run times    modelled user estimates for 11160 jobs"
+                               : "planned run times    exact: every job's true duration"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("timeout 0"), std::string::npos) << r.out;  // estimates never kill
+  }
+  testing::Database out(db);
+  const auto rows = out.Query("SELECT planning_estimates, fingerprint FROM runs ORDER BY run_id");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NE(rows[0][0]->find("Tsafrir"), std::string::npos) << *rows[0][0];
+  EXPECT_NE(rows[1][0]->find("exact"), std::string::npos) << *rows[1][0];
+  EXPECT_NE(*rows[0][1], *rows[1][1]);
 }
 
 }  // namespace

@@ -1,11 +1,16 @@
 // CPU-only jobs (docs/resources.md#cpu-only-jobs): a job of 0 GPUs with a CPU demand holds its
-// CPUs on one node and gives them back when it ends; each FGD-paper placement chooses its node by
-// the artifact's score of a pod without GPUs; what cannot run is rejected naming why. Every
-// expected value is computed by hand in the comments.
+// CPUs on one node and gives them back when it ends; every policy and placement runs them; each
+// placement chooses its node by its rule (the FGD paper's by the artifact's score of a pod without
+// GPUs); what cannot run is rejected naming why. Every expected value is computed by hand in the
+// comments.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
@@ -75,35 +80,74 @@ TEST(CpuOnlyJobs, AddNoUserToFairness) {
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "jain_index_users"), 1);
 }
 
-// The rejection reason sends users to docs/resources.md#cpu-only-jobs for the policies that
-// place CPU-only jobs; that list (fcfs and sjf) must be the registry's.
-TEST(CpuOnlyJobs, ThePoliciesThatPlaceThemAreThoseTheDocsList) {
-  std::set<std::string> placing;
-  for (const PolicyEntry* entry : Policies()) {
-    if (entry->make(Params())->PlacesCpuOnlyJobs()) placing.insert(entry->name);
+// Every registered placement has a rule for them (docs/resources.md#cpu-only-jobs), so whether a
+// CPU-only job runs never depends on the placement of a comparison.
+TEST(CpuOnlyJobs, EveryRegisteredPlacementPlacesThem) {
+  const Cluster cluster(ClusterSpec::FromJsonText(kTwoHostNodes, "c", HardwareCatalog::Default()),
+                        HardwareCatalog::Default());
+  for (const PlacementEntry* entry : Placements()) {
+    EXPECT_TRUE(entry->make(PlacementEnv{&cluster, nullptr, nullptr}, Params())->PlacesCpuOnly())
+        << entry->name;
   }
-  EXPECT_EQ(placing, (std::set<std::string>{"fcfs", "sjf"}));
 }
+
+// One job set for every policy: every registered policy with every registered placement runs
+// every kind of job the engine accepts to completion on 2 x 8 A100s with 32 CPUs and 256 GiB
+// each — CPU-only jobs (by CPUs, by memory alone), a share of one GPU, a 1-GPU job with CPUs, a
+// whole node, two whole nodes, a job stating no host demand — with the invariants (and promises)
+// checked after every pass. Nothing here can be rejected: each fits the empty cluster.
+class EveryKindOfJob
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(EveryKindOfJob, RunsToCompletionUnderEveryPolicyAndPlacement) {
+  const auto& [policy, placement] = GetParam();
+  Job memory_only = MakeJob("memory-only", 0, 0, 40);
+  memory_only.memory_mib = 8 * 1024;
+  Job share = WithCpus(MakeJob("share", 1, 1, 30), 1);
+  share.gpu_milli = 500;
+  const std::vector<Job> jobs = {WithCpus(MakeJob("cpu-only", 0, 0, 100), 4),
+                                 memory_only,
+                                 WithCpus(MakeJob("one", 0, 1, 60), 2),
+                                 share,
+                                 WithCpus(MakeJob("node", 2, 8, 50), 16),
+                                 WithCpus(MakeJob("two-nodes", 3, 16, 20), 8),
+                                 MakeJob("plain", 4, 2, 10),
+                                 WithCpus(MakeJob("cpu-only-late", 5, 0, 10), 30)};
+  TestSim sim(kTwoHostNodes, jobs, policy, placement);
+  Engine& engine = sim.Run();
+  ASSERT_TRUE(engine.host_limited());
+  for (const Job& job : jobs) {
+    EXPECT_EQ(sim.Of(job.id).state, JobState::kCompleted)
+        << policy << " / " << placement << ": " << job.id << " " << sim.ReasonOf(job.id);
+  }
+  EXPECT_EQ(sim.Of("cpu-only").max_gpus, 0);
+  EXPECT_EQ(sim.Of("cpu-only").max_nodes, 1);
+  EXPECT_EQ(sim.Of("memory-only").max_gpus, 0);
+}
+
+std::vector<std::tuple<std::string, std::string>> AllPoliciesAndPlacements() {
+  std::vector<std::tuple<std::string, std::string>> out;
+  for (const PolicyEntry* policy : Policies()) {
+    for (const PlacementEntry* placement : Placements()) {
+      out.emplace_back(policy->name, placement->name);
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Registry, EveryKindOfJob, ::testing::ValuesIn(AllPoliciesAndPlacements()),
+    [](const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info) {
+      std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
 
 TEST(CpuOnlyJobs, WhatCannotRunIsRejectedNamingWhy) {
   const std::vector<Job> one = {WithCpus(MakeJob("X", 0, 0, 10), 4),
                                 WithCpus(MakeJob("G", 0, 1, 10), 4)};
-  {
-    TestSim sim(kTwoHostNodes, one, "easy", "gpu-packing");
-    sim.Run();
-    EXPECT_EQ(sim.Of("X").state, JobState::kRejected);
-    EXPECT_EQ(sim.ReasonOf("X"),
-              "requests 0 GPUs with 4 CPUs and 0 GiB of host memory; policy easy does not place "
-              "CPU-only jobs (docs/resources.md#cpu-only-jobs lists those that do)");
-  }
-  {
-    TestSim sim(kTwoHostNodes, one, "fcfs", "first-fit");
-    sim.Run();
-    EXPECT_EQ(sim.Of("X").state, JobState::kRejected);
-    EXPECT_NE(sim.ReasonOf("X").find("the run's placement does not place CPU-only jobs"),
-              std::string::npos)
-        << sim.ReasonOf("X");
-  }
   {
     TestSim sim(kTwoHostNodes, {WithCpus(MakeJob("X", 0, 0, 10), 40)}, "fcfs", "dot-product");
     sim.Run();
@@ -199,6 +243,23 @@ TEST_F(CpuOnlyPlacementTest, FragAwareKeepsCpusWhereGpusNeedThem) {
   EXPECT_EQ(Place("frag-aware", 64), 0);
 }
 
+// 8 CPUs, free 96, 64 and 128 on nodes 0, 1, 2. first-fit, pool, topology, fastest-type: the
+// lowest-index node with room, 0. best-fit: the node left with the fewest free CPUs, 64 - 8 = 56
+// on node 1 (96 - 8 = 88, 128 - 8 = 120). 100 CPUs: only node 2 has room.
+TEST_F(CpuOnlyPlacementTest, NodeAwarePlacementsTakeTheLowestNodeOrTheTightest) {
+  for (const char* name : {"first-fit", "pool", "topology", "fastest-type"}) {
+    EXPECT_EQ(Place(name, 8), 0) << name;
+    EXPECT_EQ(Place(name, 100), 2) << name;
+    EXPECT_EQ(Place(name, 129), -1) << name;
+  }
+  EXPECT_EQ(Place("best-fit", 8), 1);
+  EXPECT_EQ(Place("best-fit", 100), 2);
+  // Whatever the type order (there is no GPU to rank types by).
+  EXPECT_EQ(Place("first-fit", 8, 0, nullptr,
+                  Params(std::map<std::string, std::string>{{"type_order", "fastest"}})),
+            0);
+}
+
 // random-fit draws among the nodes with room: over 60 seeds all three come up for 64 CPUs, only
 // node 2 for 100.
 TEST_F(CpuOnlyPlacementTest, RandomFitDrawsAmongNodesWithRoom) {
@@ -217,8 +278,8 @@ TEST(CpuOnlyPlacement, NothingWithoutHostLimits) {
   const Resources resources(cluster);
   PlacementRequest request;
   request.host = HostDemand{4000, 0};
-  for (const char* name : {"frag-aware", "share-best-fit", "gpu-packing", "gpu-clustering",
-                           "dot-product", "random-fit"}) {
+  for (const PlacementEntry* entry : Placements()) {
+    const std::string name = entry->name;
     PlacementEnv env{&cluster, nullptr, nullptr};
     Allocation out;
     EXPECT_FALSE(FindPlacement(name).make(env, {})->Find(resources, request, &out)) << name;

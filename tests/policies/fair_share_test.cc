@@ -114,7 +114,7 @@ TEST(FairShare, EasyBackfillStartsAJobBehindTheBlockedHeadIfItEndsInTime) {
   // t=52: h2 ends; l1 still does not fit; h3 (1 free) would end 252 > 100 and its GPU is one of
   //      l1's reserved four: refused.
   // t=100: h1 ends: l1 [100, 110); h3 finds 0 free. t=110: h3 [110, 310).
-  TestSim sim = Sim(Nodes(1, 4), BackfillTrace(), {{"backfill", "easy"}});
+  TestSim sim = Sim(Nodes(1, 4), BackfillTrace(), {{"backfill", "easy"}, {"walltime", "exact"}});
   sim.Run();
   ExpectInterval(sim.Of("h1"), 0, 100);
   ExpectInterval(sim.Of("l1"), 100, 110);

@@ -72,7 +72,10 @@ constexpr const char* kOneGpu =
 // unrun, 0.5e9: b runs, a is preempted. Round 2 (720): both 0.5 / 0.5 = 1, a (lower index) runs
 // its last 360 s and ends at 1080; b then runs alone from the 1080 round and ends at 1440.
 TEST(GavelPolicy, RoundsFollowThePriorityRule) {
-  TestSim sim(kOneGpu, {MakeJob("a", 0, 1, 720), MakeJob("b", 0, 1, 720)}, "gavel");
+  EngineOptions free;  // the rule's schedule with free preemption (--preemption-cost 0)
+  free.preemption_cost_seconds = 0;
+  TestSim sim(kOneGpu, {MakeJob("a", 0, 1, 720), MakeJob("b", 0, 1, 720)}, "gavel", "first-fit",
+              free);
   sim.Run();
   testing::ExpectInterval(sim.Of("a"), 0, 1080);
   testing::ExpectInterval(sim.Of("b"), 360, 1440);
@@ -91,8 +94,10 @@ constexpr const char* kV100AndH100 = R"({"nodes":[
 // at 1000 / 3.4 = 294.1 s. Round 1 (360): a alone, X = all of the H100; a (640 left) migrates
 // there and ends at 360 + 640 / 3.4.
 TEST(GavelPolicy, JobsMoveToTheFasterTypeTheLpGivesThem) {
+  EngineOptions free;  // the move itself with free preemption (--preemption-cost 0)
+  free.preemption_cost_seconds = 0;
   TestSim sim(kV100AndH100, {MakeJob("a", 0, 1, 1000), MakeJob("b", 0, 1, 1000)}, "gavel",
-              "first-fit", EngineOptions(), "hardware");
+              "first-fit", free, "hardware");
   sim.Run();
   EXPECT_NEAR(sim.Of("b").end_time, 1000 / 3.4, 1e-9);
   EXPECT_NEAR(sim.Of("a").end_time, 360 + 640 / 3.4, 1e-9);

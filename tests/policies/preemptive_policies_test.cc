@@ -2,7 +2,8 @@
 // clusters small enough to follow. Runtime model `trace` throughout, so a job progresses at rate 1
 // and its remaining work is its trace duration minus the time it has run (minus restore overhead).
 // TestSim runs the engine with --check invariants on (no GPU held twice, busy GPU-seconds equal
-// the jobs' GPU-seconds).
+// the jobs' GPU-seconds). Preemption is free (--preemption-cost 0, the classical model the
+// schedules are worked out in) unless a test sets a cost.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +20,13 @@ using testing::ExpectInterval;
 using testing::MakeJob;
 using testing::Nodes;
 using testing::TestSim;
+
+// The engine's options with free preemption: these tests are about the policies' order.
+EngineOptions FreePreemption() {
+  EngineOptions options;
+  options.preemption_cost_seconds = 0;
+  return options;
+}
 
 // Preempted work is neither lost nor double counted: the job ran exactly its duration (plus any
 // restore overhead), on `gpus` GPUs the whole time.
@@ -46,7 +54,7 @@ TEST(Sjf, StartsTheShortestJobFirstAndBlocksAtTheFirstJobThatDoesNotFit) {
   TestSim sim(Nodes(1, 4),
               {MakeJob("A", 0, 4, 100), MakeJob("B", 10, 2, 50), MakeJob("C", 20, 3, 20),
                MakeJob("D", 30, 1, 60), MakeJob("E", 40, 3, 50)},
-              "sjf");
+              "sjf", "first-fit", FreePreemption());
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 100);
   ExpectInterval(sim.Of("C"), 100, 120);
@@ -63,7 +71,7 @@ TEST(Srtf, PreemptsALongJobWhenAShorterOneArrivesAndResumesItWithItsRemainingWor
   // 70 s left: order S, L; S takes 2 of the 4 GPUs, L (4) no longer fits and is preempted.
   // S runs [30,40]; L resumes at 40 with 70 s left and ends at 110.
   // L ran 30 + 70 = 100 s on 4 GPUs: 400 GPU-seconds; S 10 s on 2: 20. Busy total 420.
-  TestSim sim(Nodes(1, 4), {MakeJob("L", 0, 4, 100), MakeJob("S", 30, 2, 10)}, "srtf");
+  TestSim sim(Nodes(1, 4), {MakeJob("L", 0, 4, 100), MakeJob("S", 30, 2, 10)}, "srtf", "first-fit", FreePreemption());
   Engine& engine = sim.Run();
   ExpectInterval(sim.Of("L"), 0, 110);
   ExpectInterval(sim.Of("S"), 30, 40);
@@ -84,7 +92,7 @@ TEST(Srtf, SkipsAJobThatDoesNotFitAndStartsTheShorterOnesBehindIt) {
   TestSim sim(Nodes(1, 4),
               {MakeJob("L", 0, 4, 100), MakeJob("S", 30, 2, 10), MakeJob("B", 30, 3, 15),
                MakeJob("M", 30, 1, 50)},
-              "srtf");
+              "srtf", "first-fit", FreePreemption());
   sim.Run();
   ExpectInterval(sim.Of("S"), 30, 40);
   ExpectInterval(sim.Of("B"), 40, 55);
@@ -99,7 +107,7 @@ TEST(Srtf, AChosenRunningJobKeepsItsGpusRatherThanMigrating) {
   // 2 nodes x 4 GPUs, first-fit. X (4 GPUs, 1000 s) starts at 0 on node 0. C (4 GPUs, 20 s)
   // arrives at 10: order C 20, X 990. A fresh packing would put C on node 0 and move X to node 1;
   // X keeps node 0 instead and C starts on node 1: [10,30]. X is never preempted: [0,1000].
-  TestSim sim(Nodes(2, 4), {MakeJob("X", 0, 4, 1000), MakeJob("C", 10, 4, 20)}, "srtf");
+  TestSim sim(Nodes(2, 4), {MakeJob("X", 0, 4, 1000), MakeJob("C", 10, 4, 20)}, "srtf", "first-fit", FreePreemption());
   sim.Run();
   ExpectInterval(sim.Of("X"), 0, 1000);
   ExpectInterval(sim.Of("C"), 10, 30);
@@ -119,7 +127,7 @@ TEST(Srtf, AnEvictedJobWhoseGpusTheNewcomerDidNotTakeKeepsRunning) {
   TestSim sim(Nodes(2, 4),
               {MakeJob("X", 0, 1, 1000), MakeJob("P", 0, 2, 900), MakeJob("Q", 0, 3, 800),
                MakeJob("W", 10, 4, 100)},
-              "srtf");
+              "srtf", "first-fit", FreePreemption());
   sim.Run();
   ExpectInterval(sim.Of("W"), 10, 110);
   ExpectInterval(sim.Of("Q"), 0, 800);
@@ -288,7 +296,7 @@ TEST(Las, DemotesAFourGpuJobAtTheExactCrossingOf3250GpuSecondsWhereANewOneGpuJob
   //   left: preempted with 2000 - 812.5 = 1187.5 s left. B runs [912.5, 1012.5].
   // t=1012.5: A resumes (service 3250; next threshold 7200 at 1012.5 + 3950 / 4 = 2000, where it
   //   moves to queue 2 alone) and ends at 1012.5 + 1187.5 = 2200.
-  TestSim sim(Nodes(1, 4), {MakeJob("A", 100, 4, 2000), MakeJob("B", 400, 1, 100)}, "las");
+  TestSim sim(Nodes(1, 4), {MakeJob("A", 100, 4, 2000), MakeJob("B", 400, 1, 100)}, "las", "first-fit", FreePreemption());
   sim.Run();
   ExpectInterval(sim.Of("B"), 912.5, 1012.5);
   ExpectInterval(sim.Of("A"), 100, 2200);
@@ -313,7 +321,7 @@ TEST(Las, HandComputedScheduleWithDemotionsThroughAllThreeQueues) {
   // t=3800: A resumes in queue 2 (no more thresholds) and ends at 4000.
   TestSim sim(Nodes(1, 4),
               {MakeJob("A", 0, 4, 2000), MakeJob("B", 300, 1, 100), MakeJob("C", 400, 2, 2000)},
-              "las");
+              "las", "first-fit", FreePreemption());
   sim.Run();
   ExpectInterval(sim.Of("A"), 0, 4000);
   ExpectInterval(sim.Of("B"), 812.5, 912.5);
@@ -335,7 +343,7 @@ TEST(Las, KeepsRunningJobsAheadOfQueuedOnesInTheirQueue) {
   //   of Y, X would have preempted Y here.) t=220: Y ends; X runs [220,270].
   TestSim sim(Nodes(1, 4),
               {MakeJob("R", 0, 2, 100), MakeJob("X", 10, 4, 50), MakeJob("Y", 20, 2, 200)},
-              "las");
+              "las", "first-fit", FreePreemption());
   sim.Run();
   ExpectInterval(sim.Of("R"), 0, 100);
   ExpectInterval(sim.Of("Y"), 20, 220);
@@ -373,7 +381,7 @@ std::vector<Job> StarvationTrace() {
 TEST(Las, WithoutTheStarvationGuardALowQueueJobWaitsForQueueZeroToEmpty) {
   // t=100: L -> queue 1, preempted; S1 [100,180], S2 [180,260], S3 [260,340], S4 [340,420],
   // S5 [420,500]; L resumes at 500 with 900 s left: ends 1400.
-  TestSim sim(Nodes(1, 1), StarvationTrace(), "las", "first-fit", {}, "trace",
+  TestSim sim(Nodes(1, 1), StarvationTrace(), "las", "first-fit", FreePreemption(), "trace",
               ParamsOf({{"thresholds", "100"}}));
   sim.Run();
   ExpectInterval(sim.Of("S1"), 100, 180);
@@ -392,7 +400,7 @@ TEST(Las, StarvationGuardPromotesAJobThatWaitedTooLongToTheBackOfQueueZero) {
   // t=340: S3 ends; L comes before S4: L runs from 340 and crosses 100 GPU-seconds at 440.
   // t=440: L -> queue 1; S4 preempts it (800 s left). S4 [440,520], S5 [520,600].
   // t=600: queue 0 is empty; L resumes (its starvation timer of 640 is void) and ends at 1400.
-  TestSim sim(Nodes(1, 1), StarvationTrace(), "las", "first-fit", {}, "trace",
+  TestSim sim(Nodes(1, 1), StarvationTrace(), "las", "first-fit", FreePreemption(), "trace",
               ParamsOf({{"thresholds", "100"}, {"starvation_seconds", "200"}}));
   sim.Run();
   ExpectInterval(sim.Of("S1"), 100, 180);
@@ -410,7 +418,7 @@ TEST(Las, ThresholdsParameterMovesTheDemotionPoint) {
   // B (1 GPU, 100 s, t=400) preempts it: B [910,1010]; A resumes with 2000 - 810 = 1190 s left
   // and ends at 2200.
   TestSim sim(Nodes(1, 4), {MakeJob("A", 100, 4, 2000), MakeJob("B", 400, 1, 100)}, "las",
-              "first-fit", {}, "trace", ParamsOf({{"thresholds", "3240,7200"}}));
+              "first-fit", FreePreemption(), "trace", ParamsOf({{"thresholds", "3240,7200"}}));
   sim.Run();
   ExpectInterval(sim.Of("B"), 910, 1010);
   ExpectInterval(sim.Of("A"), 100, 2200);

@@ -167,11 +167,12 @@ class PreemptAtTimer(clustersim.Policy):
 
 def test_timer_and_preemption_follow_the_hand_schedule():
     # a (4 GPUs, 100 s) runs 0-40, is preempted with 60 s left; b (4 GPUs, 10 s) runs 40-50;
-    # a resumes at 50 and ends at 110. No preemption cost.
+    # a resumes at 50 and ends at 110. No preemption cost (preemption_cost=0; the default is 30 s).
     trace = pd.DataFrame({"job_id": ["a", "b"], "submit_time": [0, 0], "gpus": [4, 4],
                           "duration": [100.0, 10.0]})
     policy = PreemptAtTimer()
-    r = clustersim.run(trace=trace, cluster=ONE_NODE, policy=policy, check=True)
+    r = clustersim.run(trace=trace, cluster=ONE_NODE, policy=policy, check=True,
+                       preemption_cost=0)
     jobs = r.jobs.set_index("job_id")
     assert jobs.end_time["b"] == 50 and jobs.end_time["a"] == 110
     assert jobs.preemptions["a"] == 1
@@ -216,6 +217,32 @@ def test_open_reads_appended_runs(tmp_path):
     assert (first.run_id, second.run_id) == (1, 2)
     pd.testing.assert_frame_equal(stored.jobs(2), second.jobs)
     assert set(stored.summary().run_id) == {1, 2}
+
+
+def test_compare_checks_the_jobs_and_takes_utilization_over_one_horizon(tmp_path):
+    # fcfs on the tiny trace, on one node of 4 GPUs (FCFS_TINY: ends at 160) and on two (a 0-100
+    # on node 0; b 10-60 and c 20-50 on node 1; d needs a whole node: 60-70; ends at 100). Both
+    # hold 400 + 100 + 30 + 40 = 570 GPU-seconds: own utilizations 570 / (4 x 160) = 0.890625 and
+    # 570 / (8 x 100) = 0.7125; over the shared horizon [0, 160] 0.890625 and 0.4453125.
+    db = tmp_path / "runs.sqlite"
+    two_nodes = {"nodes": [{"count": 2, "gpu_type": "A100-80GB", "gpus_per_node": 4}]}
+    clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, policy="fcfs", out=db)
+    clustersim.run(trace=tiny_trace(), cluster=two_nodes, policy="fcfs", out=db)
+    stored = clustersim.open(db)
+    table = stored.compare()
+    assert list(table.run_id) == [1, 2]
+    assert table.horizon_seconds.tolist() == [160, 160]
+    assert table.gpu_utilization.tolist() == pytest.approx([0.890625, 0.4453125])
+    assert stored.summary(2).query("metric == 'gpu_utilization' and scope == 'all'").value.iloc[0] \
+        == pytest.approx(0.7125)
+    # A third run that read only the first two jobs saw other jobs: refused, named, unless allowed.
+    clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, policy="fcfs", out=db, first=2)
+    with pytest.raises(clustersim.InputError, match=r"run 3 \(fcfs/first-fit\) read the trace "
+                                                    r"with the filters .*allow_different_jobs"):
+        stored.compare()
+    with pytest.warns(UserWarning, match="did not see the same jobs"):
+        assert len(stored.compare(allow_different_jobs=True)) == 3
+    assert len(stored.compare(runs=[1, 2])) == 2
 
 
 def test_repeated_run_is_refused_unless_allowed(tmp_path):

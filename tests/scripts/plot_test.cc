@@ -158,6 +158,36 @@ TEST_F(PlotScript, DrawsThePlacementCurveOfArrivalOnlyRuns) {
   EXPECT_EQ(none.out.find("placement_curve"), std::string::npos) << none.out;
 }
 
+// Runs that did not see the same jobs (an 8-GPU job rejected on a 4-GPU cluster, run on an
+// 8-GPU one) are not plotted side by side unless asked: the script names the job and stops.
+TEST(PlotJobSets, RunsThatSawDifferentJobsAreRefusedUnlessAllowed) {
+  TempDir dir;
+  const std::string trace = dir.File("t.csv");
+  WriteFile(trace, "job_id,submit_time,gpus,duration\nsmall,0,1,100\nbig,5,8,100\n");
+  const std::string small = dir.File("small.json");
+  WriteFile(small, R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":4}]})");
+  const std::string db = dir.File("r.sqlite");
+  for (const std::string& cluster : {TestData("tiny_cluster.json"), small}) {
+    const CliResult r = RunCli({"run", "--trace", trace, "--cluster", cluster, "--out", db});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const std::string out = dir.File("figures");
+  const CliResult refused = RunPlot({db, "--out", out, "--dpi", "40", "--format", "png"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("run 2 (fcfs/first-fit) rejected 1 job that run 1 (fcfs/first-fit) "
+                             "accepted: 1 like \"requests 8 GPUs"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("(job big)"), std::string::npos) << refused.err;
+  EXPECT_FALSE(Exists(out + "/headline.png"));
+  const CliResult allowed =
+      RunPlot({db, "--out", out, "--dpi", "40", "--format", "png", "--allow-different-jobs"});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_NE(allowed.err.find("warning: the runs saw different jobs"), std::string::npos)
+      << allowed.err;
+  EXPECT_TRUE(Exists(out + "/headline.png"));
+}
+
 TEST_F(PlotScript, BadDatabaseOrRunIsExitCode2) {
   const CliResult missing = RunPlot({dir_->File("nope.sqlite"), "--out", dir_->File("x")});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;

@@ -125,5 +125,51 @@ TEST(ModelAssignment, JobsThatNameAModelKeepIt) {
   EXPECT_EQ(jobs[2].batch_size, 0);
 }
 
+// A job without GPUs trains no model: it is left as it is.
+TEST(ModelAssignment, CpuOnlyJobsGetNoModel) {
+  std::vector<Job> jobs = {MakeJob("cpu", 0, 3600), MakeJob("gpu", 1, 3600)};
+  EXPECT_EQ(AssignModels(jobs, 5), 1);
+  EXPECT_TRUE(jobs[0].model.empty());
+  EXPECT_FALSE(jobs[1].model.empty());
+}
+
+// A model that cannot hold one sample on the job's GPUs is replaced by the same draw among its
+// class's models that can (renormalized), else a smaller class's. A 1-GPU job of 300 GPU-hours is
+// in the huge class (LLaMA-7B 70 %, LLaMA-13B 30 %):
+// - with LLaMA-13B refused, every such job gets LLaMA-7B (the only one of the class left);
+// - with both refused, the large class (BERT-large 40 %, GPT-2-1.5B 60 %) at the same draw u:
+//   BERT-large for u < 0.4, else GPT-2-1.5B;
+// - with nothing accepted, the drawn model stays.
+// Without a refusal the result is the one without `holds`.
+TEST(ModelAssignment, AModelTheJobCannotHoldIsRedrawnAmongThoseItCan) {
+  const HoldsModel no_13b = [](const Job&, const std::string& m) { return m != "LLaMA-13B"; };
+  const HoldsModel no_llama = [](const Job&, const std::string& m) {
+    return m.rfind("LLaMA", 0) != 0;
+  };
+  const HoldsModel nothing = [](const Job&, const std::string&) { return false; };
+  const HoldsModel all = [](const Job&, const std::string&) { return true; };
+  std::map<std::string, int> seen;
+  for (int i = 0; i < 400; ++i) {
+    const Job job = MakeJob("h" + std::to_string(i), 1, 300 * 3600.0);
+    const std::string drawn = AssignModel(job, 9).model;
+    ASSERT_TRUE(drawn == "LLaMA-7B" || drawn == "LLaMA-13B") << drawn;
+    EXPECT_EQ(AssignModel(job, 9, UserBatchRule::kRecipe, all).model, drawn);
+    EXPECT_EQ(AssignModel(job, 9, UserBatchRule::kRecipe, no_13b).model, "LLaMA-7B");
+    EXPECT_EQ(AssignModel(job, 9, UserBatchRule::kRecipe, nothing).model, drawn);
+    const std::string large = AssignModel(job, 9, UserBatchRule::kRecipe, no_llama).model;
+    ASSERT_TRUE(large == "BERT-large" || large == "GPT-2-1.5B") << large;
+    // The same u: LLaMA-7B (u < 0.7) and BERT-large (u < 0.4) are the low end of both classes.
+    if (large == "BERT-large") {
+      EXPECT_EQ(drawn, "LLaMA-7B");
+    }
+    if (drawn == "LLaMA-13B") {
+      EXPECT_EQ(large, "GPT-2-1.5B");
+    }
+    ++seen[large];
+  }
+  // About 40 % BERT-large over 400 draws (binomial sd 2.4 %).
+  EXPECT_NEAR(seen["BERT-large"] / 400.0, 0.4, 0.08);
+}
+
 }  // namespace
 }  // namespace clustersim

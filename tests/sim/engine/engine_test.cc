@@ -2,7 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 
+#include "sim/engine/summary.h"
 #include "sim/util/error.h"
 #include "tests/test_util.h"
 
@@ -173,8 +178,11 @@ class PreemptOnce final : public Policy {
 
 TEST(Engine, PreemptedJobResumesWithItsRemainingWorkAndStaleFinishEventsAreIgnored) {
   // J (2 GPUs, 10 s) starts at 0, is preempted at 4 with 6 s of work left, resumes at 6 and
-  // ends at 12. Its first finish event (t=10) is stale and must not end it.
-  TestSim sim(Nodes(1, 2), {MakeJob("J", 0, 2, 10)}, std::make_unique<PreemptOnce>());
+  // ends at 12 (preemption free here). Its first finish event (t=10) is stale and must not end
+  // it.
+  EngineOptions free;
+  free.preemption_cost_seconds = 0;
+  TestSim sim(Nodes(1, 2), {MakeJob("J", 0, 2, 10)}, std::make_unique<PreemptOnce>(), free);
   Engine& engine = sim.Run();
   const JobRun& run = sim.Of("J");
   ExpectInterval(run, 0, 12);
@@ -209,14 +217,86 @@ TEST(Engine, PreemptionCostDelaysProgressAfterResume) {
 
 TEST(Engine, WallTimeCountsRunningTimeAcrossPreemptions) {
   // J (10 s of work, wall time 7 s) runs [0,4), is preempted, resumes at 6 with 3 s of wall time
-  // left: killed at 9 with 3 s of work undone.
+  // left: killed at 9 with 3 s of work undone (preemption free here).
   Job job = MakeJob("J", 0, 2, 10);
   job.walltime = 7;
-  TestSim sim(Nodes(1, 2), {job}, std::make_unique<PreemptOnce>());
+  EngineOptions free;
+  free.preemption_cost_seconds = 0;
+  TestSim sim(Nodes(1, 2), {job}, std::make_unique<PreemptOnce>(), free);
   sim.Run();
   EXPECT_EQ(sim.Of("J").state, JobState::kTimeout);
   EXPECT_DOUBLE_EQ(sim.Of("J").end_time, 9);
   EXPECT_DOUBLE_EQ(sim.Of("J").work_left, 3);
+}
+
+// A policy that starts J (job 0) on GPUs 0-1 and M (job 1) on GPU 2 at t=0, resizes J to GPUs
+// 0, 1, 3, 4 at t=10 and migrates M to GPU 5 at t=20 (preempted and started there at once).
+class MovesTwice final : public Policy {
+ public:
+  void Schedule(SchedulingContext& context) override {
+    if (context.now() > 0) return;
+    context.SetTimer(10, 0, 1);
+    context.SetTimer(20, 1, 2);
+    context.Start(0, OnGpus(context, {0, 1}));
+    context.Start(1, OnGpus(context, {2}));
+  }
+  void OnTimer(SchedulingContext& context, JobId id, int tag) override {
+    if (tag == 1) context.Resize(id, OnGpus(context, {0, 1, 3, 4}));
+    if (tag == 2) {
+      context.Preempt(id);
+      context.Start(id, OnGpus(context, {5}));
+    }
+  }
+
+ private:
+  static Allocation OnGpus(const SchedulingContext& context, std::vector<int> gpus) {
+    Allocation a;
+    a.gpu_type = context.cluster().node(0).gpu_type;
+    a.gpus = std::move(gpus);
+    return a;
+  }
+};
+
+// Every move pays the preemption cost and counts in preemption GPU-seconds, at 30 s:
+// J (2 GPUs, 100 s) runs [0,10) (10 s of work), is resized to 4 GPUs at 10: it restores for 30 s
+// on its 4 GPUs, then does its 90 s left: ends at 130; charged 4 x 30 = 120 GPU-s.
+// M (1 GPU, 100 s) runs [0,20), migrates at 20: 30 s on its new GPU, then 80 s: ends at 130;
+// charged 1 x 30 = 30 GPU-s, one preemption. In all 150 GPU-s = 150 / 3600 GPU-h.
+TEST(Engine, ResizeAndMigrationPayThePreemptionCostAndCountInPreemptionGpuHours) {
+  EngineOptions options;
+  options.preemption_cost_seconds = 30;
+  TestSim sim(Nodes(1, 8), {MakeJob("J", 0, 2, 100), MakeJob("M", 0, 1, 100)},
+              std::make_unique<MovesTwice>(), options);
+  Engine& engine = sim.Run();
+  ExpectInterval(sim.Of("J"), 0, 130);
+  ExpectInterval(sim.Of("M"), 0, 130);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("J").preemption_gpu_seconds, 120);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("M").preemption_gpu_seconds, 30);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("J").overhead_seconds, 30);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("M").overhead_seconds, 30);
+  EXPECT_EQ(sim.Of("J").preemptions, 0);
+  EXPECT_EQ(sim.Of("M").preemptions, 1);
+  // J held 2 GPUs for 10 s and 4 for 120 s.
+  EXPECT_DOUBLE_EQ(sim.Of("J").gpu_seconds, 2 * 10 + 4 * 120);
+  const auto summary = ComputeSummary(engine);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "preemption_gpu_hours"), 150.0 / 3600);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "preemptions"), 1);
+}
+
+// The default is 30 s (the Pollux artifact's re-allocation delay), and docs/engine.md gives its
+// source, so that a reader can check it.
+TEST(Engine, PreemptionCostsThirtySecondsByDefaultWithItsSourceInTheDocs) {
+  EXPECT_EQ(kDefaultPreemptionCostSeconds, 30);
+  EXPECT_EQ(EngineOptions().preemption_cost_seconds, kDefaultPreemptionCostSeconds);
+  std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/docs/engine.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t section = doc.find("## Preemption cost");
+  ASSERT_NE(section, std::string::npos);
+  const std::string text = doc.substr(section, doc.find("\n## ", section + 1) - section);
+  for (const char* needed : {"**Default: 30 s.**", "petuum/adaptdl", "simulator/simulator.py",
+                             "rescale_time = 30", "Pollux", "OSDI'21", "--preemption-cost 0"}) {
+    EXPECT_NE(text.find(needed), std::string::npos) << needed;
+  }
 }
 
 // A broken policy: starts the head on GPUs that are already busy.

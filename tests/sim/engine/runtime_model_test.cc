@@ -82,6 +82,53 @@ TEST(RuntimeModel, UnknownModelNameListsTheValidOnes) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("trace, hardware"), std::string::npos);
   }
+  try {
+    MakeRuntimeModel("hardware:B300", f.cluster, f.topology);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown reference GPU type \"B300\""),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The reference is a setting: with hardware:A100-80GB, trace durations are A100 times, so one A100
+// runs at rate 1 and one H100 at its transformer speedup over the A100, 5.5 / 2.4 (catalog).
+// `hardware` alone takes the catalog's reference, V100-16GB; the label names it either way.
+TEST(RuntimeModel, TheHardwareReferenceIsASettingAndTheLabelNamesIt) {
+  Fixture a100("dgx-a100");
+  const auto on_a100 = MakeRuntimeModel("hardware:a100-80gb", a100.cluster, a100.topology);
+  EXPECT_NEAR(on_a100->Rate(ModelJob("gpt2", 1), a100.Gpus(0, 1)), 1.0, 1e-12);
+  EXPECT_EQ(on_a100->Label(a100.cluster.catalog()), "hardware:A100-80GB");
+  Fixture h100("dgx-h100");
+  const auto reference = MakeRuntimeModel("hardware:A100-80GB", h100.cluster, h100.topology);
+  EXPECT_NEAR(reference->Rate(ModelJob("gpt2", 1), h100.Gpus(0, 1)), 5.5 / 2.4, 1e-12);
+  const auto fallback = MakeRuntimeModel("hardware", h100.cluster, h100.topology);
+  EXPECT_EQ(fallback->Label(h100.cluster.catalog()), "hardware:V100-16GB");
+  // Set after construction, as a run does once it has read the trace.
+  fallback->SetReference(*h100.cluster.catalog().Find("A100-80GB"));
+  EXPECT_NEAR(fallback->Rate(ModelJob("gpt2", 1), h100.Gpus(0, 1)), 5.5 / 2.4, 1e-12);
+  EXPECT_EQ(MakeRuntimeModel("trace", h100.cluster, h100.topology)->Label(h100.cluster.catalog()),
+            "trace");
+}
+
+// The trace's own GPU type: the one type every job naming a type names, alone.
+TEST(RuntimeModel, TheTracesOwnGpuTypeIsTheOneEveryJobThatNamesATypeNames) {
+  const HardwareCatalog& catalog = HardwareCatalog::Default();
+  auto trace_of = [](std::vector<std::string> types) {
+    Trace trace;
+    for (size_t i = 0; i < types.size(); ++i) {
+      Job job = testing::MakeJob("j" + std::to_string(i), 0, 1, 10);
+      job.gpu_type = Symbol(types[i]);
+      trace.jobs.push_back(job);
+    }
+    return trace;
+  };
+  EXPECT_EQ(TraceGpuType(trace_of({"A100-80GB", "", "A100-80GB"}), catalog),
+            catalog.Find("A100-80GB"));
+  EXPECT_EQ(TraceGpuType(trace_of({"", ""}), catalog), std::nullopt);
+  EXPECT_EQ(TraceGpuType(trace_of({"A100-80GB", "H100-80GB"}), catalog), std::nullopt);
+  EXPECT_EQ(TraceGpuType(trace_of({"A100-80GB|H100-80GB"}), catalog), std::nullopt);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "sim/engine/summary.h"
 #include "tests/test_util.h"
@@ -66,14 +67,18 @@ TEST_P(Soak, FailuresAndPreemptionsKeepEveryInvariantAndEveryJobFinishes) {
   EXPECT_EQ(run()->engine().fingerprint(), engine.fingerprint());
 }
 
-// Without failures, with exact plans (the synthetic trace has no wall times: every job is
-// planned with its duration, which the `trace` runtime model runs): every invariant holds and
-// every promise is kept. The engine stops a run whose policy KeepsPromises() and starts a job
-// after its first promise (--check); the test also reads the promises back. easy promises each
-// blocked head, conservative every job.
+// Without failures: every invariant holds and every promise is kept, with exact plans
+// (walltime=exact: the synthetic trace has no wall times, and every job is planned with its
+// duration, which the `trace` runtime model runs) and with the default modelled user estimates
+// (walltime=trace; never below the duration, so the engine's check, against the duration, holds
+// them too). The engine stops a run whose policy KeepsPromises() and starts a job after its first
+// promise (--check); the test also reads the promises back. easy promises each blocked head,
+// conservative every job. Policies that plan nothing ahead ignore `walltime`. Preemption is free
+// here: a preemptive policy's moves would otherwise take jobs past their plans (their running time
+// includes the save and restore), and promises are then estimates for every policy.
 class PromiseSoak : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
-TEST_P(PromiseSoak, WithExactPlansNoJobStartsAfterItsPromise) {
+TEST_P(PromiseSoak, WithExactPlansOrModelledEstimatesNoJobStartsAfterItsPromise) {
   const auto& [policy, placement] = GetParam();
   GeneratorOptions generator;
   generator.jobs = 4000;
@@ -83,36 +88,41 @@ TEST_P(PromiseSoak, WithExactPlansNoJobStartsAfterItsPromise) {
   const std::string path = TempPath("promise_soak.csv");
   WriteSyntheticTrace(generator, path);
   const Trace trace = LoadTrace(path);
-  TestSim sim(Nodes(16, 8), trace.jobs, policy, placement);
-  const Engine& engine = sim.Run();
-  EXPECT_TRUE(engine.plans_held());
-  int promised = 0, waited = 0, checked = 0;
-  for (JobId id = 0; id < static_cast<JobId>(trace.jobs.size()); ++id) {
-    const JobRun& run = engine.run(id);
-    ASSERT_EQ(run.state, JobState::kCompleted) << trace.jobs[id].id;
-    waited += run.first_start > trace.jobs[id].submit_time;
-    const double promise = engine.promised_start(id);
-    if (std::isnan(promise)) {
-      EXPECT_NE(policy, "conservative") << "conservative reserves every job";
-      continue;
+  EngineOptions free;
+  free.preemption_cost_seconds = 0;
+  for (const char* walltime : {"exact", "trace"}) {
+    TestSim sim(Nodes(16, 8), trace.jobs, policy, placement, free, "trace",
+                Params(std::map<std::string, std::string>{{"walltime", walltime}}));
+    const Engine& engine = sim.Run();
+    EXPECT_TRUE(engine.plans_held()) << walltime;
+    int promised = 0, waited = 0, checked = 0;
+    for (JobId id = 0; id < static_cast<JobId>(trace.jobs.size()); ++id) {
+      const JobRun& run = engine.run(id);
+      ASSERT_EQ(run.state, JobState::kCompleted) << trace.jobs[id].id << " " << walltime;
+      waited += run.first_start > trace.jobs[id].submit_time;
+      const double promise = engine.promised_start(id);
+      if (std::isnan(promise)) {
+        EXPECT_NE(policy, "conservative") << "conservative reserves every job";
+        continue;
+      }
+      ++promised;
+      EXPECT_GE(promise, trace.jobs[id].submit_time);
+      if (engine.policy_keeps_promises()) {
+        EXPECT_LE(run.first_start, promise) << trace.jobs[id].id << " " << walltime;
+        ++checked;
+      }
     }
-    ++promised;
-    EXPECT_GE(promise, trace.jobs[id].submit_time);
+    // A policy that keeps promises on a queueing trace makes some: the check above ran.
     if (engine.policy_keeps_promises()) {
-      EXPECT_LE(run.first_start, promise) << trace.jobs[id].id;
-      ++checked;
+      EXPECT_GT(checked, 0) << walltime;
     }
-  }
-  // A policy that keeps promises on a queueing trace makes some: the check above ran.
-  if (engine.policy_keeps_promises()) {
-    EXPECT_GT(checked, 0);
-  }
-  if (policy == "fcfs") {
-    EXPECT_GT(waited, 1000);  // the trace queues
-  } else if (policy == "conservative") {
-    EXPECT_EQ(promised, static_cast<int>(trace.jobs.size()));
-  } else if (policy == "easy") {
-    EXPECT_GT(promised, 200);  // the blocked heads
+    if (policy == "fcfs") {
+      EXPECT_GT(waited, 1000);  // the trace queues
+    } else if (policy == "conservative") {
+      EXPECT_EQ(promised, static_cast<int>(trace.jobs.size())) << walltime;
+    } else if (policy == "easy" && std::string(walltime) == "exact") {
+      EXPECT_GT(promised, 200);  // the blocked heads
+    }
   }
 }
 
@@ -143,13 +153,16 @@ TEST_P(ModelSoak, ModelAwareRunsKeepEveryInvariantWithOomFailuresAndFailures) {
   // OOM failures with half-batch retries, batch-aware rates and model-sized checkpoints, on a
   // mixed cluster (V100-16GB, A100-40GB, H100-80GB) so that a batch that fits one type fails on
   // another. Every job either finishes, is rejected (a model too large for its GPUs) or ends
-  // oom-failed; some OOM failures happen.
+  // oom-failed; some OOM failures happen. Seed 7 of the generator: gavel, which moves jobs to
+  // the types where they run fastest (the H100s, which also have the most memory), runs into
+  // an OOM failure only on some traces (none at seeds 5 and 6 since the generator sets the
+  // arrival span from the drawn jobs), and the test is to exercise every policy's OOM path.
   GeneratorOptions generator;
   generator.jobs = 3000;
   generator.cluster_gpus = 96;
   generator.load = 0.9;
   generator.durations = "philly";
-  generator.seed = 5;
+  generator.seed = 7;
   const std::string path = TempPath("model_soak_" + GetParam() + ".csv");
   WriteSyntheticTrace(generator, path);
   Trace trace = LoadTrace(path);

@@ -54,10 +54,12 @@ TEST(QueuedTime, CountsEveryWaitOfAJobPreemptedTwiceAndEqualsTheFirstWaitOtherwi
   // L has 70 s left: L is preempted, S1 runs [30,40], L resumes at 40. S2 (2 GPUs, 10 s) arrives
   // at 60, when L has 70 - 20 = 50 s left: L is preempted again, S2 runs [60,70], L resumes at
   // 70 and ends at 120. L waited [30,40] and [60,70]: queued 20 s, first-start wait 0, JCT 120,
-  // run 100, 2 preemptions. S1 and S2 never wait.
-  TestSim sim = PolicySim(
-      Nodes(1, 4), {MakeJob("L", 0, 4, 100), MakeJob("S1", 30, 2, 10), MakeJob("S2", 60, 2, 10)},
-      "srtf");
+  // run 100, 2 preemptions (free here). S1 and S2 never wait.
+  EngineOptions free;
+  free.preemption_cost_seconds = 0;
+  TestSim sim(Nodes(1, 4),
+              {MakeJob("L", 0, 4, 100), MakeJob("S1", 30, 2, 10), MakeJob("S2", 60, 2, 10)},
+              "srtf", "first-fit", free);
   const Engine& engine = sim.Run();
   const JobRun& l = sim.Of("L");
   EXPECT_DOUBLE_EQ(l.first_start, 0);
@@ -113,8 +115,30 @@ TEST(QueuedTime, AJobStillQueuedWhenTheRunStopsCountsUntilTheStop) {
   const Engine& engine = sim.Run();
   EXPECT_EQ(sim.Of("B").state, JobState::kUnfinished);
   EXPECT_DOUBLE_EQ(sim.Of("B").queued_seconds, 40);
-  // Neither job ended: the summary's queued time (jobs that ended) has no value.
-  EXPECT_TRUE(std::isnan(SummaryValue(ComputeSummary(engine), "queued_seconds_mean")));
+  // Neither job ended; both arrived, so both count up to the run's end at 50 (right-censored,
+  // docs/metrics.md#jobs): A ran from 0 (wait 0, queued 0, JCT so far 50), B waited from 10 (wait,
+  // queued and JCT so far 40). Means: queued (0 + 40) / 2 = 20, wait 20, JCT (50 + 40) / 2 = 45.
+  const std::vector<SummaryRow> summary = ComputeSummary(engine);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "end_seconds"), 50);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "queued_seconds_mean"), 20);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "wait_seconds_mean"), 20);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jct_seconds_mean"), 45);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jobs_unfinished"), 2);
+  // Slowdowns are over the jobs that ended: none.
+  EXPECT_TRUE(std::isnan(SummaryValue(summary, "bsld_mean")));
+}
+
+TEST(QueuedTime, AJobNotYetSubmittedWhenTheRunStopsCountsNowhere) {
+  // Stop at 50: C is submitted at 60, after the stop. It is unfinished but never arrived, so the
+  // distributions are A's alone: JCT 50, wait 0.
+  EngineOptions options;
+  options.stop_time = 50;
+  TestSim sim(Nodes(1, 4), {MakeJob("A", 0, 4, 100), MakeJob("C", 60, 1, 10)}, "fcfs",
+              "first-fit", options);
+  const std::vector<SummaryRow> summary = ComputeSummary(sim.Run());
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jct_seconds_mean"), 50);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "wait_seconds_mean"), 0);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jobs_unfinished"), 2);
 }
 
 TEST(QueuedTime, EqualsJctMinusRunTimeForEveryJobOfARandomPreemptiveWorkload) {

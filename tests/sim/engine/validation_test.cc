@@ -68,9 +68,11 @@ TEST(AllocationLog, IndexRangesAreCompact) {
 
 TEST(AllocationLog, APreemptedJobHasOneIntervalPerStart) {
   // srtf on 1 node x 4 GPUs: L (4 GPUs, 100 s) runs [0,30), is preempted by S (2 GPUs, 10 s),
-  // which runs [30,40) on GPUs 0-1; L resumes [40,110). GPU-seconds 120 + 20 + 280 = 420.
+  // which runs [30,40) on GPUs 0-1; L resumes [40,110) (preemption free here). GPU-seconds
+  // 120 + 20 + 280 = 420.
   EngineOptions options;
   options.record_allocations = true;
+  options.preemption_cost_seconds = 0;
   TestSim sim(Nodes(1, 4), {MakeJob("L", 0, 4, 100), MakeJob("S", 30, 2, 10)}, "srtf", "first-fit",
               options);
   Engine& engine = sim.Run();

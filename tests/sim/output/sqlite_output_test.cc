@@ -117,7 +117,9 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "preemption_cost_seconds",
                                                              "trace_filter",
                                                              "faults",
-                                                             "models"}));
+                                                             "models",
+                                                             "planning_estimates",
+                                                             "priority_classes"}));
   EXPECT_EQ(ColumnsOf(db, "jobs"), (std::vector<std::string>{"run_id",
                                                              "job_index",
                                                              "job_id",

@@ -1,0 +1,402 @@
+#include "sim/alloc/batch_allocation.h"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+
+#include "sim/alloc/genetic.h"
+#include "sim/alloc/glpk_lock.h"
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+struct ProblemDeleter {
+  void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+
+double SolutionValue(const BatchInstance& instance, const BatchSolution& solution) {
+  double value = 0;
+  for (size_t j = 0; j < instance.jobs.size(); ++j) {
+    const auto& parts = solution.placement[j];
+    if (!parts.empty()) value += instance.jobs[j].ValueIn(instance.nodes[parts[0].first].group);
+  }
+  return value;
+}
+
+}  // namespace
+
+bool AllocJob::MayUse(int group) const {
+  if (!value_in_group.empty() && !(value_in_group[group] > 0)) return false;
+  return groups.empty() || std::binary_search(groups.begin(), groups.end(), group);
+}
+
+int BatchInstance::groups() const {
+  int g = group_count;
+  for (const AllocNode& node : nodes) g = std::max(g, node.group + 1);
+  return g;
+}
+
+void CheckBatchInstance(const BatchInstance& instance) {
+  const int nodes = static_cast<int>(instance.nodes.size());
+  const int groups = instance.groups();
+  for (int i = 0; i < nodes; ++i) {
+    if (instance.nodes[i].free < 0 || instance.nodes[i].group < 0) {
+      throw InputError("allocation instance: node " + std::to_string(i) +
+                       " has negative free GPUs or group");
+    }
+  }
+  for (size_t j = 0; j < instance.jobs.size(); ++j) {
+    const AllocJob& job = instance.jobs[j];
+    const std::string where = "allocation instance: job " + std::to_string(j);
+    if (job.gpus < 1) throw InputError(where + ": expected at least 1 GPU");
+    if (!std::isfinite(job.value)) throw InputError(where + ": value is not finite");
+    if (!job.value_in_group.empty() && static_cast<int>(job.value_in_group.size()) != groups) {
+      throw InputError(where + ": expected one value per group");
+    }
+    for (int g : job.groups) {
+      if (g < 0 || g >= groups) throw InputError(where + ": group out of range");
+    }
+    for (int d : job.limits.data_nodes) {
+      if (d < 0 || d >= nodes) throw InputError(where + ": data node out of range");
+    }
+    if (!(job.limits.alpha >= 0 && job.limits.alpha <= 1) || job.limits.max_nodes < 0) {
+      throw InputError(where + ": expected alpha in [0, 1] and max_nodes >= 0");
+    }
+  }
+}
+
+std::string CheckBatchSolution(const BatchInstance& instance, const BatchSolution& solution) {
+  if (solution.placement.size() != instance.jobs.size()) return "one placement per job expected";
+  std::vector<int> used(instance.nodes.size(), 0);
+  for (size_t j = 0; j < instance.jobs.size(); ++j) {
+    const AllocJob& job = instance.jobs[j];
+    const auto& parts = solution.placement[j];
+    if (parts.empty()) continue;
+    const std::string where = "job " + std::to_string(j) + ": ";
+    int total = 0;
+    const int group = instance.nodes[parts[0].first].group;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const auto [node, gpus] = parts[k];
+      if (node < 0 || node >= static_cast<int>(instance.nodes.size()) || gpus <= 0) {
+        return where + "a part outside the nodes or empty";
+      }
+      if (k > 0 && node <= parts[k - 1].first) return where + "nodes not ascending";
+      if (instance.nodes[node].group != group) return where + "spans two groups";
+      used[node] += gpus;
+      total += gpus;
+    }
+    if (!job.MayUse(group)) return where + "in a group it may not use";
+    if (total != job.gpus) {
+      return where + std::to_string(total) + " GPUs for a request of " + std::to_string(job.gpus);
+    }
+    if (std::string why = CheckNodeLimits(parts, job.limits); !why.empty()) return where + why;
+  }
+  for (size_t i = 0; i < used.size(); ++i) {
+    if (used[i] > instance.nodes[i].free) {
+      return "node " + std::to_string(i) + " over-committed: " + std::to_string(used[i]) + " of " +
+             std::to_string(instance.nodes[i].free);
+    }
+  }
+  const double value = SolutionValue(instance, solution);
+  if (std::abs(value - solution.value) > 1e-9 * std::max(1.0, std::abs(value))) {
+    return "value " + std::to_string(solution.value) + " is not its jobs' " + std::to_string(value);
+  }
+  return "";
+}
+
+std::vector<std::pair<int, int>> PlaceJob(const BatchInstance& instance,
+                                          const std::vector<int>& free, int j) {
+  const AllocJob& job = instance.jobs[j];
+  const int groups = instance.groups();
+  std::vector<int> tried(groups);
+  std::iota(tried.begin(), tried.end(), 0);
+  std::stable_sort(tried.begin(), tried.end(),
+                   [&](int a, int b) { return job.ValueIn(a) > job.ValueIn(b); });
+  const int need = LocalityNeed(job.limits.alpha, job.gpus);
+  std::vector<NodeOffer> offers;
+  for (int g : tried) {
+    if (!job.MayUse(g)) continue;
+    offers.clear();
+    for (size_t i = 0; i < instance.nodes.size(); ++i) {
+      if (instance.nodes[i].group != g || free[i] <= 0) continue;
+      offers.push_back({static_cast<int>(i), free[i], job.limits.IsDataNode(static_cast<int>(i))});
+    }
+    auto parts = SpreadOverNodes(offers, job.gpus, job.limits.data_nodes.empty() ? 0 : need,
+                                 job.limits.max_nodes);
+    if (!parts.empty()) return parts;
+  }
+  return {};
+}
+
+BatchSolution AllocateInOrder(const BatchInstance& instance, const std::vector<int>& order) {
+  BatchSolution out;
+  out.placement.resize(instance.jobs.size());
+  std::vector<int> free(instance.nodes.size());
+  for (size_t i = 0; i < free.size(); ++i) free[i] = instance.nodes[i].free;
+  for (int j : order) {
+    auto parts = PlaceJob(instance, free, j);
+    if (parts.empty()) continue;
+    for (const auto& [node, gpus] : parts) free[node] -= gpus;
+    out.value += instance.jobs[j].ValueIn(instance.nodes[parts[0].first].group);
+    out.placement[j] = std::move(parts);
+  }
+  return out;
+}
+
+namespace {
+
+// First-fit decreasing's order: GPUs descending, then value descending, then index.
+std::vector<int> DecreasingJobs(const BatchInstance& instance) {
+  std::vector<int> order(instance.jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const AllocJob& x = instance.jobs[a];
+    const AllocJob& y = instance.jobs[b];
+    return x.gpus != y.gpus ? x.gpus > y.gpus : x.value > y.value;
+  });
+  return order;
+}
+
+}  // namespace
+
+BatchSolution GreedyAllocate(const BatchInstance& instance) {
+  return AllocateInOrder(instance, DecreasingJobs(instance));
+}
+
+BatchSolution GeneticAllocate(const BatchInstance& instance, const GeneticOptions& options) {
+  const int n = static_cast<int>(instance.jobs.size());
+  BatchSolution best;
+  if (n == 0) {
+    best.placement.clear();
+    return best;
+  }
+  EvolveOrders(
+      n, DecreasingJobs(instance), options,
+      [&](const std::vector<int>& order, BatchSolution* decoded) {
+        *decoded = AllocateInOrder(instance, order);
+        return decoded->value;
+      },
+      &best);
+  return best;
+}
+
+bool IsOneDimensional(const BatchInstance& instance) {
+  if (instance.groups() > 1) return false;
+  for (const AllocJob& job : instance.jobs) {
+    if ((!job.limits.data_nodes.empty() && job.limits.alpha > 0) || job.limits.max_nodes > 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<BatchSolution> DpAllocate(const BatchInstance& instance) {
+  if (!IsOneDimensional(instance)) return std::nullopt;
+  const int n = static_cast<int>(instance.jobs.size());
+  int capacity = 0;
+  for (const AllocNode& node : instance.nodes) capacity += node.free;
+  // best[j][c] = the most value from jobs 0..j-1 within c GPUs; kept per job for the walk back.
+  std::vector<std::vector<double>> best(n + 1, std::vector<double>(capacity + 1, 0.0));
+  for (int j = 0; j < n; ++j) {
+    const AllocJob& job = instance.jobs[j];
+    const bool usable = instance.nodes.empty() ? false : job.MayUse(0);
+    const double value = usable ? job.ValueIn(0) : 0;
+    for (int c = 0; c <= capacity; ++c) {
+      best[j + 1][c] = best[j][c];
+      if (usable && value > 0 && job.gpus <= c) {
+        best[j + 1][c] = std::max(best[j + 1][c], best[j][c - job.gpus] + value);
+      }
+    }
+  }
+  std::vector<int> chosen;
+  for (int j = n, c = capacity; j > 0; --j) {
+    if (best[j][c] != best[j - 1][c]) {
+      chosen.push_back(j - 1);
+      c -= instance.jobs[j - 1].gpus;
+    }
+  }
+  std::reverse(chosen.begin(), chosen.end());
+  // Any set within the free GPUs fits: fill the nodes in order.
+  BatchSolution out = AllocateInOrder(instance, chosen);
+  CHECK(std::abs(out.value - best[n][capacity]) <= 1e-9 * std::max(1.0, out.value),
+        "knapsack DP: the chosen jobs do not all fit");
+  out.optimal = true;
+  return out;
+}
+
+std::optional<BatchSolution> ExactAllocate(const BatchInstance& instance,
+                                           double time_limit_seconds) {
+  CheckBatchInstance(instance);
+  const int n = static_cast<int>(instance.jobs.size());
+  const int nodes = static_cast<int>(instance.nodes.size());
+  const int groups = instance.groups();
+  BatchSolution out;
+  out.placement.resize(n);
+  out.optimal = true;
+  std::lock_guard<std::mutex> lock(GlpkMutex());
+  glp_term_out(GLP_OFF);
+  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
+  glp_set_obj_dir(lp.get(), GLP_MAX);
+  auto add_col = [&](int kind, double lo, double hi, double cost) {
+    const int col = glp_add_cols(lp.get(), 1);
+    glp_set_col_kind(lp.get(), col, kind);
+    if (kind != GLP_BV) glp_set_col_bnds(lp.get(), col, lo == hi ? GLP_FX : GLP_DB, lo, hi);
+    glp_set_obj_coef(lp.get(), col, cost);
+    return col;
+  };
+  std::vector<int> idx(1);
+  std::vector<double> val(1);
+  auto add_row = [&](int type, double lo, double hi) {
+    const int row = glp_add_rows(lp.get(), 1);
+    glp_set_row_bnds(lp.get(), row, type, lo, hi);
+    glp_set_mat_row(lp.get(), row, static_cast<int>(idx.size()) - 1, idx.data(), val.data());
+    idx.resize(1);
+    val.resize(1);
+  };
+  auto term = [&](int col, double coef) {
+    idx.push_back(col);
+    val.push_back(coef);
+  };
+  // Per job: u[g] (started in group g), y[i] (GPUs on node i), z[i] (node i used, with beta).
+  std::vector<std::vector<int>> u(n, std::vector<int>(groups, 0));
+  std::vector<std::vector<int>> y(n, std::vector<int>(nodes, 0));
+  std::vector<std::vector<int>> node_rows(nodes);  // (column) terms of each node's capacity row
+  for (int j = 0; j < n; ++j) {
+    const AllocJob& job = instance.jobs[j];
+    for (int g = 0; g < groups; ++g) {
+      if (job.MayUse(g)) u[j][g] = add_col(GLP_BV, 0, 1, job.ValueIn(g));
+    }
+    for (int i = 0; i < nodes; ++i) {
+      const int g = instance.nodes[i].group;
+      const int cap = std::min(instance.nodes[i].free, job.gpus);
+      if (u[j][g] == 0 || cap <= 0) continue;
+      y[j][i] = add_col(GLP_IV, 0, cap, 0);
+      node_rows[i].push_back(y[j][i]);
+    }
+    // One group at most; all its GPUs in the group it starts in.
+    bool any = false;
+    for (int g = 0; g < groups; ++g) {
+      if (u[j][g] != 0) {
+        term(u[j][g], 1);
+        any = true;
+      }
+    }
+    if (any) add_row(GLP_UP, 0, 1);
+    for (int g = 0; g < groups; ++g) {
+      if (u[j][g] == 0) continue;
+      for (int i = 0; i < nodes; ++i) {
+        if (instance.nodes[i].group == g && y[j][i] != 0) term(y[j][i], 1);
+      }
+      term(u[j][g], -job.gpus);
+      add_row(GLP_FX, 0, 0);
+    }
+    if (job.limits.max_nodes > 0) {
+      std::vector<int> z;
+      for (int i = 0; i < nodes; ++i) {
+        if (y[j][i] == 0) continue;
+        const int zi = add_col(GLP_BV, 0, 1, 0);
+        z.push_back(zi);
+        term(y[j][i], 1);
+        term(zi, -std::min(instance.nodes[i].free, job.gpus));
+        add_row(GLP_UP, 0, 0);
+      }
+      if (!z.empty()) {
+        for (int zi : z) term(zi, 1);
+        add_row(GLP_UP, 0, job.limits.max_nodes);
+      }
+    }
+    if (!job.limits.data_nodes.empty() && job.limits.alpha > 0) {
+      const int need = LocalityNeed(job.limits.alpha, job.gpus);
+      for (int d : job.limits.data_nodes) {
+        if (y[j][d] != 0) term(y[j][d], 1);
+      }
+      for (int g = 0; g < groups; ++g) {
+        if (u[j][g] != 0) term(u[j][g], -need);
+      }
+      add_row(GLP_LO, 0, 0);
+    }
+  }
+  for (int i = 0; i < nodes; ++i) {
+    if (node_rows[i].empty()) continue;
+    for (int col : node_rows[i]) term(col, 1);
+    add_row(GLP_UP, 0, instance.nodes[i].free);
+  }
+  if (glp_get_num_cols(lp.get()) == 0) return out;
+  glp_iocp parm;
+  glp_init_iocp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.presolve = GLP_ON;
+  parm.tm_lim = static_cast<int>(std::min(2e9, std::max(1.0, time_limit_seconds * 1000)));
+  const int status = glp_intopt(lp.get(), &parm);
+  if (status == GLP_ENOPFS || status == GLP_ENODFS) return out;  // nothing fits: start none
+  if (status != 0 || glp_mip_status(lp.get()) != GLP_OPT) return std::nullopt;
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < nodes; ++i) {
+      if (y[j][i] == 0) continue;
+      const int gpus = static_cast<int>(std::lround(glp_mip_col_val(lp.get(), y[j][i])));
+      if (gpus > 0) out.placement[j].emplace_back(i, gpus);
+    }
+  }
+  out.value = SolutionValue(instance, out);
+  return out;
+}
+
+std::optional<Allocator> ParseAllocator(const std::string& name) {
+  if (name == "greedy" || name == "ffd") return Allocator::kGreedy;
+  if (name == "exact") return Allocator::kExact;
+  if (name == "ga") return Allocator::kGenetic;
+  if (name == "dp") return Allocator::kDp;
+  if (name == "auto") return Allocator::kAuto;
+  return std::nullopt;
+}
+
+const char* AllocatorName(Allocator allocator) {
+  switch (allocator) {
+    case Allocator::kGreedy:
+      return "greedy";
+    case Allocator::kExact:
+      return "exact";
+    case Allocator::kGenetic:
+      return "ga";
+    case Allocator::kDp:
+      return "dp";
+    case Allocator::kAuto:
+      return "auto";
+  }
+  return "?";
+}
+
+BatchSolution Allocate(const BatchInstance& instance, const AllocatorOptions& options,
+                       bool* fell_back) {
+  if (fell_back != nullptr) *fell_back = false;
+  Allocator kind = options.kind;
+  if (kind == Allocator::kAuto) {
+    const size_t cells = instance.jobs.size() * instance.nodes.size();
+    kind = IsOneDimensional(instance)
+               ? Allocator::kDp
+               : (cells <= static_cast<size_t>(options.auto_exact_cells) ? Allocator::kExact
+                                                                         : Allocator::kGreedy);
+  }
+  switch (kind) {
+    case Allocator::kDp:
+      if (auto dp = DpAllocate(instance)) return std::move(*dp);
+      break;
+    case Allocator::kExact:
+      if (auto exact = ExactAllocate(instance, options.time_limit_seconds)) {
+        return std::move(*exact);
+      }
+      break;
+    case Allocator::kGenetic:
+      return GeneticAllocate(instance, options.genetic);
+    default:
+      return GreedyAllocate(instance);
+  }
+  if (fell_back != nullptr) *fell_back = true;
+  return GreedyAllocate(instance);
+}
+
+}  // namespace clustersim

@@ -1,0 +1,172 @@
+#include "sim/engine/placement_constraints.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/util/error.h"
+
+namespace clustersim {
+namespace {
+
+// The node indices of a data_nodes text (canonical: ascending, distinct, as the readers write it).
+std::vector<int> ParseNodes(const std::string& text) {
+  std::vector<int> nodes;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('|', begin);
+    if (end == std::string::npos) end = text.size();
+    nodes.push_back(std::stoi(text.substr(begin, end - begin)));
+    begin = end + 1;
+  }
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  return nodes;
+}
+
+std::string NodeList(const std::vector<int>& nodes) {
+  std::string out;
+  for (int n : nodes) out += (out.empty() ? "" : "|") + std::to_string(n);
+  return out;
+}
+
+}  // namespace
+
+PlacementConstraints::PlacementConstraints(const Trace& trace, const Cluster& cluster,
+                                           const ConstraintOptions& options)
+    : options_(options) {
+  if (!(options.locality_alpha >= 0 && options.locality_alpha <= 1)) {
+    throw InputError("--locality-alpha: expected a fraction in [0, 1]");
+  }
+  if (options.max_nodes_per_job < 0) {
+    throw InputError("--max-nodes-per-job: expected a node count >= 1 (0 = no limit)");
+  }
+  limits_.emplace_back();
+  const bool global = options.max_nodes_per_job > 0;
+  if (trace.constraints.empty() && !global) return;
+  class_of_.assign(trace.jobs.size(), 0);
+  // (data nodes, max nodes) -> class, in order of first use.
+  std::map<std::pair<uint32_t, int>, uint16_t> classes;
+  for (size_t i = 0; i < trace.jobs.size(); ++i) {
+    const Job& job = trace.jobs[i];
+    const JobConstraints* c = trace.ConstraintsOf(job);
+    Symbol data = c != nullptr && options.locality_alpha > 0 ? c->data_nodes : Symbol();
+    int max_nodes = options.max_nodes_per_job;
+    if (c != nullptr && c->max_nodes > 0) {
+      max_nodes = max_nodes > 0 ? std::min(max_nodes, c->max_nodes) : c->max_nodes;
+    }
+    if (data.empty() && max_nodes <= 0) continue;
+    const auto key = std::make_pair(data.id(), max_nodes);
+    auto it = classes.find(key);
+    if (it == classes.end()) {
+      NodeLimits limits;
+      if (!data.empty()) {
+        limits.data_nodes = ParseNodes(data.str());
+        if (limits.data_nodes.back() >= cluster.node_count()) {
+          throw InputError(trace.path, static_cast<int>(job.line), c->data_nodes_column,
+                           "job " + job.id + ": data_nodes: node " +
+                               std::to_string(limits.data_nodes.back()) + " is not in cluster " +
+                               cluster.spec().origin + " (nodes 0 to " +
+                               std::to_string(cluster.node_count() - 1) + ")");
+        }
+        limits.alpha = options.locality_alpha;
+      }
+      limits.max_nodes = max_nodes;
+      if (limits_.size() > UINT16_MAX) {
+        throw InputError(trace.path, static_cast<int>(job.line), 0,
+                         "more than 65535 distinct combinations of data_nodes and max_nodes");
+      }
+      it = classes.emplace(key, static_cast<uint16_t>(limits_.size())).first;
+      limits_.push_back(std::move(limits));
+    }
+    class_of_[i] = it->second;
+  }
+}
+
+std::string PlacementConstraints::Check(const Cluster& cluster, const PlacementRequest& request,
+                                        std::span<const int> gpus) const {
+  if (request.constraint == 0 || gpus.empty()) return "";
+  std::vector<std::pair<int, int>> per_node;
+  ForEachNode(cluster, gpus, [&](int node, int count) { per_node.emplace_back(node, count); });
+  return CheckNodeLimits(per_node, limits_[request.constraint]);
+}
+
+std::string PlacementConstraints::Describe(const PlacementRequest& request) const {
+  const NodeLimits& limits = limits_[request.constraint];
+  std::string out;
+  char text[96];
+  if (!limits.data_nodes.empty()) {
+    std::snprintf(text, sizeof text, "%d of its GPUs (alpha %g) on its data nodes ",
+                  LocalityNeed(limits.alpha, request.gpus), limits.alpha);
+    out = text + NodeList(limits.data_nodes);
+  }
+  if (limits.max_nodes > 0) {
+    out += (out.empty() ? "" : " and ") + std::string("at most ") +
+           std::to_string(limits.max_nodes) + " node" + (limits.max_nodes == 1 ? "" : "s") +
+           " (max_nodes)";
+  }
+  return out;
+}
+
+bool ConstrainedPlacement::Find(const Resources& resources, const PlacementRequest& request,
+                                Allocation* out) const {
+  const bool found = inner_.Find(resources, request, out);
+  if (request.constraint == 0 || IsCpuOnly(request)) return found;
+  if (found && constraints_.Check(resources.cluster(), request, out->gpus).empty()) return true;
+  out->gpus.clear();
+  out->gpu_type = -1;
+  out->milli = 0;
+  if (request.whole_nodes) return false;  // whole nodes are checked, not searched
+  return Search(resources, request, out);
+}
+
+bool ConstrainedPlacement::Search(const Resources& resources, const PlacementRequest& request,
+                                  Allocation* out) const {
+  const NodeLimits& limits = constraints_.limits(request.constraint);
+  const Cluster& cluster = resources.cluster();
+  if (request.milli > 0) {
+    // A share holds one GPU: on a data node (when the job has them), a partly shared GPU with room
+    // first, then a whole free one; lowest index first.
+    const int need = limits.data_nodes.empty() ? 0 : LocalityNeed(limits.alpha, 1);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int node = 0; node < cluster.node_count(); ++node) {
+        const Node& info = cluster.node(node);
+        if (!request.AllowsType(info.gpu_type) || (need > 0 && !limits.IsDataNode(node))) continue;
+        for (int g = info.first_gpu; g < info.first_gpu + info.gpu_count; ++g) {
+          const int free = resources.free_milli(g);
+          const bool usable = pass == 0 ? free >= request.milli && free < 1000 : free == 1000;
+          if (!usable) continue;
+          const int one[] = {g};
+          if (!resources.HostFitsGpus(request.host, one, request.milli)) continue;
+          out->gpus = {g};
+          out->gpu_type = info.gpu_type;
+          out->milli = request.milli;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  const int need = limits.data_nodes.empty() ? 0 : LocalityNeed(limits.alpha, request.gpus);
+  std::vector<NodeOffer> offers;
+  for (const Partition& part : resources.partitions()) {
+    if (!request.AllowsType(part.gpu_type)) continue;
+    offers.clear();
+    for (int node : part.nodes) {
+      const int free = resources.free_gpus(node);
+      if (free > 0) offers.push_back({node, free, limits.IsDataNode(node)});
+    }
+    const auto parts = SpreadOverNodes(offers, request.gpus, need, limits.max_nodes);
+    if (parts.empty()) continue;
+    out->gpus.clear();
+    for (const auto& [node, count] : parts) resources.AppendLowestFreeGpus(node, count, &out->gpus);
+    if (!resources.HostFitsGpus(request.host, out->gpus, 0)) continue;
+    out->gpu_type = part.gpu_type;
+    out->milli = 0;
+    return true;
+  }
+  out->gpus.clear();
+  out->gpu_type = -1;
+  return false;
+}
+
+}  // namespace clustersim

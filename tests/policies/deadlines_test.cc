@@ -1,0 +1,327 @@
+// Deadlines, data locality and node limits (docs/deadlines.md), on hand-computed schedules: EDF
+// with a deadline met and one missed, a locality constraint that moves a job, the node-count
+// limit, the engine refusing a start against the constraints, the admission control of
+// deadline-elastic, and the weighted policy's choice of batch.
+#include <gtest/gtest.h>
+
+#include "sim/engine/summary.h"
+#include "sim/util/error.h"
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::ExpectInterval;
+using testing::MakeJob;
+using testing::Nodes;
+using testing::TestSim;
+
+// A trace builder: jobs and their constraints (Trace::constraints), handed to a TestSim.
+struct Jobs {
+  std::vector<Job> jobs;
+  std::vector<JobConstraints> constraints;
+  Job& Add(const std::string& id, double submit, int gpus, double duration) {
+    jobs.push_back(MakeJob(id, submit, gpus, duration));
+    return jobs.back();
+  }
+  JobConstraints& Constrain(Job& job) {
+    constraints.emplace_back();
+    job.constraints = static_cast<uint32_t>(constraints.size());
+    return constraints.back();
+  }
+  void Deadline(Job& job, double after_submit) { Constrain(job).deadline = after_submit; }
+};
+
+// A TestSim (--check on) that keeps the allocation log, for GpusOf.
+TestSim Sim(const std::string& cluster, const Jobs& jobs, const std::string& policy,
+            const std::string& placement = "first-fit",
+            std::map<std::string, std::string> params = {}, EngineOptions options = {}) {
+  options.record_allocations = true;
+  return TestSim(cluster, jobs.jobs, policy, placement, options, "trace",
+                 Params(std::move(params)), nullptr, {}, jobs.constraints);
+}
+
+// The GPUs of the job's first running interval (allocation log).
+std::vector<int> GpusOf(TestSim& sim, const std::string& id) {
+  const AllocationLog& log = sim.engine().allocations();
+  for (const AllocationInterval& interval : log.intervals) {
+    if (interval.job != sim.IndexOf(id)) continue;
+    return std::vector<int>(log.gpus.begin() + interval.gpu_offset,
+                            log.gpus.begin() + interval.gpu_offset + interval.gpu_count);
+  }
+  return {};
+}
+
+double Metric(const Engine& engine, const std::string& name) {
+  return SummaryValue(ComputeSummary(engine), name);
+}
+
+// One node of 4 GPUs. X (2 GPUs, 0-100) and Y (2 GPUs, 0-30) run; at t=5 arrive A (4 GPUs, 60 s,
+// deadline 150) and B (4 GPUs, 20 s, deadline 140), at t=6 E (2 GPUs, 50 s, no deadline).
+Jobs EdfJobs() {
+  Jobs j;
+  j.Add("X", 0, 2, 100);
+  j.Add("Y", 0, 2, 30);
+  Job& a = j.Add("A", 5, 4, 60);
+  j.Deadline(a, 145);  // absolute 150
+  Job& b = j.Add("B", 5, 4, 20);
+  j.Deadline(b, 135);  // absolute 140
+  j.Add("E", 6, 2, 50);
+  return j;
+}
+
+TEST(Edf, MeetsTheEarlierDeadlineAndMissesTheOtherWithABackfilledJobBetween) {
+  // At t=30 (Y ends) the head is B (deadline 140 < 150): it needs 4 GPUs, 2 are free, and its
+  // reservation is t=100 when X ends. E fits now and ends at 80 <= 100: backfilled at 30. B runs
+  // 100-120 and meets 140; A runs 120-180 and misses 150 by 30.
+  TestSim sim = Sim(Nodes(1, 4), EdfJobs(), "edf");
+  sim.Run();
+  ExpectInterval(sim.Of("Y"), 0, 30);
+  ExpectInterval(sim.Of("X"), 0, 100);
+  ExpectInterval(sim.Of("E"), 30, 80);
+  ExpectInterval(sim.Of("B"), 100, 120);
+  ExpectInterval(sim.Of("A"), 120, 180);
+  const Engine& e = sim.engine();
+  EXPECT_EQ(Metric(e, "sla_jobs"), 2);
+  EXPECT_EQ(Metric(e, "sla_met"), 1);
+  EXPECT_EQ(Metric(e, "sla_violations"), 1);
+  EXPECT_DOUBLE_EQ(Metric(e, "sla_violation_rate"), 0.5);
+  EXPECT_DOUBLE_EQ(Metric(e, "sla_lateness_seconds_mean"), 15);  // (0 + 30) / 2
+  EXPECT_DOUBLE_EQ(Metric(e, "sla_late_lateness_seconds_mean"), 30);
+}
+
+TEST(Edf, EasyInSubmissionOrderMissesBoth) {
+  // The control: the same backfilling in submission order. A (submitted first) runs 100-160 and
+  // misses 150 by 10, B 160-180 misses 140 by 40.
+  TestSim sim = Sim(Nodes(1, 4), EdfJobs(), "easy");
+  sim.Run();
+  ExpectInterval(sim.Of("E"), 30, 80);
+  ExpectInterval(sim.Of("A"), 100, 160);
+  ExpectInterval(sim.Of("B"), 160, 180);
+  EXPECT_EQ(Metric(sim.engine(), "sla_violations"), 2);
+  EXPECT_DOUBLE_EQ(Metric(sim.engine(), "sla_lateness_seconds_mean"), 25);
+}
+
+TEST(Edf, WithoutDeadlinesSchedulesLikeEasyAndSaysSo) {
+  Jobs j = EdfJobs();
+  for (Job& job : j.jobs) job.constraints = 0;
+  j.constraints.clear();
+  TestSim edf = Sim(Nodes(1, 4), j, "edf");
+  TestSim easy = Sim(Nodes(1, 4), j, "easy");
+  edf.Run();
+  easy.Run();
+  for (const char* id : {"X", "Y", "A", "B", "E"}) {
+    EXPECT_EQ(edf.Of(id).first_start, easy.Of(id).first_start) << id;
+  }
+  Trace trace;
+  trace.jobs = j.jobs;
+  EXPECT_NE(FindPolicy("edf").make(Params())->IdleWarning(trace, nullptr), "");
+  EXPECT_TRUE(std::isnan(Metric(edf.engine(), "sla_jobs")));  // no SLA rows without deadlines
+}
+
+TEST(Locality, DataNodesMoveAJobOffTheNodeFirstFitWouldTake) {
+  // Two nodes of 4 GPUs. J (2 GPUs) would go to node 0 (GPUs 0, 1); its data is on node 1.
+  Jobs j;
+  Job& job = j.Add("J", 0, 2, 10);
+  j.Constrain(job).data_nodes = "1";
+  TestSim sim = Sim(Nodes(2, 4), j, "fcfs");
+  sim.Run();
+  EXPECT_EQ(GpusOf(sim, "J"), (std::vector<int>{4, 5}));
+  // Without it: node 0.
+  Jobs free;
+  free.Add("J", 0, 2, 10);
+  TestSim plain = Sim(Nodes(2, 4), free, "fcfs");
+  plain.Run();
+  EXPECT_EQ(GpusOf(plain, "J"), (std::vector<int>{0, 1}));
+}
+
+TEST(Locality, AlphaLetsAShareOfTheGpusRunOffTheDataNodes) {
+  // Three nodes of 4 GPUs; B (3 GPUs, 0-100) holds node 1 but one GPU. J (4 GPUs, data on node 1)
+  // needs ceil(0.25 x 4) = 1 GPU there with alpha 0.25: node 1's last GPU (7) and 3 of the
+  // fullest other node (node 0, lowest index among the full ones).
+  Jobs j;
+  Job& b = j.Add("B", 0, 3, 100);
+  j.Constrain(b).data_nodes = "1";
+  Job& job = j.Add("J", 1, 4, 10);
+  j.Constrain(job).data_nodes = "1";
+  EngineOptions options;
+  options.constraints.locality_alpha = 0.25;
+  TestSim sim = Sim(Nodes(3, 4), j, "fcfs", "first-fit", {}, options);
+  sim.Run();
+  EXPECT_EQ(GpusOf(sim, "B"), (std::vector<int>{4, 5, 6}));
+  EXPECT_EQ(GpusOf(sim, "J"), (std::vector<int>{0, 1, 2, 7}));
+  ExpectInterval(sim.Of("J"), 1, 11);
+  // With alpha 1 (the default) J needs all 4 on node 1: it waits for B.
+  TestSim strict = Sim(Nodes(3, 4), j, "fcfs");
+  strict.Run();
+  ExpectInterval(strict.Of("J"), 100, 110);
+  EXPECT_EQ(GpusOf(strict, "J"), (std::vector<int>{4, 5, 6, 7}));
+}
+
+TEST(Locality, AJobWhoseDataNodesCannotHoldItIsRejectedWithTheReason) {
+  Jobs j;
+  Job& job = j.Add("J", 0, 8, 10);
+  j.Constrain(job).data_nodes = "1";
+  TestSim sim = Sim(Nodes(2, 4), j, "fcfs");
+  sim.Run();
+  EXPECT_EQ(sim.Of("J").state, JobState::kRejected);
+  EXPECT_EQ(sim.ReasonOf("J"),
+            "requests 8 GPUs; no placement of this cluster meets 8 of its GPUs (alpha 1) on its "
+            "data nodes 1 (docs/deadlines.md#constraints)");
+}
+
+TEST(NodeLimit, KeepsAPoolPlacementOnOneNode) {
+  // Four nodes of 4 GPUs, `pool` placement (the lowest-index free GPUs). H0, F and H1 (2 GPUs
+  // each) hold GPUs 0-5; `pool` gives J (4 GPUs) GPUs 6-9, on nodes 1 and 2. With max_nodes 1 it
+  // goes to one node: node 2, the fullest (ties: lowest index).
+  Jobs j;
+  j.Add("H0", 0, 2, 100);
+  j.Add("F", 0, 2, 100);  // GPUs 2-3
+  j.Add("H1", 0, 2, 100);
+  Jobs limited = j;
+  Job& job = limited.Add("J", 1, 4, 10);
+  limited.Constrain(job).max_nodes = 1;
+  j.Add("J", 1, 4, 10);
+  TestSim free_sim = Sim(Nodes(4, 4), j, "fcfs", "pool");
+  free_sim.Run();
+  EXPECT_EQ(GpusOf(free_sim, "J"), (std::vector<int>{6, 7, 8, 9}));
+  TestSim sim = Sim(Nodes(4, 4), limited, "fcfs", "pool");
+  sim.Run();
+  EXPECT_EQ(GpusOf(sim, "J"), (std::vector<int>{8, 9, 10, 11}));
+  EXPECT_EQ(sim.Of("J").max_nodes, 1);
+}
+
+TEST(NodeLimit, AJobLargerThanItsNodesAllowIsRejectedAndTheRunLimitApplies) {
+  // 12 GPUs on nodes of 4 need 3 nodes; --max-nodes-per-job 2 allows 8.
+  Jobs j;
+  j.Add("big", 0, 12, 10);
+  j.Add("ok", 0, 8, 10);
+  EngineOptions options;
+  options.constraints.max_nodes_per_job = 2;
+  TestSim sim = Sim(Nodes(4, 4), j, "fcfs", "first-fit", {}, options);
+  sim.Run();
+  EXPECT_EQ(sim.Of("big").state, JobState::kRejected);
+  EXPECT_EQ(sim.ReasonOf("big"),
+            "requests 12 GPUs; no placement of this cluster meets at most 2 nodes (max_nodes) "
+            "(docs/deadlines.md#constraints)");
+  ExpectInterval(sim.Of("ok"), 0, 10);
+}
+
+// Starts the queue head on the lowest-index free GPUs, whatever its constraints.
+class Careless final : public Policy {
+ public:
+  void Schedule(SchedulingContext& context) override {
+    const JobId id = context.QueueFront();
+    if (id == kNoJob) return;
+    Allocation a;
+    a.gpu_type = context.cluster().node(0).gpu_type;
+    for (int g = 0; static_cast<int>(a.gpus.size()) < context.run(id).request.gpus; ++g) {
+      a.gpus.push_back(g);
+    }
+    context.Start(id, a);
+  }
+};
+
+TEST(Constraints, TheEngineStopsAPolicyStartingAJobAgainstThem) {
+  Jobs j;
+  Job& job = j.Add("J", 0, 2, 10);
+  j.Constrain(job).data_nodes = "1";
+  TestSim sim(Nodes(2, 4), j.jobs, std::make_unique<Careless>(), EngineOptions{}, nullptr,
+              j.constraints);
+  try {
+    sim.Run();
+    FAIL() << "expected a policy bug";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("against its placement constraints: 0 of 2 GPUs on its "
+                                         "data nodes; needs 2 (alpha 1)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(DeadlineElastic, AdmitsOnTheFewestGpusAndDeclinesWhatCannotBeMet) {
+  // One node of 4 GPUs, trace runtime, linear scaling of elastic starts. At t=0: A (4 GPUs,
+  // 100 s, deadline 400), B (4 GPUs, 100 s, deadline 250), C (1 GPU, 50 s, no deadline).
+  // Admission by deadline: B's fewest GPUs ending by 250 are 2 (200 s); then A on the 2 left:
+  // 1 GPU ends at 400 <= 400. C, best effort, takes the last GPU until 50 (the plan leaves it
+  // free). D (4 GPUs, 100 s, deadline 150) at t=10: the earliest it could end is 450 (1 GPU from
+  // 50) and later for more GPUs: declined.
+  Jobs j;
+  Job& a = j.Add("A", 0, 4, 100);
+  j.Deadline(a, 400);
+  Job& b = j.Add("B", 0, 4, 100);
+  j.Deadline(b, 250);
+  j.Add("C", 0, 1, 50);
+  Job& d = j.Add("D", 10, 4, 100);
+  j.Deadline(d, 140);
+  TestSim sim = Sim(Nodes(1, 4), j, "deadline-elastic", "pool");
+  sim.Run();
+  ExpectInterval(sim.Of("B"), 0, 200);
+  EXPECT_EQ(GpusOf(sim, "B"), (std::vector<int>{0, 1}));
+  ExpectInterval(sim.Of("A"), 0, 400);
+  EXPECT_EQ(sim.Of("A").max_gpus, 1);
+  ExpectInterval(sim.Of("C"), 0, 50);
+  EXPECT_EQ(sim.Of("D").state, JobState::kRejected);
+  EXPECT_NE(sim.ReasonOf("D").find("declined at admission"), std::string::npos);
+  const Engine& e = sim.engine();
+  EXPECT_EQ(Metric(e, "sla_jobs"), 3);
+  EXPECT_EQ(Metric(e, "sla_met"), 2);
+  EXPECT_EQ(Metric(e, "sla_rejected"), 1);
+}
+
+TEST(DeadlineElastic, DeclinedJobsWaitAsBestEffortWhenAsked) {
+  Jobs j;
+  Job& a = j.Add("A", 0, 4, 100);
+  j.Deadline(a, 50);  // cannot be met even alone on 4 GPUs
+  TestSim sim = Sim(Nodes(1, 4), j, "deadline-elastic", "pool", {{"declined", "best-effort"}});
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 100);
+  EXPECT_EQ(sim.Of("A").max_gpus, 4);
+}
+
+TEST(Weighted, UtilizationAloneFillsTheNodeWhereFirstFitDecreasingDoesNot) {
+  // One node of 4 GPUs at t=0: J1 (3 GPUs), J2 (2 GPUs), J3 (2 GPUs), 100 s each. With only
+  // w_util the value of a job is its share of the free GPUs: the exact allocator starts J2 and J3
+  // (4 of 4); first-fit decreasing takes J1 first and nothing else fits (3 of 4).
+  Jobs j;
+  j.Add("J1", 0, 3, 100);
+  j.Add("J2", 0, 2, 100);
+  j.Add("J3", 0, 2, 100);
+  const std::map<std::string, std::string> util = {{"w_util", "1"},  {"w_wait", "0"},
+                                                   {"w_throughput", "0"}, {"w_fair", "0"},
+                                                   {"w_sla", "0"}};
+  auto with = [&](const char* allocator) {
+    auto params = util;
+    params["allocator"] = allocator;
+    return Sim(Nodes(1, 4), j, "weighted", "first-fit", params);
+  };
+  TestSim exact = with("exact");
+  exact.Run();
+  ExpectInterval(exact.Of("J2"), 0, 100);
+  ExpectInterval(exact.Of("J3"), 0, 100);
+  ExpectInterval(exact.Of("J1"), 100, 200);
+  TestSim greedy = with("greedy");
+  greedy.Run();
+  ExpectInterval(greedy.Of("J1"), 0, 100);
+  ExpectInterval(greedy.Of("J2"), 100, 200);
+  ExpectInterval(greedy.Of("J3"), 100, 200);
+}
+
+TEST(Weighted, ThroughputAloneStartsTheShortJobsFirst) {
+  // The same three jobs, durations 300, 100, 100 s, on 4 GPUs: with only w_throughput a job's
+  // value is its completion rate 1/d over the queue's; J2 and J3 (1/100 each) beat J1 (1/300).
+  Jobs j;
+  j.Add("J1", 0, 3, 300);
+  j.Add("J2", 0, 2, 100);
+  j.Add("J3", 0, 2, 100);
+  TestSim sim = Sim(Nodes(1, 4), j, "weighted", "first-fit",
+                    {{"w_util", "0"}, {"w_wait", "0"}, {"w_throughput", "1"}, {"w_fair", "0"},
+                     {"w_sla", "0"}, {"allocator", "exact"}});
+  sim.Run();
+  ExpectInterval(sim.Of("J2"), 0, 100);
+  ExpectInterval(sim.Of("J3"), 0, 100);
+  ExpectInterval(sim.Of("J1"), 100, 400);
+}
+
+}  // namespace
+}  // namespace clustersim
