@@ -152,6 +152,11 @@ class DeadlineElastic final : public Policy {
     admitted_ids_.erase(id);
   }
 
+  // Jobs without a wall time are planned with modelled user estimates unless walltime=exact, as
+  // for easy (docs/backfilling.md#user-estimates).
+  void BeforeRun(const Trace& trace, uint64_t seed) override { rule_.Prepare(trace, seed); }
+  std::string PlanningEstimates() const override { return rule_.Describe(); }
+
   std::string IdleWarning(const Trace& trace, const ModelRuntime* /*models*/) const override {
     for (const JobConstraints& c : trace.constraints) {
       if (c.has_deadline()) return "";
@@ -192,8 +197,15 @@ class DeadlineElastic final : public Policy {
     for (auto it = best_effort_.begin(); it != best_effort_.end();) {
       const JobId id = *it;
       Allocation allocation;
-      if (!context.TryPlace(id, &allocation) || allocation.gpus.empty()) {
+      if (!context.TryPlace(id, &allocation)) {
         ++it;
+        continue;
+      }
+      if (IsCpuOnly(context.run(id).request)) {
+        // A CPU-only job holds CPUs and memory on one node and no GPU: nothing of the GPU plan
+        // to keep free (docs/resources.md#cpu-only-jobs).
+        context.Start(id, std::move(allocation));
+        it = best_effort_.erase(it);
         continue;
       }
       const int slot = SlotOf(allocation.gpu_type);

@@ -75,6 +75,8 @@ class Edf final : public Policy {
       : backfill_(rule), easy_(backfill), by_duration_(by_duration) {}
 
   void Schedule(SchedulingContext& context) override { backfill_.Pass(context, order_, easy_); }
+  void BeforeRun(const Trace& trace, uint64_t seed) override { backfill_.BeforeRun(trace, seed); }
+  std::string PlanningEstimates() const override { return backfill_.walltime().Describe(); }
   void OnArrival(SchedulingContext& context, JobId id) override { Enter(context, id); }
   void OnCompletion(SchedulingContext& context, JobId id) override {
     backfill_.OnCompletion(context, id);

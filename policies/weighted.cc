@@ -92,6 +92,11 @@ class Weighted final : public Policy {
 
   double RequestedWalltime(const Job& job) const override { return rule_.Requested(job); }
 
+  // Jobs without a wall time are planned with modelled user estimates unless walltime=exact, as
+  // for easy (docs/backfilling.md#user-estimates).
+  void BeforeRun(const Trace& trace, uint64_t seed) override { rule_.Prepare(trace, seed); }
+  std::string PlanningEstimates() const override { return rule_.Describe(); }
+
   std::string IdleWarning(const Trace& trace, const ModelRuntime* /*models*/) const override {
     std::vector<std::string> idle;
     if (options_.weights[kSla] > 0) {
@@ -113,6 +118,7 @@ class Weighted final : public Policy {
   void Schedule(SchedulingContext& context) override {
     if (context.QueueFront() == kNoJob) return;
     StartStarving(context);
+    StartCpuOnly(context);
     const State state = Observe(context);
     const double* w = Weights(context, state);
     std::vector<Candidate> candidates;
@@ -162,6 +168,21 @@ class Weighted final : public Policy {
       const JobId next = context.QueueNext(id);
       if (now - context.job(id).submit_time <= options_.starvation_seconds) break;
       if (context.TryPlace(id, &allocation)) context.Start(id, std::move(allocation));
+      id = next;
+    }
+  }
+
+  // CPU-only jobs (docs/resources.md#cpu-only-jobs) hold no GPU, so no term of the objective
+  // weighs them: the first `scan` waiting ones start in submission order where the placement puts
+  // them.
+  void StartCpuOnly(SchedulingContext& context) {
+    Allocation allocation;
+    int scanned = 0;
+    for (JobId id = context.QueueFront(); id != kNoJob && scanned < options_.scan; ++scanned) {
+      const JobId next = context.QueueNext(id);
+      if (IsCpuOnly(context.run(id).request) && context.TryPlace(id, &allocation)) {
+        context.Start(id, std::move(allocation));
+      }
       id = next;
     }
   }

@@ -416,7 +416,8 @@ std::vector<Job> CpuBoundTrace() {
 class CpuBoundReservation : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CpuBoundReservation, ConservativeReservesCpusAndKeepsEveryPromise) {
-  TestSim sim = PolicySim(kOneHostNode, CpuBoundTrace(), "conservative", GetParam());
+  TestSim sim = PolicySim(kOneHostNode, CpuBoundTrace(), "conservative", GetParam(),
+                          {{"walltime", "exact"}});
   Engine& engine = sim.Run();  // --check: every start by its promise, under host limits too
   ASSERT_TRUE(engine.host_limited());
   ExpectInterval(sim.Of("A"), 0, 100);
@@ -441,7 +442,7 @@ TEST_P(CpuBoundReservation, ConservativeReservesCpusAndKeepsEveryPromise) {
 // promise; C, the head now, waits for CPUs: E ends at 104 (2 free), B at 150: t_s = 150, its
 // promise, kept.
 TEST_P(CpuBoundReservation, EasyKeepsTheHeadsCpusAtItsReservedTime) {
-  TestSim sim = PolicySim(kOneHostNode, CpuBoundTrace(), "easy", GetParam());
+  TestSim sim = PolicySim(kOneHostNode, CpuBoundTrace(), "easy", GetParam(), {{"walltime", "exact"}});
   Engine& engine = sim.Run();
   ExpectInterval(sim.Of("B"), 100, 150);
   ExpectInterval(sim.Of("C"), 150, 350);
@@ -473,7 +474,7 @@ TEST(ConservativeBackfilling, ACpuOnlyReservationHoldsItsCpusAndNoGpu) {
   TestSim sim = PolicySim(kNode,
                           {with_cpus(MakeJob("X", 0, 1, 100), 6), with_cpus(MakeJob("W", 1, 0, 50), 7),
                            with_cpus(MakeJob("V", 2, 1, 200), 2), with_cpus(MakeJob("U", 3, 1, 97), 1)},
-                          "conservative");
+                          "conservative", "first-fit", {{"walltime", "exact"}});
   Engine& engine = sim.Run();
   ExpectInterval(sim.Of("X"), 0, 100);
   ExpectInterval(sim.Of("W"), 100, 150);

@@ -37,6 +37,9 @@ TestSim Sim(const std::string& cluster, const Jobs& jobs, const std::string& pol
             const std::string& placement = "first-fit",
             std::map<std::string, std::string> params = {}, EngineOptions options = {}) {
   options.record_allocations = true;
+  // The schedules here are worked out with exact plans (by default a job without a wall time is
+  // planned with a modelled user estimate, docs/backfilling.md#user-estimates).
+  params.emplace("walltime", "exact");
   return TestSim(cluster, jobs.jobs, policy, placement, options, "trace",
                  Params(std::move(params)), nullptr, {}, jobs.constraints);
 }
