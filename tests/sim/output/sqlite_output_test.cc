@@ -90,7 +90,7 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
   EXPECT_EQ(tables,
             (std::vector<std::string>{"allocations", "failures", "jobs", "placement_curve", "runs",
                                       "summary", "timeseries", "validation",
-                                      "validation_series"}));
+                                      "validation_series", "wait_reasons"}));
 
   // The lists below are the schema in sim/output/sqlite_writer.cc (kSchema), column for column.
   EXPECT_EQ(ColumnsOf(db, "runs"), (std::vector<std::string>{"run_id",
@@ -162,6 +162,7 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "preemption_gpu_seconds",
                                                              "borrowed_gpu_seconds",
                                                              "reserved_start",
+                                                             "deadline",
                                                              "ettr",
                                                              "restart_gpu_seconds",
                                                              "capacity_wait_gpu_seconds"}));
