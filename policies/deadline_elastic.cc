@@ -208,20 +208,31 @@ class DeadlineElastic final : public Policy {
         it = best_effort_.erase(it);
         continue;
       }
-      const int slot = SlotOf(allocation.gpu_type);
-      const double seconds = PlannedSeconds(context, id, allocation.gpu_type,
-                                            static_cast<int>(allocation.gpus.size()), 0);
-      const int n = static_cast<int>(allocation.gpus.size());
-      if (slot < 0 || profile[slot].MinOver(now, now + seconds) < n) {
-        ++it;
-        continue;
+      // The placement's choice first; where no batch of the job's model fits those GPUs (an
+      // elastic policy never starts a job into an out-of-memory failure), the next type the
+      // placement finds, so that such a job does not wait for ever.
+      PlacementRequest request = context.run(id).request;
+      bool started = false;
+      while (true) {
+        const int type = allocation.gpu_type;
+        const int slot = SlotOf(type);
+        const double seconds =
+            PlannedSeconds(context, id, type, static_cast<int>(allocation.gpus.size()), 0);
+        const int n = static_cast<int>(allocation.gpus.size());
+        if (slot < 0 || profile[slot].MinOver(now, now + seconds) < n) break;
+        if (Begin(context, id, std::move(allocation))) {
+          profile[slot].Take(now, now + seconds, n);
+          started = true;
+          break;
+        }
+        request.type_mask &= ~(uint64_t{1} << type);
+        allocation = Allocation();
+        if (request.type_mask == 0 ||
+            !context.placement().Find(context.resources(), request, &allocation)) {
+          break;
+        }
       }
-      if (!Begin(context, id, std::move(allocation))) {
-        ++it;
-        continue;
-      }
-      profile[slot].Take(now, now + seconds, n);
-      it = best_effort_.erase(it);
+      it = started ? best_effort_.erase(it) : std::next(it);
     }
   }
 

@@ -24,7 +24,8 @@ import urllib.request
 SKIP = 77
 
 # Two nodes of 4 A100s; the trace of tests/data/tiny_trace.csv (6 jobs, one of 16 GPUs that is
-# rejected at arrival). fcfs and easy with first-fit, runtime model trace, --interval 60:
+# rejected at arrival; every job states its wall time, its duration but f's, so easy plans
+# with exact run times). fcfs and easy with first-fit, runtime model trace, --interval 60:
 #   fcfs: a [0,100) GPUs 0-3; b [100,150) 0-7; c [150,180) 0-1; e [150,160) 2; f [200,240) 0
 #         (killed at its wall time 40); 007 rejected.
 #   easy: a [0,100) 0-3; c backfilled [20,50) 4-5; e backfilled [40,50) 6; b [100,150) 0-7;
@@ -34,11 +35,11 @@ SKIP = 77
 # [180,240] (4 points). Wait reasons: fcfs b capacity 90 s, c queue_head 80 s + capacity 50 s,
 # e queue_head 110 s; easy b capacity 90 s: two reasons, one bar per configuration.
 TRACE = """job_id,submit_time,gpus,duration,walltime,user,vc
-a,0,4,100,,alice,vc1
-b,10,8,50,,bob,vc1
-c,20,2,30,,carol,vc2
-007,30,16,10,,dave,vc2
-e,40,1,10,,alice,vc1
+a,0,4,100,100,alice,vc1
+b,10,8,50,50,bob,vc1
+c,20,2,30,30,carol,vc2
+007,30,16,10,10,dave,vc2
+e,40,1,10,10,alice,vc1
 f,200,1,100,40,bob,vc2
 """
 CLUSTER = '{"nodes": [{"count": 2, "gpu_type": "A100-80GB", "gpus_per_node": 4}]}'

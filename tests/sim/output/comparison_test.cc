@@ -191,32 +191,31 @@ TEST(CompareCli, UtilizationAndCostOfRunsWithDifferentMakespansAreOverTheSharedH
   EXPECT_DOUBLE_EQ(report.horizon_seconds, 500);
 }
 
-// The issue's own case, in small: under host limits fcfs with frag-aware starts a CPU-only job
-// (0 GPUs, 4 CPUs) that easy rejects at arrival (docs/resources.md#cpu-only-jobs). compare
-// refuses the pair, naming the job, and writes nothing; with --allow-different-jobs it writes
-// both runs and warns.
+// Two policies that accept different jobs: deadline-elastic declines at admission a job whose
+// deadline cannot be met (100 s of work, deadline 50 s after its submission), which fcfs runs
+// late (docs/deadlines.md). compare refuses the pair, naming the job, and writes nothing; with
+// --allow-different-jobs it writes both runs and warns.
 TEST(CompareCli, RefusesRunsThatSawDifferentJobsNamingThemAndWritesNothing) {
   TempDir dir;
   const std::string trace = dir.File("t.csv");
   WriteFile(trace,
-            "job_id,submit_time,gpus,duration,cpus,host_memory_gib\n"
-            "g1,0,1,100,2,8\ncpu,1,0,100,4,8\ng2,2,2,100,2,8\n");
+            "job_id,submit_time,gpus,duration,deadline\n"
+            "g1,0,1,100,\nlate,1,1,100,+50\ng2,2,2,100,\n");
   const std::string cluster = dir.File("c.json");
   WriteFile(cluster,
-            R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
-            R"("host_memory_gib":256}]})");
+            R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8}]})");
   const std::string db = dir.File("r.sqlite");
-  std::vector<std::string> args = {"compare",    "--trace",      trace, "--cluster",
-                                   cluster,      "--policies",   "fcfs,easy",
-                                   "--placements", "frag-aware", "--out", db};
+  std::vector<std::string> args = {"compare", "--trace",    trace, "--cluster",
+                                   cluster,   "--policies", "fcfs,deadline-elastic",
+                                   "--out",   db};
   const auto refused = RunCli(args);
   EXPECT_EQ(refused.exit_code, kExitBadInput) << Describe(args, refused);
   EXPECT_NE(refused.err.find("did not see the same jobs"), std::string::npos) << refused.err;
-  EXPECT_NE(refused.err.find("easy/frag-aware rejected 1 job that fcfs/frag-aware accepted: 1 "
-                             "like \"requests 0 GPUs with 4 CPUs"),
+  EXPECT_NE(refused.err.find("deadline-elastic/first-fit rejected 1 job that fcfs/first-fit "
+                             "accepted: 1 like \"declined at admission"),
             std::string::npos)
       << refused.err;
-  EXPECT_NE(refused.err.find("(job cpu)"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("(job late)"), std::string::npos) << refused.err;
   EXPECT_FALSE(Exists(db));
   args.push_back("--allow-different-jobs");
   const auto allowed = RunCli(args);
@@ -224,8 +223,8 @@ TEST(CompareCli, RefusesRunsThatSawDifferentJobsNamingThemAndWritesNothing) {
   EXPECT_NE(allowed.err.find("warning: the runs saw different jobs"), std::string::npos)
       << allowed.err;
   Database out(db);
-  EXPECT_EQ(out.Value("SELECT status FROM jobs WHERE run_id = 2 AND job_id = 'cpu'"), "rejected");
-  EXPECT_EQ(out.Value("SELECT status FROM jobs WHERE run_id = 1 AND job_id = 'cpu'"),
+  EXPECT_EQ(out.Value("SELECT status FROM jobs WHERE run_id = 2 AND job_id = 'late'"), "rejected");
+  EXPECT_EQ(out.Value("SELECT status FROM jobs WHERE run_id = 1 AND job_id = 'late'"),
             "completed");
 }
 

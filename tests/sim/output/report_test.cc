@@ -333,7 +333,8 @@ TEST(Report, RejectsUnknownRunsForeignFilesAndBadOptions) {
   EXPECT_THROW(ParseReportGroupBy("account"), InputError);
   const auto r = RunCli({"report", f.db, "--by", "account"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
-  EXPECT_NE(r.err.find("--by account: expected user, vc, gpu_type, priority or policy"),
+  EXPECT_NE(r.err.find("--by account: expected user, vc, gpu_type, priority, policy, reason, "
+                       "user,reason or vc,reason"),
             std::string::npos)
       << r.err;
 }
