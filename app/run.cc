@@ -153,6 +153,13 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->engine.faults.mttr_seconds = RequireDuration(value, path, key, kSecondsPerHour);
     } else if (option == "failure-trace") {
       config->failure_trace = text(value, key);
+    } else if (option == "failure-model") {
+      config->failure_model = text(value, key);
+    } else if (option == "checkpoint-policy") {
+      config->checkpoint_policy = text(value, key);
+    } else if (option == "checkpoint-async") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->engine.faults.checkpoint.async = value.get<bool>();
     } else if (option == "checkpoint-interval") {
       config->engine.faults.checkpoint_interval_seconds = RequireDuration(value, path, key);
     } else if (option == "checkpoint-cost") {
@@ -220,8 +227,9 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
           "unknown key \"" + key + "\"" + DidYouMean(key, RunConfigKeys()) +
               "; expected trace, format, cluster, hardware, policy, placement, "
               "runtime_model, params, seed, interval, stop_time, preemption_cost, "
-              "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
-              "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
+              "node_mtbf, gpu_mtbf, mttr, failure_trace, failure_model, checkpoint_interval, "
+              "checkpoint_cost, restore_cost, checkpoint_policy, checkpoint_async, "
+              "model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
               "batch_choice, bsld_threshold, record_allocations, on_no_fit, no_departures, "
               "inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out");
@@ -305,8 +313,52 @@ void ResolveFaults(const RunConfig& config, const Cluster& cluster, FaultOptions
     faults->trace = LoadFailureTrace(config.failure_trace, cluster);
     faults->trace_path = config.failure_trace;
   }
+  if (!ParseCheckpointRule(config.checkpoint_policy, &faults->checkpoint.rule)) {
+    throw InputError("--checkpoint-policy: expected fixed, young or daly, got \"" +
+                     config.checkpoint_policy + "\"");
+  }
+  const CheckpointSettings& c = faults->checkpoint;
+  if (!(c.async_blocking >= 0 && c.async_blocking <= 1)) {
+    throw InputError("--async-blocking: expected a share of the save time in [0, 1]");
+  }
+  if (!(c.async_slowdown >= 0 && c.async_slowdown < 1)) {
+    throw InputError("--async-slowdown: expected a share of the speed in [0, 1)");
+  }
   // One stream per run seed, apart from any other use of the seed.
   faults->seed = static_cast<uint64_t>(config.seed) ^ 0xFA0175EEDull;
+}
+
+// Reliability settings with nothing to act on (docs/reliability.md), each naming the fix.
+std::vector<std::string> ReliabilityWarnings(const RunConfig& config, const Cluster& cluster,
+                                             const FaultOptions& faults) {
+  std::vector<std::string> warnings;
+  if (faults.checkpoint.rule != CheckpointRule::kFixed && !faults.failures()) {
+    warnings.push_back("--checkpoint-policy " + config.checkpoint_policy +
+                       ": no failures (--failure-model, --node-mtbf, --gpu-mtbf), so no job has "
+                       "a failure rate to set its interval by, and none checkpoints");
+  } else if (faults.checkpoint.rule != CheckpointRule::kFixed && faults.node_mtbf_seconds.empty() &&
+             faults.gpu_mtbf_seconds.empty() && faults.failure_model == nullptr) {
+    warnings.push_back("--checkpoint-policy " + config.checkpoint_policy +
+                       ": a failure trace gives no failure rate; jobs checkpoint at "
+                       "--checkpoint-interval (none without it)");
+  }
+  if (faults.checkpoint.async && !faults.checkpoints()) {
+    warnings.push_back(
+        "--checkpoint-async: no job checkpoints (set --checkpoint-interval or "
+        "--checkpoint-policy young|daly)");
+  }
+  if (cluster.spare_nodes() > 0 && !faults.failures()) {
+    warnings.push_back("cluster " + cluster.spec().origin + " holds " +
+                       std::to_string(cluster.spare_nodes()) +
+                       " hot spare nodes, but no failures are on (--failure-model, "
+                       "--node-mtbf, --gpu-mtbf, --failure-trace): they stay idle");
+  }
+  if (cluster.spec().storage.declared() && !config.models.enabled && !config.models.assign) {
+    warnings.push_back("cluster " + cluster.spec().origin +
+                       " declares checkpoint storage, which sets checkpoint times from the "
+                       "models' state: add --model-aware");
+  }
+  return warnings;
 }
 
 // A demand nothing acts on is worth a warning: the trace states CPUs or memory the cluster does not
@@ -364,6 +416,7 @@ struct Scheduler {
   std::unique_ptr<Policy> owned_policy;
   Policy* policy = nullptr;
   std::string fgd_classes;
+  std::optional<FailureCatalog> failure_model;  // engine_options.faults points at it
   EngineOptions engine_options;
   // The run's parameters: config.params with every NAME:key scoped to this run's policy or
   // placement resolved to `key` (app/param_scopes.h); what the runs table records.
@@ -488,6 +541,10 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   s->engine_options = config.engine;
   s->engine_options.seed = static_cast<uint64_t>(config.seed);
   ResolveFaults(config, cluster, &s->engine_options.faults);
+  if (!config.failure_model.empty()) {
+    s->failure_model = FailureCatalog::Load(config.failure_model, "--failure-model");
+    s->engine_options.faults.failure_model = &*s->failure_model;
+  }
   if (config.validate) s->engine_options.record_allocations = true;  // the simulated series
   // The topology graph only for what reads it, the hardware runtime model and the topology
   // placement: on 100,000 GPUs it takes about 45 MB of the 400 a million jobs may use.
@@ -659,6 +716,9 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
   }
   if (std::string warning = s->policy->IdleWarning(trace, loaded->models.get());
       !warning.empty()) {
+    warnings.push_back(std::move(warning));
+  }
+  for (std::string& warning : ReliabilityWarnings(config, cluster, s->engine_options.faults)) {
     warnings.push_back(std::move(warning));
   }
   if (config.engine.preemption_cost_seconds == 0) {

@@ -63,6 +63,11 @@ struct RunConfig {
   // MTBF in the ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace
   // CSV.
   std::string node_mtbf, gpu_mtbf, failure_trace;
+  // A failure model (docs/reliability.md): "fleet" or a JSON file; empty = none.
+  std::string failure_model;
+  // How jobs checkpoint: fixed (engine.faults.checkpoint_interval_seconds), young or daly;
+  // asynchronous saves with engine.faults.checkpoint.async (docs/reliability.md).
+  std::string checkpoint_policy = "fixed";
   ModelConfig models;
   double bsld_threshold_seconds = kDefaultBsldThresholdSeconds;  // bounded slowdown, > 0
   // Appending a run that `out` (or `duplicates_of`) already holds — the same identity key as
@@ -126,8 +131,9 @@ void CheckRunConfig(const RunConfig& config);
 
 // Applies a run config JSON file: an object with any of the keys trace, format, cluster,
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
-// stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval,
-// checkpoint_cost, restore_cost, model_aware, assign_models, models, oom_startup, oom_retries,
+// stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, failure_model,
+// checkpoint_interval, checkpoint_cost, restore_cost, checkpoint_policy, checkpoint_async,
+// model_aware, assign_models, models, oom_startup, oom_retries,
 // colocation_speed, storage_gbps, bsld_threshold, record_allocations, on_no_fit, no_departures,
 // inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out. Keys named in `given`
 // (option names set on the command line, which win) are skipped; a params key also given as

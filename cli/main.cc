@@ -21,6 +21,7 @@
 #include "cli/allocate_bench_command.h"
 #include "cli/experiment_commands.h"
 #include "cli/plan_command.h"
+#include "cli/reliability_command.h"
 #include "cli/queueing_command.h"
 #include "cli/report_command.h"
 #include "cli/trace_commands.h"
@@ -67,6 +68,7 @@ commands:
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
   allocate-bench  the batch allocators (FFD, GA, DP) against the exact optimum, and their time
+  reliability     a training job's interruptions, checkpoint interval and ETTR: model and simulation
 )";
 
 void PrintSummary(const RunConfig& config, const RunOutcome& o) {
@@ -416,15 +418,16 @@ int Main(int argc, char** argv) {
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
     if (command == "allocate-bench") return CommandAllocateBench(argc - 1, argv + 1);
+    if (command == "reliability") return CommandReliability(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
     const std::vector<std::string> commands = {
         "run",     "compare", "sweep",           "merge", "report", "validate",      "trace",
         "cluster", "advise",  "validate-models", "list",  "plan",   "queueing", "allocate-bench",
-        "site-from"};
+        "site-from", "reliability"};
     throw InputError("unknown command \"" + command + "\"" + DidYouMean(command, commands) +
                      "; valid: run, compare, sweep, merge, report, validate, trace, cluster "
                      "show, advise, validate-models, list, plan, queueing, allocate-bench, "
-                     "site-from");
+                     "site-from, reliability");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

@@ -29,8 +29,9 @@ struct RecordedAttempt {
   int gpus = 0;
 };
 
-// The fields are ordered so that none is padded (152 bytes; a million jobs hold 152 MB): the
-// 8-byte ones first, the 4-byte ones after (recorded_start starts 8-aligned). What few jobs have
+// The fields are ordered so that none is padded (160 bytes; a million jobs hold 160 MB): the
+// 8-byte ones first, the 4-byte ones after (recorded_start starts 8-aligned), the two 2-byte
+// parallel degrees last but one, then 4 bytes of tail padding. What few jobs have
 // (a deadline, data locality, a node limit) is kept apart, in Trace::constraints.
 struct Job {
   std::string id;           // as in the trace
@@ -78,6 +79,11 @@ struct Job {
   // The class as the trace names it (openb qos, an SWF queue), empty = none; `priority` holds
   // its level (sim/engine/priority_class.h), mapped while the trace is read.
   Symbol priority_class;
+  // Model parallelism the trace states (docs/reliability.md#model-parallelism-in-traces):
+  // tensor-parallel and pipeline-parallel degrees, 0 = not stated; the data-parallel degree is
+  // gpus / (tp x pp). A tensor-parallel group stays within one node (an NVLink domain).
+  uint16_t tensor_parallel = 0;
+  uint16_t pipeline_parallel = 0;
   // 1 + the index of the job's JobConstraints in Trace::constraints; 0 = none. Several jobs may
   // share an entry (copies of one job keep it).
   uint32_t constraints = 0;
@@ -87,7 +93,7 @@ struct Job {
   Symbol partition;
 };
 
-static_assert(sizeof(void*) != 8 || sizeof(Job) <= 152, "Job grew: check its layout (above)");
+static_assert(sizeof(void*) != 8 || sizeof(Job) <= 160, "Job grew: check its layout (above)");
 
 // What a job asks beyond its request (docs/deadlines.md): a deadline (its SLA), the nodes that
 // hold its data (locality), and the most nodes it may span. Few jobs of most traces have any, so

@@ -39,6 +39,10 @@ struct NodeGroupSpec {
   int cpus = 0;                // 0 = unknown
   double host_memory_gib = 0;  // 0 = unknown
   double nic_gbps = 100;       // total inter-node bandwidth per node, Gbit/s
+  // Hot spares (docs/reliability.md#hot-spares): `spares` more nodes of the group, held out of
+  // placement, that replace a failed node of a running job after `swap_seconds`.
+  int spares = 0;
+  double swap_seconds = 0;
 };
 
 struct NetworkSpec {
@@ -47,12 +51,23 @@ struct NetworkSpec {
   double latency_us = 5.0;        // one inter-node hop (NIC to NIC through the fabric)
 };
 
+// Checkpoint storage (docs/reliability.md#checkpoint-cost): a job saves its checkpoint at
+// min(write_gbps, nodes x node_gbps) and restores it at min(read_gbps, nodes x node_gbps), GB/s
+// (1e9 bytes per second); 0 = not declared (node_gbps 0 = no per-node limit).
+struct StorageSpec {
+  double write_gbps = 0;
+  double read_gbps = 0;
+  double node_gbps = 0;
+  bool declared() const { return write_gbps > 0; }
+};
+
 struct ClusterSpec {
   std::string origin;  // file path or "preset:NAME"
   std::string text;    // the JSON text it was read from (hashed into `runs`)
   std::vector<NodeGroupSpec> groups;
   NetworkSpec network;
   SiteSpec site;  // the optional "site" object (sim/hardware/site.h)
+  StorageSpec storage;
 
   // Accepts a preset name (see PresetNames()) or a path to a JSON file.
   // Throws InputError naming the file and key on a bad spec or unknown GPU type.
@@ -65,8 +80,10 @@ struct ClusterSpec {
 
 // Returns the JSON text of a cluster spec with these node groups (each with its count) and
 // network, accepted by ClusterSpec::FromJsonText: a way to build clusters in memory (e.g. the
-// homogeneous N-node clusters of `clustersim plan`). Unknown (0) cpus / host memory are left out.
-std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network);
+// homogeneous N-node clusters of `clustersim plan`). Unknown (0) cpus / host memory are left out,
+// and so are spares and storage when there are none.
+std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network,
+                            const StorageSpec& storage = {});
 
 struct Node {
   int index = 0;
@@ -79,6 +96,10 @@ struct Node {
   int cpus = 0;
   double host_memory_gib = 0;
   double nic_gbps = 0;
+  // One of its group's hot spares at the start of a run (the engine's pool changes as spares
+  // replace failed nodes; docs/reliability.md#hot-spares). Spares follow the group's `count`
+  // nodes.
+  bool spare = false;
 };
 
 class Cluster {
@@ -92,6 +113,12 @@ class Cluster {
   int node_count() const { return static_cast<int>(nodes_.size()); }
   int total_gpus() const { return total_gpus_; }
   int rack_count() const { return rack_count_; }
+  // Nodes of rack `rack`: [first, first + count) (racks are runs of network.nodes_per_rack
+  // consecutive nodes; the last may be short).
+  int RackFirstNode(int rack) const { return rack * spec_.network.nodes_per_rack; }
+  int RackNodeCount(int rack) const;
+  // Nodes that start as hot spares (NodeGroupSpec::spares, summed over the groups).
+  int spare_nodes() const { return spare_nodes_; }
   // Node owning global GPU `gpu`.
   int NodeOfGpu(int gpu) const { return gpu_node_[gpu]; }
   // GPU types present, in order of first appearance in the spec.
@@ -116,6 +143,7 @@ class Cluster {
   std::vector<int> gpus_per_type_;  // indexed by catalog type
   int total_gpus_ = 0;
   int rack_count_ = 0;
+  int spare_nodes_ = 0;
 };
 
 }  // namespace clustersim
