@@ -10,6 +10,8 @@
 
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
+#include "sim/util/suggest.h"
+#include "sim/util/temporary_files.h"
 
 namespace po = boost::program_options;
 
@@ -18,7 +20,19 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-void OnStopSignal(int) { g_stop.store(true); }
+// Removes the registered temporary files (sim/util/temporary_files.h) and ends the process the
+// way the signal would have.
+void RemoveTemporariesAndDie(int signal) {
+  RemoveTemporaryFiles();
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+// The first signal asks the run to stop (it commits what it has); a second one does not wait.
+void OnStopSignal(int signal) {
+  if (!g_stop.exchange(true)) return;
+  RemoveTemporariesAndDie(signal);
+}
 
 }  // namespace
 
@@ -29,13 +43,78 @@ void CatchStopSignals() {
   std::signal(SIGTERM, OnStopSignal);
 }
 
-bool ParseOptions(int argc, char** argv, const po::options_description& desc,
-                  po::variables_map* vm, const po::positional_options_description* positional) {
+void RemoveTemporariesOnSignal() {
+  std::signal(SIGINT, RemoveTemporariesAndDie);
+  std::signal(SIGTERM, RemoveTemporariesAndDie);
+}
+
+namespace {
+
+// No abbreviations: "--pol" is not "--policy" (an abbreviation that works today breaks, or
+// silently changes meaning, when a later option shares its prefix); an unknown option is an
+// error with the nearest name instead.
+constexpr int kStyle =
+    po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+
+std::vector<std::string> LongNames(const po::options_description& desc) {
+  std::vector<std::string> names;
+  for (const auto& option : desc.options()) {
+    if (!option->long_name().empty()) names.push_back("--" + option->long_name());
+  }
+  return names;
+}
+
+// Boost's errors about option names, in the user's terms: the option as typed, the nearest
+// valid one, and where to find them all.
+template <typename Parser>
+void StoreWith(Parser& parser, const po::options_description& desc, po::variables_map* vm,
+               const std::string& command) {
+  try {
+    po::store(parser.style(kStyle).run(), *vm);
+  } catch (const po::unknown_option& e) {
+    std::string given = e.get_option_name();
+    const size_t eq = given.find('=');
+    if (eq != std::string::npos) given.resize(eq);
+    throw InputError("unknown option " + given + DidYouMean(given, LongNames(desc), false) +
+                     " (clustersim " + command + " --help lists the options)");
+  } catch (const po::too_many_positional_options_error&) {
+    throw InputError("clustersim " + command +
+                     ": too many arguments without an option name (see clustersim " + command +
+                     " --help)");
+  }
+}
+
+// "trace stats" for the subcommands of trace and "cluster show", whose argv[0] is the
+// subcommand's own name.
+std::string CommandName(const std::string& argv0) {
+  if (argv0 == "stats" || argv0 == "convert" || argv0 == "generate" || argv0 == "cluster-from") {
+    return "trace " + argv0;
+  }
+  if (argv0 == "show") return "cluster show";
+  return argv0;
+}
+
+}  // namespace
+
+void StoreOptions(int argc, char** argv, const po::options_description& desc, po::variables_map* vm,
+                  const po::positional_options_description* positional) {
   RejectRemovedOptions(argc, argv);
   po::command_line_parser parser(argc, argv);
   parser.options(desc);
   if (positional) parser.positional(*positional);
-  po::store(parser.run(), *vm);
+  StoreWith(parser, desc, vm, CommandName(argc > 0 ? argv[0] : ""));
+}
+
+void StoreOptions(const std::vector<std::string>& args, const po::options_description& desc,
+                  po::variables_map* vm, const std::string& command) {
+  po::command_line_parser parser(args);
+  parser.options(desc);
+  StoreWith(parser, desc, vm, command);
+}
+
+bool ParseOptions(int argc, char** argv, const po::options_description& desc, po::variables_map* vm,
+                  const po::positional_options_description* positional) {
+  StoreOptions(argc, argv, desc, vm, positional);
   if (vm->count("help")) {
     std::cout << desc << "\n";
     return false;
@@ -73,8 +152,9 @@ po::typed_value<std::string>* DurationValue(const std::string& name, double* sec
 void SetLogLevel(const std::string& level) {
   const auto parsed = spdlog::level::from_str(level);
   if (parsed == spdlog::level::off && level != "off") {
-    throw InputError("--log-level " + level +
-                     ": expected trace, debug, info, warn, error, critical or off");
+    throw InputError(
+        "--log-level " + level + ": expected trace, debug, info, warn, error, critical or off" +
+        DidYouMean(level, {"trace", "debug", "info", "warn", "error", "critical", "off"}));
   }
   spdlog::set_level(parsed);
 }

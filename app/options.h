@@ -6,6 +6,7 @@
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <string>
+#include <vector>
 
 namespace clustersim {
 
@@ -17,6 +18,19 @@ bool ParseOptions(int argc, char** argv, const boost::program_options::options_d
                   boost::program_options::variables_map* vm,
                   const boost::program_options::positional_options_description* positional =
                       nullptr);
+
+// What ParseOptions does before --help: RejectRemovedOptions, then parses argv into *vm without
+// notifying. An unknown option is an InputError naming the nearest valid one ("did you mean
+// --policy?"); abbreviations of option names are not accepted. `argv[0]` names the command in
+// messages.
+void StoreOptions(
+    int argc, char** argv, const boost::program_options::options_description& desc,
+    boost::program_options::variables_map* vm,
+    const boost::program_options::positional_options_description* positional = nullptr);
+// The same for options given as words ("--window", "0:10", ...; the Python module's filters).
+void StoreOptions(const std::vector<std::string>& args,
+                  const boost::program_options::options_description& desc,
+                  boost::program_options::variables_map* vm, const std::string& command);
 
 // Throws InputError naming the replacement if argv holds an option clustersim no longer takes
 // (--load-scale, whose factor multiplied the gaps between arrivals: now --load-factor, whose
@@ -34,9 +48,13 @@ boost::program_options::typed_value<std::string>* DurationValue(const std::strin
 
 // Ctrl-C (SIGINT) and SIGTERM set the flag StopFlag() points to once CatchStopSignals() has run;
 // a command hands it to its engines (EngineOptions::interrupt), which end their runs at the next
-// pass and commit what they have.
+// pass and commit what they have. A second signal does not wait: the registered temporary files
+// (sim/util/temporary_files.h) are removed and the process ends as the signal ends it.
 std::atomic<bool>* StopFlag();
 void CatchStopSignals();
+// For commands with nothing to commit when stopped (trace generate and convert, merge, plan's
+// CSV): SIGINT and SIGTERM remove the registered temporary files and end the process.
+void RemoveTemporariesOnSignal();
 
 // --log-level: trace, debug, info, warn, error, critical or off; anything else is an InputError.
 void SetLogLevel(const std::string& level);

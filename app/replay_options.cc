@@ -50,6 +50,22 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
       "time until a failed node or GPU is repaired; a plain number is hours (default 4 = 4h)")(
       "failure-trace", po::value(&config.failure_trace),
       "failures from a CSV file: time,node,duration[,gpu] (seconds)")(
+      "failure-model", po::value(&config.failure_model),
+      "failures by cause and domain at published rates: fleet (Llama 3's 419 interruptions on "
+      "16,384 H100s) or a JSON file (docs/reliability.md); default: none")(
+      "checkpoint-policy", po::value(&config.checkpoint_policy)->default_value("fixed"),
+      "checkpoint interval per job: fixed (--checkpoint-interval), young or daly (the optimum "
+      "from the job's failure rate and checkpoint time)")(
+      "checkpoint-async", po::bool_switch(&config.engine.faults.checkpoint.async),
+      "asynchronous checkpoints: a short copy stalls training, the write overlaps it at a "
+      "slowdown, and a checkpoint counts once written")(
+      "async-blocking",
+      po::value(&config.engine.faults.checkpoint.async_blocking)
+          ->default_value(6.3 / 148.8, "0.042"),
+      "share of the synchronous save time an asynchronous checkpoint still stalls training")(
+      "async-slowdown",
+      po::value(&config.engine.faults.checkpoint.async_slowdown)->default_value(0.035, "0.035"),
+      "training slowdown while an asynchronous checkpoint is written (a share of its speed)")(
       "checkpoint-interval",
       DurationValue("--checkpoint-interval", &config.engine.faults.checkpoint_interval_seconds),
       "computing time between a job's checkpoints (a duration; default: none, a failure loses "

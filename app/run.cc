@@ -14,6 +14,7 @@
 #include <set>
 #include <tuple>
 
+#include "app/param_scopes.h"
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/hardware/topology.h"
@@ -22,7 +23,9 @@
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
+#include "sim/util/output_path.h"
 #include "sim/util/sha256.h"
+#include "sim/util/suggest.h"
 #include "workloads/constraint_rules.h"
 #include "workloads/failure_trace.h"
 #include "workloads/model_assignment.h"
@@ -46,6 +49,44 @@ std::string HexFingerprint(uint64_t fingerprint) {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(fingerprint));
   return buffer;
+}
+
+const std::vector<std::string>& RunConfigKeys() {
+  static const std::vector<std::string> keys = {"trace",
+                                                "format",
+                                                "cluster",
+                                                "hardware",
+                                                "policy",
+                                                "placement",
+                                                "runtime_model",
+                                                "params",
+                                                "seed",
+                                                "interval",
+                                                "stop_time",
+                                                "preemption_cost",
+                                                "node_mtbf",
+                                                "gpu_mtbf",
+                                                "mttr",
+                                                "failure_trace",
+                                                "checkpoint_interval",
+                                                "checkpoint_cost",
+                                                "restore_cost",
+                                                "model_aware",
+                                                "assign_models",
+                                                "models",
+                                                "oom_startup",
+                                                "oom_retries",
+                                                "colocation_speed",
+                                                "storage_gbps",
+                                                "user_batches",
+                                                "batch_choice",
+                                                "bsld_threshold",
+                                                "record_allocations",
+                                                "on_no_fit",
+                                                "no_departures",
+                                                "inflate",
+                                                "out"};
+  return keys;
 }
 
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
@@ -112,6 +153,13 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->engine.faults.mttr_seconds = RequireDuration(value, path, key, kSecondsPerHour);
     } else if (option == "failure-trace") {
       config->failure_trace = text(value, key);
+    } else if (option == "failure-model") {
+      config->failure_model = text(value, key);
+    } else if (option == "checkpoint-policy") {
+      config->checkpoint_policy = text(value, key);
+    } else if (option == "checkpoint-async") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->engine.faults.checkpoint.async = value.get<bool>();
     } else if (option == "checkpoint-interval") {
       config->engine.faults.checkpoint_interval_seconds = RequireDuration(value, path, key);
     } else if (option == "checkpoint-cost") {
@@ -142,7 +190,10 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->models.options.storage_gbps = RequireNumber(value, path, key);
     } else if (option == "on-no-fit") {
       const std::optional<bool> skip = SkipNoFitFromName(text(value, key));
-      if (!skip) throw JsonValueError(path, key, "expected wait or skip");
+      if (!skip) {
+        throw JsonValueError(
+            path, key, "expected wait or skip" + DidYouMean(text(value, key), {"wait", "skip"}));
+      }
       config->engine.skip_no_fit = *skip;
     } else if (option == "no-departures") {
       if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
@@ -173,11 +224,12 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
     } else {
       throw JsonValueError::Verbatim(
           path, key,
-          "unknown key \"" + key +
-              "\"; expected trace, format, cluster, hardware, policy, placement, "
+          "unknown key \"" + key + "\"" + DidYouMean(key, RunConfigKeys()) +
+              "; expected trace, format, cluster, hardware, policy, placement, "
               "runtime_model, params, seed, interval, stop_time, preemption_cost, "
-              "node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval, "
-              "checkpoint_cost, restore_cost, model_aware, assign_models, models, "
+              "node_mtbf, gpu_mtbf, mttr, failure_trace, failure_model, checkpoint_interval, "
+              "checkpoint_cost, restore_cost, checkpoint_policy, checkpoint_async, "
+              "model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
               "batch_choice, bsld_threshold, record_allocations, on_no_fit, no_departures, "
               "inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out");
@@ -220,11 +272,12 @@ void CheckModelOptions(const ModelConfig& models) {
   }
   if (!ParseUserBatchRule(models.user_batches)) {
     throw InputError("--user-batches: expected recipe, reference or uniform, got \"" +
-                     models.user_batches + "\"");
+                     models.user_batches + "\"" +
+                     DidYouMean(models.user_batches, {"recipe", "reference", "uniform"}));
   }
   if (models.batch_choice != "user" && models.batch_choice != "optimal") {
     throw InputError("--batch-choice: expected user or optimal, got \"" + models.batch_choice +
-                     "\"");
+                     "\"" + DidYouMean(models.batch_choice, {"user", "optimal"}));
   }
   if (!models.assign && models.user_batches != "recipe") {
     spdlog::warn("--user-batches {} has nothing to act on without --assign-models",
@@ -260,13 +313,59 @@ void ResolveFaults(const RunConfig& config, const Cluster& cluster, FaultOptions
     faults->trace = LoadFailureTrace(config.failure_trace, cluster);
     faults->trace_path = config.failure_trace;
   }
+  if (!ParseCheckpointRule(config.checkpoint_policy, &faults->checkpoint.rule)) {
+    throw InputError("--checkpoint-policy: expected fixed, young or daly, got \"" +
+                     config.checkpoint_policy + "\"");
+  }
+  const CheckpointSettings& c = faults->checkpoint;
+  if (!(c.async_blocking >= 0 && c.async_blocking <= 1)) {
+    throw InputError("--async-blocking: expected a share of the save time in [0, 1]");
+  }
+  if (!(c.async_slowdown >= 0 && c.async_slowdown < 1)) {
+    throw InputError("--async-slowdown: expected a share of the speed in [0, 1)");
+  }
   // One stream per run seed, apart from any other use of the seed.
   faults->seed = static_cast<uint64_t>(config.seed) ^ 0xFA0175EEDull;
 }
 
+// Reliability settings with nothing to act on (docs/reliability.md), each naming the fix.
+std::vector<std::string> ReliabilityWarnings(const RunConfig& config, const Cluster& cluster,
+                                             const FaultOptions& faults) {
+  std::vector<std::string> warnings;
+  if (faults.checkpoint.rule != CheckpointRule::kFixed && !faults.failures()) {
+    warnings.push_back("--checkpoint-policy " + config.checkpoint_policy +
+                       ": no failures (--failure-model, --node-mtbf, --gpu-mtbf), so no job has "
+                       "a failure rate to set its interval by, and none checkpoints");
+  } else if (faults.checkpoint.rule != CheckpointRule::kFixed && faults.node_mtbf_seconds.empty() &&
+             faults.gpu_mtbf_seconds.empty() && faults.failure_model == nullptr) {
+    warnings.push_back("--checkpoint-policy " + config.checkpoint_policy +
+                       ": a failure trace gives no failure rate; jobs checkpoint at "
+                       "--checkpoint-interval (none without it)");
+  }
+  if (faults.checkpoint.async && !faults.checkpoints()) {
+    warnings.push_back(
+        "--checkpoint-async: no job checkpoints (set --checkpoint-interval or "
+        "--checkpoint-policy young|daly)");
+  }
+  if (cluster.spare_nodes() > 0 && !faults.failures()) {
+    warnings.push_back("cluster " + cluster.spec().origin + " holds " +
+                       std::to_string(cluster.spare_nodes()) +
+                       " hot spare nodes, but no failures are on (--failure-model, "
+                       "--node-mtbf, --gpu-mtbf, --failure-trace): they stay idle");
+  }
+  if (cluster.spec().storage.declared() && !config.models.enabled && !config.models.assign) {
+    warnings.push_back("cluster " + cluster.spec().origin +
+                       " declares checkpoint storage, which sets checkpoint times from the "
+                       "models' state: add --model-aware");
+  }
+  return warnings;
+}
+
 // A demand nothing acts on is worth a warning: the trace states CPUs or memory the cluster does not
-// declare (docs/resources.md).
-void WarnUnusedHostDemands(const Trace& trace, const Cluster& cluster, bool host_limits) {
+// declare (docs/resources.md). Returns the warnings.
+std::vector<std::string> UnusedHostDemands(const Trace& trace, const Cluster& cluster,
+                                           bool host_limits) {
+  std::vector<std::string> warnings;
   int64_t cpu_jobs = 0;
   int64_t memory_jobs = 0;
   for (const Job& job : trace.jobs) {
@@ -280,19 +379,19 @@ void WarnUnusedHostDemands(const Trace& trace, const Cluster& cluster, bool host
     memory = memory || NodeMemoryMib(node) > 0;
   }
   if (cpu_jobs > 0 && !cpus) {
-    spdlog::warn("{} jobs state CPU demands, but cluster {} declares no node's cpus: not enforced",
-                 cpu_jobs, cluster.spec().origin);
+    warnings.push_back(std::to_string(cpu_jobs) + " jobs state CPU demands, but cluster " +
+                       cluster.spec().origin + " declares no node's cpus: not enforced");
   }
   if (memory_jobs > 0 && !memory) {
-    spdlog::warn(
-        "{} jobs state host-memory demands, but cluster {} declares no node's host_memory_gib: "
-        "not enforced",
-        memory_jobs, cluster.spec().origin);
+    warnings.push_back(std::to_string(memory_jobs) +
+                       " jobs state host-memory demands, but cluster " + cluster.spec().origin +
+                       " declares no node's host_memory_gib: not enforced");
   }
   if (host_limits) {
     spdlog::info("host limits on: {} jobs state CPUs, {} host memory (docs/resources.md)", cpu_jobs,
                  memory_jobs);
   }
+  return warnings;
 }
 
 // The catalogs a run reads: the built-in ones or those of --hardware and --models.
@@ -317,7 +416,11 @@ struct Scheduler {
   std::unique_ptr<Policy> owned_policy;
   Policy* policy = nullptr;
   std::string fgd_classes;
+  std::optional<FailureCatalog> failure_model;  // engine_options.faults points at it
   EngineOptions engine_options;
+  // The run's parameters: config.params with every NAME:key scoped to this run's policy or
+  // placement resolved to `key` (app/param_scopes.h); what the runs table records.
+  Params params;
 };
 
 // The trace as the run replays it, with what reading it found.
@@ -327,7 +430,65 @@ struct LoadedTrace {
   FilterCounts counts;
   SanityReport sanity;
   std::unique_ptr<ModelRuntime> models;  // model-aware runs only
+  std::vector<std::string> warnings;     // the filter's exclusions and the sanity report
 };
+
+std::string FormatNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
+// Memory a run takes per job, end to end: about 400 bytes (a 1,000,000-job fcfs run peaks at
+// 383-389 MB, bench/README.md), the Job, its engine state and its rows waiting for the writer.
+constexpr double kRunBytesPerJob = 400;
+
+// Refuses an --inflate factor whose jobs would not fit in the memory available, with the
+// estimate, before InflateTrace makes them: the inflated trace holds factor x the cluster's GPUs
+// of demand, so about factor x GPUs x (jobs / demand) jobs.
+void CheckInflatedSize(const Trace& trace, double factor, const Cluster& cluster) {
+  double demand_milli = 0;
+  for (const Job& job : trace.jobs) demand_milli += static_cast<double>(job.DemandMilli());
+  if (!(demand_milli > 0)) return;  // InflateTrace says no job requests GPUs
+  const double jobs = factor * cluster.total_gpus() * 1000.0 *
+                      static_cast<double>(trace.jobs.size()) / demand_milli;
+  const double bytes = jobs * kRunBytesPerJob;
+  const long long available = AvailableMemoryBytes();
+  if (available > 0 && bytes > static_cast<double>(available)) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.3g", jobs);
+    throw InputError("--inflate " + FormatNumber(factor) + ": the trace would grow to about " +
+                     count + " jobs (the cluster's " + std::to_string(cluster.total_gpus()) +
+                     " GPUs x " + FormatNumber(factor) + " of demand), about " +
+                     FormatBytes(bytes) + " of memory, more than the " +
+                     FormatBytes(static_cast<double>(available)) + " available");
+  }
+}
+
+// Bytes of the `jobs` table per job (300,000 jobs take 45 MB of a 66 MB database whose other
+// 134,560 rows are timeseries): a floor for a run's database.
+constexpr double kJobRowBytes = 150;
+
+// Refuses a run whose jobs rows alone would not fit on the output's file system.
+void CheckOutputSpace(const std::string& out, size_t jobs) {
+  if (out.empty()) return;
+  const double bytes = static_cast<double>(jobs) * kJobRowBytes;
+  const long long free_bytes = FreeDiskBytes(out);
+  if (free_bytes >= 0 && bytes > static_cast<double>(free_bytes)) {
+    throw InputError(out, 0, 0,
+                     "the run's " + std::to_string(jobs) + " jobs rows alone would take about " +
+                         FormatBytes(bytes) + ", more than the " +
+                         FormatBytes(static_cast<double>(free_bytes)) +
+                         " free on its file system; nothing was written");
+  }
+}
+
+std::string FilterExclusions(const FilterCounts& counts) {
+  return std::to_string(counts.outside_window) + " outside the window, " +
+         std::to_string(counts.other_vc) + " other vc, " + std::to_string(counts.other_user) +
+         " other user, " + std::to_string(counts.other_status) + " other status, " +
+         std::to_string(counts.beyond_first_n) + " beyond --first";
+}
 
 // Step 1: the catalogs, and the checks of settings that need neither cluster nor trace.
 void ResolveOptions(const RunConfig& config, Catalogs* catalogs) {
@@ -372,11 +533,18 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   const PolicyEntry* policy_entry =
       config.policy_object != nullptr ? nullptr : &FindPolicy(config.policy);
   const PlacementEntry& placement_entry = FindPlacement(config.placement);
+  CheckParamScopes(config.params.values(), {config.policy}, {config.placement}, "--param");
+  s->params = ParamsForRun(config.params.values(), config.policy, config.placement);
+  const Params& params = s->params;
   s->runtime_name = config.runtime_model;
   if (s->runtime_name.empty()) s->runtime_name = cluster.IsHeterogeneous() ? "hardware" : "trace";
   s->engine_options = config.engine;
   s->engine_options.seed = static_cast<uint64_t>(config.seed);
   ResolveFaults(config, cluster, &s->engine_options.faults);
+  if (!config.failure_model.empty()) {
+    s->failure_model = FailureCatalog::Load(config.failure_model, "--failure-model");
+    s->engine_options.faults.failure_model = &*s->failure_model;
+  }
   if (config.validate) s->engine_options.record_allocations = true;  // the simulated series
   // The topology graph only for what reads it, the hardware runtime model and the topology
   // placement: on 100,000 GPUs it takes about 45 MB of the 400 a million jobs may use.
@@ -385,16 +553,19 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   s->runtime = MakeRuntimeModel(s->runtime_name, cluster, topology);
   s->placement = placement_entry.make(PlacementEnv{&cluster, topology, s->runtime.get(),
                                                    &s->workload, &s->placement_models, config.seed},
-                                      config.params);
-  if (policy_entry != nullptr) s->owned_policy = policy_entry->make(config.params);
+                                      params);
+  if (policy_entry != nullptr) s->owned_policy = policy_entry->make(params);
   s->policy = policy_entry != nullptr ? s->owned_policy.get() : config.policy_object;
   // The classes of FGD's measure (metric and frag-aware): folded (WorkloadClasses, default) or
   // the paper's (PaperTaskClasses); docs/metrics.md#fgd.
-  s->fgd_classes = config.params.String("fgd_classes", "folded");
+  s->fgd_classes = params.String("fgd_classes", "folded");
   if (s->fgd_classes != "folded" && s->fgd_classes != "paper") {
     throw InputError("--param fgd_classes=" + s->fgd_classes + ": expected folded or paper");
   }
-  config.params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
+  params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
+  if (const std::string problem = s->policy->ClusterProblem(cluster); !problem.empty()) {
+    throw InputError(problem + " (cluster " + cluster.spec().origin + ")");
+  }
   if (config.engine.skip_no_fit && config.policy != "fcfs") {
     throw InputError("--on-no-fit skip: places each job as it arrives, which is fcfs; policy " +
                      config.policy + " keeps its own queue (use --policy fcfs)");
@@ -436,19 +607,29 @@ HoldsModel MakeHoldsModel(const Cluster& cluster, const ModelCatalog& models,
 
 LoadedTrace LoadRunTrace(const RunConfig& config, const Catalogs& catalogs, const Cluster& cluster) {
   LoadedTrace loaded;
-  loaded.path = config.trace_path.empty() ? DefaultTracePath() : config.trace_path;
+  loaded.path =
+      config.trace_path.empty() ? DefaultTracePath() : ResolveBundledPath(config.trace_path);
   spdlog::info("reading trace {}", loaded.path);
   loaded.trace = LoadTrace(loaded.path, config.trace_format, config.filter, &loaded.counts);
   const FilterCounts& counts = loaded.counts;
-  if (counts.kept != counts.before) {
-    spdlog::warn(
-        "trace filter kept {} of {} jobs (excluded: {} outside the window, {} other vc, {} other "
-        "user, {} other status, {} beyond --first)",
-        counts.kept, counts.before, counts.outside_window, counts.other_vc, counts.other_user,
-        counts.other_status, counts.beyond_first_n);
+  if (counts.kept != counts.before && counts.kept > 0) {
+    loaded.warnings.push_back("trace filter kept " + std::to_string(counts.kept) + " of " +
+                              std::to_string(counts.before) +
+                              " jobs (excluded: " + FilterExclusions(counts) + ")");
+  }
+  if (loaded.trace.jobs.empty()) {
+    // Nothing to simulate: a run of no jobs has no waits or JCTs, only NaN figures.
+    throw InputError(
+        loaded.path, 0, 0,
+        counts.before == 0
+            ? "the trace holds no jobs (" + loaded.trace.format +
+                  " format, nothing after the header): nothing to simulate"
+            : "no job is left after the trace filters (" + std::to_string(counts.before) +
+                  " read; excluded: " + FilterExclusions(counts) + "): nothing to simulate");
   }
   Trace& trace = loaded.trace;
   if (config.filter.inflate > 0) {
+    CheckInflatedSize(trace, config.filter.inflate, cluster);
     // After the filters, on the kept jobs; the seed is the run's, so each seed is one sample.
     const size_t before = trace.jobs.size();
     InflateTrace(&trace, config.filter.inflate, int64_t{cluster.total_gpus()} * 1000,
@@ -486,12 +667,14 @@ LoadedTrace LoadRunTrace(const RunConfig& config, const Catalogs& catalogs, cons
                          "logs whose submit times are their start times)");
   }
   loaded.sanity = CheckTraceSanity(trace, &cluster);
+  const std::string& name = config.trace_label.empty() ? loaded.path : config.trace_label;
   for (const SanityItem& item : loaded.sanity.items) {
     std::string lines;
     for (int64_t line : item.first_lines) lines += " " + std::to_string(line);
-    spdlog::warn("{}: {} {}{}", loaded.path, item.count, item.what,
-                 lines.empty() ? "" : " (first lines:" + lines + ")");
+    loaded.warnings.push_back(name + ": " + std::to_string(item.count) + " " + item.what +
+                              (lines.empty() ? "" : " (first lines:" + lines + ")"));
   }
+  for (const std::string& warning : loaded.warnings) spdlog::warn("{}", warning);
   return loaded;
 }
 
@@ -516,7 +699,7 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
                                ? ModelRuntimeOptions::BatchChoice::kGoodputOptimal
                                : ModelRuntimeOptions::BatchChoice::kUser;
     loaded->models =
-        std::make_unique<ModelRuntime>(trace, *catalogs.hardware, *catalogs.models, options);
+        std::make_unique<ModelRuntime>(trace, cluster.catalog(), *catalogs.models, options);
     s->engine_options.models = loaded->models.get();
     s->placement_models = loaded->models.get();
     spdlog::info("{} of {} jobs name a model of the catalog", loaded->models->modelled_jobs(),
@@ -535,6 +718,9 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
       !warning.empty()) {
     warnings.push_back(std::move(warning));
   }
+  for (std::string& warning : ReliabilityWarnings(config, cluster, s->engine_options.faults)) {
+    warnings.push_back(std::move(warning));
+  }
   if (config.engine.preemption_cost_seconds == 0) {
     char text[320];
     std::snprintf(text, sizeof text,
@@ -545,8 +731,13 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
     warnings.push_back(text);
   }
   for (const std::string& warning : warnings) spdlog::warn("{}", warning);
+  // Demands the cluster does not declare are about the trace on this cluster: logged with the
+  // sanity report (RunOutcome::trace_warnings), not among the settings' warnings.
   const bool host_limits = RunLimitsHost(trace, cluster);
-  WarnUnusedHostDemands(trace, cluster, host_limits);
+  for (std::string& warning : UnusedHostDemands(trace, cluster, host_limits)) {
+    spdlog::warn("{}", warning);
+    loaded->warnings.push_back(std::move(warning));
+  }
   const bool shares = s->placement->SharesGpus();
   s->workload = s->fgd_classes == "paper"
                     ? PaperTaskClasses(trace, shares, host_limits)
@@ -567,7 +758,7 @@ RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Sch
   record.cluster_json = cluster.spec().text;
   record.policy = config.policy;
   record.placement = config.placement;
-  record.params_json = config.params.ToJson();
+  record.params_json = s.params.ToJson();
   record.runtime_model = s.runtime_name;
   record.seed = config.seed;
   record.version = CLUSTERSIM_VERSION;
@@ -633,6 +824,69 @@ std::unique_ptr<SqliteWriter> OpenOutput(const RunConfig& config, const RunRecor
   return writer;
 }
 
+// What the replay of a log cannot reproduce, said before its distances are read: a record that
+// holds more GPUs than the cluster has (the log ran on a larger one), partitions (the replay has
+// one cluster) and queues or classes the policy does not order by.
+std::vector<std::string> ValidationWarnings(const ValidationReport& report, const Trace& trace,
+                                            const Cluster& cluster, const Policy& policy,
+                                            const std::string& policy_name) {
+  std::vector<std::string> warnings;
+  for (const ValidationSeries& series : report.series) {
+    if (series.scope != "all" || series.recorded_utilization.empty()) continue;
+    const auto peak =
+        std::max_element(series.recorded_utilization.begin(), series.recorded_utilization.end());
+    if (!(*peak > 1 + 1e-9)) continue;
+    int64_t over = 0;
+    for (double u : series.recorded_utilization) over += u > 1 + 1e-9;
+    char text[512];
+    std::snprintf(
+        text, sizeof text,
+        "the recorded schedule holds more GPUs than cluster %s has: up to %.2fx its %d "
+        "GPUs (%.0f GPUs on average over the %g s interval at day %.2f), above it in "
+        "%.1f %% of the intervals; the log ran on a larger cluster (or counts GPUs "
+        "differently), so the replay cannot reproduce its waits: give --cluster the "
+        "cluster it ran on (docs/validation.md)",
+        cluster.spec().origin.c_str(), *peak, cluster.total_gpus(), *peak * cluster.total_gpus(),
+        series.interval_seconds,
+        (series.t0 + series.interval_seconds *
+                         static_cast<double>(peak - series.recorded_utilization.begin())) /
+            86400,
+        100.0 * static_cast<double>(over) /
+            static_cast<double>(series.recorded_utilization.size()));
+    warnings.push_back(text);
+  }
+  auto listing = [](const std::map<std::string, int64_t>& jobs) {
+    std::vector<std::pair<int64_t, std::string>> by_jobs;
+    for (const auto& [name, n] : jobs) by_jobs.emplace_back(-n, name);
+    std::sort(by_jobs.begin(), by_jobs.end());
+    std::string text;
+    for (size_t i = 0; i < by_jobs.size() && i < 5; ++i) {
+      text += (i ? ", " : "") + std::string("\"") + by_jobs[i].second + "\" " +
+              std::to_string(-by_jobs[i].first) + " jobs";
+    }
+    if (by_jobs.size() > 5) text += ", ...";
+    return text;
+  };
+  if (trace.partitions.size() > 1) {
+    warnings.push_back("the log names " + std::to_string(trace.partitions.size()) +
+                       " partitions (" + listing(trace.partitions) +
+                       ") that the replay does not model: every job shares the one --cluster; "
+                       "validate one partition's jobs on that partition's cluster");
+  }
+  std::map<std::string, int64_t> classes;
+  for (const Job& job : trace.jobs) {
+    if (!job.priority_class.empty()) ++classes[job.priority_class.str()];
+  }
+  if (classes.size() > 1 && !policy.OrdersByPriority()) {
+    warnings.push_back("the log names " + std::to_string(classes.size()) +
+                       " queues or priority classes (" + listing(classes) + ") that policy " +
+                       policy_name +
+                       " does not model: it serves them in one order (policy priority with "
+                       "--priority-map orders by them: docs/policies.md#priority)");
+  }
+  return warnings;
+}
+
 // Step 6: runs the engine, the writer taking rows on its own thread while the run goes on
 // (sqlite_writer.h), and fills the outcome's results. The writer reads the engine until its
 // EndRun, so the run's last rows are written here, while the engine lives.
@@ -644,6 +898,12 @@ void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& clus
   }
   Engine engine(loaded.trace, cluster, *s->placement, *s->runtime, *s->policy, config.policy,
                 s->engine_options);
+  if (engine.site() != nullptr) {
+    for (const std::string& warning : engine.site()->warnings()) {
+      spdlog::warn("{}", warning);
+      outcome->warnings.push_back(warning);
+    }
+  }
   // Known once the policy has seen the trace (Policy::BeforeRun, from the engine's constructor).
   record->planning_estimates = s->policy->PlanningEstimates();
   outcome->planning_estimates = record->planning_estimates;
@@ -655,8 +915,15 @@ void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& clus
   outcome->status = engine.status();
   outcome->fingerprint = engine.fingerprint();
   outcome->events = engine.events_processed();
+  for (const JobRun& run : engine.runs()) outcome->jobs_started += run.first_start >= 0;
   if (config.validate) {
-    outcome->validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds);
+    outcome->validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds,
+                                            config.validate_from);
+    for (std::string& warning : ValidationWarnings(outcome->validation, loaded.trace, cluster,
+                                                   *s->policy, config.policy)) {
+      spdlog::warn("{}", warning);
+      outcome->warnings.push_back(std::move(warning));
+    }
   }
   // Parse + simulate + summary: the time spent waiting for the writer thread is the write's.
   outcome->wall_seconds =
@@ -674,9 +941,30 @@ void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& clus
 }
 
 // Step 7: what the run replayed, for the caller's report.
-void DescribeOutcome(const Cluster& cluster, const Scheduler& s, LoadedTrace* loaded,
-                     RunOutcome* outcome) {
+void DescribeOutcome(const RunConfig& config, const Cluster& cluster, const Scheduler& s,
+                     LoadedTrace* loaded, RunOutcome* outcome) {
   outcome->jobs = loaded->trace.jobs.size();
+  outcome->trace_warnings = std::move(loaded->warnings);
+  if (outcome->jobs_started == 0) {
+    // A run that started nothing has only NaN waits and JCTs: say so loudly, and why.
+    const int64_t rejected = static_cast<int64_t>(SummaryValue(outcome->summary, "jobs_rejected"));
+    std::string why;
+    if (rejected == static_cast<int64_t>(outcome->jobs)) {
+      why = "every job was rejected (none fits the cluster " + cluster.spec().origin + " of " +
+            std::to_string(cluster.total_gpus()) + " GPUs; the jobs table gives each reason)";
+    } else if (outcome->status != RunStatus::kComplete) {
+      why = "the run was interrupted before the first start";
+    } else if (std::isfinite(config.engine.stop_time)) {
+      why = "the clock stopped at --stop-time before the first start";
+    } else {
+      why = "policy " + config.policy + " never started a job (" +
+            std::to_string(static_cast<int64_t>(outcome->jobs) - rejected) +
+            " waited until the end); its waits and JCTs are undefined";
+    }
+    std::string warning = "no job started: " + why;
+    spdlog::warn("{}", warning);
+    outcome->warnings.push_back(std::move(warning));
+  }
   outcome->gpus = cluster.total_gpus();
   outcome->runtime_model = s.runtime_name;
   outcome->trace_format = loaded->trace.format;
@@ -685,6 +973,14 @@ void DescribeOutcome(const Cluster& cluster, const Scheduler& s, LoadedTrace* lo
 }
 
 }  // namespace
+
+void CheckRunConfig(const RunConfig& config) {
+  Catalogs catalogs;
+  ResolveOptions(config, &catalogs);
+  const Cluster cluster = LoadCluster(config, *catalogs.hardware);
+  Scheduler scheduler;
+  MakeScheduler(config, cluster, &scheduler);
+}
 
 RunOutcome ExecuteRun(const RunConfig& config) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -697,10 +993,11 @@ RunOutcome ExecuteRun(const RunConfig& config) {
   RunOutcome outcome;
   outcome.warnings = BuildModels(config, catalogs, cluster, &loaded, &scheduler);
   RunRecord record = DescribeRun(config, cluster, scheduler, loaded);
+  CheckOutputSpace(config.out, loaded.trace.jobs.size());
   const std::unique_ptr<SqliteWriter> writer = OpenOutput(config, record);
   SimulateAndWrite(config, &scheduler, cluster, loaded, &record, writer.get(), wall_start,
                    &outcome);
-  DescribeOutcome(cluster, scheduler, &loaded, &outcome);
+  DescribeOutcome(config, cluster, scheduler, &loaded, &outcome);
   return outcome;
 }
 

@@ -39,6 +39,9 @@ struct ModelConfig {
 
 struct RunConfig {
   std::string trace_path;
+  // How warnings name the trace, when not by trace_path (the Python module's DataFrame traces
+  // are written to a temporary file the user never saw); empty = trace_path.
+  std::string trace_label;
   std::string trace_format;      // empty = auto-detect
   std::string cluster = "default";  // preset name or JSON path
   std::string cluster_json;      // if non-empty, the spec's JSON text itself (`cluster` names it)
@@ -60,6 +63,11 @@ struct RunConfig {
   // MTBF in the ParseMtbfHours form ("HOURS" or "TYPE=HOURS,..."), empty = none; a failure trace
   // CSV.
   std::string node_mtbf, gpu_mtbf, failure_trace;
+  // A failure model (docs/reliability.md): "fleet" or a JSON file; empty = none.
+  std::string failure_model;
+  // How jobs checkpoint: fixed (engine.faults.checkpoint_interval_seconds), young or daly;
+  // asynchronous saves with engine.faults.checkpoint.async (docs/reliability.md).
+  std::string checkpoint_policy = "fixed";
   ModelConfig models;
   double bsld_threshold_seconds = kDefaultBsldThresholdSeconds;  // bounded slowdown, > 0
   // Appending a run that `out` (or `duplicates_of`) already holds — the same identity key as
@@ -76,6 +84,11 @@ struct RunConfig {
   // the allocations, validation and validation_series rows. Refuses a trace without a record and
   // a load factor other than 1 (it moves submissions away from the record).
   bool validate = false;
+  // With validate: compare only the jobs submitted at or after this time (seconds of the trace),
+  // and the series from the bucket holding it on (`validate --calibrate` reports the held-out
+  // part of a log this way: the whole log is simulated, so those jobs meet the queue the earlier
+  // ones left). -inf = every job.
+  double validate_from = -std::numeric_limits<double>::infinity();
 };
 
 struct RunOutcome {
@@ -85,6 +98,7 @@ struct RunOutcome {
   uint64_t events = 0;
   double wall_seconds = 0;
   size_t jobs = 0;
+  int64_t jobs_started = 0;  // jobs that started at least once
   int gpus = 0;
   std::string runtime_model;
   std::string trace_format;
@@ -92,8 +106,10 @@ struct RunOutcome {
   SanityReport sanity;
   std::vector<SummaryRow> summary;
   // Settings with nothing to act on in this run, each naming the fix (also logged as warnings
-  // before the simulation starts).
+  // before the simulation starts), and "no job started: <why>" after a run that started none.
   std::vector<std::string> warnings;
+  // What reading the trace found (the filter's exclusions, the sanity report), as logged.
+  std::vector<std::string> trace_warnings;
   // What the policy planned run times with (Policy::PlanningEstimates), "" when it plans nothing
   // ahead; also in runs.planning_estimates.
   std::string planning_estimates;
@@ -101,15 +117,23 @@ struct RunOutcome {
 };
 
 // Throws InputError for bad inputs or a duplicate run (nothing is written then; both are found
-// before simulating) and InternalError for a bug.
+// before simulating) and InternalError for a bug. A trace with no job (after the filters) is an
+// InputError; a run in which no job started ends with a warning saying why.
 // Without an output database it may run on several threads at once (`clustersim plan` does),
 // each with its own RunConfig: Params records which keys were read, so a config is not shared.
 RunOutcome ExecuteRun(const RunConfig& config);
 
+// What ExecuteRun checks before it reads the trace, alone: the options, the catalogs, the
+// cluster, the policy and placement names, every --param (scopes, keys, values) and the policy's
+// settings against the cluster (Policy::ClusterProblem). Commands that run several simulations
+// (compare, validate --search, plan) call it for each before starting any. Throws InputError.
+void CheckRunConfig(const RunConfig& config);
+
 // Applies a run config JSON file: an object with any of the keys trace, format, cluster,
 // hardware, policy, placement, runtime_model, params (an object of key: value), seed, interval,
-// stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, checkpoint_interval,
-// checkpoint_cost, restore_cost, model_aware, assign_models, models, oom_startup, oom_retries,
+// stop_time, preemption_cost, node_mtbf, gpu_mtbf, mttr, failure_trace, failure_model,
+// checkpoint_interval, checkpoint_cost, restore_cost, checkpoint_policy, checkpoint_async,
+// model_aware, assign_models, models, oom_startup, oom_retries,
 // colocation_speed, storage_gbps, bsld_threshold, record_allocations, on_no_fit, no_departures,
 // inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out. Keys named in `given`
 // (option names set on the command line, which win) are skipped; a params key also given as
@@ -118,6 +142,8 @@ RunOutcome ExecuteRun(const RunConfig& config);
 // the wrong type.
 void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& given,
                         RunConfig* config);
+// The keys ApplyRunConfigFile takes (the Python module's keyword arguments are these too).
+const std::vector<std::string>& RunConfigKeys();
 
 // The value of --on-no-fit, a run config's on_no_fit and a sweep's on_no_fit: "wait" (false) or
 // "skip" (true; EngineOptions::skip_no_fit). Empty for anything else: the caller names the option.

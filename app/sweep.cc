@@ -20,6 +20,8 @@
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
 #include "sim/util/sha256.h"
+#include "sim/util/suggest.h"
+#include "sim/util/temporary_files.h"
 
 #ifndef CLUSTERSIM_VERSION
 #define CLUSTERSIM_VERSION "0.0.0"
@@ -35,6 +37,10 @@ constexpr const char* kSpecKeys =
     "traces, clusters, policies, placements, params, load_factor, seeds, runtime_model, format, "
     "hardware, interval, preemption_cost, stop_time, models, on_no_fit, no_departures, inflate, "
     "no_host_demands";
+
+// The most runs a spec may expand to: each is a database file in --out (a million runs of even
+// the tiny test trace take some 60 GB), and the expansion is held in memory.
+constexpr size_t kMaxSweepRuns = 1'000'000;
 
 // Index width in file names: at least 4 digits, more for larger sweeps, so names sort by index.
 int IndexDigits(size_t count) {
@@ -56,6 +62,7 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
   ::gethostname(host, sizeof host - 1);
   const std::string temporary =
       path + ".tmp-" + std::string(host) + "-" + std::to_string(::getpid());
+  const RemoveOnSignal remove_on_signal(temporary);
   {
     std::ofstream out(temporary, std::ios::binary);
     out << text;
@@ -70,21 +77,6 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
 }
 
 }  // namespace
-
-Params ParamsForRun(const std::map<std::string, std::string>& given, const std::string& policy,
-                    const std::string& placement) {
-  std::map<std::string, std::string> values;
-  for (const auto& [key, value] : given) {
-    const size_t colon = key.find(':');
-    if (colon == std::string::npos) {
-      values[key] = value;
-      continue;
-    }
-    const std::string scope = key.substr(0, colon);
-    if (scope == policy || scope == placement) values[key.substr(colon + 1)] = value;
-  }
-  return Params(std::move(values));
-}
 
 SweepSpec LoadSweepSpec(const std::string& path) try {
   const json doc = ParseJsonFile(path);
@@ -116,8 +108,11 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
                                "], whose factors multiply the arrival rate (larger is heavier)");
     }
     if (!kKnown.count(key)) {
-      throw JsonValueError::Verbatim(path, key,
-                                     "unknown key \"" + key + "\"; expected " + kSpecKeys);
+      throw JsonValueError::Verbatim(
+          path, key,
+          "unknown key \"" + key + "\"" +
+              DidYouMean(key, std::vector<std::string>(kKnown.begin(), kKnown.end())) +
+              "; expected " + kSpecKeys);
     }
   }
   // A list: missing = the default; present = a non-empty array without repeated entries (or,
@@ -207,6 +202,11 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
           throw JsonValueError(path, where("params", i) + "." + key,
                                "expected a string, number or boolean");
         }
+        // A NAME:key scope must name a policy or placement of the spec (app/param_scopes.h).
+        if (const std::string problem = ParamScopeProblem(key, policies, placements);
+            !problem.empty()) {
+          throw JsonValueError(path, where("params", i) + "." + key, problem);
+        }
         set[key] = value.is_string() ? value.get<std::string>() : value.dump();
       }
       param_sets.push_back(std::move(set));
@@ -240,7 +240,12 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
   if (doc.contains("on_no_fit")) {
     const std::optional<bool> skip =
         SkipNoFitFromName(RequireString(doc["on_no_fit"], path, "on_no_fit"));
-    if (!skip) throw JsonValueError(path, "on_no_fit", "expected wait or skip");
+    if (!skip) {
+      throw JsonValueError(
+          path, "on_no_fit",
+          "expected wait or skip" +
+              DidYouMean(RequireString(doc["on_no_fit"], path, "on_no_fit"), {"wait", "skip"}));
+    }
     engine.skip_no_fit = *skip;
   }
   auto flag_of = [&](const char* key) {
@@ -296,8 +301,11 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
       } else {
         throw JsonValueError::Verbatim(
             path, where,
-            "unknown key \"" + where +
-                "\"; expected model_aware, assign_models, models, oom_startup, "
+            "unknown key \"" + where + "\"" +
+                DidYouMean(key,
+                           {"model_aware", "assign_models", "models", "oom_startup", "oom_retries",
+                            "colocation_speed", "storage_gbps", "user_batches", "batch_choice"}) +
+                "; expected model_aware, assign_models, models, oom_startup, "
                 "oom_retries, colocation_speed, storage_gbps, user_batches, batch_choice");
       }
     }
@@ -313,6 +321,22 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
     return ClusterSpec::PresetText(c).empty() ? resolve(c) : c;
   };
 
+  // An absurd cross product is refused before it is expanded (each run is a database file).
+  double product = 1;
+  for (const size_t n : {traces.size(), clusters.size(), policies.size(), placements.size(),
+                         param_sets.size(), loads.size(), seeds.size()}) {
+    product *= static_cast<double>(n);
+  }
+  if (product > kMaxSweepRuns) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.3g", product);
+    throw InputError(
+        path, 0, 0,
+        std::string("the spec expands to ") + count +
+            " runs (traces x clusters x "
+            "policies x placements x params x load_factor x seeds): expected at most " +
+            std::to_string(kMaxSweepRuns) + "; split it into several sweeps");
+  }
   SweepSpec spec;
   spec.path = path;
   std::set<std::string> keys;
@@ -525,7 +549,7 @@ SweepReport RunSweep(const SweepSpec& spec, const SweepOptions& options) {
 
   std::mutex mutex;  // guards report and the finished count
   size_t finished = 0;
-  BatchProgress progress("runs", todo.size(), options.progress);
+  BatchProgress progress("runs", todo.size(), options.progress, false, "clustersim sweep");
   ParallelFor(todo.size(), options.jobs, [&](size_t k) {
     const SweepRun& run = *todo[k];
     if (options.interrupt && options.interrupt->load()) {

@@ -28,14 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "app/param_scopes.h"
+#include "app/progress.h"
 #include "app/run.h"
 
 namespace clustersim {
-
-// Parameters for one run out of parameters given for several: a key "NAME:key" applies only to
-// runs whose policy or placement is NAME (as `key`); a plain key applies to every run.
-Params ParamsForRun(const std::map<std::string, std::string>& given, const std::string& policy,
-                    const std::string& placement);
 
 struct SweepRun {
   size_t index = 0;
@@ -80,7 +77,7 @@ struct SweepOptions {
   int jobs = 1;
   Shard shard;
   const std::atomic<bool>* interrupt = nullptr;  // Ctrl-C: no new runs, running ones stop
-  bool progress = false;  // draw the progress line on stderr (app/progress.h)
+  ProgressStyle progress;  // the progress line on stderr (app/progress.h); off by default
 };
 
 struct SweepReport {

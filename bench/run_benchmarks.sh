@@ -72,6 +72,14 @@ CLUSTER_4="$(cluster_for 4)"
 TRACE_QUEUE="$DATA_DIR/synthetic_100000jobs_32gpus_load5_seed42.csv"
 [[ -f "$TRACE_QUEUE" ]] ||
   "${GENERATOR[@]}" --jobs 100000 --gpus 32 --load 5 --seed 42 --out "$TRACE_QUEUE" >&2
+# A year under LLM-scale failures (docs/reliability.md): 850,000 jobs of 30-day mean length at
+# load 0.9 on 100,000 GPUs (a span of 369 days), on 12,500 H100 nodes plus 64 hot spares.
+TRACE_YEAR="$DATA_DIR/synthetic_850000jobs_100000gpus_load0.9_mean30d_seed42.csv"
+[[ -f "$TRACE_YEAR" ]] || "${GENERATOR[@]}" --jobs 850000 --gpus 100000 --load 0.9 \
+  --mean-duration 30d --seed 42 --out "$TRACE_YEAR" >&2
+CLUSTER_YEAR="$SCRATCH/cluster_12500x8_h100_spares.json"
+echo '{"nodes":[{"count":12500,"gpu_type":"H100-80GB","gpus_per_node":8,"spares":64,
+  "swap_seconds":300}],"network":{"nodes_per_rack":2}}' >"$CLUSTER_YEAR"
 
 export CLUSTERSIM_BENCH_DATA="$DATA_DIR" CLUSTERSIM_BENCH_JOBS="$JOBS"
 bench_run() {  # CASE ROUND
@@ -116,6 +124,9 @@ for ((round = 1; round <= REPEATS; round++)); do
   # Failures at scale (issue 7): node and GPU failures with checkpoints on 100,000 GPUs.
   cli_run fcfs_failures_100k "$round" "$TRACE_100K" "$CLUSTER_12500" first-fit --node-mtbf 200 \
     --gpu-mtbf 2000 --mttr 4 --checkpoint-interval 3600 --checkpoint-cost 30 --restore-cost 60
+  # A year of Llama 3's failure rates on 100,000 GPUs (issue 38: under a minute).
+  cli_run fleet_year_100k "$round" "$TRACE_YEAR" "$CLUSTER_YEAR" first-fit --failure-model fleet \
+    --checkpoint-policy daly --checkpoint-cost 30 --restore-cost 60 --stop-time 365d
 done
 
 # Reading with filters applied while reading (job_sink.h): the whole file, then the first 1,000
@@ -159,12 +170,14 @@ targets = {
     "cli fcfs_first_fit_1024x8": (2, 400, None),
     "cli fcfs_first_fit_100k": (3, 400, None),
     "cli fcfs_pool_long_queue_32": (0.22, None, None),
+    "cli fleet_year_100k": (60, None, None),
 }
 gpus = {"1024x8": 8192, "100k": 100000, "overload": 8192, "32": 32}
 
 def gpus_of(name):  # the cluster named at the end of the case (without wait reasons: the same)
     return gpus[name.replace("_no_wait_reasons", "").rsplit("_", 1)[1]]
-job_counts = {"cli fcfs_pool_long_queue_32": 100000}  # the other cases: --jobs
+job_counts = {"cli fcfs_pool_long_queue_32": 100000,  # the other cases: --jobs
+              "cli fleet_year_100k": 850000}
 
 def verdict(name, wall, rss, events_per_s):
     t = targets.get(name)

@@ -23,6 +23,8 @@
 #include "sim/output/merge.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
+#include "sim/util/output_path.h"
+#include "sim/util/temporary_files.h"
 
 namespace po = boost::program_options;
 
@@ -51,9 +53,11 @@ std::vector<std::string> SplitNames(const std::string& text, const std::string& 
 }
 
 // Removes a folder and its contents when it goes out of scope.
+// While it exists, a signal that stops the process removes it (sim/util/temporary_files.h).
 class ScopedDirectory {
  public:
-  explicit ScopedDirectory(std::string path) : path_(std::move(path)) {
+  explicit ScopedDirectory(std::string path)
+      : path_(std::move(path)), remove_on_signal_(path_, true) {
     std::error_code ec;
     fs::remove_all(path_, ec);
     if (!fs::create_directories(path_, ec)) {
@@ -70,6 +74,7 @@ class ScopedDirectory {
 
  private:
   std::string path_;
+  RemoveOnSignal remove_on_signal_;
 };
 
 // The headline metrics of compare, in table and CSV order.
@@ -235,6 +240,8 @@ int CommandCompare(int argc, char** argv) {
   std::string log_level;
   bool allow_different_jobs = false;
   int jobs = DefaultJobCount();
+  bool mkdir = false;
+  ProgressOptions progress_options;
   po::options_description desc(
       "clustersim compare: several policies (x placements) on one trace and cluster, side by "
       "side\n\n"
@@ -242,8 +249,8 @@ int CommandCompare(int argc, char** argv) {
       "printed, or CSV with --csv. --param NAME:key=value applies only to runs whose policy or\n"
       "placement is NAME (e.g. --param easy:walltime=exact); a plain key=value to every run.\n\n"
       "options");
-  desc.add_options()("help,h", "show this help")(
-      "trace", po::value(&base.trace_path), "trace file (default: the bundled Philly window)")(
+  desc.add_options()("help,h", "show this help")("trace", po::value(&base.trace_path),
+                                                 "trace file (default: the bundled Philly window)")(
       "policies", po::value(&policies_text)->default_value("fcfs,easy"),
       "comma-separated ordering policies")("placements",
                                            po::value(&placements_text)->default_value("first-fit"),
@@ -259,35 +266,33 @@ int CommandCompare(int argc, char** argv) {
       "SQLite database to append the runs to")(
       "allow-duplicate", po::bool_switch(&base.allow_duplicate),
       "append runs even if --out already holds the same run (same inputs and seed)")(
+      "mkdir", po::bool_switch(&mkdir), "create --out's folder if it does not exist")(
       "allow-different-jobs", po::bool_switch(&allow_different_jobs),
       "write and compare runs that did not see the same jobs (some rejected jobs others "
       "accepted); by default such a comparison is refused, naming the jobs")(
       "record-allocations", po::bool_switch(&base.engine.record_allocations),
       "write each run's allocations table (the occupancy view of report --html)")(
-      "no-progress", "never draw the progress line")(
       "csv", "print CSV (one line per run, SI units) instead of the table")(
       "jobs,j", po::value(&jobs), "runs in parallel (default: the number of cores)")(
       "log-level", po::value(&log_level)->default_value("error"),
       "trace|debug|info|warn|error (warn shows each run's trace sanity report)");
+  AddProgressOptions(desc, &progress_options);
   AddReplayOptions(desc, base);
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, base.models);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);
+  const ProgressStyle progress_style = ResolveProgress(progress_options);
   CheckReplayOptions(base);
   if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
   base.filter = MakeFilter(filter_args);
-  std::map<std::string, std::string> given;
-  for (const std::string& p : params) {
-    Params parsed;
-    parsed.AddAssignment(p);
-    given.insert(parsed.values().begin(), parsed.values().end());
-  }
+  const std::map<std::string, std::string> given = ParseParamOptions(params);
   const std::vector<std::string> policies = SplitNames(policies_text, "--policies");
   const std::vector<std::string> placements = SplitNames(placements_text, "--placements");
   for (const auto& name : policies) FindPolicy(name);
   for (const auto& name : placements) FindPlacement(name);
+  CheckParamScopes(given, policies, placements, "--param");
   std::vector<int64_t> seeds = {base.seed};
   if (vm.count("seeds")) {
     if (!vm["seed"].defaulted()) throw InputError("--seed and --seeds: give one of them");
@@ -310,18 +315,24 @@ int CommandCompare(int argc, char** argv) {
       }
     }
   }
+  // Every run's names, parameters and settings against the cluster, before any simulates.
+  for (const CompareRun& run : runs) {
+    try {
+      CheckRunConfig(run.config);
+    } catch (const InputError& e) {
+      const std::string message = e.what();
+      if (message.find("unknown parameter") == std::string::npos) throw;
+      throw InputError(message + " (a parameter for some runs only: --param NAME:key=value)");
+    }
+  }
   // Each run writes its own database in a private folder beside the output; they are copied
   // into the output only when every run has succeeded, so a failing run leaves nothing behind.
-  const fs::path out_path(base.out);
-  if (!out_path.parent_path().empty()) {
-    std::error_code ec;
-    fs::create_directories(out_path.parent_path(), ec);
-  }
+  // The folder of the default output (results/) is made; a folder the user named must exist.
+  PrepareOutputFolder(base.out, "--out", mkdir || vm["out"].defaulted());
   const ScopedDirectory scratch(base.out + ".compare-tmp-" + std::to_string(::getpid()));
   CatchStopSignals();
   {
-    BatchProgress progress("runs", runs.size(),
-                           ::isatty(STDERR_FILENO) && !vm.count("no-progress"));
+    BatchProgress progress("runs", runs.size(), progress_style, false, "clustersim compare");
     ParallelFor(runs.size(), jobs, [&](size_t i) {
       CompareRun& run = runs[i];
       run.config.out = scratch.path() + "/run-" + std::to_string(i) + ".sqlite";
@@ -329,7 +340,7 @@ int CommandCompare(int argc, char** argv) {
       const int slot = progress.Begin();
       if (progress.enabled()) {
         run.config.engine.progress = [&progress, slot](const EngineProgress& p) {
-          progress.Update(slot, p.jobs_total ? double(p.jobs_done) / p.jobs_total : 1.0);
+          progress.Update(slot, RunProgressFraction(p));
         };
       }
       try {
@@ -438,6 +449,8 @@ int CommandSweep(int argc, char** argv) {
   std::string shard_text = "0/1";
   std::string log_level;
   int jobs = DefaultJobCount();
+  bool mkdir = false;
+  ProgressOptions progress_options;
   po::options_description desc(
       "clustersim sweep SPEC.json --out DIR: run the cross product of a sweep spec\n\n"
       "One database per run in DIR (run-<index>-<key hash>.sqlite) and DIR/sweep.json listing\n"
@@ -451,14 +464,16 @@ int CommandSweep(int argc, char** argv) {
       "shard", po::value(&shard_text)->default_value("0/1"),
       "i/N: run only the runs whose index mod N is i (a Slurm array task)")(
       "dry-run", "check the spec, list the shard's runs (file and description) and exit")(
-      "no-progress", "never draw the progress line")(
+      "mkdir", po::bool_switch(&mkdir), "create the folder --out is in if it does not exist")(
       "log-level", po::value(&log_level)->default_value("error"),
       "trace|debug|info|warn|error (warn shows each run's trace sanity report)");
+  AddProgressOptions(desc, &progress_options);
   po::positional_options_description positional;
   positional.add("spec", 1);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm, &positional)) return 0;
   SetLogLevel(log_level);
+  const ProgressStyle progress_style = ResolveProgress(progress_options);
   if (spec_path.empty()) throw InputError("sweep: missing SPEC.json (see clustersim sweep --help)");
   if (out_dir.empty()) throw InputError("sweep: missing --out DIR (see clustersim sweep --help)");
   if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
@@ -467,7 +482,7 @@ int CommandSweep(int argc, char** argv) {
   options.out_dir = out_dir;
   options.jobs = jobs;
   options.interrupt = StopFlag();
-  options.progress = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
+  options.progress = progress_style;
   const SweepSpec spec = LoadSweepSpec(spec_path);
   if (vm.count("dry-run")) {
     for (const SweepRun& run : spec.runs) {
@@ -477,6 +492,10 @@ int CommandSweep(int argc, char** argv) {
     }
     return 0;
   }
+  // --out itself is made; the folder it is in must exist.
+  fs::path out_folder = fs::path(out_dir).lexically_normal();
+  if (!out_folder.has_filename()) out_folder = out_folder.parent_path();  // "out/"
+  PrepareOutputFolder(out_folder.string(), "--out", mkdir);
   CatchStopSignals();
   const SweepReport report = RunSweep(spec, options);
   std::printf(
@@ -500,9 +519,11 @@ int CommandMerge(int argc, char** argv) {
       "params, runtime model, seed, trace filter, interval, preemption cost, faults and models)\n"
       "is an error naming both files, and nothing is written; with --skip-duplicates the later\n"
       "copy is left out instead.\n\noptions");
+  bool mkdir = false;
   desc.add_options()("help,h", "show this help")("databases", po::value(&arguments)->composing(),
                                                  "OUT.sqlite then the inputs")(
-      "skip-duplicates", "leave out runs already in OUT or in an earlier input (listed)");
+      "skip-duplicates", "leave out runs already in OUT or in an earlier input (listed)")(
+      "mkdir", po::bool_switch(&mkdir), "create OUT's folder if it does not exist");
   po::positional_options_description positional;
   positional.add("databases", -1);
   po::variables_map vm;
@@ -513,6 +534,8 @@ int CommandMerge(int argc, char** argv) {
         "--help)");
   }
   const std::string out = arguments.front();
+  PrepareOutputFolder(out, "merge OUT", mkdir);
+  RemoveTemporariesOnSignal();
   const std::vector<std::string> inputs =
       ExpandDatabaseArguments({arguments.begin() + 1, arguments.end()}, out);
   MergeOptions merge_options;

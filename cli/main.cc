@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "app/options.h"
 #include "app/progress.h"
@@ -20,15 +21,19 @@
 #include "cli/allocate_bench_command.h"
 #include "cli/experiment_commands.h"
 #include "cli/plan_command.h"
+#include "cli/reliability_command.h"
 #include "cli/queueing_command.h"
 #include "cli/report_command.h"
 #include "cli/trace_commands.h"
+#include "cli/site_command.h"
 #include "cli/validate_command.h"
 #include "cli/validate_models_command.h"
 #include "policies/registry.h"
 #include "sim/hardware/topology.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
+#include "sim/util/output_path.h"
+#include "sim/util/suggest.h"
 #include "workloads/reader.h"
 
 #ifndef CLUSTERSIM_VERSION
@@ -52,7 +57,9 @@ commands:
   sweep           run the cross product of a JSON sweep spec in parallel (--shard for Slurm)
   merge           join result databases into one
   report          per user, vc, GPU type, priority or policy: jobs, GPU-hours, cost, waits, JCT
-  validate        replay a trace that records its real schedule and compare (--search ranks configs)
+  validate        replay a trace that records its real schedule and compare (--search ranks configs,
+                  --calibrate fits the site on one part of a log and reports the rest)
+  site-from       infer a starting site model (partitions, sizes, downtime, limits) from a log
   trace           stats | convert | generate: inspect, convert and synthesize traces
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   advise          memory, largest batch, throughput and goodput of a model on a GPU type
@@ -61,6 +68,7 @@ commands:
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
   allocate-bench  the batch allocators (FFD, GA, DP) against the exact optimum, and their time
+  reliability     a training job's interruptions, checkpoint interval and ETTR: model and simulation
 )";
 
 void PrintSummary(const RunConfig& config, const RunOutcome& o) {
@@ -164,12 +172,14 @@ int CommandRun(int argc, char** argv) {
   FilterArgs filter_args;
   std::vector<std::string> params;
   std::string log_level = "warn";
+  bool mkdir = false;
+  ProgressOptions progress_options;
   po::options_description desc(
       "clustersim run: replay a trace on a cluster under a policy\n\n"
       "With no options: the bundled Philly-derived trace on the default cluster with fcfs,\n"
       "written to results/clustersim.sqlite.\n\noptions");
-  desc.add_options()("help,h", "show this help")(
-      "trace", po::value(&config.trace_path), "trace file (default: the bundled Philly window)")(
+  desc.add_options()("help,h", "show this help")("trace", po::value(&config.trace_path),
+                                                 "trace file (default: the bundled Philly window)")(
       "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
       "placement", po::value(&config.placement)->default_value("first-fit"),
       "placement strategy: pool, first-fit, best-fit, ...")(
@@ -192,14 +202,16 @@ int CommandRun(int argc, char** argv) {
       "inflate", po::value(&inflate),
       "F: shuffle the jobs (run seed), add jobs drawn with replacement until they request F x "
       "the cluster's GPUs, one arrival a second (docs/workloads.md)")(
-      "no-progress", "never draw the progress bar")(
+      "mkdir", po::bool_switch(&mkdir), "create --out's folder if it does not exist")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
+  AddProgressOptions(desc, &progress_options);
   AddReplayOptions(desc, config);
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, config.models);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);
+  const ProgressStyle progress_style = ResolveProgress(progress_options);
   for (const auto& p : params) config.params.AddAssignment(p);
   config.filter = MakeFilter(filter_args);
   config.filter.inflate = inflate;
@@ -207,7 +219,10 @@ int CommandRun(int argc, char** argv) {
     throw InputError("--inflate: expected a factor > 0 (1.3 = 130 % of the cluster's GPUs)");
   }
   const std::optional<bool> skip_no_fit = SkipNoFitFromName(on_no_fit);
-  if (!skip_no_fit) throw InputError("--on-no-fit " + on_no_fit + ": expected wait or skip");
+  if (!skip_no_fit) {
+    throw InputError("--on-no-fit " + on_no_fit + ": expected wait or skip" +
+                     DidYouMean(on_no_fit, {"wait", "skip"}));
+  }
   config.engine.skip_no_fit = *skip_no_fit;
   if (vm.count("config")) {
     std::set<std::string> given;
@@ -217,28 +232,20 @@ int CommandRun(int argc, char** argv) {
     ApplyRunConfigFile(vm["config"].as<std::string>(), given, &config);
   }
   CheckReplayOptions(config);
+  // The folder of the default output (results/) is made; a folder the user named must exist.
+  if (!config.out.empty()) PrepareOutputFolder(config.out, "--out", mkdir || vm["out"].defaulted());
   config.engine.interrupt = StopFlag();
-  const bool tty = ::isatty(STDERR_FILENO) && !vm.count("no-progress");
-  if (tty) {
-    const auto start = std::chrono::steady_clock::now();
-    config.engine.progress = [start](const EngineProgress& p) {
-      const double fraction = p.jobs_total ? double(p.jobs_done) / p.jobs_total : 1.0;
-      const int width = 30;
-      const int filled = static_cast<int>(fraction * width);
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double left = EstimateSecondsLeft(elapsed, fraction);
-      std::fprintf(stderr, "\r[%-*s] %5.1f%%  t=%.0f h  jobs %lld/%lld  events %llu  ETA %-12s",
-                   width, std::string(filled, '#').c_str(), 100 * fraction, p.sim_time / 3600,
-                   static_cast<long long>(p.jobs_done), static_cast<long long>(p.jobs_total),
-                   static_cast<unsigned long long>(p.events),
-                   left < 0 ? "-" : FormatWallTime(left).c_str());
-      std::fflush(stderr);
-    };
-  }
   CatchStopSignals();
-  const RunOutcome outcome = ExecuteRun(config);
-  if (tty) std::fprintf(stderr, "\r%110s\r", "");
+  RunOutcome outcome;
+  {
+    TaskProgress progress("clustersim run", progress_style);
+    if (progress.enabled()) {
+      config.engine.progress = [&progress](const EngineProgress& p) {
+        progress.Update(RunProgressFraction(p), RunProgressDetail(p));
+      };
+    }
+    outcome = ExecuteRun(config);
+  }
   PrintSummary(config, outcome);
   return outcome.status == RunStatus::kComplete ? 0 : 130;
 }
@@ -247,15 +254,18 @@ int CommandClusterShow(int argc, char** argv) {
   std::string spec_name = "default";
   std::string dot_path;
   std::string hardware_path;
+  bool mkdir = false;
   po::options_description desc("clustersim cluster show [SPEC]: print a cluster\n\noptions");
   desc.add_options()("help,h", "show this help")(
       "spec", po::value(&spec_name)->default_value("default"), "cluster spec JSON or preset")(
-      "dot", po::value(&dot_path), "write the topology graph as Graphviz to this file (- = stdout)")(
-      "hardware", po::value(&hardware_path), "hardware catalog JSON");
+      "dot", po::value(&dot_path),
+      "write the topology graph as Graphviz to this file (- = stdout)")(
+      "hardware", po::value(&hardware_path), "hardware catalog JSON")(
+      "mkdir", po::bool_switch(&mkdir), "create --dot's folder if it does not exist");
   po::positional_options_description positional;
   positional.add("spec", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+  StoreOptions(argc, argv, desc, &vm, &positional);
   if (vm.count("help")) {
     std::cout << desc << "\npresets:";
     for (const auto& name : ClusterSpec::PresetNames()) std::cout << " " << name;
@@ -276,9 +286,11 @@ int CommandClusterShow(int argc, char** argv) {
       topology.WriteDot(std::cout);
       return 0;
     }
-    std::ofstream out(dot_path);
-    if (!out) throw InputError(dot_path, 0, 0, "cannot write file");
-    topology.WriteDot(out);
+    PrepareOutputFolder(dot_path, "--dot", mkdir);
+    RemoveTemporariesOnSignal();
+    std::ostringstream dot;
+    topology.WriteDot(dot);
+    WriteTextFile(dot_path, dot.str());
   }
   std::printf("cluster %s: %d nodes, %d GPUs, %d racks\n", cluster.spec().origin.c_str(),
               cluster.node_count(), cluster.total_gpus(), cluster.rack_count());
@@ -320,7 +332,7 @@ int CommandList(int argc, char** argv) {
   po::positional_options_description positional;
   positional.add("what", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+  StoreOptions(argc, argv, desc, &vm, &positional);
   po::notify(vm);
   if (vm.count("help") || what.empty()) {
     std::cout << desc << "\n";
@@ -362,8 +374,9 @@ int CommandList(int argc, char** argv) {
       std::printf("%-14s %s\n", r->name.c_str(), r->summary.c_str());
     }
   } else {
-    throw InputError("list " + what +
-                     ": expected policies, placements, gpus, models, clusters or formats");
+    throw InputError(
+        "list " + what + ": expected policies, placements, gpus, models, clusters " + "or formats" +
+        DidYouMean(what, {"policies", "placements", "gpus", "models", "clusters", "formats"}));
   }
   return 0;
 }
@@ -405,11 +418,16 @@ int Main(int argc, char** argv) {
     if (command == "plan") return CommandPlan(argc - 1, argv + 1);
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
     if (command == "allocate-bench") return CommandAllocateBench(argc - 1, argv + 1);
+    if (command == "reliability") return CommandReliability(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
-    throw InputError(
-        "unknown command \"" + command +
-        "\"; valid: run, compare, sweep, merge, trace, cluster show, advise, validate-models, "
-        "list, plan, queueing, validate, allocate-bench");
+    const std::vector<std::string> commands = {
+        "run",     "compare", "sweep",           "merge", "report", "validate",      "trace",
+        "cluster", "advise",  "validate-models", "list",  "plan",   "queueing", "allocate-bench",
+        "site-from", "reliability"};
+    throw InputError("unknown command \"" + command + "\"" + DidYouMean(command, commands) +
+                     "; valid: run, compare, sweep, merge, report, validate, trace, cluster "
+                     "show, advise, validate-models, list, plan, queueing, allocate-bench, "
+                     "site-from, reliability");
   } catch (const InputError& e) {
     std::fprintf(stderr, "clustersim: error: %s\n", e.what());
     return 2;

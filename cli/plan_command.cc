@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "app/options.h"
+#include "app/param_scopes.h"
 #include "app/progress.h"
 #include "app/replay_options.h"
 #include "app/run.h"
@@ -31,6 +32,9 @@
 #include "sim/models/queueing.h"
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
+#include "sim/util/output_path.h"
+#include "sim/util/suggest.h"
+#include "sim/util/temporary_files.h"
 #include "workloads/reader.h"
 
 namespace po = boost::program_options;
@@ -183,6 +187,18 @@ std::string SloNames() {
   return names;
 }
 
+std::string FormatPercent(double fraction) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g %%", 100 * fraction);
+  return buffer;
+}
+
+std::string FormatNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
 SloCondition ParseSlo(const std::string& text) {
   const std::string where = "--slo \"" + text + "\"";
   SloCondition slo;
@@ -204,7 +220,10 @@ SloCondition ParseSlo(const std::string& text) {
     if (name == m.name) metric = &m;
   }
   if (metric == nullptr) {
-    throw InputError(where + ": unknown metric \"" + name + "\"; valid: " + SloNames());
+    std::vector<std::string> names;
+    for (const SloMetric& m : kSloMetrics) names.push_back(m.name);
+    throw InputError(where + ": unknown metric \"" + name + "\"" + DidYouMean(name, names) +
+                     "; valid: " + SloNames());
   }
   slo.metric = *metric;
   const std::string value = text.substr(op + 2);
@@ -231,7 +250,55 @@ SloCondition ParseSlo(const std::string& text) {
   }
   slo.bound = number * scale;
   if (slo.bound < 0) throw InputError(where + ": expected a value >= 0");
+  // Conditions no cluster can meet, refused before any simulation.
+  const std::string metric_name = metric->name;
+  if (metric_name == "utilization" && slo.bound > 1 && !slo.at_most) {
+    throw InputError(where +
+                     ": utilization is busy GPU-time over all GPU-time, at most 100 %, so " +
+                     "no cluster reaches " + FormatPercent(slo.bound));
+  }
+  if (metric_name.ends_with("_slowdown") && slo.bound < 1 && slo.at_most) {
+    throw InputError(where + ": a slowdown (JCT / run time) is at least 1, so no cluster meets " +
+                     metric_name + " <= " + FormatNumber(slo.bound));
+  }
   return slo;
+}
+
+// The families of SLO metrics whose values are ordered whatever the schedule: within each list
+// every metric is at most the next (a quantile never exceeds a higher one or the maximum; a mean
+// never exceeds the maximum).
+constexpr const char* kOrderedMetrics[][2] = {
+    {"p50_wait", "p95_wait"},  {"p50_wait", "p99_wait"},        {"p50_wait", "max_wait"},
+    {"p95_wait", "p99_wait"},  {"p95_wait", "max_wait"},        {"p99_wait", "max_wait"},
+    {"mean_wait", "max_wait"}, {"p50_jct", "p95_jct"},          {"p50_jct", "p99_jct"},
+    {"p95_jct", "p99_jct"},    {"p95_slowdown", "p99_slowdown"}};
+
+// Throws InputError for two conditions that contradict each other: the same metric bounded
+// below above its bound from above, or a metric bounded below above the upper bound of one it
+// never exceeds (p50_wait>=2h with p95_wait<=1h).
+void CheckSloConsistency(const std::vector<SloCondition>& slos) {
+  auto at_most_one_above = [](const std::string& low, const std::string& high) {
+    if (low == high) return true;
+    for (const auto& pair : kOrderedMetrics) {
+      if (low == pair[0] && high == pair[1]) return true;
+    }
+    return false;
+  };
+  for (const SloCondition& below : slos) {
+    if (below.at_most) continue;
+    for (const SloCondition& above : slos) {
+      if (!above.at_most) continue;
+      if (!at_most_one_above(below.metric.name, above.metric.name)) continue;
+      if (below.bound > above.bound) {
+        throw InputError("--slo \"" + below.text + "\" and --slo \"" + above.text +
+                         "\" contradict each other: " + std::string(below.metric.name) +
+                         (std::string(below.metric.name) == above.metric.name
+                              ? ""
+                              : " is never above " + std::string(above.metric.name)) +
+                         ", so no cluster meets both");
+      }
+    }
+  }
 }
 
 std::string FormatValue(Unit unit, double value) {
@@ -683,10 +750,98 @@ void RunChains(std::vector<Chain>* chains, Evaluator* evaluator, int threads) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// What can be refused without simulating.
+
+// The q-quantile (0 < q <= 1) of `values` by the closest rank at or above, as the summary's
+// percentiles; the mean for q = 0.
+double LowerBound(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  if (q == 0) {
+    double sum = 0;
+    for (double v : values) sum += v;
+    return sum / static_cast<double>(values.size());
+  }
+  std::sort(values.begin(), values.end());
+  const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
+  return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
+}
+
+// Throws InputError, before any simulation, for a search that cannot succeed: no node type can
+// hold the largest job within --max-nodes and the budget; a JCT condition below what the jobs'
+// run times alone take on the fastest node type (JCT >= run time); a parameter or policy setting
+// the cluster refuses (CheckRunConfig on the smallest cluster of the first node type).
+void CheckBeforeSimulating(const RunConfig& base, const Trace& trace,
+                           const std::vector<NodeKind>& kinds, const HardwareCatalog& catalog,
+                           const std::vector<SloCondition>& slos,
+                           const std::vector<int>& min_counts, const std::vector<int>& max_counts,
+                           double budget, int max_nodes) {
+  std::string why;
+  bool any = false;
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    if (min_counts[k] <= max_counts[k]) {
+      any = true;
+      continue;
+    }
+    why += (why.empty() ? "" : "; ") + kinds[k].label + ": the largest job needs " +
+           std::to_string(min_counts[k]) + " nodes, ";
+    if (max_counts[k] < max_nodes) {
+      char cost[64];
+      std::snprintf(cost, sizeof cost, "$%.2f/h, over the budget of $%.2f/h",
+                    min_counts[k] * kinds[k].NodeCostPerHour(), budget);
+      why += cost;
+    } else {
+      why += "more than --max-nodes " + std::to_string(max_nodes);
+    }
+  }
+  if (!any) throw InputError("plan: no node type can hold the largest job: " + why);
+  if (!why.empty()) spdlog::warn("plan: {} (that node type is left out)", why);
+
+  const bool hardware = base.runtime_model == "hardware";
+  std::vector<double> run_seconds;
+  run_seconds.reserve(trace.jobs.size());
+  for (const Job& job : trace.jobs) {
+    double fastest = 1;
+    if (hardware) {
+      for (const NodeKind& kind : kinds) {
+        const GpuSpec& gpu = catalog.gpu(*catalog.Find(kind.group.gpu_type));
+        fastest = std::max(fastest, gpu.SpeedupFor(ModelFamilyOf(job.model.str())));
+      }
+    }
+    run_seconds.push_back(job.duration / fastest);
+  }
+  for (const SloCondition& slo : slos) {
+    const std::string name = slo.metric.name;
+    if (!slo.at_most || !name.ends_with("_jct")) continue;
+    const double q = name == "mean_jct" ? 0 : std::stoi(name.substr(1, 2)) / 100.0;
+    const double least = LowerBound(run_seconds, q);
+    if (slo.bound < least) {
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    ": the jobs' run times alone give %s = %.0f s%s (a JCT is at least the run "
+                    "time), so no cluster meets it",
+                    name.c_str(), least, hardware ? " on the fastest node type" : "");
+      throw InputError("--slo \"" + slo.text + "\"" + text);
+    }
+  }
+
+  RunConfig probe = base;
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    if (min_counts[k] > max_counts[k]) continue;
+    NodeGroupSpec group = kinds[k].group;
+    group.count = std::max(1, min_counts[k]);
+    probe.cluster = "plan:" + std::to_string(group.count) + " x " + kinds[k].label;
+    probe.cluster_json = ClusterSpecJson({group}, kinds[k].network);
+    break;
+  }
+  CheckRunConfig(probe);
+}
+
+// ---------------------------------------------------------------------------------------------
 
 void WriteCsv(const std::string& path, const std::vector<NodeKind>& kinds,
               const std::vector<SloCondition>& slos, const std::vector<const Evaluation*>& rows) {
   const std::string tmp = path + ".tmp";
+  const RemoveOnSignal remove_on_signal(tmp);
   {
     std::ofstream out(tmp);
     if (!out) throw InputError(path, 0, 0, "cannot write file");
@@ -737,6 +892,8 @@ int CommandPlan(int argc, char** argv) {
   std::string csv_path;
   bool show_packing = false;
   std::string log_level = "error";
+  bool mkdir = false;
+  ProgressOptions progress_options;
   po::options_description desc(
       "clustersim plan: the smallest cluster per node type, and the cheapest mix, that meets an "
       "SLO\n\n"
@@ -779,14 +936,16 @@ int CommandPlan(int argc, char** argv) {
       "start-nodes", po::value(&start_nodes),
       "first node count tried for every type (default: the Erlang C estimate)")(
       "csv", po::value(&csv_path), "also write the evaluated points to this CSV file")(
+      "mkdir", po::bool_switch(&mkdir), "create --csv's folder if it does not exist")(
       "packing", po::bool_switch(&show_packing),
       "print the zero-wait packing bound per node type (always with a max_wait SLO)")(
-      "no-progress", "never draw the progress line")(
       "log-level", po::value(&log_level)->default_value("error"), "trace|debug|info|warn|error");
+  AddProgressOptions(desc, &progress_options);
   AddFilterOptions(desc, filter_args);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);
+  const ProgressStyle progress_style = ResolveProgress(progress_options);
   if (threads < 1) throw InputError("--jobs: expected at least 1");
   if (max_nodes < 1) throw InputError("--max-nodes: expected at least 1");
   if (mix_steps < 0) throw InputError("--mix-steps: expected 0 or more");
@@ -794,7 +953,11 @@ int CommandPlan(int argc, char** argv) {
   if (vm.count("start-nodes") && start_nodes < 1) throw InputError("--start-nodes: expected >= 1");
   if (vm.count("budget") && !(budget > 0)) throw InputError("--budget: expected USD per hour > 0");
   if (slo_args.empty()) throw InputError("plan: expected at least one --slo, e.g. p95_wait<=1h");
-  for (const auto& p : params) base.params.AddAssignment(p);
+  if (!csv_path.empty()) PrepareOutputFolder(csv_path, "--csv", mkdir);
+  RemoveTemporariesOnSignal();
+  const std::map<std::string, std::string> given = ParseParamOptions(params);
+  CheckParamScopes(given, {base.policy}, {base.placement}, "--param");
+  base.params = ParamsForRun(given, base.policy, base.placement);
   base.filter = MakeFilter(filter_args);
   base.engine.timeseries_interval_seconds = 1e12;  // no output database: one interval is enough
 
@@ -825,12 +988,27 @@ int CommandPlan(int argc, char** argv) {
   for (const std::string& p : price_args) ApplyPrice(p, &kinds);
   std::vector<SloCondition> slos;
   for (const std::string& s : slo_args) slos.push_back(ParseSlo(s));
+  CheckSloConsistency(slos);
+  // The runtime model's name, checked before the trace is read (its reference type is resolved
+  // after, from the trace).
+  if (base.runtime_model != "trace" && base.runtime_model != "hardware" &&
+      base.runtime_model.rfind("hardware:", 0) != 0) {
+    throw InputError("--runtime-model " + base.runtime_model +
+                     ": expected hardware, hardware:TYPE or trace" +
+                     DidYouMean(base.runtime_model, {"trace", "hardware"}));
+  }
 
   // The workload, read once here for the Erlang C estimate and the smallest useful sizes.
   const std::string trace_path = base.trace_path.empty() ? DefaultTracePath() : base.trace_path;
   Trace trace = LoadTrace(trace_path, base.trace_format);
   const FilterCounts filter_counts = ApplyFilter(base.filter, &trace);
-  if (trace.jobs.empty()) throw InputError(trace_path, 0, 0, "no jobs (after the filters)");
+  if (trace.jobs.empty()) {
+    throw InputError(trace_path, 0, 0,
+                     filter_counts.before == 0 ? "the trace holds no jobs: nothing to plan for"
+                                               : "no job is left after the trace filters (" +
+                                                     std::to_string(filter_counts.before) +
+                                                     " read): nothing to plan for");
+  }
   // One runtime model for every candidate, whatever the list (a node type gets the same count
   // alone and beside another): its reference resolved here, as a run resolves it, and named
   // explicitly so that every point uses it.
@@ -936,10 +1114,13 @@ int CommandPlan(int argc, char** argv) {
     }
   }
 
+  CheckBeforeSimulating(base, trace, kinds, *catalog, slos, min_counts, max_counts, budget,
+                        max_nodes);
+
   const auto wall_start = std::chrono::steady_clock::now();
   // The search's total is not known in advance: the line counts the simulations asked for so far.
-  auto progress = std::make_unique<BatchProgress>(
-      "simulations", 0, ::isatty(STDERR_FILENO) && !vm.count("no-progress"), true);
+  auto progress =
+      std::make_unique<BatchProgress>("simulations", 0, progress_style, true, "clustersim plan");
   Evaluator evaluator(base, kinds, slos, budget, threads, max_evals, progress.get());
   const int k_count = static_cast<int>(kinds.size());
   std::vector<Chain> singles;

@@ -12,13 +12,19 @@
 #include <map>
 #include <set>
 
+#include "app/calibrate.h"
 #include "app/options.h"
+#include "app/param_scopes.h"
+#include "app/progress.h"
 #include "app/replay_options.h"
 #include "app/run.h"
 #include "app/sweep.h"
 #include "policies/registry.h"
 #include "sim/output/merge.h"
 #include "sim/util/error.h"
+#include "sim/util/output_path.h"
+#include "sim/util/suggest.h"
+#include "sim/util/temporary_files.h"
 
 namespace po = boost::program_options;
 
@@ -190,7 +196,8 @@ struct Candidate {
 };
 
 int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& base_params,
-              const std::vector<SearchAxis>& axes, const std::string& rank_by, int jobs) {
+              const std::vector<SearchAxis>& axes, const std::string& rank_by, int jobs, bool mkdir,
+              const ProgressStyle& progress_style) {
   // The cross product, the last axis varying fastest.
   std::vector<Candidate> candidates(1);
   candidates[0].config = base;
@@ -223,25 +230,57 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
     candidates = std::move(next);
     params = std::move(next_params);
   }
+  // Every NAME:key must name a policy or placement the search runs.
+  std::vector<std::string> policies, placements;
+  for (const Candidate& c : candidates) {
+    if (std::find(policies.begin(), policies.end(), c.config.policy) == policies.end()) {
+      policies.push_back(c.config.policy);
+    }
+    if (std::find(placements.begin(), placements.end(), c.config.placement) == placements.end()) {
+      placements.push_back(c.config.placement);
+    }
+  }
+  for (const SearchAxis& axis : axes) {
+    if (axis.key == "policy" || axis.key == "placement" || axis.key == "runtime-model") continue;
+    if (const std::string problem = ParamScopeProblem(axis.key, policies, placements);
+        !problem.empty()) {
+      throw InputError("--search " + axis.key + "=...: " + problem);
+    }
+  }
+  CheckParamScopes(base_params, policies, placements, "--param");
   for (size_t c = 0; c < candidates.size(); ++c) {
     candidates[c].label =
         candidates[c].config.policy + "/" + candidates[c].config.placement + candidates[c].label;
     candidates[c].config.params =
         ParamsForRun(params[c], candidates[c].config.policy, candidates[c].config.placement);
   }
-  // Each run writes its own database in a private folder; they are merged into the output only
-  // when every run succeeded, so a failing run leaves nothing behind.
-  const fs::path out_path(base.out);
-  if (!out_path.parent_path().empty()) {
-    std::error_code ec;
-    fs::create_directories(out_path.parent_path(), ec);
+  // Every configuration's names, parameters and settings, before any simulates.
+  for (const Candidate& c : candidates) {
+    try {
+      CheckRunConfig(c.config);
+    } catch (const InputError& e) {
+      std::string hint = " (a parameter for some policies only: --search NAME:key=values)";
+      for (const SearchAxis& axis : axes) {
+        const std::string near = NearestName(axis.key, {"policy", "placement", "runtime-model"});
+        if (!near.empty() && near != axis.key &&
+            std::string(e.what()).find(axis.key) != std::string::npos) {
+          hint = " (--search " + axis.key + "=...: did you mean --search " + near + "=...?)";
+        }
+      }
+      throw InputError("--search configuration " + c.label + ": " + e.what() + hint);
+    }
   }
+  // Each run writes its own database in a private folder; they are merged into the output only
+  // when every run succeeded, so a failing run leaves nothing behind. The folder of the default
+  // output (results/) is made; a folder the user named must exist.
+  PrepareOutputFolder(base.out, "--out", mkdir);
   const std::string scratch = base.out + ".validate-tmp-" + std::to_string(::getpid());
   std::error_code ec;
   fs::remove_all(scratch, ec);
   if (!fs::create_directories(scratch, ec)) {
     throw InputError(scratch, 0, 0, "cannot create a temporary directory");
   }
+  const RemoveOnSignal remove_on_signal(scratch, true);
   struct Cleanup {
     std::string path;
     ~Cleanup() {
@@ -249,16 +288,42 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
       fs::remove_all(path, ignored);
     }
   } cleanup{scratch};
-  ParallelFor(candidates.size(), jobs, [&](size_t i) {
-    Candidate& c = candidates[i];
-    c.config.out = scratch + "/run-" + std::to_string(i) + ".sqlite";
-    c.config.engine.interrupt = StopFlag();
-    try {
-      c.outcome = ExecuteRun(c.config);
-    } catch (...) {
-      c.error = std::current_exception();
+  {
+    BatchProgress progress("configurations", candidates.size(), progress_style, false,
+                           "clustersim validate");
+    // The trace's sanity report and the settings' warnings are the same for every
+    // configuration: shown once, after the runs, not once per configuration.
+    const spdlog::level::level_enum level = spdlog::get_level();
+    spdlog::set_level(std::max(level, spdlog::level::err));
+    ParallelFor(candidates.size(), jobs, [&](size_t i) {
+      Candidate& c = candidates[i];
+      c.config.out = scratch + "/run-" + std::to_string(i) + ".sqlite";
+      c.config.engine.interrupt = StopFlag();
+      const int slot = progress.Begin();
+      if (progress.enabled()) {
+        c.config.engine.progress = [&progress, slot](const EngineProgress& p) {
+          progress.Update(slot, RunProgressFraction(p));
+        };
+      }
+      try {
+        c.outcome = ExecuteRun(c.config);
+      } catch (...) {
+        c.error = std::current_exception();
+      }
+      progress.End(slot);
+    });
+    spdlog::set_level(level);
+  }
+  if (spdlog::should_log(spdlog::level::warn)) {
+    std::set<std::string> warned;
+    for (const Candidate& c : candidates) {
+      for (const auto* list : {&c.outcome.trace_warnings, &c.outcome.warnings}) {
+        for (const std::string& warning : *list) {
+          if (warned.insert(warning).second) spdlog::warn("{}", warning);
+        }
+      }
     }
-  });
+  }
   for (const Candidate& c : candidates) {
     if (!c.error) continue;
     try {
@@ -316,6 +381,55 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
   return interrupted ? 130 : 0;
 }
 
+// The search table and the held-out validation of `validate --calibrate`.
+void PrintCalibration(const CalibrationConfig& config, const CalibrationResult& result) {
+  const RunOutcome& first = result.trials.front().outcome;
+  std::printf(
+      "clustersim validate --calibrate: %s x %s: calibrated on the %lld jobs submitted before "
+      "t = %.0f s (--split %g), compared on the other %lld\n",
+      config.base.trace_path.c_str(), config.base.cluster.c_str(),
+      static_cast<long long>(result.calibration_jobs), result.split_time, config.split,
+      static_cast<long long>(result.held_out_jobs));
+  std::printf("search: %zu configurations (coordinate descent over %zu axes), objective %s, on "
+              "the calibration part (%zu jobs replayed)\n",
+              result.trials.size(), config.axes.size(), config.objective.c_str(), first.jobs);
+  std::vector<size_t> order(result.trials.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return result.trials[a].objective < result.trials[b].objective;
+  });
+  // The configuration column is as wide as its longest label: a value is never cut.
+  int width = static_cast<int>(std::string("configuration").size());
+  for (const CalibrationTrial& t : result.trials) {
+    width = std::max(width, static_cast<int>(t.label.empty() ? 10 : t.label.size()));
+  }
+  std::printf("%4s %4s  %-*s %8s %6s %10s %10s %9s\n", "rank", "run", width, "configuration",
+              config.objective == "fit" ? "fit" : "distance", "KS", "wait mean", "(rec)",
+              "util corr");
+  const size_t shown = std::min<size_t>(order.size(), 15);
+  for (size_t k = 0; k < shown; ++k) {
+    const CalibrationTrial& t = result.trials[order[k]];
+    const ValidationReport& r = t.outcome.validation;
+    std::printf("%4zu %4lld  %-*s %8s %6s %10s %10s %9s%s\n", k + 1,
+                static_cast<long long>(t.run_id), width,
+                t.label.empty() ? "(as given)" : t.label.c_str(), Cell(t.objective, "%.3f").c_str(),
+                Cell(Value(r, "all", "wait_ks"), "%.3f").c_str(),
+                Cell(Sim(r, "all", "wait_mean_hours"), "%.3f").c_str(),
+                Cell(Rec(r, "all", "wait_mean_hours"), "%.3f").c_str(),
+                Cell(Value(r, "all", "utilization_correlation"), "%.3f").c_str(),
+                order[k] == result.chosen ? "  <- chosen" : "");
+  }
+  if (shown < order.size()) std::printf("  ... %zu more in the database\n", order.size() - shown);
+  std::printf("\nheld-out part: the chosen configuration on the whole log, compared on the %lld "
+              "jobs submitted from t = %.0f s on (series from that day on)\n",
+              static_cast<long long>(result.held_out_jobs), result.split_time);
+  PrintValidation(result.evaluation_config, result.evaluation);
+  const double fit = CalibrationObjective(result.evaluation.validation, "fit");
+  std::printf("  %-14s %s (<= 1: KS <= 0.15, mean wait within 25 %%, utilization correlation "
+              ">= 0.8)\n",
+              "held-out fit", Cell(fit, "%.3f").c_str());
+}
+
 }  // namespace
 
 int CommandValidate(int argc, char** argv) {
@@ -326,6 +440,11 @@ int CommandValidate(int argc, char** argv) {
   std::string rank_by = "wait_wasserstein_hours";
   std::string log_level = "warn";
   int jobs = DefaultJobCount();
+  bool calibrate = false;
+  double split = 0.5;
+  int rounds = 3;
+  bool mkdir = false;
+  ProgressOptions progress_options;
   po::options_description desc(
       "clustersim validate --trace F --cluster C --policy P [run options]: replay a trace that\n"
       "records its real schedule and compare the simulation with it (docs/validation.md)\n\n"
@@ -336,8 +455,8 @@ int CommandValidate(int argc, char** argv) {
       "(tables validation, validation_series, allocations). --search key=v1,v2 (repeatable; keys\n"
       "policy, placement, runtime-model or a [NAME:]parameter) runs the cross product and ranks\n"
       "the configurations by --rank-by.\n\noptions");
-  desc.add_options()("help,h", "show this help")(
-      "trace", po::value(&config.trace_path), "trace file with a recorded schedule (required)")(
+  desc.add_options()("help,h", "show this help")("trace", po::value(&config.trace_path),
+                                                 "trace file with a recorded schedule (required)")(
       "policy", po::value(&config.policy)->default_value("fcfs"), "ordering policy")(
       "placement", po::value(&config.placement)->default_value("first-fit"), "placement strategy")(
       "runtime-model", po::value(&config.runtime_model)->default_value("trace"),
@@ -351,23 +470,68 @@ int CommandValidate(int argc, char** argv) {
       "distance ranking --search: wait_wasserstein_hours, wait_ks, start_error_abs_mean_hours, "
       "utilization_mae, queue_length_mae")(
       "jobs,j", po::value(&jobs), "--search runs in parallel (default: the number of cores)")(
+      "calibrate", po::bool_switch(&calibrate),
+      "search the --search axes (also site.<path> of the cluster spec) by coordinate descent on "
+      "the jobs before --split, then replay the whole log and compare the rest (the held-out "
+      "part); objective --rank-by (default fit)")(
+      "split", po::value(&split)->default_value(0.5),
+      "--calibrate: share of the jobs, by submit time, to calibrate on")(
+      "rounds", po::value(&rounds)->default_value(3),
+      "--calibrate: sweeps of the coordinate descent at most")(
+      "mkdir", po::bool_switch(&mkdir), "create --out's folder if it does not exist")(
       "log-level", po::value(&log_level)->default_value("warn"), "trace|debug|info|warn|error");
+  AddProgressOptions(desc, &progress_options);
   AddReplayOptions(desc, config);
   AddFilterOptions(desc, filter_args);
   AddModelOptions(desc, config.models);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   SetLogLevel(log_level);
+  const ProgressStyle progress_style = ResolveProgress(progress_options);
+  mkdir = mkdir || vm["out"].defaulted();
   if (config.trace_path.empty()) {
     throw InputError("validate: expected --trace FILE (a trace that records its schedule)");
   }
   CheckReplayOptions(config);
   if (jobs < 1) throw InputError("--jobs: expected a count >= 1");
+  if (calibrate) {
+    if (vm["rank-by"].defaulted()) rank_by = "fit";
+    config.filter = MakeFilter(filter_args);
+    config.validate = true;
+    CatchStopSignals();
+    CalibrationConfig calibration;
+    calibration.base = config;
+    calibration.base.engine.interrupt = StopFlag();
+    for (const std::string& p : params) {
+      Params parsed;
+      parsed.AddAssignment(p);
+      calibration.params.insert(parsed.values().begin(), parsed.values().end());
+    }
+    std::set<std::string> keys;
+    for (const std::string& text : searches) {
+      calibration.axes.push_back(ParseCalibrationAxis(text));
+      if (!keys.insert(calibration.axes.back().key).second) {
+        throw InputError("--search: the key " + calibration.axes.back().key + " is given twice");
+      }
+    }
+    calibration.split = split;
+    calibration.objective = rank_by;
+    calibration.jobs = jobs;
+    calibration.rounds = rounds;
+    const CalibrationResult result = Calibrate(calibration);
+    PrintCalibration(calibration, result);
+    return result.evaluation.status == RunStatus::kComplete ? 0 : 130;
+  }
+  if (!vm["split"].defaulted() || !vm["rounds"].defaulted()) {
+    spdlog::warn("--split and --rounds have nothing to act on without --calibrate");
+  }
   if (std::find(std::begin(kRankMetrics), std::end(kRankMetrics), rank_by) ==
       std::end(kRankMetrics)) {
     throw InputError("--rank-by " + rank_by +
                      ": expected wait_wasserstein_hours, wait_ks, start_error_abs_mean_hours, "
-                     "utilization_mae or queue_length_mae");
+                     "utilization_mae or queue_length_mae" +
+                     DidYouMean(rank_by, std::vector<std::string>(std::begin(kRankMetrics),
+                                                                  std::end(kRankMetrics))));
   }
   if (searches.empty() && !vm["rank-by"].defaulted()) {
     spdlog::warn("--rank-by has nothing to rank without --search");
@@ -375,12 +539,7 @@ int CommandValidate(int argc, char** argv) {
   config.filter = MakeFilter(filter_args);
   config.validate = true;
   CatchStopSignals();
-  std::map<std::string, std::string> given;
-  for (const std::string& p : params) {
-    Params parsed;
-    parsed.AddAssignment(p);
-    given.insert(parsed.values().begin(), parsed.values().end());
-  }
+  const std::map<std::string, std::string> given = ParseParamOptions(params);
   if (!searches.empty()) {
     std::vector<SearchAxis> axes;
     std::set<std::string> keys;
@@ -390,11 +549,22 @@ int CommandValidate(int argc, char** argv) {
         throw InputError("--search: the key " + axes.back().key + " is given twice");
       }
     }
-    return RunSearch(config, given, axes, rank_by, jobs);
+    return RunSearch(config, given, axes, rank_by, jobs, mkdir, progress_style);
   }
+  CheckParamScopes(given, {config.policy}, {config.placement}, "--param");
   config.params = ParamsForRun(given, config.policy, config.placement);
+  PrepareOutputFolder(config.out, "--out", mkdir);
   config.engine.interrupt = StopFlag();
-  const RunOutcome outcome = ExecuteRun(config);
+  RunOutcome outcome;
+  {
+    TaskProgress progress("clustersim validate", progress_style);
+    if (progress.enabled()) {
+      config.engine.progress = [&progress](const EngineProgress& p) {
+        progress.Update(RunProgressFraction(p), RunProgressDetail(p));
+      };
+    }
+    outcome = ExecuteRun(config);
+  }
   PrintValidation(config, outcome);
   return outcome.status == RunStatus::kComplete ? 0 : 130;
 }

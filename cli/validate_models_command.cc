@@ -13,6 +13,8 @@
 #include "sim/models/validation.h"
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
+#include "sim/util/output_path.h"
+#include "sim/util/temporary_files.h"
 
 namespace po = boost::program_options;
 
@@ -52,6 +54,7 @@ std::string CsvQuote(const std::string& s) {
 
 void WriteRowsCsv(const std::string& path, const std::vector<ThroughputResult>& results) {
   const std::string temp = path + ".tmp";
+  const RemoveOnSignal remove_on_signal(temp);
   {
     std::ofstream out(temp);
     if (!out) throw InputError(path, 0, 0, "a writable file");
@@ -89,7 +92,7 @@ void WriteRowsCsv(const std::string& path, const std::vector<ThroughputResult>& 
 
 int CommandValidateModels(int argc, char** argv) {
   std::string models_path, hardware_path, csv_path, throughput_path, memory_path;
-  bool fit = false, rows = false;
+  bool fit = false, rows = false, mkdir = false;
   po::options_description desc(
       "clustersim validate-models: the memory and throughput models against published\n"
       "measurements (sim/data/validation/, compiled in; docs/model-validation.md). Prints the\n"
@@ -99,6 +102,7 @@ int CommandValidateModels(int argc, char** argv) {
       "respects every published memory bracket.\n\noptions");
   desc.add_options()("help,h", "show this help")(
       "csv", po::value(&csv_path), "write every throughput row with its prediction to this CSV")(
+      "mkdir", po::bool_switch(&mkdir), "create --csv's folder if it does not exist")(
       "rows", po::bool_switch(&rows), "print every throughput row")(
       "fit", po::bool_switch(&fit),
       "print the efficiency tables fitted to the calibration rows (for sim/data/models.json)")(
@@ -110,6 +114,8 @@ int CommandValidateModels(int argc, char** argv) {
       "memory brackets CSV (default: the built-in sim/data/validation/memory.csv)");
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
+  if (!csv_path.empty()) PrepareOutputFolder(csv_path, "--csv", mkdir);
+  RemoveTemporariesOnSignal();
   const ModelCatalog models =
       models_path.empty() ? ModelCatalog::Default() : ModelCatalog::FromFile(models_path);
   const HardwareCatalog hardware =

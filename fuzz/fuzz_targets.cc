@@ -3,13 +3,20 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "app/options.h"
+#include "app/param_scopes.h"
+#include "app/progress.h"
+#include "app/replay_options.h"
 #include "app/run.h"
+#include "app/sweep.h"
 #include "policies/registry.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/engine/summary.h"
@@ -315,6 +322,175 @@ void RunConfigTarget(std::string_view input) {
   }
 }
 
+// Keeps a fuzzed run config from opening files: a cluster that is not a preset becomes the
+// default preset, and the catalogs, model catalog and failure trace go (a fuzzed path may name
+// /dev/zero, which never ends).
+void KeepToPresets(RunConfig* config) {
+  if (ClusterSpec::PresetText(config->cluster).empty()) config->cluster = "default";
+  config->cluster_json.clear();
+  config->hardware_path.clear();
+  config->models.catalog_path.clear();
+  config->failure_trace.clear();
+  config->trace_path.clear();
+}
+
+// Command-line words, one per line (the first the command: run, compare or validate): parsed by
+// the option groups every replaying command shares (app/replay_options.h) with --trace, --policy
+// or --policies, --placement(s), --runtime-model, --param, --out, --mkdir and the progress
+// options, then checked as the commands check them before any work: option values, filters,
+// progress, --param scopes against the runs' policies and placements, and every run's settings
+// against its cluster (CheckRunConfig; files are not opened, KeepToPresets). Boost's own errors
+// (a missing or malformed value) are expected outcomes, as InputError is: main answers both with
+// exit code 2.
+void OptionsTarget(std::string_view input) {
+  std::vector<std::string> words;
+  size_t start = 0;
+  while (start <= input.size() && words.size() < 64) {
+    const size_t end = std::min(input.find('\n', start), input.size());
+    words.emplace_back(input.substr(start, end - start));
+    start = end + 1;
+  }
+  if (words.empty()) return;
+  const std::string command = words.front();
+  words.erase(words.begin());
+  if (command != "run" && command != "compare" && command != "validate") return;
+  RunConfig config;
+  FilterArgs filter_args;
+  ProgressOptions progress;
+  std::vector<std::string> params;
+  std::string policies = "fcfs", placements = "first-fit";
+  bool mkdir = false;
+  namespace po = boost::program_options;
+  po::options_description desc;
+  desc.add_options()("trace", po::value(&config.trace_path))(
+      command == "compare" ? "policies" : "policy", po::value(&policies))(
+      command == "compare" ? "placements" : "placement", po::value(&placements))(
+      "runtime-model", po::value(&config.runtime_model))("param", po::value(&params)->composing())(
+      "out", po::value(&config.out))("mkdir", po::bool_switch(&mkdir));
+  AddProgressOptions(desc, &progress);
+  AddReplayOptions(desc, config);
+  AddFilterOptions(desc, filter_args);
+  AddModelOptions(desc, config.models);
+  try {
+    po::variables_map vm;
+    StoreOptions(words, desc, &vm, command);
+    po::notify(vm);
+    CheckReplayOptions(config);
+    config.filter = MakeFilter(filter_args);
+    ResolveProgress(progress, false);
+    const std::map<std::string, std::string> given = ParseParamOptions(params);
+    std::vector<std::string> policy_names, placement_names;
+    for (const auto& [text, names] :
+         {std::pair{&policies, &policy_names}, std::pair{&placements, &placement_names}}) {
+      std::string rest = *text;
+      while (!rest.empty() && names->size() < 8) {
+        const size_t comma = std::min(rest.find(','), rest.size());
+        names->push_back(rest.substr(0, comma));
+        rest = comma < rest.size() ? rest.substr(comma + 1) : "";
+      }
+    }
+    if (policy_names.empty() || placement_names.empty()) return;
+    CheckParamScopes(given, policy_names, placement_names, "--param");
+    KeepToPresets(&config);
+    config.validate = command == "validate";
+    for (const std::string& policy : policy_names) {
+      for (const std::string& placement : placement_names) {
+        RunConfig run = config;
+        run.policy = policy;
+        run.placement = placement;
+        run.params = ParamsForRun(given, policy, placement);
+        CheckRunConfig(run);
+      }
+    }
+  } catch (const InputError&) {
+    return;
+  } catch (const boost::program_options::error&) {
+    return;
+  }
+}
+
+// A sweep spec, loaded and expanded (the traces and cluster files it names are not opened until
+// runs execute): indices, keys and file names must be unique, every key must parse back, and a
+// run's parameters must name none of another policy's scopes.
+void SweepSpecTarget(std::string_view input) {
+  const std::string path = Dir().Write("spec.json", input);
+  SweepSpec spec;
+  try {
+    spec = LoadSweepSpec(path);
+  } catch (const InputError&) {
+    return;
+  }
+  std::set<std::string> keys, files;
+  for (size_t i = 0; i < spec.runs.size(); ++i) {
+    const SweepRun& run = spec.runs[i];
+    if (run.index != i)
+      Finding("sweep run " + std::to_string(i) + " has index " + std::to_string(run.index));
+    if (!keys.insert(run.key_json).second) Finding("two sweep runs share the key " + run.key_json);
+    if (!files.insert(run.file_name).second) Finding("two sweep runs share " + run.file_name);
+    if (nlohmann::json::parse(run.key_json, nullptr, false).is_discarded()) {
+      Finding("a sweep run's key is not JSON: " + run.key_json);
+    }
+    for (const auto& [key, value] : run.config.params.values()) {
+      if (key.find(':') != std::string::npos) Finding("a scoped key reached a run: " + key);
+    }
+  }
+}
+
+// The Python module's clustersim.run(**kwargs) as its C++ side sees them: a JSON object of
+// keyword arguments routed as python/clustersim/_run.py routes them (trace filter options to
+// command-line words, the rest to a run config file), then checked as a run checks them before
+// its trace is read (files are not opened, KeepToPresets).
+void PythonArgsTarget(std::string_view input) {
+  const nlohmann::json kwargs = nlohmann::json::parse(input, nullptr, false);
+  if (!kwargs.is_object()) return;
+  static const std::set<std::string> filters = [] {
+    FilterArgs args;
+    boost::program_options::options_description desc;
+    AddFilterOptions(desc, args);
+    std::set<std::string> names;
+    for (const auto& option : desc.options()) names.insert(option->long_name());
+    return names;
+  }();
+  nlohmann::json config = nlohmann::json::object();
+  std::vector<std::string> filter_args;
+  for (const auto& [key, value] : kwargs.items()) {
+    std::string option = key;
+    std::replace(option.begin(), option.end(), '_', '-');
+    if (key == "check" || key == "allow_duplicate") continue;
+    if (filters.count(option)) {
+      std::string text;
+      if (value.is_array()) {
+        for (const auto& v : value) {
+          text += (text.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
+        }
+      } else {
+        text = value.is_string() ? value.get<std::string>() : value.dump();
+      }
+      filter_args.push_back("--" + option + "=" + text);
+    } else {
+      config[key] = value;
+    }
+  }
+  const std::string path = Dir().Write("kwargs.json", config.dump());
+  try {
+    RunConfig run;
+    ApplyRunConfigFile(path, {}, &run);
+    FilterArgs args;
+    boost::program_options::options_description desc;
+    AddFilterOptions(desc, args);
+    boost::program_options::variables_map vm;
+    StoreOptions(filter_args, desc, &vm, "run");
+    boost::program_options::notify(vm);
+    run.filter = MakeFilter(args);
+    KeepToPresets(&run);
+    CheckRunConfig(run);
+  } catch (const InputError&) {
+    return;
+  } catch (const boost::program_options::error&) {
+    return;
+  }
+}
+
 // A whole simulation of a fuzzed native trace: the first byte picks the policy, the second the
 // placement, the runtime model and whether the run is model-aware (models and batches assigned,
 // memory, OOM retries, shares, model-sized checkpoints), the rest is the CSV. One input stays fast:
@@ -393,6 +569,8 @@ constexpr char kHelios[] = "helios";
 constexpr char kAcme[] = "acme";
 constexpr char kOpenb[] = "openb";
 constexpr char kSwf[] = "swf";
+constexpr char kSacctName[] = "sacct.txt";
+constexpr char kSacct[] = "sacct";
 
 }  // namespace
 
@@ -411,6 +589,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"openb-nodes", "an openb node list, through trace cluster-from, loaded back as a cluster",
        OpenbNodesTarget},
       {"swf", "a Standard Workload Format log, read as swf", ReaderTarget<kSwfName, kSwf>},
+      {"sacct", "Slurm sacct -P output, read as sacct", ReaderTarget<kSacctName, kSacct>},
       {"autodetect", "a file-name selector byte, then any trace, format detected",
        AutodetectTarget},
       {"cluster-spec", "a cluster spec JSON, loaded and expanded", ClusterSpecTarget},
@@ -419,6 +598,15 @@ const std::vector<FuzzTarget>& FuzzTargets() {
        RunConfigTarget},
       {"simulate", "a policy byte, a placement byte, a native CSV trace; simulated with --check",
        SimulateTarget},
+      {"options",
+       "a command (run, compare, validate) and its options, one word per line; parsed "
+       "and checked as the command checks them",
+       OptionsTarget},
+      {"sweep-spec", "a sweep spec JSON, loaded and expanded", SweepSpecTarget},
+      {"python-args",
+       "clustersim.run's keyword arguments as a JSON object, routed and checked "
+       "as the Python module does",
+       PythonArgsTarget},
   };
   return targets;
 }

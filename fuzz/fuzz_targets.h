@@ -1,6 +1,7 @@
 // Fuzz targets: one entry point per parser of outside data (every trace reader, auto-detection,
-// the openb node list -> cluster conversion, cluster specs, hardware catalogs, run configs), and
-// one that simulates a fuzzed trace under every policy with the engine's invariant checks on.
+// the openb node list -> cluster conversion, cluster specs, hardware catalogs, run configs, the
+// command line's options, sweep specs and the Python module's run arguments), and one that
+// simulates a fuzzed trace under every policy with the engine's invariant checks on.
 //
 // A target takes arbitrary bytes and feeds them to the parser the way the program does (readers
 // take paths, so the bytes are written to a file in a private temporary folder first). Bad input

@@ -182,6 +182,11 @@ def main():
         put("openb-nodes", "all_node_head.csv", head(all_nodes, 8))
 
     put("swf", "lublin_256_head.swf", head(os.path.join(traces, "swf", "lublin_256.swf"), 45))
+    sacct = read(os.path.join(traces, "slurm", "sacct_sample.txt"))
+    put("sacct", "sacct_sample.txt", sacct)
+    # sacct -p: the same records with a trailing '|' on every line.
+    put("sacct", "sacct_sample_trailing_bar.txt",
+        b"".join(line + b"|\n" for line in sacct.splitlines()))
     nasa = os.path.join(traces, "swf", "NASA-iPSC-1993-3.1-cln.swf.gz")
     put("swf", "nasa_ipsc_head.swf", head(nasa, 40, opener=gzip.open))
     put("swf", "nasa_ipsc_head_gzip", gzip.compress(head(nasa, 40, opener=gzip.open), mtime=0))
@@ -246,6 +251,62 @@ def main():
     for policy in range(7):
         first = bytes([70 + (policy - 70) % 7])
         put("simulate", "policy%d_recorded.csv" % policy, first + bytes([0x41]) + recorded)
+
+    # options: the command, then one option word per line.
+    for name, words in [
+            ("run_defaults", ["run"]),
+            ("run_easy", ["run", "--policy", "easy", "--param", "walltime=exact", "--cluster",
+                          "dgx-a100", "--seed", "3", "--stop-time", "2d", "--interval", "5min"]),
+            ("run_filters", ["run", "--window", "0:1h", "--user", "a,b", "--first", "10",
+                             "--load-factor", "2", "--map-gpu", "V100=A100-80GB",
+                             "--priority-map", "low=0,high=5", "--progress=always",
+                             "--progress-interval", "30"]),
+            ("run_faults", ["run", "--node-mtbf", "2000", "--gpu-mtbf", "A100-80GB=500",
+                            "--mttr", "4", "--checkpoint-interval", "1h", "--checkpoint-cost",
+                            "30", "--restore-cost", "60", "--preemption-cost", "10"]),
+            ("run_models", ["run", "--assign-models", "--oom-retries", "2", "--colocation-speed",
+                            "0.8", "--storage-gbps", "5", "--user-batches", "uniform",
+                            "--batch-choice", "optimal", "--policy", "cosched"]),
+            ("run_quota", ["run", "--policy", "priority", "--param", "quota=a:8,b:16"]),
+            ("compare_scoped", ["compare", "--policies", "fcfs,easy,las", "--placements",
+                                "first-fit,best-fit", "--param", "easy:walltime=exact",
+                                "--param", "las:thresholds=100,1000"]),
+            ("compare_typo", ["compare", "--policies", "fcfs,easy", "--param",
+                              "eassy:walltime=0.5"]),
+            ("validate_search", ["validate", "--policy", "easy", "--runtime-model", "trace",
+                                 "--param", "walltime=2", "--submit-is-start"]),
+            ("run_unknown", ["run", "--polcy", "easy", "--pol", "x"]),
+    ]:
+        put("options", name, "\n".join(words).encode())
+
+    put("sweep-spec", "example_spec.json",
+        read(os.path.join(ROOT, "scripts", "slurm", "example_spec.json")))
+    put("sweep-spec", "full.json",
+        b'{"traces": ["t.csv", "u.csv"], "clusters": ["default", "c.json"],\n'
+        b' "policies": ["fcfs", "easy", "priority"], "placements": ["first-fit", "pool"],\n'
+        b' "params": [{}, {"easy:walltime": "exact"}, {"priority:quota": "a:4"}],\n'
+        b' "load_factor": [1, 2.5], "seeds": [0, 1], "runtime_model": "trace",\n'
+        b' "interval": "5min", "preemption_cost": 30, "stop_time": "3d", "on_no_fit": "wait",\n'
+        b' "models": {"assign_models": true, "oom_retries": 2}, "inflate": 1.2,\n'
+        b' "no_host_demands": false, "no_departures": false}\n')
+    put("sweep-spec", "typo.json", b'{"traces": ["t.csv"], "policies": ["easy"], '
+                                   b'"params": [{"eassy:walltime": "exact"}]}\n')
+
+    # python-args: clustersim.run's keyword arguments as JSON (also replayed by
+    # tests/python/test_errors.py through clustersim.run itself).
+    for name, kwargs in [
+            ("defaults", b'{}'),
+            ("scoped_params", b'{"policy": "easy", "params": {"easy:walltime": "exact"}, '
+                              b'"seed": 2, "interval": "10min"}'),
+            ("filters", b'{"window": "0:100", "first": 2, "user": ["a", "b"], '
+                        b'"load_factor": 2, "map_gpu": "V100=A100-80GB"}'),
+            ("wrong_types", b'{"cluster": 5, "params": "walltime=exact", "seed": 1.5}'),
+            ("typo_option", b'{"seeed": 1, "windw": "0:10"}'),
+            ("faults", b'{"node_mtbf": 2000, "mttr": "30min", "checkpoint_interval": 3600}'),
+            ("models", b'{"assign_models": true, "policy": "cosched", "oom_retries": 1}'),
+            ("quota", b'{"policy": "priority", "params": {"quota": "vc1:1200"}}'),
+    ]:
+        put("python-args", name + ".json", kwargs + b"\n")
 
 
 if __name__ == "__main__":

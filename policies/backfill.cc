@@ -472,8 +472,13 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
   Allocation allocation;
   JobId head = order.First();
   filter_.Reset();
-  while (head != kNoJob && context.TryPlace(head, &allocation)) {
-    StartJob(context, order, head, std::move(allocation));
+  // Jobs a site's limits hold back (SchedulingContext::MayStart) are passed over: they neither
+  // start nor hold a reservation, as Slurm's backfill skips them.
+  while (head != kNoJob) {
+    if (context.MayStart(head)) {
+      if (!context.TryPlace(head, &allocation)) break;
+      StartJob(context, order, head, std::move(allocation));
+    }
     head = order.Next(filter_);
   }
   if (head == kNoJob) return;
@@ -505,7 +510,7 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
   for (JobId id = order.Next(filter_); id != kNoJob; id = order.Next(filter_)) {
     if (context.resources().total_free() == 0 && !host_limited) break;
     const int cls = ClassOf(context, id);
-    if (!filter_.Admits(cls, rule_.Planned(context.job(id)))) continue;
+    if (!filter_.Admits(cls, rule_.Planned(context.job(id))) || !context.MayStart(id)) continue;
     if (!context.TryPlace(id, &allocation)) {
       filter_.Set(cls, ClassFilter::kNone);
       Note(context, id, waits_.StateNoFit(context, id, WaitReason::kCapacity));

@@ -22,6 +22,11 @@ class BestFit final : public Placement {
                           return PlaceOnNodes(resources, one, NodeRule::kBestFit, found);
                         });
   }
+  // With type_order=listed, Find takes the node by this rule over every allowed partition.
+  SingleNodeRule single_node_rule() const override {
+    return order_.kind() == TypeOrder::Kind::kListed ? SingleNodeRule::kFewestFree
+                                                     : SingleNodeRule::kOther;
+  }
 
  private:
   TypeOrder order_;

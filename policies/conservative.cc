@@ -49,6 +49,27 @@
 // did not count). Counting, a job is re-placed at its earliest slot (its type may change at the
 // same start); per node, it keeps its slot unless one starts earlier.
 //
+// The fast paths, with first-fit and best-fit (type_order=listed) per node, for jobs that fit on
+// one node of every partition they may use (the same reservations, found without searching
+// every node; policies/availability_profile.h):
+// - a gap index per partition: for every level g (1..GPUs per node) the maximal intervals in
+//   which a node has at least g GPUs free, indexed across the nodes by start. The earliest slot
+//   of a job of g GPUs for s seconds is one query; at that time t (later than now) the nodes
+//   with room are those whose gap starts exactly at t, among which the rule picks. A job that
+//   fits now takes the lowest node with room now (first-fit), visiting only nodes with enough
+//   GPUs free now;
+// - compression driven by holes: every window in which a node's profile gained capacity (a job
+//   ended before its estimate or started with a shorter one, a reservation moved or was given
+//   up, a repair) is a hole, numbered. A reservation was the earliest slot when it was last
+//   placed or checked, so it can move earlier only into room that a later hole made: a window
+//   of its length inside a gap (of its level, or of a whole node or its remainder for a job
+//   wider than a node) that overlaps the hole, starting before its reservation. Per request
+//   class the waiting jobs are kept in submission order with a min-tree of their planned run
+//   times, so the jobs a hole could serve are found without visiting the others. They are
+//   checked in submission order exactly as the walk over every waiting job checks them; a job
+//   that moves leaves a hole for the jobs after it (and, at the next compression, before it).
+//   Jobs placed from a later time than now (a start that failed twice in a pass) are checked at
+//   the next compression whatever the holes.
 // Cost of a pass, for P breakpoints in a unit's profile (P <= 2 x (running + waiting jobs on the
 // unit) + 1; a reservation or release costs O(log P) per unit it holds):
 // - counting: placing a job is O(log P) per stretch of too-few GPUs it must skip; a pass costs
@@ -58,15 +79,20 @@
 //   window; otherwise placing it is O(N x log P) per node stretch it skips (each node is searched
 //   only up to the best start found so far) plus O(N x log P) for the window's free counts and
 //   one Find. A pass costs that per arrival, plus O(nodes held x log P) per start, plus that per
-//   waiting job when it compresses (bounded by the job's current start). Measured on the
-//   82,247-job Philly trace on 56 and 128 x 8 GPUs and on 100,000 jobs on 1,024 x 8
-//   (bench/README.md).
+//   waiting job when it compresses (bounded by the job's current start);
+// - with the fast paths, a job of one node costs O(partitions x log gaps) to place (plus the
+//   nodes with room now that a reservation will take within its window, when it fits now), and
+//   a release or reservation O(GPUs per node + keys of the gaps it touches) per node to keep the
+//   index; a compression costs O(log waiting) per job a hole could serve, plus a placement per
+//   such job. Measured on deep queues in bench/README.md.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <queue>
 #include <set>
 #include <unordered_map>
 
+#include "policies/availability_profile.h"
 #include "policies/backfill.h"
 #include "policies/registry.h"
 #include "sim/util/error.h"
@@ -77,264 +103,7 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Free GPUs of one type over time, as a step function: key t with value f = f free from t until
-// the next key. The first key is at or before the current time; the last holds the type's total.
-// Consecutive keys have different values (equal neighbours are merged), so the keys are exactly
-// the times at which the free count changes.
-//
-// Stored as a treap keyed by time whose nodes carry a lazy add and the min and max value of their
-// subtree, so a range add, the value at a time and "the first key after t whose value is below /
-// at least n" each cost O(log P) for P keys, and the earliest slot for a job costs O(log P) per
-// stretch of too-few GPUs it has to skip.
-class Profile {
- public:
-  explicit Profile(int total) : root_(NewNode(-kInfinity, total)) {}
-
-  // Drops the keys before `now`, keeping the value at `now`.
-  void Trim(double now) {
-    EnsureKey(now);
-    int before = -1;
-    Split(root_, now, &before, &root_);
-    Release(before);
-  }
-
-  // Adds `delta` free GPUs over [start, end). REQUIRES start >= the first key.
-  void Add(double start, double end, int delta) {
-    if (!(start < end)) return;
-    EnsureKey(start);
-    EnsureKey(end);
-    int left = -1, middle = -1, right = -1;
-    Split(root_, start, &left, &middle);
-    Split(middle, end, &middle, &right);
-    Apply(middle, delta);
-    root_ = Merge(Merge(left, middle), right);
-    MergeIfEqualToPrevious(end);
-    MergeIfEqualToPrevious(start);
-  }
-
-  // The earliest t >= not_before with at least `gpus` free throughout [t, t + seconds), or
-  // +infinity if there is none at or before `limit`.
-  double EarliestSlot(int gpus, double seconds, double not_before,
-                      double limit = kInfinity) const {
-    auto at_least = [gpus](int /*lo*/, int hi) { return hi >= gpus; };
-    auto below = [gpus](int lo, int /*hi*/) { return lo < gpus; };
-    double start = not_before;
-    if (ValueAt(start) < gpus) {
-      const int next = FirstAfter(root_, start, at_least);
-      if (next < 0) return kInfinity;
-      start = nodes_[next].key;
-    }
-    while (start <= limit) {
-      // The free count is >= gpus at `start`; find where it next drops below.
-      const int short_of = FirstAfter(root_, start, below);
-      if (short_of < 0 || nodes_[short_of].key >= start + seconds) return start;
-      const int next = FirstAfter(root_, nodes_[short_of].key, at_least);
-      if (next < 0) return kInfinity;
-      start = nodes_[next].key;
-    }
-    return kInfinity;
-  }
-
-  // The least free count over [start, end) (at `start` if end <= start).
-  int MinOver(double start, double end) const {
-    int least = ValueAt(start);
-    if (!(end > start)) return least;
-    // Keys in (start, end): descend to the first node inside, then take the part of its left
-    // subtree after `start` and of its right subtree before `end`. A node's value, lo and hi
-    // lack the lazy adds of its ancestors, summed on the way down.
-    int add = 0;
-    for (int n = root_; n >= 0;) {
-      const Node& node = nodes_[n];
-      if (node.key <= start || node.key >= end) {
-        add += node.lazy;
-        n = node.key <= start ? node.right : node.left;
-        continue;
-      }
-      least = std::min(least, node.value + add);
-      const int below = add + node.lazy;
-      for (int m = node.left, a = below; m >= 0;) {
-        const Node& x = nodes_[m];
-        if (x.key > start) {
-          least = std::min(least, x.value + a);
-          if (x.right >= 0) least = std::min(least, nodes_[x.right].lo + a + x.lazy);
-        }
-        a += x.lazy;
-        m = x.key > start ? x.left : x.right;
-      }
-      for (int m = node.right, a = below; m >= 0;) {
-        const Node& x = nodes_[m];
-        if (x.key < end) {
-          least = std::min(least, x.value + a);
-          if (x.left >= 0) least = std::min(least, nodes_[x.left].lo + a + x.lazy);
-        }
-        a += x.lazy;
-        m = x.key < end ? x.right : x.left;
-      }
-      break;
-    }
-    return least;
-  }
-
-  // The first time after `t` at which the free count changes, or +infinity.
-  double NextBreakpoint(double t) const {
-    const int value = ValueAt(t);
-    const int next =
-        FirstAfter(root_, t, [value](int lo, int hi) { return lo != value || hi != value; });
-    return next < 0 ? kInfinity : nodes_[next].key;
-  }
-
- private:
-  struct Node {
-    double key;
-    int value;
-    int lazy = 0;  // still to add to both children's subtrees
-    int lo, hi;    // min and max value in the subtree
-    uint64_t priority;
-    int left = -1, right = -1;
-  };
-
-  int NewNode(double key, int value) {
-    rng_ ^= rng_ << 13;  // xorshift64: deterministic priorities
-    rng_ ^= rng_ >> 7;
-    rng_ ^= rng_ << 17;
-    Node node{key, value, 0, value, value, rng_};
-    if (free_.empty()) {
-      nodes_.push_back(node);
-      return static_cast<int>(nodes_.size()) - 1;
-    }
-    const int index = free_.back();
-    free_.pop_back();
-    nodes_[index] = node;
-    return index;
-  }
-  void Release(int n) {
-    if (n < 0) return;
-    Release(nodes_[n].left);
-    Release(nodes_[n].right);
-    free_.push_back(n);
-  }
-  void Apply(int n, int delta) {
-    if (n < 0) return;
-    Node& node = nodes_[n];
-    node.value += delta;
-    node.lazy += delta;
-    node.lo += delta;
-    node.hi += delta;
-  }
-  void Push(int n) {
-    Node& node = nodes_[n];
-    if (node.lazy == 0) return;
-    Apply(node.left, node.lazy);
-    Apply(node.right, node.lazy);
-    node.lazy = 0;
-  }
-  void Pull(int n) {
-    Node& node = nodes_[n];
-    node.lo = node.hi = node.value;
-    for (int child : {node.left, node.right}) {
-      if (child < 0) continue;
-      node.lo = std::min(node.lo, nodes_[child].lo);
-      node.hi = std::max(node.hi, nodes_[child].hi);
-    }
-  }
-  // Splits the subtree `n` into keys < key (*less) and keys >= key (*rest).
-  void Split(int n, double key, int* less, int* rest) {
-    if (n < 0) {
-      *less = *rest = -1;
-      return;
-    }
-    Push(n);
-    if (nodes_[n].key < key) {
-      Split(nodes_[n].right, key, &nodes_[n].right, rest);
-      *less = n;
-    } else {
-      Split(nodes_[n].left, key, less, &nodes_[n].left);
-      *rest = n;
-    }
-    Pull(n);
-  }
-  // REQUIRES: every key of `a` < every key of `b`.
-  int Merge(int a, int b) {
-    if (a < 0) return b;
-    if (b < 0) return a;
-    if (nodes_[a].priority > nodes_[b].priority) {
-      Push(a);
-      nodes_[a].right = Merge(nodes_[a].right, b);
-      Pull(a);
-      return a;
-    }
-    Push(b);
-    nodes_[b].left = Merge(a, nodes_[b].left);
-    Pull(b);
-    return b;
-  }
-  // The node with the greatest key <= t (< t if strict), or -1.
-  int Floor(double t, bool strict) {
-    int found = -1;
-    for (int n = root_; n >= 0;) {
-      Push(n);
-      if (strict ? nodes_[n].key < t : nodes_[n].key <= t) {
-        found = n;
-        n = nodes_[n].right;
-      } else {
-        n = nodes_[n].left;
-      }
-    }
-    return found;
-  }
-  // The value of the greatest key <= t (queries read lazy adds on the way down, never push).
-  int ValueAt(double t) const {
-    int value = 0;
-    int add = 0;
-    for (int n = root_; n >= 0;) {
-      const Node& node = nodes_[n];
-      if (node.key <= t) value = node.value + add;
-      add += node.lazy;
-      n = node.key <= t ? node.right : node.left;
-    }
-    return value;
-  }
-  void EnsureKey(double t) {
-    const int floor = Floor(t, false);
-    if (nodes_[floor].key == t) return;
-    int less = -1, rest = -1;
-    Split(root_, t, &less, &rest);
-    root_ = Merge(Merge(less, NewNode(t, nodes_[floor].value)), rest);
-  }
-  void MergeIfEqualToPrevious(double t) {
-    const int at = Floor(t, false);
-    const int previous = Floor(t, true);
-    if (at < 0 || previous < 0 || nodes_[at].key != t ||
-        nodes_[at].value != nodes_[previous].value) {
-      return;
-    }
-    int less = -1, rest = -1, key = -1;
-    Split(root_, t, &less, &rest);
-    Split(rest, std::nextafter(t, kInfinity), &key, &rest);
-    Release(key);
-    root_ = Merge(less, rest);
-  }
-  // The node with the lowest key > t whose value v satisfies may(v, v), where may(lo, hi) says
-  // whether a subtree with those bounds can hold one (exactly: it holds one iff may is true).
-  // `add`: the lazy adds of n's ancestors.
-  template <typename May>
-  int FirstAfter(int n, double t, const May& may, int add = 0) const {
-    if (n < 0 || !may(nodes_[n].lo + add, nodes_[n].hi + add)) return -1;
-    const Node& node = nodes_[n];
-    const int below = add + node.lazy;
-    if (node.key > t) {
-      const int left = FirstAfter(node.left, t, may, below);
-      if (left >= 0) return left;
-      if (may(node.value + add, node.value + add)) return n;
-    }
-    return FirstAfter(node.right, t, may, below);
-  }
-
-  std::vector<Node> nodes_;
-  std::vector<int> free_;  // recycled node indices
-  uint64_t rng_ = 0x9E3779B97F4A7C15ull;
-  int root_;
-};
+using Profile = AvailabilityProfile;
 
 class Conservative final : public Policy {
  public:
@@ -432,6 +201,67 @@ class Conservative final : public Policy {
   // (a failure or a job running past its plan took GPUs the reservations counted on).
   void Bump(SchedulingContext& context, int node);
 
+  // ---- per node, the fast paths (first-fit and best-fit with type_order=listed) ----
+  // Adds `delta` free GPUs over [start, end) to `node`'s profile, keeping the gap index in step.
+  void AddToNode(int node, double start, double end, int delta);
+  // Brings the gap index up to date with the profiles (see AddToNode).
+  void FlushGaps();
+  // True if every partition the request may use takes it on one node.
+  bool SingleNodeOnly(const PlacementRequest& request) const;
+  // PlaceOnNodes for such a request, by the gap index instead of a search of every node:
+  // 1 placed, 0 no slot before `before`, -1 not decided here (take the general path).
+  int PlaceSingleNode(SchedulingContext& context, JobId id, const PlacementRequest& request,
+                      double seconds, double not_before, double before);
+  // FindNow for first-fit: the lowest-index node with room now (visiting only nodes with enough
+  // GPUs free now); -1 if none.
+  int FirstFitNow(const SchedulingContext& context, const PlacementRequest& request,
+                  double seconds);
+  // Compression driven by what was freed (see the file comment): the same moves as the walk
+  // over every waiting job, visiting only the jobs that some freed window could take.
+  void CompressByHoles(SchedulingContext& context);
+  // A window [start, end) of `node` that gained capacity (a hole); `after`: only jobs after it in
+  // submission order may still need to look at it in this compression.
+  void RecordHoles(const Slot& slot, double start, double end, JobId after = kNoJob);
+  void RecordHole(int node, double start, double end, JobId after = kNoJob);
+  // The request class (GPUs, allowed types) of a job, and the waiting jobs of each class in
+  // submission order with their planned run times (for the compression's candidate search).
+  int ClassOf(const SchedulingContext& context, JobId id);
+  void SetWaiting(JobId id, double planned_seconds);  // +infinity: not waiting
+
+  Placement::SingleNodeRule rule_fast_ = Placement::SingleNodeRule::kOther;
+  std::vector<GapIndex> gaps_;  // by partition (Resources::partitions())
+  std::vector<std::pair<double, double>> dirty_;  // by node: range changed since the last flush
+  std::vector<int> dirty_nodes_;
+  // Jobs in (after, before) in submission order may still need to look at a hole: a hole a
+  // compression's move left is looked at by the jobs after the mover in that compression and by
+  // those before it at the next (the others saw it).
+  struct Hole {
+    int node;
+    double start, end;
+    uint64_t seq;
+    JobId after;
+    JobId before;
+  };
+  std::vector<Hole> holes_;  // since the last compression, and those its moves left
+  uint64_t hole_seq_ = 0;
+  std::vector<uint64_t> checked_seq_;  // by job: hole_seq_ when its slot was last the earliest
+  std::vector<JobId> always_check_;    // placed from a time after now: checked at compression
+  struct Stream {
+    int gpus;
+    uint64_t type_mask;
+    std::vector<JobId> ids;  // ascending
+    std::vector<double> tree;  // min-tree of planned seconds over ids (+inf: not waiting)
+    int leaves = 1;
+  };
+  std::map<std::pair<int, uint64_t>, int> class_ids_;
+  std::vector<Stream> streams_;
+  std::vector<int> class_of_;     // by job, -1 = none yet
+  std::vector<int> stream_pos_;   // by job: position in its class's stream, -1 = none
+  std::vector<double> reserved_start_;  // by job: its reservation's start while it has one
+  // The first position >= from in `stream` whose planned seconds are <= limit, or -1.
+  static int FirstAtMost(const Stream& stream, double limit, int from);
+  std::vector<int> units_;  // scratch
+
   WalltimeRule rule_;
   const Cluster* cluster_ = nullptr;
   bool by_nodes_ = false;          // the profile units are nodes (else GPU types)
@@ -472,6 +302,8 @@ class Conservative final : public Policy {
   std::vector<int> gpu_list_;                 // scratch for SetScratchFree
   static constexpr uint64_t kTrimPasses = 64;
   uint64_t passes_ = 0;
+  double now_ = -kInfinity;           // the time of the last pass or completion
+  std::vector<uint64_t> last_trim_;  // by node: the pass of its last trim
 };
 
 void Conservative::Init(const SchedulingContext& context) {
@@ -499,11 +331,20 @@ void Conservative::Init(const SchedulingContext& context) {
     scratch_free_.resize(cluster.node_count());
     for (const Node& node : cluster.nodes()) scratch_free_[node.index] = node.gpu_count;
     node_jobs_.resize(cluster.node_count());
+    last_trim_.assign(cluster.node_count(), 0);
     reserved_nodes_ = IndexSet(cluster.node_count());
     failed_on_node_.assign(cluster.node_count(), 0);
     mirror_.emplace(cluster);
     if (host_) mirror_->EnableHostLimits();
     mirror_free_ = scratch_free_;
+    // The fast paths plan GPUs only: not under host limits (CPUs and memory per node over time).
+    rule_fast_ = host_ ? Placement::SingleNodeRule::kOther : context.placement().single_node_rule();
+    if (rule_fast_ != Placement::SingleNodeRule::kOther) {
+      for (const Partition& part : scratch_->partitions()) {
+        gaps_.emplace_back(static_cast<int>(part.nodes.size()), part.gpus_per_node);
+      }
+      dirty_.assign(cluster.node_count(), std::make_pair(kInfinity, -kInfinity));
+    }
   } else {
     for (size_t type = 0; type < cluster.catalog().gpus().size(); ++type) {
       profiles_.emplace_back(cluster.GpusOfType(static_cast<int>(type)));
@@ -513,10 +354,14 @@ void Conservative::Init(const SchedulingContext& context) {
 }
 
 void Conservative::Apply(const Slot& slot, double from, int sign) {
+  if (!by_nodes_) {
+    for (const auto& [unit, gpus] : slot.units) profiles_[unit].Add(from, slot.end, sign * gpus);
+    return;
+  }
   for (size_t i = 0; i < slot.units.size(); ++i) {
     const auto& [unit, gpus] = slot.units[i];
     if (gpus != 0) {
-      profiles_[unit].Add(from, slot.end, sign * gpus);
+      AddToNode(unit, from, slot.end, sign * gpus);
       if (!type_profiles_.empty()) {
         type_profiles_[cluster_->node(unit).gpu_type].Add(from, slot.end, sign * gpus);
       }
@@ -592,6 +437,36 @@ void Conservative::SetHostFree(Resources& state, int node, int64_t cpu_milli,
   change(state.free_memory_mib(node), memory, false);
 }
 
+void Conservative::AddToNode(int node, double start, double end, int delta) {
+  if (passes_ >= last_trim_[node] + kTrimPasses) {
+    last_trim_[node] = passes_;
+    profiles_[node].Trim(now_);
+    if (!gaps_.empty()) {
+      FlushGaps();
+      gaps_[scratch_->partition_of(node)].Trim(scratch_->position_of(node), profiles_[node], now_);
+    }
+  }
+  profiles_[node].Add(start, end, delta);
+  if (gaps_.empty() || !(start < end)) return;
+  // The gap index catches up at the next query (FlushGaps): a node that changes several times
+  // in between, as at every start (reservation, release, running slot), is walked once.
+  auto& [lo, hi] = dirty_[node];
+  if (lo > hi) dirty_nodes_.push_back(node);
+  lo = std::min(lo, start);
+  hi = std::max(hi, end);
+}
+
+void Conservative::FlushGaps() {
+  for (int node : dirty_nodes_) {
+    auto& [lo, hi] = dirty_[node];
+    gaps_[scratch_->partition_of(node)].Update(scratch_->position_of(node), profiles_[node], lo,
+                                               hi);
+    lo = kInfinity;
+    hi = -kInfinity;
+  }
+  dirty_nodes_.clear();
+}
+
 void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
   const double now = context.now();
   Apply(slot, slot.start, -1);
@@ -606,6 +481,11 @@ void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
   // The engine runs a pass only at events; a reservation may start at an estimated end that no
   // event marks (that job ended early, or its own reservation moved), so ask for a pass then.
   if (slot.start > now && timers_.insert(slot.start).second) context.SetTimer(slot.start, id, 0);
+  if (!gaps_.empty()) {
+    ClassOf(context, id);
+    SetWaiting(id, rule_.Planned(context.job(id)));
+    reserved_start_[id] = slot.start;
+  }
   // Wait reasons (docs/metrics.md#wait-reasons), stated at every (re)placement: a job whose slot
   // is later although it fits now waits for other jobs' reservations; else for what stops it now.
   if (slot.start > now) {
@@ -626,6 +506,7 @@ void Conservative::Unreserve(JobId id) {
   }
   by_start_.erase(std::make_pair(slot.start, id));
   reserved_.erase(it);
+  if (!gaps_.empty()) SetWaiting(id, kInfinity);
 }
 
 void Conservative::Place(SchedulingContext& context, JobId id, uint64_t failed_types,
@@ -882,6 +763,17 @@ bool Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not
                                 double before) {
   const PlacementRequest& request = context.run(id).request;
   const double seconds = rule_.Planned(context.job(id));
+  if (!gaps_.empty()) {
+    if (not_before > context.now()) always_check_.push_back(id);
+    if (static_cast<size_t>(id) >= checked_seq_.size()) {
+      checked_seq_.resize(std::max<size_t>(id + 1, 2 * checked_seq_.size()), 0);
+    }
+    checked_seq_[id] = hole_seq_;  // what it sees now is every hole so far
+    if (SingleNodeOnly(request)) {
+      const int placed = PlaceSingleNode(context, id, request, seconds, not_before, before);
+      if (placed >= 0) return placed == 1;
+    }
+  }
   Allocation allocation;
   double t = not_before;
   const NowFit now_fit = t == context.now() && t < before
@@ -933,7 +825,11 @@ void Conservative::Bump(SchedulingContext& context, int node) {
   std::vector<JobId> jobs;
   for (const auto& entry : node_jobs_[node]) jobs.push_back(entry.second);
   std::sort(jobs.begin(), jobs.end());  // submission order
-  for (JobId id : jobs) Unreserve(id);
+  for (JobId id : jobs) {
+    const Slot& slot = reserved_.at(id);
+    RecordHoles(slot, slot.start, slot.end);
+    Unreserve(id);
+  }
   for (JobId id : jobs) PlaceOnNodes(context, id, context.now());
   freed_since_compression_ = true;
 }
@@ -950,7 +846,8 @@ void Conservative::SyncFailedGpus(SchedulingContext& context) {
     const int delta = failed[node] - failed_on_node_[node];
     if (delta == 0) continue;
     // Failed GPUs are held from now on: nobody knows when they come back.
-    profiles_[node].Add(now, kInfinity, -delta);
+    AddToNode(static_cast<int>(node), now, kInfinity, -delta);
+    if (delta < 0) RecordHole(static_cast<int>(node), now, kInfinity);
     if (!type_profiles_.empty()) {
       type_profiles_[cluster.node(static_cast<int>(node)).gpu_type].Add(now, kInfinity, -delta);
     }
@@ -966,14 +863,333 @@ void Conservative::SyncFailedGpus(SchedulingContext& context) {
   for (int node : bumped) Bump(context, node);
 }
 
+// ---- per node: the fast paths ----
+
+bool Conservative::SingleNodeOnly(const PlacementRequest& request) const {
+  // A request with placement constraints (data locality, a node limit) is not placed by the
+  // single-node rule alone.
+  if (request.gpus <= 0 || request.whole_nodes || request.constraint != 0) return false;
+  bool any = false;
+  for (const Partition& part : scratch_->partitions()) {
+    if (!request.AllowsType(part.gpu_type)) continue;
+    if (request.gpus > part.gpus_per_node) return false;
+    any = true;
+  }
+  return any;
+}
+
+int Conservative::FirstFitNow(const SchedulingContext& context, const PlacementRequest& request,
+                              double seconds) {
+  // The state FindNow builds: a node keeps its free GPUs of now unless a reservation on it
+  // starts within the window, then it has the least its profile has there. Only nodes with
+  // enough free now can have enough then; the lowest such node with enough wins.
+  const double now = context.now();
+  int best = -1;
+  const auto& partitions = mirror_->partitions();
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    const Partition& part = partitions[p];
+    if (!request.AllowsType(part.gpu_type)) continue;
+    for (int pos = part.free_tree.FindFirstAtLeast(request.gpus, 0); pos >= 0;
+         pos = part.free_tree.FindFirstAtLeast(request.gpus, pos + 1)) {
+      const int node = part.nodes[pos];
+      if (best >= 0 && node > best) break;
+      if (!node_jobs_[node].empty() && node_jobs_[node].begin()->first < now + seconds) {
+        const int least =
+            std::clamp(profiles_[node].MinOver(now, now + seconds), 0, part.gpus_per_node);
+        if (least < request.gpus) continue;
+      }
+      best = node;
+      break;
+    }
+  }
+  return best;
+}
+
+int Conservative::PlaceSingleNode(SchedulingContext& context, JobId id,
+                                  const PlacementRequest& request, double seconds,
+                                  double not_before, double before) {
+  const double now = context.now();
+  const Cluster& cluster = context.cluster();
+  double t = not_before;
+  int node = -1;
+  if (t == now && t < before) {
+    if (!running_ends_.empty() && running_ends_.begin()->first <= now) return -1;  // kUnknown
+    if (rule_fast_ == Placement::SingleNodeRule::kLowestIndex) {
+      node = FirstFitNow(context, request, seconds);
+    } else {
+      Allocation allocation;
+      const NowFit fit = FindNow(context, request, seconds, &allocation);
+      if (fit == NowFit::kUnknown) return -1;
+      if (fit == NowFit::kFits) node = cluster.NodeOfGpu(allocation.gpus.front());
+    }
+  }
+  if (node < 0) {
+    FlushGaps();
+    const auto& partitions = scratch_->partitions();
+    t = kInfinity;
+    for (size_t p = 0; p < partitions.size(); ++p) {
+      if (!request.AllowsType(partitions[p].gpu_type)) continue;
+      t = std::min(t, gaps_[p].Earliest(request.gpus, seconds, not_before));
+    }
+    if (!(t < before)) {
+      if (before < kInfinity) return 0;
+      unplaced_.push_back(id);  // failed GPUs keep it out: retried each pass
+      return 0;
+    }
+    // At an earliest t after not_before, the nodes with room are those whose gap starts at t.
+    if (!(t > not_before)) return -1;
+    int best_free = 0;
+    for (size_t p = 0; p < partitions.size(); ++p) {
+      const Partition& part = partitions[p];
+      if (!request.AllowsType(part.gpu_type)) continue;
+      units_.clear();
+      gaps_[p].UnitsStartingAt(request.gpus, t, seconds, &units_);
+      for (int unit : units_) {
+        const int candidate = part.nodes[unit];
+        if (rule_fast_ == Placement::SingleNodeRule::kLowestIndex) {
+          if (node < 0 || candidate < node) node = candidate;
+          continue;
+        }
+        const int free =
+            std::clamp(profiles_[candidate].MinOver(t, t + seconds), 0, part.gpus_per_node);
+        if (node < 0 || free < best_free || (free == best_free && candidate < node)) {
+          node = candidate;
+          best_free = free;
+        }
+      }
+    }
+    CHECK(node >= 0, "conservative: no node has the earliest slot the gap index found");
+  }
+  Slot slot;
+  slot.start = t;
+  slot.end = t + seconds;
+  slot.type = cluster.node(node).gpu_type;
+  slot.gpus = request.gpus;
+  slot.units.emplace_back(node, request.gpus);
+  Reserve(context, id, std::move(slot));
+  return 1;
+}
+
+void Conservative::RecordHoles(const Slot& slot, double start, double end, JobId after) {
+  for (const auto& unit : slot.units) RecordHole(unit.first, start, end, after);
+}
+
+void Conservative::RecordHole(int node, double start, double end, JobId after) {
+  if (gaps_.empty() || !(start < end)) return;
+  holes_.push_back(Hole{node, start, end, ++hole_seq_, after, std::numeric_limits<JobId>::max()});
+}
+
+int Conservative::ClassOf(const SchedulingContext& context, JobId id) {
+  if (static_cast<size_t>(id) >= class_of_.size()) {
+    const size_t size = std::max<size_t>(id + 1, 2 * class_of_.size());
+    class_of_.resize(size, -1);
+    stream_pos_.resize(size, -1);
+    reserved_start_.resize(size, kInfinity);
+  }
+  if (class_of_[id] >= 0) return class_of_[id];
+  const PlacementRequest& request = context.run(id).request;
+  const auto key = std::make_pair(request.gpus, request.type_mask);
+  auto it = class_ids_.find(key);
+  if (it == class_ids_.end()) {
+    it = class_ids_.emplace(key, static_cast<int>(streams_.size())).first;
+    Stream stream;
+    stream.gpus = request.gpus;
+    stream.type_mask = request.type_mask;
+    stream.tree.assign(2, kInfinity);
+    streams_.push_back(std::move(stream));
+  }
+  class_of_[id] = it->second;
+  Stream& stream = streams_[it->second];
+  // Ids come in increasing order but for requeued jobs, which keep their first position.
+  if (stream_pos_[id] < 0) {
+    CHECK(stream.ids.empty() || stream.ids.back() < id, "conservative: class stream out of order");
+    stream_pos_[id] = static_cast<int>(stream.ids.size());
+    stream.ids.push_back(id);
+    if (static_cast<int>(stream.ids.size()) > stream.leaves) {
+      std::vector<double> old = std::move(stream.tree);
+      const int old_leaves = stream.leaves;
+      while (stream.leaves < static_cast<int>(stream.ids.size())) stream.leaves *= 2;
+      stream.tree.assign(2 * stream.leaves, kInfinity);
+      for (int i = 0; i < old_leaves; ++i) stream.tree[stream.leaves + i] = old[old_leaves + i];
+      for (int i = stream.leaves - 1; i >= 1; --i) {
+        stream.tree[i] = std::min(stream.tree[2 * i], stream.tree[2 * i + 1]);
+      }
+    }
+  }
+  return it->second;
+}
+
+void Conservative::SetWaiting(JobId id, double planned_seconds) {
+  if (static_cast<size_t>(id) >= class_of_.size() || class_of_[id] < 0) return;
+  Stream& stream = streams_[class_of_[id]];
+  int i = stream.leaves + stream_pos_[id];
+  stream.tree[i] = planned_seconds;
+  for (i /= 2; i >= 1; i /= 2) stream.tree[i] = std::min(stream.tree[2 * i], stream.tree[2 * i + 1]);
+}
+
+int Conservative::FirstAtMost(const Stream& stream, double limit, int from) {
+  const int size = static_cast<int>(stream.ids.size());
+  if (from >= size || stream.tree[1] > limit) return -1;
+  int i = stream.leaves + from;
+  if (stream.tree[i] > limit) {
+    // Climb until a right sibling holds a value <= limit, then descend to its leftmost one.
+    while (true) {
+      while (i & 1) {
+        if (i == 1) return -1;
+        i >>= 1;
+      }
+      ++i;
+      if (stream.tree[i] <= limit) break;
+    }
+    while (i < stream.leaves) {
+      i *= 2;
+      if (stream.tree[i] > limit) ++i;
+    }
+  }
+  const int position = i - stream.leaves;
+  return position < size ? position : -1;
+}
+
+void Conservative::CompressByHoles(SchedulingContext& context) {
+  const double now = context.now();
+  // A cursor walks the waiting jobs of one class that one hole, at one level, might let start
+  // earlier: jobs planned to fit in the gap of that level around the hole and reserved after its
+  // start. The gap is measured again at every step, so a cursor stops once others took its room.
+  struct Cursor {
+    JobId next;
+    size_t hole;
+    int level;
+    int stream;
+    int pos;
+    bool operator>(const Cursor& other) const { return next > other.next; }
+  };
+  std::priority_queue<Cursor, std::vector<Cursor>, std::greater<Cursor>> cursors;
+  const auto& partitions = scratch_->partitions();
+  // Advances `c` to the next job at or after position c.pos; pushes it if there is one.
+  auto advance = [&](Cursor c) {
+    FlushGaps();
+    const Hole& hole = holes_[c.hole];
+    const int p = scratch_->partition_of(hole.node);
+    const int unit = scratch_->position_of(hole.node);
+    double room = -kInfinity;     // the longest window a gap around the hole offers
+    double earliest = kInfinity;  // the earliest start one offers
+    gaps_[p].ForEachGapOverlapping(unit, c.level, hole.start, hole.end, [&](double a, double b) {
+      const double from = std::max(a, now);
+      if (!(b > from)) return;
+      room = std::max(room, b - from);
+      earliest = std::min(earliest, from);
+    });
+    if (room == -kInfinity) return;
+    const Stream& stream = streams_[c.stream];
+    // A window of `seconds` fits a gap [from, b) when b >= from + seconds; compared with slack.
+    // (Jobs not waiting hold +infinity in the stream: the limit stays finite.)
+    const double limit =
+        std::min(room * (1 + 1e-12) + 1e-3, std::numeric_limits<double>::max());
+    for (int pos = FirstAtMost(stream, limit, c.pos); pos >= 0;
+         pos = FirstAtMost(stream, limit, pos + 1)) {
+      const JobId id = stream.ids[pos];
+      if (id >= hole.before) return;
+      // (A waiting job in the stream has a reservation: its planned time is finite there.)
+      if (!(reserved_start_[id] > earliest)) continue;
+      if (checked_seq_[id] >= hole.seq) continue;  // it saw this hole already
+      c.next = id;
+      c.pos = pos + 1;
+      cursors.push(c);
+      return;
+    }
+  };
+  // The cursors of hole h: every class that could use room at some level on its node.
+  auto open = [&](size_t h) {
+    const Hole& hole = holes_[h];
+    const int p = scratch_->partition_of(hole.node);
+    const Partition& part = partitions[p];
+    for (int s = 0; s < static_cast<int>(streams_.size()); ++s) {
+      const Stream& stream = streams_[s];
+      if (!((stream.type_mask >> part.gpu_type) & 1)) continue;
+      const int g = part.gpus_per_node;
+      int levels[2] = {stream.gpus <= g ? stream.gpus : g, stream.gpus > g ? stream.gpus % g : 0};
+      for (int level : levels) {
+        if (level <= 0) continue;
+        const auto first = std::upper_bound(stream.ids.begin(), stream.ids.end(), hole.after);
+        advance(Cursor{kNoJob, h, level, s, static_cast<int>(first - stream.ids.begin())});
+      }
+    }
+  };
+  // A job reserved on the hole's node itself may also use its own slot there (the gap around the
+  // hole measured with its reservation in place is shorter than what it has without it): it can
+  // move earlier on that node only if the node has room for it just before its start, which the
+  // search above does not see. Checked one by one: a node holds few reservations.
+  std::vector<JobId> own;
+  auto open_own = [&](size_t h) {
+    const Hole& hole = holes_[h];
+    if (!(hole.end > now)) return;
+    own.clear();
+    for (const auto& [start, id] : node_jobs_[hole.node]) {
+      if (!(start > now) || id <= hole.after || id >= hole.before ||
+          checked_seq_[id] >= hole.seq) {
+        continue;
+      }
+      const Slot& slot = reserved_.at(id);
+      if (!(hole.start < slot.end)) continue;
+      const int g = scratch_->cluster().node(hole.node).gpu_count;
+      const int level = slot.gpus <= g ? slot.gpus : (slot.gpus % g > 0 ? slot.gpus % g : g);
+      if (profiles_[hole.node].ValueAt(std::nextafter(start, -kInfinity)) < level) continue;
+      own.push_back(id);
+    }
+    for (JobId id : own) cursors.push(Cursor{id, SIZE_MAX, 0, -1, 0});
+  };
+  const size_t before = holes_.size();
+  for (size_t h = 0; h < before; ++h) {
+    open(h);
+    open_own(h);
+  }
+  for (JobId id : always_check_) cursors.push(Cursor{id, SIZE_MAX, 0, -1, 0});
+  always_check_.clear();
+  bool moved = false;
+  JobId last = kNoJob;
+  while (!cursors.empty()) {
+    const Cursor c = cursors.top();
+    cursors.pop();
+    const JobId id = c.next;
+    if (c.hole != SIZE_MAX) advance(c);
+    if (id == last) continue;
+    last = id;
+    auto it = reserved_.find(id);
+    if (it == reserved_.end()) continue;
+    Slot old = it->second;
+    Unreserve(id);
+    // Only to an earlier start; else it keeps its slot (and its nodes).
+    if (PlaceOnNodes(context, id, now, old.start)) {
+      moved = true;
+      const size_t first = holes_.size();
+      RecordHoles(old, old.start, old.end, id);
+      for (size_t h = first; h < holes_.size(); ++h) {
+        open(h);
+        open_own(h);
+      }
+    } else {
+      Reserve(context, id, std::move(old));
+    }
+  }
+  // The holes its moves left stay for the jobs before them, at the next compression.
+  holes_.erase(holes_.begin(), holes_.begin() + static_cast<std::ptrdiff_t>(before));
+  for (Hole& hole : holes_) {
+    hole.before = hole.after;
+    hole.after = kNoJob;
+  }
+  freed_since_compression_ = moved;
+}
+
 // ---- both ----
 
 void Conservative::OnCompletion(SchedulingContext& context, JobId id) {
+  now_ = context.now();
   auto it = running_.find(id);
   if (it == running_.end()) return;
   const Slot& slot = it->second;
   if (context.now() < slot.end) {
     Apply(slot, context.now(), +1);
+    RecordHoles(slot, context.now(), slot.end);
     freed_since_compression_ = true;
   }
   if (by_nodes_) {
@@ -1021,6 +1237,7 @@ void Conservative::StartDue(SchedulingContext& context) {
       // that already failed in this pass.
       const uint64_t before = failed[id];
       failed[id] |= by_nodes_ ? 1 : uint64_t{1} << slot.type;
+      RecordHoles(slot, slot.start, slot.end);
       Place(context, id, failed[id],
             by_nodes_ && before != 0
                 ? NextBreakpointOnNodes(context.run(id).request, now)
@@ -1037,6 +1254,7 @@ void Conservative::StartDue(SchedulingContext& context) {
     // completion's compression.
     if (slot.end < now + rule_.Planned(context.job(id))) freed_since_compression_ = true;
     Apply(slot, now, -1);
+    if (slot.end < planned_end) RecordHoles(slot, slot.end, planned_end);
     if (by_nodes_) {
       MirrorAdd(slot, -1);
       running_ends_.emplace(slot.end, id);
@@ -1055,9 +1273,14 @@ void Conservative::Schedule(SchedulingContext& context) {
   const double now = context.now();
   if (by_nodes_) {
     // Queries start at now wherever the first key is, so the past is dropped only now and then
-    // (it only costs memory): every kTrimPasses passes.
-    if (++passes_ % kTrimPasses == 0) {
-      for (auto* profiles : {&profiles_, &cpu_profiles_, &memory_profiles_, &type_profiles_}) {
+    // (it only costs memory): a node's, when it changes at least kTrimPasses passes after its
+    // last trim (AddToNode). Walking every node now and then would cost O(nodes) per pass on a
+    // large cluster.
+    ++passes_;
+    now_ = now;
+    // Under host limits the CPU, memory and type profiles are trimmed every kTrimPasses passes.
+    if (passes_ % kTrimPasses == 0) {
+      for (auto* profiles : {&cpu_profiles_, &memory_profiles_, &type_profiles_}) {
         for (Profile& profile : *profiles) profile.Trim(now);
       }
     }
@@ -1065,7 +1288,10 @@ void Conservative::Schedule(SchedulingContext& context) {
   } else {
     for (int type : context.cluster().gpu_types()) profiles_[type].Trim(now);
   }
-  if (compress_) {
+  if (compress_ && !gaps_.empty()) {
+    CompressByHoles(context);
+    compress_ = false;
+  } else if (compress_) {
     // Submission order; each job is re-placed around everything else, later jobs included, and
     // can only move earlier (its old slot is still free to it).
     bool moved = false;

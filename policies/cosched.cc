@@ -147,6 +147,7 @@ class Cosched final : public Policy {
   explicit Cosched(Options options) : options_(options) {}
 
   bool Elastic() const override { return true; }
+  bool OrdersByPriority() const override { return true; }
   bool SupportsShares() const override { return true; }
 
   std::string IdleWarning(const Trace& trace, const ModelRuntime* models) const override {

@@ -42,6 +42,7 @@ class Easy final : public Policy {
     return backfill_.walltime().Requested(job);
   }
   bool KeepsPromises() const override { return true; }
+  bool HonoursSiteRules() const override { return true; }
   void BeforeRun(const Trace& trace, uint64_t seed) override { backfill_.BeforeRun(trace, seed); }
   std::string PlanningEstimates() const override { return backfill_.walltime().Describe(); }
 

@@ -23,6 +23,11 @@ class FirstFit final : public Placement {
                           return PlaceOnNodes(resources, one, NodeRule::kFirstFit, found);
                         });
   }
+  // With type_order=listed, Find takes the node by this rule over every allowed partition.
+  SingleNodeRule single_node_rule() const override {
+    return order_.kind() == TypeOrder::Kind::kListed ? SingleNodeRule::kLowestIndex
+                                                     : SingleNodeRule::kOther;
+  }
 
  private:
   TypeOrder order_;

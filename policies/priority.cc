@@ -265,6 +265,29 @@ class PriorityPolicy final : public Policy {
     return text;
   }
 
+  bool OrdersByPriority() const override { return true; }
+
+  // Guarantees the cluster cannot keep: one VC's quota beyond its GPUs, or quotas summing past
+  // them (docs/policies.md#quotas).
+  std::string ClusterProblem(const Cluster& cluster) const override {
+    const int64_t gpus = cluster.total_gpus();
+    int64_t sum = 0;
+    for (const auto& [name, quota] : options_.quota) {
+      if (quota > gpus) {
+        return "parameter quota: virtual cluster \"" + name + "\" is guaranteed " +
+               std::to_string(quota) + " GPUs, " + std::to_string(quota - gpus) +
+               " more than the cluster's " + std::to_string(gpus);
+      }
+      sum += quota;
+    }
+    if (sum > gpus) {
+      return "parameter quota: the quotas sum to " + std::to_string(sum) + " GPUs, " +
+             std::to_string(sum - gpus) + " more than the cluster's " + std::to_string(gpus) +
+             " (a guarantee the cluster cannot keep when every virtual cluster asks for it)";
+    }
+    return "";
+  }
+
   void OnArrival(SchedulingContext& context, JobId id) override {
     Grow(id);
     const Job& job = context.job(id);

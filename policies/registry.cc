@@ -4,6 +4,7 @@
 #include <deque>
 
 #include "sim/util/error.h"
+#include "sim/util/suggest.h"
 
 namespace clustersim {
 namespace {
@@ -31,9 +32,10 @@ const Entry& Find(const std::deque<Entry>& table, const std::string& name, const
   for (const auto& e : table) {
     if (e.name == name) return e;
   }
-  std::string names;
-  for (const Entry* e : Sorted(table)) names += (names.empty() ? "" : ", ") + e->name;
-  throw InputError(std::string("unknown ") + what + " \"" + name + "\"; valid: " + names);
+  std::vector<std::string> names;
+  for (const Entry* e : Sorted(table)) names.push_back(e->name);
+  throw InputError(std::string("unknown ") + what + " \"" + name + "\"" + DidYouMean(name, names) +
+                   "; valid: " + JoinNames(names));
 }
 
 }  // namespace

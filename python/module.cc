@@ -16,12 +16,14 @@
 
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "app/calibrate.h"
 #include "app/options.h"
 #include "app/replay_options.h"
 #include "app/run.h"
@@ -30,6 +32,7 @@
 #include "sim/output/comparison.h"
 #include "sim/output/html_report.h"
 #include "sim/util/error.h"
+#include "sim/util/suggest.h"
 #include "workloads/reader.h"
 
 namespace py = pybind11;
@@ -48,12 +51,50 @@ TraceFilter ParseFilterArgs(const std::vector<std::string>& args) {
   AddFilterOptions(desc, filter_args);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    StoreOptions(args, desc, &vm, "run");
     po::notify(vm);
   } catch (const po::error& e) {
     throw InputError(e.what());
   }
   return MakeFilter(filter_args);
+}
+
+// Arguments of a Python policy's ctx calls, checked in the policy's terms: a wrong type or an
+// index out of range is a PolicyError naming the call and the argument, never a pybind11 cast
+// error or an out-of-bounds read.
+std::string Describe(const py::handle& value) {
+  std::string text = py::repr(value).cast<std::string>();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return std::string(Py_TYPE(value.ptr())->tp_name) + " " + text;
+}
+
+[[noreturn]] void BadArgument(const std::string& call, const std::string& what,
+                              const py::handle& value) {
+  throw PolicyDecisionError(call + ": " + what + ", not " + Describe(value));
+}
+
+int64_t IntegerArgument(const std::string& call, const char* name, const py::handle& value) {
+  // bool is an int in Python, but True as a job or GPU is a mistake.
+  if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value)) {
+    BadArgument(call, std::string(name) + " must be an int", value);
+  }
+  try {
+    return value.cast<int64_t>();
+  } catch (const py::cast_error&) {
+    BadArgument(call, std::string(name) + " must be an int that fits in 64 bits", value);
+  }
+}
+
+// An index in [0, count) named `name` ("job", "node", "GPU").
+int IndexArgument(const std::string& call, const char* name, const py::handle& value, int64_t count,
+                  const char* valid) {
+  const int64_t index = IntegerArgument(call, name, value);
+  if (index < 0 || index >= count) {
+    throw PolicyDecisionError(call + ": " + name + " " + std::to_string(index) +
+                              " is out of range: expected " + valid + " (0 to " +
+                              std::to_string(count - 1) + ")");
+  }
+  return static_cast<int>(index);
 }
 
 std::vector<std::string> FilterOptionNames() {
@@ -80,10 +121,12 @@ PythonPolicy::Hooks HooksFrom(const py::dict& hooks) {
 // `check` and `allow_duplicate` are `clustersim run`'s --check and --allow-duplicate.
 py::dict Run(const std::string& config_path, const std::vector<std::string>& filter_args,
              const std::string& cluster_json, const py::object& hooks, bool supports_shares,
-             const std::string& policy_name, bool check, bool allow_duplicate) {
+             const std::string& policy_name, bool check, bool allow_duplicate,
+             const std::string& trace_label) {
   RunConfig config;
   ApplyRunConfigFile(config_path, {}, &config);
   config.filter = ParseFilterArgs(filter_args);
+  config.trace_label = trace_label;
   if (!cluster_json.empty()) config.cluster_json = cluster_json;
   config.engine.check_invariants = check;
   config.allow_duplicate = allow_duplicate;
@@ -104,8 +147,16 @@ py::dict Run(const std::string& config_path, const std::vector<std::string>& fil
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
   };
+  // The run's warnings come back as Python warnings (clustersim.SimulationWarning), not as log
+  // lines as well: the log shows errors only meanwhile.
   RunOutcome outcome;
   {
+    const spdlog::level::level_enum level = spdlog::get_level();
+    spdlog::set_level(std::max(level, spdlog::level::err));
+    struct Restore {
+      spdlog::level::level_enum level;
+      ~Restore() { spdlog::set_level(level); }
+    } restore{level};
     py::gil_scoped_release release;
     outcome = ExecuteRun(config);
   }
@@ -125,7 +176,71 @@ py::dict Run(const std::string& config_path, const std::vector<std::string>& fil
     summary.append(py::make_tuple(row.metric, row.scope, row.value));
   }
   result["summary"] = summary;
+  result["jobs_started"] = outcome.jobs_started;
+  std::vector<std::string> warnings = outcome.trace_warnings;
+  warnings.insert(warnings.end(), outcome.warnings.begin(), outcome.warnings.end());
+  result["warnings"] = warnings;
   return result;
+}
+
+// `validate --calibrate` (app/calibrate.h): the run config as for Run, `search` the axes
+// ("key=v1,v2"), then the split, objective, parallel runs and sweeps. Returns the split, every
+// trial (label, objective, run id, KS, mean waits, utilization correlation), the chosen one and
+// the held-out figures of the evaluation run.
+py::dict CalibrateFromPython(const std::string& config_path,
+                             const std::vector<std::string>& filter_args,
+                             const std::string& cluster_json, const std::vector<std::string>& search,
+                             double split, const std::string& objective, int jobs, int rounds) {
+  RunConfig config;
+  ApplyRunConfigFile(config_path, {}, &config);
+  config.filter = ParseFilterArgs(filter_args);
+  if (!cluster_json.empty()) config.cluster_json = cluster_json;
+  config.validate = true;
+  CalibrationConfig calibration;
+  calibration.params = config.params.values();
+  config.params = Params();
+  calibration.base = config;
+  for (const std::string& text : search) calibration.axes.push_back(ParseCalibrationAxis(text));
+  calibration.split = split;
+  calibration.objective = objective;
+  calibration.jobs = jobs;
+  calibration.rounds = rounds;
+  CalibrationResult result;
+  {
+    py::gil_scoped_release release;
+    result = clustersim::Calibrate(calibration);
+  }
+  auto figure = [](const ValidationReport& r, const char* metric, double ValidationRow::*field) {
+    const ValidationRow* row = r.Find("all", metric);
+    return row ? row->*field : kNaN;
+  };
+  auto figures = [&](const ValidationReport& r, py::dict* d) {
+    (*d)["wait_ks"] = figure(r, "wait_ks", &ValidationRow::value);
+    (*d)["wait_mean_hours_simulated"] = figure(r, "wait_mean_hours", &ValidationRow::simulated);
+    (*d)["wait_mean_hours_recorded"] = figure(r, "wait_mean_hours", &ValidationRow::recorded);
+    (*d)["utilization_correlation"] = figure(r, "utilization_correlation", &ValidationRow::value);
+    (*d)["fit"] = CalibrationObjective(r, "fit");
+  };
+  py::list trials;
+  for (const CalibrationTrial& t : result.trials) {
+    py::dict d;
+    d["label"] = t.label;
+    d["objective"] = t.objective;
+    d["run_id"] = t.run_id;
+    figures(t.outcome.validation, &d);
+    trials.append(d);
+  }
+  py::dict held_out;
+  figures(result.evaluation.validation, &held_out);
+  py::dict out;
+  out["split_time"] = result.split_time;
+  out["calibration_jobs"] = result.calibration_jobs;
+  out["held_out_jobs"] = result.held_out_jobs;
+  out["trials"] = trials;
+  out["chosen"] = result.chosen;
+  out["run_id"] = result.evaluation.run_id;
+  out["held_out"] = held_out;
+  return out;
 }
 
 // The jobs of a trace file as columns of the native format (traces/README.md), in the engine's
@@ -228,15 +343,45 @@ void BindContext(py::module_& m) {
       .def_property_readonly("allocation", [](const JobRun& r) { return r.allocation; });
 
   using Ctx = PolicyContext;
-  auto gpu_type_index = [](const Ctx& c, const std::string& name) {
+  auto gpu_type_index = [](const Ctx& c, const std::string& call, const py::object& value) {
+    if (!py::isinstance<py::str>(value)) BadArgument(call, "the GPU type must be a str", value);
+    const std::string name = value.cast<std::string>();
     const HardwareCatalog& catalog = c.get().cluster().catalog();
     const std::optional<int> index = catalog.Find(name);
-    if (!index) throw InputError("unknown GPU type " + name + "; valid: " + catalog.NameList());
+    if (!index) {
+      throw PolicyDecisionError(call + ": unknown GPU type \"" + name +
+                                "\"; valid: " + catalog.NameList());
+    }
     return *index;
   };
-  auto to_allocation = [](const Ctx& c, const py::object& value) {
+  // A job argument: an index of a job that has arrived (JobIds are trace indices in submission
+  // order, so every index below the last arrival's is a job the policy may know).
+  auto job_arg = [](const Ctx& c, const std::string& call, const py::handle& value) {
+    c.get();  // outside a hook: the context's own error first
+    return static_cast<JobId>(
+        IndexArgument(call, "job", value, c.jobs_seen(), "the index of a job that has arrived"));
+  };
+  auto gpu_list = [](const Ctx& c, const std::string& call, const py::handle& value) {
+    const int gpus = c.get().cluster().total_gpus();
+    if (py::isinstance<py::str>(value) || !py::isinstance<py::sequence>(value)) {
+      BadArgument(call,
+                  "the allocation must be an Allocation (ctx.try_place, ctx.allocation) or a list "
+                  "of GPU indices",
+                  value);
+    }
+    std::vector<int> out;
+    for (const py::handle item : value.cast<py::sequence>()) {
+      out.push_back(IndexArgument(call, "GPU", item, gpus, "a GPU index of the cluster"));
+    }
+    return out;
+  };
+  auto to_allocation = [gpu_list](const Ctx& c, const std::string& call, const py::object& value) {
     if (py::isinstance<Allocation>(value)) return value.cast<Allocation>();
-    return c.MakeAllocation(value.cast<std::vector<int>>(), 0);
+    return c.MakeAllocation(gpu_list(c, call, value), 0);
+  };
+  auto node_arg = [](const Ctx& c, const std::string& call, const py::handle& value) {
+    return IndexArgument(call, "node", value, c.get().cluster().node_count(),
+                         "a node index of the cluster");
   };
   py::class_<Ctx, std::shared_ptr<Ctx>>(
       m, "Context",
@@ -246,10 +391,14 @@ void BindContext(py::module_& m) {
       // Queue: (submit time, input order).
       .def_property_readonly("queue_length", [](const Ctx& c) { return c.get().QueueLength(); })
       .def("queue_front", [](const Ctx& c) { return c.get().QueueFront(); })
-      .def("queue_next", [](const Ctx& c, JobId id) { return c.get().QueueNext(id); })
+      .def("queue_next",
+           [job_arg](const Ctx& c, const py::object& id) {
+             return c.get().QueueNext(job_arg(c, "ctx.queue_next(job)", id));
+           })
       .def(
           "queue",
-          [](const Ctx& c, int limit) {
+          [](const Ctx& c, const py::object& limit_object) {
+            const int64_t limit = IntegerArgument("ctx.queue(limit)", "limit", limit_object);
             const SchedulingContext& s = c.get();
             std::vector<JobId> ids;
             for (JobId id = s.QueueFront();
@@ -264,19 +413,32 @@ void BindContext(py::module_& m) {
       .def("failed_gpus", [](const Ctx& c) { return c.get().failed_gpus(); })
       // Jobs.
       .def(
-          "job", [](const Ctx& c, JobId id) { return c.get().job(id); },
+          "job",
+          [job_arg](const Ctx& c, const py::object& id) {
+            return c.get().job(job_arg(c, "ctx.job(job)", id));
+          },
           py::return_value_policy::copy)
       .def(
-          "run", [](const Ctx& c, JobId id) { return c.get().run(id); },
+          "run",
+          [job_arg](const Ctx& c, const py::object& id) {
+            return c.get().run(job_arg(c, "ctx.run(job)", id));
+          },
           py::return_value_policy::copy)
-      .def("state", [](const Ctx& c, JobId id) { return JobStateName(c.get().run(id).state); })
-      .def("remaining_seconds", &Ctx::RemainingSeconds)
+      .def("state",
+           [job_arg](const Ctx& c, const py::object& id) {
+             return JobStateName(c.get().run(job_arg(c, "ctx.state(job)", id)).state);
+           })
+      .def("remaining_seconds",
+           [job_arg](const Ctx& c, const py::object& id) {
+             return c.RemainingSeconds(job_arg(c, "ctx.remaining_seconds(job)", id));
+           })
       .def(
           "preemption_cost",
-          [](const Ctx& c, JobId id) {
-            return id < 0 ? c.get().preemption_cost() : c.get().preemption_cost(id);
+          [job_arg](const Ctx& c, const py::object& id) {
+            if (id.is_none()) return c.get().preemption_cost();
+            return c.get().preemption_cost(job_arg(c, "ctx.preemption_cost(job)", id));
           },
-          py::arg("job") = -1)
+          py::arg("job") = py::none())
       // Cluster and free GPUs.
       .def_property_readonly("node_count",
                              [](const Ctx& c) { return c.get().cluster().node_count(); })
@@ -285,8 +447,15 @@ void BindContext(py::module_& m) {
       .def_property_readonly("free_gpus",
                              [](const Ctx& c) { return c.get().resources().total_free(); })
       .def("node_free_gpus",
-           [](const Ctx& c, int node) { return c.get().resources().free_gpus(node); })
-      .def("is_gpu_free", [](const Ctx& c, int gpu) { return c.get().resources().IsGpuFree(gpu); })
+           [node_arg](const Ctx& c, const py::object& node) {
+             return c.get().resources().free_gpus(node_arg(c, "ctx.node_free_gpus(node)", node));
+           })
+      .def("is_gpu_free",
+           [](const Ctx& c, const py::object& gpu) {
+             return c.get().resources().IsGpuFree(IndexArgument("ctx.is_gpu_free(gpu)", "GPU", gpu,
+                                                                c.get().cluster().total_gpus(),
+                                                                "a GPU index of the cluster"));
+           })
       .def("free_gpus_per_node",
            [](const Ctx& c) {
              const SchedulingContext& s = c.get();
@@ -305,9 +474,11 @@ void BindContext(py::module_& m) {
              return out;
            })
       .def("node_gpu_type",
-           [](const Ctx& c, int node) {
+           [node_arg](const Ctx& c, const py::object& node) {
              const Cluster& cluster = c.get().cluster();
-             return cluster.catalog().gpu(cluster.node(node).gpu_type).name;
+             return cluster.catalog()
+                 .gpu(cluster.node(node_arg(c, "ctx.node_gpu_type(node)", node)).gpu_type)
+                 .name;
            })
       .def("gpu_types",
            [](const Ctx& c) {
@@ -317,37 +488,84 @@ void BindContext(py::module_& m) {
              return names;
            })
       .def("free_gpus_of_type",
-           [gpu_type_index](const Ctx& c, const std::string& name) {
-             return c.get().resources().free_of_type(gpu_type_index(c, name));
+           [gpu_type_index](const Ctx& c, const py::object& name) {
+             return c.get().resources().free_of_type(
+                 gpu_type_index(c, "ctx.free_gpus_of_type(gpu_type)", name));
            })
       .def("gpu_type_name",
-           [](const Ctx& c, int index) { return c.get().cluster().catalog().gpu(index).name; })
+           [](const Ctx& c, const py::object& index) {
+             const HardwareCatalog& catalog = c.get().cluster().catalog();
+             return catalog
+                 .gpu(IndexArgument("ctx.gpu_type_name(index)", "GPU type index", index,
+                                    static_cast<int64_t>(catalog.gpus().size()),
+                                    "an index of the hardware catalog"))
+                 .name;
+           })
       // Placement and decisions.
       .def("try_place",
-           [](const Ctx& c, JobId id) -> py::object {
+           [job_arg](const Ctx& c, const py::object& id) -> py::object {
              Allocation allocation;
-             if (!c.get().TryPlace(id, &allocation)) return py::none();
+             if (!c.get().TryPlace(job_arg(c, "ctx.try_place(job)", id), &allocation)) {
+               return py::none();
+             }
              return py::cast(std::move(allocation));
            })
-      .def("allocation", &Ctx::MakeAllocation, py::arg("gpus"), py::arg("milli") = 0)
+      .def(
+          "allocation",
+          [gpu_list](const Ctx& c, const py::object& gpus, const py::object& milli) {
+            const std::string call = "ctx.allocation(gpus, milli)";
+            const int64_t share = IntegerArgument(call, "milli", milli);
+            if (share < 0 || share > 1000) {
+              throw PolicyDecisionError(call + ": milli " + std::to_string(share) +
+                                        " is out of range: expected 0 (whole GPUs) to 1000");
+            }
+            return c.MakeAllocation(gpu_list(c, call, gpus), static_cast<int>(share));
+          },
+          py::arg("gpus"), py::arg("milli") = 0)
       .def("start",
-           [to_allocation](Ctx& c, JobId id, const py::object& allocation) {
-             c.Start(id, to_allocation(c, allocation));
+           [job_arg, to_allocation](Ctx& c, const py::object& id, const py::object& allocation) {
+             const std::string call = "ctx.start(job, allocation)";
+             const JobId job = job_arg(c, call, id);
+             c.Start(job, to_allocation(c, call, allocation));
            })
       .def("try_start",
-           [](Ctx& c, JobId id) {
+           [job_arg](Ctx& c, const py::object& id) {
+             const JobId job = job_arg(c, "ctx.try_start(job)", id);
              Allocation allocation;
-             if (!c.get().TryPlace(id, &allocation)) return false;
-             c.Start(id, std::move(allocation));
+             if (!c.get().TryPlace(job, &allocation)) return false;
+             c.Start(job, std::move(allocation));
              return true;
            })
-      .def("preempt", &Ctx::Preempt)
-      .def("resize",
-           [to_allocation](Ctx& c, JobId id, const py::object& allocation) {
-             c.Resize(id, to_allocation(c, allocation));
+      .def("preempt",
+           [job_arg](Ctx& c, const py::object& id) {
+             c.Preempt(job_arg(c, "ctx.preempt(job)", id));
            })
-      .def("set_timer", &Ctx::SetTimer, py::arg("time"), py::arg("job") = kNoJob,
-           py::arg("tag") = 0)
+      .def("resize",
+           [job_arg, to_allocation](Ctx& c, const py::object& id, const py::object& allocation) {
+             const std::string call = "ctx.resize(job, allocation)";
+             const JobId job = job_arg(c, call, id);
+             c.Resize(job, to_allocation(c, call, allocation));
+           })
+      .def(
+          "set_timer",
+          [job_arg](Ctx& c, const py::object& time, const py::object& id, const py::object& tag) {
+            const std::string call = "ctx.set_timer(time, job, tag)";
+            if (!(py::isinstance<py::float_>(time) || py::isinstance<py::int_>(time)) ||
+                py::isinstance<py::bool_>(time)) {
+              BadArgument(call, "time must be a number of seconds", time);
+            }
+            const double seconds = time.cast<double>();
+            if (!std::isfinite(seconds)) {
+              throw PolicyDecisionError(call + ": time must be finite, not " + Describe(time));
+            }
+            const JobId job = id.is_none() ? kNoJob : job_arg(c, call, id);
+            const int64_t value = IntegerArgument(call, "tag", tag);
+            if (value < INT32_MIN || value > INT32_MAX) {
+              throw PolicyDecisionError(call + ": tag must fit in 32 bits, not " + Describe(tag));
+            }
+            c.SetTimer(seconds, job, static_cast<int>(value));
+          },
+          py::arg("time"), py::arg("job") = py::none(), py::arg("tag") = 0)
       // Wait reasons (docs/metrics.md#wait-reasons).
       .def("set_wait_reason", &Ctx::SetWaitReason, py::arg("job"), py::arg("reason"))
       .def("clear_wait_reason", &Ctx::ClearWaitReason, py::arg("job"))
@@ -395,7 +613,13 @@ PYBIND11_MODULE(_core, m) {
   BindContext(m);
   m.def("run", &Run, py::arg("config_path"), py::arg("filter_args"), py::arg("cluster_json"),
         py::arg("hooks"), py::arg("supports_shares"), py::arg("policy_name"), py::arg("check"),
-        py::arg("allow_duplicate"));
+        py::arg("allow_duplicate"), py::arg("trace_label") = "");
+  m.def("calibrate", &CalibrateFromPython, py::arg("config_path"), py::arg("filter_args"),
+        py::arg("cluster_json"), py::arg("search"), py::arg("split"), py::arg("objective"),
+        py::arg("jobs"), py::arg("rounds"));
+  m.def("run_option_names", &RunConfigKeys);
+  m.def("nearest_name", &NearestName, py::arg("given"), py::arg("valid"),
+        "The valid name nearest to `given` (a likely typo), or \"\" (sim/util/suggest.h).");
   m.def("read_trace", &ReadTrace, py::arg("path"), py::arg("format") = "");
   m.def("filter_option_names", &FilterOptionNames);
   m.def("set_log_level", &SetLogLevel, py::arg("level"));
@@ -428,7 +652,7 @@ PYBIND11_MODULE(_core, m) {
                         *catalog);
         std::vector<std::tuple<std::string, int, int>> nodes;
         for (const Node& node : c.nodes()) {
-          nodes.emplace_back(catalog->gpu(node.gpu_type).name, node.gpu_count, node.rack);
+          nodes.emplace_back(c.catalog().gpu(node.gpu_type).name, node.gpu_count, node.rack);
         }
         return nodes;
       },

@@ -17,6 +17,8 @@ SchedulingContext& PolicyContext::get() const {
   return *context_;
 }
 
+int64_t PolicyContext::jobs_seen() const { return owner_->jobs_seen(); }
+
 template <typename Verb>
 void PolicyContext::Apply(Verb&& verb) {
   SchedulingContext& context = get();
@@ -122,6 +124,7 @@ void PythonPolicy::Call(const py::object& hook, SchedulingContext& context, Args
 void PythonPolicy::Schedule(SchedulingContext& context) { Call(hooks_.schedule, context); }
 
 void PythonPolicy::OnArrival(SchedulingContext& context, JobId id) {
+  jobs_seen_ = std::max<int64_t>(jobs_seen_, int64_t{id} + 1);
   if (!hooks_.on_arrival.is_none()) Call(hooks_.on_arrival, context, id);
 }
 

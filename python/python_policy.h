@@ -40,6 +40,8 @@ class PolicyContext {
 
   // The context of the hook now running. Throws std::runtime_error outside a hook.
   SchedulingContext& get() const;
+  // Jobs that have arrived so far: JobIds below it are jobs the policy may refer to.
+  int64_t jobs_seen() const;
   void Bind(SchedulingContext* context) { context_ = context; }
   SchedulingContext* bound() const { return context_; }
 
@@ -90,6 +92,7 @@ class PythonPolicy final : public Policy {
   bool SupportsShares() const override { return supports_shares_; }
 
   const std::string& name() const { return name_; }
+  int64_t jobs_seen() const { return jobs_seen_; }
   // Remembers the first refused decision (see the header comment).
   void NoteRefusal(const std::string& message) {
     if (refusal_.empty()) refusal_ = message;
@@ -107,6 +110,7 @@ class PythonPolicy final : public Policy {
   std::shared_ptr<PolicyContext> context_;
   pybind11::object context_object_;  // the Python `ctx`, sharing context_
   std::string refusal_;
+  int64_t jobs_seen_ = 0;  // 1 + the highest JobId that has arrived
 };
 
 }  // namespace clustersim

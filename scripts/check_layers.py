@@ -15,6 +15,7 @@ one another. Tests, benchmarks, fuzz targets and python bindings sit above every
 Usage: scripts/check_layers.py [REPO_ROOT]. Prints every wrong include as FILE:LINE: message and
 exits 1 if there is one; exits 0 otherwise.
 """
+import argparse
 import pathlib
 import re
 import sys
@@ -47,7 +48,12 @@ def folder_of(path: str) -> str:
 
 
 def main() -> int:
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("root", nargs="?", default=".", help="the repository (default: .)")
+    root = pathlib.Path(parser.parse_args().root).resolve()
+    if not (root / "sim").is_dir():
+        parser.error(f"{root}: not a clustersim repository (no sim/ folder)")
     errors = []
     for folder in BELOW:
         for source in sorted((root / folder).glob("*")):

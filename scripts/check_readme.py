@@ -216,7 +216,8 @@ def check_page(page, binary, python_path, python3, timeout):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=os.path.join(REPO, "build/cli/clustersim"))
     ap.add_argument("--python", default=None,
                     help="folder holding the clustersim Python package (build/python)")

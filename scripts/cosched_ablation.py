@@ -67,7 +67,8 @@ def change(values, base):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--out", default=os.path.join(ROOT, "results/cosched_ablation.sqlite"))
     parser.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default 5)")

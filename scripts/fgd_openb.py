@@ -77,7 +77,8 @@ def published(paper_csv):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--work", default=None, help="folder for the spec, runs and merged db")
     parser.add_argument("--seeds", type=int, default=10, help="seeds 42.. (default 10)")

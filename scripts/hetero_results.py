@@ -62,7 +62,8 @@ def busy_hours(db, run_id, types):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--out", default=os.path.join(ROOT, "results/hetero.sqlite"))
     args = parser.parse_args()

@@ -11,6 +11,7 @@ timestamp,duration,num_gpus,gpu_time,cluster. Mapping (also in traces/README.md)
   - rows are written sorted by (submit_time, line number). Nothing else is changed or dropped.
 Usage: scripts/make_default_trace.py PATH/TO/pollux_philly.csv > traces/philly_default.csv
 """
+import argparse
 import csv
 import datetime
 import sys
@@ -39,4 +40,7 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("philly_csv", help="pollux_philly.csv")
+    main(parser.parse_args().philly_csv)

@@ -49,7 +49,8 @@ def metric(db, run_id, name):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--out", default=os.path.join(ROOT, "results/models.sqlite"))
     args = parser.parse_args()

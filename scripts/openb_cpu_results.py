@@ -110,7 +110,8 @@ def paper(paper_csv):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, "build/cli/clustersim"))
     parser.add_argument("--work", default=None)
     parser.add_argument("--paper-csv", default=None,

@@ -2,11 +2,31 @@
 """Figures from a clustersim results database (README: Figures; schema in results/README.md).
 
 usage: scripts/plot.py DB [--out DIR] [--run ID ...] [--label FORMAT] [--format png,pdf]
-                          [--style screen|paper] [--smooth HOURS] [--dpi N]
-                          [--allow-different-jobs]
+                          [--style screen|paper] [--smooth HOURS] [--dpi N] [--no-pool]
+                          [--include-interrupted] [--allow-different-jobs] [--mkdir]
 
 Writes each figure as DIR/NAME.<format> (DIR defaults to a `figures` folder next to the
-database), one line or bar per run (all runs, or the --run ids):
+database; a DIR you name is made, but the folder it is in must exist unless --mkdir).
+
+Runs that differ only in their seed are one configuration: its curves and bars are the mean over
+the seeds with a 95 % confidence band (Student t over the seeds, as `clustersim report`), and
+its label says how many seeds it pools (--no-pool: one line per run). A configuration is named by
+the settings that differ between the plotted configurations, in words (policy, placement,
+cluster, trace, key=value for each parameter, filter, fault or model setting), never as raw
+JSON; --label FORMAT replaces that with a Python format string over the `runs` columns and
+`trace` (the trace's file name) of the configuration's first run, e.g. --label "{policy}".
+
+Which runs: all, or the --run ids. Runs that failed (status failed, no jobs) are left out with a
+note on stderr, and so are interrupted runs, as `clustersim report` leaves them out (a partial
+schedule beside complete ones misleads); --include-interrupted plots them, marked. Naming an
+interrupted run with --run is an error unless --include-interrupted.
+
+The plotted runs must have seen the same jobs (the same trace and filters, the same jobs
+rejected), as `clustersim compare` and `report` check: otherwise the script names the jobs that
+differ and stops (exit 2) unless --allow-different-jobs.
+
+Figures, each only when some plotted run has data for it (a figure or panel with nothing to show
+is left out with a note, e.g. the JCT CDF of arrival-only runs, whose jobs never end):
 
   jct_cdf            CDF of job completion time (jobs that ended), log time axis
   wait_cdf           two CDFs side by side: first-start wait (submission to first start, jobs that
@@ -15,53 +35,56 @@ database), one line or bar per run (all runs, or the --run ids):
                      once and is then preempted for hours has a first-start wait of 0.
                      Symmetric-log time axes (waits of 0 are common).
   timelines          utilization, queue length, stranded GPUs and I_frag over simulated time, from
-                     the `timeseries` rows of scope 'all'; stranded GPUs and I_frag, which jump
-                     between 0 and their maximum from one interval to the next, as a moving
-                     average (--smooth, default 1/100 of the longest run's span)
-  gpu_type_utilization  utilization per GPU type (summary gpu_utilization per scope), grouped bars
+                     the `timeseries` rows of scope 'all' (panels that are zero throughout are left
+                     out); stranded GPUs and I_frag, which jump between 0 and their maximum from one
+                     interval to the next, as a moving average (--smooth, default 1/100 of the
+                     longest run's span); queue length and stranded GPUs on a symmetric-log axis
+                     when their values span more than two decades
+  gpu_type_utilization  utilization per GPU type (summary gpu_utilization per scope), grouped
+                     bars; only when the runs have more than one GPU type
   headline           bar charts of headline figures from `summary`: mean and p95 JCT, mean
                      first-start wait and queued time (every job that arrived: killed ones to
                      their kill time, unfinished ones to their run's end), bounded slowdown,
                      jobs killed or unfinished, preemptions per job, utilization, makespan, cost
                      (utilization and cost over the runs' shared horizon, the first submission
-                     to the last run's end; gpu_type_utilization too)
+                     to the last run's end; gpu_type_utilization too); a panel is left out when
+                     no configuration has a value other than 0, and its axis is logarithmic when
+                     the values span more than 1.5 decades (a bounded slowdown of 7 beside one
+                     of 8,660)
   placement_curve    only when runs have `placement_curve` rows (arrival-only runs,
                      docs/engine.md#arrival-only-placement): unallocated GPU capacity (% of the
                      cluster's GPUs) against arrived GPU capacity (%), as the FGD paper plots its
-                     placements; one curve per group of runs that differ only in their seed: the
-                     mean over the seeds, with the band from the lowest to the highest seed
-
-The plotted runs must have seen the same jobs (the same trace and filters, the same jobs
-rejected), as `clustersim compare` and `report` check: otherwise the script names the jobs that
-differ and stops (exit 2) unless --allow-different-jobs.
-
-Run labels name what differs between the plotted runs (policy, placement, seed, cluster, trace,
-parameters, ...), or follow --label, a Python format string over the `runs` columns and `trace`
-(the trace's file name), e.g. --label "{policy} seed {seed}". Runs that failed (status failed,
-no jobs) are left out with a note on stderr. Beyond ten runs, line styles (and bar hatches)
-change with every ten colours. Legends sit outside the axes. --style paper: no titles, figure
-sizes for one column of a two-column paper (3.4 in wide, 8 pt text); --format: one or more of
-png, pdf, svg.
+                     placements; one curve per configuration: the mean over its seeds, with the
+                     band from the lowest to the highest seed
 
 and, for each run that has the rows (one file per run, suffix _run<ID>):
 
-  occupancy          which job (or user) held which GPU (or node) when, from the `allocations`
-                     table (`run --record-allocations`, `validate`); --occupancy-window START:END
-                     (hours of simulated time), --occupancy-by gpus|nodes,
-                     --occupancy-colour job|user
+  occupancy          which job (or user, or size class) held which GPU (or node) when, from the
+                     `allocations` table (`run --record-allocations`, `validate`);
+                     --occupancy-window START:END (hours of simulated time), --occupancy-by
+                     gpus|nodes, --occupancy-colour auto|job|user|size (auto: by job up to 200
+                     jobs in the window, beyond that by user when the trace names several, else
+                     by size class)
   validation_qq      QQ plot of simulated against recorded waits (`validate` runs: the jobs with
                      both a recorded and a simulated start)
   validation_series  utilization and queue length over time, simulated and recorded
                      (`validation_series`, scope 'all')
 
+Beyond ten configurations, line styles (and bar hatches) change with every ten colours. Legends
+sit outside the axes. --style paper: no titles, figure sizes for one column of a two-column paper
+(3.4 in wide, 8 pt text); --format: one or more of png, pdf, svg. Each file is written under a
+temporary name and renamed when complete; Ctrl-C or SIGTERM removes the temporary file.
+
 Only the standard library (sqlite3) and Debian's python3-matplotlib; no network. Exit code 2 for a
-missing or unreadable database, an unknown run id or bad option values.
+missing or unreadable database, an unknown run id or bad option values; 130 when interrupted.
 """
 
 import argparse
+import bisect
 import json
 import math
 import os
+import signal
 import sqlite3
 import sys
 
@@ -87,21 +110,6 @@ HEADLINE = [
     ("cost_usd", "cluster cost over the shared horizon (k$)", 1000.0),
 ]
 
-# What may tell runs apart, in label order: (runs column or "trace", how it is shown).
-LABEL_FIELDS = [
-    ("policy", "{}"),
-    ("placement", "{}"),
-    ("cluster_spec", "on {}"),
-    ("trace", "{}"),
-    ("runtime_model", "runtime {}"),
-    ("params", "{}"),
-    ("trace_filter", "filter {}"),
-    ("preemption_cost_seconds", "preemption cost {:g} s"),
-    ("faults", "faults {}"),
-    ("models", "models {}"),
-    ("seed", "seed {}"),
-]
-
 # Figure sizes in inches: (screen, paper). Paper: one column of a two-column layout (3.4 in).
 SIZES = {
     "cdf": ((7, 4.2), (3.4, 2.3)),
@@ -115,10 +123,47 @@ SIZES = {
 LINESTYLES = ["-", "--", ":", "-."]
 HATCHES = ["", "//", "..", "xx", "\\\\"]
 
+# Beyond this many jobs in its window an occupancy chart coloured by job is a blur of colours.
+OCCUPANCY_JOBS_BY_JOB = 200
+# An axis is logarithmic when its positive values span more than this many decades.
+LOG_DECADES_BARS = 1.5
+LOG_DECADES_LINES = 2.0
+
+# Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom (as clustersim report).
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060,
+        2.056, 2.052, 2.048, 2.045, 2.042]
+
 
 def fail(message):
     print(f"plot.py: error: {message}", file=sys.stderr)
     sys.exit(2)
+
+
+def note(message):
+    print(f"plot.py: note: {message}", file=sys.stderr)
+
+
+def t975(df):
+    return T975[df - 1] if df <= len(T975) else 1.96 + 2.4 / df
+
+
+def mean_and_half_width(values):
+    """Mean and 95 % confidence half-width over seeds (NaN half-width for one value)."""
+    values = [v for v in values if v is not None and not math.isnan(v)]
+    if not values:
+        return float("nan"), float("nan")
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, float("nan")
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, t975(n - 1) * math.sqrt(variance / n)
+
+
+def spans_decades(values, decades):
+    positive = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    return len(positive) >= 2 and max(positive) / min(positive) > 10 ** decades
 
 
 def open_db(path):
@@ -137,70 +182,142 @@ def short(text, limit=28):
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def shown_value(run, field, shown):
-    """A run's value of `field` for its label; "" for parameters or settings left at none."""
-    value = run.get(field)
-    if field == "preemption_cost_seconds":
-        return shown.format(value or 0)
-    if field in ("params", "trace_filter", "faults", "models"):
-        try:
-            items = json.loads(value or "{}")
-        except ValueError:
-            return shown.format(short(value))
-        if not items:
-            return ""
-        if field == "params":  # key=value, as given on the command line
-            return " ".join(f"{k}={v}" for k, v in items.items())
-        return shown.format(short(json.dumps(items, separators=(",", ":")), 40))
-    return shown.format(short(value))
+# ---------------------------------------------------------------------------------------------
+# Runs, configurations and their labels
 
 
-def run_labels(db, wanted, label_format):
+def number_text(value):
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def flat_items(value, prefix=""):
+    """key=value pairs of a JSON settings object, nested keys joined by '.'."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from flat_items(inner, f"{prefix}{key}.")
+    elif isinstance(value, list):
+        yield prefix[:-1], ",".join(number_text(v) for v in value)
+    else:
+        yield prefix[:-1], number_text(value)
+
+
+def json_object(text):
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {"value": text}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+# Keys of the settings columns that are results or follow the seed, not settings.
+NOT_SETTINGS = {"jobs_before", "jobs_kept", "jobs_inflated", "assign_seed", "seed"}
+
+
+def settings(run):
+    """A run's settings apart from its seed, as (name, text) pairs in label order."""
+    items = [("policy", run.get("policy") or ""), ("placement", run.get("placement") or "")]
+    cluster = (run.get("cluster_spec") or "").replace("preset:", "")
+    items.append(("cluster", "on " + short(os.path.splitext(os.path.basename(cluster))[0]
+                                           or cluster, 32)))
+    items.append(("trace", short(os.path.basename(run.get("trace_path") or ""), 32)))
+    items.append(("runtime", f"runtime {run.get('runtime_model')}"))
+    for column, word in (("params", ""), ("trace_filter", "filter "), ("faults", "faults "),
+                         ("models", "models ")):
+        for key, text in flat_items(json_object(run.get(column))):
+            if key.split(".")[-1] in NOT_SETTINGS:
+                continue
+            items.append((f"{column}.{key}", f"{word}{key}={short(text, 24)}"))
+    cost = run.get("preemption_cost_seconds") or 0
+    items.append(("preemption_cost", f"preemption cost {cost:g} s" if cost else ""))
+    return items
+
+
+class Config:
+    """Runs that differ only in their seed."""
+
+    def __init__(self, index, runs):
+        self.index = index
+        self.runs = runs  # run rows (dicts), by run id
+        self.ids = [r["run_id"] for r in runs]
+        self.label = ""
+
+    @property
+    def seeds(self):
+        return len(self.runs)
+
+
+def select_runs(db, wanted, include_interrupted):
     db.row_factory = sqlite3.Row
     rows = {r["run_id"]: dict(r) for r in db.execute("SELECT * FROM runs ORDER BY run_id")}
     db.row_factory = None
-    ids = wanted or sorted(rows)
-    for run_id in ids:
+    if not rows:
+        fail("the database holds no runs")
+    for run_id in wanted:
         if run_id not in rows:
             fail(f"no run {run_id} in the database (runs: {', '.join(map(str, sorted(rows)))})")
-    if not ids:
-        fail("the database holds no runs")
     kept = []
-    for run_id in ids:
+    for run_id in wanted or sorted(rows):
         status = rows[run_id]["status"]
         jobs = db.execute("SELECT COUNT(*) FROM jobs WHERE run_id = ?", (run_id,)).fetchone()[0]
         if status == "failed" or jobs == 0:
-            print(f"plot.py: note: run {run_id} left out (status {status}, {jobs} jobs)",
-                  file=sys.stderr)
+            note(f"run {run_id} left out (status {status}, {jobs} jobs)")
             continue
-        kept.append(run_id)
+        if status != "complete" and not include_interrupted:
+            if wanted:
+                fail(f"run {run_id} has status {status}: its partial schedule would stand beside "
+                     "complete ones (clustersim report leaves such runs out too); "
+                     "--include-interrupted plots it, marked")
+            note(f"run {run_id} left out (status {status}; clustersim report leaves such runs out "
+                 "too; --include-interrupted plots them)")
+            continue
+        kept.append(rows[run_id])
     if not kept:
-        fail("no run to plot: every selected run failed")
-    for run in rows.values():
-        run["trace"] = os.path.basename(run.get("trace_path") or "")
-        run["cluster_spec"] = (run.get("cluster_spec") or "").replace("preset:", "")
-    labels = {}
+        fail("no run to plot: every selected run failed or was interrupted")
+    return kept
+
+
+def make_configs(runs, pool, label_format):
+    groups = {}
+    for run in runs:
+        key = tuple(settings(run)) if pool else (run["run_id"],)
+        groups.setdefault(key, []).append(run)
+    configs = [Config(i, members) for i, members in enumerate(groups.values())]
     if label_format:
-        for run_id in kept:
+        for config in configs:
+            first = dict(config.runs[0])
+            first["trace"] = os.path.basename(first.get("trace_path") or "")
+            first["cluster_spec"] = (first.get("cluster_spec") or "").replace("preset:", "")
             try:
-                labels[run_id] = label_format.format(**rows[run_id])
+                config.label = label_format.format(**first)
             except (KeyError, IndexError, ValueError) as e:
-                fail(f"--label {label_format!r}: {e!r}; fields: {', '.join(sorted(rows[run_id]))}")
+                fail(f"--label {label_format!r}: {e!r}; fields: {', '.join(sorted(first))}")
     else:
-        varying = [
-            (field, shown)
-            for field, shown in LABEL_FIELDS
-            if len({str(rows[r].get(field)) for r in kept}) > 1
-        ]
-        for run_id in kept:
-            parts = [shown_value(rows[run_id], f, shown) for f, shown in varying]
-            parts = [p for p in parts if p]
-            text = " ".join(parts) if parts else f"{rows[run_id]['policy']}/{rows[run_id]['placement']}"
-            labels[run_id] = f"{run_id}: {text}"
-    for run_id in kept:
-        if rows[run_id]["status"] != "complete":
-            labels[run_id] += f" ({rows[run_id]['status']})"
-    return kept, labels
+        described = [dict(settings(c.runs[0])) for c in configs]
+        names = []
+        for config_settings in described:
+            for name in config_settings:
+                if name not in names:
+                    names.append(name)
+        varying = [n for n in names if len({d.get(n, "") for d in described}) > 1]
+        seeds_vary = not pool and len({r["seed"] for c in configs for r in c.runs}) > 1
+        for config, config_settings in zip(configs, described):
+            parts = [config_settings.get(n, "") for n in varying]
+            if seeds_vary:
+                parts.append(f"seed {config.runs[0]['seed']}")
+            text = " ".join(p for p in parts if p)
+            config.label = text or f"{config_settings['policy']}/{config_settings['placement']}"
+            config.label = short(config.label, 70)
+    for config in configs:
+        if config.seeds > 1:
+            config.label += f" ({config.seeds} seeds)"
+        statuses = {r["status"] for r in config.runs} - {"complete"}
+        if statuses:
+            config.label += f" ({', '.join(sorted(statuses))})"
+    return configs
 
 
 def number_kind(reason):
@@ -315,7 +432,7 @@ def summary_all(db, run_id):
 
 
 def style_of(index):
-    """Colour and line style of the index-th run: ten colours, then the next line style."""
+    """Colour and line style of the index-th configuration: ten colours, then the next style."""
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     return {
         "color": colours[index % len(colours)],
@@ -367,13 +484,25 @@ class Figures:
         return fig.legend(handles, labels, **kwargs)
 
     def save(self, fig, name):
+        """Writes every format through a temporary file renamed into place (removed if the
+        process is interrupted meanwhile)."""
         paths = []
         for ext in self.formats:
             path = os.path.join(self.out_dir, f"{name}.{ext}")
-            fig.savefig(path, dpi=self.dpi, bbox_inches="tight")
+            temporary = f"{path}.tmp-{os.getpid()}"
+            try:
+                fig.savefig(temporary, dpi=self.dpi, bbox_inches="tight", format=ext)
+                os.replace(temporary, path)
+            finally:
+                if os.path.exists(temporary):
+                    os.remove(temporary)
             paths.append(path)
         plt.close(fig)
         return paths
+
+
+# ---------------------------------------------------------------------------------------------
+# CDFs pooled over seeds
 
 
 def cdf_points(values):
@@ -382,20 +511,54 @@ def cdf_points(values):
     return values, [(i + 1) / n for i in range(n)]
 
 
-def draw_cdf(ax, db, ids, labels, column, where, log_mode, paper=False):
+def ecdf_on_grid(sorted_values, grid):
+    n = len(sorted_values)
+    return [bisect.bisect_right(sorted_values, x) / n for x in grid]
+
+
+def grid_for(samples, log_mode):
+    """x values where pooled CDFs are evaluated: every distinct value if few, else log-spaced."""
+    values = sorted({v for s in samples for v in s})
+    if len(values) <= 600:
+        return values
+    positive = [v for v in values if v > 0]
+    lo, hi = positive[0], positive[-1]
+    count = 500
+    grid = [lo * (hi / lo) ** (i / (count - 1)) for i in range(count)] if hi > lo else [lo]
+    if log_mode != "log" and values[0] <= 0:
+        grid = [0.0] + grid
+    return grid
+
+
+def draw_cdf(ax, db, configs, column, where, log_mode, paper=False):
+    """One curve per configuration: a run's empirical CDF, or the mean of its seeds' CDFs with
+    the 95 % band. Returns whether anything was drawn."""
     plotted = False
-    for i, run_id in enumerate(ids):
-        values = [
-            v / HOUR
-            for (v,) in db.execute(
-                f"SELECT {column} FROM jobs WHERE run_id = ? AND {where}", (run_id,)
-            )
-        ]
-        if not values:
+    for config in configs:
+        samples = []
+        for run_id in config.ids:
+            values = sorted(v / HOUR for (v,) in db.execute(
+                f"SELECT {column} FROM jobs WHERE run_id = ? AND {where}", (run_id,)))
+            if values:
+                samples.append(values)
+        if not samples:
             continue
-        xs, ys = cdf_points(values)
-        ax.step(xs, ys, where="post", label=labels[run_id], **style_of(i))
+        style = style_of(config.index)
+        if len(samples) == 1:
+            xs, ys = cdf_points(samples[0])
+            ax.step(xs, ys, where="post", label=config.label, **style)
+        else:
+            grid = grid_for(samples, log_mode)
+            curves = [ecdf_on_grid(s, grid) for s in samples]
+            stats = [mean_and_half_width([c[i] for c in curves]) for i in range(len(grid))]
+            mean = [m for m, _ in stats]
+            ax.step(grid, mean, where="post", label=config.label, **style)
+            ax.fill_between(grid, [max(0.0, m - h) for m, h in stats],
+                            [min(1.0, m + h) for m, h in stats], step="post",
+                            color=style["color"], alpha=0.2, linewidth=0)
         plotted = True
+    if not plotted:
+        return False
     if log_mode == "log":
         ax.set_xscale("log")
     else:
@@ -406,47 +569,62 @@ def draw_cdf(ax, db, ids, labels, column, where, log_mode, paper=False):
             ax.set_xticks(ticks)
     ax.set_ylim(0, 1.01)
     ax.grid(True, which="both", alpha=0.3)
-    return plotted
+    return True
 
 
 def has_column(db, table, column):
     return any(r[1] == column for r in db.execute(f"PRAGMA table_info({table})"))
 
 
-def plot_jct(figs, db, ids, labels):
+def pooled_note(configs):
+    return any(c.seeds > 1 for c in configs)
+
+
+def plot_jct(figs, db, configs):
     fig, ax = plt.subplots(figsize=figs.size("cdf"))
-    plotted = draw_cdf(ax, db, ids, labels, "jct", "jct IS NOT NULL", "log")
+    if not draw_cdf(ax, db, configs, "jct", "jct IS NOT NULL", "log"):
+        plt.close(fig)
+        return None, "no job ended in the plotted runs (arrival-only runs never end their jobs)"
     ax.set_xlabel("JCT (hours, log scale)")
     ax.set_ylabel("fraction of jobs")
-    figs.title(ax, "job completion time")
-    if plotted:
-        figs.legend(ax, n=len(ids))
-    return fig
+    figs.title(ax, "job completion time" +
+               (" (mean over seeds; band: 95 % CI)" if pooled_note(configs) else ""))
+    figs.legend(ax, n=len(configs))
+    return fig, ""
 
 
-def plot_waits(figs, db, ids, labels):
-    fig, axes = plt.subplots(1, 2, figsize=figs.size("wait"), sharey=True)
-    plotted = draw_cdf(axes[0], db, ids, labels, "wait_time", "wait_time IS NOT NULL", "symlog",
-                       figs.paper)
-    axes[0].set_xlabel("first-start wait (h)")
-    axes[0].set_ylabel("fraction of jobs")
-    figs.title(axes[0], "first-start wait (jobs that started)")
+def plot_waits(figs, db, configs):
+    panels = [("wait_time", "wait_time IS NOT NULL", "first-start wait (h)",
+               "first-start wait (jobs that started)")]
     if has_column(db, "jobs", "queued_time"):
-        draw_cdf(axes[1], db, ids, labels, "queued_time",
-                 "queued_time IS NOT NULL AND jct IS NOT NULL", "symlog", figs.paper)
-    else:
-        axes[1].text(0.5, 0.5, "no queued_time column\n(database of an older clustersim)",
-                     ha="center", va="center", transform=axes[1].transAxes)
-    axes[1].set_xlabel("queued time (h)")
-    figs.title(axes[1], "queued time: all waiting, after preemptions too")
+        panels.append(("queued_time", "queued_time IS NOT NULL AND jct IS NOT NULL",
+                       "queued time (h)", "queued time: all waiting, after preemptions too"))
+    fig, axes = plt.subplots(1, len(panels), figsize=figs.size("wait"), sharey=True,
+                             squeeze=False)
+    drawn = []
+    for ax, (column, where, xlabel, title) in zip(axes[0], panels):
+        if draw_cdf(ax, db, configs, column, where, "symlog", figs.paper):
+            ax.set_xlabel(xlabel)
+            figs.title(ax, title)
+            drawn.append(ax)
+        else:
+            ax.axis("off")
+    if not drawn:
+        plt.close(fig)
+        return None, "no job started in the plotted runs"
+    drawn[0].set_ylabel("fraction of jobs")
     if not figs.paper:
-        fig.text(0.5, -0.02, "time axes linear below 1 min, logarithmic above", ha="center",
-                 fontsize=8)
+        fig.text(0.5, -0.02, "time axes linear below 1 min, logarithmic above" +
+                 ("; mean over seeds, band: 95 % CI" if pooled_note(configs) else ""),
+                 ha="center", fontsize=8)
     fig.tight_layout()
-    if plotted:
-        h, l = axes[0].get_legend_handles_labels()
-        figs.figure_legend(fig, h, l, len(ids))
-    return fig
+    h, l = drawn[0].get_legend_handles_labels()
+    figs.figure_legend(fig, h, l, len(configs))
+    return fig, ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Timelines pooled over seeds
 
 
 def moving_average(values, window):
@@ -464,52 +642,110 @@ def moving_average(values, window):
     return out
 
 
-def plot_timelines(figs, db, ids, labels):
-    fig, axes = plt.subplots(4, 1, figsize=figs.size("timelines"), sharex=True)
-    panels = ["GPU utilization", "queue length (jobs)", "stranded GPUs", "I_frag"]
-    smoothed = {2, 3}
-    series = {}
-    for run_id in ids:
-        rows = db.execute(
-            "SELECT t_start, t_end, utilization, queue_length, stranded_gpus, i_frag "
-            "FROM timeseries WHERE run_id = ? AND gpu_type = 'all' ORDER BY t_start",
-            (run_id,),
-        ).fetchall()
-        if rows:
-            series[run_id] = rows
+TIMELINE_PANELS = [("utilization", "GPU utilization", False),
+                   ("queue_length", "queue length (jobs)", False),
+                   ("stranded_gpus", "stranded GPUs", True),
+                   ("i_frag", "I_frag", True)]
+
+
+def plot_timelines(figs, db, configs):
+    series = {}  # run id -> rows
+    for config in configs:
+        for run_id in config.ids:
+            rows = db.execute(
+                "SELECT t_start, t_end, utilization, queue_length, stranded_gpus, i_frag "
+                "FROM timeseries WHERE run_id = ? AND gpu_type = 'all' ORDER BY t_start",
+                (run_id,)).fetchall()
+            if rows:
+                series[run_id] = rows
+    if not series:
+        return None, "no timeseries rows"
     # One averaging window for every run: 1/100 of the longest span unless --smooth says.
-    span = max((rows[-1][1] - rows[0][0] for rows in series.values()), default=0)
+    span = max(rows[-1][1] - rows[0][0] for rows in series.values())
     hours = figs.smooth_hours if figs.smooth_hours is not None else span / 100 / HOUR
-    averaged = False
-    for i, run_id in enumerate(ids):
-        rows = series.get(run_id)
-        if not rows:
-            continue
-        t = [(r[0] + r[1]) / 2 / DAY for r in rows]
-        interval = max(1e-9, rows[0][1] - rows[0][0])
-        window = max(1, int(round(hours * HOUR / interval)))
-        style = style_of(i)
-        for p, ax in enumerate(axes):
-            values = [r[2 + p] if r[2 + p] is not None else 0 for r in rows]
-            if p in smoothed and window > 1:
-                averaged = True
-                values = moving_average(values, window)
-            ax.plot(t, values, label=labels[run_id], linewidth=0.9 if not figs.paper else 0.7,
+    # Per configuration and panel: t (days) -> values over its seeds. A seed whose run ended
+    # earlier counts 0 after its end (nothing runs or waits any more), so the mean does not jump
+    # when the shortest seed ends.
+    curves = {}
+    for config in configs:
+        for p, (_, _, smoothed) in enumerate(TIMELINE_PANELS):
+            per_run = []
+            for run_id in config.ids:
+                rows = series.get(run_id)
+                if not rows:
+                    continue
+                interval = max(1e-9, rows[0][1] - rows[0][0])
+                window = max(1, int(round(hours * HOUR / interval)))
+                values = [r[2 + p] if r[2 + p] is not None else 0.0 for r in rows]
+                if smoothed and window > 1:
+                    values = moving_average(values, window)
+                per_run.append(({(r[0] + r[1]) / 2 / DAY: v for r, v in zip(rows, values)},
+                                rows[-1][1] / DAY))
+            if not per_run:
+                continue
+            times = sorted({t for values, _ in per_run for t in values})
+            by_t = []
+            for t in times:
+                values = [v[t] if t in v else 0.0 for v, end in per_run if t in v or t > end]
+                by_t.append((t, values))
+            curves[(config.index, p)] = by_t
+    shown = [p for p in range(len(TIMELINE_PANELS))
+             if any(v != 0 for (_, q), points in curves.items() if q == p
+                    for _, values in points for v in values)]
+    left_out = [TIMELINE_PANELS[p][1] for p in range(len(TIMELINE_PANELS)) if p not in shown]
+    if not shown:
+        return None, "every timeline is zero throughout"
+    size = figs.size("timelines")
+    fig, axes = plt.subplots(len(shown), 1, figsize=(size[0], size[1] * len(shown) / 4 + 0.6),
+                             sharex=True, squeeze=False)
+    axes = [a[0] for a in axes]
+    for ax, p in zip(axes, shown):
+        name, ylabel, smoothed = TIMELINE_PANELS[p]
+        all_values = []
+        for config in configs:
+            points = curves.get((config.index, p))
+            if not points:
+                continue
+            t = [x for x, _ in points]
+            stats = [mean_and_half_width(values) for _, values in points]
+            mean = [m for m, _ in stats]
+            all_values += mean
+            style = style_of(config.index)
+            ax.plot(t, mean, label=config.label, linewidth=0.9 if not figs.paper else 0.7,
                     **style)
-    for p, (ax, ylabel) in enumerate(zip(axes, panels)):
+            if config.seeds > 1:
+                # Every panel's quantity is >= 0; utilization and I_frag are <= 1.
+                top = 1.0 if name in ("utilization", "i_frag") else math.inf
+                ax.fill_between(t, [max(0.0, m - h) if not math.isnan(h) else m for m, h in stats],
+                                [min(top, m + h) if not math.isnan(h) else m for m, h in stats],
+                                color=style["color"], alpha=0.2, linewidth=0)
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-        if p in smoothed and averaged:
+        if name == "utilization":
+            ax.set_ylim(0, 1.02)
+        elif name == "i_frag":
+            ax.set_ylim(-0.02, 1.02)
+        elif spans_decades(all_values, LOG_DECADES_LINES):
+            ax.set_yscale("symlog", linthresh=1)
+            ax.set_ylabel(ylabel + ", log")
+            ax.set_ylim(bottom=0)
+        else:
+            ax.set_ylim(bottom=0)
+        if smoothed and hours * HOUR > min(r[0][1] - r[0][0] for r in series.values()):
             ax.text(0.99, 0.95, f"moving average over {hours:.3g} h", transform=ax.transAxes,
                     va="top", ha="right", fontsize=6 if figs.paper else 8, alpha=0.8)
-    axes[0].set_ylim(0, 1.02)
-    axes[3].set_ylim(-0.02, 1.02)
-    figs.title(axes[0], "interval averages over simulated time")
+    figs.title(axes[0], "interval averages over simulated time" +
+               (" (mean over seeds; band: 95 % CI)" if pooled_note(configs) else ""))
     axes[-1].set_xlabel("simulated time (days)")
     fig.tight_layout()
     h, l = axes[0].get_legend_handles_labels()
-    figs.figure_legend(fig, h, l, len(ids))
-    return fig
+    figs.figure_legend(fig, h, l, len(configs))
+    message = f"timelines: left out {', '.join(left_out)} (zero throughout)" if left_out else ""
+    return fig, message
+
+
+# ---------------------------------------------------------------------------------------------
+# Bars: per GPU type and headline figures, mean over seeds with 95 % error bars
 
 
 def summary_values(db, run_id, metric):
@@ -521,119 +757,154 @@ def summary_values(db, run_id, metric):
     }
 
 
-def plot_gpu_types(figs, db, ids, labels):
-    # Over the runs' shared horizon: each run's own-span utilization x its span / the horizon.
-    scale = {run_id: share for run_id, (_, share) in comparable_figures(db, ids).items()}
-    per_run = {run_id: {scope: value * scale[run_id] for scope, value in
-                        summary_values(db, run_id, "gpu_utilization").items()} for run_id in ids}
-    types = sorted({s for v in per_run.values() for s in v if s != "all"})
+def config_value(db, config, metric, scope="all", scale=1.0, shares=None):
+    """Mean and 95 % half-width over the configuration's seeds of a summary figure; with
+    `shares` (comparable_figures), each run's value times its share of the shared horizon."""
+    values = [summary_values(db, r, metric).get(scope) for r in config.ids]
+    values = [v * (shares[r] if shares else 1.0) / scale
+              for r, v in zip(config.ids, values) if v is not None and not math.isnan(v)]
+    return mean_and_half_width(values)
+
+
+def config_figure(figures, config, metric, scale=1.0):
+    """Mean and 95 % half-width over the configuration's seeds of a comparable figure (scope
+    'all', utilization and cost over the shared horizon; comparable_figures)."""
+    values = [figures[r][0].get(metric) for r in config.ids]
+    values = [v / scale for v in values if v is not None and not math.isnan(v)]
+    return mean_and_half_width(values)
+
+
+def all_ids(configs):
+    return [run_id for config in configs for run_id in config.ids]
+
+
+def error_bars(stats):
+    errors = [h if not math.isnan(h) else 0.0 for _, h in stats]
+    return errors if any(errors) else None
+
+
+def plot_gpu_types(figs, db, configs):
+    scopes = set()
+    for config in configs:
+        for run_id in config.ids:
+            scopes |= set(summary_values(db, run_id, "gpu_utilization"))
+    if not scopes:
+        return None, "no gpu_utilization rows"
+    types = sorted(s for s in scopes if s != "all")
+    if len(types) <= 1:
+        return None, "the plotted runs have one GPU type (the headline figure gives its " \
+                     "utilization)"
     groups = types + ["all"]
     size = figs.size("bars")
     fig, ax = plt.subplots(figsize=(max(size[0], (1.4 if not figs.paper else 0.7) * len(groups)
                                         + 1), size[1]))
-    width = 0.8 / max(1, len(ids))
-    for i, run_id in enumerate(ids):
-        xs = [g + (i - (len(ids) - 1) / 2) * width for g in range(len(groups))]
-        ys = [per_run[run_id].get(group) for group in groups]
-        ax.bar(xs, [y if y is not None else 0 for y in ys], width, label=labels[run_id],
-               color=style_of(i)["color"], hatch=hatch_of(i), edgecolor="white", linewidth=0)
+    width = 0.8 / max(1, len(configs))
+    # Over the runs' shared horizon: each run's own-span utilization x its span / the horizon.
+    shares = {run_id: share for run_id, (_, share) in
+              comparable_figures(db, all_ids(configs)).items()}
+    for i, config in enumerate(configs):
+        xs = [g + (i - (len(configs) - 1) / 2) * width for g in range(len(groups))]
+        stats = [config_value(db, config, "gpu_utilization", group, shares=shares)
+                 for group in groups]
+        ys = [m if not math.isnan(m) else 0 for m, _ in stats]
+        ax.bar(xs, ys, width, yerr=error_bars(stats), capsize=2, label=config.label,
+               color=style_of(config.index)["color"], hatch=hatch_of(config.index),
+               edgecolor="white", linewidth=0, error_kw={"linewidth": 0.8})
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups, rotation=15)
     ax.set_ylabel("GPU utilization (shared horizon)")
     ax.set_ylim(0, 1.05)
-    figs.title(ax, "utilization per GPU type")
+    figs.title(ax, "utilization per GPU type" +
+               (" (mean over seeds, 95 % CI)" if pooled_note(configs) else ""))
     ax.grid(True, axis="y", alpha=0.3)
-    figs.legend(ax, n=len(ids))
-    return fig
+    figs.legend(ax, n=len(configs))
+    return fig, ""
 
 
-def plot_headline(figs, db, ids, labels):
-    cols = 3
-    rows_n = (len(HEADLINE) + cols - 1) // cols
-    fig, axes = plt.subplots(rows_n, cols, figsize=figs.size("headline"))
-    colours = [style_of(i)["color"] for i in range(len(ids))]
-    hatches = [hatch_of(i) for i in range(len(ids))]
-    figures = comparable_figures(db, ids)
-    for ax, (metric, title, scale) in zip(axes.flat, HEADLINE):
-        values = []
-        for run_id in ids:
-            v = figures[run_id][0].get(metric)
-            values.append(v / scale if v is not None else 0)
-        ax.bar(range(len(ids)), values, color=colours, hatch=hatches, edgecolor="white",
-               linewidth=0)
-        ax.set_xticks(range(len(ids)))
-        ax.set_xticklabels([str(r) for r in ids], fontsize=7 if len(ids) > 12 else None)
+def plot_headline(figs, db, configs):
+    panels = []
+    left_out = []
+    figures = comparable_figures(db, all_ids(configs))
+    for metric, title, scale in HEADLINE:
+        stats = [config_figure(figures, config, metric, scale) for config in configs]
+        if all(math.isnan(m) or m == 0 for m, _ in stats):
+            left_out.append(title)
+            continue
+        panels.append((title, stats))
+    if not panels:
+        return None, "no headline figure has a value"
+    cols = 3 if len(panels) > 4 else min(2, len(panels))
+    rows_n = (len(panels) + cols - 1) // cols
+    full = figs.size("headline")
+    fig, axes = plt.subplots(rows_n, cols, figsize=(full[0], full[1] * rows_n / 3 + 0.5),
+                             squeeze=False)
+    colours = [style_of(c.index)["color"] for c in configs]
+    hatches = [hatch_of(c.index) for c in configs]
+    # Short names under the bars when they fit; else numbers the legend explains.
+    ticks = [c.label for c in configs]
+    numbered = len(configs) > 6 or any(len(t) > 14 for t in ticks)
+    if numbered:
+        ticks = [str(i + 1) for i in range(len(configs))]
+    for ax, (title, stats) in zip(axes.flat, panels):
+        values = [m if not math.isnan(m) else 0 for m, _ in stats]
+        ax.bar(range(len(configs)), values, color=colours, hatch=hatches, edgecolor="white",
+               linewidth=0, yerr=error_bars(stats), capsize=2, error_kw={"linewidth": 0.8})
+        if spans_decades(values, LOG_DECADES_BARS):
+            ax.set_yscale("log")
+            title += ", log scale"
+        ax.set_xticks(range(len(configs)))
+        ax.set_xticklabels(ticks, fontsize=7 if len(configs) > 12 or not numbered else None,
+                           rotation=0 if numbered else 20, ha="center" if numbered else "right")
         ax.set_title(title, fontsize=8 if figs.paper else 10)  # a panel name, kept in paper style
         ax.grid(True, axis="y", alpha=0.3)
-    for ax in list(axes.flat)[len(HEADLINE):]:
+    for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
     handles = [plt.Rectangle((0, 0), 1, 1, facecolor=colours[i], hatch=hatches[i],
-                             edgecolor="white") for i in range(len(ids))]
+                             edgecolor="white") for i in range(len(configs))]
     if not figs.paper:
-        fig.suptitle("headline figures by run (x axis: run id)")
+        fig.suptitle("headline figures by configuration" +
+                     (" (mean over seeds; error bars: 95 % CI)" if pooled_note(configs) else ""))
     fig.tight_layout()
-    figs.figure_legend(fig, handles, [labels[r] for r in ids], len(ids))
-    return fig
+    labels = [f"{i + 1}: {c.label}" if numbered else c.label for i, c in enumerate(configs)]
+    figs.figure_legend(fig, handles, labels, len(configs))
+    message = f"headline: left out {', '.join(left_out)} (no value other than 0)" \
+        if left_out else ""
+    return fig, message
 
 
-def plot_placement_curve(figs, db, ids):
-    """Unallocated against arrived GPU capacity, one curve per group of runs differing only in
-    their seed (mean, and the band between the lowest and highest seed); None without rows."""
+def plot_placement_curve(figs, db, configs):
+    """Unallocated against arrived GPU capacity, one curve per configuration (mean over its
+    seeds, and the band from the lowest to the highest seed); None without rows."""
     if not table_exists(db, "placement_curve"):
-        return None
-    db.row_factory = sqlite3.Row
-    runs = {r["run_id"]: dict(r) for r in db.execute("SELECT * FROM runs")}
-    db.row_factory = None
-    fields = [(f, shown) for f, shown in LABEL_FIELDS if f != "seed"]
-    for run in runs.values():
-        run["trace"] = os.path.basename(run.get("trace_path") or "")
-        # Job counts after the filters and inflation differ from seed to seed: not a setting.
-        try:
-            kept = {k: v for k, v in json.loads(run.get("trace_filter") or "{}").items()
-                    if k not in ("jobs_before", "jobs_kept", "jobs_inflated")}
-            run["trace_filter"] = json.dumps(kept, sort_keys=True)
-        except ValueError:
-            pass
-    groups = {}  # key -> run ids
-    for run_id in ids:
-        if not db.execute("SELECT 1 FROM placement_curve WHERE run_id = ? LIMIT 1",
-                          (run_id,)).fetchone():
-            continue
-        key = tuple(str(runs[run_id].get(f)) for f, _ in fields)
-        groups.setdefault(key, []).append(run_id)
-    if not groups:
-        return None
-    varying = [i for i in range(len(fields)) if len({k[i] for k in groups}) > 1]
-    # Labels: the varying settings, without the words every label shares.
-    words = {}
-    for key, members in groups.items():
-        first = runs[members[0]]
-        parts = [shown_value(first, fields[i][0], fields[i][1]) for i in varying]
-        words[key] = " ".join(p for p in parts if p).split()
-    common = set.intersection(*(set(w) for w in words.values())) if len(words) > 1 else set()
+        return None, ""
     fig, (ax, zoom) = plt.subplots(1, 2, figsize=figs.size("curve"),
                                    gridspec_kw={"width_ratios": [3, 2]})
-    for index, (key, members) in enumerate(groups.items()):
-        first = runs[members[0]]
-        label = " ".join(w for w in words[key] if w not in common)
-        label = label or f"{first['policy']}/{first['placement']}"
-        label += f" ({len(members)} seed{'s' if len(members) > 1 else ''})"
+    drawn = 0
+    for config in configs:
         by_percent = {}
-        for run_id in members:
-            for percent, unallocated in db.execute(
-                    "SELECT percent, unallocated_share FROM placement_curve WHERE run_id = ? "
-                    "ORDER BY percent", (run_id,)):
+        members = 0
+        for run_id in config.ids:
+            rows = db.execute("SELECT percent, unallocated_share FROM placement_curve WHERE "
+                              "run_id = ? ORDER BY percent", (run_id,)).fetchall()
+            members += bool(rows)
+            for percent, unallocated in rows:
                 by_percent.setdefault(percent, []).append(100 * unallocated)
+        if not members:
+            continue
+        drawn += 1
         # Percents every seed reached, so the mean is over the same runs everywhere.
-        xs = [p for p in sorted(by_percent) if len(by_percent[p]) == len(members)]
+        xs = [p for p in sorted(by_percent) if len(by_percent[p]) == members]
         mean = [sum(by_percent[p]) / len(by_percent[p]) for p in xs]
-        style = style_of(index)
+        style = style_of(config.index)
         for panel in (ax, zoom):
-            panel.plot(xs, mean, label=label, **style)
-            if len(members) > 1:
+            panel.plot(xs, mean, label=config.label, **style)
+            if members > 1:
                 panel.fill_between(xs, [min(by_percent[p]) for p in xs],
                                    [max(by_percent[p]) for p in xs], color=style["color"],
                                    alpha=0.2, linewidth=0)
+    if not drawn:
+        plt.close(fig)
+        return None, ""
     # The right panel: around 100 % arrived, where the placements part.
     zoom.set_xlim(85, 105)
     tops = [v for line in zoom.get_lines() for x, v in zip(*line.get_data()) if 85 <= x <= 105]
@@ -646,9 +917,9 @@ def plot_placement_curve(figs, db, ids):
     figs.title(zoom, "85-105 % arrived")
     if not figs.paper:
         fig.suptitle("unallocated against arrived GPU capacity (mean over seeds; band: min-max)")
-    figs.legend(zoom, len(groups))
+    figs.legend(zoom, drawn)
     fig.tight_layout()
-    return fig
+    return fig, ""
 
 
 def parse_formats(text):
@@ -669,8 +940,12 @@ def add_allocation_arguments(parser):
                              "(either may be empty; default: the whole run)")
     parser.add_argument("--occupancy-by", choices=("gpus", "nodes"), default="gpus",
                         help="occupancy chart rows: one per GPU, or one per node (default gpus)")
-    parser.add_argument("--occupancy-colour", choices=("job", "user"), default="job",
-                        help="occupancy chart colours: by job or by user (default job)")
+    parser.add_argument("--occupancy-colour", choices=("auto", "job", "user", "size"),
+                        default="auto",
+                        help="occupancy chart colours: by job, user or size class (GPUs "
+                             "requested); auto (default): by job up to "
+                             f"{OCCUPANCY_JOBS_BY_JOB} jobs in the window, beyond that by user "
+                             "when the run's jobs name several users, else by size")
 
 
 def check_allocation_arguments(args):
@@ -734,6 +1009,18 @@ def plot_occupancy(db, run_id, label, args):
         query += " AND a.start_time < ?"
         params.append(end)
     rows = db.execute(query, params).fetchall()
+    colour_by = args.occupancy_colour
+    if colour_by == "auto":
+        jobs = len({r[0] for r in rows})
+        users = len({r[5] or "" for r in rows} - {""})
+        colour_by = "job" if jobs <= OCCUPANCY_JOBS_BY_JOB else "user" if users > 1 else "size"
+        if colour_by != "job":
+            note(f"occupancy_run{run_id}: {jobs} jobs in the window, more than "
+                 f"{OCCUPANCY_JOBS_BY_JOB}: coloured by {colour_by} (--occupancy-colour)")
+    sizes = {}
+    if colour_by == "size":
+        sizes = dict(db.execute("SELECT job_index, gpus_requested FROM jobs WHERE run_id = ?",
+                                (run_id,)).fetchall())
     layout = node_layout(db, run_id)
     total = sum(n for _, n in layout)
     if args.occupancy_by == "nodes":
@@ -748,7 +1035,7 @@ def plot_occupancy(db, run_id, label, args):
         height_of = [1.0] * total
     colours = plt.get_cmap("tab20").colors
     users = {}
-    if args.occupancy_colour == "user":
+    if colour_by == "user":
         counts = {}
         for r in rows:
             counts[r[5] or ""] = counts.get(r[5] or "", 0) + 1
@@ -760,9 +1047,11 @@ def plot_occupancy(db, run_id, label, args):
     for job, t0, t1, milli, gpus, user in rows:
         t0, t1 = max(t0, lo) / HOUR, min(t1, hi) / HOUR
         share = (milli or 1000) / 1000.0
-        if args.occupancy_colour == "user":
+        if colour_by == "user":
             k = users[user or ""]
             colour = colours[k] if k < len(colours) else (0.6, 0.6, 0.6)
+        elif colour_by == "size":
+            colour = SIZE_COLOURS[size_class(sizes.get(job), milli)]
         else:
             colour = colours[job % len(colours)]
         for a, b in parse_ranges(gpus):
@@ -779,19 +1068,45 @@ def plot_occupancy(db, run_id, label, args):
                 g = h + 1
     fig, ax = plt.subplots(figsize=(10, 5.5))
     ax.add_collection(PolyCollection(polygons, facecolors=faces, edgecolors="none",
-                                     alpha=0.9 if args.occupancy_colour == "job" else 0.8))
+                                     alpha=0.9 if colour_by == "job" else 0.8))
     ax.set_xlim(lo / HOUR, hi / HOUR)
     rows_total = len(layout) if args.occupancy_by == "nodes" else total
     ax.set_ylim(0, rows_total)
     ax.invert_yaxis()
     ax.set_xlabel("simulated time (hours)")
     ax.set_ylabel("node" if args.occupancy_by == "nodes" else "GPU index")
-    what = "user (the 20 with most intervals; others grey)" if args.occupancy_colour == "user" \
-        else "job"
+    what = {"user": "user (the 20 with most intervals; others grey)",
+            "size": "GPUs requested", "job": "job"}[colour_by]
     ax.set_title(f"cluster occupancy, run {label}: {len(rows)} running intervals, coloured by "
                  f"{what}", fontsize=10)
+    if colour_by == "size":
+        present = {size_class(sizes.get(r[0]), r[3]) for r in rows}
+        handles = [plt.Rectangle((0, 0), 1, 1, facecolor=SIZE_COLOURS[name])
+                   for name in SIZE_CLASSES if name in present]
+        ax.legend(handles, [f"{name} GPUs" for name in SIZE_CLASSES if name in present],
+                  fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="x", alpha=0.3)
     return fig
+
+
+# Size classes of the occupancy chart, as validation's (sim/engine/validation.h), and their
+# colours (a sequential map: larger jobs darker).
+SIZE_CLASSES = ["<1", "1", "2-4", "5-8", "9-32", "33+"]
+SIZE_COLOURS = {"<1": "#c6dbef", "1": "#9ecae1", "2-4": "#6baed6", "5-8": "#3182bd",
+                "9-32": "#08519c", "33+": "#08306b"}
+
+
+def size_class(gpus, milli):
+    gpus = gpus or 0
+    if gpus <= 1 and milli and 0 < milli < 1000:
+        return "<1"
+    if gpus <= 1:
+        return "1"
+    if gpus <= 4:
+        return "2-4"
+    if gpus <= 8:
+        return "5-8"
+    return "9-32" if gpus <= 32 else "33+"
 
 
 def plot_validation_qq(db, run_id, label):
@@ -844,11 +1159,17 @@ def plot_validation_series(db, run_id, label):
     return fig
 
 
-def allocation_and_validation_figures(figs, db, ids, labels, args):
+def allocation_and_validation_figures(figs, db, configs, args):
     written = []
     has_allocations = table_exists(db, "allocations")
     has_validation = table_exists(db, "validation_series")
-    for run_id in ids:
+    labels = {}
+    for config in configs:
+        for run in config.runs:
+            labels[run["run_id"]] = f"{run['run_id']}: {config.label}"
+            if config.seeds > 1:
+                labels[run["run_id"]] = f"{run['run_id']}: {config.label} seed {run['seed']}"
+    for run_id in sorted(labels):
         suffix = f"_run{run_id}"
         if has_allocations and db.execute(
                 "SELECT 1 FROM allocations WHERE run_id = ? LIMIT 1", (run_id,)).fetchone():
@@ -863,14 +1184,44 @@ def allocation_and_validation_figures(figs, db, ids, labels, args):
     return written
 
 
+def stop_on_signal(signum, frame):
+    """SIGTERM ends the script as Ctrl-C does: through the `finally` blocks that remove a figure
+    written halfway."""
+    del frame
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def prepare_out(args):
+    default = args.out is None
+    args.out = args.out or os.path.join(os.path.dirname(os.path.abspath(args.db)), "figures")
+    parent = os.path.dirname(os.path.abspath(args.out))
+    if not default and not args.mkdir and not os.path.isdir(parent):
+        fail(f"--out {args.out}: the folder {parent} does not exist (create it first, or add "
+             "--mkdir to create it)")
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        fail(f"--out {args.out}: a file, not a folder")
+    os.makedirs(args.out, exist_ok=True)
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(description="Figures from a clustersim SQLite database.")
+    parser = argparse.ArgumentParser(
+        description="Figures from a clustersim SQLite database: the JCT and wait CDFs, "
+                    "timelines, per-GPU-type utilization, headline bars and, where the runs have "
+                    "the rows, the placement curve, occupancy and validation charts. Runs that "
+                    "differ only in their seed are pooled: mean and 95 % confidence band.")
     parser.add_argument("db", help="results database (clustersim run --out)")
     parser.add_argument("--out", help="output folder (default: figures/ next to the database)")
+    parser.add_argument("--mkdir", action="store_true",
+                        help="create the folder --out is in if it does not exist")
     parser.add_argument("--run", type=int, nargs="+", action="extend", default=[],
-                        help="run ids to plot (default: every run)")
-    parser.add_argument("--label", help="run labels: a format string over the runs columns, "
-                        "e.g. '{policy} seed {seed}' (default: what differs between the runs)")
+                        help="run ids to plot (default: every complete run)")
+    parser.add_argument("--label", help="configuration labels: a format string over the runs "
+                        "columns, e.g. '{policy}' (default: the settings that differ)")
+    parser.add_argument("--no-pool", action="store_true",
+                        help="one line per run instead of one per configuration (seeds pooled)")
+    parser.add_argument("--include-interrupted", action="store_true",
+                        help="plot interrupted runs too (marked); left out by default, as "
+                             "clustersim report leaves them out")
     parser.add_argument("--format", default="png,pdf",
                         help="png, pdf, svg or a comma-separated list (default png,pdf)")
     parser.add_argument("--style", choices=["screen", "paper"], default="screen",
@@ -888,10 +1239,13 @@ def main(argv):
     args.format = parse_formats(args.format)
     if args.smooth is not None and args.smooth < 0:
         fail("--smooth: expected hours >= 0")
+    if args.dpi < 10 or args.dpi > 2000:
+        fail(f"--dpi {args.dpi}: expected 10 to 2000")
     check_allocation_arguments(args)
     db = open_db(args.db)
-    ids, labels = run_labels(db, args.run, args.label)
-    differences = job_set_differences(db, ids)
+    runs = select_runs(db, args.run, args.include_interrupted)
+    configs = make_configs(runs, not args.no_pool, args.label)
+    differences = job_set_differences(db, all_ids(configs))
     if differences:
         text = "; ".join(differences)
         if not args.allow_different_jobs:
@@ -899,6 +1253,7 @@ def main(argv):
                  f"comparable: {text}. --allow-different-jobs plots them anyway; --run picks "
                  "runs that saw the same jobs")
         print(f"plot.py: warning: the runs saw different jobs: {text}", file=sys.stderr)
+    prepare_out(args)
     global plt
     import matplotlib
 
@@ -906,27 +1261,32 @@ def main(argv):
     import matplotlib.pyplot
 
     plt = matplotlib.pyplot
-    args.out = args.out or os.path.join(os.path.dirname(os.path.abspath(args.db)), "figures")
-    os.makedirs(args.out, exist_ok=True)
     figs = Figures(args)
-    for run_id in ids:
-        print(f"run {labels[run_id]}" if labels[run_id].startswith(f"{run_id}:")
-              else f"run {run_id}: {labels[run_id]}", file=sys.stderr)
+    for config in configs:
+        for run in config.runs:
+            print(f"run {run['run_id']}: {config.label}", file=sys.stderr)
 
     written = []
-    written += figs.save(plot_jct(figs, db, ids, labels), "jct_cdf")
-    written += figs.save(plot_waits(figs, db, ids, labels), "wait_cdf")
-    written += figs.save(plot_timelines(figs, db, ids, labels), "timelines")
-    written += figs.save(plot_gpu_types(figs, db, ids, labels), "gpu_type_utilization")
-    written += figs.save(plot_headline(figs, db, ids, labels), "headline")
-    curve = plot_placement_curve(figs, db, ids)
-    if curve is not None:
-        written += figs.save(curve, "placement_curve")
-    written += allocation_and_validation_figures(figs, db, ids, labels, args)
+    for name, draw in (("jct_cdf", plot_jct), ("wait_cdf", plot_waits),
+                       ("timelines", plot_timelines), ("gpu_type_utilization", plot_gpu_types),
+                       ("headline", plot_headline), ("placement_curve", plot_placement_curve)):
+        fig, message = draw(figs, db, configs)
+        if fig is not None:
+            written += figs.save(fig, name)
+            if message:
+                note(message)
+        elif message:
+            note(f"{name} left out: {message}")
+    written += allocation_and_validation_figures(figs, db, configs, args)
     for path in written:
         print(path)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        print("plot.py: interrupted; no figure was left half-written", file=sys.stderr)
+        sys.exit(130)

@@ -115,7 +115,8 @@ def evaluate(traces, choose_factory):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--episodes", type=int, default=4, help="episodes per iteration")
     parser.add_argument("--learning-rate", type=float, default=40.0)

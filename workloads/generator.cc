@@ -10,7 +10,10 @@
 #include <sstream>
 
 #include "sim/util/error.h"
+#include "sim/util/output_path.h"
 #include "sim/util/random.h"
+#include "sim/util/suggest.h"
+#include "sim/util/temporary_files.h"
 #include "workloads/reader.h"
 #include "workloads/trace_csv.h"
 
@@ -72,6 +75,13 @@ double PhillyDuration(std::mt19937_64& rng) {
          fraction * (kPhillyDurationPercentiles[lo + 1] - kPhillyDurationPercentiles[lo]);
 }
 
+// The requested wall times users pick most, in seconds (Tsafrir, Etsion and Feitelson, JSSPP 2005:
+// estimates cluster on round values; the list extends theirs to the 48 h limits of today's
+// clusters). Beyond the last, whole days.
+constexpr std::array<double, 16> kPopularWalltimes = {
+    300,   600,   900,   1200,  1800,  3600,  7200,   10800,
+    14400, 21600, 28800, 43200, 64800, 86400, 129600, 172800};
+
 void AppendFixed3(double value, std::string* out) {
   char buffer[64];
   const auto result =
@@ -128,6 +138,14 @@ std::vector<double> ReadCurve(const std::string& path) {
 
 }  // namespace
 
+double ModalWalltimeSeconds(double seconds, double factor) {
+  const double wanted = seconds * factor;
+  for (double value : kPopularWalltimes) {
+    if (value >= wanted) return value;
+  }
+  return std::ceil(wanted / 86400) * 86400;
+}
+
 double PhillyMeanGpus() {
   uint64_t gpus = 0;
   for (const GpuCount& c : kPhillyGpuCounts) gpus += c.jobs * static_cast<uint64_t>(c.gpus);
@@ -171,6 +189,9 @@ std::vector<std::pair<std::string, double>> ParseModelMix(const std::string& tex
 }
 
 namespace {
+
+// Decimal digits of the integer part of x >= 0.
+double IntegerDigits(double x) { return x < 10 ? 1 : std::floor(std::log10(x)) + 1; }
 
 // One job's draws, kept until the arrival times are known.
 struct DrawnJob {
@@ -228,6 +249,39 @@ std::vector<double> ArrivalTimes(const std::vector<double>& gaps, double span,
 
 }  // namespace
 
+double EstimatedTraceBytes(const GeneratorOptions& options) {
+  const double n = static_cast<double>(std::max<int64_t>(0, options.jobs));
+  // Job ids "j0".."j<n-1>": the digits of every id, summed exactly by decades.
+  double id_digits = 0;
+  for (double low = 0, high = 10, digits = 1; low < n; low = high, high *= 10, ++digits) {
+    id_digits += (std::min(n, high) - low) * digits;
+  }
+  // Submit times grow to the expected span, n jobs' mean GPU-seconds over load x GPUs: on
+  // average about the digits of half of it; fixed to three decimals (".ddd"). Durations likewise
+  // around half their mean (both distributions are skewed towards short jobs). GPUs: 1 digit for
+  // 97 % of Philly's jobs.
+  const double span = n * PhillyMeanGpus() * MeanDurationSeconds(options) /
+                      std::max(1e-300, options.load * static_cast<double>(options.cluster_gpus));
+  const double submit = IntegerDigits(span / 2) + 4;
+  const double duration = IntegerDigits(MeanDurationSeconds(options) / 2) + 4;
+  double model = 0;
+  double weights = 0;
+  for (const auto& [name, weight] : options.models) {
+    model += weight * (static_cast<double>(name.size()) + 1);
+    weights += weight;
+  }
+  if (weights > 0) model /= weights;
+  const double header = options.models.empty() ? 33 : 39;
+  // Per line: 'j', the id, three commas, GPUs, the newline.
+  return header + id_digits + n * (1 + submit + 1.03 + duration + 4 + model);
+}
+
+double EstimatedGeneratorMemoryBytes(const GeneratorOptions& options) {
+  // Every job's draws (DrawnJob) and its arrival time, plus the n - 1 gaps they come from.
+  return static_cast<double>(std::max<int64_t>(0, options.jobs)) *
+         (sizeof(DrawnJob) + 2 * sizeof(double));
+}
+
 GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::string& path) {
   if (options.jobs < 0) throw InputError("--jobs: expected a count >= 0");
   if (options.cluster_gpus <= 0) throw InputError("--gpus: expected a count > 0");
@@ -235,10 +289,15 @@ GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::s
     throw InputError("--load: expected a finite fraction > 0");
   }
   if (options.durations != "exponential" && options.durations != "philly") {
-    throw InputError("--durations " + options.durations + ": expected exponential or philly");
+    throw InputError("--durations " + options.durations + ": expected exponential or philly" +
+                     DidYouMean(options.durations, {"exponential", "philly"}));
+  }
+  if (options.walltimes != "none" && options.walltimes != "modal") {
+    throw InputError("--walltimes " + options.walltimes + ": expected none or modal");
   }
   if (options.arrivals != "poisson" && options.arrivals != "diurnal") {
-    throw InputError("--arrivals " + options.arrivals + ": expected poisson or diurnal");
+    throw InputError("--arrivals " + options.arrivals + ": expected poisson or diurnal" +
+                     DidYouMean(options.arrivals, {"poisson", "diurnal"}));
   }
   if (!(options.mean_duration_seconds > 0) || !std::isfinite(options.mean_duration_seconds)) {
     throw InputError("--mean-duration: expected finite seconds > 0");
@@ -250,6 +309,29 @@ GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::s
   double model_weight_total = 0;
   for (const auto& [name, weight] : options.models) model_weight_total += weight;
 
+  // A size the disk cannot hold is refused before anything is written.
+  const double bytes = EstimatedTraceBytes(options);
+  const long long free_bytes = FreeDiskBytes(path);
+  if (free_bytes >= 0 && bytes > static_cast<double>(free_bytes)) {
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    throw InputError(path, 0, 0,
+                     "--jobs " + std::to_string(options.jobs) + ": the trace would take about " +
+                         FormatBytes(bytes) + ", more than the " +
+                         FormatBytes(static_cast<double>(free_bytes)) +
+                         " free on the file system of " +
+                         (folder.empty() ? std::string(".") : folder) + "; nothing was written");
+  }
+  // The jobs are drawn in memory before the first line is written: a count that memory cannot
+  // hold is refused before the drawing starts.
+  const double memory = EstimatedGeneratorMemoryBytes(options);
+  const long long available = AvailableMemoryBytes();
+  if (available >= 0 && memory > static_cast<double>(available)) {
+    throw InputError(path, 0, 0,
+                     "--jobs " + std::to_string(options.jobs) + ": generating it would take about " +
+                         FormatBytes(memory) + " of memory, more than the " +
+                         FormatBytes(static_cast<double>(available)) +
+                         " available; nothing was written");
+  }
   // The jobs first (GPUs, duration, model each, in that order), then the n - 1 arrival gaps:
   // the span is known only once the jobs' GPU-seconds are.
   std::mt19937_64 rng(options.seed);
@@ -279,10 +361,16 @@ GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::s
   std::vector<double>().swap(gaps);
 
   const std::string temporary = path + ".partial";
+  const RemoveOnSignal remove_on_signal(temporary);
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (file == nullptr) throw InputError(path, 0, 0, "cannot write the trace file");
-  std::string chunk = options.models.empty() ? "job_id,submit_time,gpus,duration\n"
-                                             : "job_id,submit_time,gpus,duration,model\n";
+  // Wall times are drawn last, while writing (after every job and gap), so the other columns
+  // are those of the same trace without them.
+  const bool walltimes = options.walltimes == "modal";
+  std::string chunk = "job_id,submit_time,gpus,duration";
+  if (!options.models.empty()) chunk += ",model";
+  if (walltimes) chunk += ",walltime";
+  chunk += '\n';
   constexpr size_t kChunkBytes = 1 << 20;
   chunk.reserve(kChunkBytes + 256);
   bool ok = true;
@@ -300,10 +388,17 @@ GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::s
       chunk += ',';
       chunk += options.models[job.model].first;
     }
+    if (walltimes) {
+      chunk += ',';
+      AppendInt(static_cast<int64_t>(
+                    ModalWalltimeSeconds(job.duration_seconds, 1 + Exponential(rng, 1.0))),
+                &chunk);
+    }
     chunk += '\n';
     if (chunk.size() >= kChunkBytes) {
       ok = ok && std::fwrite(chunk.data(), 1, chunk.size(), file) == chunk.size();
       chunk.clear();
+      if (options.progress) options.progress(static_cast<double>(i + 1) / options.jobs);
     }
   }
   ok = ok && std::fwrite(chunk.data(), 1, chunk.size(), file) == chunk.size();

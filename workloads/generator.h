@@ -4,6 +4,11 @@
 // - durations: exponential with a given mean, or the Philly trace's empirical distribution
 //   (inverse CDF interpolated linearly between its percentiles);
 // - an optional model mix (model name: weight), written to a `model` column;
+// - optional requested wall times ("modal"), written to a `walltime` column: the run time times
+//   an overestimate 1 + X, X exponential with mean 1, rounded up to the next of the values users
+//   pick most (5, 10, 15, 20, 30 min, 1, 2, 3, 4, 6, 8, 12, 18, 24, 36, 48 h, then whole days),
+//   after Tsafrir, Etsion and Feitelson, "Modeling User Runtime Estimates", JSSPP 2005 (a few
+//   round values cover most requests; most jobs use a fraction of what they request);
 // - arrivals over a span set from the drawn jobs, so the trace's offered load is the target:
 //   load = sum of GPUs x duration / (cluster GPUs x arrival span), the arrival span being from the
 //   first submission (at 0) to the last (at the span), exactly as `trace stats` measures it. The
@@ -23,6 +28,7 @@
 #define CLUSTERSIM_WORKLOADS_GENERATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,7 +45,15 @@ struct GeneratorOptions {
   std::string durations = "exponential";  // exponential | philly
   double mean_duration_seconds = 3600;    // for exponential durations
   std::vector<std::pair<std::string, double>> models;  // model mix; empty = no model column
+  std::string walltimes = "none";  // none | modal (a walltime column; see the file comment)
+  // Called with the fraction of the jobs written, in [0, 1], after every megabyte written
+  // (`clustersim trace generate`'s progress line); empty = none.
+  std::function<void(double)> progress;
 };
+
+// The requested wall time "modal" gives a job that runs `seconds` with overestimate factor
+// `factor` (>= 1): the first popular value >= seconds x factor (see the file comment), in seconds.
+double ModalWalltimeSeconds(double seconds, double factor);
 
 // Mean GPUs per job of the Philly distribution (about 1.304).
 double PhillyMeanGpus();
@@ -58,9 +72,19 @@ struct GeneratedTrace {
   double arrivals_per_second = 0;  // (jobs - 1) / span
 };
 
+// The size of the file WriteSyntheticTrace would write, in bytes, estimated from the digits its
+// columns take on average (within a few percent; the test holds it against written files).
+double EstimatedTraceBytes(const GeneratorOptions& options);
+
+// The memory WriteSyntheticTrace holds while it writes, in bytes: every job is drawn before the
+// first line is written (the span follows from the jobs' GPU-seconds), 32 bytes a job.
+double EstimatedGeneratorMemoryBytes(const GeneratorOptions& options);
+
 // Writes the trace to `path` through a temporary sibling renamed into place and returns what it
-// holds. Throws InputError when an option is out of range, the curve cannot be read, or the file
-// cannot be written.
+// holds. Throws InputError when an option is out of range, the curve cannot be read, the file's
+// estimated size (EstimatedTraceBytes) exceeds the space free where it goes, the jobs would not
+// fit in the memory available (EstimatedGeneratorMemoryBytes), or the file cannot be written. The temporary file is removed if a signal stops the process
+// (sim/util/temporary_files.h).
 GeneratedTrace WriteSyntheticTrace(const GeneratorOptions& options, const std::string& path);
 
 // Parses "name:weight,name:weight" (weights > 0). Throws InputError.

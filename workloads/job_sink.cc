@@ -131,6 +131,7 @@ void JobSink::TrimToFirstN() {
 
 std::vector<Job> JobSink::Finish(FilterCounts* counts) {
   const double origin = origin_known_ ? origin_ : (kept_.empty() ? 0.0 : earliest_);
+  if (unix_clock_) unix_origin_ = origin;
   if (origin != 0) {
     // NaN (not recorded) stays NaN.
     for (Job& job : kept_) {

@@ -28,6 +28,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/engine/job.h"
@@ -90,6 +91,9 @@ class JobSink {
   // A reader that knows how many records follow may say so; storage is reserved only when
   // every record would be kept.
   void ReserveHint(size_t records);
+  // A record read names partition `name` (SWF field 16; Trace::partitions), kept or not.
+  void CountPartition(std::string_view name) { ++partitions_[std::string(name)]; }
+  const std::map<std::string, int64_t>& partitions() const { return partitions_; }
 
   // The earliest submit time added so far (+inf before the first job), in the file's clock.
   double earliest() const { return earliest_; }
@@ -106,6 +110,14 @@ class JobSink {
   // jobs that were not kept stay, unused.
   std::vector<JobConstraints> TakeConstraints() { return std::move(constraints_); }
 
+  // The Unix time of the trace's time 0 (Trace::unix_origin). A reader of relative times that
+  // knows it says so (SWF's UnixStartTime); a reader whose absolute times are Unix seconds
+  // (dates) calls MarkUnixClock, and the origin subtracted at Finish is then the Unix origin.
+  void SetUnixOrigin(double unix_seconds) { unix_origin_ = unix_seconds; }
+  void MarkUnixClock() { unix_clock_ = true; }
+  // After Finish: the Unix time of time 0, or NaN if unknown.
+  double unix_origin() const { return unix_origin_; }
+
  private:
   // Keeps the first_n earliest of kept_ (stable), counting the rest.
   void TrimToFirstN();
@@ -119,6 +131,9 @@ class JobSink {
   std::vector<RecordedAttempt> attempts_;
   std::vector<JobConstraints> constraints_;
   size_t max_held_ = 0;
+  double unix_origin_ = std::numeric_limits<double>::quiet_NaN();
+  bool unix_clock_ = false;
+  std::map<std::string, int64_t> partitions_;
 };
 
 }  // namespace clustersim

@@ -2,7 +2,8 @@
 // CSV: a header naming the columns in any order; required job_id, submit_time, gpus, duration;
 // optional walltime, gpu_type, user, vc, priority, model, batch_size, status, precision,
 // sequence_length, recorded_start, recorded_end (the schedule a real scheduler gave the job, for
-// `clustersim validate`), cpus, host_memory_gib, deadline, data_nodes, max_nodes. Times in
+// `clustersim validate`), cpus, host_memory_gib, tp, pp, dp (model parallelism: tp x pp divides
+// gpus, and tp x pp x dp = gpus when dp is given), deadline, data_nodes, max_nodes. Times in
 // seconds; cpus (cores, may be fractional) and host_memory_gib (GiB) are the whole job's host
 // demands (docs/resources.md), empty = not stated. deadline, data_nodes and max_nodes are the
 // job's constraints (docs/deadlines.md): a deadline is a time in the clock of submit_time, or
@@ -60,6 +61,9 @@ enum Column {
   kRecordedEnd,
   kCpus,
   kHostMemoryGib,
+  kTp,
+  kPp,
+  kDp,
   kDeadline,
   kDataNodes,
   kMaxNodes,
@@ -69,8 +73,8 @@ constexpr const char* kColumnNames[kColumnCount] = {
     "job_id",     "submit_time",    "gpus",         "duration",        "walltime",
     "gpu_type",   "user",           "vc",           "priority",        "model",
     "batch_size", "status",         "precision",    "sequence_length", "recorded_start",
-    "recorded_end", "cpus",         "host_memory_gib", "deadline",      "data_nodes",
-    "max_nodes"};
+    "recorded_end", "cpus",         "host_memory_gib", "tp",            "pp",
+    "dp",           "deadline",     "data_nodes",      "max_nodes"};
 
 // Host demands: cores -> milli-cores, GiB -> MiB; the bound keeps them in the Job's int fields.
 constexpr double kMaxHostUnits = 2'000'000;
@@ -78,6 +82,31 @@ int HostUnits(double value, double per_unit) {
   return static_cast<int>(std::llround(value * per_unit));
 }
 constexpr int kRequiredColumns = 4;
+
+// Model parallelism (docs/reliability.md#model-parallelism-in-traces): tp and pp (each
+// 1..kMaxParallel, 0 or empty = not stated) and dp; tp x pp must divide gpus, and a stated dp must
+// make tp x pp x dp = gpus. Returns "" or what is wrong; `which` names the field it is about (kTp,
+// kPp or kDp).
+constexpr int64_t kMaxParallel = 65535;
+std::string CheckParallelism(const Job& job, int64_t dp, Column* which) {
+  const int64_t tp = std::max<int64_t>(1, job.tensor_parallel);
+  const int64_t pp = std::max<int64_t>(1, job.pipeline_parallel);
+  if (dp > 0) {
+    *which = kDp;
+    if (tp * pp * dp != job.gpus) {
+      return "dp: tp x pp x dp = " + std::to_string(tp) + " x " + std::to_string(pp) + " x " +
+             std::to_string(dp) + " = " + std::to_string(tp * pp * dp) + ", but gpus is " +
+             std::to_string(job.gpus);
+    }
+    return "";
+  }
+  *which = job.pipeline_parallel > 0 ? kPp : kTp;
+  if (job.gpus % (tp * pp) != 0) {
+    return std::string(job.pipeline_parallel > 0 ? "pp" : "tp") + ": tp x pp = " +
+           std::to_string(tp * pp) + " does not divide gpus = " + std::to_string(job.gpus);
+  }
+  return "";
+}
 
 // data_nodes: node indices separated by '|', as the canonical text (ascending, distinct), or ""
 // with *error set to what is wrong.
@@ -338,6 +367,24 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       if (gib > kMaxHostUnits) parse.Fail(*f, "host_memory_gib: expected at most 2000000 GiB");
       job.memory_mib = HostUnits(gib, 1024);
     }
+    int64_t dp = 0;
+    for (const Column c : {kTp, kPp, kDp}) {
+      const CsvField* f = optional(c);
+      if (f == nullptr) continue;
+      const int64_t v = parse.Count(*f, kColumnNames[c], 0);
+      if (v > kMaxParallel) {
+        parse.Fail(*f, std::string(kColumnNames[c]) + ": expected at most 65535");
+      }
+      if (c == kTp) job.tensor_parallel = static_cast<uint16_t>(v);
+      if (c == kPp) job.pipeline_parallel = static_cast<uint16_t>(v);
+      if (c == kDp) dp = v;
+    }
+    if (job.tensor_parallel > 0 || job.pipeline_parallel > 0 || dp > 0) {
+      Column which = kTp;
+      if (const std::string what = CheckParallelism(job, dp, &which); !what.empty()) {
+        parse.Fail(fields[position[which]], what);
+      }
+    }
     JobConstraints constraints;
     bool constrained = false;
     if (auto* f = optional(kDeadline)) {
@@ -462,6 +509,24 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
       if (!o.contains(key) || o[key].is_null()) continue;
       const double v = RequireNumber(o[key], path, where + "." + key);
       (std::string(key) == "recorded_start" ? job.recorded_start : job.recorded_end) = v;
+    }
+    int64_t dp = 0;
+    for (const Column c : {kTp, kPp, kDp}) {
+      const char* key = kColumnNames[c];
+      if (!o.contains(key) || o[key].is_null()) continue;
+      const double v = number(key, true);
+      if (v > kMaxParallel) {
+        throw JsonValueError(path, where + "." + key, "expected at most 65535");
+      }
+      if (c == kTp) job.tensor_parallel = static_cast<uint16_t>(v);
+      if (c == kPp) job.pipeline_parallel = static_cast<uint16_t>(v);
+      if (c == kDp) dp = static_cast<int64_t>(v);
+    }
+    if (job.tensor_parallel > 0 || job.pipeline_parallel > 0 || dp > 0) {
+      Column which = kTp;
+      if (const std::string what = CheckParallelism(job, dp, &which); !what.empty()) {
+        throw JsonValueError::Verbatim(path, where + "." + kColumnNames[which], where + "." + what);
+      }
     }
     JobConstraints constraints;
     bool constrained = false;

@@ -42,6 +42,7 @@ void ReadPhillyCsv(const std::string& path, JobSink* sink) {
     job.gpus =
         static_cast<int>(parse.Integer(row[header.position(kNumGpus)], "num_gpus", 0, 1'000'000));
     job.vc = row[header.position(kCluster)].text;
+    job.partition = job.vc;  // a virtual cluster is a partition of a site model
     sink->Add(std::move(job));
   }
 }

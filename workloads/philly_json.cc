@@ -383,7 +383,7 @@ class PhillyHandler : public nlohmann::json_sax<Json> {
       if (kind == Kind::kNull) return;
       if (kind != Kind::kString) WrongType(text);
       if (key_ == "status") job.trace_status = text;
-      if (key_ == "vc") job.vc = text;
+      if (key_ == "vc") job.vc = job.partition = text;  // a partition of a site model
       if (key_ == "user") job.user = text;
     } else if (key_ == "attempts" && kind != Kind::kNull) {
       WrongType(text);

@@ -10,6 +10,7 @@
 
 #include "sim/util/error.h"
 #include "sim/util/input_file.h"
+#include "sim/util/suggest.h"
 #include "workloads/trace_csv.h"
 
 #ifndef CLUSTERSIM_SOURCE_DIR
@@ -108,6 +109,14 @@ std::string BundledTracesDir() {
   return std::string(CLUSTERSIM_INSTALL_DATA_DIR) + "/traces";
 }
 
+std::string ResolveBundledPath(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (path.rfind("traces/", 0) != 0 || fs::exists(path, error)) return path;
+  const fs::path bundled = fs::path(BundledTracesDir()) / path.substr(7);
+  return fs::exists(bundled, error) ? bundled.string() : path;
+}
+
 bool RegisterTraceReader(TraceReaderEntry entry) {
   Table().push_back(std::move(entry));
   return true;
@@ -120,8 +129,9 @@ std::vector<const TraceReaderEntry*> TraceReaders() {
   return out;
 }
 
-Trace LoadTrace(const std::string& path, const std::string& format, const TraceFilter& filter,
+Trace LoadTrace(const std::string& given_path, const std::string& format, const TraceFilter& filter,
                 FilterCounts* counts) {
+  const std::string path = ResolveBundledPath(given_path);
   RejectNonText(path);
   const TraceReaderEntry* reader = nullptr;
   std::string names;
@@ -130,7 +140,12 @@ Trace LoadTrace(const std::string& path, const std::string& format, const TraceF
     for (const TraceReaderEntry* e : TraceReaders()) {
       if (e->name == format) reader = e;
     }
-    if (!reader) throw InputError("unknown trace format \"" + format + "\"; valid: " + names);
+    if (!reader) {
+      std::vector<std::string> list;
+      for (const TraceReaderEntry* e : TraceReaders()) list.push_back(e->name);
+      throw InputError("unknown trace format \"" + format + "\"" + DidYouMean(format, list) +
+                       "; valid: " + names);
+    }
   } else {
     const std::string first = FirstLine(path);
     for (bool generic : {false, true}) {
@@ -167,9 +182,11 @@ Trace LoadTrace(const std::string& path, const std::string& format, const TraceF
   reader->read(path, &sink);
   trace.jobs = sink.Finish(counts);
   trace.recorded_attempts = sink.TakeAttempts();
+  trace.partitions = sink.partitions();
   trace.constraints = sink.TakeConstraints();
   trace.ids_unique = reader->rejects_duplicate_ids;
   trace.priority_map = filter.priority_map;
+  trace.unix_origin = sink.unix_origin();
   trace.sha256 = sha256.get();
   return trace;
 }

@@ -41,13 +41,18 @@ struct TraceReaderEntry {
 // there by `cmake --install`).
 std::string BundledTracesDir();
 
+// A relative path "traces/..." that does not exist from the working directory but does in the
+// bundled traces folder (BundledTracesDir()) resolves there, so the README's commands work with
+// an installed clustersim from any folder; any other path is returned unchanged.
+std::string ResolveBundledPath(const std::string& path);
+
 bool RegisterTraceReader(TraceReaderEntry entry);
 std::vector<const TraceReaderEntry*> TraceReaders();
 
 // Reads the trace at `path` keeping only what `filter` keeps (see job_sink.h), so memory grows
 // with the kept jobs, not the file. `format` empty = auto-detect. `counts` (optional) receives
-// the exclusions by reason. Throws InputError for an unreadable file, an unknown or
-// undetectable format, bad content or a bad filter.
+// the exclusions by reason. `path` goes through ResolveBundledPath first. Throws InputError for
+// an unreadable file, an unknown or undetectable format, bad content or a bad filter.
 Trace LoadTrace(const std::string& path, const std::string& format = "",
                 const TraceFilter& filter = TraceFilter(), FilterCounts* counts = nullptr);
 

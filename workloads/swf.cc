@@ -1,12 +1,13 @@
 // swf: the Standard Workload Format of the Parallel Workloads Archive (Feitelson et al.), e.g.
-// lublin_256.swf, NASA-iPSC-1993-3.1-cln.swf (decompress .gz logs first). Lines starting with ';'
-// are header comments (MaxNodes, MaxProcs, UnixStartTime, ...) and are skipped; every other
-// non-empty line has 18 whitespace-separated numbers, -1 = unknown. Detected by a first line that
-// is a ';' comment or 18 numbers. Mapping (field numbers as in the SWF definition):
+// lublin_256.swf, NASA-iPSC-1993-3.1-cln.swf (gzip is read as it is). Lines starting with ';'
+// are header comments (MaxNodes, MaxProcs, UnixStartTime, ...); every other non-empty line has 18
+// whitespace-separated numbers, -1 = unknown, in any field. Detected by a first line that is a
+// ';' comment or 18 numbers. Mapping (field numbers as in the SWF definition):
 //   job_id = 1 (job number, as written); submit_time = 2 (seconds from the log's start, kept);
 //   duration = 4 (run time); an unknown run time (-1) becomes 0, a job that takes no time;
 //   gpus = 5 (allocated processors), or 8 (requested processors) when 5 is unknown; one processor
-//   is one GPU (readers take no options; scale a cluster accordingly). A job whose processors are
+//   is one GPU (readers take no options; scale a cluster accordingly, or let a site partition
+//   count several processors per GPU, docs/cluster.md#site-model). A job whose processors are
 //   unknown or 0 gets 0 GPUs and is rejected by the engine with a reason;
 //   walltime = 9 (requested time) when > 0, else not given;
 //   trace_status = 11: 1 "completed", 0 "failed", 5 "cancelled", 2 "partial", 3 "partial-last",
@@ -17,13 +18,23 @@
 //   "; Queue: N NAME" when the log declares one (NASA iPSC: 0 interactive, 1 batch), else its
 //   number; its level comes from --priority-map (a queue's meaning is the log's own, so no
 //   built-in level applies unless its name is one: low, medium, high, urgent);
+//   partition = 16 when not -1: its name from "; Partition: N NAME", else its number;
 //   recorded schedule: recorded_start = 2 + 3 (submit + wait) when the wait is known (>= 0), and
 //   then recorded_end = recorded_start + 4 when the run time is known; the simulator still queues
-//   the job itself. Not used: 6, 7 (CPU time and used memory), 14, 16-18 (executable,
-//   partition, preceding job, think time). Every field must be a number; submit_time must be
-//   >= 0; the wait time >= 0 or -1.
+//   the job itself. A job cancelled before it started (status 5 with a run time of 0 or -1: the
+//   wait is then the time to the cancellation) has no recorded start: recorded_end = 2 + 3 (when
+//   it was withdrawn), and it gets 0 GPUs and status "cancelled:never-started", so the engine
+//   rejects it with that reason (it held nothing in the record).
+//   Unknown submit time (-1): the record cannot be replayed in time. It keeps its place in the
+//   file (the previous record's submit time, 0 for the first), gets 0 GPUs and the status suffix
+//   ":no-submit-time", and the engine rejects it with that reason; the rest of the log replays.
+//   Trace::unix_origin = the header's UnixStartTime when given. Not used: 6, 7 (CPU time and
+//   used memory), 14, 17, 18 (executable, preceding job and think time). The partitions are
+//   also counted (Trace::partitions) so that `validate` can say when a log spans several. Every
+//   field must be a number; a submit time >= 0 or -1; the wait and run times >= 0 or -1.
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -111,26 +122,54 @@ std::string_view IdOrEmpty(const CsvField& f, const CsvFieldParser& parse, const
   return v == -1 ? std::string_view() : f.text;
 }
 
-// From a header comment "; Queue: N NAME ...", the queue number and its name.
-void ReadQueueName(std::string_view comment, std::map<std::string, std::string>* names) {
+// What the header comments say that the jobs need.
+struct SwfHeader {
+  std::map<std::string, std::string> queue_names;      // "; Queue: N NAME"
+  std::map<std::string, std::string> partition_names;  // "; Partition: N NAME"
+  double unix_start = std::numeric_limits<double>::quiet_NaN();  // "; UnixStartTime: N"
+};
+
+// Reads one header comment (the text after ';').
+void ReadHeaderComment(std::string_view comment, SwfHeader* header) {
   std::vector<CsvField> words;
   SplitBlanks(comment, &words);
-  if (words.size() >= 3 && words[0].text == "Queue:" && IsNumber(words[1].text)) {
-    names->emplace(std::string(words[1].text), std::string(words[2].text));
+  if (words.size() >= 3 && IsNumber(words[1].text)) {
+    if (words[0].text == "Queue:") {
+      header->queue_names.emplace(std::string(words[1].text), std::string(words[2].text));
+    } else if (words[0].text == "Partition:") {
+      header->partition_names.emplace(std::string(words[1].text), std::string(words[2].text));
+    }
   }
+  if (words.size() >= 2 && words[0].text == "UnixStartTime:" && IsNumber(words[1].text)) {
+    double v = 0;
+    std::from_chars(words[1].text.data(), words[1].text.data() + words[1].text.size(), v);
+    header->unix_start = v;
+  }
+}
+
+// The name a header comment gives the id `value`, else the id itself.
+std::string NameOf(std::string_view value, const std::map<std::string, std::string>& names) {
+  auto name = names.find(std::string(value));
+  return name == names.end() ? std::string(value) : name->second;
 }
 
 void ReadSwf(const std::string& path, JobSink* sink) {
   LineReader reader(path);
   std::string_view line;
   std::vector<CsvField> fields;
-  std::map<std::string, std::string> queue_names;  // "; Queue: N NAME" comments
+  SwfHeader header;
+  bool origin_told = false;
+  double previous_submit = 0;  // where a record without a submit time keeps its place
   while (reader.Next(&line)) {
     const size_t start = line.find_first_not_of(" \t");
     if (start == std::string_view::npos) continue;
     if (line[start] == ';') {
-      ReadQueueName(line.substr(start + 1), &queue_names);
+      ReadHeaderComment(line.substr(start + 1), &header);
       continue;
+    }
+    if (!origin_told) {
+      origin_told = true;
+      if (!std::isnan(header.unix_start)) sink->SetUnixOrigin(header.unix_start);
     }
     const int64_t n = reader.line_number();
     SplitBlanks(line, &fields);
@@ -157,10 +196,13 @@ void ReadSwf(const std::string& path, JobSink* sink) {
     job.line = n;
     job.id = fields[0].text;
     job.submit_time = parse.Number(fields[1], "field 2 (submit time)");
-    if (job.submit_time < 0) {
-      parse.Fail(fields[1], "field 2 (submit time): expected seconds >= 0, got " +
+    const bool no_submit = job.submit_time == -1;
+    if (job.submit_time < 0 && !no_submit) {
+      parse.Fail(fields[1], "field 2 (submit time): expected seconds >= 0 or -1 (unknown), got " +
                                 std::string(fields[1].text));
     }
+    if (no_submit) job.submit_time = previous_submit;
+    previous_submit = job.submit_time;
     const double run = parse.Number(fields[3], "field 4 (run time)");
     if (run < 0 && run != -1) {
       parse.Fail(fields[3], "field 4 (run time): expected seconds >= 0 or -1 (unknown), got " +
@@ -172,9 +214,20 @@ void ReadSwf(const std::string& path, JobSink* sink) {
       parse.Fail(fields[2], "field 3 (wait time): expected seconds >= 0 or -1 (unknown), got " +
                                 std::string(fields[2].text));
     }
-    if (wait >= 0) {
-      job.recorded_start = job.submit_time + wait;
-      if (run >= 0) job.recorded_end = job.recorded_start + run;
+    const int64_t status = parse.Integer(fields[10], "field 11 (status)", -1, 1'000'000);
+    if (status > 5) {
+      parse.Fail(fields[10], "field 11 (status): expected -1, 0, 1, 2, 3, 4 or 5, got " +
+                                 std::string(fields[10].text));
+    }
+    // Cancelled before it started: the wait is the time to the cancellation.
+    const bool never_started = status == 5 && run <= 0;
+    if (wait >= 0 && !no_submit) {
+      if (never_started) {
+        job.recorded_end = job.submit_time + wait;
+      } else {
+        job.recorded_start = job.submit_time + wait;
+        if (run >= 0) job.recorded_end = job.recorded_start + run;
+      }
     }
     const int64_t allocated =
         parse.Integer(fields[4], "field 5 (allocated processors)", -1, 1'000'000'000);
@@ -193,18 +246,26 @@ void ReadSwf(const std::string& path, JobSink* sink) {
     }
     const double requested_time = parse.Number(fields[8], "field 9 (requested time)");
     if (requested_time > 0) job.walltime = requested_time;
-    const int64_t status = parse.Integer(fields[10], "field 11 (status)", -1, 1'000'000);
-    if (status > 5) {
-      parse.Fail(fields[10], "field 11 (status): expected -1, 0, 1, 2, 3, 4 or 5, got " +
-                                 std::string(fields[10].text));
+    if (no_submit || never_started) {
+      // Kept (never silently dropped) but with nothing to hold: the engine rejects it, its
+      // status saying why.
+      job.gpus = 0;
+      job.memory_mib = 0;
+      job.trace_status =
+          no_submit ? StatusName(status) + ":no-submit-time" : std::string("cancelled:never-started");
+    } else {
+      job.trace_status = StatusName(status);
     }
-    job.trace_status = StatusName(status);
     job.user = IdOrEmpty(fields[11], parse, "field 12 (user id)");
     job.vc = IdOrEmpty(fields[12], parse, "field 13 (group id)");
     if (const std::string_view queue = IdOrEmpty(fields[14], parse, "field 15 (queue)");
         !queue.empty()) {
-      auto name = queue_names.find(std::string(queue));
-      job.priority_class = name == queue_names.end() ? std::string(queue) : name->second;
+      job.priority_class = NameOf(queue, header.queue_names);
+    }
+    if (const std::string_view partition = IdOrEmpty(fields[15], parse, "field 16 (partition)");
+        !partition.empty()) {
+      job.partition = NameOf(partition, header.partition_names);
+      sink->CountPartition(partition);
     }
     sink->Add(std::move(job));
   }

@@ -16,6 +16,7 @@
 #include "sim/util/duration.h"
 #include "sim/util/error.h"
 #include "sim/util/random.h"
+#include "sim/util/temporary_files.h"
 
 namespace clustersim {
 namespace {
@@ -402,6 +403,7 @@ std::string FormatTraceStats(const TraceStats& s, int64_t cluster_gpus) {
 
 void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const std::string temporary = path + ".partial";
+  const RemoveOnSignal remove_on_signal(temporary);
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) throw InputError(path, 0, 0, "cannot write file");
   // The per-job training settings only when some job has them (older outputs stay as they were).
@@ -421,8 +423,13 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   const bool host = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
     return job.cpu_milli > 0 || job.memory_mib > 0;
   });
+  // Model parallelism only when some job states it.
+  const bool parallel = std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const Job& job) {
+    return job.tensor_parallel > 0 || job.pipeline_parallel > 0;
+  });
   chunk += recorded ? ",recorded_start,recorded_end" : "";
   chunk += host ? ",cpus,host_memory_gib" : "";
+  chunk += parallel ? ",tp,pp" : "";
   // The constraint columns only when some job has constraints (docs/deadlines.md); a deadline is
   // written relative to the submission ("+seconds"), as the job holds it.
   const bool constrained = std::any_of(trace.jobs.begin(), trace.jobs.end(),
@@ -479,6 +486,12 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
       if (job.cpu_milli > 0) AppendNumber(job.cpu_milli / 1000.0, &chunk);
       chunk += ',';
       if (job.memory_mib > 0) AppendNumber(job.memory_mib / 1024.0, &chunk);
+    }
+    if (parallel) {
+      chunk += ',';
+      if (job.tensor_parallel > 0) chunk += std::to_string(job.tensor_parallel);
+      chunk += ',';
+      if (job.pipeline_parallel > 0) chunk += std::to_string(job.pipeline_parallel);
     }
     if (constrained) {
       const JobConstraints* c = trace.ConstraintsOf(job);

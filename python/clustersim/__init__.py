@@ -25,12 +25,15 @@ from ._core import Allocation, Context, InputError, InternalError, Job, JobRun, 
 from ._core import set_log_level
 from ._env import Box, Discrete, Env
 from ._policy import Policy
-from ._run import Database, Result, Trace, generate_trace, open, read_trace, run
+from ._run import (Calibration, Database, Result, SimulationWarning, Trace, calibrate,
+                   generate_trace, open, read_trace, run)
 from . import policies
 
 __all__ = [
-    "Allocation", "Box", "Context", "Database", "Discrete", "Env", "InputError", "InternalError",
-    "Job", "JobRun", "Policy", "PolicyError", "Result", "Trace", "cluster_nodes",
+    "Allocation", "Box", "Calibration", "Context", "Database", "Discrete", "Env", "InputError",
+    "InternalError", "calibrate",
+    "Job", "JobRun", "Policy", "PolicyError", "Result", "SimulationWarning", "Trace",
+    "cluster_nodes",
     "cluster_presets", "generate_trace", "open", "placements_list", "policies", "policies_list",
     "read_trace", "run", "set_log_level",
 ]
@@ -49,12 +52,11 @@ def placements_list():
 def cluster_nodes(cluster="default", hardware=""):
     """The nodes of a cluster (preset name, spec path or spec dict) as a DataFrame: node,
     gpu_type, gpus, rack."""
-    import json
     import pandas as pd
-    if isinstance(cluster, dict):
-        nodes = _core.cluster_nodes("dict", json.dumps(cluster), hardware)
-    else:
-        nodes = _core.cluster_nodes(str(cluster), "", hardware)
+    from ._args import check_cluster, check_path
+    name, spec_json = check_cluster(cluster)
+    hardware = check_path(hardware, "hardware", what="a hardware catalog path") if hardware else ""
+    nodes = _core.cluster_nodes(name, spec_json, hardware)
     frame = pd.DataFrame(nodes, columns=["gpu_type", "gpus", "rack"])
     frame.insert(0, "node", range(len(frame)))
     return frame

@@ -30,6 +30,7 @@ import threading
 import numpy as np
 
 from . import _core
+from ._args import check_cluster, describe
 from ._policy import Policy
 
 __all__ = ["Env", "Box", "Discrete"]
@@ -143,9 +144,21 @@ class Env:
     def __init__(self, trace, cluster="default", k=8, max_running=16, reward="slowdown",
                  slowdown_bound_seconds=10.0, max_steps=None, **options):
         if reward not in ("slowdown", "jct", "utilization"):
-            raise ValueError(f"reward: expected slowdown, jct or utilization, not {reward!r}")
-        if k < 1 or max_running < 0:
-            raise ValueError("k: expected >= 1; max_running: expected >= 0")
+            near = _core.nearest_name(str(reward), ["slowdown", "jct", "utilization"])
+            raise _core.InputError(f"reward: expected slowdown, jct or utilization, not "
+                                   f"{describe(reward)}" + (f"; did you mean {near}?" if near else ""))
+        for name, value, least in (("k", k, 1), ("max_running", max_running, 0)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise _core.InputError(f"{name}: expected an int >= {least}, not {describe(value)}")
+        if max_steps is not None and (isinstance(max_steps, bool) or
+                                      not isinstance(max_steps, int) or max_steps < 1):
+            raise _core.InputError(f"max_steps: expected an int >= 1 or None, not "
+                                   f"{describe(max_steps)}")
+        if isinstance(slowdown_bound_seconds, bool) or \
+                not isinstance(slowdown_bound_seconds, (int, float)) or \
+                not slowdown_bound_seconds > 0:
+            raise _core.InputError("slowdown_bound_seconds: expected a number of seconds > 0, not "
+                                   f"{describe(slowdown_bound_seconds)}")
         self.trace = trace
         self.cluster = cluster
         self.k = int(k)
@@ -154,11 +167,8 @@ class Env:
         self.slowdown_bound_seconds = float(slowdown_bound_seconds)
         self.max_steps = max_steps
         self.options = options
-        import json
-        nodes = _core.cluster_nodes(
-            cluster if isinstance(cluster, str) else "dict",
-            json.dumps(cluster) if isinstance(cluster, dict) else "",
-            options.get("hardware", ""))
+        cluster_name, cluster_json = check_cluster(cluster)
+        nodes = _core.cluster_nodes(cluster_name, cluster_json, options.get("hardware", ""))
         self.node_gpu_types = [t for t, _, _ in nodes]
         self.node_gpus = np.array([g for _, g, _ in nodes], dtype=np.int32)
         self.gpu_types = sorted(set(self.node_gpu_types), key=self.node_gpu_types.index)
@@ -209,8 +219,8 @@ class Env:
         if self._done:
             raise RuntimeError("step() after the episode ended: call reset()")
         if not self.action_space.contains(action) or not self._mask[int(action)]:
-            raise ValueError(f"action {action} is not valid here; info['action_mask'] lists "
-                             "the valid ones")
+            raise _core.InputError(f"action {action!r} is not valid here; info['action_mask'] "
+                                   "lists the valid ones")
         self._steps += 1
         self._to_engine.put(int(action))
         observation, reward, terminated, info = self._receive()

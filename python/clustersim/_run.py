@@ -18,11 +18,32 @@ import warnings
 import pandas as pd
 
 from . import _core
+from ._args import (check_bool, check_cluster, check_option_names, check_output_path,
+                    check_params, check_path, describe)
 from ._policy import Policy
 
-__all__ = ["run", "Result", "open", "Database", "Trace", "read_trace", "generate_trace"]
+__all__ = ["run", "calibrate", "Calibration", "Result", "open", "Database", "Trace", "read_trace",
+           "generate_trace", "SimulationWarning"]
 
 _FILTER_OPTIONS = frozenset(_core.filter_option_names())
+# Keyword arguments run() passes to the run config reader (the rest are its own or filters).
+_CONFIG_OPTIONS = frozenset(_core.run_option_names()) - {
+    "trace", "cluster", "policy", "placement", "params", "out"}
+_RUN_OPTIONS = _CONFIG_OPTIONS | {o.replace("-", "_") for o in _FILTER_OPTIONS}
+
+
+class SimulationWarning(UserWarning):
+    """Something about a run its numbers do not show: a setting with nothing to act on, what the
+    trace's sanity report found, or a run in which no job started (docs/python.md)."""
+
+
+def _python_terms(message, options):
+    """A core message in the caller's terms: `--window` becomes `window` for the options the
+    caller passed as keyword arguments."""
+    for option in sorted(options, key=len, reverse=True):
+        dashed = "--" + option.replace("_", "-")
+        message = re.sub(re.escape(dashed) + r"(?![\w-])", option, message)
+    return message
 
 
 def _option_value(value):
@@ -50,8 +71,15 @@ def _relabel(error, path, label):
 def _write_trace(trace, path):
     jobs = trace.jobs if isinstance(trace, Trace) else trace
     if not isinstance(jobs, pd.DataFrame):
-        raise TypeError("trace: expected a path, a clustersim.Trace or a pandas DataFrame of jobs "
-                        f"in the native columns (traces/README.md), not {type(trace).__name__}")
+        raise _core.InputError("trace: expected a file path, a clustersim.Trace or a pandas "
+                               "DataFrame of jobs in the native columns (traces/README.md), not "
+                               f"{describe(trace)}")
+    missing = [c for c in ("job_id", "submit_time", "gpus", "duration") if c not in jobs.columns]
+    if missing:
+        raise _core.InputError(f"trace DataFrame: missing column(s) {', '.join(missing)} (the "
+                               "native columns: job_id, submit_time, gpus, duration, then "
+                               "optional ones; traces/README.md); it has "
+                               f"{', '.join(map(str, jobs.columns)) or 'none'}")
     jobs.to_csv(path, index=False, na_rep="")
 
 
@@ -77,24 +105,36 @@ def run(trace=None, cluster="default", policy="fcfs", placement="first-fit", par
     Raises clustersim.InputError with the core's message for bad input, PolicyError for an invalid
     decision of a Python policy.
     """
+    check_option_names(options, _RUN_OPTIONS, "clustersim.run")
+    cluster_option, cluster_json = check_cluster(cluster)
+    if isinstance(policy, type) and issubclass(policy, Policy):
+        raise _core.InputError("policy: pass an instance of the Policy subclass, e.g. "
+                               f"policy={policy.__name__}()")
+    if not isinstance(policy, (str, Policy)):
+        raise _core.InputError("policy: expected a registered policy name "
+                               "(clustersim.policies_list()) or a clustersim.Policy instance, not "
+                               f"{describe(policy)}")
+    if not isinstance(placement, str):
+        raise _core.InputError("placement: expected a registered placement name "
+                               f"(clustersim.placements_list()), not {describe(placement)}")
+    params = check_params(params)
+    check_bool(check, "check")
+    check_bool(allow_duplicate, "allow_duplicate")
+    if out is not None:
+        out = check_output_path(out, "out")
     with tempfile.TemporaryDirectory(prefix="clustersim-") as tmp:
         config = {}
         filter_args = []
-        trace_label = None
+        trace_label = ""
         if trace is not None:
             if isinstance(trace, (str, os.PathLike)):
-                config["trace"] = os.fspath(trace)
+                config["trace"] = check_path(trace, "trace", what="a trace file path")
             else:
                 config["trace"] = os.path.join(tmp, "trace.csv")
                 config["format"] = "native"
-                trace_label = "trace DataFrame"
+                trace_label = "trace DataFrame (line n = row n - 2)"
                 _write_trace(trace, config["trace"])
-        cluster_json = ""
-        if isinstance(cluster, dict):
-            cluster_json = json.dumps(cluster)
-            config["cluster"] = "dict"
-        else:
-            config["cluster"] = os.fspath(cluster)
+        config["cluster"] = cluster_option
         hooks = None
         supports_shares = False
         policy_name = ""
@@ -102,15 +142,12 @@ def run(trace=None, cluster="default", policy="fcfs", placement="first-fit", par
             hooks = policy._hooks()
             supports_shares = bool(policy.supports_shares)
             policy_name = policy._run_name()
-        elif isinstance(policy, type) and issubclass(policy, Policy):
-            raise TypeError("policy: pass an instance of the Policy subclass, e.g. "
-                            f"policy={policy.__name__}()")
         else:
             config["policy"] = policy
         config["placement"] = placement
         if params:
-            config["params"] = dict(params)
-        database = os.fspath(out) if out is not None else os.path.join(tmp, "run.sqlite")
+            config["params"] = params
+        database = out if out is not None else os.path.join(tmp, "run.sqlite")
         config["out"] = database
         for key, value in options.items():
             option = key.replace("_", "-")
@@ -120,20 +157,101 @@ def run(trace=None, cluster="default", policy="fcfs", placement="first-fit", par
             else:
                 config[key] = value
         config_path = os.path.join(tmp, "options.json")
-        with builtins.open(config_path, "w") as f:
-            json.dump(config, f)
+        try:
+            with builtins.open(config_path, "w") as f:
+                json.dump(config, f)
+        except (TypeError, ValueError) as error:
+            raise _core.InputError(f"clustersim.run: an option value is not JSON data ({error})") \
+                from None
         try:
             outcome = _core.run(config_path, filter_args, cluster_json, hooks, supports_shares,
-                                policy_name, bool(check), bool(allow_duplicate))
+                                policy_name, bool(check), bool(allow_duplicate), trace_label)
         except _core.InputError as e:
-            error = _relabel(e, config_path, "clustersim.run options")
+            error = _relabel(e, config_path, "clustersim.run")
             message = str(error).replace("--allow-duplicate appends", "allow_duplicate=True appends")
+            message = message.replace(" or add --mkdir to create it", "")
+            message = _python_terms(message, list(options) + ["params"])
+            message = message.replace("--param ", "params ")
             if message != str(error):
                 error = type(error)(message)
             if trace_label:
-                error = _relabel(error, config["trace"], trace_label)
+                error = _relabel(error, config["trace"], "trace DataFrame")
             raise error from None
+        for message in outcome["warnings"]:
+            warnings.warn(_python_terms(message, options), SimulationWarning, stacklevel=2)
         return Result(outcome, database)
+
+
+def calibrate(trace, cluster, search, split=0.5, objective="fit", jobs=1, rounds=3,
+              policy="fcfs", placement="first-fit", params=None, out=None, **options):
+    """Calibrates a replay on the first part of a log and reports the rest, as
+    ``clustersim validate --calibrate`` (docs/validation.md#calibrate); returns a Calibration.
+
+    trace: a log that records its schedule (a path); cluster: a preset, spec path or dict.
+    search: {key: [values]} or a list of "key=v1,v2" strings; keys are policy, placement,
+      runtime-model, a cluster spec path (site.user_limits[0].max_running_jobs) or a [NAME:]
+      parameter. The first value of each is where the coordinate descent starts.
+    split: share of the jobs, by submit time, calibrated on; objective: fit or a --rank-by
+      distance; jobs: runs in parallel; rounds: sweeps over the axes at most.
+    policy, placement, params: the settings the axes do not name. out: the database every run is
+      appended to, the evaluation run last (None = a temporary one). options: as for run (interval,
+      format, trace filters, ...).
+    """
+    with tempfile.TemporaryDirectory(prefix="clustersim-") as tmp:
+        config = {"trace": os.fspath(trace), "policy": policy, "placement": placement}
+        cluster_json = ""
+        if isinstance(cluster, dict):
+            cluster_json = json.dumps(cluster)
+            config["cluster"] = "dict"
+        else:
+            config["cluster"] = os.fspath(cluster)
+        if params:
+            config["params"] = dict(params)
+        database = os.fspath(out) if out is not None else os.path.join(tmp, "calibrate.sqlite")
+        config["out"] = database
+        filter_args = []
+        for key, value in options.items():
+            option = key.replace("_", "-")
+            if option in _FILTER_OPTIONS:
+                filter_args.append(f"--{option}={_option_value(value)}")
+            else:
+                config[key] = value
+        if isinstance(search, dict):
+            axes = [f"{key}={','.join(str(v) for v in values)}" for key, values in search.items()]
+        else:
+            axes = list(search)
+        config_path = os.path.join(tmp, "options.json")
+        with builtins.open(config_path, "w") as f:
+            json.dump(config, f)
+        try:
+            outcome = _core.calibrate(config_path, filter_args, cluster_json, axes, float(split),
+                                      objective, int(jobs), int(rounds))
+        except _core.InputError as e:
+            raise _relabel(e, config_path, "clustersim.calibrate options") from None
+        return Calibration(outcome)
+
+
+class Calibration:
+    """What clustersim.calibrate found.
+
+    Attributes: trials (DataFrame: label, objective, run_id, wait_ks, wait_mean_hours_simulated,
+    wait_mean_hours_recorded, utilization_correlation, fit; on the calibration part); chosen (the
+    chosen trial's label); run_id (the evaluation run); held_out (dict of the same figures on the
+    held-out part); split_time (seconds), calibration_jobs, held_out_jobs.
+    """
+
+    def __init__(self, outcome):
+        self.trials = pd.DataFrame(outcome["trials"])
+        self.chosen = outcome["trials"][outcome["chosen"]]["label"]
+        self.run_id = outcome["run_id"]
+        self.held_out = dict(outcome["held_out"])
+        self.split_time = outcome["split_time"]
+        self.calibration_jobs = outcome["calibration_jobs"]
+        self.held_out_jobs = outcome["held_out_jobs"]
+
+    def __repr__(self):
+        return (f"Calibration(chosen={self.chosen!r}, trials={len(self.trials)}, "
+                f"held_out_fit={self.held_out['fit']:.3f})")
 
 
 class Result:
@@ -143,11 +261,14 @@ class Result:
     events; wall_seconds (parse + simulate + summary); policy (as recorded); summary (dict metric
     -> value, scope 'all'); summary_table (DataFrame: metric, scope, value; per-GPU-type scopes
     too); jobs, timeseries (DataFrames, the `jobs` and `timeseries` tables of results/README.md);
-    run (the `runs` row as a dict).
+    run (the `runs` row as a dict); jobs_started (jobs that started at least once); warnings
+    (the run's warnings, also issued as clustersim.SimulationWarning).
     """
 
     def __init__(self, outcome, database):
         self.run_id = outcome["run_id"]
+        self.warnings = list(outcome.get("warnings", []))
+        self.jobs_started = outcome.get("jobs_started")
         self.fingerprint = outcome["fingerprint"]
         self.status = outcome["status"]
         self.events = outcome["events"]
@@ -171,20 +292,47 @@ class Database:
     """A clustersim results database (results/README.md) read as DataFrames."""
 
     def __init__(self, path):
-        self.path = os.fspath(path)
+        self.path = check_path(path, "path", what="a results database path")
         if not os.path.exists(self.path):
             raise _core.InputError(f"{self.path}: no such database")
+        if os.path.isdir(self.path):
+            raise _core.InputError(f"{self.path}: a folder, not a results database")
+        with builtins.open(self.path, "rb") as f:
+            header = f.read(16)
+        if header != b"SQLite format 3\x00":
+            raise _core.InputError(f"{self.path}: not a clustersim results database (not a SQLite "
+                                   "file; clustersim run --out writes one)")
+        tables = set(self._rows("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        if "runs" not in tables:
+            raise _core.InputError(f"{self.path}: not a clustersim results database (a SQLite file "
+                                   "without a runs table)")
+
+    def _rows(self, sql):
+        uri = "file:" + self.path + "?mode=ro"
+        try:
+            with sqlite3.connect(uri, uri=True) as connection:
+                return [r[0] for r in connection.execute(sql)]
+        except sqlite3.DatabaseError as error:
+            raise _core.InputError(f"{self.path}: not a readable SQLite database ({error})") \
+                from None
 
     def query(self, sql, params=()):
-        """Runs a read-only SQL query and returns its rows as a DataFrame."""
+        """Runs a read-only SQL query and returns its rows as a DataFrame. A query SQLite refuses
+        raises InputError with SQLite's message."""
         uri = "file:" + self.path + "?mode=ro"
-        with sqlite3.connect(uri, uri=True) as connection:
-            return pd.read_sql_query(sql, connection, params=params)
+        try:
+            with sqlite3.connect(uri, uri=True) as connection:
+                return pd.read_sql_query(sql, connection, params=params)
+        except (sqlite3.Error, pd.errors.DatabaseError) as error:
+            raise _core.InputError(f"{self.path}: {error}") from None
 
     def _table(self, name, run_id):
         if run_id is None:
             return self.query(f"SELECT * FROM {name} ORDER BY run_id")
-        return self.query(f"SELECT * FROM {name} WHERE run_id = ?", (int(run_id),))
+        if isinstance(run_id, bool) or not isinstance(run_id, int):
+            raise _core.InputError(f"run_id: expected an int (a run of Database.runs), not "
+                                   f"{describe(run_id)}")
+        return self.query(f"SELECT * FROM {name} WHERE run_id = ?", (run_id,))
 
     @property
     def runs(self):
@@ -266,7 +414,11 @@ class Trace:
     @classmethod
     def read(cls, path, format=""):  # noqa: A002 (the CLI's --format)
         """Reads a trace file with clustersim's readers (format auto-detected by default)."""
-        data = _core.read_trace(os.fspath(path), format)
+        path = check_path(path, "path", what="a trace file path")
+        if not isinstance(format, str):
+            raise _core.InputError(f"format: expected a format name (clustersim list formats) or "
+                                   f"'', not {describe(format)}")
+        data = _core.read_trace(path, format)
         trace = cls(pd.DataFrame(data["columns"]))
         trace.format = data["format"]
         return trace
@@ -292,11 +444,17 @@ def generate_trace(out, **options):
     underscores for dashes: jobs, gpus, load, seed, arrivals, durations, mean_duration, ...) and
     returns the path. Raises InputError with the program's message when it refuses the options."""
     from . import _paths
-    command = [_paths.CLUSTERSIM_PROGRAM, "trace", "generate", "--out", os.fspath(out)]
+    out = check_output_path(out, "out")
+    command = [_paths.CLUSTERSIM_PROGRAM, "trace", "generate", "--out", out]
     for key, value in options.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", key):
+            raise _core.InputError(f"generate_trace: unknown option {key!r}")
         command.append("--" + key.replace("_", "-") + "=" + _option_value(value))
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         message = done.stderr.strip().removeprefix("clustersim: error: ")
+        message = message.replace(" (clustersim trace generate --help lists the options)", "")
+        message = message.replace(" or add --mkdir to create it", "")
+        message = re.sub(r"--([a-z][a-z0-9-]*)", lambda m: m.group(1).replace("-", "_"), message)
         raise _core.InputError(message)
-    return os.fspath(out)
+    return out

@@ -25,6 +25,9 @@ enum EventKind : int {
 
 // One step of the fingerprint: FNV-1a's xor-multiply applied to a whole 64-bit word, followed
 // by a xor-shift so high bits feed back into low ones.
+// The job index of the engine's own timer: a pass when a site rule changes with time.
+constexpr JobId kSiteWakeJob = -2;
+
 uint64_t MixWord(uint64_t hash, uint64_t word) {
   hash = (hash ^ word) * 1099511628211ull;
   return hash ^ (hash >> 29);
@@ -112,6 +115,16 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
     empty_resources_.EnableHostLimits();
   }
   if (placement_.CountsJobKinds()) resources_.EnableJobKinds();
+  if (cluster.spec().site.present) {
+    site_ = std::make_unique<SiteRules>(cluster.spec().site, cluster, trace, options_.faults.seed);
+    if (site_->has_start_rules() && !policy_.HonoursSiteRules()) {
+      throw InputError(cluster.spec().origin, 0, 0,
+                       "policy " + policy_name_ +
+                           " does not apply a site's limits, run windows, drains or downtime; "
+                           "use one that does (fcfs, easy, multifactor: "
+                           "docs/cluster.md#site-model)");
+    }
+  }
   ResolveRequests();
   if (!trace.constraints.empty() || options_.constraints.max_nodes_per_job > 0) {
     constraints_ = std::make_unique<PlacementConstraints>(trace, cluster, options_.constraints);
@@ -131,6 +144,7 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
           ? *options_.workload
           : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus(),
                             resources_.host_limited()));
+  SetUpReliability();
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);
@@ -150,7 +164,7 @@ void Engine::ResolveRequests() {
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     const Job& job = trace_.jobs[i];
     JobRun& run = runs_[i];
-    run.request.gpus = job.gpus;
+    run.request.gpus = site_ ? site_->RequestGpus(static_cast<JobId>(i)) : job.gpus;
     run.request.job = &job;
     run.request.job_id = static_cast<int>(i);
     run.request.host = HostDemand{job.cpu_milli, job.memory_mib};
@@ -159,8 +173,14 @@ void Engine::ResolveRequests() {
       active_placement_ = &whole_node_placement_;
     } else if (shares && job.IsShare()) {
       run.request.milli = job.gpu_milli;
+    } else if (job.tensor_parallel > 1) {
+      // Tensor-parallel groups within a node (docs/reliability.md#model-parallelism-in-traces).
+      active_placement_ = &whole_node_placement_;
     }
     run.work_left = job.duration;
+    // A site partition restricts the job to its nodes' types (Cluster::PartitionTypes).
+    const uint64_t partition_mask = site_ ? site_->type_mask(static_cast<JobId>(i)) : ~uint64_t{0};
+    run.request.type_mask = partition_mask;
     if (job.gpu_type.empty()) continue;
     auto it = masks.find(job.gpu_type.id());
     if (it == masks.end()) {
@@ -182,12 +202,12 @@ void Engine::ResolveRequests() {
                            "job " + first->id + ": gpu_type: unknown GPU type \"" + name +
                                "\"; valid types: " + catalog.NameList());
         }
-        mask |= uint64_t{1} << *type;
+        mask |= cluster_.TypeAndAliases(*type);
         begin = end + 1;
       }
       it = masks.emplace(job.gpu_type.id(), mask).first;
     }
-    run.request.type_mask = it->second;
+    run.request.type_mask = it->second & partition_mask;
   }
 }
 
@@ -251,6 +271,8 @@ void Engine::Run() {
       heap_.pop();
     }
     size_t b = 0;
+    bool batch_has_finish = false;
+    bool batch_has_arrival = false;
     for (; b < batch.size() && batch[b].rank() < kArrivalRank; ++b) {
       const Event& e = batch[b];
       if (e.rank() == kFaultRank) {
@@ -261,6 +283,7 @@ void Engine::Run() {
       if (run.state != JobState::kRunning || run.version != (e.aux & kVersionMask))
         continue;  // stale
       Record(t, kKindFinish, e.job);
+      batch_has_finish = true;
       if (e.aux & kOomBit) {
         OomFail(e.job);
       } else {
@@ -270,6 +293,7 @@ void Engine::Run() {
     while (next_arrival_ < jobs.size() && jobs[next_arrival_].submit_time == t) {
       const JobId id = static_cast<JobId>(next_arrival_++);
       Record(t, kKindArrival, id);
+      batch_has_arrival = true;
       Arrive(id);
       if (options_.skip_no_fit) {
         // The arrival's own pass: the queue holds at most this job, so the policy can only start
@@ -290,12 +314,16 @@ void Engine::Run() {
     for (; b < batch.size(); ++b) {
       const Event& e = batch[b];
       Record(t, kKindTimer, e.job);
+      if (e.job == kSiteWakeJob) continue;  // only a pass: a site rule changed with time
       policy_.OnTimer(*this, e.job, static_cast<int>(e.aux));
     }
 
-    ++passes_;
-    policy_.Schedule(*this);
-    DeriveHeadWaitReason();
+    if (!site_ || !DeferToCycle(batch_has_finish, batch_has_arrival)) {
+      ++passes_;
+      policy_.Schedule(*this);
+      DeriveHeadWaitReason();
+      if (site_) ScheduleSiteWake();
+    }
     if (options_.no_departures && !options_.skip_no_fit) ObserveCurve();
     metrics_.ObserveQueue(resources_, queue_head_ == kNoJob ? nullptr : &runs_[queue_head_].request,
                           queue_length_, static_cast<int>(running_.size()));
@@ -381,6 +409,12 @@ void Engine::StartFaults() {
     Push(r.time, kFaultRank, gpu ? node.first_gpu + r.gpu : r.node,
          static_cast<uint32_t>(i << 3) | kFaultFromTrace | (gpu ? kFaultGpu : 0));
   }
+  if (fleet_) {
+    CHECK(fleet_->cause_count() < (1 << 27), "too many failure causes");
+    for (int c = 0; c < fleet_->cause_count(); ++c) {
+      Push(fleet_->NextGap(c), kFaultRank, c, kFaultFleet | (static_cast<uint32_t>(c) << 4));
+    }
+  }
 }
 
 void Engine::ObserveCurve() {
@@ -425,6 +459,10 @@ void Engine::AccrueDownTime() {
 }
 
 void Engine::Fault(const Event& e) {
+  if ((e.aux & kFaultFleet) && !(e.aux & kFaultFromTrace)) {
+    FleetFault(e);
+    return;
+  }
   const FaultOptions& f = options_.faults;
   const bool repair = e.aux & kFaultRepair;
   const bool gpu_level = e.aux & kFaultGpu;
@@ -454,33 +492,29 @@ void Engine::Fault(const Event& e) {
     }
     std::sort(victims_.begin(), victims_.end());  // deterministic order for the policy's hooks
     victims_.erase(std::unique(victims_.begin(), victims_.end()), victims_.end());
-    for (JobId id : victims_) FailJob(id);
-    for (int g = first; g < last; ++g) {
-      CHECK(gpu_down_[g] < 255, "more than 255 overlapping failures of one GPU");
-      if (gpu_down_[g]++ == 0) {
-        const int one[] = {g};
-        resources_.Allocate(one);
-        ++down_gpus_;
-        failed_gpus_.insert(std::lower_bound(failed_gpus_.begin(), failed_gpus_.end(), g), g);
-        ++failed_gpus_version_;
-      }
-    }
+    const int cause = from_trace ? (gpu_level ? trace_gpu_cause_ : trace_cause_)
+                                 : gpu_level ? gpu_cause_ : node_cause_;
+    const int spares_used = InterruptVictims(cause, 0, 0, true, first, last);
+    for (int g = first; g < last; ++g) MarkDown(g);
     metrics_.OnNodeChanged(node);
     const double repair_after = from_trace ? f.trace[e.aux >> 3].duration : f.mttr_seconds;
     Push(now_ + repair_after, kFaultRank, e.job, e.aux | kFaultRepair);
+    FailureEvent event;
+    event.time = now_;
+    event.cause = cause;
+    event.first_node = node;
+    event.node_count = 1;
+    event.first_gpu = first;
+    event.gpus_out = last - first;
+    event.spares_used = spares_used;
+    event.repair_seconds = repair_after;
+    failure_log_.Record(event, victims_);
     return;
   }
   if (!gpu_level && --node_down_[node] == 0) --down_nodes_;
-  for (int g = first; g < last; ++g) {
-    if (--gpu_down_[g] == 0) {
-      const int one[] = {g};
-      resources_.Release(one);
-      --down_gpus_;
-      failed_gpus_.erase(std::lower_bound(failed_gpus_.begin(), failed_gpus_.end(), g));
-      ++failed_gpus_version_;
-    }
-  }
+  for (int g = first; g < last; ++g) MarkRepaired(g);
   metrics_.OnNodeChanged(node);
+  if (!spares_.empty()) AfterRepair(node);
   if (!from_trace) {
     const std::vector<double>& by_type = gpu_level ? f.gpu_mtbf_seconds : f.node_mtbf_seconds;
     const double mean = by_type[cluster_.node(node).gpu_type];
@@ -488,15 +522,250 @@ void Engine::Fault(const Event& e) {
   }
 }
 
-void Engine::FailJob(JobId id) {
+void Engine::FailJob(JobId id, int cause, double detection, double restart) {
   JobRun& run = runs_[id];
+  const double lost_before = costs_[id].lost_gpu_seconds;
   StopRunning(id, IntervalEnd::kFailure);
   run.allocation.gpus.clear();
   run.state = JobState::kQueued;
   ++costs_[id].restarts;
-  run.overhead_left = RestoreSeconds(id);  // restart from the checkpoint
+  run.overhead_left = restart + RestoreSeconds(id);  // restart from the checkpoint
+  CauseTotals& totals = failure_log_.totals(cause);
+  ++totals.interruptions;
+  totals.recompute_gpu_seconds += costs_[id].lost_gpu_seconds - lost_before;
+  JobReliability& rel = failure_log_.job(id);
+  rel.interrupted_at = now_;
+  rel.pending_detection = detection;
+  rel.wait_cause = cause;
+  rel.overhead_cause = -1;
   QueueInsertSorted(id);
   policy_.OnRequeue(*this, id);
+}
+
+int Engine::InterruptVictims(int cause, double detection, double restart, bool takes_out,
+                             int first_gpu, int last_gpu) {
+  hit_nodes_.clear();
+  if (takes_out && !spares_.empty()) {
+    // The failed nodes that ran a job hit, with the job (before the jobs let go of them).
+    for (JobId id : victims_) {
+      const Allocation& a = runs_[id].allocation;
+      if (a.milli > 0) continue;  // jobs on shares are not moved to spares
+      ForEachNode(cluster_, a.gpus, [&](int node, int) {
+        const Node& n = cluster_.node(node);
+        if (n.first_gpu < last_gpu && n.first_gpu + n.gpu_count > first_gpu) {
+          hit_nodes_.emplace_back(node, id);
+        }
+      });
+    }
+    std::sort(hit_nodes_.begin(), hit_nodes_.end());
+  }
+  for (JobId id : victims_) FailJob(id, cause, detection, restart);
+  int used = 0;
+  for (size_t i = 0; i < hit_nodes_.size(); ++i) {
+    const int failed = hit_nodes_[i].first;
+    if (i > 0 && hit_nodes_[i - 1].first == failed) continue;  // one spare per failed node
+    // A pool node (it entered the pool while a job still ran on its other GPUs) is out of
+    // service already: its job goes back to the queue and no spare is used for it.
+    if (spares_.InPool(failed)) continue;
+    const Node& x = cluster_.node(failed);
+    // The lowest usable spare of the group that this failure does not take out too.
+    int spare = -1;
+    for (const int candidate : spares_.Usable(x.group)) {
+      const Node& c = cluster_.node(candidate);
+      if (c.first_gpu >= last_gpu || c.first_gpu + c.gpu_count <= first_gpu) {
+        spare = candidate;
+        break;
+      }
+    }
+    if (spare < 0) {
+      owed_[x.group].emplace(failed, cause);  // the group's next usable spare is its
+      continue;
+    }
+    ReleaseSpare(spare);
+    if (!spares_.InPool(failed)) {
+      // A node still owed a spare for an earlier failure (repaired in part, it ran a job on its
+      // other GPUs) is owed nothing more once it is in the pool.
+      owed_[x.group].erase(failed);
+      spares_.Enter(failed);
+      for (int g = x.first_gpu; g < x.first_gpu + x.gpu_count; ++g) {
+        if (resources_.IsGpuFree(g)) HoldForPool(g);
+      }
+    }
+    metrics_.OnNodeChanged(failed);
+    ++used;
+    // The jobs that ran on the failed node restart once the spare is in.
+    const double ready = detection + cluster_.spec().groups[x.group].swap_seconds;
+    for (size_t j = i; j < hit_nodes_.size() && hit_nodes_[j].first == failed; ++j) {
+      JobReliability& rel = failure_log_.job(hit_nodes_[j].second);
+      rel.pending_detection = std::max(rel.pending_detection, ready);
+    }
+  }
+  failure_log_.totals(cause).swaps += used;
+  return used;
+}
+
+void Engine::FleetFault(const Event& e) {
+  const int c = static_cast<int>(e.aux >> 4);
+  const FailureCause& cause = fleet_->cause(c);
+  if (e.aux & kFaultRepair) {
+    Record(now_, kKindRepair, e.job);
+    AccrueDownTime();
+    const FailureStrike s = fleet_->Strike(c, e.job);
+    for (int node = s.first_node; node < s.first_node + s.node_count; ++node) {
+      if (cause.domain != FailureDomain::kGpu && --node_down_[node] == 0) --down_nodes_;
+    }
+    for (int g = s.first_gpu; g < s.first_gpu + s.gpu_count; ++g) MarkRepaired(g);
+    for (int node = s.first_node; node < s.first_node + s.node_count; ++node) {
+      metrics_.OnNodeChanged(node);
+      if (!spares_.empty()) AfterRepair(node);
+    }
+    return;
+  }
+  Record(now_, kKindFailure, e.job);
+  // The next event of this cause first, so that the draws keep their order whatever happens.
+  const int unit = fleet_->DrawUnit(c);
+  Push(now_ + fleet_->NextGap(c), kFaultRank, c, e.aux);
+  const FailureStrike s = fleet_->Strike(c, unit);
+  const int first = s.first_gpu;
+  const int last = s.first_gpu + s.gpu_count;
+  victims_.clear();
+  if (s.whole_cluster) {
+    for (JobId id : running_) {
+      if (!runs_[id].allocation.gpus.empty()) victims_.push_back(id);  // CPU-only jobs go on
+    }
+  } else {
+    bool shared = false;
+    for (int g = first; g < last; ++g) {
+      if (holder_[g] != kNoJob) {
+        victims_.push_back(holder_[g]);
+      } else if (!resources_.IsGpuFree(g) && gpu_down_[g] == 0 && !spares_.IsHeld(g)) {
+        shared = true;  // held in shares, which holder_ does not record
+      }
+    }
+    if (shared) {
+      for (JobId id : running_) {
+        const Allocation& a = runs_[id].allocation;
+        if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),
+                                       [&](int g) { return g >= first && g < last; })) {
+          victims_.push_back(id);
+        }
+      }
+    }
+  }
+  std::sort(victims_.begin(), victims_.end());
+  victims_.erase(std::unique(victims_.begin(), victims_.end()), victims_.end());
+  // A failure that takes nothing out and hits no job did nothing (a software failure where no
+  // job runs): not counted.
+  if (!s.takes_out && victims_.empty()) return;
+  AccrueDownTime();
+  ++failures_;
+  const int spares_used = InterruptVictims(c, cause.detection_seconds, cause.restart_seconds,
+                                           s.takes_out, first, last);
+  const double repair = cause.RepairSeconds(options_.faults.mttr_seconds);
+  if (s.takes_out) {
+    for (int node = s.first_node; node < s.first_node + s.node_count; ++node) {
+      if (cause.domain != FailureDomain::kGpu && node_down_[node]++ == 0) ++down_nodes_;
+    }
+    for (int g = first; g < last; ++g) MarkDown(g);
+    for (int node = s.first_node; node < s.first_node + s.node_count; ++node) {
+      metrics_.OnNodeChanged(node);
+    }
+    Push(now_ + repair, kFaultRank, unit, e.aux | kFaultRepair);
+  }
+  FailureEvent event;
+  event.time = now_;
+  event.cause = c;
+  event.first_node = s.first_node;
+  event.node_count = s.whole_cluster ? cluster_.node_count() : s.node_count;
+  event.first_gpu = s.whole_cluster ? 0 : s.first_gpu;
+  event.gpus_out = s.takes_out ? s.gpu_count : 0;
+  event.spares_used = spares_used;
+  event.repair_seconds = repair;
+  failure_log_.Record(event, victims_);
+}
+
+void Engine::AddOutOfService(int gpu) {
+  failed_gpus_.insert(std::lower_bound(failed_gpus_.begin(), failed_gpus_.end(), gpu), gpu);
+  ++failed_gpus_version_;
+}
+
+void Engine::RemoveOutOfService(int gpu) {
+  failed_gpus_.erase(std::lower_bound(failed_gpus_.begin(), failed_gpus_.end(), gpu));
+  ++failed_gpus_version_;
+}
+
+void Engine::MarkDown(int gpu) {
+  CHECK(gpu_down_[gpu] < 255, "more than 255 overlapping failures of one GPU");
+  if (gpu_down_[gpu]++ != 0) return;
+  ++down_gpus_;
+  if (spares_.IsHeld(gpu)) {
+    spares_.Unhold(gpu);  // allocated and out of service already
+    return;
+  }
+  const int one[] = {gpu};
+  resources_.Allocate(one);
+  AddOutOfService(gpu);
+}
+
+void Engine::MarkRepaired(int gpu) {
+  if (--gpu_down_[gpu] != 0) return;
+  --down_gpus_;
+  if (spares_.InPool(cluster_.NodeOfGpu(gpu))) {
+    spares_.Hold(gpu);  // stays allocated and out of service, now for the pool
+    return;
+  }
+  const int one[] = {gpu};
+  resources_.Release(one);
+  RemoveOutOfService(gpu);
+}
+
+void Engine::HoldForPool(int gpu) {
+  const int one[] = {gpu};
+  resources_.Allocate(one);
+  spares_.Hold(gpu);
+  AddOutOfService(gpu);
+}
+
+void Engine::AfterRepair(int node) {
+  const Node& n = cluster_.node(node);
+  std::map<int, int>& owed = owed_[n.group];
+  if (const auto it = owed.find(node); it != owed.end()) {
+    bool whole = true;
+    for (int g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) whole = whole && !gpu_down_[g];
+    if (whole) owed.erase(it);  // back in service itself
+  }
+  ServeOwedSpares(n.group);
+}
+
+void Engine::ServeOwedSpares(int group) {
+  std::map<int, int>& owed = owed_[group];
+  while (!owed.empty()) {
+    const int spare = spares_.FirstUsable(group);
+    if (spare < 0) return;
+    const auto [failed, cause] = *owed.begin();
+    owed.erase(owed.begin());
+    if (spares_.InPool(failed)) continue;  // in the pool meanwhile: nothing owed
+    ReleaseSpare(spare);
+    spares_.Enter(failed);
+    const Node& x = cluster_.node(failed);
+    for (int g = x.first_gpu; g < x.first_gpu + x.gpu_count; ++g) {
+      if (resources_.IsGpuFree(g)) HoldForPool(g);
+    }
+    metrics_.OnNodeChanged(failed);
+    ++failure_log_.totals(cause).swaps;
+  }
+}
+
+void Engine::ReleaseSpare(int node) {
+  const Node& n = cluster_.node(node);
+  for (int g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) {
+    spares_.Unhold(g);
+    const int one[] = {g};
+    resources_.Release(one);
+    RemoveOutOfService(g);
+  }
+  spares_.Leave(node);
+  metrics_.OnNodeChanged(node);
 }
 
 void Engine::OomFail(JobId id) {
@@ -526,6 +795,7 @@ void Engine::OomFail(JobId id) {
     run.state = JobState::kOomFailed;
     run.end_time = now_;
     ++jobs_done_;
+    if (site_) site_->OnDone(id);
     policy_.OnCompletion(*this, id);
     return;
   }
@@ -591,8 +861,9 @@ double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
                                 batch);
     }
     rate *= models.ShareSpeed(trace_.jobs[id], allocation.milli);
-  } else {
-    rate *= ShareSpeed(trace_.jobs[id], allocation.milli, ModelRuntimeOptions{}.colocation_speed);
+  } else if (allocation.milli > 0) {  // a whole GPU's factor is 1
+    static const double kColocationSpeed = ModelRuntimeOptions{}.colocation_speed;
+    rate *= ShareSpeed(trace_.jobs[id], allocation.milli, kColocationSpeed);
   }
   // An elastic start on fewer GPUs than requested, for a job the goodput model does not cover
   // (RateFactor is 1 for it): linear data-parallel scaling, n / R of the rate.
@@ -611,6 +882,7 @@ void Engine::Reject(JobId id, std::string reason) {
   run.end_time = now_;
   reasons_[id] = std::move(reason);
   ++jobs_done_;
+  if (site_) site_->OnDone(id);
   Hash(now_, kKindReject, id);
 }
 
@@ -641,25 +913,40 @@ void Engine::Arrive(JobId id) {
       Reject(id, std::move(why));
       return;
     }
+    if (site_) {
+      if (std::string why = site_->Admit(id, now_, policy_.RequestedWalltime(job)); !why.empty()) {
+        Reject(id, std::move(why));
+        return;
+      }
+    }
     run.state = JobState::kQueued;
     QueueAppend(id);
     policy_.OnArrival(*this, id);
     return;
   }
   const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
-  const auto key = std::make_tuple(run.request.gpus, run.request.milli, run.request.type_mask,
-                                   host.cpu_milli, host.memory_mib, run.request.whole_nodes,
-                                   run.request.constraint);
-  auto it = fits_empty_cache_.find(key);
-  if (it == fits_empty_cache_.end()) {
-    Allocation scratch;
-    const bool fits =
-        run.request.gpus > 0 && placement().Find(empty_resources_, run.request, &scratch);
-    it = fits_empty_cache_.emplace(key, fits).first;
+  const FitsKey key(run.request.gpus, run.request.milli, run.request.type_mask, host.cpu_milli,
+                    host.memory_mib, run.request.whole_nodes, run.request.constraint);
+  if (key != last_fits_key_) {
+    auto it = fits_empty_cache_.find(key);
+    if (it == fits_empty_cache_.end()) {
+      Allocation scratch;
+      const bool fits =
+          run.request.gpus > 0 && placement().Find(empty_resources_, run.request, &scratch);
+      it = fits_empty_cache_.emplace(key, fits).first;
+    }
+    last_fits_key_ = key;
+    last_fits_ = it->second;
   }
-  if (!it->second) {
+  if (!last_fits_) {
     Reject(id, RejectionReason(id));
     return;
+  }
+  if (site_) {
+    if (std::string why = site_->Admit(id, now_, policy_.RequestedWalltime(job)); !why.empty()) {
+      Reject(id, std::move(why));
+      return;
+    }
   }
   run.state = JobState::kQueued;
   QueueAppend(id);
@@ -711,6 +998,27 @@ std::string Engine::RejectionReason(JobId id) const {
   }
   const std::string what = "requests " + std::to_string(job.gpus) + " GPUs" +
                            (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str());
+  if (job.gpus == 0) {
+    // A reader marks a record it could not complete with a status suffix (traces/README.md);
+    // that is the reason, not the cluster.
+    const std::string& status = job.trace_status.str();
+    const size_t colon = status.rfind(':');
+    if (colon != std::string::npos && colon + 1 < status.size()) {
+      return what + ": incomplete record (" + status.substr(colon + 1) + ")";
+      }
+    }
+  if (const int group = TensorGroup(run.request); group > 1) {
+    // docs/reliability.md#model-parallelism-in-traces: each tensor-parallel group within one node.
+    int widest = 0;
+    for (const Node& node : cluster_.nodes()) {
+      if (run.request.AllowsType(node.gpu_type)) widest = std::max(widest, node.gpu_count);
+    }
+    if (widest < group) {
+      return what + " in tensor-parallel groups of " + std::to_string(group) +
+             ", each within one node, but nodes of allowed types hold at most " +
+             std::to_string(widest) + " GPUs; no placement exists on this cluster";
+    }
+  }
   Allocation scratch;
   if (run.request.constraint != 0) {
     // The GPUs fit without the job's locality and node limits: name the limits.
@@ -788,28 +1096,39 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     const double overhead = std::min(ran, run.overhead_left);  // paid before any progress
     run.overhead_left -= overhead;
     if (overhead > 0) costs_[id].overhead_seconds += overhead;
+    if (failure_log_.has_jobs()) ChargeRestartOverhead(id, overhead * n);
     const double active = ran - overhead;
     double computed = active;
     double done = 0;   // checkpoints completed in this interval
     double cycle = 0;  // computing interval + save
     const FaultOptions& f = options_.faults;
+    const double interval = CheckpointInterval(id);
     // A CPU-only job saves no checkpoints: failures take GPUs, so it never needs one.
-    if (f.checkpoints() && !run.allocation.gpus.empty()) {
+    if (f.checkpoints() && !run.allocation.gpus.empty() && interval < FaultOptions::kNever) {
       // From the start of this interval: compute I, save for S, compute I, save for S, ...
-      cycle = f.checkpoint_interval_seconds + SaveSeconds(id);
+      cycle = interval + PauseSeconds(id);
       done = std::floor(active / cycle);
-      computed = done * f.checkpoint_interval_seconds +
-                 std::min(active - done * cycle, f.checkpoint_interval_seconds);
+      computed = done * interval + std::min(active - done * cycle, interval);
       if (active > computed) costs_[id].checkpoint_seconds += active - computed;
       checkpoint_gpu_seconds_ += (active - computed) * n;
     }
-    const double saved = done > 0 ? done * f.checkpoint_interval_seconds : 0;  // what saves cover
+    // The checkpoints a restart may use: all completed ones, but an asynchronous one only once
+    // its write is done, lag seconds after its pause.
+    double usable = done;
+    if (const double lag = LagSeconds(id); lag > 0 && done > 0) {
+      usable = std::min(done, std::floor(std::max(0.0, active - lag) / cycle));
+    }
+    const double saved = usable > 0 ? usable * interval : 0;  // what usable saves cover
     if (failed) {
-      // Lost: everything after the last completed save (the whole interval if none completed).
-      const double durable = done > 0 ? run.last_start + overhead + done * cycle : run.last_start;
+      // Lost: everything after the last usable save (the whole interval if there is none).
+      const double durable =
+          usable > 0 ? run.last_start + overhead + usable * cycle : run.last_start;
       costs_[id].lost_gpu_seconds += (now_ - durable) * n;
     }
     run.work_left = std::max(0.0, run.work_left - (failed ? saved : computed) * run.rate);
+    if (std::vector<double>& productive = failure_log_.productive_seconds(); !productive.empty()) {
+      productive[id] += failed ? saved : computed;
+    }
   }
   run.run_seconds += ran;
   run.gpu_seconds += ran * n;
@@ -822,6 +1141,8 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   }
   if (!gpu_memory_.empty()) PlaceMemory(id, -1);
   metrics_.OnRelease(run.allocation, run.request.host);
+  if (site_) site_->OnStop(id, run.request.gpus);
+  if (!spares_.empty()) DrainIntoPool(run.allocation.gpus);
   RunningRemove(id);
   run.version = (run.version + 1) & kVersionMask;
 }
@@ -839,11 +1160,28 @@ void Engine::Finish(JobId id, bool walltime_kill) {
     run.state = JobState::kCompleted;
   }
   run.end_time = now_;
-  run.allocation.gpus.clear();
-  run.allocation.gpus.shrink_to_fit();
+  // The GPU list's storage goes to the next start (TryPlace), or is freed.
+  if (spare_gpu_lists_.size() < kSpareGpuLists && run.allocation.gpus.capacity() > 0) {
+    run.allocation.gpus.clear();
+    spare_gpu_lists_.push_back(std::move(run.allocation.gpus));
+    run.allocation.gpus = std::vector<int>();
+  } else {
+    run.allocation.gpus.clear();
+    run.allocation.gpus.shrink_to_fit();
+  }
   run.allocation.node = -1;
   ++jobs_done_;
+  if (site_) site_->OnDone(id);
   policy_.OnCompletion(*this, id);
+}
+
+bool Engine::TryPlace(JobId id, Allocation* out) const {
+  out->node = -1;
+  if (out->gpus.capacity() == 0 && !spare_gpu_lists_.empty()) {
+    out->gpus = std::move(spare_gpu_lists_.back());
+    spare_gpu_lists_.pop_back();
+  }
+  return active_placement_->Find(resources_, runs_[id].request, out);
 }
 
 void Engine::ScheduleFinish(JobId id) {
@@ -851,8 +1189,11 @@ void Engine::ScheduleFinish(JobId id) {
   JobRun& run = runs_[id];
   const Job& job = trace_.jobs[id];
   const double walltime = policy_.RequestedWalltime(job);
-  const double kill = options_.enforce_walltime && walltime >= 0
-                          ? now_ + std::max(0.0, walltime - run.run_seconds)
+  // A site may not kill, or kill after a grace (Slurm's OverTimeLimit).
+  const bool kills = options_.enforce_walltime && (!site_ || site_->kill_at_walltime());
+  const double grace = site_ ? site_->over_time_limit_seconds() : 0.0;
+  const double kill = kills && walltime >= 0
+                          ? now_ + std::max(0.0, walltime + grace - run.run_seconds)
                           : std::numeric_limits<double>::infinity();
   if (!oom_pending_.empty() && oom_pending_[id]) {
     const double oom = now_ + options_.models->options().oom_startup_seconds;
@@ -866,9 +1207,10 @@ void Engine::ScheduleFinish(JobId id) {
   const double compute = run.work_left / run.rate;
   double end = now_ + run.overhead_left + compute;
   const FaultOptions& f = options_.faults;
-  if (f.checkpoints() && !run.allocation.gpus.empty() && compute > f.checkpoint_interval_seconds) {
+  const double interval = CheckpointInterval(id);
+  if (f.checkpoints() && !run.allocation.gpus.empty() && compute > interval) {
     // A save after every full interval of computing, none after the last stretch.
-    end += (std::ceil(compute / f.checkpoint_interval_seconds) - 1) * SaveSeconds(id);
+    end += (std::ceil(compute / interval) - 1) * PauseSeconds(id);
   }
   // Plans hold while no job runs longer than planned: its requested wall time, else its trace
   // duration (what the backfilling policies plan with).
@@ -968,9 +1310,10 @@ void Engine::Start(JobId id, Allocation allocation) {
   }
   ValidateAllocation(id, allocation, "start of", false);
   // Backfilling plans CPUs and host memory per node as they plan GPUs (docs/backfilling.md), so
-  // promises hold under host limits too.
+  // promises hold under host limits too. A site's limits may hold a promised job back: its
+  // promise is an estimate then.
   if (options_.check_invariants && plans_held_ && !promised_start_.empty() &&
-      policy_.KeepsPromises()) {
+      policy_.KeepsPromises() && !(site_ && site_->has_start_rules())) {
     const double promised = promised_start_[id];
     if (now_ > promised + 1e-9 * std::max(1.0, std::abs(promised))) {
       PolicyBug("job " + trace_.jobs[id].id + " starts after the start it was promised (" +
@@ -998,8 +1341,14 @@ void Engine::Start(JobId id, Allocation allocation) {
                 cluster_.catalog().gpu(allocation.gpu_type).name + " runs out of memory");
     }
   }
+  if (site_ && site_->has_start_rules() &&
+      !site_->MayStart(id, now_, SitePlan(id), run.request.gpus)) {
+    PolicyBug("start of job " + trace_.jobs[id].id + ", which the site's rules hold back: " +
+              site_->WhyBlocked(id, now_, SitePlan(id), run.request.gpus));
+  }
   QueueRemove(id);
   ++state_version_;
+  if (site_) site_->OnStart(id, run.request.gpus);
   if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
   resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli, allocation.node);
   const int nodes = metrics_.OnAllocate(allocation, run.request.host);
@@ -1031,7 +1380,151 @@ void Engine::Start(JobId id, Allocation allocation) {
   run.max_gpus = std::max(run.max_gpus, static_cast<int>(run.allocation.gpus.size()));
   run.max_nodes = std::max(run.max_nodes, nodes);
   RunningAdd(id);
+  if (failure_log_.has_jobs()) ResumeAfterInterruption(id);
+  if (!plans_.empty()) PlanJobCheckpoints(id);
   ScheduleFinish(id);
+}
+
+void Engine::ResumeAfterInterruption(JobId id) {
+  JobReliability* rel = failure_log_.find(id);
+  if (rel == nullptr || rel->interrupted_at < 0) return;
+  JobRun& run = runs_[id];
+  // The detection (and a spare's swap) went on while the job waited: what is left of it.
+  const double waited = now_ - rel->interrupted_at;
+  run.overhead_left += std::max(0.0, rel->pending_detection - waited);
+  const double wait_gpu_seconds = waited * HeldGpus(run.allocation);
+  rel->wait_gpu_seconds += wait_gpu_seconds;
+  failure_log_.totals(rel->wait_cause).wait_gpu_seconds += wait_gpu_seconds;
+  rel->overhead_cause = rel->wait_cause;
+  rel->interrupted_at = -1;
+  rel->pending_detection = 0;
+}
+
+void Engine::ChargeRestartOverhead(JobId id, double gpu_seconds) {
+  JobReliability* rel = failure_log_.find(id);
+  if (rel == nullptr || rel->overhead_cause < 0) return;
+  rel->restart_gpu_seconds += gpu_seconds;
+  failure_log_.totals(rel->overhead_cause).restart_gpu_seconds += gpu_seconds;
+  if (!(runs_[id].overhead_left > 0)) rel->overhead_cause = -1;
+}
+
+void Engine::DrainIntoPool(const std::vector<int>& gpus) {
+  int last_node = -1;
+  for (const int g : gpus) {
+    const int node = cluster_.NodeOfGpu(g);
+    if (!spares_.InPool(node) || !resources_.IsGpuFree(g)) continue;
+    HoldForPool(g);
+    if (node != last_node) {
+      metrics_.OnNodeChanged(node);
+      // A drained pool node may be usable now; a failed node may be owed it. (ServeOwedSpares
+      // frees the spare's GPUs, never these.)
+      if (!owed_[cluster_.node(node).group].empty()) ServeOwedSpares(cluster_.node(node).group);
+    }
+    last_node = node;
+  }
+}
+
+double Engine::StorageSeconds(JobId id, const std::vector<int>& gpus, bool write) const {
+  const StorageSpec& storage = cluster_.spec().storage;
+  if (!storage.declared() || options_.models == nullptr) return -1;
+  const double bytes = options_.models->CheckpointBytes(id);
+  if (!(bytes > 0)) return -1;
+  double gbps = write ? storage.write_gbps : storage.read_gbps;
+  if (storage.node_gbps > 0) {
+    int nodes = 0;
+    ForEachNode(cluster_, gpus, [&](int, int) { ++nodes; });
+    gbps = std::min(gbps, nodes * storage.node_gbps);
+  }
+  return bytes / (gbps * 1e9);
+}
+
+double Engine::JobFailureRate(const std::vector<int>& gpus) const {
+  double rate = fleet_ ? fleet_->JobRatePerSecond(gpus) : 0.0;
+  const FaultOptions& f = options_.faults;
+  ForEachNode(cluster_, gpus, [&](int node, int on_node) {
+    const size_t type = static_cast<size_t>(cluster_.node(node).gpu_type);
+    if (type < f.node_mtbf_seconds.size() && f.node_mtbf_seconds[type] < FaultOptions::kNever) {
+      rate += 1 / f.node_mtbf_seconds[type];
+    }
+    if (type < f.gpu_mtbf_seconds.size() && f.gpu_mtbf_seconds[type] < FaultOptions::kNever) {
+      rate += on_node / f.gpu_mtbf_seconds[type];
+    }
+  });
+  return rate;
+}
+
+void Engine::PlanJobCheckpoints(JobId id) {
+  const std::vector<int>& gpus = runs_[id].allocation.gpus;
+  if (gpus.empty()) return;
+  const FaultOptions& f = options_.faults;
+  const double storage_save = StorageSeconds(id, gpus, true);
+  const double save = storage_save >= 0 ? storage_save : SaveSeconds(id);
+  const double rate = JobFailureRate(gpus);
+  const double mtbf = rate > 0 ? 1 / rate : FaultOptions::kNever;
+  plans_[id] = clustersim::PlanCheckpoints(f.checkpoint, f.checkpoint_interval_seconds, save, mtbf);
+  const double storage_restore = StorageSeconds(id, gpus, false);
+  restore_seconds_[id] = storage_restore >= 0 ? storage_restore : ConstantRestoreSeconds(id);
+}
+
+double Engine::Ettr(JobId id) const {
+  const std::vector<double>& productive = failure_log_.productive_seconds();
+  const JobRun& run = runs_[id];
+  if (productive.empty() || run.first_start < 0) return std::numeric_limits<double>::quiet_NaN();
+  const double end = run.end_time >= 0 ? run.end_time : now_;
+  const double elapsed = end - run.first_start;
+  return elapsed > 0 ? productive[id] / elapsed : std::numeric_limits<double>::quiet_NaN();
+}
+
+void Engine::SetUpReliability() {
+  const FaultOptions& f = options_.faults;
+  const size_t jobs = trace_.jobs.size();
+  if (f.failures() || f.checkpoints()) {
+    failure_log_.productive_seconds().assign(jobs, 0.0);
+    if (f.failure_model != nullptr) {
+      for (const FailureCause& cause : f.failure_model->causes()) {
+        failure_log_.AddCause({cause.name, cause.component, FailureDomainName(cause.domain)});
+      }
+      fleet_.emplace(*f.failure_model, cluster_, f.seed ^ 0x5EED0F1EE7ull);
+    }
+    auto any = [](const std::vector<double>& v) {
+      return std::any_of(v.begin(), v.end(), [](double x) { return x < FaultOptions::kNever; });
+    };
+    if (any(f.node_mtbf_seconds)) {
+      node_cause_ = failure_log_.AddCause({"node", "node (--node-mtbf)", "node"});
+    }
+    if (any(f.gpu_mtbf_seconds)) {
+      gpu_cause_ = failure_log_.AddCause({"gpu", "GPU (--gpu-mtbf)", "gpu"});
+    }
+    auto any_row = [&](bool gpu) {
+      return std::any_of(f.trace.begin(), f.trace.end(),
+                         [gpu](const FailureRecord& r) { return (r.gpu >= 0) == gpu; });
+    };
+    if (any_row(false)) {
+      trace_cause_ = failure_log_.AddCause({"trace", "failure trace: a node", "node"});
+    }
+    if (any_row(true)) {
+      trace_gpu_cause_ = failure_log_.AddCause({"trace-gpu", "failure trace: one GPU", "gpu"});
+    }
+    const bool storage = cluster_.spec().storage.declared() && options_.models != nullptr;
+    if (f.checkpoint.rule != CheckpointRule::kFixed || f.checkpoint.async || storage) {
+      plans_.assign(jobs, CheckpointPlan{f.checkpoint_interval_seconds,
+                                         f.checkpoint_cost_seconds, 0.0});
+      restore_seconds_.assign(jobs, f.restore_cost_seconds);
+    }
+  }
+  if (cluster_.spare_nodes() > 0) {
+    spares_ = SparePool(cluster_);
+    owed_.resize(cluster_.spec().groups.size());
+    for (const Node& node : cluster_.nodes()) {
+      if (!node.spare) continue;
+      for (int g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) {
+        const int one[] = {g};
+        empty_resources_.Allocate(one);  // never placeable: a job larger than the rest is rejected
+        HoldForPool(g);
+      }
+      metrics_.OnNodeChanged(node.index);
+    }
+  }
 }
 
 void Engine::Preempt(JobId id) {
@@ -1074,6 +1567,10 @@ double Engine::SaveSeconds(JobId id) const {
 }
 
 double Engine::RestoreSeconds(JobId id) const {
+  return restore_seconds_.empty() ? ConstantRestoreSeconds(id) : restore_seconds_[id];
+}
+
+double Engine::ConstantRestoreSeconds(JobId id) const {
   const double modelled = options_.models ? options_.models->CheckpointSeconds(id) : 0.0;
   return modelled > 0 ? modelled : options_.faults.restore_cost_seconds;
 }
@@ -1197,8 +1694,48 @@ void Engine::Decline(JobId id, std::string reason) {
 
 void Engine::SetTimer(double time, JobId id, int tag) {
   if (!(time >= now_)) PolicyBug("timer set in the past");
+  if (id < kNoJob || id >= static_cast<JobId>(runs_.size())) PolicyBug("timer for no job");
   if (tag < 0) PolicyBug("timer with a negative tag");
   Push(time, kTimerRank, id, static_cast<uint32_t>(tag));
+}
+
+bool Engine::MayStart(JobId id) const {
+  return !site_ || !site_->has_start_rules() ||
+         site_->MayStart(id, now_, SitePlan(id), runs_[id].request.gpus);
+}
+
+bool Engine::DeferToCycle(bool finished, bool arrived) {
+  const double cycle = site_->scheduler_cycle_seconds();
+  if (!(cycle > 0)) return false;
+  if ((finished && site_->schedule_on_end()) || (arrived && site_->schedule_on_submit())) {
+    return false;
+  }
+  const double next = std::ceil(now_ / cycle) * cycle;
+  if (!(next > now_)) return false;
+  if (!(cycle_wake_ > now_ && cycle_wake_ <= next)) {
+    Push(next, kTimerRank, kSiteWakeJob, 0);
+    cycle_wake_ = next;
+  }
+  return true;
+}
+
+double Engine::SitePlan(JobId id) const {
+  return site_->Plan(id, policy_.RequestedWalltime(trace_.jobs[id]));
+}
+
+void Engine::ScheduleSiteWake() {
+  // Passes happen at events; a job held back by a time rule also needs one when the rule
+  // changes, as long as some job waits.
+  if (!site_->has_time_rules() || queue_length_ == 0) return;
+  const double t = site_->NextChange(now_);
+  if (!std::isfinite(t) || (site_wake_ > now_ && site_wake_ <= t)) return;
+  if (const double cycle = site_->scheduler_cycle_seconds(); cycle > 0) {
+    // Passes happen at cycles only: the first cycle at or after the change.
+    const double at = std::ceil(t / cycle) * cycle;
+    if (cycle_wake_ > now_ && cycle_wake_ <= at) return;
+  }
+  Push(t, kTimerRank, kSiteWakeJob, 0);
+  site_wake_ = t;
 }
 
 void Engine::QueueAppend(JobId id) {
@@ -1354,14 +1891,23 @@ void Engine::CheckInvariants() const {
     CHECK(resources_.free_milli(g) == 1000 - held[g],
           "GPU " + std::to_string(g) + " shares out of step with the free state");
   }
-  CHECK(busy + resources_.total_free() + down_gpus_ == cluster_.total_gpus(),
-        "busy + free + failed GPUs != cluster GPUs");
+  CHECK(busy + resources_.total_free() + down_gpus_ + spares_.held_gpus() ==
+            cluster_.total_gpus(),
+        "busy + free + failed + spare GPUs != cluster GPUs");
+  CHECK(static_cast<int>(failed_gpus_.size()) == down_gpus_ + spares_.held_gpus(),
+        "out-of-service list out of step with the failed and spare GPUs");
   CHECK(holder_.empty() || std::count_if(holder_.begin(), holder_.end(),
                                          [](JobId h) { return h != kNoJob; }) == whole,
         "a GPU has a holder that no running job accounts for");
   for (size_t g = 0; g < gpu_down_.size(); ++g) {
     CHECK(!gpu_down_[g] || (!held[g] && !resources_.IsGpuFree(static_cast<int>(g))),
           "failed GPU " + std::to_string(g) + " is free or held by a job");
+  }
+  for (int g = 0; g < (spares_.empty() ? 0 : cluster_.total_gpus()); ++g) {
+    if (!spares_.IsHeld(g)) continue;
+    CHECK(!held[g] && !resources_.IsGpuFree(g) && (gpu_down_.empty() || gpu_down_[g] == 0) &&
+              spares_.InPool(cluster_.NodeOfGpu(g)),
+          "spare GPU " + std::to_string(g) + " is free, held by a job, down or off the pool");
   }
   // Host resources: each node's free CPUs and memory are its capacity less the charges of the
   // jobs running on it (docs/resources.md), never below 0.

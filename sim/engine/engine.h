@@ -21,6 +21,14 @@
 //   failed GPUs leave placement until repaired, jobs on them go back to the queue having lost
 //   the work since their last checkpoint, and the policy hears of it through OnRequeue. With
 //   failures on, the run ends when every job is done (failures alone do not keep it going).
+//   A failure model (FaultOptions::failure_model, docs/reliability.md) adds failures by cause and
+//   domain; an interrupted job pays its cause's detection and restart time before it computes
+//   again, the detection overlapping any wait in the queue. Hot spares (the cluster spec's node
+//   groups): a failed node that ran an interrupted job is replaced by a usable spare of its group,
+//   which enters service, while the failed node joins the pool; spare GPUs are out of service
+//   (SchedulingContext::failed_gpus) like failed ones. Per-job checkpoint plans
+//   (FaultOptions::checkpoint: Young's or Daly's interval, asynchronous saves) are set at every
+//   start from the job's allocation.
 // - Host resources (docs/resources.md): when some job states a CPU or host-memory demand and the
 //   cluster declares that dimension (RunLimitsHost), every job holds its host charge on its nodes
 //   (Resources::EnableHostLimits); a job whose demand no node of an allowed type can take is
@@ -46,6 +54,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <memory>
 #include <queue>
 #include <string>
@@ -54,13 +63,17 @@
 #include <vector>
 
 #include "sim/engine/allocation_log.h"
+#include "sim/engine/failure_log.h"
 #include "sim/engine/faults.h"
+#include "sim/engine/fleet_failures.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/engine/metrics.h"
 #include "sim/engine/placement_constraints.h"
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
+#include "sim/engine/spare_pool.h"
 #include "sim/engine/wait_reasons.h"
+#include "sim/engine/site_rules.h"
 
 namespace clustersim {
 
@@ -192,6 +205,9 @@ class Engine final : public SchedulingContext {
   const PlacementConstraints* constraints() const {
     return constrained_placement_ ? constraints_.get() : nullptr;
   }
+  // The cluster's site model resolved for this run (sim/engine/site_rules.h), or nullptr when
+  // the cluster spec has none.
+  const SiteRules* site() const override { return site_.get(); }
   // Failure totals: failures injected, GPU-seconds and node-seconds spent down (to the end of
   // the run), GPU-seconds of work lost and spent saving checkpoints.
   int64_t failures() const { return failures_; }
@@ -199,6 +215,13 @@ class Engine final : public SchedulingContext {
   double down_node_seconds() const { return down_node_seconds_; }
   double lost_gpu_seconds() const;  // sum over the jobs with costs, in job order
   double checkpoint_gpu_seconds() const { return checkpoint_gpu_seconds_; }
+  // What failures did (docs/reliability.md#metrics): failures, totals per cause, per-job costs
+  // and productive seconds. Its productive_seconds() is sized (one per job) when failures or
+  // checkpoints are on, empty otherwise.
+  const FailureLog& failure_log() const { return failure_log_; }
+  // The job's effective training time ratio: productive seconds / (end, or the run's end, minus
+  // first start); NaN if it never started or failures and checkpoints are off.
+  double Ettr(JobId id) const;
 
   // SchedulingContext
   double now() const override { return now_; }
@@ -229,6 +252,9 @@ class Engine final : public SchedulingContext {
   // The same for one job (model state / storage bandwidth when known).
   double preemption_cost(JobId id) const override { return PreemptionSeconds(id); }
   double TypeRate(JobId id, int type) const override;
+  // As SchedulingContext::TryPlace; an `out` without storage gets a GPU list a finished job gave
+  // back, so that starts do not allocate.
+  bool TryPlace(JobId id, Allocation* out) const override;
   void Start(JobId id, Allocation allocation) override;
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
@@ -243,6 +269,7 @@ class Engine final : public SchedulingContext {
   // job once Run returns.
   const WaitLedger& wait_reasons() const { return wait_; }
   void Decline(JobId id, std::string reason) override;
+  bool MayStart(JobId id) const override;
 
  private:
   enum Rank : uint64_t { kFinishRank = 0, kFaultRank = 1, kArrivalRank = 2, kTimerRank = 3 };
@@ -261,7 +288,9 @@ class Engine final : public SchedulingContext {
   static constexpr uint32_t kKillBit = 1u << 31;
   static constexpr uint32_t kOomBit = 1u << 30;  // a finish that is an out-of-memory failure
   static constexpr uint32_t kVersionMask = ~(kKillBit | kOomBit);
-  static constexpr uint32_t kFaultRepair = 1, kFaultGpu = 2, kFaultFromTrace = 4;
+  // A failure model's event: kFaultFleet without kFaultFromTrace, the cause's index << 4; its
+  // `job` is the cause (a failure) or the struck unit (a repair).
+  static constexpr uint32_t kFaultRepair = 1, kFaultGpu = 2, kFaultFromTrace = 4, kFaultFleet = 8;
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
       if (a.time != b.time) return a.time > b.time;
@@ -288,7 +317,58 @@ class Engine final : public SchedulingContext {
   void StopRunning(JobId id, IntervalEnd why);
   void StartFaults();
   void Fault(const Event& e);
-  void FailJob(JobId id);
+  // A failure model's failure or repair (docs/reliability.md).
+  void FleetFault(const Event& e);
+  // Interrupts the running job `id` hit by a failure of `cause` (an index of failure_log_): it
+  // loses the work since its last usable checkpoint and goes back to the queue, to pay
+  // `detection` (less the time it waits) and `restart` seconds plus its restore before it
+  // computes again.
+  void FailJob(JobId id, int cause, double detection, double restart);
+  // Interrupts victims_ and, when the failure takes out GPUs [first_gpu, last_gpu), replaces each
+  // failed node that ran one of them by a usable spare of its group. Returns the spares used.
+  int InterruptVictims(int cause, double detection, double restart, bool takes_out,
+                       int first_gpu, int last_gpu);
+  // Out-of-service bookkeeping: a GPU goes down (a failure) or comes back (a repair; a pool
+  // node's GPU is then held for the pool), a free GPU of a pool node is held for it, a spare
+  // node enters service.
+  void MarkDown(int gpu);
+  void MarkRepaired(int gpu);
+  void HoldForPool(int gpu);
+  void ReleaseSpare(int node);
+  // Hands usable spares of `group` to its failed nodes that ran a job and found none (owed_).
+  void ServeOwedSpares(int group);
+  // After GPUs of `node` came back: an owed node that is whole again is owed nothing more, and
+  // its group's owed nodes may get a spare that became usable.
+  void AfterRepair(int node);
+  void AddOutOfService(int gpu);
+  void RemoveOutOfService(int gpu);
+  // Failures per second that hit a job on `gpus` under the run's failure rates (MTBFs and the
+  // failure model; 0 with a failure trace alone).
+  double JobFailureRate(const std::vector<int>& gpus) const;
+  // Sets the job's checkpoint plan for its new allocation (when plans_ is on).
+  void PlanJobCheckpoints(JobId id);
+  // The failure log, spares and checkpoint plans a run's options and cluster ask for.
+  void SetUpReliability();
+  // At a start after an interruption: the detection left after the wait, the wait's GPU-seconds.
+  void ResumeAfterInterruption(JobId id);
+  // Books paid restart overhead to the cause of the job's last interruption.
+  void ChargeRestartOverhead(JobId id, double gpu_seconds);
+  // Holds for the spare pool the free GPUs among `gpus` on pool nodes.
+  void DrainIntoPool(const std::vector<int>& gpus);
+  double ConstantRestoreSeconds(JobId id) const;
+  // Checkpoint interval, pause and usability lag of a running job (plans_, or the run's fixed
+  // interval and SaveSeconds).
+  double CheckpointInterval(JobId id) const {
+    return plans_.empty() ? options_.faults.checkpoint_interval_seconds
+                          : plans_[id].interval_seconds;
+  }
+  double PauseSeconds(JobId id) const {
+    return plans_.empty() ? SaveSeconds(id) : plans_[id].pause_seconds;
+  }
+  double LagSeconds(JobId id) const { return plans_.empty() ? 0.0 : plans_[id].lag_seconds; }
+  // Save or restore seconds of the job on `gpus` from its checkpoint bytes and the cluster spec's
+  // storage (docs/reliability.md#checkpoint-cost); < 0 when that does not apply.
+  double StorageSeconds(JobId id, const std::vector<int>& gpus, bool write) const;
   void OomFail(JobId id);
   // Adds (sign +1) or removes (-1) the job's memory on its GPUs.
   void PlaceMemory(JobId id, int sign);
@@ -356,8 +436,14 @@ class Engine final : public SchedulingContext {
   JobId queue_tail_ = kNoJob;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  std::map<std::tuple<int, int, uint64_t, int32_t, int32_t, bool, uint16_t>, bool>
-      fits_empty_cache_;
+  using FitsKey = std::tuple<int, int, uint64_t, int32_t, int32_t, bool, uint16_t>;
+  std::map<FitsKey, bool> fits_empty_cache_;
+  // The last answer of fits_empty_cache_ (most arrivals repeat the previous shape).
+  FitsKey last_fits_key_{-1, -1, 0, 0, 0, false, 0};
+  bool last_fits_ = false;
+  // GPU lists of finished jobs, handed to TryPlace (at most kSpareGpuLists kept).
+  static constexpr size_t kSpareGpuLists = 1024;
+  mutable std::vector<std::vector<int>> spare_gpu_lists_;
   // TypeRate cache: (model symbol, GPUs, share, CPUs, memory, batch, type) -> rate.
   mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
       type_rate_cache_;
@@ -390,7 +476,22 @@ class Engine final : public SchedulingContext {
   double down_node_seconds_ = 0;
   double checkpoint_gpu_seconds_ = 0;
   std::vector<JobId> victims_;    // scratch: jobs on the GPUs of one failure
-  std::vector<int> failed_gpus_;  // ascending: the GPUs with gpu_down_ > 0
+  // Ascending: the GPUs out of service, gpu_down_ > 0 or held for the spare pool.
+  std::vector<int> failed_gpus_;
+  std::optional<FleetFailures> fleet_;  // with a failure model
+  SparePool spares_;                    // when some node group has spares
+  // Per group: failed nodes that ran an interrupted job and found no usable spare, with the
+  // failure's cause; each gets the group's next usable spare (ServeOwedSpares).
+  std::vector<std::map<int, int>> owed_;
+  FailureLog failure_log_;
+  // failure_log_'s causes for --node-mtbf, --gpu-mtbf and a failure trace's node and GPU rows.
+  int node_cause_ = -1, gpu_cause_ = -1, trace_cause_ = -1, trace_gpu_cause_ = -1;
+  // Scratch: (failed node, job) for each failed node that ran an interrupted job.
+  std::vector<std::pair<int, JobId>> hit_nodes_;
+  // Per-job checkpoint plans and restore seconds, when some job's plan differs from the run's
+  // constants (a rule other than fixed, asynchronous saves, or storage in the cluster spec).
+  std::vector<CheckpointPlan> plans_;
+  std::vector<double> restore_seconds_;
 
   // Model-aware runs (only when options_.models).
   std::vector<double> gpu_memory_;    // per GPU: bytes held by running jobs
@@ -409,6 +510,18 @@ class Engine final : public SchedulingContext {
   JobId derived_head_ = kNoJob;
   uint64_t state_version_ = 0;
   uint64_t derived_version_ = 0;
+  // The site model (only when the cluster spec has one): its rules, and the time of the pass
+  // the engine has asked for when a time rule changes (SiteRules::NextChange), -inf if none.
+  std::unique_ptr<SiteRules> site_;
+  double site_wake_ = -std::numeric_limits<double>::infinity();
+  double cycle_wake_ = -std::numeric_limits<double>::infinity();  // the next scheduler cycle
+  // The plan of a job for the site's rules (SiteRules::Plan with the policy's wall time).
+  double SitePlan(JobId id) const;
+  void ScheduleSiteWake();
+  // With a scheduler cycle (SiteSpec::scheduler_cycle_seconds): true, with a pass asked for at
+  // the next cycle, if now is not one and the batch just applied (`finished`: a job ended,
+  // `arrived`: one was submitted) triggers none.
+  bool DeferToCycle(bool finished, bool arrived);
 };
 
 }  // namespace clustersim

@@ -33,7 +33,8 @@ bool FaultOptions::failures() const {
     }
     return false;
   };
-  return any(node_mtbf_seconds) || any(gpu_mtbf_seconds) || !trace.empty();
+  return any(node_mtbf_seconds) || any(gpu_mtbf_seconds) || !trace.empty() ||
+         failure_model != nullptr;
 }
 
 std::string FaultOptions::ToJson(const HardwareCatalog& catalog) const {
@@ -54,9 +55,19 @@ std::string FaultOptions::ToJson(const HardwareCatalog& catalog) const {
   if (!by_type(gpu_mtbf_seconds).empty()) j["gpu_mtbf_hours"] = by_type(gpu_mtbf_seconds);
   if (failures()) j["mttr_seconds"] = mttr_seconds;
   if (!trace_path.empty()) j["failure_trace"] = trace_path;
+  if (failure_model != nullptr) j["failure_model"] = failure_model->origin();
   if (checkpoints()) {
-    j["checkpoint_interval_seconds"] = checkpoint_interval_seconds;
+    if (checkpoint_interval_seconds < kNever) {
+      j["checkpoint_interval_seconds"] = checkpoint_interval_seconds;
+    }
     j["checkpoint_cost_seconds"] = checkpoint_cost_seconds;
+  }
+  if (checkpoint.rule != CheckpointRule::kFixed) {
+    j["checkpoint_policy"] = CheckpointRuleName(checkpoint.rule);
+  }
+  if (checkpoint.async) {
+    j["checkpoint_async"] = {{"blocking", checkpoint.async_blocking},
+                             {"slowdown", checkpoint.async_slowdown}};
   }
   if (restore_cost_seconds != 0) j["restore_cost_seconds"] = restore_cost_seconds;
   return j.dump();
@@ -84,6 +95,12 @@ std::vector<double> ParseMtbfHours(const std::string& text, const HardwareCatalo
                        "\"; valid types: " + catalog.NameList());
     }
     out[*type] = ParseHours(item.substr(eq + 1), option);
+  }
+  // A type's copies for site partitions (HardwareCatalog::AddAlias) fail as the type does,
+  // unless named themselves.
+  for (size_t t = 0; t < out.size(); ++t) {
+    const int base = catalog.gpu(static_cast<int>(t)).alias_of;
+    if (base >= 0 && out[t] == FaultOptions::kNever) out[t] = out[base];
   }
   return out;
 }

@@ -13,6 +13,10 @@
 // its state, which takes `checkpoint_cost` seconds without progress; a restart after a failure
 // pays `restore_cost` seconds before progress resumes. Preemption keeps its own cost
 // (EngineOptions::preemption_cost_seconds) and loses nothing: the policy saves before it stops.
+//
+// A failure model (failure_model; docs/reliability.md) adds failures by cause and domain, each
+// with its detection and restart time; per-job checkpoint policies (checkpoint) and hot spares
+// (the cluster spec's node groups) decide what an interruption costs.
 #ifndef CLUSTERSIM_SIM_ENGINE_FAULTS_H_
 #define CLUSTERSIM_SIM_ENGINE_FAULTS_H_
 
@@ -22,6 +26,8 @@
 #include <vector>
 
 #include "sim/hardware/cluster.h"
+#include "sim/models/failure_catalog.h"
+#include "sim/models/reliability.h"
 
 namespace clustersim {
 
@@ -45,9 +51,18 @@ struct FaultOptions {
   double checkpoint_cost_seconds = 0;
   double restore_cost_seconds = 0;
   uint64_t seed = 0;
+  // A failure model (docs/reliability.md; `--failure-model fleet`): failures by cause and domain,
+  // drawn by sim/engine/fleet_failures.h. nullptr = none. Must outlive the engine.
+  const FailureCatalog* failure_model = nullptr;
+  // How often jobs checkpoint (sim/models/reliability.h PlanCheckpoints): a fixed interval (the
+  // default: checkpoint_interval_seconds), or Young's or Daly's optimum per job from its failure
+  // rate and checkpoint cost; synchronous or asynchronous.
+  CheckpointSettings checkpoint;
 
   bool failures() const;
-  bool checkpoints() const { return checkpoint_interval_seconds < kNever; }
+  bool checkpoints() const {
+    return checkpoint_interval_seconds < kNever || checkpoint.rule != CheckpointRule::kFixed;
+  }
   bool enabled() const { return failures() || checkpoints(); }
   // The non-default settings as a JSON object, for the `runs` table ("{}" when off).
   std::string ToJson(const HardwareCatalog& catalog) const;

@@ -237,6 +237,11 @@ FgdTracker::FgdTracker(const Cluster& cluster, std::vector<TaskClass> classes)
     total_ += node_value_[node.index];
     idle_ += node_idle_[node.index];
   }
+  // Every whole-node value a node of this cluster can take, filled now so that NodeChanged's
+  // common case is one lookup (the same values WholeNodeValue would compute on first use).
+  for (const Node& node : cluster.nodes()) {
+    for (int free = 0; free <= node.gpu_count; ++free) WholeNodeValue(node.gpu_count, free);
+  }
 }
 
 double FgdTracker::WholeNodeValue(int gpu_count, int free) {
@@ -255,10 +260,11 @@ void FgdTracker::NodeChanged(int node, const Resources& resources) {
   const Node& n = cluster_->node(node);
   const bool host = resources.host_limited() && NodeCpuMilli(n) > 0;
   if (!host && resources.shared_gpus().empty()) {
-    // No share anywhere: the node's GPUs are whole-free or held, O(1) from the free count.
+    // No share anywhere: the node's GPUs are whole-free or held, O(1) from the free count (the
+    // table was filled at construction).
     const int free = resources.free_gpus(node);
     const int64_t idle = int64_t{free} * kMilliPerGpu;
-    const double value = WholeNodeValue(n.gpu_count, free);
+    const double value = whole_value_[n.gpu_count][free];
     total_ += value - node_value_[node];
     idle_ += idle - node_idle_[node];
     node_value_[node] = value;

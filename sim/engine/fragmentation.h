@@ -147,6 +147,16 @@ class FgdTracker {
 
   // Recomputes `node` from `resources` (free_milli of its GPUs).
   void NodeChanged(int node, const Resources& resources);
+  // NodeChanged when no GPU of the cluster is shared and the run does not limit host resources:
+  // the node, of `gpu_count` GPUs, has `free` wholly free GPUs and the others held.
+  void WholeNodeChanged(int node, int gpu_count, int free) {
+    const int64_t idle = int64_t{free} * kMilliPerGpu;
+    const double value = whole_value_[gpu_count][free];
+    total_ += value - node_value_[node];
+    idle_ += idle - node_idle_[node];
+    node_value_[node] = value;
+    node_idle_[node] = idle;
+  }
   // Sum over nodes of the expected fragmented milli.
   double total() const { return total_; }
   // Sum over nodes of the idle milli (free thousandths of GPUs).

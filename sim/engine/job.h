@@ -29,8 +29,9 @@ struct RecordedAttempt {
   int gpus = 0;
 };
 
-// The fields are ordered so that none is padded (152 bytes; a million jobs hold 152 MB): the
-// 8-byte ones first, the 4-byte ones after (recorded_start starts 8-aligned). What few jobs have
+// The fields are ordered so that none is padded (160 bytes; a million jobs hold 160 MB): the
+// 8-byte ones first, the 4-byte ones after (recorded_start starts 8-aligned), the two 2-byte
+// parallel degrees last but one, then 4 bytes of tail padding. What few jobs have
 // (a deadline, data locality, a node limit) is kept apart, in Trace::constraints.
 struct Job {
   std::string id;           // as in the trace
@@ -78,12 +79,21 @@ struct Job {
   // The class as the trace names it (openb qos, an SWF queue), empty = none; `priority` holds
   // its level (sim/engine/priority_class.h), mapped while the trace is read.
   Symbol priority_class;
+  // Model parallelism the trace states (docs/reliability.md#model-parallelism-in-traces):
+  // tensor-parallel and pipeline-parallel degrees, 0 = not stated; the data-parallel degree is
+  // gpus / (tp x pp). A tensor-parallel group stays within one node (an NVLink domain).
+  uint16_t tensor_parallel = 0;
+  uint16_t pipeline_parallel = 0;
   // 1 + the index of the job's JobConstraints in Trace::constraints; 0 = none. Several jobs may
   // share an entry (copies of one job keep it).
   uint32_t constraints = 0;
+  // The partition(s) the trace names (SWF field 16, Slurm's Partition, Philly's virtual
+  // cluster), several separated by ','; empty = none. A cluster's site model maps it onto its
+  // partitions (docs/cluster.md#site-model).
+  Symbol partition;
 };
 
-static_assert(sizeof(void*) != 8 || sizeof(Job) <= 152, "Job grew: check its layout (above)");
+static_assert(sizeof(void*) != 8 || sizeof(Job) <= 160, "Job grew: check its layout (above)");
 
 // What a job asks beyond its request (docs/deadlines.md): a deadline (its SLA), the nodes that
 // hold its data (locality), and the most nodes it may span. Few jobs of most traces have any, so
@@ -115,6 +125,11 @@ struct Trace {
   std::vector<RecordedAttempt> recorded_attempts;
   // The --priority-map the class names were mapped with (lower-case names -> levels).
   std::map<std::string, int> priority_map;
+  // Jobs per partition the log names (SWF field 16), over every record read; empty when the
+  // format has no partitions or the log names none. The simulation has one cluster: more than
+  // one partition is something it does not model (`clustersim validate` warns).
+  std::map<std::string, int64_t> partitions;
+
   // Deadlines, data nodes and node limits of the jobs that have some (Job::constraints).
   std::vector<JobConstraints> constraints;
 
@@ -136,6 +151,10 @@ struct Trace {
     return c != nullptr && c->has_deadline() ? job.submit_time + c->deadline
                                              : std::numeric_limits<double>::infinity();
   }
+  // Unix time (seconds since 1970-01-01 UTC) of the trace's time 0, when the trace says it (an
+  // SWF header's UnixStartTime; the earliest submission of a wall-clock format); NaN = unknown.
+  // Site models with dates and weekly calendars need it (docs/cluster.md#site-model).
+  double unix_origin = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace clustersim

@@ -11,6 +11,8 @@ namespace {
 // CPU cores held, host GiB held, CPU-stranded GPUs
 constexpr int kQueueSlots = 12;
 constexpr double kBytesPerGib = 1024.0 * 1024.0 * 1024.0;
+// sqrt(3) / 4: the node imbalance of (u, u, u, b) is this times |u - b| (NodeImbalance).
+const double kImbalanceFactor = std::sqrt(3.0) / 4;
 }  // namespace
 
 Metrics::Metrics(const Cluster& cluster, double interval_seconds)
@@ -30,6 +32,11 @@ Metrics::Metrics(const Cluster& cluster, double interval_seconds)
   for (const Node& node : cluster.nodes()) {
     cpu_capacity_cores_ += NodeCpuMilli(node) / 1000.0;
     host_memory_capacity_gib_ += NodeMemoryMib(node) / 1024.0;
+    host_declared_ = host_declared_ || NodeCpuMilli(node) > 0 || NodeMemoryMib(node) > 0;
+  }
+  for (int type : types_) {
+    type_memory_gib_.push_back(cluster.catalog().gpu(type).memory_gib);
+    type_capacity_bytes_.push_back(cluster.catalog().gpu(type).memory_gib * kBytesPerGib);
   }
   const int gpus = cluster.total_gpus();
   held_milli_.assign(gpus, 0);
@@ -61,6 +68,7 @@ bool Metrics::IsGpuDown(int gpu) const {
 
 void Metrics::BuildMemoryTree() {
   tree_live_ = true;
+  UpdateFastPath();
   for (int g = 0; g < cluster_.total_gpus(); ++g) RefreshGpuMemory(g);
 }
 
@@ -86,10 +94,10 @@ void Metrics::UpdateFragmentationState() {
     sum = free_sum_[1];
     largest = free_max_[1];
   } else {
-    for (int type : types_) {
-      const int free = resources_->free_of_type(type);
+    for (size_t i = 0; i < types_.size(); ++i) {
+      const int free = resources_->free_of_type(types_[i]);
       if (free == 0) continue;
-      const double capacity = cluster_.catalog().gpu(type).memory_gib * kBytesPerGib;
+      const double capacity = type_capacity_bytes_[i];
       sum += free * capacity;
       largest = std::max(largest, capacity);
     }
@@ -106,6 +114,7 @@ void Metrics::UpdateFragmentationState() {
 void Metrics::set_memory_reported(bool reported) {
   CHECK(!allocated_any_, "the memory accounting mode must be set before the first allocation");
   memory_reported_ = reported;
+  UpdateFastPath();
   if (reported && !tree_live_) BuildMemoryTree();
 }
 
@@ -131,6 +140,7 @@ void Metrics::EnableHostLimits(const HostThresholds& thresholds) {
         "Metrics::EnableHostLimits without host-limited Resources");
   CHECK(!allocated_any_, "host limits must be enabled before the first allocation");
   host_limited_ = true;
+  UpdateFastPath();
   cpu_threshold_.assign(cluster_.node_count(), INT32_MAX);
   memory_threshold_.assign(cluster_.node_count(), INT32_MAX);
   node_cpu_stranded_.assign(cluster_.node_count(), 0.0);
@@ -183,6 +193,7 @@ void Metrics::set_resources(const Resources* resources) {
   resources_ = resources;
   if (resources_ != nullptr && !memory_reported_ && !allocated_any_) {
     tree_live_ = false;
+    UpdateFastPath();
   } else {
     BuildMemoryTree();
   }
@@ -214,10 +225,9 @@ void Metrics::OnNodeChanged(int node) {
 // its GPUs on the node (b), which is also why the NIC never limits placement. When memory and
 // CPUs both equal u the deviation of (u, u, u, b) is sqrt(3)/4 |u - b|, computed in that form.
 double Metrics::NodeImbalance(int node) const {
-  static const double kFactor = std::sqrt(3.0) / 4;
   const Node& n = cluster_.node(node);
   if (!host_limited_ && !memory_reported_) {
-    return kFactor * (node_busy_[node] - node_multi_busy_[node]) / n.gpu_count;
+    return kImbalanceFactor * (node_busy_[node] - node_multi_busy_[node]) / n.gpu_count;
   }
   const double u = node_busy_[node] / n.gpu_count;
   const double b = node_multi_busy_[node] / n.gpu_count;
@@ -302,6 +312,57 @@ int Metrics::Change(const Allocation& allocation, const HostDemand& host, int si
   return nodes;
 }
 
+// Change for the common case, with the same arithmetic in the same order: whole GPUs, no host
+// capacity declared (every host charge is 0), memory not reported, no host limits, F_mem from
+// the free GPUs per type (no per-GPU tree).
+int Metrics::ChangeWhole(const Allocation& allocation, int sign) {
+  const int slot = type_slot_[allocation.gpu_type];
+  CHECK(slot >= 0, "allocation of a GPU type absent from the cluster");
+  allocated_any_ = true;
+  const size_t size = allocation.gpus.size();
+  const double count = static_cast<double>(size);
+  state_[slot] += sign * count;
+  const double held = sign * type_memory_gib_[slot] * count;
+  state_[q_index_ + 5] += held;
+  state_[types_.size() + slot] += held;
+  const int* gpus = allocation.gpus.data();
+  const int multi_node = cluster_.NodeOfGpu(gpus[0]) != cluster_.NodeOfGpu(gpus[size - 1]);
+  const int milli = sign * kMilliPerGpu;
+  int nodes = 0;
+  size_t i = 0;
+  while (i < size) {
+    const int node = cluster_.NodeOfGpu(gpus[i]);
+    ++nodes;
+    int on_node = 0;
+    for (; i < size && cluster_.NodeOfGpu(gpus[i]) == node; ++i) {
+      int& held_milli = held_milli_[gpus[i]];
+      held_milli += milli;
+      CHECK(held_milli >= 0 && held_milli <= kMilliPerGpu,
+            "GPU " + std::to_string(gpus[i]) + ": metrics' held share out of range");
+      ++on_node;
+    }
+    node_busy_[node] += sign * on_node;
+    if (multi_node) node_multi_busy_[node] += sign * on_node;
+    imbalance_sum_ -= node_imbalance_[node];
+    node_imbalance_[node] = kImbalanceFactor * (node_busy_[node] - node_multi_busy_[node]) /
+                            cluster_.node(node).gpu_count;
+    imbalance_sum_ += node_imbalance_[node];
+    if (fgd_) {
+      // No host limits here (whole_fast_): the table case unless some GPU is shared.
+      if (resources_->shared_gpus().empty()) {
+        fgd_->WholeNodeChanged(node, cluster_.node(node).gpu_count, resources_->free_gpus(node));
+      } else {
+        fgd_->NodeChanged(node, *resources_);
+      }
+    }
+  }
+  state_[q_index_ + 4] = imbalance_sum_ / cluster_.node_count();
+  state_[q_index_ + 9] = cpu_used_milli_ / 1000.0;
+  state_[q_index_ + 10] = memory_used_mib_ / 1024.0;
+  UpdateFragmentationState();
+  return nodes;
+}
+
 void Metrics::ObserveQueue(const Resources& resources, const PlacementRequest* head,
                            int queue_length, int running_jobs) {
   state_[q_index_] = queue_length;
@@ -335,9 +396,16 @@ void Metrics::ObserveQueue(const Resources& resources, const PlacementRequest* h
   state_[q_index_ + 3] = i_frag;
 }
 
-void Metrics::Integrate(double from, double to, std::vector<double>& into) const {
+void Metrics::Integrate(double from, double to) {
   const double dt = to - from;
-  for (size_t i = 0; i < state_.size(); ++i) into[i] += state_[i] * dt;
+  const double* __restrict state = state_.data();
+  double* __restrict bucket = bucket_.data();
+  double* __restrict total = total_.data();
+  for (size_t i = 0, n = state_.size(); i < n; ++i) {
+    const double area = state[i] * dt;
+    bucket[i] += area;
+    total[i] += area;
+  }
 }
 
 void Metrics::AdvanceTo(double t) {
@@ -363,13 +431,11 @@ void Metrics::AdvanceTo(double t) {
   }
   while (interval_start_ + interval_ <= t) {
     const double end = interval_start_ + interval_;
-    Integrate(last_, end, bucket_);
-    Integrate(last_, end, total_);
+    Integrate(last_, end);
     last_ = end;
     FlushInterval(end);
   }
-  Integrate(last_, t, bucket_);
-  Integrate(last_, t, total_);
+  Integrate(last_, t);
   last_ = t;
 }
 

@@ -86,10 +86,14 @@ class Metrics {
   // engine records it per job: one walk over the GPUs serves both).
   // `host`: the job's stated host demands (charged per node by HostChargeOn).
   int OnAllocate(const Allocation& allocation, const HostDemand& host = {}) {
-    return Change(allocation, host, +1);
+    return whole_fast_ && allocation.milli == 0 && !allocation.gpus.empty()
+               ? ChangeWhole(allocation, +1)
+               : Change(allocation, host, +1);
   }
   int OnRelease(const Allocation& allocation, const HostDemand& host = {}) {
-    return Change(allocation, host, -1);
+    return whole_fast_ && allocation.milli == 0 && !allocation.gpus.empty()
+               ? ChangeWhole(allocation, -1)
+               : Change(allocation, host, -1);
   }
   // After a pass: the queue head's request (nullptr when the queue is empty), queue length and
   // running jobs. Computes stranded GPUs and I_frag for the state that now holds.
@@ -159,10 +163,12 @@ class Metrics {
 
  private:
   int Change(const Allocation& allocation, const HostDemand& host, int sign);
+  int ChangeWhole(const Allocation& allocation, int sign);
   // Recomputes `node`'s imbalance and CPU stranding from the current state.
   void RefreshNode(int node);
   double CpuStranded(int node) const;
-  void Integrate(double from, double to, std::vector<double>& into) const;
+  // Adds the state times (to - from) to the current interval's bucket and the run totals.
+  void Integrate(double from, double to);
   void FlushInterval(double end);
   double NodeImbalance(int node) const;
   // Recomputes the free memory of `gpu` in the max/sum tree (F_mem) from its state.
@@ -197,6 +203,16 @@ class Metrics {
   int64_t memory_used_mib_ = 0;
   double cpu_capacity_cores_ = 0;
   double host_memory_capacity_gib_ = 0;
+  bool host_declared_ = false;  // some node declares CPUs or host memory
+  // ChangeWhole applies to allocations of whole GPUs: no host capacity declared, memory not
+  // reported, no host limits, no per-GPU memory tree. Kept by UpdateFastPath.
+  bool whole_fast_ = false;
+  void UpdateFastPath() {
+    whole_fast_ = !host_declared_ && !memory_reported_ && !host_limited_ && !tree_live_;
+  }
+  // Per state slot of a type: its GPUs' memory, in GiB and in bytes.
+  std::vector<double> type_memory_gib_;
+  std::vector<double> type_capacity_bytes_;
   bool host_limited_ = false;
   std::vector<int32_t> cpu_threshold_;     // per node; INT32_MAX = never stranded by CPUs
   std::vector<int32_t> memory_threshold_;  // per node

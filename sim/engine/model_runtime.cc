@@ -21,8 +21,8 @@ ModelRuntime::ModelRuntime(const Trace& trace, const HardwareCatalog& hardware,
     const GpuSpec& gpu = hardware.gpu(t);
     capacity_.push_back(AllocatableBytes(gpu, models.efficiency()));
   }
-  // One entry per (model, precision, sequence length) present in the trace.
-  std::map<std::tuple<const ModelSpec*, int, int>, int> index;
+  // One entry per (model, precision, sequence length, stated layout) present in the trace.
+  std::map<std::tuple<const ModelSpec*, int, int, int, int, int>, int> index;
   for (size_t i = 0; i < trace.jobs.size(); ++i) {
     const Job& job = trace.jobs[i];
     if (job.model.empty()) continue;
@@ -35,18 +35,31 @@ ModelRuntime::ModelRuntime(const Trace& trace, const HardwareCatalog& hardware,
     }
     settings.sequence_length = job.sequence_length;
     const int precision_key = settings.precision ? static_cast<int>(*settings.precision) : -1;
-    const auto key = std::make_tuple(spec, precision_key, settings.sequence_length);
+    // A stated layout (docs/reliability.md#model-parallelism-in-traces) replaces the minimal one,
+    // with the optimizer state and the gradients sharded over the data-parallel ranks (fully
+    // sharded data parallelism as Llama 3 uses it: Dubey et al. 2024 section 3.3.2).
+    const bool stated = job.tensor_parallel > 0 || job.pipeline_parallel > 0;
+    const int tp = stated ? std::max(1, static_cast<int>(job.tensor_parallel)) : 0;
+    const int pp = stated ? std::max(1, static_cast<int>(job.pipeline_parallel)) : 0;
+    const int dp = stated ? std::max(1, job.gpus / (tp * pp)) : 0;
+    const auto key = std::make_tuple(spec, precision_key, settings.sequence_length, tp, pp, dp);
     auto it = index.find(key);
     if (it == index.end()) {
       ModelEntry entry{spec, settings, std::vector<PerType>(types)};
       MemoryOptions memory_options = options_.memory;
       memory_options.settings = settings;
+      if (stated) {
+        memory_options.optimizer_shards = dp;
+        memory_options.gradient_shards = dp;
+      }
       ThroughputOptions throughput_options;
       throughput_options.settings = settings;
       for (int t = 0; t < types; ++t) {
         const GpuSpec& gpu = hardware.gpu(t);
         PerType& per = entry.types[t];
-        per.layout = MinimalModelParallelism(*spec, models.efficiency(), gpu, memory_options);
+        per.layout = stated ? std::optional<ModelParallelism>(ModelParallelism{tp, pp})
+                            : MinimalModelParallelism(*spec, models.efficiency(), gpu,
+                                                      memory_options);
         if (per.layout) {
           per.throughput = std::make_unique<ThroughputModel>(
               *spec, models.efficiency(), gpu, hardware, *per.layout, throughput_options);
@@ -150,6 +163,11 @@ double ShareSpeed(const Job& job, int milli, double colocation_speed) {
   if (milli <= 0 || milli >= 1000) return 1.0;
   if (job.gpu_milli > 0 && milli >= job.gpu_milli) return 1.0;  // ran its trace time on a share
   return std::min(1.0, milli / 500.0 * colocation_speed);
+}
+
+double ModelRuntime::CheckpointBytes(JobId id) const {
+  const int m = jobs_[id].model;
+  return m < 0 ? 0.0 : clustersim::CheckpointBytes(*models_[m].spec);
 }
 
 double ModelRuntime::CheckpointSeconds(JobId id) const {

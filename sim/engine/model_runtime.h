@@ -6,13 +6,15 @@
 //
 // Per-job settings: a job's precision and sequence length (Job::precision, Job::sequence_length;
 // empty or 0 = the model's default) change its memory and FLOPs per sample; the runtime keeps one
-// entry per (model, precision, sequence length) in the trace.
+// entry per (model, precision, sequence length, stated layout) in the trace.
 //
 // Memory per GPU (sim/models/memory_model.h): the job's model-parallel layout on a GPU type is the
-// smallest TP x PP with which one sample fits (MinimalModelParallelism; 1 x 1 for every model
-// but the largest), replicated by data parallelism over the job's GPUs. M(B) = (1 + f)(M_state +
-// k B); a batch fits when M(B) <= CapacityBytes: the GPU's usable memory less the runtime overhead
-// outside the allocator (CUDA context, library workspaces, NCCL buffers).
+// one its trace states (Job::tensor_parallel, pipeline_parallel; the optimizer state and the
+// gradients then sharded over its data-parallel ranks), else the smallest TP x PP with which one
+// sample fits (MinimalModelParallelism; 1 x 1 for every model but the largest), replicated by
+// data parallelism over the job's GPUs. M(B) = (1 + f)(M_state + k B); a batch fits when
+// M(B) <= CapacityBytes: the GPU's usable memory less the runtime overhead outside the
+// allocator (CUDA context, library workspaces, NCCL buffers).
 //
 // Progress with another configuration (RateFactor): a job's work is its trace duration at its
 // user's configuration (requested GPUs, user's per-GPU batch). On `gpus` GPUs at per-GPU batch b
@@ -120,6 +122,8 @@ class ModelRuntime {
   // Seconds to save (or restore) the job's checkpoint: model state bytes / storage bandwidth
   // (sim/models/memory_model.h CheckpointSeconds); 0 without a model or without storage_gbps.
   double CheckpointSeconds(JobId id) const;
+  // Bytes of the job's checkpoint (sim/models/memory_model.h CheckpointBytes); 0 without a model.
+  double CheckpointBytes(JobId id) const;
 
  private:
   struct PerType {

@@ -1,5 +1,9 @@
 #include "sim/engine/placement.h"
 
+#include <algorithm>
+
+#include "sim/engine/job.h"
+
 namespace clustersim {
 
 bool AllocationFits(const Resources& resources, const HostDemand& host,
@@ -31,6 +35,39 @@ bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request
     }
     // The job's host demand is charged over all the GPUs it holds (docs/resources.md).
     if (!resources.HostFitsGpus(request.host, out->gpus)) {
+      out->gpus.clear();
+      continue;
+    }
+    out->gpu_type = part.gpu_type;
+    return true;  // positions ascend with node indices, so the GPUs are ascending
+  }
+  return false;
+}
+
+int TensorGroup(const PlacementRequest& request) {
+  if (request.job == nullptr || request.whole_nodes || request.milli > 0) return 0;
+  return request.job->tensor_parallel;
+}
+
+bool PlaceTensorGroups(const Resources& resources, const PlacementRequest& request,
+                       Allocation* out) {
+  out->gpus.clear();
+  out->gpu_type = -1;
+  out->milli = 0;
+  const int group = TensorGroup(request);
+  if (request.gpus <= 0 || group < 1 || request.gpus % group != 0) return false;
+  for (const Partition& part : resources.partitions()) {
+    if (!request.AllowsType(part.gpu_type) || part.gpus_per_node < group) continue;
+    if (resources.free_of_type(part.gpu_type) < request.gpus) continue;
+    int groups_left = request.gpus / group;
+    for (int pos = part.free_tree.FindFirstAtLeast(group); pos >= 0 && groups_left > 0;
+         pos = part.free_tree.FindFirstAtLeast(group, pos + 1)) {
+      const int node = part.nodes[pos];
+      const int take = std::min(resources.free_gpus(node) / group, groups_left);
+      resources.AppendLowestFreeGpus(node, take * group, &out->gpus);
+      groups_left -= take;
+    }
+    if (groups_left > 0 || !resources.HostFitsGpus(request.host, out->gpus)) {
       out->gpus.clear();
       continue;
     }

@@ -42,6 +42,12 @@ struct PlacementRequest {
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 
+// GPUs of one tensor-parallel group of the request (its job's Job::tensor_parallel), which must
+// share a node (an NVLink domain; PlaceTensorGroups); 0 or 1 = no constraint. Requests for whole
+// nodes, GPU shares or without a job have none. (Read from the job, so that PlacementRequest
+// keeps its size.)
+int TensorGroup(const PlacementRequest& request);
+
 // The vector first, then the 4-byte fields: no padding inside (JobRun holds one per job).
 struct Allocation {
   std::vector<int> gpus;  // global GPU indices, ascending
@@ -98,6 +104,12 @@ class Placement {
   // True if Find reads Resources::job_kinds (the kinds of the jobs running on each node): the
   // engine then has them counted.
   virtual bool CountsJobKinds() const { return false; }
+  // How Find picks the node of a request that fits on one node of every partition it may use,
+  // when that rule alone decides (planners then find the node without asking Find on a scratch
+  // copy of the cluster): the lowest-index node with enough free GPUs, or the one with the fewest
+  // (ties: lowest index); kOther for any other strategy.
+  enum class SingleNodeRule { kOther, kLowestIndex, kFewestFree };
+  virtual SingleNodeRule single_node_rule() const { return SingleNodeRule::kOther; }
   // True if Find draws random numbers (random-fit): nobody but the policy may call it then, or
   // the run's draws would change (wait reasons do not ask it; sim/engine/wait_reasons.h).
   virtual bool DrawsRandomNumbers() const { return false; }
@@ -149,15 +161,26 @@ bool AllocationFits(const Resources& resources, const HostDemand& host,
 // O(partitions + nodes taken x log nodes).
 bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request, Allocation* out);
 
-// The run's placement with whole-node requests answered by PlaceWholeNodes; what the engine
-// hands to policies when some job holds whole nodes.
+// Tensor-parallel placement (docs/reliability.md#model-parallelism-in-traces): a request of G
+// GPUs in groups of T = TensorGroup(request) (T divides G) gets G / T groups, each on one node: in
+// the first partition, in cluster order, of an allowed type with at least T GPUs per node where
+// enough groups fit, the nodes with at least T free GPUs in index order, each giving as many groups
+// as its free GPUs hold (its lowest free GPUs), if the host demand fits them; else the next
+// partition. O(partitions + nodes visited x log nodes).
+bool PlaceTensorGroups(const Resources& resources, const PlacementRequest& request,
+                       Allocation* out);
+
+// The run's placement with whole-node requests answered by PlaceWholeNodes and tensor-parallel
+// ones by PlaceTensorGroups; what the engine hands to policies when some job holds whole nodes or
+// states a tensor-parallel degree above 1.
 class WholeNodePlacement final : public Placement {
  public:
   explicit WholeNodePlacement(const Placement& inner) : inner_(inner) {}
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
-    return request.whole_nodes ? PlaceWholeNodes(resources, request, out)
-                               : inner_.Find(resources, request, out);
+    if (request.whole_nodes) return PlaceWholeNodes(resources, request, out);
+    if (TensorGroup(request) > 1) return PlaceTensorGroups(resources, request, out);
+    return inner_.Find(resources, request, out);
   }
   bool SharesGpus() const override { return inner_.SharesGpus(); }
   bool IgnoresNodes() const override { return inner_.IgnoresNodes(); }

@@ -20,6 +20,7 @@
 namespace clustersim {
 
 class ModelRuntime;  // sim/engine/model_runtime.h
+class SiteRules;     // sim/engine/site_rules.h
 
 enum class JobState : uint8_t {
   kPending,  // not yet submitted (simulated time < submit time)
@@ -193,9 +194,17 @@ class SchedulingContext {
     return ClassifyNoFit(cluster(), placement(), free, run(id).request, failed_gpus());
   }
   std::optional<WaitReason> NoFitReason(JobId id) const { return NoFitReason(id, resources()); }
+  // False if the cluster's site model holds the queued job back now (a user's or group's limit,
+  // its partition's run window or drain point, a downtime; sim/engine/site_rules.h): the policy
+  // must then not start it, as Slurm leaves such a job pending whatever its priority. Always
+  // true without site limits.
+  virtual bool MayStart(JobId /*id*/) const { return true; }
+  // The cluster's site model as resolved for the run (each job's partition, the limits), or
+  // nullptr when the cluster spec has none.
+  virtual const SiteRules* site() const { return nullptr; }
 
   // Returns true and fills `out` if the job fits now under the run's placement strategy.
-  bool TryPlace(JobId id, Allocation* out) const {
+  virtual bool TryPlace(JobId id, Allocation* out) const {
     out->node = -1;
     return placement().Find(resources(), run(id).request, out);
   }
@@ -246,12 +255,23 @@ class Policy {
   // run naming the policy. False (the default): promises are estimates (fair-share's order may
   // change before the start).
   virtual bool KeepsPromises() const { return false; }
+  // True if the policy asks SchedulingContext::MayStart before every start, so that a site
+  // model's limits, run windows, drains and downtime (docs/cluster.md#site-model) hold under it.
+  // A run whose site has such rules refuses a policy that does not.
+  virtual bool HonoursSiteRules() const { return false; }
   // Called once before the run with its trace and model table (nullptr outside model-aware
   // runs): a warning naming the fix when the policy's rule has nothing to act on in this run
   // (fair-share between users on a trace naming at most one user orders like fcfs), else "".
   virtual std::string IdleWarning(const Trace& /*trace*/, const ModelRuntime* /*models*/) const {
     return "";
   }
+  // Called once before the trace is read: what makes the policy's settings impossible on
+  // `cluster` (a quota of more GPUs than the cluster has), naming the setting and by how much,
+  // else "". The run is then refused (InputError) before any work starts.
+  virtual std::string ClusterProblem(const Cluster& /*cluster*/) const { return ""; }
+  // True if the policy orders jobs by their priority class (Job::priority), so a log's queues or
+  // classes mean something to it; false (the default): every class is served in one order.
+  virtual bool OrdersByPriority() const { return false; }
   // Called once by the engine before the run (from its constructor) with the run's trace and
   // seed (EngineOptions::seed): for what the policy draws or derives from the whole trace before
   // the first arrival, e.g. the backfilling policies' modelled user estimates

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "sim/util/error.h"
+#include "sim/util/suggest.h"
 
 namespace clustersim {
 namespace {
@@ -112,8 +113,9 @@ std::unique_ptr<RuntimeModel> MakeRuntimeModel(const std::string& name, const Cl
     }
     return std::make_unique<HardwareRuntime>(cluster, *topology, reference);
   }
-  throw InputError("unknown runtime model \"" + name +
-                   "\"; valid: trace, hardware, hardware:TYPE (a catalog GPU type)");
+  throw InputError("unknown runtime model \"" + name + "\"" +
+                   DidYouMean(name, {"trace", "hardware"}) +
+                   "; valid: trace, hardware, hardware:TYPE (a catalog GPU type)");
 }
 
 std::string RuntimeModel::Label(const HardwareCatalog& catalog) const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace clustersim {
@@ -170,6 +171,50 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
   if (by_vc.size() > 1) {
     for (auto& [vc, group] : by_vc) emit("vc:" + vc, group, true);
   }
+}
+
+// docs/reliability.md#metrics, when failures or checkpoints are on: the cluster's ETTR (the jobs'
+// productive GPU-seconds over their GPUs x elapsed seconds, jobs that started), and per cause
+// (scope "cause:NAME") and in all: failures, interruptions, spare swaps and the GPU-hours lost to
+// recomputation, restart overhead and waiting for capacity.
+template <typename Add>
+void AddReliabilitySummaries(const Engine& engine, Add& add) {
+  const FailureLog& log = engine.failure_log();
+  if (log.productive_seconds().empty()) return;
+  double productive = 0;
+  double elapsed = 0;
+  for (JobId id = 0; id < static_cast<JobId>(engine.runs().size()); ++id) {
+    const double ettr = engine.Ettr(id);
+    if (std::isnan(ettr)) continue;
+    const JobRun& run = engine.runs()[id];
+    const double gpus = engine.trace().jobs[id].gpus;
+    const double end = run.end_time >= 0 ? run.end_time : engine.now();
+    productive += gpus * log.productive_seconds()[id];
+    elapsed += gpus * (end - run.first_start);
+  }
+  add("ettr", elapsed > 0 ? productive / elapsed : std::numeric_limits<double>::quiet_NaN(),
+      "all");
+  CauseTotals all;
+  for (size_t c = 0; c < log.causes().size(); ++c) {
+    const CauseTotals& t = log.totals()[c];
+    const std::string scope = "cause:" + log.causes()[c].name;
+    add("failures", static_cast<double>(t.failures), scope);
+    add("interruptions", static_cast<double>(t.interruptions), scope);
+    add("spare_swaps", static_cast<double>(t.swaps), scope);
+    add("recompute_gpu_hours", t.recompute_gpu_seconds / 3600, scope);
+    add("restart_gpu_hours", t.restart_gpu_seconds / 3600, scope);
+    add("capacity_wait_gpu_hours", t.wait_gpu_seconds / 3600, scope);
+    all.interruptions += t.interruptions;
+    all.swaps += t.swaps;
+    all.recompute_gpu_seconds += t.recompute_gpu_seconds;
+    all.restart_gpu_seconds += t.restart_gpu_seconds;
+    all.wait_gpu_seconds += t.wait_gpu_seconds;
+  }
+  add("interruptions", static_cast<double>(all.interruptions), "all");
+  add("spare_swaps", static_cast<double>(all.swaps), "all");
+  add("recompute_gpu_hours", all.recompute_gpu_seconds / 3600, "all");
+  add("restart_gpu_hours", all.restart_gpu_seconds / 3600, "all");
+  add("capacity_wait_gpu_hours", all.wait_gpu_seconds / 3600, "all");
 }
 
 }  // namespace
@@ -378,6 +423,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   add("gpu_hours_down", engine.down_gpu_seconds() / 3600);
   add("node_hours_down", engine.down_node_seconds() / 3600);
   add("checkpoint_gpu_hours", engine.checkpoint_gpu_seconds() / 3600);
+  AddReliabilitySummaries(engine, add);
   // Wait reasons (docs/metrics.md#wait-reasons): the queued time of all jobs by reason, in hours
   // and as a share of the total; reasons no job waited for have no row.
   const std::array<double, kWaitReasonCount>& waited = engine.wait_reasons().totals();

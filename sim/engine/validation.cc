@@ -60,9 +60,10 @@ class GridSeries {
   std::vector<double> whole_;    // difference array of the weights covering whole buckets
 };
 
-// GPUs a job's request holds (a share of one GPU counts its fraction).
-double Demand(const Job& job) {
-  return job.gpus == 1 && job.gpu_milli > 0 ? job.gpu_milli / 1000.0 : job.gpus;
+// GPUs a job's request holds (a share of one GPU counts its fraction), as the run requested
+// them (a site partition may count several of the log's processors per GPU).
+double Demand(const Job& job, const JobRun& run) {
+  return job.gpus == 1 && job.gpu_milli > 0 ? job.gpu_milli / 1000.0 : run.request.gpus;
 }
 
 struct Paired {
@@ -150,14 +151,15 @@ std::string SizeClass(const Job& job) {
   return "33+";
 }
 
-ValidationReport ComputeValidation(const Engine& engine, double interval_seconds) {
+ValidationReport ComputeValidation(const Engine& engine, double interval_seconds,
+                                   double compare_from) {
   CHECK(interval_seconds > 0, "validation interval must be positive");
   const Trace& trace = engine.trace();
   const std::vector<JobRun>& runs = engine.runs();
   const AllocationLog& log = engine.allocations();
   const double run_end = engine.metrics().last_time();
   ValidationReport report;
-  report.jobs = static_cast<int64_t>(trace.jobs.size());
+  for (const Job& job : trace.jobs) report.jobs += job.submit_time >= compare_from;
 
   // Which jobs take part, their class, and the grid's extent.
   std::vector<uint8_t> in_series(trace.jobs.size(), 0);
@@ -166,12 +168,13 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
   double t_max = run_end;
   for (size_t i = 0; i < trace.jobs.size(); ++i) {
     const Job& job = trace.jobs[i];
+    const bool compared = job.submit_time >= compare_from;
     if (runs[i].state == JobState::kRejected) {
-      ++report.jobs_rejected;
+      report.jobs_rejected += compared;
       continue;
     }
     if (!job.has_recorded_start() && !job.has_recorded_end()) continue;
-    ++report.jobs_recorded;
+    report.jobs_recorded += compared;
     in_series[i] = 1;
     job_class[i] = SizeClass(job);
     t_min = std::min(t_min, job.submit_time);
@@ -184,7 +187,7 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
       t_max = std::max(t_max, trace.recorded_attempts[job.recorded_attempt_begin + a].end);
     }
   }
-  if (report.jobs_recorded == 0) {
+  if (report.jobs_recorded == 0 || !std::isfinite(t_min)) {
     throw InputError(trace.path, 0, 0,
                      "no job the simulation ran has a recorded schedule to compare with (the "
                      "trace records no start or end times; see traces/README.md for what each "
@@ -217,6 +220,7 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
     std::vector<std::string> scopes = {"all", size_scope};
     if (!job.user.empty()) scopes.push_back("user:" + job.user.str());
     for (const std::string& scope : scopes) {
+      if (job.submit_time < compare_from) break;  // before the compared part: series only
       Paired& p = paired[scope];
       p.started += run.first_start >= 0;
       p.recorded += job.has_recorded_start();
@@ -227,7 +231,7 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
       }
     }
     // Recorded series.
-    const double demand = Demand(job);
+    const double demand = Demand(job, run);
     const double share = job.gpus > 0 ? demand / job.gpus : 0.0;
     for (SeriesSet* s : {&series_of("all"), &series_of(size_scope)}) {
       if (job.recorded_attempt_count > 0) {
@@ -265,6 +269,13 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
   }
 
   const double gpus = engine.cluster().total_gpus();
+  // The series of the compared part start at the bucket holding compare_from.
+  const size_t first_bucket =
+      compare_from > t0 ? std::min(buckets - 1, static_cast<size_t>((compare_from - t0) / dt)) : 0;
+  auto from_first = [&](std::vector<double> v) {
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(first_bucket));
+    return v;
+  };
   auto scope_order = [](const std::string& scope) {
     // all, then size classes from small to large, then users by name.
     static const char* kOrder[] = {"all",      "size:0",   "size:<1",   "size:1",
@@ -285,14 +296,14 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
     if (it == series.end()) continue;
     ValidationSeries s;
     s.scope = scope;
-    s.t0 = t0;
+    s.t0 = t0 + static_cast<double>(first_bucket) * dt;
     s.interval_seconds = dt;
-    s.simulated_utilization = it->second.sim_busy.Averages();
-    s.recorded_utilization = it->second.rec_busy.Averages();
+    s.simulated_utilization = from_first(it->second.sim_busy.Averages());
+    s.recorded_utilization = from_first(it->second.rec_busy.Averages());
     for (double& v : s.simulated_utilization) v /= gpus;
     for (double& v : s.recorded_utilization) v /= gpus;
-    s.simulated_queue = it->second.sim_queue.Averages();
-    s.recorded_queue = it->second.rec_queue.Averages();
+    s.simulated_queue = from_first(it->second.sim_queue.Averages());
+    s.recorded_queue = from_first(it->second.rec_queue.Averages());
     AddSeriesRows(s, &report.rows);
     report.series.push_back(std::move(s));
   }

@@ -69,9 +69,14 @@ struct ValidationReport {
 std::string SizeClass(const Job& job);
 
 // Compares the run with the trace's record. `interval_seconds` > 0 is the series' bucket width.
+// With `compare_from` finite only the jobs submitted at or after it are compared (the counts, the
+// job-level figures and the scopes), and the series start at the bucket holding it (every job's
+// intervals count in those buckets): `validate --calibrate` reports the held-out part of a log so.
 // Throws InputError when no job has a recorded start or end, or when the grid would exceed
 // kMaxTimeseriesIntervals buckets. REQUIRES: the engine has run with record_allocations.
-ValidationReport ComputeValidation(const Engine& engine, double interval_seconds);
+ValidationReport ComputeValidation(
+    const Engine& engine, double interval_seconds,
+    double compare_from = -std::numeric_limits<double>::infinity());
 
 }  // namespace clustersim
 

@@ -1,5 +1,7 @@
 #include "sim/hardware/cluster.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "sim/util/error.h"
@@ -93,8 +95,17 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
     throw JsonValueError::Verbatim(origin, "nodes",
                                    "\"nodes\": expected a non-empty array of node groups");
   }
-  static const char* kKnownGroupKeys[] = {"count", "gpu_type",        "gpus_per_node", "topology",
-                                          "cpus",  "host_memory_gib", "nic_gbps",      "name"};
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "nodes" && key != "network" && key != "site" &&
+        key != "storage") {
+      throw JsonValueError(origin, key,
+                           "unknown key \"" + key + "\" (known: nodes, network, site, storage)");
+    }
+  }
+  static const char* kKnownGroupKeys[] = {"count",    "gpu_type",        "gpus_per_node",
+                                          "topology", "cpus",            "host_memory_gib",
+                                          "nic_gbps", "name",            "spares",
+                                          "swap_seconds"};
   for (size_t i = 0; i < nodes.size(); ++i) {
     const auto& g = nodes[i];
     const std::string where = "nodes[" + std::to_string(i) + "]";
@@ -105,6 +116,7 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       if (!known) throw JsonValueError(origin, where, "unknown key \"" + key + "\"");
     }
     NodeGroupSpec group;
+    if (g.contains("name")) group.name = RequireString(g["name"], origin, where + ".name");
     group.count =
         RequirePositiveInt(RequireMember(g, "count", origin, where), origin, where + ".count");
     group.gpu_type =
@@ -142,6 +154,24 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       group.nic_gbps = RequireNumber(g["nic_gbps"], origin, where + ".nic_gbps");
       if (group.nic_gbps <= 0) throw JsonValueError(origin, where + ".nic_gbps", "must be > 0");
     }
+    if (g.contains("spares")) {
+      const double spares = RequireNumber(g["spares"], origin, where + ".spares");
+      if (!(spares >= 0) || spares != std::floor(spares) || spares > 1'000'000) {
+        throw JsonValueError(origin, where + ".spares", "expected an integer >= 0");
+      }
+      group.spares = static_cast<int>(spares);
+    }
+    if (g.contains("swap_seconds")) {
+      group.swap_seconds = RequireDuration(g["swap_seconds"], origin, where + ".swap_seconds");
+      if (!(group.swap_seconds >= 0) || !std::isfinite(group.swap_seconds)) {
+        throw JsonValueError(origin, where + ".swap_seconds", "expected a duration >= 0");
+      }
+      if (group.spares == 0) {
+        throw JsonValueError(origin, where + ".swap_seconds",
+                             "a swap time without spares: set \"spares\" (hot spare nodes of the "
+                             "group) or drop swap_seconds");
+      }
+    }
     spec.groups.push_back(group);
   }
   if (doc.contains("network")) {
@@ -165,8 +195,40 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
       }
     }
   }
+  if (doc.contains("site")) {
+    std::vector<std::string> names;
+    for (const NodeGroupSpec& g : spec.groups) names.push_back(g.name);
+    spec.site = ParseSite(doc["site"], origin, names);
+    if (spec.site.partitions.size() > 64) {
+      throw JsonValueError(origin, "site.partitions", "at most 64 partitions are supported");
+    }
+  }
+  if (doc.contains("storage")) {
+    const auto& st = doc["storage"];
+    if (!st.is_object()) throw JsonValueError(origin, "storage", "expected an object");
+    for (const auto& [key, value] : st.items()) {
+      if (key != "write_gbps" && key != "read_gbps" && key != "node_gbps") {
+        throw JsonValueError(origin, "storage." + key,
+                             "unknown key \"" + key +
+                                 "\" (expected: write_gbps, read_gbps, node_gbps)");
+      }
+    }
+    auto gbps = [&](const char* key) {
+      const std::string where = std::string("storage.") + key;
+      const double v = RequireNumber(st[key], origin, where);
+      if (!(v > 0) || !std::isfinite(v)) {
+        throw JsonValueError(origin, where, "expected a bandwidth > 0 (GB/s)");
+      }
+      return v;
+    };
+    spec.storage.write_gbps = gbps("write_gbps");
+    spec.storage.read_gbps = st.contains("read_gbps") ? gbps("read_gbps") : spec.storage.write_gbps;
+    if (st.contains("node_gbps")) spec.storage.node_gbps = gbps("node_gbps");
+  }
   long long total = 0;
-  for (const auto& g : spec.groups) total += static_cast<long long>(g.count) * g.gpus_per_node;
+  for (const auto& g : spec.groups) {
+    total += static_cast<long long>(g.count + g.spares) * g.gpus_per_node;
+  }
   if (total > 50'000'000) {
     throw JsonValueError::Verbatim(
         origin, "nodes",
@@ -178,7 +240,8 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
   throw AtJsonPosition(e, origin, text);
 }
 
-std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network) {
+std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network,
+                            const StorageSpec& storage) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const NodeGroupSpec& g : groups) {
     nlohmann::json group = {{"count", g.count},
@@ -188,24 +251,82 @@ std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const Netw
                             {"nic_gbps", g.nic_gbps}};
     if (g.cpus > 0) group["cpus"] = g.cpus;
     if (g.host_memory_gib > 0) group["host_memory_gib"] = g.host_memory_gib;
+    if (g.spares > 0) {
+      group["spares"] = g.spares;
+      group["swap_seconds"] = g.swap_seconds;
+    }
     nodes.push_back(std::move(group));
   }
-  const nlohmann::json doc = {{"nodes", std::move(nodes)},
-                              {"network",
-                               {{"nodes_per_rack", network.nodes_per_rack},
-                                {"oversubscription", network.oversubscription},
-                                {"latency_us", network.latency_us}}}};
+  nlohmann::json doc = {{"nodes", std::move(nodes)},
+                        {"network",
+                         {{"nodes_per_rack", network.nodes_per_rack},
+                          {"oversubscription", network.oversubscription},
+                          {"latency_us", network.latency_us}}}};
+  if (storage.declared()) {
+    doc["storage"] = {{"write_gbps", storage.write_gbps}, {"read_gbps", storage.read_gbps}};
+    if (storage.node_gbps > 0) doc["storage"]["node_gbps"] = storage.node_gbps;
+  }
   return doc.dump();
 }
 
-Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
-    : spec_(std::move(spec)), catalog_(&catalog) {
+Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
+    : spec_(std::move(spec)), catalog_(&base_catalog) {
+  // Each node group's type, split by the site partitions its nodes belong to.
+  const std::vector<SitePartition>& parts = spec_.site.partitions;
+  std::vector<int> group_type(spec_.groups.size());
+  std::vector<uint64_t> group_parts(spec_.groups.size(), 0);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (int g : parts[p].node_groups) group_parts[g] |= uint64_t{1} << p;
+  }
+  for (size_t g = 0; g < spec_.groups.size(); ++g) {
+    group_type[g] = base_catalog.Require(spec_.groups[g].gpu_type, spec_.origin, "gpu_type");
+  }
+  if (!parts.empty()) {
+    const std::vector<int> base_type = group_type;  // before any group takes an alias
+    auto catalog = std::make_shared<HardwareCatalog>(base_catalog);
+    std::map<std::pair<int, uint64_t>, int> aliases;  // (type, partitions) -> alias type
+    for (size_t g = 0; g < spec_.groups.size(); ++g) {
+      bool split = false;  // nodes of this type in other partitions
+      for (size_t h = 0; h < spec_.groups.size(); ++h) {
+        split = split || (base_type[h] == base_type[g] && group_parts[h] != group_parts[g]);
+      }
+      if (!split) continue;
+      auto [it, added] = aliases.try_emplace({group_type[g], group_parts[g]}, -1);
+      if (added) {
+        std::string name = base_catalog.gpu(group_type[g]).name + "@";
+        bool first = true;
+        for (size_t p = 0; p < parts.size(); ++p) {
+          if (!((group_parts[g] >> p) & 1)) continue;
+          name += (first ? "" : "+") + parts[p].name;
+          first = false;
+        }
+        if (first) name += "none";
+        it->second = catalog->AddAlias(group_type[g], name);
+      }
+      group_type[g] = it->second;
+    }
+    if (catalog->gpus().size() > 64) {
+      throw InputError(spec_.origin, 0, 0,
+                       "the site's partitions split the node groups into " +
+                           std::to_string(catalog->gpus().size()) +
+                           " GPU types with the catalog's: at most 64 are supported");
+    }
+    own_catalog_ = catalog;
+    catalog_ = own_catalog_.get();
+    partition_types_.assign(parts.size(), 0);
+    for (size_t g = 0; g < spec_.groups.size(); ++g) {
+      for (size_t p = 0; p < parts.size(); ++p) {
+        if ((group_parts[g] >> p) & 1) partition_types_[p] |= uint64_t{1} << group_type[g];
+      }
+    }
+  }
+  const HardwareCatalog& catalog = *catalog_;
   gpus_per_type_.assign(catalog.gpus().size(), 0);
   for (size_t g = 0; g < spec_.groups.size(); ++g) {
     const auto& group = spec_.groups[g];
-    const int type = catalog.Require(group.gpu_type, spec_.origin, "gpu_type");
+    const int type = group_type[g];
     if (gpus_per_type_[type] == 0) gpu_types_.push_back(type);
-    for (int i = 0; i < group.count; ++i) {
+    for (int i = 0; i < group.count + group.spares; ++i) {
       Node node;
       node.index = static_cast<int>(nodes_.size());
       node.group = static_cast<int>(g);
@@ -217,6 +338,8 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
       node.cpus = group.cpus;
       node.host_memory_gib = group.host_memory_gib;
       node.nic_gbps = group.nic_gbps;
+      node.spare = i >= group.count;
+      spare_nodes_ += node.spare;
       nodes_.push_back(node);
       total_gpus_ += node.gpu_count;
       gpus_per_type_[type] += node.gpu_count;
@@ -224,6 +347,24 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& catalog)
     }
   }
   rack_count_ = nodes_.empty() ? 0 : nodes_.back().rack + 1;
+}
+
+uint64_t Cluster::TypeAndAliases(int type) const {
+  uint64_t mask = uint64_t{1} << type;
+  const std::vector<GpuSpec>& gpus = catalog_->gpus();
+  for (size_t t = 0; t < gpus.size(); ++t) {
+    if (gpus[t].alias_of == type) mask |= uint64_t{1} << t;
+  }
+  return mask;
+}
+
+uint64_t Cluster::PartitionTypes(int partition) const {
+  return partition_types_.empty() ? ~uint64_t{0} : partition_types_[partition];
+}
+
+int Cluster::RackNodeCount(int rack) const {
+  const int first = RackFirstNode(rack);
+  return std::min(spec_.network.nodes_per_rack, node_count() - first);
 }
 
 int Cluster::GpusOfType(int type) const {

@@ -2,13 +2,23 @@
 // expanded into indexed nodes and GPUs. Nodes are numbered in the order the spec lists them and
 // GPUs node-major (node 0's GPUs are 0..G0-1, ...). A Cluster is immutable: which GPUs are free
 // is engine state (sim/engine/resources.h), not part of the cluster.
+//
+// Site partitions (docs/cluster.md#site-model) are node sets; a job of a partition may use only
+// its nodes. Placement restricts jobs by GPU type (PlacementRequest::type_mask), so the nodes of
+// one GPU type that belong to different sets of partitions get GPU types of their own: copies of
+// the catalog entry named "<type>@<partition>[+<partition>...]" (HardwareCatalog::AddAlias), held
+// in the cluster's own catalog. A type all of whose nodes are in the same partitions keeps its
+// name. Every figure of an alias is its type's, so only placement and per-type reports see it.
 #ifndef CLUSTERSIM_SIM_HARDWARE_CLUSTER_H_
 #define CLUSTERSIM_SIM_HARDWARE_CLUSTER_H_
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/hardware/hardware.h"
+#include "sim/hardware/site.h"
 
 namespace clustersim {
 
@@ -21,6 +31,7 @@ enum class NodeTopology {
 const char* NodeTopologyName(NodeTopology t);
 
 struct NodeGroupSpec {
+  std::string name;  // optional; site partitions may name groups by it
   int count = 1;
   std::string gpu_type;
   int gpus_per_node = 8;
@@ -28,6 +39,10 @@ struct NodeGroupSpec {
   int cpus = 0;                // 0 = unknown
   double host_memory_gib = 0;  // 0 = unknown
   double nic_gbps = 100;       // total inter-node bandwidth per node, Gbit/s
+  // Hot spares (docs/reliability.md#hot-spares): `spares` more nodes of the group, held out of
+  // placement, that replace a failed node of a running job after `swap_seconds`.
+  int spares = 0;
+  double swap_seconds = 0;
 };
 
 struct NetworkSpec {
@@ -36,11 +51,23 @@ struct NetworkSpec {
   double latency_us = 5.0;        // one inter-node hop (NIC to NIC through the fabric)
 };
 
+// Checkpoint storage (docs/reliability.md#checkpoint-cost): a job saves its checkpoint at
+// min(write_gbps, nodes x node_gbps) and restores it at min(read_gbps, nodes x node_gbps), GB/s
+// (1e9 bytes per second); 0 = not declared (node_gbps 0 = no per-node limit).
+struct StorageSpec {
+  double write_gbps = 0;
+  double read_gbps = 0;
+  double node_gbps = 0;
+  bool declared() const { return write_gbps > 0; }
+};
+
 struct ClusterSpec {
   std::string origin;  // file path or "preset:NAME"
   std::string text;    // the JSON text it was read from (hashed into `runs`)
   std::vector<NodeGroupSpec> groups;
   NetworkSpec network;
+  SiteSpec site;  // the optional "site" object (sim/hardware/site.h)
+  StorageSpec storage;
 
   // Accepts a preset name (see PresetNames()) or a path to a JSON file.
   // Throws InputError naming the file and key on a bad spec or unknown GPU type.
@@ -53,8 +80,10 @@ struct ClusterSpec {
 
 // Returns the JSON text of a cluster spec with these node groups (each with its count) and
 // network, accepted by ClusterSpec::FromJsonText: a way to build clusters in memory (e.g. the
-// homogeneous N-node clusters of `clustersim plan`). Unknown (0) cpus / host memory are left out.
-std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network);
+// homogeneous N-node clusters of `clustersim plan`). Unknown (0) cpus / host memory are left out,
+// and so are spares and storage when there are none.
+std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const NetworkSpec& network,
+                            const StorageSpec& storage = {});
 
 struct Node {
   int index = 0;
@@ -67,6 +96,10 @@ struct Node {
   int cpus = 0;
   double host_memory_gib = 0;
   double nic_gbps = 0;
+  // One of its group's hot spares at the start of a run (the engine's pool changes as spares
+  // replace failed nodes; docs/reliability.md#hot-spares). Spares follow the group's `count`
+  // nodes.
+  bool spare = false;
 };
 
 class Cluster {
@@ -80,6 +113,12 @@ class Cluster {
   int node_count() const { return static_cast<int>(nodes_.size()); }
   int total_gpus() const { return total_gpus_; }
   int rack_count() const { return rack_count_; }
+  // Nodes of rack `rack`: [first, first + count) (racks are runs of network.nodes_per_rack
+  // consecutive nodes; the last may be short).
+  int RackFirstNode(int rack) const { return rack * spec_.network.nodes_per_rack; }
+  int RackNodeCount(int rack) const;
+  // Nodes that start as hot spares (NodeGroupSpec::spares, summed over the groups).
+  int spare_nodes() const { return spare_nodes_; }
   // Node owning global GPU `gpu`.
   int NodeOfGpu(int gpu) const { return gpu_node_[gpu]; }
   // GPU types present, in order of first appearance in the spec.
@@ -87,16 +126,24 @@ class Cluster {
   // GPUs of catalog type `type` (0 if absent).
   int GpusOfType(int type) const;
   bool IsHeterogeneous() const { return gpu_types_.size() > 1; }
+  // The catalog types a job naming type `type` may use: the type and its aliases.
+  uint64_t TypeAndAliases(int type) const;
+  // The types of site partition `partition`'s nodes (every bit set when the spec has no
+  // partitions).
+  uint64_t PartitionTypes(int partition) const;
 
  private:
   ClusterSpec spec_;
+  std::shared_ptr<const HardwareCatalog> own_catalog_;  // with aliases, when partitions split types
   const HardwareCatalog* catalog_;
+  std::vector<uint64_t> partition_types_;  // per site partition
   std::vector<Node> nodes_;
   std::vector<int> gpu_node_;
   std::vector<int> gpu_types_;
   std::vector<int> gpus_per_type_;  // indexed by catalog type
   int total_gpus_ = 0;
   int rack_count_ = 0;
+  int spare_nodes_ = 0;
 };
 
 }  // namespace clustersim

@@ -120,6 +120,14 @@ HardwareCatalog HardwareCatalog::FromJsonText(const std::string& text,
   throw AtJsonPosition(e, origin, text);
 }
 
+int HardwareCatalog::AddAlias(int base, const std::string& name) {
+  GpuSpec copy = gpus_.at(base);
+  copy.name = name;
+  copy.alias_of = base;
+  gpus_.push_back(std::move(copy));
+  return static_cast<int>(gpus_.size()) - 1;
+}
+
 std::optional<int> HardwareCatalog::Find(const std::string& name) const {
   for (size_t i = 0; i < gpus_.size(); ++i) {
     if (gpus_[i].name == name) return static_cast<int>(i);

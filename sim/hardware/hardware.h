@@ -40,6 +40,9 @@ struct GpuSpec {
   double price_per_gpu_hour = 0;          // USD
   std::map<std::string, double> speedup;  // model family -> throughput relative to the reference
   std::string source;
+  // >= 0: this entry is a copy of catalog type `alias_of` made for the nodes of some site
+  // partitions (Cluster, docs/cluster.md#site-model), named "<type>@<partitions>"; -1 otherwise.
+  int alias_of = -1;
 
   // Returns the speedup for `family`, falling back to "other" and then to 1.
   double SpeedupFor(const std::string& family) const;
@@ -65,6 +68,8 @@ class HardwareCatalog {
   // Returns the index of `name` or throws InputError listing the valid names.
   int Require(const std::string& name, const std::string& origin, const std::string& where) const;
   std::string NameList() const;
+  // Appends a copy of type `base` named `name` (GpuSpec::alias_of = base); returns its index.
+  int AddAlias(int base, const std::string& name);
 
  private:
   std::vector<GpuSpec> gpus_;

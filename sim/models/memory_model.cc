@@ -37,8 +37,9 @@ double AllocatableBytes(const GpuSpec& gpu, const ModelEfficiency& efficiency) {
 MemoryBreakdown MemoryPerGpu(const ModelSpec& model, const ModelEfficiency& efficiency,
                              const ModelParallelism& parallelism, const GpuSpec& gpu,
                              const MemoryOptions& options) {
-  CHECK(parallelism.tensor >= 1 && parallelism.pipeline >= 1 && options.optimizer_shards >= 1,
-        "model parallel degrees and optimizer shards must be >= 1");
+  CHECK(parallelism.tensor >= 1 && parallelism.pipeline >= 1 && options.optimizer_shards >= 1 &&
+            options.gradient_shards >= 1,
+        "model parallel degrees and optimizer and gradient shards must be >= 1");
   const Framework& framework =
       options.framework ? *options.framework : efficiency.FrameworkNamed("pytorch");
   const Precision precision = EffectivePrecision(model, options.settings);
@@ -48,7 +49,7 @@ MemoryBreakdown MemoryPerGpu(const ModelSpec& model, const ModelEfficiency& effi
   const double params = model.parameters / parallelism.model_parallel_gpus();
   MemoryBreakdown m;
   m.weights = params * per_param.weights;
-  m.gradients = params * per_param.gradients;
+  m.gradients = params * per_param.gradients / options.gradient_shards;
   m.optimizer = params * per_param.optimizer / options.optimizer_shards;
   if (options.accumulating && framework.accumulation_buffer) m.accumulation = params * 4.0;
   // The first pipeline stage keeps PP micro-batches of L/PP layers (= one micro-batch of all

@@ -90,6 +90,9 @@ struct MemoryOptions {
   JobSettings settings;                         // per-job precision and sequence length
   const Framework* framework = nullptr;         // default: the reference stack ("pytorch")
   int optimizer_shards = 1;                     // distributed optimizer over this many DP ranks
+  // Gradients sharded over this many DP ranks (fully sharded data parallelism, ZeRO stage 2 and
+  // up; Llama 3's FSDP shards optimizer states and gradients, Dubey et al. 2024 section 3.3.2).
+  int gradient_shards = 1;
   bool accumulating = false;                    // gradient accumulation over micro-batches
 };
 

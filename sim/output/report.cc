@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
@@ -247,6 +248,76 @@ ReportValue MeanWithInterval(const std::vector<double>& values) {
   return v;
 }
 
+namespace {
+
+std::string Shortened(const std::string& text, size_t limit) {
+  return text.size() <= limit ? text : text.substr(0, limit - 3) + "...";
+}
+
+// key=value pairs of a settings column's JSON object, nested keys joined by '.'; counts that
+// are results rather than settings (jobs kept by the filters) and the seed of model assignment
+// (it follows the run's seed) left out.
+void FlattenSettings(const nlohmann::json& value, const std::string& prefix,
+                     const std::string& word,
+                     std::vector<std::pair<std::string, std::string>>* out) {
+  if (value.is_object()) {
+    for (const auto& [key, inner] : value.items()) {
+      if (key == "jobs_before" || key == "jobs_kept" || key == "jobs_inflated" ||
+          key == "assign_seed") {
+        continue;
+      }
+      FlattenSettings(inner, prefix.empty() ? key : prefix + "." + key, word, out);
+    }
+    return;
+  }
+  std::string text;
+  if (value.is_string()) {
+    text = value.get<std::string>();
+  } else if (value.is_array()) {
+    for (const auto& v : value)
+      text += (text.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
+  } else {
+    text = value.dump();
+  }
+  out->emplace_back(word + prefix, word + prefix + "=" + Shortened(text, 32));
+}
+
+// What sets a run's configuration apart, as (name, words) in label order.
+std::vector<std::pair<std::string, std::string>> LabelItems(const RunInfo& run) {
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string cluster = run.fields.at("cluster");
+  if (cluster.rfind("preset:", 0) == 0) cluster = cluster.substr(7);
+  cluster = std::filesystem::path(cluster).stem().string().empty()
+                ? cluster
+                : std::filesystem::path(cluster).stem().string();
+  items.emplace_back("cluster", "on " + Shortened(cluster, 32));
+  items.emplace_back("trace", Shortened(run.fields.at("trace"), 32));
+  items.emplace_back("runtime", "runtime " + run.fields.at("runtime"));
+  for (const auto& [column, word] : {std::pair<const char*, const char*>{"params", ""},
+                                     {"trace_filter", "filter "},
+                                     {"faults", "faults "},
+                                     {"models", "models "}}) {
+    const nlohmann::json value = nlohmann::json::parse(run.fields.at(column), nullptr, false);
+    if (value.is_discarded()) {
+      items.emplace_back(column, std::string(word) + Shortened(run.fields.at(column), 32));
+    } else {
+      FlattenSettings(value, "", word, &items);
+    }
+  }
+  auto seconds = [](const std::string& text) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", std::atof(text.c_str()));
+    return std::string(buffer);
+  };
+  items.emplace_back("interval",
+                     "interval " + seconds(run.fields.at("timeseries_interval_seconds")) + " s");
+  const std::string cost = seconds(run.fields.at("preemption_cost_seconds"));
+  items.emplace_back("preemption_cost", cost == "0" ? "" : "preemption cost " + cost + " s");
+  return items;
+}
+
+}  // namespace
+
 Report BuildReport(const std::string& path, const ReportOptions& options) {
   const Database owner = OpenDatabase(path);
   sqlite3* db = owner.get();
@@ -346,37 +417,20 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
     config.seeds.push_back(run->seed);
     config_runs[it->second].push_back(run);
   }
-  // Labels: policy/placement, then whatever else differs between the configurations.
-  const char* kLabelFields[] = {"trace",
-                                "cluster",
-                                "runtime",
-                                "params",
-                                "trace_filter",
-                                "timeseries_interval_seconds",
-                                "preemption_cost_seconds",
-                                "faults",
-                                "models"};
+  // Labels: policy/placement, then whatever else differs between the configurations, each
+  // setting in words (key=value), never a settings column's raw JSON.
+  std::vector<std::vector<std::pair<std::string, std::string>>> items;
+  for (const auto& runs : config_runs) items.push_back(LabelItems(*runs.front()));
   for (size_t c = 0; c < report.configs.size(); ++c) {
-    const RunInfo& first = *config_runs[c].front();
-    std::string label = first.fields.at("policy");
-    for (const char* field : kLabelFields) {
+    std::string label = config_runs[c].front()->fields.at("policy");
+    for (const auto& [name, text] : items[c]) {
       bool varies = false;
-      for (const auto& runs : config_runs) {
-        varies = varies || runs.front()->fields.at(field) != first.fields.at(field);
+      for (const auto& other : items) {
+        const auto it = std::find_if(other.begin(), other.end(),
+                                     [&](const auto& item) { return item.first == name; });
+        varies = varies || it == other.end() || it->second != text;
       }
-      if (!varies) continue;
-      const std::string& value = first.fields.at(field);
-      if (std::string(field) == "params") {
-        // As given on the command line: key=value ..., nothing for no parameters.
-        const nlohmann::json params = nlohmann::json::parse(value, nullptr, false);
-        if (params.is_object()) {
-          for (const auto& [key, v] : params.items()) {
-            label += " " + key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-          }
-          continue;
-        }
-      }
-      label += std::string(" ") + field + "=" + value;
+      if (varies && !text.empty()) label += " " + text;
     }
     report.configs[c].label = label;
   }

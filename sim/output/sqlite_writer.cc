@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   queued_time REAL, bsld REAL, gpu_hours REAL, cost_usd REAL, priority INTEGER,
   recorded_start REAL, recorded_end REAL, recorded_attempts TEXT,
   cpus_requested REAL, host_memory_gib_requested REAL,
-  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL, reserved_start REAL, deadline REAL
+  preemption_gpu_seconds REAL, borrowed_gpu_seconds REAL, reserved_start REAL, deadline REAL,
+  ettr REAL, restart_gpu_seconds REAL, capacity_wait_gpu_seconds REAL
 );
 CREATE TABLE IF NOT EXISTS timeseries (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -86,6 +87,14 @@ CREATE TABLE IF NOT EXISTS placement_curve (
   percent INTEGER NOT NULL, arrived_share REAL, allocated_share REAL, unallocated_share REAL,
   frag_idle_share REAL, frag_total_share REAL, failed_jobs INTEGER,
   PRIMARY KEY (run_id, percent)
+);
+CREATE TABLE IF NOT EXISTS failures (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  failure_index INTEGER NOT NULL, time REAL NOT NULL, cause TEXT NOT NULL, component TEXT,
+  domain TEXT, first_node INTEGER, nodes INTEGER, first_gpu INTEGER, gpus_out INTEGER,
+  repair_seconds REAL,
+  jobs_hit INTEGER, job_ids TEXT, spares_used INTEGER,
+  PRIMARY KEY (run_id, failure_index)
 );
 CREATE TABLE IF NOT EXISTS wait_reasons (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
@@ -168,7 +177,7 @@ constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
 // Tables added after the first release: a database written before may lack them (merge then
 // copies nothing for them); `runs` rows own their rows like the tables above.
 constexpr const char* kAddedTables[] = {"allocations", "validation", "validation_series",
-                                        "placement_curve", "wait_reasons"};
+                                        "placement_curve", "failures", "wait_reasons"};
 
 // Columns added to the schema after its first release: a database written by an earlier version
 // lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
@@ -207,6 +216,9 @@ constexpr AddedColumn kAddedColumns[] = {
     {"timeseries", "cpu_utilization", "REAL", true},
     {"timeseries", "host_memory_utilization", "REAL", true},
     {"timeseries", "cpu_stranded_gpus", "REAL", true},
+    {"jobs", "ettr", "REAL", true},
+    {"jobs", "restart_gpu_seconds", "REAL", true},
+    {"jobs", "capacity_wait_gpu_seconds", "REAL", true},
 };
 
 bool SourceMayLack(const std::string& table, const std::string& column) {
@@ -243,10 +255,17 @@ SqliteWriter::SqliteWriter(std::string path) : path_(std::move(path)) {
   fresh_ = !fs::exists(path_);
   write_path_ = fresh_ ? path_ + ".tmp-" + std::to_string(::getpid()) : path_;
   if (fresh_) {
+    // The folder must exist: making one wherever a mistyped path points is the caller's choice
+    // (sim/util/output_path.h, --mkdir).
     const fs::path parent = fs::path(path_).parent_path();
     std::error_code ec;
-    if (!parent.empty()) fs::create_directories(parent, ec);
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+      throw InputError(path_, 0, 0,
+                       "cannot create the database: the folder " + parent.string() +
+                           " does not exist (create it first, or add --mkdir to create it)");
+    }
     fs::remove(write_path_, ec);
+    remove_on_signal_ = std::make_unique<RemoveOnSignal>(write_path_);
   }
   // Before SQLite's first use in the process: no memory statistics, whose global mutex every
   // allocation would take (a tenth of the writer thread's time on a long run).
@@ -362,7 +381,7 @@ struct RowBatch {
   std::deque<std::string> texts;  // text made for these rows (reasons, recorded attempts)
 };
 
-constexpr int kJobColumns = 43;
+constexpr int kJobColumns = 46;
 constexpr int kTimeseriesColumns = 19;
 constexpr int kWaitReasonColumns = 4;
 
@@ -375,9 +394,10 @@ constexpr const char* kInsertJob =
     "trace_status, checkpoint_seconds, lost_gpu_seconds, queued_time, bsld, "
     "gpu_hours, cost_usd, priority, recorded_start, recorded_end, recorded_attempts, "
     "cpus_requested, host_memory_gib_requested, preemption_gpu_seconds, "
-    "borrowed_gpu_seconds, reserved_start, deadline) "
+    "borrowed_gpu_seconds, reserved_start, deadline, ettr, restart_gpu_seconds, "
+    "capacity_wait_gpu_seconds) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 constexpr const char* kInsertTimeseries =
     "INSERT INTO timeseries (run_id, t_start, t_end, gpu_type, busy_gpus, utilization, "
     "memory_utilization, power_watts, queue_length, running_jobs, stranded_gpus, "
@@ -754,6 +774,13 @@ class RunStream {
     s.BindOptional(42, promised, !std::isnan(promised));
     const double deadline = trace.DeadlineOf(job);  // absolute; +inf = none
     s.BindOptional(43, deadline, std::isfinite(deadline));
+    // Reliability (docs/reliability.md#metrics): only when failures or checkpoints are on.
+    const double ettr = engine_.Ettr(static_cast<JobId>(i));
+    s.BindOptional(44, ettr, !std::isnan(ettr));
+    const bool reliability = !engine_.failure_log().productive_seconds().empty();
+    const JobReliability* rel = engine_.failure_log().find(static_cast<JobId>(i));
+    s.BindOptional(45, rel != nullptr ? rel->restart_gpu_seconds : 0.0, reliability);
+    s.BindOptional(46, rel != nullptr ? rel->wait_gpu_seconds : 0.0, reliability);
   }
 
   // The job's seconds per wait reason (reasons with none have no row).
@@ -897,6 +924,40 @@ void SqliteWriter::WritePlacementCurve(int64_t run_id, const Engine& engine) {
   }
 }
 
+void SqliteWriter::WriteFailures(int64_t run_id, const Engine& engine) {
+  const FailureLog& log = engine.failure_log();
+  if (log.events().empty()) return;
+  Statement s(db_,
+              "INSERT INTO failures (run_id, failure_index, time, cause, component, domain, "
+              "first_node, nodes, first_gpu, gpus_out, repair_seconds, jobs_hit, job_ids, "
+              "spares_used) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  std::string ids;
+  for (size_t i = 0; i < log.events().size(); ++i) {
+    const FailureEvent& e = log.events()[i];
+    const LoggedCause& cause = log.causes()[e.cause];
+    ids.clear();
+    for (uint32_t k = 0; k < e.jobs_hit; ++k) {
+      if (k > 0) ids += ',';
+      ids += engine.trace().jobs[log.job_ids()[e.jobs_begin + k]].id;
+    }
+    s.Bind(1, run_id);
+    s.Bind(2, static_cast<int64_t>(i));
+    s.Bind(3, e.time);
+    s.Bind(4, cause.name);
+    s.Bind(5, cause.component);
+    s.Bind(6, cause.domain);
+    s.Bind(7, static_cast<int64_t>(e.first_node));
+    s.Bind(8, static_cast<int64_t>(e.node_count));
+    s.Bind(9, static_cast<int64_t>(e.first_gpu));
+    s.Bind(10, static_cast<int64_t>(e.gpus_out));
+    s.Bind(11, e.repair_seconds);
+    s.Bind(12, static_cast<int64_t>(e.jobs_hit));
+    s.Bind(13, ids);
+    s.Bind(14, static_cast<int64_t>(e.spares_used));
+    s.Step();
+  }
+}
+
 int64_t SqliteWriter::BeginRun(const RunRecord& record, const Engine& engine) {
   CHECK(!stream_, "SqliteWriter::BeginRun: a run is being written already");
   stream_run_id_ = InsertRunRow(record);
@@ -936,6 +997,7 @@ int64_t SqliteWriter::EndRun(const RunRecord& r, const std::vector<SummaryRow>& 
   }
   WriteAllocations(stream_run_id_, *stream_engine_);
   WritePlacementCurve(stream_run_id_, *stream_engine_);
+  WriteFailures(stream_run_id_, *stream_engine_);
   WriteOutcome(stream_run_id_, r);
   stream_engine_ = nullptr;
   return stream_run_id_;

@@ -25,6 +25,7 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/summary.h"
 #include "sim/engine/validation.h"
+#include "sim/util/temporary_files.h"
 
 struct sqlite3;
 
@@ -80,7 +81,8 @@ class SqliteWriter {
   // intervals closed since the last call; `run_over` hands over every remaining row. EndRun
   // waits for the writer thread, rethrows its error if it had one, and writes the summary rows,
   // the engine's allocation log (`allocations`; none unless it kept one), its placement curve
-  // (`placement_curve`; none for most runs) and last the outcome: the `runs` columns
+  // (`placement_curve`; none for most runs), its failures (`failures`; none without them) and
+  // last the outcome: the `runs` columns
   // wall_seconds, events, passes, status, error and fingerprint, from EndRun's `record`.
   // `engine` must be the same engine, alive until EndRun. BeginRun and EndRun return run_id.
   int64_t BeginRun(const RunRecord& record, const Engine& engine);
@@ -116,12 +118,16 @@ class SqliteWriter {
   // The engine's allocation log and placement curve as rows of `run_id` (EndRun).
   void WriteAllocations(int64_t run_id, const Engine& engine);
   void WritePlacementCurve(int64_t run_id, const Engine& engine);
+  // The `failures` table: one row per failure of the run (Engine::failure_log; none when off).
+  void WriteFailures(int64_t run_id, const Engine& engine);
   std::unique_ptr<RunStream> stream_;  // between BeginRun and EndRun
   const Engine* stream_engine_ = nullptr;
   int64_t stream_run_id_ = -1;
   std::string path_;
   std::string write_path_;  // path_ or its temporary sibling
   bool fresh_ = false;
+  // A fresh database's temporary file, removed if the process is stopped by a signal.
+  std::unique_ptr<RemoveOnSignal> remove_on_signal_;
   bool committed_ = false;
   sqlite3* db_ = nullptr;
 };

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/util/error.h"
+#include "sim/util/suggest.h"
 
 namespace clustersim {
 
@@ -57,15 +58,21 @@ std::string Params::String(const std::string& key, const std::string& fallback) 
 }
 
 void Params::RejectUnused(const std::string& owner) const {
+  const std::vector<std::string> known(used_.begin(), used_.end());
   std::string unknown;
+  std::string suggestions;
   for (const auto& [key, value] : values_) {
-    if (!used_.count(key)) unknown += (unknown.empty() ? "" : ", ") + key;
+    if (used_.count(key)) continue;
+    unknown += (unknown.empty() ? "" : ", ") + key;
+    if (const std::string near = NearestName(key, known); !near.empty()) {
+      suggestions += (suggestions.empty() ? "" : ", ") + key + " -> " + near;
+    }
   }
   if (unknown.empty()) return;
-  std::string known;
-  for (const auto& key : used_) known += (known.empty() ? "" : ", ") + key;
-  throw InputError("unknown parameter(s) for " + owner + ": " + unknown +
-                   (known.empty() ? std::string("; it takes none") : "; it takes: " + known));
+  throw InputError(
+      "unknown parameter(s) for " + owner + ": " + unknown +
+      (suggestions.empty() ? "" : " (did you mean " + suggestions + "?)") +
+      (known.empty() ? std::string("; it takes none") : "; it takes: " + JoinNames(known)));
 }
 
 // Values that are not UTF-8 (bytes from the command line) are recorded with U+FFFD rather than

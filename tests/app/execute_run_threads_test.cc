@@ -26,7 +26,8 @@ std::vector<RunConfig> Configs() {
     if (i % 2) {
       c.cluster = "in-memory";
       c.cluster_json =
-          ClusterSpecJson({NodeGroupSpec{.count = 3 + i, .gpu_type = "A100-80GB"}}, NetworkSpec{});
+          ClusterSpecJson({NodeGroupSpec{.name = "", .count = 3 + i, .gpu_type = "A100-80GB"}},
+                          NetworkSpec{});
     } else {
       c.cluster = "default";  // heterogeneous: the hardware runtime model and the topology
     }

@@ -8,12 +8,15 @@
 #define CLUSTERSIM_TESTS_CLI_CLI_TEST_UTIL_H_
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -29,7 +32,12 @@ extern char** environ;
 
 namespace clustersim::testing {
 
-inline std::string BinaryPath() { return CLUSTERSIM_BINARY; }
+// $CLUSTERSIM_TEST_BINARY when set (to run a test against another build, e.g. to show that it
+// fails on the code before a fix), else the clustersim CMake built.
+inline std::string BinaryPath() {
+  const char* other = std::getenv("CLUSTERSIM_TEST_BINARY");
+  return other && *other ? other : CLUSTERSIM_BINARY;
+}
 inline std::string TestData(const std::string& relative) {
   return std::string(CLUSTERSIM_TEST_DATA) + "/" + relative;
 }
@@ -118,19 +126,48 @@ struct CliResult {
   std::string err;
 };
 
-inline std::vector<char*> Argv(const std::vector<std::string>& args) {
+// How a test starts clustersim. The defaults run BinaryPath() with no limit. A test whose
+// failure could harm the machine (a refused size that would fill the disk if accepted, a writer
+// stopped by a signal) sets both: it runs the clustersim of this build, never
+// $CLUSTERSIM_TEST_BINARY, and the kernel stops any file growing past max_file_bytes
+// (RLIMIT_FSIZE: the write fails and the process gets SIGXFSZ).
+struct SpawnLimits {
+  bool own_binary = false;          // CLUSTERSIM_BINARY, whatever $CLUSTERSIM_TEST_BINARY says
+  unsigned long max_file_bytes = 0;  // 0: no limit
+};
+
+inline std::vector<char*> Argv(const std::vector<std::string>& args,
+                               const SpawnLimits& limits = {}) {
   static const std::string binary = BinaryPath();
+  static const std::string own = CLUSTERSIM_BINARY;
   std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(binary.c_str()));
+  argv.push_back(const_cast<char*>(limits.own_binary ? own.c_str() : binary.c_str()));
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   return argv;
 }
 
+// posix_spawn with the file-size limit of `limits`: the soft RLIMIT_FSIZE is lowered for the
+// spawn (the child inherits it) and restored at once. The tests are single-threaded, and the
+// test process writes nothing in between.
+inline int SpawnLimited(pid_t* pid, char* const argv[], const posix_spawn_file_actions_t* actions,
+                        const SpawnLimits& limits) {
+  rlimit saved{};
+  const bool limit = limits.max_file_bytes > 0 && ::getrlimit(RLIMIT_FSIZE, &saved) == 0;
+  if (limit) {
+    rlimit lowered = saved;
+    lowered.rlim_cur = std::min<rlim_t>(saved.rlim_cur, limits.max_file_bytes);
+    if (::setrlimit(RLIMIT_FSIZE, &lowered) != 0) return errno;
+  }
+  const int rc = posix_spawn(pid, argv[0], actions, nullptr, argv, environ);
+  if (limit) ::setrlimit(RLIMIT_FSIZE, &saved);
+  return rc;
+}
+
 // Runs `clustersim args...` to completion. stdin is /dev/null; stdout and stderr go to files in
 // a private temporary folder and are returned. Never goes through a shell, so arguments need no
 // quoting.
-inline CliResult RunCli(const std::vector<std::string>& args) {
+inline CliResult RunCli(const std::vector<std::string>& args, const SpawnLimits& limits = {}) {
   TempDir capture;
   const std::string out_path = capture.File("stdout");
   const std::string err_path = capture.File("stderr");
@@ -141,9 +178,9 @@ inline CliResult RunCli(const std::vector<std::string>& args) {
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> argv = Argv(args);
+  std::vector<char*> argv = Argv(args, limits);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int rc = SpawnLimited(&pid, argv.data(), &actions, limits);
   posix_spawn_file_actions_destroy(&actions);
   CliResult result;
   if (rc != 0) {
@@ -162,6 +199,55 @@ inline CliResult RunCli(const std::vector<std::string>& args) {
   result.err = ReadFile(err_path);
   return result;
 }
+
+// `clustersim args...` started in the background, its output captured as RunCli's; Wait()
+// returns the result. The process is killed (SIGKILL) if the object goes away first.
+class BackgroundCli {
+ public:
+  explicit BackgroundCli(const std::vector<std::string>& args, const SpawnLimits& limits = {}) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, capture_.File("stdout").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, capture_.File("stderr").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> argv = Argv(args, limits);
+    if (SpawnLimited(&pid_, argv.data(), &actions, limits) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~BackgroundCli() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      Wait();
+    }
+  }
+  BackgroundCli(const BackgroundCli&) = delete;
+  BackgroundCli& operator=(const BackgroundCli&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  void Signal(int signal) const {
+    if (pid_ > 0) ::kill(pid_, signal);
+  }
+  // What it has written to stderr so far.
+  std::string ErrSoFar() const { return ReadFile(capture_.File("stderr")); }
+  CliResult Wait() {
+    CliResult result;
+    if (pid_ <= 0) return result;
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = ReadFile(capture_.File("stdout"));
+    result.err = ReadFile(capture_.File("stderr"));
+    return result;
+  }
+
+ private:
+  TempDir capture_;
+  pid_t pid_ = -1;
+};
 
 // Text for assertion messages: the command line and what it printed.
 inline std::string Describe(const std::vector<std::string>& args, const CliResult& r) {

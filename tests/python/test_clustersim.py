@@ -97,10 +97,10 @@ def test_options_and_filters_reach_the_core():
 
 
 def test_bad_input_raises_input_error_with_the_core_message():
-    with pytest.raises(clustersim.InputError, match=r"^clustersim.run options: seed: expected an "
+    with pytest.raises(clustersim.InputError, match=r"^clustersim.run: seed: expected an "
                                                     r"integer"):
         clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, seed="x")
-    with pytest.raises(clustersim.InputError, match="unknown key \"no_such_option\""):
+    with pytest.raises(clustersim.InputError, match="unknown option no_such_option"):
         clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, no_such_option=1)
     with pytest.raises(clustersim.InputError, match="fcfs"):  # lists the valid names
         clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, policy="no-such-policy")
@@ -108,7 +108,7 @@ def test_bad_input_raises_input_error_with_the_core_message():
     bad.loc[2, "gpus"] = "two"
     with pytest.raises(clustersim.InputError, match=r"^trace DataFrame row 2 \(CSV line 4"):
         clustersim.run(trace=bad, cluster=ONE_NODE)
-    with pytest.raises(clustersim.InputError, match="--first"):
+    with pytest.raises(clustersim.InputError, match="^first: expected a count >= 0"):
         clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, first=-5)
     assert issubclass(clustersim.InputError, ValueError)
     # Tracebacks name the package's exceptions, not the extension's.
@@ -321,7 +321,7 @@ def test_env_spaces_masks_and_resets():
     assert info["action_mask"].tolist() == [True, False, False, False]
     for name, space in env.observation_space.items():
         assert space.contains(observation[name]), name
-    with pytest.raises(ValueError, match="not valid"):
+    with pytest.raises(clustersim.InputError, match="not valid"):
         env.step(3)
     observation, reward, terminated, truncated, info = env.step(0)
     # Next decision at 100 (a ends): b, c, d queued; b and c fit... all fit the idle node.
@@ -332,3 +332,28 @@ def test_env_spaces_masks_and_resets():
     total, _, result = play(env, first_valid)
     assert math.isfinite(total) and result.status == "complete"
     env.close()
+
+
+def test_calibrate_finds_the_recorded_machine_size_and_matches_the_held_out_half(tmp_path):
+    # 200 one-processor jobs of 100 s, one every 40 s, recorded on 2 processors under FCFS: job i
+    # starts at start(i - 2) + 100, so it waits 20 * (i // 2) s (jobs 0 and 1 not at all). On 3
+    # processors nobody waits, on 1 everyone waits longer: the search must settle on 2, and the
+    # held-out jobs 100..199 then wait 20 * 74.5 = 1490 s on average in both.
+    log = tmp_path / "known.swf"
+    lines = ["; MaxProcs: 2"]
+    for i in range(200):
+        wait = 0 if i < 2 else 20 * (i // 2)
+        lines.append(f"{i + 1} {40 * i} {wait} 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1")
+    log.write_text("\n".join(lines) + "\n")
+    cluster = {"nodes": [{"name": "n", "count": 3, "gpu_type": "A100-80GB", "gpus_per_node": 1}]}
+    c = clustersim.calibrate(log, cluster, {"nodes[0].count": [3, 1, 2]}, objective="wait_ks",
+                             out=tmp_path / "cal.sqlite")
+    assert c.chosen == "nodes[0].count=2"
+    assert (c.split_time, c.calibration_jobs, c.held_out_jobs) == (4000, 100, 100)
+    assert c.held_out["wait_ks"] == 0
+    assert c.held_out["wait_mean_hours_recorded"] == pytest.approx(1490 / 3600)
+    assert c.held_out["wait_mean_hours_simulated"] == pytest.approx(1490 / 3600)
+    assert len(c.trials) == 3
+    # The evaluation run is the last one in the database.
+    with sqlite3.connect(tmp_path / "cal.sqlite") as db:
+        assert db.execute("SELECT MAX(run_id) FROM runs").fetchone()[0] == c.run_id

@@ -1,8 +1,8 @@
 // scripts/plot.py on a database holding several runs: every figure is written as a valid PNG
 // (signature, an IHDR chunk with sensible dimensions) and a valid PDF (%PDF- header, %%EOF
 // trailer), each of non-trivial size; a missing database or an unknown run id is exit code 2.
-// Labels name what differs between the runs, failed runs are left out, --format, --label and
-// --style paper are honoured.
+// Labels name what differs between the runs, seeds are pooled, failed and interrupted runs are
+// left out, panels without data are left out, --format, --label and --style paper are honoured.
 // Runs /usr/bin/python3 (Debian's, with python3-matplotlib: scripts/install_deps.sh).
 #include <gtest/gtest.h>
 
@@ -153,9 +153,86 @@ TEST_F(PlotScript, DrawsThePlacementCurveOfArrivalOnlyRuns) {
   const std::string png = ReadFile(out + "/placement_curve.png");
   ASSERT_GT(png.size(), 3000u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  // Arrival-only runs never end their jobs: no empty JCT panel, one configuration of two seeds.
+  EXPECT_NE(r.err.find("jct_cdf left out: no job ended in the plotted runs"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(Exists(out + "/jct_cdf.png"));
+  EXPECT_NE(r.err.find("(2 seeds)"), std::string::npos) << r.err;
   const CliResult none = RunPlot({Db(), "--out", dir.File("none"), "--run", "1", "--dpi", "40"});
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(none.out.find("placement_curve"), std::string::npos) << none.out;
+}
+
+// Seeds are pooled: runs differing only in their seed are one configuration (one curve with a
+// band, one bar with an error bar), labelled with the policy, its parameters in words and the
+// seed count.
+TEST(PlotPooling, ThreePoliciesByThreeSeedsAreThreeLabelledConfigurations) {
+  TempDir dir;
+  const std::string db = dir.File("seeds.sqlite");
+  // Failures drawn from each seed make the seeds' runs differ.
+  const std::vector<std::string> args = {
+      "compare", "--first",     "400", "--policies", "fcfs,easy,las",       "--seeds",
+      "0,1,2",   "--node-mtbf", "200", "--param",    "easy:walltime=exact", "--out",
+      db};
+  const CliResult r = RunCli(args);
+  ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+  const CliResult p = RunPlot({db, "--out", dir.File("figures"), "--dpi", "40", "--format", "png"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  for (const char* line : {"run 1: fcfs (3 seeds)\n", "run 3: fcfs (3 seeds)\n",
+                           "run 4: easy walltime=exact (3 seeds)\n", "run 9: las (3 seeds)\n"}) {
+    EXPECT_NE(p.err.find(line), std::string::npos) << line << " in\n" << p.err;
+  }
+  for (const char* name : kFigures) EXPECT_TRUE(Exists(dir.File("figures") + "/" + name + ".png"));
+  // --no-pool: one line per run, the seed in the label.
+  const CliResult unpooled =
+      RunPlot({db, "--out", dir.File("unpooled"), "--dpi", "40", "--format", "png", "--no-pool"});
+  ASSERT_EQ(unpooled.exit_code, 0) << unpooled.err;
+  EXPECT_NE(unpooled.err.find("run 2: fcfs seed 1\n"), std::string::npos) << unpooled.err;
+}
+
+// An interrupted run is left out as `clustersim report` leaves it out; named with --run it is an
+// error, and --include-interrupted plots it marked.
+TEST_F(PlotScript, LeavesOutAnInterruptedRunAsReportDoes) {
+  TempDir dir;
+  const std::string db = dir.File("copy.sqlite");
+  WriteFile(db, ReadFile(Db()));
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, "UPDATE runs SET status = 'interrupted' WHERE run_id = 2", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  const CliResult r = RunPlot({db, "--out", dir.File("a"), "--dpi", "40", "--format", "png"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("run 2 left out (status interrupted"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("run 2: "), std::string::npos) << r.err;
+  const CliResult named = RunPlot({db, "--out", dir.File("b"), "--run", "2"});
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_NE(named.err.find("run 2 has status interrupted"), std::string::npos) << named.err;
+  const CliResult included = RunPlot(
+      {db, "--out", dir.File("c"), "--dpi", "40", "--format", "png", "--include-interrupted"});
+  ASSERT_EQ(included.exit_code, 0) << included.err;
+  EXPECT_NE(included.err.find("run 2: easy walltime=exact (interrupted)"), std::string::npos)
+      << included.err;
+}
+
+// An occupancy chart of more jobs than colours can tell apart is coloured by size class (the
+// bundled trace names no users) instead of by job.
+TEST(PlotOccupancy, ManyJobsAreColouredBySizeInsteadOfByJob) {
+  TempDir dir;
+  const std::string db = dir.File("alloc.sqlite");
+  const std::vector<std::string> args = {"run",   "--first", "600", "--record-allocations",
+                                         "--out", db};
+  const CliResult r = RunCli(args);
+  ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+  const CliResult p = RunPlot({db, "--out", dir.File("figures"), "--dpi", "40", "--format", "png"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.err.find("occupancy_run1: 600 jobs in the window, more than 200: coloured by size"),
+            std::string::npos)
+      << p.err;
+  EXPECT_TRUE(Exists(dir.File("figures") + "/occupancy_run1.png"));
 }
 
 // Runs that did not see the same jobs (an 8-GPU job rejected on a 4-GPU cluster, run on an
@@ -220,6 +297,14 @@ TEST(PlotLabels, NameWhatDiffersLeaveOutFailedRunsAndFollowTheOptions) {
   EXPECT_NE(r.err.find("run 2 left out (status failed, 0 jobs)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("run 4 left out (status failed, 0 jobs)"), std::string::npos) << r.err;
   for (const char* name : kFigures) {
+    // One GPU type (the tiny cluster): its utilization is the headline's, no figure of its own.
+    if (std::string(name) == "gpu_type_utilization") {
+      EXPECT_FALSE(Exists(out + "/" + name + ".svg"));
+      EXPECT_NE(r.err.find("gpu_type_utilization left out: the plotted runs have one GPU type"),
+                std::string::npos)
+          << r.err;
+      continue;
+    }
     const std::string svg = ReadFile(out + "/" + name + ".svg");
     EXPECT_NE(svg.find("<svg"), std::string::npos) << name;
     EXPECT_FALSE(Exists(out + "/" + name + ".png")) << name;  // --format svg only

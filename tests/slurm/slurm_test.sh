@@ -28,18 +28,14 @@ for tool in munged slurmctld slurmd sbatch squeue sinfo scancel sqlite3 python3;
 done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/clustersim_slurm_XXXXXX")
-chmod 700 "$work"  # munged refuses keys and sockets in folders others can write to
-mkdir -p "$work/munge" "$work/state" "$work/spool" "$work/log"
-daemon_pids=()
+mkdir -p "$work/slurm"
 failed=1
+# shellcheck source=tests/slurm/private_slurm.sh
+source "$source_dir/tests/slurm/private_slurm.sh"
 
 print_logs() {
-  for log in "$work"/log/*; do
-    [ -f "$log" ] || continue
-    echo "----- $log (last 60 lines)"
-    tail -n 60 "$log"
-  done
-  for log in "$work"/out/logs/*; do
+  private_slurm_logs
+  for log in "$work"/out*/logs/*; do
     [ -f "$log" ] || continue
     echo "----- $log"
     cat "$log"
@@ -48,18 +44,7 @@ print_logs() {
 
 cleanup() {
   local status=$?
-  if [ -n "${SLURM_CONF:-}" ] && [ ${#daemon_pids[@]} -ge 2 ]; then
-    scancel --quiet --user="$(id -un)" 2>/dev/null || true  # jobs of this private cluster only
-  fi
-  # Stop the daemons this script started, newest first, by process id; then wait for them.
-  for ((i = ${#daemon_pids[@]} - 1; i >= 0; i--)); do
-    kill -TERM "${daemon_pids[i]}" 2>/dev/null || true
-  done
-  for pid in "${daemon_pids[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
+  private_slurm_stop
   if [ "$failed" -ne 0 ]; then
     print_logs >&2
     echo "FAIL: slurm test (exit status $status), after $((SECONDS - start_seconds)) s" >&2
@@ -74,75 +59,9 @@ fail() {
   exit 1
 }
 
-# --- munge: a private key, socket, pid file, seed and log ---------------------------------------
-dd if=/dev/urandom of="$work/munge/munge.key" bs=1024 count=1 status=none
-chmod 600 "$work/munge/munge.key"
-munged --foreground --force --key-file="$work/munge/munge.key" \
-  --socket="$work/munge/munge.socket" --pid-file="$work/munge/munged.pid" \
-  --seed-file="$work/munge/munged.seed" --log-file="$work/log/munged.log" \
-  >"$work/log/munged.stdout" 2>&1 &
-daemon_pids+=($!)
-for _ in $(seq 100); do [ -S "$work/munge/munge.socket" ] && break; sleep 0.1; done
-[ -S "$work/munge/munge.socket" ] || fail "munged did not create its socket"
-
-# --- slurm.conf: one node (this host) on loopback, everything under $work -----------------------
-read -r ctld_port slurmd_port < <(python3 -c '
-import socket
-sockets = [socket.socket() for _ in range(2)]
-for s in sockets:
-    s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in sockets])')
-host=$(hostname -s)
-user=$(id -un)
-cpus=$(nproc)
-cat >"$work/slurm.conf" <<EOF
-ClusterName=clustersimtest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-SlurmUser=$user
-SlurmdUser=$user
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$work/munge/munge.socket
-StateSaveLocation=$work/state
-SlurmdSpoolDir=$work/spool
-SlurmctldPidFile=$work/slurmctld.pid
-SlurmdPidFile=$work/slurmd.pid
-SlurmctldLogFile=$work/log/slurmctld.log
-SlurmdLogFile=$work/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/backfill
-SchedulerParameters=sched_interval=1,bf_interval=1
-MpiDefault=none
-ReturnToService=2
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=1000 State=UNKNOWN
-PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
-EOF
-export SLURM_CONF=$work/slurm.conf
-# No SBATCH_*/SLURM_* settings from a surrounding allocation may leak into the private cluster.
-unset SBATCH_PARTITION SBATCH_ACCOUNT SBATCH_TIMELIMIT SLURM_JOB_ID SLURM_ARRAY_TASK_ID || true
-
-slurmctld -D -i -f "$SLURM_CONF" >"$work/log/slurmctld.stdout" 2>&1 &
-daemon_pids+=($!)
-slurmd -D -f "$SLURM_CONF" -N "$host" >"$work/log/slurmd.stdout" 2>&1 &
-daemon_pids+=($!)
-
-state=""
-for _ in $(seq 150); do
-  state=$(sinfo -h -n "$host" -o %T 2>/dev/null || true)
-  [ "$state" = idle ] && break
-  for pid in "${daemon_pids[@]}"; do kill -0 "$pid" 2>/dev/null || fail "a Slurm daemon exited"; done
-  sleep 0.2
-done
-[ "$state" = idle ] || fail "node $host is not idle after 30 s (sinfo says \"$state\")"
-echo "private Slurm cluster up after $((SECONDS - start_seconds)) s (node $host, $cpus CPUs)"
+private_slurm_start "$work/slurm" || fail "the private Slurm cluster did not come up"
+echo "private Slurm cluster up after $((SECONDS - start_seconds)) s (node $(hostname -s)," \
+     "$(nproc) CPUs)"
 
 # --- the sweep: 2 policies x 2 load factors x 2 seeds = 8 runs, as a 2-task array + merge ----------
 cp "$source_dir/tests/data/tiny_trace.csv" "$source_dir/tests/data/tiny_cluster.json" "$work/"
@@ -178,26 +97,76 @@ done
 "$clustersim" merge "$work/local.sqlite" "$work/local/runs" >/dev/null
 
 q() { sqlite3 -batch -noheader "$1" "$2"; }
-[ "$(q "$merged" "SELECT count(*) FROM runs")" = 8 ] || fail "merged database: expected 8 runs"
-[ "$(q "$merged" "SELECT count(*) FROM runs WHERE status = 'complete'")" = 8 ] ||
-  fail "merged database: not every run is complete"
-# Each run's rows, keyed by the run's identity instead of its run id: equal to the local sweep.
-for table in jobs timeseries summary; do
-  cols=$(q "$merged" "SELECT group_concat('t.' || name) FROM pragma_table_info('$table')
-                      WHERE name != 'run_id'")
-  dump="SELECT r.policy, r.seed, r.trace_filter, $cols FROM $table t JOIN runs r USING (run_id)"
-  n_slurm=$(q "$merged" "SELECT count(*) FROM $table")
-  n_local=$(q "$work/local.sqlite" "SELECT count(*) FROM $table")
-  [ "$n_slurm" = "$n_local" ] || fail "$table: $n_slurm rows from Slurm, $n_local locally"
-  [ "$n_slurm" -gt 0 ] || fail "$table: no rows"
-  q "$merged" "$dump" | sort >"$work/slurm_$table.txt"
-  q "$work/local.sqlite" "$dump" | sort >"$work/local_$table.txt"
-  [ "$(wc -l <"$work/slurm_$table.txt")" = "$n_slurm" ] || fail "$table: dump has the wrong size"
-  cmp -s "$work/slurm_$table.txt" "$work/local_$table.txt" ||
-    fail "$table: rows differ between the Slurm merge and the local sweep"
-  echo "$table: $n_slurm rows, equal to the local sweep"
-done
+# Each run's rows, keyed by the run's identity instead of its run id: equal in both databases.
+same_rows() {  # MERGED LOCAL RUNS
+  [ "$(q "$1" "SELECT count(*) FROM runs")" = "$3" ] || fail "$1: expected $3 runs"
+  [ "$(q "$1" "SELECT count(*) FROM runs WHERE status = 'complete'")" = "$3" ] ||
+    fail "$1: not every run is complete"
+  local table cols dump n_slurm n_local
+  for table in jobs timeseries summary; do
+    cols=$(q "$1" "SELECT group_concat('t.' || name) FROM pragma_table_info('$table')
+                   WHERE name != 'run_id'")
+    dump="SELECT r.policy, r.seed, r.trace_filter, $cols FROM $table t JOIN runs r USING (run_id)"
+    n_slurm=$(q "$1" "SELECT count(*) FROM $table")
+    n_local=$(q "$2" "SELECT count(*) FROM $table")
+    [ "$n_slurm" = "$n_local" ] || fail "$table: $n_slurm rows from Slurm, $n_local locally"
+    [ "$n_slurm" -gt 0 ] || fail "$table: no rows"
+    q "$1" "$dump" | sort >"$work/slurm_$table.txt"
+    q "$2" "$dump" | sort >"$work/local_$table.txt"
+    [ "$(wc -l <"$work/slurm_$table.txt")" = "$n_slurm" ] || fail "$table: dump has the wrong size"
+    cmp -s "$work/slurm_$table.txt" "$work/local_$table.txt" ||
+      fail "$table: rows differ between the Slurm merge and the local sweep"
+    echo "$table: $n_slurm rows, equal to the local sweep"
+  done
+}
+same_rows "$merged" "$work/local.sqlite" 8
 [ "$(q "$merged" "SELECT count(*) FROM jobs")" = 48 ] || fail "jobs: expected 8 runs x 6 jobs"
+echo "PASS: Slurm sweep (2-task array + afterok merge) in $((SECONDS - start_seconds)) s"
+
+# --- cancelled mid-sweep (scancel), submitted again: the rows of an uninterrupted sweep ------------
+# 16 runs of the bundled Philly window, long enough (a second or more each) that the array is
+# cancelled while its tasks still have runs to do; the merge job is cancelled with it (its
+# afterok dependency can no longer be met). Submitting again skips the complete runs.
+cp "$source_dir/traces/philly_default.csv" "$work/"
+cat >"$work/spec2.json" <<'EOF'
+{"traces": ["philly_default.csv"], "clusters": ["default"], "policies": ["fcfs", "easy", "sjf", "las"],
+ "load_factor": [1, 2], "seeds": [0, 1], "runtime_model": "trace"}
+EOF
+runs_done() { find "$work/out2/runs" -name 'run-*.sqlite' 2>/dev/null | wc -l; }
+wait_gone() {  # JOB_IDS
+  local since=$SECONDS
+  while [ -n "$(squeue -h -j "$1" 2>/dev/null)" ]; do
+    [ $((SECONDS - since)) -le "$timeout_seconds" ] || fail "jobs $1 not gone after ${timeout_seconds} s"
+    sleep 0.5
+  done
+}
+submitted=$(CLUSTERSIM="$clustersim" "$source_dir/scripts/slurm/submit.sh" \
+              "$work/spec2.json" "$work/out2" 2)
+read -r array_job merge_job < <(tail -n 1 <<<"$submitted")
+since=$SECONDS
+until [ "$(runs_done)" -ge 2 ]; do
+  [ $((SECONDS - since)) -le "$timeout_seconds" ] || fail "no run of the second sweep finished"
+  [ -n "$(squeue -h -j "$array_job" 2>/dev/null)" ] || break
+  sleep 0.2
+done
+scancel "$array_job"
+wait_gone "$array_job,$merge_job"
+done_at_cancel=$(runs_done)
+echo "cancelled array job $array_job with $done_at_cancel of 16 runs done"
+[ "$done_at_cancel" -lt 16 ] || fail "the sweep ended before it was cancelled (runs too short)"
+[ ! -f "$work/out2/merged.sqlite" ] || fail "the merge ran although the array was cancelled"
+submitted=$(CLUSTERSIM="$clustersim" "$source_dir/scripts/slurm/submit.sh" \
+              "$work/spec2.json" "$work/out2" 2)
+read -r array_job merge_job < <(tail -n 1 <<<"$submitted")
+wait_gone "$array_job,$merge_job"
+[ -f "$work/out2/merged.sqlite" ] || fail "the resumed sweep's merge wrote nothing"
+resumed=$(cat "$work"/out2/logs/sweep-"${array_job}"_*.out | grep -o "[0-9]* already complete" |
+          awk '{s += $1} END {print s + 0}')
+[ "$resumed" -ge "$done_at_cancel" ] || fail "the resumed tasks redid runs that were complete"
+"$clustersim" sweep "$work/spec2.json" --out "$work/local2/runs" --jobs 2 >/dev/null
+"$clustersim" merge "$work/local2.sqlite" "$work/local2/runs" >/dev/null
+same_rows "$work/out2/merged.sqlite" "$work/local2.sqlite" 16
+echo "PASS: cancelled after $done_at_cancel of 16 runs, resumed ($resumed skipped) to the same rows"
 
 failed=0
-echo "PASS: Slurm sweep (2-task array + afterok merge) in $((SECONDS - start_seconds)) s"
+echo "PASS: Slurm sweeps in $((SECONDS - start_seconds)) s"

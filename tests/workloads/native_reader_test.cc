@@ -85,6 +85,39 @@ TEST_F(NativeReader, ReadsHostDemandsInCoresAndGib) {
   EXPECT_NE(e.find("bad.csv:2:10: cpus"), std::string::npos) << e;
 }
 
+TEST_F(NativeReader, ReadsModelParallelismAndChecksItAgainstTheGpus) {
+  const Trace csv = LoadTrace(Write("p.csv",
+                                    "job_id,submit_time,gpus,duration,tp,pp,dp\n"
+                                    "a,0,64,10,8,2,4\n"
+                                    "b,1,16,10,8,,\n"
+                                    "c,2,4,10,,,\n"));
+  EXPECT_EQ(csv.jobs[0].tensor_parallel, 8);
+  EXPECT_EQ(csv.jobs[0].pipeline_parallel, 2);
+  EXPECT_EQ(csv.jobs[1].tensor_parallel, 8);
+  EXPECT_EQ(csv.jobs[1].pipeline_parallel, 0);  // empty: not stated
+  EXPECT_EQ(csv.jobs[2].tensor_parallel, 0);
+  const Trace json = LoadTrace(
+      Write("p.json", R"([{"job_id":"a","submit_time":0,"gpus":32,"duration":10,"tp":4,"pp":8}])"));
+  EXPECT_EQ(json.jobs[0].tensor_parallel, 4);
+  EXPECT_EQ(json.jobs[0].pipeline_parallel, 8);
+  const std::string header = "job_id,submit_time,gpus,duration,tp,pp,dp\n";
+  // 8 x 2 x 2 = 32, not 64: the dp field, column 15 of "a,0,64,10,8,2,2".
+  std::string e = ErrorOf(header + "a,0,64,10,8,2,2\n", "d.csv");
+  EXPECT_NE(e.find("d.csv:2:15: dp: tp x pp x dp = 8 x 2 x 2 = 32, but gpus is 64"),
+            std::string::npos)
+      << e;
+  // tp 3 does not divide 16 GPUs: the tp field, column 11 of "a,0,16,10,3,,".
+  e = ErrorOf(header + "a,0,16,10,3,,\n", "t.csv");
+  EXPECT_NE(e.find("t.csv:2:11: tp: tp x pp = 3 does not divide gpus = 16"), std::string::npos)
+      << e;
+  // tp 4 x pp 3 = 12 does not divide 16: the pp field, column 13.
+  e = ErrorOf(header + "a,0,16,10,4,3,\n", "q.csv");
+  EXPECT_NE(e.find("q.csv:2:13: pp: tp x pp = 12 does not divide gpus = 16"), std::string::npos)
+      << e;
+  e = ErrorOf(header + "a,0,16,10,70000,,\n", "m.csv");
+  EXPECT_NE(e.find("m.csv:2:11: tp: expected at most 65535"), std::string::npos) << e;
+}
+
 TEST_F(NativeReader, EqualSubmitTimesKeepFileOrder) {
   const Trace trace =
       LoadTrace(Write("t.csv", "job_id,submit_time,gpus,duration\nz,5,1,1\ny,5,1,1\nx,1,1,1\n"));

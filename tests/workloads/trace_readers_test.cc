@@ -313,6 +313,127 @@ TEST_F(TraceReader, SwfQueuesAreClassesNamedByTheHeader) {
   EXPECT_EQ(trace.jobs[3].priority, 0);
 }
 
+TEST_F(TraceReader, SwfReadsPartitionsUnknownFieldsAndJobsCancelledBeforeTheyStarted) {
+  const std::string text =
+      "; UnixStartTime: 1000000\n"
+      "; Partition: 1 thin\n"
+      "; Partition: 2 fat\n"
+      "1 10 5 100 4 -1 -1 4 200 -1 1 3 1 -1 -1 1 -1 -1\n"
+      // Cancelled after waiting 30 s, never ran: withdrawn at 20 + 30.
+      "2 20 30 -1 8 -1 -1 8 200 -1 5 3 1 -1 -1 2 -1 -1\n"
+      // Nothing known: kept in its place (the previous submit time) and rejected later.
+      "-1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
+      "4 30 0 50 2 -1 -1 2 -1 -1 1 3 1 -1 -1 7 -1 -1\n";
+  const Trace trace = LoadTrace(Write("p.swf", text));
+  ASSERT_EQ(trace.jobs.size(), 4u);
+  EXPECT_EQ(trace.unix_origin, 1000000);
+  const Job& thin = Find(trace, "1");
+  EXPECT_EQ(thin.partition, "thin");
+  EXPECT_EQ(thin.recorded_start, 15);
+  EXPECT_EQ(thin.recorded_end, 115);
+  const Job& cancelled = Find(trace, "2");
+  EXPECT_EQ(cancelled.partition, "fat");
+  EXPECT_EQ(cancelled.gpus, 0);
+  EXPECT_EQ(cancelled.trace_status, "cancelled:never-started");
+  EXPECT_FALSE(cancelled.has_recorded_start());
+  EXPECT_EQ(cancelled.recorded_end, 50);
+  const Job& unknown = Find(trace, "-1");
+  EXPECT_EQ(unknown.submit_time, 20);
+  EXPECT_EQ(unknown.gpus, 0);
+  EXPECT_EQ(unknown.trace_status, ":no-submit-time");
+  EXPECT_FALSE(unknown.has_recorded_start());
+  EXPECT_EQ(Find(trace, "4").partition, "7");  // no header name: the number
+}
+
+TEST_F(TraceReader, ReadsTheBundledSacctSample) {
+  const Trace trace = LoadTrace(kTraces + "/slurm/sacct_sample.txt");
+  EXPECT_EQ(trace.format, "sacct");
+  // 13 job lines, the pending range 1012_[4-6%2] giving 3 tasks; 5 step lines are not jobs.
+  ASSERT_EQ(trace.jobs.size(), 17u);
+  EXPECT_EQ(trace.unix_origin, 1709539200);  // 2024-03-04T08:00:00, the earliest submission
+  const Job& first = Find(trace, "1001");
+  EXPECT_EQ(first.submit_time, 0);
+  EXPECT_EQ(first.recorded_start, 1);
+  EXPECT_EQ(first.recorded_end, 5401);
+  EXPECT_EQ(first.duration, 5400);
+  EXPECT_EQ(first.gpus, 2);
+  EXPECT_EQ(first.cpu_milli, 8000);
+  EXPECT_EQ(first.memory_mib, 65536);
+  EXPECT_EQ(first.walltime, 7200);
+  EXPECT_EQ(first.user, "alice");
+  EXPECT_EQ(first.vc, "vision");
+  EXPECT_EQ(first.partition, "gpu");
+  EXPECT_EQ(first.priority_class, "normal");
+  EXPECT_EQ(first.trace_status, "completed");
+  // gres/gpu:a100=8 and gres/gpu=8 are the same 8 GPUs.
+  const Job& timeout = Find(trace, "1002");
+  EXPECT_EQ(timeout.gpus, 8);
+  EXPECT_EQ(timeout.trace_status, "timeout");
+  EXPECT_EQ(timeout.walltime, 12 * 3600);
+  // Cancelled before it started: 0 GPUs, withdrawn at its End.
+  const Job& cancelled = Find(trace, "1004");
+  EXPECT_EQ(cancelled.gpus, 0);
+  EXPECT_EQ(cancelled.trace_status, "cancelled:never-started");
+  EXPECT_FALSE(cancelled.has_recorded_start());
+  EXPECT_EQ(cancelled.recorded_end, 3 * 3600);
+  EXPECT_EQ(cancelled.walltime, 86400);
+  // A CPU-only job; MM:SS and minutes time limits.
+  const Job& cpu = Find(trace, "1005");
+  EXPECT_EQ(cpu.gpus, 0);
+  EXPECT_EQ(cpu.cpu_milli, 2000);
+  EXPECT_EQ(cpu.memory_mib, 4000);
+  EXPECT_EQ(cpu.walltime, 1800);
+  EXPECT_EQ(Find(trace, "1009").walltime, 600);
+  // Running when the log was taken: to the latest time of the file, 1007's end (19 h after the
+  // origin).
+  const Job& running = Find(trace, "1010");
+  EXPECT_EQ(running.trace_status, "running:running-at-end");
+  EXPECT_EQ(running.recorded_start, 6 * 3600 + 2);
+  EXPECT_EQ(running.recorded_end, 19 * 3600 + 2);
+  EXPECT_EQ(running.duration, 13 * 3600);
+  // Pending: never started; several partitions; array tasks.
+  const Job& pending = Find(trace, "1011");
+  EXPECT_EQ(pending.trace_status, "pending:never-started");
+  EXPECT_EQ(pending.partition, "gpu,debug");
+  for (const char* task : {"1012_4", "1012_5", "1012_6"}) {
+    EXPECT_EQ(Find(trace, task).trace_status, "pending:never-started") << task;
+  }
+  EXPECT_EQ(Find(trace, "1003_3").trace_status, "timeout");
+  EXPECT_EQ(Find(trace, "1013").walltime, -1);  // UNLIMITED
+  // sacct -p (a trailing '|') reads the same.
+  std::ifstream in(kTraces + "/slurm/sacct_sample.txt");
+  std::string line, bars;
+  while (std::getline(in, line)) bars += line + "|\n";
+  EXPECT_EQ(LoadTrace(Write("p.txt", bars)).jobs.size(), 17u);
+}
+
+TEST_F(TraceReader, MalformedSacctRecordsNameLineColumnAndWhatWasExpected) {
+  const std::string header =
+      "JobID|Submit|Start|End|Partition|AllocTRES|ReqTRES|State|Timelimit|User|Account|QOS\n";
+  const std::string ok_times = "7|2024-03-04T08:00:00|2024-03-04T08:00:01|2024-03-04T09:00:01|";
+  // Timelimit "1-xx:00" at column 89.
+  std::string e =
+      ErrorOf(header + ok_times + "gpu|cpu=4|cpu=4|COMPLETED|1-xx:00|a|b|c\n", "s.txt");
+  EXPECT_NE(e.find("s.txt:2:89: Timelimit: expected [D-]HH:MM:SS"), std::string::npos) << e;
+  // A TRES count that is no number: at the item, column 73.
+  e = ErrorOf(header + ok_times + "gpu|cpu=4,gres/gpu=two|cpu=4|COMPLETED|1:00|a|b|c\n", "s.txt");
+  EXPECT_NE(e.find("s.txt:2:73: AllocTRES: gres/gpu: expected a count"), std::string::npos) << e;
+  // End before Start, at End's column 43.
+  e = ErrorOf(header + "7|2024-03-04T08:00:00|2024-03-04T08:00:01|2024-03-04T07:00:01|gpu|cpu=4|"
+                       "cpu=4|COMPLETED|1:00|a|b|c\n",
+              "s.txt");
+  EXPECT_NE(e.find("s.txt:2:43: End: before the Start"), std::string::npos) << e;
+  // Too few fields: after the end of the line.
+  e = ErrorOf(header + "7|2024-03-04T08:00:00|Unknown\n", "s.txt");
+  EXPECT_NE(e.find("s.txt:2:30: missing field(s): expected 12 fields (End is missing)"),
+            std::string::npos)
+      << e;
+  // A backwards array range.
+  e = ErrorOf(header + "12_[9-3]|2024-03-04T08:00:00|Unknown|Unknown|gpu||cpu=4|PENDING|1:00|a|b|c\n",
+              "s.txt");
+  EXPECT_NE(e.find("s.txt:2:1: JobID: expected an array range"), std::string::npos) << e;
+}
+
 TEST_F(TraceReader, ReadsTheRealLublinSwf) {
   const Trace trace = LoadTrace(kTraces + "/swf/lublin_256.swf");
   EXPECT_EQ(trace.format, "swf");
@@ -698,8 +819,8 @@ TEST_F(TraceReader, SwfKeepsUnknownRunTimesAndProcessorsAsDocumented) {
                                       // Allocated unknown: requested processors; requested time.
                                       "1 10 -1 100 -1 -1 -1 8 3600 -1 0 3 2 -1 0 -1 -1 -1\n"
                                       "; a comment between jobs\n"
-                                      // Run time unknown -> 0; cancelled; 1000 KB per processor.
-                                      "2 20 -1 -1 4 -1 -1 4 -1 1000 5 -1 -1 -1 0 -1 -1 -1\n"
+                                      // Run time unknown -> 0; failed; 1000 KB per processor.
+                                      "2 20 -1 -1 4 -1 -1 4 -1 1000 0 -1 -1 -1 0 -1 -1 -1\n"
                                       // No processors at all -> 0 GPUs (rejected by the engine).
                                       "3 30 -1 50 -1 -1 -1 -1 -1 -1 1 -1 -1 -1 0 -1 -1 -1\n"
                                       // Decimal fields are numbers too.
@@ -713,7 +834,7 @@ TEST_F(TraceReader, SwfKeepsUnknownRunTimesAndProcessorsAsDocumented) {
   EXPECT_EQ(trace.jobs[1].line, 4);
   EXPECT_EQ(trace.jobs[1].duration, 0);
   EXPECT_EQ(trace.jobs[1].walltime, -1);
-  EXPECT_EQ(trace.jobs[1].trace_status, "cancelled");
+  EXPECT_EQ(trace.jobs[1].trace_status, "failed");
   EXPECT_EQ(trace.jobs[1].memory_mib, 4);  // ceil(1000 KB x 4 processors / 1024)
   EXPECT_EQ(trace.jobs[0].memory_mib, 0);  // -1: not given
   EXPECT_EQ(trace.jobs[2].gpus, 0);

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "sim/engine/summary.h"
 #include "sim/util/error.h"
@@ -302,6 +303,38 @@ std::string ReadAll(const std::string& path) {
   return s.str();
 }
 
+// The size `trace generate` refuses above the free disk space is estimated from the columns'
+// average digits; held against written files of both duration distributions and a model column.
+TEST(Generator, EstimatedBytesAreWithinFivePercentOfTheWrittenFile) {
+  GeneratorOptions options;
+  for (const auto& [jobs, durations, models] :
+       std::vector<std::tuple<int64_t, std::string, std::string>>{
+           {200000, "exponential", ""},
+           {50000, "philly", ""},
+           {30000, "exponential", "resnet50:1,bert-large:2"},
+           {1000, "exponential", ""}}) {
+    options.jobs = jobs;
+    options.durations = durations;
+    options.models = models.empty() ? decltype(options.models)() : ParseModelMix(models);
+    const std::string path = TempPath("estimate.csv");
+    WriteSyntheticTrace(options, path);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    const double written = static_cast<double>(in.tellg());
+    EXPECT_NEAR(EstimatedTraceBytes(options) / written, 1.0, 0.05)
+        << jobs << " jobs, " << durations << " " << models << ": " << written << " bytes";
+  }
+}
+
+// The memory `trace generate` refuses above what is available: per job its duration (8 bytes),
+// GPUs and model index (4 + 4), arrival time (8) and gap (8).
+TEST(Generator, EstimatedMemoryIsThirtyTwoBytesAJob) {
+  GeneratorOptions options;
+  options.jobs = 1000;
+  EXPECT_EQ(EstimatedGeneratorMemoryBytes(options), 32000.0);
+  options.jobs = 100000000000;
+  EXPECT_EQ(EstimatedGeneratorMemoryBytes(options), 3.2e12);
+}
+
 TEST(Generator, SameOptionsGiveTheSameBytesAndOtherSeedsDoNot) {
   GeneratorOptions options;
   options.jobs = 2000;
@@ -424,6 +457,45 @@ TEST(Generator, ModelMixAndPhillyDurations) {
   EXPECT_NEAR(Percentile(durations, 0.5) / 1144, 1.0, 0.05);
   EXPECT_THROW(ParseModelMix("resnet50"), InputError);
   EXPECT_THROW(ParseModelMix("resnet50:-1"), InputError);
+}
+
+TEST(Generator, ModalWalltimesArePopularValuesAtLeastTheRunTime) {
+  // The rounding by hand: 100 s x 1.5 = 150 s -> 5 min; 3,600 s x 1 = 1 h exactly -> 1 h;
+  // 3,601 s -> 2 h; 20 h x 2 = 40 h -> 48 h; 50 h x 1 = 50 h -> 3 days (whole days beyond 48 h).
+  EXPECT_EQ(ModalWalltimeSeconds(100, 1.5), 300);
+  EXPECT_EQ(ModalWalltimeSeconds(3600, 1), 3600);
+  EXPECT_EQ(ModalWalltimeSeconds(3601, 1), 7200);
+  EXPECT_EQ(ModalWalltimeSeconds(20 * 3600, 2), 48 * 3600);
+  EXPECT_EQ(ModalWalltimeSeconds(50 * 3600, 1), 3 * 86400);
+
+  GeneratorOptions options;
+  options.jobs = 20000;
+  const std::string plain = TempPath("plain.csv");
+  WriteSyntheticTrace(options, plain);
+  options.walltimes = "modal";
+  const std::string path = TempPath("walltimes.csv");
+  WriteSyntheticTrace(options, path);
+  const Trace with = LoadTrace(path);
+  const Trace without = LoadTrace(plain);
+  ASSERT_EQ(with.jobs.size(), without.jobs.size());
+  const std::set<double> popular = {300,   600,   900,   1200,  1800,  3600,  7200,   10800,
+                                    14400, 21600, 28800, 43200, 64800, 86400, 129600, 172800};
+  double over = 0;
+  for (size_t i = 0; i < with.jobs.size(); ++i) {
+    const Job& job = with.jobs[i];
+    // The wall time is drawn after everything else: the jobs are those of the plain trace.
+    EXPECT_EQ(job.submit_time, without.jobs[i].submit_time);
+    EXPECT_EQ(job.duration, without.jobs[i].duration);
+    EXPECT_EQ(without.jobs[i].walltime, -1);
+    ASSERT_GE(job.walltime, job.duration);  // never killed
+    EXPECT_TRUE(popular.count(job.walltime) || std::fmod(job.walltime, 86400) == 0)
+        << job.walltime;
+    over += job.walltime / std::max(job.duration, 1.0);
+  }
+  // The factor before rounding averages 2; rounding up only adds to it.
+  EXPECT_GT(over / with.jobs.size(), 2.0);
+  options.walltimes = "always";
+  EXPECT_THROW(WriteSyntheticTrace(options, TempPath("bad.csv")), InputError);
 }
 
 // --inflate (docs/workloads.md#inflation). Three jobs requesting 1000 + 500 + 2000 = 3500 milli.

@@ -247,9 +247,16 @@ TEST(Report, RunsDifferingOnlyInTheirSeedArePooledWithAStudentTInterval) {
   EXPECT_EQ(report.configs[0].run_ids, (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(report.configs[0].seeds, (std::vector<int64_t>{0, 1, 2}));
   EXPECT_EQ(report.configs[1].run_ids, (std::vector<int64_t>{4}));
-  // The labels name what differs: the policy and the faults.
+  // The labels name what differs, in words: the policy and each fault setting as key=value
+  // (node_mtbf = "3" hours, mttr 1800 s), never the faults column's JSON; the run without
+  // faults is its policy alone.
   EXPECT_NE(report.configs[0].label.find("las/first-fit"), std::string::npos);
-  EXPECT_NE(report.configs[0].label.find("faults="), std::string::npos);
+  EXPECT_NE(report.configs[0].label.find("faults node_mtbf_hours=3"), std::string::npos)
+      << report.configs[0].label;
+  EXPECT_EQ(report.configs[0].label.find_first_of("{}\""), std::string::npos)
+      << report.configs[0].label;
+  EXPECT_LT(report.configs[0].label.size(), 160u) << report.configs[0].label;
+  EXPECT_EQ(report.configs[1].label.find("faults"), std::string::npos) << report.configs[1].label;
   Database db(f.db);
   for (const std::string metric : {"jct_mean_seconds", "queued_mean_seconds", "preemptions"}) {
     const std::string expression = metric == "jct_mean_seconds"      ? "AVG(jct)"

@@ -6,6 +6,7 @@
 // with the sqlite3 C API.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 
 #include "tests/cli/cli_test_util.h"
@@ -87,9 +88,9 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
     tables.push_back(*row[0]);
   }
   EXPECT_EQ(tables,
-            (std::vector<std::string>{"allocations", "jobs", "placement_curve", "runs", "summary",
-                                      "timeseries", "validation", "validation_series",
-                                      "wait_reasons"}));
+            (std::vector<std::string>{"allocations", "failures", "jobs", "placement_curve", "runs",
+                                      "summary", "timeseries", "validation",
+                                      "validation_series", "wait_reasons"}));
 
   // The lists below are the schema in sim/output/sqlite_writer.cc (kSchema), column for column.
   EXPECT_EQ(ColumnsOf(db, "runs"), (std::vector<std::string>{"run_id",
@@ -161,7 +162,10 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
                                                              "preemption_gpu_seconds",
                                                              "borrowed_gpu_seconds",
                                                              "reserved_start",
-                                                             "deadline"}));
+                                                             "deadline",
+                                                             "ettr",
+                                                             "restart_gpu_seconds",
+                                                             "capacity_wait_gpu_seconds"}));
   EXPECT_EQ(
       ColumnsOf(db, "timeseries"),
       (std::vector<std::string>{"run_id", "t_start", "t_end", "gpu_type", "busy_gpus",
@@ -186,10 +190,19 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
             (std::vector<std::string>{"run_id", "percent", "arrived_share", "allocated_share",
                                       "unallocated_share", "frag_idle_share", "frag_total_share",
                                       "failed_jobs"}));
-  // A plain run keeps no allocation log and no validation, and has no placement curve.
+  EXPECT_EQ(ColumnsOf(db, "failures"),
+            (std::vector<std::string>{"run_id", "failure_index", "time", "cause", "component",
+                                      "domain", "first_node", "nodes", "first_gpu", "gpus_out",
+                                      "repair_seconds", "jobs_hit", "job_ids", "spares_used"}));
+  // A plain run keeps no allocation log and no validation, and has no placement curve and no
+  // failures (nor their job columns).
   EXPECT_EQ(db.Number("SELECT COUNT(*) FROM allocations"), 0);
   EXPECT_EQ(db.Number("SELECT COUNT(*) FROM validation"), 0);
   EXPECT_EQ(db.Number("SELECT COUNT(*) FROM placement_curve"), 0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM failures"), 0);
+  EXPECT_EQ(db.Number("SELECT COUNT(*) FROM jobs WHERE ettr IS NOT NULL OR "
+                      "restart_gpu_seconds IS NOT NULL OR capacity_wait_gpu_seconds IS NOT NULL"),
+            0);
 
   // Times are REAL columns holding REAL values; ids are text.
   const auto job_types = DeclaredTypesOf(db, "jobs");
@@ -339,6 +352,47 @@ TEST(SqliteOutput, JobsRowsMatchTheScheduleWorkedOutByHand) {
   EXPECT_EQ(series[0][1], "240");
   EXPECT_DOUBLE_EQ(std::stod(*series[0][2]), 910.0 / 240.0);
   EXPECT_DOUBLE_EQ(std::stod(*series[0][3]), 330.0 / 240.0);
+}
+
+TEST(SqliteOutput, AFailureRunWritesTheFailuresTableEttrAndLossesByCause) {
+  // The spare swap of tests/sim/engine/reliability_engine_test.cc through the program: nodes
+  // 0-1 and spare node 2 (swap 120 s), one 16-GPU job of 3,000 s checkpointing every 300 s at no
+  // cost; node 1 fails at 1,000 s for 4 h. The job loses 100 s, restarts at once on the spare and
+  // ends at 3,220 s: ETTR 3,000 / 3,220, 120 s x 16 GPUs of restart overhead, no wait.
+  TempDir dir;
+  const std::string cluster = dir.File("spare.json");
+  const std::string trace = dir.File("job.csv");
+  const std::string failures = dir.File("failures.csv");
+  std::ofstream(cluster) << R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+                            R"("spares":1,"swap_seconds":120}]})";
+  std::ofstream(trace) << "job_id,submit_time,gpus,duration\na,0,16,3000\n";
+  std::ofstream(failures) << "time,node,duration\n1000,1,14400\n";
+  const std::string out = dir.File("runs.sqlite");
+  RunOk({"run", "--trace", trace, "--cluster", cluster, "--runtime-model", "trace",
+         "--failure-trace", failures, "--checkpoint-interval", "300", "--out", out,
+         "--no-progress"});
+  Database db(out);
+  const auto rows = db.Query(
+      "SELECT failure_index, time, cause, domain, first_node, nodes, first_gpu, gpus_out, "
+      "repair_seconds, jobs_hit, job_ids, spares_used FROM failures");
+  ASSERT_EQ(rows.size(), 1u);
+  const Row expected = {"0", "1000", "trace", "node", "1", "1", "8", "8", "14400", "1", "a", "1"};
+  for (size_t c = 0; c < expected.size(); ++c) EXPECT_EQ(Show(rows[0][c]), Show(expected[c])) << c;
+  EXPECT_DOUBLE_EQ(db.Number("SELECT end_time FROM jobs"), 3220);
+  EXPECT_DOUBLE_EQ(db.Number("SELECT ettr FROM jobs"), 3000.0 / 3220);
+  EXPECT_DOUBLE_EQ(db.Number("SELECT restart_gpu_seconds FROM jobs"), 120.0 * 16);
+  EXPECT_DOUBLE_EQ(db.Number("SELECT capacity_wait_gpu_seconds FROM jobs"), 0);
+  EXPECT_DOUBLE_EQ(db.Number("SELECT lost_gpu_seconds FROM jobs"), 100.0 * 16);
+  auto metric = [&](const std::string& name, const std::string& scope) {
+    return db.Number("SELECT value FROM summary WHERE metric = '" + name + "' AND scope = '" +
+                     scope + "'");
+  };
+  EXPECT_DOUBLE_EQ(metric("ettr", "all"), 3000.0 / 3220);
+  EXPECT_EQ(metric("interruptions", "cause:trace"), 1);
+  EXPECT_EQ(metric("spare_swaps", "cause:trace"), 1);
+  EXPECT_DOUBLE_EQ(metric("recompute_gpu_hours", "cause:trace"), 100.0 * 16 / 3600);
+  EXPECT_DOUBLE_EQ(metric("restart_gpu_hours", "all"), 120.0 * 16 / 3600);
+  EXPECT_DOUBLE_EQ(metric("capacity_wait_gpu_hours", "all"), 0);
 }
 
 // With --allow-duplicate: the same run again is refused otherwise (report_test.cc).

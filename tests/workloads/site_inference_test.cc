@@ -1,0 +1,133 @@
+// `clustersim site-from` (workloads/site_inference.h) on a synthetic log whose site is known: the
+// log is the schedule clustersim itself produced on a site model with whole-node jobs on 8 nodes
+// of 8 processors, a per-user limit of 3 running jobs, one 10-hour downtime and wall-time kills
+// after a 60 s grace. The inference must find each of them from the recorded schedule alone.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "policies/registry.h"
+#include "sim/engine/engine.h"
+#include "sim/hardware/topology.h"
+#include "workloads/site_inference.h"
+
+namespace clustersim {
+namespace {
+
+constexpr double kHour = 3600;
+constexpr double kDowntimeStart = 10 * 86400;  // day 10
+constexpr double kDowntimeEnd = kDowntimeStart + 10 * kHour;
+
+constexpr const char* kKnownSite = R"({"nodes":[{"name":"n","count":8,"gpu_type":"A100-80GB",
+  "gpus_per_node":1}],
+ "site":{"partitions":[{"name":"batch","processors_per_gpu":8}],
+         "user_limits":[{"max_running_jobs":3}],
+         "downtime":[{"start":864000,"end":900000}],
+         "walltime":{"kill":true,"grace":60}}})";
+
+// Six users submitting 8, 16 and 32-processor jobs of 1 to 4 hours (requested: the next whole
+// hour; one job in ten runs 30 min past it and is killed) for 30 days, more than the machine
+// can run: it is full whenever nothing stops it.
+std::vector<Job> SyntheticJobs() {
+  std::mt19937_64 rng(7);
+  std::vector<Job> jobs;
+  double t = 0;
+  for (int i = 0; t < 30 * 86400; ++i) {
+    t += std::uniform_real_distribution<double>(0, 1200)(rng);
+    Job job;
+    job.id = std::to_string(i + 1);
+    job.submit_time = std::floor(t);
+    job.gpus = 8 << std::uniform_int_distribution<int>(0, 2)(rng);  // processors
+    const double hours = std::uniform_real_distribution<double>(1, 4)(rng);
+    job.walltime = std::ceil(hours) * kHour;
+    job.duration = std::floor(hours * kHour);
+    if (i % 10 == 0) job.duration = job.walltime + 1800;
+    job.user = "u" + std::to_string(std::uniform_int_distribution<int>(0, 5)(rng));
+    jobs.push_back(job);
+  }
+  return jobs;
+}
+
+// Replays the jobs on the known site and returns the log a site would have recorded: each
+// job's start and end, its run time (as long as it ran) and what it requested.
+Trace RecordedLog() {
+  const Cluster cluster(ClusterSpec::FromJsonText(kKnownSite, "known", HardwareCatalog::Default()),
+                        HardwareCatalog::Default());
+  const Topology topology(cluster);
+  const auto runtime = MakeRuntimeModel("trace", cluster, topology);
+  const auto placement =
+      FindPlacement("pool").make(PlacementEnv{&cluster, &topology, runtime.get()}, Params());
+  const auto policy = FindPolicy("easy").make(Params());
+  Trace trace;
+  trace.path = "synthetic";
+  trace.jobs = SyntheticJobs();
+  trace.unix_origin = 978307200;  // 2001-01-01
+  Engine engine(trace, cluster, *placement, *runtime, *policy, "easy", EngineOptions());
+  engine.Run();
+  Trace log = trace;
+  for (size_t i = 0; i < log.jobs.size(); ++i) {
+    const JobRun& run = engine.runs()[i];
+    EXPECT_GE(run.first_start, 0) << "job " << log.jobs[i].id << " never ran";
+    log.jobs[i].recorded_start = run.first_start;
+    log.jobs[i].recorded_end = run.end_time;
+    log.jobs[i].duration = run.end_time - run.first_start;
+  }
+  return log;
+}
+
+TEST(SiteFrom, FindsTheSizeDowntimeKillsAndUserLimitOfAKnownSite) {
+  const Trace log = RecordedLog();
+  LogHeader header;
+  header.max_procs = 64;
+  header.max_nodes = 8;
+  const InferredSite site = InferSite(log, header, SiteInferenceOptions());
+  ASSERT_EQ(site.pools.size(), 1u);
+  EXPECT_EQ(site.pools[0].nodes, 8);
+  EXPECT_EQ(site.pools[0].node_size, 8);
+  EXPECT_TRUE(site.pools[0].whole_nodes);
+  EXPECT_EQ(site.pools[0].peak_processors, 64);
+  // The one downtime: it ends when the site came back, and starts when the last job before it
+  // ended (the site drained: no job may run into a downtime), at most a longest requested
+  // time (4 h) before it.
+  ASSERT_EQ(site.downtimes.size(), 1u);
+  EXPECT_DOUBLE_EQ(site.downtimes[0].end, kDowntimeEnd);
+  EXPECT_LE(site.downtimes[0].start, kDowntimeStart);
+  EXPECT_GE(site.downtimes[0].start, kDowntimeStart - 4 * kHour);
+  EXPECT_GT(site.downtimes[0].waiting, 0);
+  // Killed 60 s after the requested time: every overrun is exactly the grace.
+  EXPECT_TRUE(site.kill);
+  EXPECT_DOUBLE_EQ(site.grace_seconds, 60);
+  ASSERT_EQ(site.caps.size(), 1u);
+  EXPECT_EQ(site.caps[0].max_running_jobs, 3);
+  EXPECT_GE(site.caps[0].users_at_cap, 3);
+  // The spec it writes loads, and holds what was found.
+  const ClusterSpec spec = ClusterSpec::FromJsonText(SiteSpecJson(site, SiteInferenceOptions()),
+                                                     "inferred", HardwareCatalog::Default());
+  ASSERT_EQ(spec.site.partitions.size(), 1u);
+  EXPECT_EQ(spec.site.partitions[0].processors_per_gpu, 8);
+  EXPECT_EQ(spec.groups[0].count, 8);
+  ASSERT_EQ(spec.site.user_limits.size(), 1u);
+  EXPECT_EQ(spec.site.user_limits[0].limits.max_running_jobs, 3);
+  EXPECT_DOUBLE_EQ(spec.site.over_time_limit_seconds, 60);
+}
+
+TEST(SiteFrom, ASiteThatNeverKilledIsToldApart) {
+  // Runs far past the requested time (8 h in all, a third of the overruns): no kill.
+  Trace log;
+  for (int i = 0; i < 30; ++i) {
+    Job job;
+    job.id = std::to_string(i);
+    job.submit_time = i * 100.0;
+    job.gpus = 1;
+    job.walltime = 3600;
+    job.duration = i % 3 == 0 ? 3600 + 8 * kHour : 3600 + 10;
+    job.recorded_start = job.submit_time;
+    job.recorded_end = job.submit_time + job.duration;
+    log.jobs.push_back(job);
+  }
+  const InferredSite site = InferSite(log, LogHeader(), SiteInferenceOptions());
+  EXPECT_FALSE(site.kill);
+}
+
+}  // namespace
+}  // namespace clustersim
