@@ -1,7 +1,5 @@
 #include "cli/reliability_command.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -158,8 +156,9 @@ int CommandReliability(int argc, char** argv) {
       "jobs,j", po::value(&threads)->default_value(threads), "simulations run at once")(
       "csv", po::value(&csv_path), "also write the rows, one line per seed, to this CSV file")(
       "hardware", po::value(&s.hardware_path), "hardware catalog JSON (default: built in)")(
-      "models", po::value(&s.models_path), "model catalog JSON (default: built in)")(
-      "no-progress", "never draw the progress line");
+      "models", po::value(&s.models_path), "model catalog JSON (default: built in)");
+  ProgressOptions progress_options;
+  AddProgressOptions(desc, &progress_options);
   po::variables_map vm;
   if (!ParseOptions(argc, argv, desc, &vm)) return 0;
   s.gpus = ParseCounts(gpus_text, "--gpus");
@@ -177,7 +176,7 @@ int CommandReliability(int argc, char** argv) {
 
   auto progress = std::make_unique<BatchProgress>(
       "simulations", s.gpus.size() * s.spares.size() * (no_simulation ? 0 : s.seeds),
-      ::isatty(STDERR_FILENO) && !vm.count("no-progress"));
+      ResolveProgress(progress_options), false, "clustersim reliability");
   std::vector<int> slots;
   const std::vector<ReliabilityRow> rows = RunReliabilityStudy(s, !no_simulation, [&](int, int) {
     const int slot = progress->Begin();
