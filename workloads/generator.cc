@@ -247,6 +247,27 @@ std::vector<double> ArrivalTimes(const std::vector<double>& gaps, double span,
   return times;
 }
 
+// The expected number of integer digits of a drawn duration: E[digits(X)] = 1 + sum over k >= 1
+// of P(X >= 10^k). Exact for both distributions: exponential, P(X >= t) = exp(-t / mean); Philly,
+// uniform within each of the 100 percentile segments.
+double ExpectedDurationDigits(const GeneratorOptions& options) {
+  double digits = 1;
+  for (double t = 10; t < 1e12; t *= 10) {
+    double tail = 0;
+    if (options.durations == "philly") {
+      for (size_t i = 0; i + 1 < kPhillyDurationPercentiles.size(); ++i) {
+        const double a = kPhillyDurationPercentiles[i];
+        const double b = kPhillyDurationPercentiles[i + 1];
+        tail += (b <= a ? (a >= t ? 1.0 : 0.0) : std::clamp((b - t) / (b - a), 0.0, 1.0)) / 100;
+      }
+    } else {
+      tail = std::exp(-t / options.mean_duration_seconds);
+    }
+    digits += tail;
+  }
+  return digits;
+}
+
 }  // namespace
 
 double EstimatedTraceBytes(const GeneratorOptions& options) {
@@ -257,13 +278,13 @@ double EstimatedTraceBytes(const GeneratorOptions& options) {
     id_digits += (std::min(n, high) - low) * digits;
   }
   // Submit times grow to the expected span, n jobs' mean GPU-seconds over load x GPUs: on
-  // average about the digits of half of it; fixed to three decimals (".ddd"). Durations likewise
-  // around half their mean (both distributions are skewed towards short jobs). GPUs: 1 digit for
-  // 97 % of Philly's jobs.
+  // average about the digits of half of it; fixed to three decimals (".ddd"). Durations: their
+  // expected digits (ExpectedDurationDigits), with ".ddd". GPUs: 1 digit for 97 % of Philly's
+  // jobs.
   const double span = n * PhillyMeanGpus() * MeanDurationSeconds(options) /
                       std::max(1e-300, options.load * static_cast<double>(options.cluster_gpus));
   const double submit = IntegerDigits(span / 2) + 4;
-  const double duration = IntegerDigits(MeanDurationSeconds(options) / 2) + 4;
+  const double duration = ExpectedDurationDigits(options) + 4;
   double model = 0;
   double weights = 0;
   for (const auto& [name, weight] : options.models) {

@@ -93,7 +93,7 @@ for task in 0 1; do
 done
 
 # --- the same spec locally, in one process ------------------------------------------------------
-"$clustersim" sweep "$work/spec.json" --out "$work/local/runs" --jobs 2 >/dev/null
+"$clustersim" sweep "$work/spec.json" --out "$work/local/runs" --mkdir --jobs 2 >/dev/null
 "$clustersim" merge "$work/local.sqlite" "$work/local/runs" >/dev/null
 
 q() { sqlite3 -batch -noheader "$1" "$2"; }
@@ -163,7 +163,7 @@ wait_gone "$array_job,$merge_job"
 resumed=$(cat "$work"/out2/logs/sweep-"${array_job}"_*.out | grep -o "[0-9]* already complete" |
           awk '{s += $1} END {print s + 0}')
 [ "$resumed" -ge "$done_at_cancel" ] || fail "the resumed tasks redid runs that were complete"
-"$clustersim" sweep "$work/spec2.json" --out "$work/local2/runs" --jobs 2 >/dev/null
+"$clustersim" sweep "$work/spec2.json" --out "$work/local2/runs" --mkdir --jobs 2 >/dev/null
 "$clustersim" merge "$work/local2.sqlite" "$work/local2/runs" >/dev/null
 same_rows "$work/out2/merged.sqlite" "$work/local2.sqlite" 16
 echo "PASS: cancelled after $done_at_cancel of 16 runs, resumed ($resumed skipped) to the same rows"
