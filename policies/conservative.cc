@@ -49,9 +49,10 @@
 // did not count). Counting, a job is re-placed at its earliest slot (its type may change at the
 // same start); per node, it keeps its slot unless one starts earlier.
 //
-// The fast paths, with first-fit and best-fit (type_order=listed) per node, for jobs that fit on
-// one node of every partition they may use (the same reservations, found without searching
-// every node; policies/availability_profile.h):
+// The fast paths, with first-fit and best-fit (type_order=listed) per node, without host limits,
+// for jobs without placement constraints (locality, node limits) that fit on one node of every
+// partition they may use (the same reservations, found without searching every node;
+// policies/availability_profile.h); everything else takes the search described above:
 // - a gap index per partition: for every level g (1..GPUs per node) the maximal intervals in
 //   which a node has at least g GPUs free, indexed across the nodes by start. The earliest slot
 //   of a job of g GPUs for s seconds is one query; at that time t (later than now) the nodes
