@@ -424,10 +424,11 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
   for (size_t c = 0; c < report.configs.size(); ++c) {
     std::string label = config_runs[c].front()->fields.at("policy");
     for (const auto& [name, text] : items[c]) {
+      const std::string& key = name;  // a lambda may not capture a structured binding (clang 14)
       bool varies = false;
       for (const auto& other : items) {
         const auto it = std::find_if(other.begin(), other.end(),
-                                     [&](const auto& item) { return item.first == name; });
+                                     [&](const auto& item) { return item.first == key; });
         varies = varies || it == other.end() || it->second != text;
       }
       if (varies && !text.empty()) label += " " + text;
