@@ -201,7 +201,7 @@ std::string ScriptJson(const json& value) {
 // Everything the page shows of one run (besides the pooled tables).
 class RunReader {
  public:
-  RunReader(sqlite3* db, const std::string& path) : db_(db), path_(path) {}
+  RunReader(sqlite3* db, const std::string& /*path*/) : db_(db) {}
 
   json RunInfo(int64_t run_id) {
     Statement s = TryPrepare(
@@ -387,7 +387,6 @@ class RunReader {
 
  private:
   sqlite3* db_;
-  const std::string& path_;
 };
 
 }  // namespace
