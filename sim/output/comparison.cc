@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "sim/output/sqlite_statement.h"
 #include "sim/output/sqlite_writer.h"
 #include "sim/util/error.h"
 
@@ -18,23 +19,6 @@ namespace clustersim {
 namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
-using Statement = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
-
-Statement Prepare(sqlite3* db, const std::string& path, const std::string& sql) {
-  sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
-    const std::string message = sqlite3_errmsg(db);
-    sqlite3_finalize(raw);
-    throw InputError(path, 0, 0, "SQLite: " + message);
-  }
-  return Statement(raw, sqlite3_finalize);
-}
-
-std::string Text(sqlite3_stmt* stmt, int column) {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
-  return text ? text : "";
-}
 
 // "run 3 (easy/first-fit)", or the name alone for a run outside a database.
 std::string Named(const ComparedRun& run) {

@@ -16,9 +16,10 @@
 #include <set>
 
 #include "sim/engine/summary.h"
-#include "sim/output/comparison.h"
 #include "sim/engine/wait_reasons.h"
+#include "sim/output/comparison.h"
 #include "sim/output/merge.h"
+#include "sim/output/sqlite_statement.h"
 #include "sim/output/sqlite_writer.h"
 #include "sim/util/error.h"
 
@@ -50,23 +51,6 @@ enum Metric {
 // Sums count 0 for a group absent from a run; means are left out then.
 constexpr bool kIsSum[kMetricCount] = {true,  true,  true,  true,  true, true, true, false, false,
                                        false, false, false, true,  true, true, true};
-
-using Statement = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
-
-Statement Prepare(sqlite3* db, const std::string& path, const std::string& sql) {
-  sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
-    const std::string message = sqlite3_errmsg(db);
-    sqlite3_finalize(raw);
-    throw InputError(path, 0, 0, "SQLite: " + message);
-  }
-  return Statement(raw, sqlite3_finalize);
-}
-
-std::string Text(sqlite3_stmt* stmt, int column) {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
-  return text ? text : "";
-}
 
 double Real(sqlite3_stmt* stmt, int column) {
   return sqlite3_column_type(stmt, column) == SQLITE_NULL ? kNan
