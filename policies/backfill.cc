@@ -54,7 +54,13 @@ void WalltimeRule::Prepare(const Trace& trace, uint64_t seed) {
   }
   std::vector<double> runs;
   for (const Job& job : trace.jobs) {
-    if (job.walltime < 0) runs.push_back(job.duration);
+    if (job.walltime >= 0) continue;
+    if (!(job.duration <= kMaxModelledRunSeconds)) {
+      throw InputError("job " + job.id + ": duration " + std::to_string(job.duration) +
+                       " s is beyond what walltime=trace can model a user estimate for (at most "
+                       "100 years, 3.16e9 s); give the job a walltime or use walltime=exact");
+    }
+    runs.push_back(job.duration);
   }
   const size_t with_walltime = trace.jobs.size() - runs.size();
   if (runs.empty()) {

@@ -249,6 +249,10 @@ UserEstimates ModelUserEstimates(const std::vector<double>& run_seconds, uint64_
   out.seconds.assign(n, 0.0);
   double longest = 0;
   for (double r : run_seconds) longest = std::max(longest, r);
+  if (!(longest <= kMaxModelledRunSeconds)) {
+    throw InputError("modelled user estimates: a run time of " + std::to_string(longest) +
+                     " s is beyond the model's range (at most 100 years)");
+  }
   out.max_seconds = std::max<int64_t>(kHour, static_cast<int64_t>(std::ceil(longest / kHour)) * kHour);
   if (n == 0) return out;
   std::mt19937_64 rng(seed ^ 0x7E57AF1E2005ull);

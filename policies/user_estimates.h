@@ -60,7 +60,9 @@ struct UserEstimates {
 };
 // Estimates for jobs of these run times (seconds >= 0), with M = the longest run time rounded up
 // to a whole hour (at least 1 h): the smallest limit in whole hours under which every job could
-// have run. Deterministic for a seed.
+// have run. Deterministic for a seed. Run times above kMaxModelledRunSeconds are outside the
+// model (its largest estimate is a whole number of hours held in 64 bits): InputError.
+inline constexpr double kMaxModelledRunSeconds = 100.0 * 365.25 * 86400;  // 100 years
 UserEstimates ModelUserEstimates(const std::vector<double>& run_seconds, uint64_t seed);
 
 }  // namespace clustersim

@@ -14,6 +14,7 @@
 
 #include "policies/user_estimates.h"
 #include "sim/hardware/topology.h"
+#include "sim/util/error.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/test_util.h"
 
@@ -1144,6 +1145,21 @@ TEST(UserEstimatesCli, TheRunSaysWhichEstimatesItPlannedWithAndDiffersFromExact)
   EXPECT_NE(rows[0][0]->find("Tsafrir"), std::string::npos) << *rows[0][0];
   EXPECT_NE(rows[1][0]->find("exact"), std::string::npos) << *rows[1][0];
   EXPECT_NE(*rows[0][1], *rows[1][1]);
+}
+
+TEST(EasyBackfilling, NamesTheJobWhoseDurationNoUserEstimateCanBeModelled) {
+  // Default walltime=trace: job b has no wall time and a duration no estimate can be drawn for.
+  try {
+    PolicySim(Nodes(1, 4), {MakeJob("a", 0, 1, 100), MakeJob("b", 5, 1, 2.8e148)}, "easy").Run();
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("job b: duration"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("walltime=exact"), std::string::npos) << e.what();
+  }
+  // With walltime=exact nothing is modelled and the run goes on.
+  TestSim exact = PolicySim(Nodes(1, 4), {MakeJob("a", 0, 1, 100), MakeJob("b", 5, 1, 1e7)},
+                            "easy", "first-fit", {{"walltime", "exact"}});
+  ExpectInterval(exact.Run().runs()[1], 5, 5 + 1e7);
 }
 
 }  // namespace

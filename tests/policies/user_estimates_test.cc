@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
+
+#include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
@@ -109,6 +112,14 @@ TEST(UserEstimates, TooManyLongJobsMoveTheFewestNeededToTheMaximum) {
   for (double e : model.seconds) EXPECT_EQ(e, 10.0 * kHour);
   EXPECT_GT(model.moved_to_max, 0);
   EXPECT_LT(model.moved_to_max, 100);  // some were at the maximum already
+}
+
+TEST(UserEstimates, ARunTimeBeyondAHundredYearsIsRefusedNotOverflowed) {
+  // 100 years is 3.156e9 s; M in whole hours must stay a 64-bit integer, so a run time of 1e148 s
+  // (a number a trace may hold) is an input error, never an undefined conversion.
+  EXPECT_NO_THROW(ModelUserEstimates({100.0 * 365 * 86400}, 0));
+  EXPECT_THROW(ModelUserEstimates({100.0, 2.8e148}, 0), InputError);
+  EXPECT_THROW(ModelUserEstimates({std::numeric_limits<double>::infinity()}, 0), InputError);
 }
 
 }  // namespace
