@@ -299,10 +299,10 @@ void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, J
   context.Start(id, std::move(allocation));
   const double end = rule_.EstimatedEnd(context, id);
   const Allocation& held = context.run(id).allocation;
-  const HostDemand& host = context.run(id).request.host;
+  const PlacementRequest& request = context.run(id).request;
   // The horizon holds the GPUs (and CPUs) of every running job that ends after horizon_time_.
-  if (end > horizon_time_) TakeAllocation(*horizon_, host, held);
-  by_end_.emplace(std::make_pair(end, id), Held{held, host});
+  if (end > horizon_time_) TakeAllocation(*horizon_, request, held);
+  by_end_.emplace(std::make_pair(end, id), Held{held, request});
   end_of_[id] = end;
   unreserved_current_ = false;
   order.OnStart(id);
@@ -313,7 +313,7 @@ void EasyBackfill::OnCompletion(SchedulingContext& /*context*/, JobId id) {
   if (it == end_of_.end()) return;
   auto running = by_end_.find(std::make_pair(it->second, id));
   if (it->second > horizon_time_) {
-    GiveBackAllocation(*horizon_, running->second.host, running->second.allocation);
+    GiveBackAllocation(*horizon_, running->second.request, running->second.allocation);
   }
   by_end_.erase(running);
   end_of_.erase(it);
@@ -324,7 +324,7 @@ bool EasyBackfill::StepForward() {
   if (it == by_end_.end()) return false;
   const double end = it->first.first;
   for (; it != by_end_.end() && it->first.first == end; ++it) {
-    GiveBackAllocation(*horizon_, it->second.host, it->second.allocation);
+    GiveBackAllocation(*horizon_, it->second.request, it->second.allocation);
   }
   horizon_time_ = end;
   return true;
@@ -336,7 +336,7 @@ bool EasyBackfill::StepBack() {
   --it;
   const double end = it->first.first;
   while (true) {
-    TakeAllocation(*horizon_, it->second.host, it->second.allocation);
+    TakeAllocation(*horizon_, it->second.request, it->second.allocation);
     if (it == by_end_.begin()) {
       horizon_time_ = -std::numeric_limits<double>::infinity();
       return true;
@@ -395,10 +395,10 @@ bool EasyBackfill::KeepsReservation(const SchedulingContext& context, JobId id, 
   }
   // With the job running at t_s, the head's GPUs must be free and its CPUs and memory still fit
   // there.
-  const HostDemand& host = context.run(id).request.host;
-  TakeAllocation(*horizon_, host, allocation);
+  const PlacementRequest& request = context.run(id).request;
+  TakeAllocation(*horizon_, request, allocation);
   const bool keeps = AllocationFits(*horizon_, context.run(head).request.host, reserved_);
-  GiveBackAllocation(*horizon_, host, allocation);
+  GiveBackAllocation(*horizon_, request, allocation);
   return keeps;
 }
 
@@ -406,11 +406,11 @@ bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, J
                                    Allocation* allocation) {
   if (KeepsReservation(context, id, head, *allocation)) return true;
   // Can the head be placed at t_s elsewhere, with this job running?
-  const HostDemand& host = context.run(id).request.host;
-  TakeAllocation(*horizon_, host, *allocation);
+  const PlacementRequest& request = context.run(id).request;
+  TakeAllocation(*horizon_, request, *allocation);
   Allocation moved;
   const bool head_fits = FitsOn(context, *horizon_, context.run(head).request, &moved);
-  GiveBackAllocation(*horizon_, host, *allocation);
+  GiveBackAllocation(*horizon_, request, *allocation);
   if (head_fits) {
     reserved_ = std::move(moved);
     unreserved_current_ = false;

@@ -272,11 +272,11 @@ class EasyBackfill {
   std::map<std::tuple<int, uint64_t, int32_t, int32_t, uint16_t>, int> class_ids_;
   std::vector<int> class_of_;  // by JobId; -1 = not assigned yet
   // What each running job started by this policy holds, by (estimated end, id): its allocation
-  // (GPUs, or the node of a CPU-only job) and host demand (the horizon takes both, so that with
+  // (GPUs, or the node of a CPU-only job) and request (the horizon takes both, so that with
   // host limits it counts CPUs and memory as the live state does; docs/resources.md).
   struct Held {
     Allocation allocation;
-    HostDemand host;
+    PlacementRequest request;  // its host demand and constraint class
   };
   std::map<std::pair<double, JobId>, Held> by_end_;
   std::unordered_map<JobId, double> end_of_;

@@ -606,6 +606,11 @@ Conservative::NowFit Conservative::FindNow(const SchedulingContext& context,
                                            Allocation* out) {
   const double now = context.now();
   if (!running_ends_.empty() && running_ends_.begin()->first <= now) return NowFit::kUnknown;
+  // The mirror counts GPUs per node: a job with a spread rule takes its group's domains from the
+  // live state (docs/spreading.md).
+  if (!context.resources().spread_rule(request.constraint).empty()) {
+    mirror_->CopySpreadFrom(context.resources());
+  }
   // Reservations only take GPUs away: if the job does not fit without them, it does not now.
   if (!context.placement().Find(*mirror_, request, out)) return NowFit::kNoFit;
   // A node without a reservation before now + seconds keeps at least its free GPUs (CPUs,
@@ -649,6 +654,11 @@ Conservative::NowFit Conservative::FindNow(const SchedulingContext& context,
 
 bool Conservative::FindAt(const SchedulingContext& context, const PlacementRequest& request,
                           double t, double seconds, Allocation* out) {
+  // Jobs of a spread group are kept out of the domains their group holds now (the plan does not
+  // know which of them end before t; a start is always checked on the live state).
+  if (!context.resources().spread_rule(request.constraint).empty()) {
+    scratch_->CopySpreadFrom(context.resources());
+  }
   for (const Partition& part : scratch_->partitions()) {
     if (!request.AllowsType(part.gpu_type)) continue;
     for (int node : part.nodes) {
@@ -1215,12 +1225,15 @@ void Conservative::StartDue(SchedulingContext& context) {
       // On its reserved nodes, the lowest-index free GPUs (what first-fit and best-fit take
       // within a node). They are free unless a job ran past its plan or GPUs failed.
       // Under host limits their CPUs and memory too.
+      // Under a spread rule, none of them in a domain its group holds now (docs/spreading.md).
       const Resources& live = context.resources();
+      const SpreadRule& spread = live.spread_rule(context.run(id).request.constraint);
       placed = true;
       for (size_t i = 0; i < slot.units.size() && placed; ++i) {
         const int node = slot.units[i].first;
         placed = live.free_gpus(node) >= slot.units[i].second &&
-                 (slot.charges.empty() || live.HostFits(node, slot.charges[i]));
+                 (slot.charges.empty() || live.HostFits(node, slot.charges[i])) &&
+                 live.SpreadAllowsNode(spread, node);
       }
       if (placed) {
         allocation.gpu_type = slot.type;

@@ -737,7 +737,8 @@ class Cosched final : public Policy {
           models.RateFactor(id, t, held, std::max(context.model_run(id).batch, 1));
       if (!(old_factor > 0) || !(run.rate > 0)) continue;
       const HostDemand& host = run.request.host;
-      scratch.ReleaseJob(host, run.allocation.gpus, run.allocation.milli);
+      scratch.ReleaseJob(host, run.allocation.gpus, run.allocation.milli, -1,
+                         run.request.constraint);
       const int step = models.min_gpus(id, t);  // whole replicas of TP x PP GPUs
       int n = std::min(request, scratch.free_of_type(t));
       n -= n % step;
@@ -763,7 +764,7 @@ class Cosched final : public Policy {
           const double new_rate = run.rate * new_factor / old_factor;
           const double saving = work / run.rate - work / new_rate;
           if (saving > options_.realloc_margin * context.preemption_cost(id)) {
-            scratch.AllocateJob(host, allocation.gpus, allocation.milli);
+            scratch.AllocateJob(host, allocation.gpus, allocation.milli, -1, run.request.constraint);
             allocation.batch = batch;
             context.Resize(id, std::move(allocation));
             last_resize_[id] = context.now();
@@ -772,7 +773,10 @@ class Cosched final : public Policy {
           }
         }
       }
-      if (!resized) scratch.AllocateJob(host, run.allocation.gpus, run.allocation.milli);
+      if (!resized) {
+        scratch.AllocateJob(host, run.allocation.gpus, run.allocation.milli, -1,
+                            run.request.constraint);
+      }
     }
     for (JobId id : done) under_.erase(key_[id]);
     return next_eligible;

@@ -81,7 +81,7 @@ void PreemptivePlanner::StartOrDefer(JobId id, Allocation allocation) {
     context_->Start(id, std::move(allocation));
     return;
   }
-  TakeAllocation(*scratch_, context_->run(id).request.host, allocation);
+  TakeAllocation(*scratch_, context_->run(id).request, allocation);
   to_start_.emplace_back(id, std::move(allocation));
 }
 
@@ -147,7 +147,7 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
        r = order_->NextHigherRunning()) {
     const Allocation& held = context_->run(r).allocation;
     if (MarkOf(r) != kPinned || !request.AllowsType(held.gpu_type)) continue;
-    GiveBackAllocation(*scratch_, context_->run(r).request.host, held);
+    GiveBackAllocation(*scratch_, context_->run(r).request, held);
     SetMark(r, kEvicted);
     trial_.push_back(r);
     if (context_->placement().Find(*scratch_, request, out)) {
@@ -169,7 +169,7 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
   // It does not fit in everything lower-priority jobs hold: undo.
   for (JobId t : trial_) {
     const JobRun& run = context_->run(t);
-    TakeAllocation(*scratch_, run.request.host, run.allocation);
+    TakeAllocation(*scratch_, run.request, run.allocation);
     SetMark(t, kPinned);
   }
   cannot_fit_.push_back(shape);
@@ -181,7 +181,7 @@ void PreemptivePlanner::SettleEvicted(JobId id) {
   const JobRun& run = context_->run(id);
   if (AllocationFits(*scratch_, run.request.host, run.allocation)) {
     // The job that evicted it went elsewhere: it keeps running where it is.
-    TakeAllocation(*scratch_, run.request.host, run.allocation);
+    TakeAllocation(*scratch_, run.request, run.allocation);
     return;
   }
   to_preempt_.push_back(id);
@@ -189,7 +189,7 @@ void PreemptivePlanner::SettleEvicted(JobId id) {
   Allocation allocation;
   if (Place(id, &allocation) || MakeRoom(id, &allocation)) {
     outcome_->migrated.push_back(id);
-    TakeAllocation(*scratch_, run.request.host, allocation);
+    TakeAllocation(*scratch_, run.request, allocation);
     to_start_.emplace_back(id, std::move(allocation));
   } else {
     outcome_->preempted.push_back(id);

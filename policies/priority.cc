@@ -617,7 +617,7 @@ class PriorityPolicy final : public Policy {
     // when preempted.
     while (taken < candidates_.size() && !fits) {
       const JobRun& victim = context.run(candidates_[taken++].id);
-      GiveBackAllocation(*scratch_, victim.request.host, victim.allocation);
+      GiveBackAllocation(*scratch_, victim.request, victim.allocation);
       fits = context.placement().Find(*scratch_, request, &allocation);
     }
     if (!fits) {
@@ -628,9 +628,9 @@ class PriorityPolicy final : public Policy {
     victims_.assign(taken, kNoJob);
     for (size_t i = taken; i-- > 0;) {
       const JobRun& victim = context.run(candidates_[i].id);
-      TakeAllocation(*scratch_, victim.request.host, victim.allocation);
+      TakeAllocation(*scratch_, victim.request, victim.allocation);
       if (context.placement().Find(*scratch_, request, &allocation)) continue;
-      GiveBackAllocation(*scratch_, victim.request.host, victim.allocation);
+      GiveBackAllocation(*scratch_, victim.request, victim.allocation);
       victims_[i] = candidates_[i].id;
     }
     for (JobId r : victims_) {

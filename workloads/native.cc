@@ -3,7 +3,9 @@
 // optional walltime, gpu_type, user, vc, priority, model, batch_size, status, precision,
 // sequence_length, recorded_start, recorded_end (the schedule a real scheduler gave the job, for
 // `clustersim validate`), cpus, host_memory_gib, tp, pp, dp (model parallelism: tp x pp divides
-// gpus, and tp x pp x dp = gpus when dp is given), deadline, data_nodes, max_nodes. Times in
+// gpus, and tp x pp x dp = gpus when dp is given), deadline, data_nodes, max_nodes, group,
+// spread (anti-affinity, docs/spreading.md: a group name and `node` or `rack`, both or neither;
+// every job of a group states the same spread, checked when the run starts). Times in
 // seconds; cpus (cores, may be fractional) and host_memory_gib (GiB) are the whole job's host
 // demands (docs/resources.md), empty = not stated. deadline, data_nodes and max_nodes are the
 // job's constraints (docs/deadlines.md): a deadline is a time in the clock of submit_time, or
@@ -67,6 +69,8 @@ enum Column {
   kDeadline,
   kDataNodes,
   kMaxNodes,
+  kGroup,
+  kSpread,
   kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
@@ -74,7 +78,37 @@ constexpr const char* kColumnNames[kColumnCount] = {
     "gpu_type",   "user",           "vc",           "priority",        "model",
     "batch_size", "status",         "precision",    "sequence_length", "recorded_start",
     "recorded_end", "cpus",         "host_memory_gib", "tp",            "pp",
-    "dp",           "deadline",     "data_nodes",      "max_nodes"};
+    "dp",           "deadline",     "data_nodes",      "max_nodes",     "group",
+    "spread"};
+
+// Anti-affinity (docs/spreading.md): a group name (at most kMaxGroupName characters) and its
+// spread domain, `node` or `rack`, both or neither. Fills `constraints` or sets `error` and
+// returns the column it is about.
+constexpr size_t kMaxGroupName = 256;
+Column ReadSpread(std::string_view group, std::string_view spread, JobConstraints* constraints,
+                  std::string* error) {
+  if (group.empty()) {
+    *error = "spread: a spread needs a group (the jobs it keeps apart); got none";
+    return kSpread;
+  }
+  if (group.size() > kMaxGroupName) {
+    *error = "group: expected a name of at most 256 characters";
+    return kGroup;
+  }
+  if (spread == "node") {
+    constraints->spread = SpreadDomain::kNode;
+  } else if (spread == "rack") {
+    constraints->spread = SpreadDomain::kRack;
+  } else {
+    *error = spread.empty() ? "spread: group " + std::string(group) +
+                                  " needs a spread domain: expected node or rack"
+                            : "spread: expected node or rack, got \"" + std::string(spread) +
+                                  "\"";
+    return kSpread;
+  }
+  constraints->group = Symbol(group);
+  return kGroup;
+}
 
 // Host demands: cores -> milli-cores, GiB -> MiB; the bound keeps them in the Job's int fields.
 constexpr double kMaxHostUnits = 2'000'000;
@@ -414,6 +448,18 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       constrained = true;
       constraints.max_nodes = static_cast<int32_t>(parse.Count(*f, "max_nodes", 1));
     }
+    {
+      const CsvField* group = optional(kGroup);
+      const CsvField* spread = optional(kSpread);
+      std::string error;
+      if (group != nullptr || spread != nullptr) {
+        const Column bad = ReadSpread(group ? group->text : "", spread ? spread->text : "",
+                                      &constraints, &error);
+        if (!error.empty()) parse.Fail(position[bad] >= 0 ? fields[position[bad]] : *group, error);
+        constraints.group_column = group->column;
+        constrained = true;
+      }
+    }
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     increasing_ids.Add(id.text);
     sink->Add(std::move(job), {}, constrained ? &constraints : nullptr);
@@ -566,6 +612,21 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
       if (v < 1) throw JsonValueError(path, where + ".max_nodes", "expected an integer >= 1");
       constraints.max_nodes = static_cast<int32_t>(v);
     }
+    if ((o.contains("group") && !o["group"].is_null()) ||
+        (o.contains("spread") && !o["spread"].is_null())) {
+      const bool has_group = o.contains("group") && !o["group"].is_null();
+      const bool has_spread = o.contains("spread") && !o["spread"].is_null();
+      const std::string group =
+          has_group ? RequireString(o["group"], path, where + ".group") : std::string();
+      const std::string spread =
+          has_spread ? RequireString(o["spread"], path, where + ".spread") : std::string();
+      std::string error;
+      const Column bad = ReadSpread(group, spread, &constraints, &error);
+      if (!error.empty()) {
+        throw JsonValueError(path, where + "." + kColumnNames[bad], error);
+      }
+      constrained = true;
+    }
     if (!seen_ids.emplace(job.id, i).second) {
       throw JsonValueError(path, where + ".job_id", "duplicate id \"" + job.id + "\"");
     }
@@ -610,7 +671,7 @@ CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
     "gpu_type,user,vc,priority,model,batch_size,status,precision,sequence_length,recorded_start,"
-    "recorded_end,cpus,host_memory_gib,deadline,data_nodes,max_nodes]",
+    "recorded_end,cpus,host_memory_gib,deadline,data_nodes,max_nodes,group,spread]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

@@ -434,11 +434,19 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   // written relative to the submission ("+seconds"), as the job holds it.
   const bool constrained = std::any_of(trace.jobs.begin(), trace.jobs.end(),
                                        [](const Job& job) { return job.constraints != 0; });
-  chunk += constrained ? ",deadline,data_nodes,max_nodes\n" : "\n";
+  chunk += constrained ? ",deadline,data_nodes,max_nodes" : "";
+  // Anti-affinity columns (docs/spreading.md) only when some job names a group.
+  const bool grouped = std::any_of(trace.jobs.begin(), trace.jobs.end(), [&](const Job& job) {
+    const JobConstraints* c = trace.ConstraintsOf(job);
+    return c != nullptr && !c->group.empty();
+  });
+  chunk += grouped ? ",group,spread\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
+    const JobConstraints* constraints = trace.ConstraintsOf(job);
+    const std::string& group = constraints != nullptr ? constraints->group.str() : job.id;
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
-                                    &job.model.str(), &job.trace_status.str()}) {
+                                    &job.model.str(), &job.trace_status.str(), &group}) {
       if (text->find('\n') != std::string::npos) {
         std::fclose(file);
         std::error_code ignored;
@@ -447,9 +455,9 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
         for (char c : job.id) id += c == '\n' ? std::string("\\n") : std::string(1, c);
         throw InputError(trace.path, 0, 0,
                          "job \"" + id + "\" (record " + std::to_string(job.line) +
-                             "): a text field (job_id, gpu_type, user, vc, model or status) holds "
-                             "a line break, which the native CSV format (one job per line) "
-                             "cannot hold");
+                             "): a text field (job_id, gpu_type, user, vc, model, status or "
+                             "group) holds a line break, which the native CSV format (one job "
+                             "per line) cannot hold");
       }
     }
     AppendField(job.id, &chunk);
@@ -504,6 +512,16 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
       if (c != nullptr) AppendField(c->data_nodes.str(), &chunk);
       chunk += ',';
       if (c != nullptr && c->max_nodes > 0) chunk += std::to_string(c->max_nodes);
+    }
+    if (grouped) {
+      chunk += ',';
+      if (constraints != nullptr && !constraints->group.empty()) {
+        AppendField(constraints->group.str(), &chunk);
+        chunk += ',';
+        chunk += SpreadDomainName(constraints->spread);
+      } else {
+        chunk += ',';
+      }
     }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {

@@ -132,6 +132,7 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       for (size_t i = 0; i < runs_.size(); ++i) {
         runs_[i].request.constraint = constraints_->ClassOf(static_cast<JobId>(i));
       }
+      if (auto rules = constraints_->spread_rules()) resources_.EnableSpread(std::move(rules));
       constrained_placement_ =
           std::make_unique<ConstrainedPlacement>(*active_placement_, *constraints_);
       active_placement_ = constrained_placement_.get();
@@ -1135,7 +1136,7 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   finished_gpu_seconds_ += ran * n;
   run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
   resources_.ReleaseJob(run.request.host, run.allocation.gpus, run.allocation.milli,
-                        run.allocation.node);
+                        run.allocation.node, run.request.constraint);
   if (!holder_.empty() && run.allocation.milli == 0) {
     for (int g : run.allocation.gpus) holder_[g] = kNoJob;
   }
@@ -1254,6 +1255,12 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
       fail("the free CPUs or host memory of node " + std::to_string(allocation.node) +
            " cannot take it");
     }
+    if (run.request.constraint != 0 &&
+        !resources_.SpreadAllowsNode(constraints_->spread(run.request.constraint),
+                                     allocation.node)) {
+      fail("against its spread rule: another job of its group runs in the domain of node " +
+           std::to_string(allocation.node));
+    }
     return;
   }
   if (run.request.gpus <= 0 && run.request.milli <= 0) fail("GPUs for a CPU-only job");
@@ -1287,6 +1294,26 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
         !why.empty()) {
       fail("against its placement constraints: " + why);
     }
+    // Anti-affinity (docs/spreading.md): no other job of its group in a domain it takes (a job
+    // resizing counts in its own domains already).
+    const SpreadRule& rule = constraints_->spread(run.request.constraint);
+    if (!rule.empty()) {
+      std::vector<int> own;
+      if (own_gpus_allowed) {
+        ForEachNode(cluster_, run.allocation.gpus, [&](int node, int) {
+          own.push_back(resources_.SpreadDomainOf(rule.domain, node));
+        });
+      }
+      ForEachNode(cluster_, allocation.gpus, [&](int node, int) {
+        const int domain = resources_.SpreadDomainOf(rule.domain, node);
+        const int mine = std::find(own.begin(), own.end(), domain) != own.end() ? 1 : 0;
+        if (resources_.spread_count(rule.group, domain) > mine) {
+          fail("against its spread rule: node " + std::to_string(node) + " is in a " +
+               SpreadDomainName(rule.domain) + " where another job of group " +
+               constraints_->group_name(rule.group) + " runs");
+        }
+      });
+    }
   }
   // A resize is checked against the host resources once the job has let go of its own (Start).
   if (!own_gpus_allowed &&
@@ -1311,9 +1338,11 @@ void Engine::Start(JobId id, Allocation allocation) {
   ValidateAllocation(id, allocation, "start of", false);
   // Backfilling plans CPUs and host memory per node as they plan GPUs (docs/backfilling.md), so
   // promises hold under host limits too. A site's limits may hold a promised job back: its
-  // promise is an estimate then.
+  // promise is an estimate then; so may a spread group (the plan counts GPUs per node, not which
+  // group's jobs will hold a node then; docs/spreading.md).
   if (options_.check_invariants && plans_held_ && !promised_start_.empty() &&
-      policy_.KeepsPromises() && !(site_ && site_->has_start_rules())) {
+      policy_.KeepsPromises() && !(site_ && site_->has_start_rules()) &&
+      (run.request.constraint == 0 || constraints_->spread(run.request.constraint).empty())) {
     const double promised = promised_start_[id];
     if (now_ > promised + 1e-9 * std::max(1.0, std::abs(promised))) {
       PolicyBug("job " + trace_.jobs[id].id + " starts after the start it was promised (" +
@@ -1350,7 +1379,8 @@ void Engine::Start(JobId id, Allocation allocation) {
   ++state_version_;
   if (site_) site_->OnStart(id, run.request.gpus);
   if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
-  resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli, allocation.node);
+  resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli, allocation.node,
+                         run.request.constraint);
   const int nodes = metrics_.OnAllocate(allocation, run.request.host);
   run.allocation = std::move(allocation);
   run.allocation.batch = 0;
@@ -1882,6 +1912,16 @@ void Engine::CheckInvariants() const {
       const std::string why = constraints_->Check(cluster_, run.request, run.allocation.gpus);
       CHECK(why.empty(), "job " + trace_.jobs[id].id + " runs against its placement constraints: " +
                              why);
+      const SpreadRule& rule = constraints_->spread(run.request.constraint);
+      if (!rule.empty()) {
+        ForEachNode(cluster_, run.allocation.gpus, [&](int node, int) {
+          CHECK(resources_.spread_count(rule.group, resources_.SpreadDomainOf(rule.domain, node)) ==
+                    1,
+                "job " + trace_.jobs[id].id + " shares its " + SpreadDomainName(rule.domain) +
+                    " (node " + std::to_string(node) + ") with another job of group " +
+                    constraints_->group_name(rule.group));
+        });
+      }
     }
   }
   int busy = 0;

@@ -95,6 +95,14 @@ struct Job {
 
 static_assert(sizeof(void*) != 8 || sizeof(Job) <= 160, "Job grew: check its layout (above)");
 
+// Where no two running jobs of one anti-affinity group may be (docs/spreading.md): one per node,
+// or one per rack (Node::rack, the cluster spec's racks); kNone = the job has no such rule.
+enum class SpreadDomain : uint8_t { kNone, kNode, kRack };
+// "node", "rack" ("" for kNone).
+inline const char* SpreadDomainName(SpreadDomain domain) {
+  return domain == SpreadDomain::kNode ? "node" : domain == SpreadDomain::kRack ? "rack" : "";
+}
+
 // What a job asks beyond its request (docs/deadlines.md): a deadline (its SLA), the nodes that
 // hold its data (locality), and the most nodes it may span. Few jobs of most traces have any, so
 // they are kept apart from Job (Job::constraints indexes Trace::constraints).
@@ -109,6 +117,11 @@ struct JobConstraints {
   Symbol data_nodes;
   int32_t max_nodes = 0;  // most nodes the job may span (beta); 0 = the run's --max-nodes-per-job
   int32_t data_nodes_column = 0;  // the field's column in its trace line (messages); 0 = unknown
+  // Anti-affinity (docs/spreading.md): the job's group (empty = none) and the domain in which no
+  // two running jobs of the group may be. Every job of a group states the same domain.
+  Symbol group;
+  int32_t group_column = 0;  // the group field's column in its trace line (messages); 0 = unknown
+  SpreadDomain spread = SpreadDomain::kNone;
   bool has_deadline() const { return deadline >= 0; }
 };
 

@@ -136,17 +136,19 @@ inline bool CpuOnlyFits(const Resources& resources, int node, const PlacementReq
          resources.HostFitsCpuOnly(node, request.host);
 }
 
-// What `allocation` holds for a job of host demand `host` (its GPUs or shares, its host charges,
-// or the one node of a CPU-only job), taken from or given back to `resources`: what a policy
-// planning on a copy of the free state does at each start or stop it plans, as the engine does
-// on its own state (Resources::AllocateJob).
-inline void TakeAllocation(Resources& resources, const HostDemand& host,
+// What `allocation` holds for a job of `request` (its GPUs or shares, its host charges, the one
+// node of a CPU-only job, its place in its anti-affinity group's domains), taken from or given
+// back to `resources`: what a policy planning on a copy of the free state does at each start or
+// stop it plans, as the engine does on its own state (Resources::AllocateJob).
+inline void TakeAllocation(Resources& resources, const PlacementRequest& request,
                            const Allocation& allocation) {
-  resources.AllocateJob(host, allocation.gpus, allocation.milli, allocation.node);
+  resources.AllocateJob(request.host, allocation.gpus, allocation.milli, allocation.node,
+                        request.constraint);
 }
-inline void GiveBackAllocation(Resources& resources, const HostDemand& host,
+inline void GiveBackAllocation(Resources& resources, const PlacementRequest& request,
                                const Allocation& allocation) {
-  resources.ReleaseJob(host, allocation.gpus, allocation.milli, allocation.node);
+  resources.ReleaseJob(request.host, allocation.gpus, allocation.milli, allocation.node,
+                       request.constraint);
 }
 // True if `allocation` is free on `resources` for a job of host demand `host`: its GPUs (or
 // shares) free and the host charges fitting every node it spans (a CPU-only job: its node).

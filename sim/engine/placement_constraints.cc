@@ -41,11 +41,14 @@ PlacementConstraints::PlacementConstraints(const Trace& trace, const Cluster& cl
     throw InputError("--max-nodes-per-job: expected a node count >= 1 (0 = no limit)");
   }
   limits_.emplace_back();
+  std::vector<SpreadRule> spread(1);
   const bool global = options.max_nodes_per_job > 0;
   if (trace.constraints.empty() && !global) return;
   class_of_.assign(trace.jobs.size(), 0);
-  // (data nodes, max nodes) -> class, in order of first use.
-  std::map<std::pair<uint32_t, int>, uint16_t> classes;
+  // (data nodes, max nodes, spread group) -> class, in order of first use.
+  std::map<std::tuple<uint32_t, int, int>, uint16_t> classes;
+  // Spread groups by name: (index, domain, the first job's line), in order of first use.
+  std::map<uint32_t, std::tuple<int, SpreadDomain, int64_t>> groups;
   for (size_t i = 0; i < trace.jobs.size(); ++i) {
     const Job& job = trace.jobs[i];
     const JobConstraints* c = trace.ConstraintsOf(job);
@@ -54,8 +57,26 @@ PlacementConstraints::PlacementConstraints(const Trace& trace, const Cluster& cl
     if (c != nullptr && c->max_nodes > 0) {
       max_nodes = max_nodes > 0 ? std::min(max_nodes, c->max_nodes) : c->max_nodes;
     }
-    if (data.empty() && max_nodes <= 0) continue;
-    const auto key = std::make_pair(data.id(), max_nodes);
+    SpreadRule rule;
+    if (c != nullptr && !c->group.empty() && c->spread != SpreadDomain::kNone) {
+      auto g = groups.find(c->group.id());
+      if (g == groups.end()) {
+        g = groups.emplace(c->group.id(), std::make_tuple(static_cast<int>(groups.size()),
+                                                          c->spread, job.line))
+                .first;
+        group_names_.push_back(c->group.str());
+      } else if (std::get<1>(g->second) != c->spread) {
+        throw InputError(trace.path, static_cast<int>(job.line), c->group_column,
+                         "job " + job.id + ": group " + c->group.str() + " spreads over " +
+                             SpreadDomainName(std::get<1>(g->second)) + "s (line " +
+                             std::to_string(std::get<2>(g->second)) +
+                             "); every job of a group must state the same spread, got " +
+                             SpreadDomainName(c->spread));
+      }
+      rule = SpreadRule{std::get<0>(g->second), c->spread};
+    }
+    if (data.empty() && max_nodes <= 0 && rule.empty()) continue;
+    const auto key = std::make_tuple(data.id(), max_nodes, rule.group);
     auto it = classes.find(key);
     if (it == classes.end()) {
       NodeLimits limits;
@@ -73,13 +94,36 @@ PlacementConstraints::PlacementConstraints(const Trace& trace, const Cluster& cl
       limits.max_nodes = max_nodes;
       if (limits_.size() > UINT16_MAX) {
         throw InputError(trace.path, static_cast<int>(job.line), 0,
-                         "more than 65535 distinct combinations of data_nodes and max_nodes");
+                         "more than 65535 distinct combinations of data_nodes, max_nodes and "
+                         "spread groups");
       }
       it = classes.emplace(key, static_cast<uint16_t>(limits_.size())).first;
       limits_.push_back(std::move(limits));
+      spread.push_back(rule);
     }
     class_of_[i] = it->second;
   }
+  if (!groups.empty()) {
+    spread_rules_ = std::make_shared<std::vector<SpreadRule>>(std::move(spread));
+  }
+}
+
+std::string PlacementConstraints::CheckSpread(const Resources& resources,
+                                              const PlacementRequest& request,
+                                              std::span<const int> gpus) const {
+  const SpreadRule& rule = spread(request.constraint);
+  if (rule.empty() || !resources.SpreadGroupRunning(rule)) return "";
+  std::string why;
+  ForEachNode(resources.cluster(), gpus, [&](int node, int) {
+    if (!why.empty() || resources.SpreadAllowsNode(rule, node)) return;
+    why = std::string("node ") + std::to_string(node) +
+          (rule.domain == SpreadDomain::kRack
+               ? " is in rack " + std::to_string(resources.cluster().node(node).rack) + ", where"
+               : ", where") +
+          " another job of group " + group_name(rule.group) + " runs (spread " +
+          SpreadDomainName(rule.domain) + ")";
+  });
+  return why;
 }
 
 std::string PlacementConstraints::Check(const Cluster& cluster, const PlacementRequest& request,
@@ -107,16 +151,82 @@ std::string PlacementConstraints::Describe(const PlacementRequest& request) cons
   return out;
 }
 
+namespace {
+
+// `resources` with everything free in the domains `rule` refuses (where jobs of its group run)
+// taken: free GPUs whole, the free part of shared GPUs, the free host resources (for CPU-only
+// jobs), so that any strategy asked on the copy places only where the rule allows.
+Resources WithoutRefusedDomains(const Resources& resources, const SpreadRule& rule) {
+  Resources copy = resources;
+  const Cluster& cluster = resources.cluster();
+  std::vector<int> whole;
+  for (int node = 0; node < cluster.node_count(); ++node) {
+    if (resources.SpreadAllowsNode(rule, node)) continue;
+    const Node& info = cluster.node(node);
+    whole.clear();
+    for (int g = info.first_gpu; g < info.first_gpu + info.gpu_count; ++g) {
+      const int free = resources.free_milli(g);
+      if (resources.IsGpuFree(g)) {
+        whole.push_back(g);
+      } else if (free > 0) {
+        copy.AllocateShare(g, free);
+      }
+    }
+    copy.Allocate(whole);
+    if (resources.host_limited()) {
+      copy.AllocateHostOn(node, HostDemand{resources.free_cpu_milli(node),
+                                           resources.free_memory_mib(node)});
+    }
+  }
+  return copy;
+}
+
+}  // namespace
+
 bool ConstrainedPlacement::Find(const Resources& resources, const PlacementRequest& request,
                                 Allocation* out) const {
   const bool found = inner_.Find(resources, request, out);
-  if (request.constraint == 0 || IsCpuOnly(request)) return found;
-  if (found && constraints_.Check(resources.cluster(), request, out->gpus).empty()) return true;
+  if (request.constraint == 0) return found;
+  const SpreadRule& rule = constraints_.spread(request.constraint);
+  const bool refuses = resources.SpreadGroupRunning(rule);
+  const auto meets = [&](const Resources& on) {
+    if (out->gpus.empty()) return out->node < 0 || on.SpreadAllowsNode(rule, out->node);
+    return constraints_.Check(on.cluster(), request, out->gpus).empty() &&
+           (!refuses || constraints_.CheckSpread(resources, request, out->gpus).empty());
+  };
+  if (!found) {
+    if (IsCpuOnly(request)) return false;
+  } else if (meets(resources)) {
+    return true;
+  }
+  // Where the job's group runs is closed to it: ask the strategy again without those domains, so
+  // that it still chooses by its own rule among the others.
+  const Resources* on = &resources;
+  std::optional<Resources> open;
+  if (refuses) {
+    open.emplace(WithoutRefusedDomains(resources, rule));
+    on = &*open;
+    if (found && inner_.Find(*on, request, out) && meets(*on)) return true;
+  }
   out->gpus.clear();
   out->gpu_type = -1;
   out->milli = 0;
-  if (request.whole_nodes) return false;  // whole nodes are checked, not searched
-  return Search(resources, request, out);
+  out->node = -1;
+  if (request.whole_nodes || IsCpuOnly(request)) return false;  // checked, not searched
+  return Search(*on, request, out);
+}
+
+std::optional<WaitReason> ConstrainedPlacement::NoFitReason(const Resources& resources,
+                                                            const PlacementRequest& request) const {
+  const SpreadRule& rule = constraints_.spread(request.constraint);
+  if (resources.SpreadGroupRunning(rule)) {
+    // Would it fit were its group's jobs elsewhere? (Its other limits still apply.)
+    Allocation scratch;
+    const bool fits = inner_.Find(resources, request, &scratch) &&
+                      constraints_.Check(resources.cluster(), request, scratch.gpus).empty();
+    if (fits) return WaitReason::kSpread;
+  }
+  return inner_.NoFitReason(resources, request);
 }
 
 bool ConstrainedPlacement::Search(const Resources& resources, const PlacementRequest& request,

@@ -287,7 +287,7 @@ void Resources::ReleaseHostOn(int node, const HostDemand& demand) {
 }
 
 void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli,
-                            int cpu_only_node) {
+                            int cpu_only_node, uint16_t constraint) {
   if (gpus.empty() && cpu_only_node >= 0) AllocateHostOn(cpu_only_node, demand);
   if (milli > 0) {
     for (int g : gpus) AllocateShare(g, milli);
@@ -296,12 +296,14 @@ void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus,
   }
   AllocateHost(demand, gpus, milli);
   CountJobKind(gpus, milli, +1);
+  CountSpread(constraint, gpus, cpu_only_node, +1);
 }
 
 void Resources::ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli,
-                           int cpu_only_node) {
+                           int cpu_only_node, uint16_t constraint) {
   if (gpus.empty() && cpu_only_node >= 0) ReleaseHostOn(cpu_only_node, demand);
   CountJobKind(gpus, milli, -1);
+  CountSpread(constraint, gpus, cpu_only_node, -1);
   ReleaseHost(demand, gpus, milli);
   if (milli > 0) {
     for (int g : gpus) ReleaseShare(g, milli);
@@ -332,6 +334,38 @@ void Resources::CountJobKind(std::span<const int> gpus, int milli, int delta) {
       CHECK(it->second > 0, "more jobs of a kind released than held");
     }
   });
+}
+
+void Resources::EnableSpread(std::shared_ptr<const std::vector<SpreadRule>> rules) {
+  CHECK(total_free_ == cluster_->total_gpus(), "EnableSpread after GPUs were allocated");
+  spread_rules_ = std::move(rules);
+}
+
+void Resources::CountSpread(uint16_t constraint, std::span<const int> gpus, int cpu_only_node,
+                            int delta) {
+  const SpreadRule& rule = spread_rule(constraint);
+  if (rule.empty()) return;
+  // The domains the job spans, each once (a job on two nodes of one rack is one job there).
+  std::vector<int> domains;
+  if (gpus.empty()) {
+    if (cpu_only_node >= 0) domains.push_back(SpreadDomainOf(rule.domain, cpu_only_node));
+  } else {
+    ForEachNode(*cluster_, gpus,
+                [&](int node, int) { domains.push_back(SpreadDomainOf(rule.domain, node)); });
+  }
+  std::sort(domains.begin(), domains.end());
+  domains.erase(std::unique(domains.begin(), domains.end()), domains.end());
+  if (domains.empty()) return;
+  for (int d : domains) {
+    int& count = spread_count_[{rule.group, d}];
+    count += delta;
+    CHECK(count >= 0, "a spread group released from a domain where it runs no job");
+    if (count == 0) spread_count_.erase({rule.group, d});
+  }
+  int& running = running_of_group_[rule.group];
+  running += delta;
+  CHECK(running >= 0, "a spread group released more jobs than it runs");
+  if (running == 0) running_of_group_.erase(rule.group);
 }
 
 }  // namespace clustersim

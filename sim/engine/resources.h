@@ -23,10 +23,13 @@
 #define CLUSTERSIM_SIM_ENGINE_RESOURCES_H_
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "sim/engine/job.h"
 #include "sim/hardware/cluster.h"
 #include "sim/util/index_set.h"
 
@@ -40,6 +43,14 @@ struct HostDemand {
   bool empty() const { return cpu_milli == 0 && memory_mib == 0; }
 };
 using HostCharge = HostDemand;
+
+// The anti-affinity rule of a placement-constraint class (PlacementRequest::constraint;
+// docs/spreading.md): no two running jobs of `group` in one `domain`. group < 0 = no rule.
+struct SpreadRule {
+  int group = -1;
+  SpreadDomain domain = SpreadDomain::kNone;
+  bool empty() const { return group < 0; }
+};
 
 // A node's host capacities: cpus x 1000 milli-cores and floor(host_memory_gib x 1024) MiB; 0 =
 // not declared in the cluster spec, and then never a limit.
@@ -146,10 +157,47 @@ class Resources {
   // `cpu_only_node` >= 0), AllocateHostOn that node. What the engine does at every start and
   // stop, and what policies planning on a copy do, so that two planned jobs never count the same
   // CPUs.
+  // `constraint` is the job's placement-constraint class (PlacementRequest::constraint): with
+  // spread rules enabled, the job is counted in its group's domains (below).
   void AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli,
-                   int cpu_only_node = -1);
+                   int cpu_only_node = -1, uint16_t constraint = 0);
   void ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli,
-                  int cpu_only_node = -1);
+                  int cpu_only_node = -1, uint16_t constraint = 0);
+
+  // Anti-affinity (docs/spreading.md). After EnableSpread (REQUIRES: nothing allocated yet) with
+  // the rule of each constraint class, AllocateJob and ReleaseJob count the running jobs of each
+  // group per domain (a node, or a rack), so that copies planners make know them too.
+  void EnableSpread(std::shared_ptr<const std::vector<SpreadRule>> rules);
+  // The rule of constraint class `constraint` (empty when none or spread is not enabled).
+  const SpreadRule& spread_rule(uint16_t constraint) const {
+    static const SpreadRule kNone;
+    return spread_rules_ && constraint < spread_rules_->size() ? (*spread_rules_)[constraint]
+                                                               : kNone;
+  }
+  // The domain of `node` under `domain`: the node's index, or its rack.
+  int SpreadDomainOf(SpreadDomain domain, int node) const {
+    return domain == SpreadDomain::kRack ? cluster_->node(node).rack : node;
+  }
+  // Running jobs of `group` in domain `domain_index`.
+  int spread_count(int group, int domain_index) const {
+    auto it = spread_count_.find({group, domain_index});
+    return it == spread_count_.end() ? 0 : it->second;
+  }
+  // True if a job of `rule` may hold GPUs on `node`: no job of its group runs in its domain.
+  bool SpreadAllowsNode(const SpreadRule& rule, int node) const {
+    return rule.empty() || spread_count(rule.group, SpreadDomainOf(rule.domain, node)) == 0;
+  }
+  // Takes `from`'s spread rules and counts: for a planner whose copy counts GPUs per node rather
+  // than jobs (policies/conservative.cc), so that its placements honour what runs now.
+  void CopySpreadFrom(const Resources& from) {
+    spread_rules_ = from.spread_rules_;
+    spread_count_ = from.spread_count_;
+    running_of_group_ = from.running_of_group_;
+  }
+  // True if some job of the rule's group runs (only then can the rule refuse a node).
+  bool SpreadGroupRunning(const SpreadRule& rule) const {
+    return !rule.empty() && running_of_group_.contains(rule.group);
+  }
 
   // The kinds of the running jobs on each node, for the FGD paper's gpu-clustering placement
   // (policies/share_baselines.cc), as its artifact labels pods: kind 0 = a share of one GPU,
@@ -179,6 +227,9 @@ class Resources {
   void CountJobKind(std::span<const int> gpus, int milli, int delta);
 
   void SetNodeFree(int node, int free);
+  // Adds `delta` (+1 or -1) to the counts of the class's group in every domain the job spans
+  // (its GPUs' nodes, or `cpu_only_node`). No-op without a rule.
+  void CountSpread(uint16_t constraint, std::span<const int> gpus, int cpu_only_node, int delta);
 
   const Cluster* cluster_;
   std::vector<uint64_t> free_bits_;  // bit g set = GPU g free
@@ -196,6 +247,9 @@ class Resources {
   std::vector<int32_t> free_cpu_milli_;  // per node; empty = host resources not tracked
   std::vector<int32_t> free_memory_mib_;
   std::vector<std::vector<std::pair<int, int>>> job_kinds_;  // per node; empty = not counted
+  std::shared_ptr<const std::vector<SpreadRule>> spread_rules_;  // by class; null = no rules
+  std::map<std::pair<int, int>, int> spread_count_;  // (group, domain) -> running jobs > 0
+  std::map<int, int> running_of_group_;              // group -> running jobs > 0
 };
 
 }  // namespace clustersim

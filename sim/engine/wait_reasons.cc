@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kNames[kWaitReasonCount] = {
     "capacity",   "fragmentation_gpus", "fragmentation_cpus", "fragmentation_memory",
     "fragmentation_mig", "nodes_down", "queue_head", "reservation",
-    "quota",      "priority",           "policy_hold"};
+    "quota",      "priority",           "policy_hold",        "spread"};
 
 int Index(WaitReason reason) { return static_cast<int>(reason); }
 

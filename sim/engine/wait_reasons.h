@@ -44,8 +44,9 @@ enum class WaitReason : uint8_t {
   kQuota,                // its virtual cluster's quota or its user's limit holds it back
   kPriority,             // the free capacity went to jobs the policy ranks higher
   kPolicyHold,           // held by the policy's own rule (starvation holds, scheduling rounds)
+  kSpread,               // it would fit, but only in domains where jobs of its spread group run
 };
-inline constexpr int kWaitReasonCount = 11;
+inline constexpr int kWaitReasonCount = 12;
 
 // "capacity", "fragmentation_gpus", ... (the `wait_reasons.reason` values).
 const char* WaitReasonName(WaitReason reason);

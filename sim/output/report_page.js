@@ -13,7 +13,7 @@
     capacity: '#3b6fb6', fragmentation_gpus: '#d9822b', fragmentation_cpus: '#e0b02b',
     fragmentation_memory: '#a8a33a', fragmentation_mig: '#8c6d3f', nodes_down: '#6b7580',
     queue_head: '#7d5ba6', reservation: '#3a9a5b', quota: '#c2453d', priority: '#d46aa5',
-    policy_hold: '#2aa3b5'
+    policy_hold: '#2aa3b5', spread: '#5a9e9e'
   };
 
   function el(tag, attrs, text) {
