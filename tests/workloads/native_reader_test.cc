@@ -118,6 +118,39 @@ TEST_F(NativeReader, ReadsModelParallelismAndChecksItAgainstTheGpus) {
   EXPECT_NE(e.find("m.csv:2:11: tp: expected at most 65535"), std::string::npos) << e;
 }
 
+TEST_F(NativeReader, ReadsAntiAffinityGroupsAndTheirSpreadDomain) {
+  const Trace csv = LoadTrace(Write("g.csv",
+                                    "job_id,submit_time,gpus,duration,group,spread\n"
+                                    "a,0,1,10,web,node\n"
+                                    "b,1,1,10,db,rack\n"
+                                    "c,2,1,10,,\n"));
+  ASSERT_NE(csv.ConstraintsOf(csv.jobs[0]), nullptr);
+  EXPECT_EQ(csv.ConstraintsOf(csv.jobs[0])->group.str(), "web");
+  EXPECT_EQ(csv.ConstraintsOf(csv.jobs[0])->spread, SpreadDomain::kNode);
+  EXPECT_EQ(csv.ConstraintsOf(csv.jobs[1])->spread, SpreadDomain::kRack);
+  EXPECT_EQ(csv.ConstraintsOf(csv.jobs[2]), nullptr);  // both empty: no rule
+  const Trace json = LoadTrace(Write(
+      "g.json",
+      R"([{"job_id":"a","submit_time":0,"gpus":1,"duration":10,"group":"w","spread":"rack"}])"));
+  EXPECT_EQ(json.ConstraintsOf(json.jobs[0])->group.str(), "w");
+  EXPECT_EQ(json.ConstraintsOf(json.jobs[0])->spread, SpreadDomain::kRack);
+  const std::string header = "job_id,submit_time,gpus,duration,group,spread\n";
+  // "a,0,1,10,web,zone": spread at column 14.
+  std::string e = ErrorOf(header + "a,0,1,10,web,zone\n", "s.csv");
+  EXPECT_NE(e.find("s.csv:2:14: spread: expected node or rack, got \"zone\""), std::string::npos)
+      << e;
+  // A spread without a group, and a group without a spread.
+  e = ErrorOf(header + "a,0,1,10,,node\n", "n.csv");
+  EXPECT_NE(e.find("n.csv:2:11: spread: a spread needs a group"), std::string::npos) << e;
+  e = ErrorOf(header + "a,0,1,10,web,\n", "w.csv");
+  EXPECT_NE(e.find("w.csv:2:14: spread: group web needs a spread domain: expected node or rack"),
+            std::string::npos)
+      << e;
+  e = ErrorOf("job_id,submit_time,gpus,duration,group\na,0,1,10,web\n", "o.csv");
+  EXPECT_NE(e.find("o.csv:2:10: spread: group web needs a spread domain"), std::string::npos)
+      << e;
+}
+
 TEST_F(NativeReader, EqualSubmitTimesKeepFileOrder) {
   const Trace trace =
       LoadTrace(Write("t.csv", "job_id,submit_time,gpus,duration\nz,5,1,1\ny,5,1,1\nx,1,1,1\n"));
