@@ -117,6 +117,17 @@ NATIVE_JSON_CONSTRAINTS = (b'[{"job_id": "a", "submit_time": 0, "gpus": 4, "dura
                            b' {"job_id": "b", "submit_time": 10, "gpus": 2, "duration": 50,'
                            b' "deadline": "+120", "data_nodes": 3}]\n')
 
+# Anti-affinity (docs/spreading.md): node and rack spreads, a group without a spread, a spread
+# without a group, an unknown domain.
+NATIVE_SPREAD = (b"job_id,submit_time,gpus,duration,group,spread\n"
+                 b"a,0,1,100,web,node\n"
+                 b"b,0,2,100,web,node\n"
+                 b"c,5,1,10,db,rack\n"
+                 b"d,6,1,10,,\n"
+                 b"e,7,1,10,x,\n"
+                 b"f,8,1,10,,node\n"
+                 b"g,9,1,10,y,zone\n")
+
 RUN_CONFIG = b"""{"trace": "t.csv", "cluster": "dgx-a100", "policy": "las", "placement": "pool",
  "runtime_model": "trace", "seed": 7, "interval": 60, "preemption_cost": 12.5,
  "params": {"thresholds": "100,200", "starvation_seconds": 50}}
@@ -133,6 +144,7 @@ def main():
     put("native-csv", "philly_default_head.csv", head(os.path.join(traces, "philly_default.csv"), 25))
     put("native-csv", "all_columns.csv", NATIVE_FULL)
     put("native-csv", "constraints.csv", NATIVE_CONSTRAINTS)
+    put("native-csv", "spread.csv", NATIVE_SPREAD)
     for name in sorted(os.listdir(os.path.join(data, "bad"))):
         if name.endswith(".csv"):
             put("native-csv", "bad_" + name, read(os.path.join(data, "bad", name)))
