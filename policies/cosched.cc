@@ -764,7 +764,8 @@ class Cosched final : public Policy {
           const double new_rate = run.rate * new_factor / old_factor;
           const double saving = work / run.rate - work / new_rate;
           if (saving > options_.realloc_margin * context.preemption_cost(id)) {
-            scratch.AllocateJob(host, allocation.gpus, allocation.milli, -1, run.request.constraint);
+            scratch.AllocateJob(host, allocation.gpus, allocation.milli, -1,
+                                run.request.constraint);
             allocation.batch = batch;
             context.Resize(id, std::move(allocation));
             last_resize_[id] = context.now();

@@ -43,7 +43,8 @@ TestSim Sim(const std::string& cluster, const Jobs& jobs, const std::string& pol
   options.record_allocations = true;
   options.wait_reasons = true;
   return TestSim(cluster, jobs.jobs, policy, placement, options, "trace",
-                 Params(std::map<std::string, std::string>{{"walltime", "exact"}}), nullptr, {}, jobs.constraints);
+                 Params(std::map<std::string, std::string>{{"walltime", "exact"}}), nullptr, {},
+                 jobs.constraints);
 }
 
 std::vector<int> GpusOf(TestSim& sim, const std::string& id) {
