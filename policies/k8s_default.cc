@@ -18,7 +18,8 @@
 // scores the nodes not yet taken for a pod of min(free, GPUs still to place) and takes the
 // highest. Ties go to the lowest node index (kube-scheduler picks among tied nodes at random).
 // Within a node, its lowest-index free GPUs. GPU shares are not placed as shares (a fractional
-// job gets a whole GPU); CPU-only jobs are not placed. Cost: O(nodes) per query (every node is
+// job gets a whole GPU). A CPU-only job (docs/resources.md#cpu-only-jobs) takes the best-scored
+// node with room for it, its pod requesting no GPUs. Cost: O(nodes) per query (every node is
 // scored, as kube-scheduler does with percentageOfNodesToScore at 100%).
 // Parameters: none.
 #include <algorithm>
@@ -32,14 +33,31 @@ namespace {
 
 class K8sDefault final : public Placement {
  public:
+  bool PlacesCpuOnly() const override { return true; }
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
     out->gpus.clear();
     out->gpu_type = -1;
     out->milli = 0;
     out->node = -1;
+    if (IsCpuOnly(request)) {
+      // A CPU-only job: the best-scored node whose free CPUs and memory take it (CpuOnlyFits).
+      int best = -1;
+      int64_t best_score = -1;
+      for (int node = 0; node < resources.cluster().node_count(); ++node) {
+        if (!CpuOnlyFits(resources, node, request)) continue;
+        const int64_t score = Score(resources, request, node, 0, 0);
+        if (score > best_score) {  // nodes ascend: a tie keeps the lower index
+          best = node;
+          best_score = score;
+        }
+      }
+      if (best < 0) return false;
+      out->node = best;
+      out->gpu_type = resources.cluster().node(best).gpu_type;
+      return true;
+    }
     const int n = std::max(1, request.gpus);
-    if (IsCpuOnly(request)) return false;
     // One node: the best-scored node of every allowed partition with G >= n.
     int best = -1;
     int64_t best_score = -1;
