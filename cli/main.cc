@@ -126,6 +126,11 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
     std::printf("   Jain (%.0f users) %.3f", v("users"), v("jain_index_users"));
   }
   std::printf("\n");
+  if (!std::isnan(v("billed_gpu_hours"))) {  // node pools (docs/autoscaling.md)
+    std::printf("  %-20s %s   billed %.2f GPU-h   cost $%.2f   utilization of billed %.1f %%\n",
+                "node pools", config.autoscaler.c_str(), v("billed_gpu_hours"),
+                v("billed_cost_usd"), 100 * v("billed_gpu_utilization"));
+  }
   if (v("failures") > 0 || v("checkpoint_gpu_hours") > 0) {
     std::printf(
         "  %-20s %.0f (restarts %.0f)   lost %.1f GPU-h   down %.1f GPU-h   "
