@@ -56,7 +56,7 @@ struct NodeGroupSpec {
   double swap_seconds = 0;
   // A node pool (`count` is then its size at the start; AutoscaleSpec). Its nodes are
   // autoscale.max, of which those past `count` start not provisioned.
-  AutoscaleSpec autoscale;
+  AutoscaleSpec autoscale = {};
   // USD per GPU-hour for the group's nodes; < 0 = the catalog's price of its GPU type.
   double price_per_gpu_hour = -1;
   // Nodes the group expands into: max for a pool, else count + spares.
