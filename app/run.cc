@@ -58,6 +58,7 @@ const std::vector<std::string>& RunConfigKeys() {
                                                 "hardware",
                                                 "policy",
                                                 "placement",
+                                                "autoscaler",
                                                 "runtime_model",
                                                 "params",
                                                 "seed",
@@ -123,6 +124,8 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->policy = text(value, key);
     } else if (option == "placement") {
       config->placement = text(value, key);
+    } else if (option == "autoscaler") {
+      config->autoscaler = text(value, key);
     } else if (option == "runtime-model") {
       config->runtime_model = text(value, key);
     } else if (option == "out") {
@@ -417,6 +420,7 @@ struct Scheduler {
   Policy* policy = nullptr;
   std::string fgd_classes;
   std::optional<FailureCatalog> failure_model;  // engine_options.faults points at it
+  std::unique_ptr<Autoscaler> autoscaler;       // engine_options.autoscaler points at it
   EngineOptions engine_options;
   // The run's parameters: config.params with every NAME:key scoped to this run's policy or
   // placement resolved to `key` (app/param_scopes.h); what the runs table records.
@@ -533,6 +537,7 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   const PolicyEntry* policy_entry =
       config.policy_object != nullptr ? nullptr : &FindPolicy(config.policy);
   const PlacementEntry& placement_entry = FindPlacement(config.placement);
+  const AutoscalerEntry& autoscaler_entry = FindAutoscaler(config.autoscaler);
   CheckParamScopes(config.params.values(), {config.policy}, {config.placement}, "--param");
   s->params = ParamsForRun(config.params.values(), config.policy, config.placement);
   const Params& params = s->params;
@@ -546,6 +551,13 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
     s->engine_options.faults.failure_model = &*s->failure_model;
   }
   if (config.validate) s->engine_options.record_allocations = true;  // the simulated series
+  s->autoscaler = autoscaler_entry.make(params);
+  s->engine_options.autoscaler = s->autoscaler.get();
+  if (s->autoscaler && !cluster.has_pools()) {
+    throw InputError("--autoscaler " + config.autoscaler + ": cluster " + cluster.spec().origin +
+                     " has no node pool to scale (give a node group \"autoscale\"; "
+                     "docs/autoscaling.md)");
+  }
   // The topology graph only for what reads it, the hardware runtime model and the topology
   // placement: on 100,000 GPUs it takes about 45 MB of the 400 a million jobs may use.
   if (s->runtime_name != "trace" || placement_entry.uses_topology) s->topology.emplace(cluster);
@@ -759,6 +771,12 @@ RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Sch
   record.policy = config.policy;
   record.placement = config.placement;
   record.params_json = s.params.ToJson();
+  if (config.autoscaler != "none") {
+    // Recorded with the parameters (the run's identity): docs/autoscaling.md#output.
+    nlohmann::json params = nlohmann::json::parse(record.params_json);
+    params["autoscaler"] = config.autoscaler;
+    record.params_json = params.dump();
+  }
   record.runtime_model = s.runtime_name;
   record.seed = config.seed;
   record.version = CLUSTERSIM_VERSION;

@@ -53,6 +53,8 @@ struct RunConfig {
   // `policy` from the registry.
   Policy* policy_object = nullptr;
   std::string placement = "first-fit";
+  // How node pools grow and shrink (docs/autoscaling.md): a registered autoscaler's name.
+  std::string autoscaler = "none";
   std::string runtime_model;     // empty = hardware if the cluster is heterogeneous, else trace
   Params params;
   TraceFilter filter;            // explicit exclusions and transforms applied after reading

@@ -36,7 +36,7 @@ using nlohmann::json;
 constexpr const char* kSpecKeys =
     "traces, clusters, policies, placements, params, load_factor, seeds, runtime_model, format, "
     "hardware, interval, preemption_cost, stop_time, models, on_no_fit, no_departures, inflate, "
-    "no_host_demands";
+    "no_host_demands, autoscaler";
 
 // The most runs a spec may expand to: each is a database file in --out (a million runs of even
 // the tiny test trace take some 60 GB), and the expansion is held in memory.
@@ -84,7 +84,8 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
   static const std::set<std::string> kKnown = {
       "traces",    "clusters",      "policies",  "placements",    "params",   "load_factor",
       "seeds",     "runtime_model", "format",    "hardware",      "interval", "preemption_cost",
-      "stop_time", "models",        "on_no_fit", "no_departures", "inflate",  "no_host_demands"};
+      "stop_time", "models",        "on_no_fit", "no_departures", "inflate",  "no_host_demands",
+      "autoscaler"};
   for (const auto& [key, value] : doc.items()) {
     if (key == "load_factors") {
       // Its factors multiplied the gaps between arrivals; load_factor's multiply the arrival
@@ -219,6 +220,13 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
     return doc.contains(key) ? RequireDuration(doc[key], path, key) : fallback;
   };
   const std::string runtime_model = text("runtime_model");
+  // The autoscaler of every run (docs/autoscaling.md), checked now like policies.
+  const std::string autoscaler = doc.contains("autoscaler") ? text("autoscaler") : "none";
+  try {
+    FindAutoscaler(autoscaler);
+  } catch (const InputError& e) {
+    throw JsonValueError(path, "autoscaler", e.what());
+  }
   const std::string format = text("format");
   const std::string hardware = text("hardware");
   EngineOptions engine;
@@ -355,6 +363,7 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
                 run.config.policy = policy;
                 run.config.placement = placement;
                 run.config.runtime_model = runtime_model;
+                run.config.autoscaler = autoscaler;
                 run.config.params = ParamsForRun(given, policy, placement);
                 run.config.filter.load_factor = load;
                 run.config.filter.inflate = inflate;
@@ -379,7 +388,8 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
                     {"stop_time", doc.contains("stop_time") ? json(stop_time) : json()}};
                 // Only when given, so the keys (and file names) of earlier sweeps stay the same.
                 if (doc.contains("models")) key["models"] = doc["models"];
-                for (const char* k : {"on_no_fit", "no_departures", "inflate", "no_host_demands"}) {
+                for (const char* k :
+                     {"on_no_fit", "no_departures", "inflate", "no_host_demands", "autoscaler"}) {
                   if (doc.contains(k)) key[k] = doc[k];
                 }
                 run.key_json = key.dump();

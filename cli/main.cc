@@ -64,7 +64,7 @@ commands:
   cluster show    print a cluster spec or preset (nodes, GPUs, topology); --dot for Graphviz
   advise          memory, largest batch, throughput and goodput of a model on a GPU type
   validate-models the memory and throughput models against published measurements
-  list            list policies | placements | gpus | models | clusters | formats
+  list            list policies | placements | autoscalers | gpus | models | clusters | formats
   plan            capacity planning: smallest cluster per node type and cheapest mix meeting an SLO
   queueing        M/M/c (Erlang C) figures: utilization, P(wait), mean and p95 wait, queue length
   allocate-bench  the batch allocators (FFD, GA, DP) against the exact optimum, and their time
@@ -126,6 +126,11 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
     std::printf("   Jain (%.0f users) %.3f", v("users"), v("jain_index_users"));
   }
   std::printf("\n");
+  if (!std::isnan(v("billed_gpu_hours"))) {  // node pools (docs/autoscaling.md)
+    std::printf("  %-20s %s   billed %.2f GPU-h   cost $%.2f   utilization of billed %.1f %%\n",
+                "node pools", config.autoscaler.c_str(), v("billed_gpu_hours"),
+                v("billed_cost_usd"), 100 * v("billed_gpu_utilization"));
+  }
   if (v("failures") > 0 || v("checkpoint_gpu_hours") > 0) {
     std::printf(
         "  %-20s %.0f (restarts %.0f)   lost %.1f GPU-h   down %.1f GPU-h   "
@@ -324,7 +329,7 @@ int CommandClusterShow(int argc, char** argv) {
 int CommandList(int argc, char** argv) {
   std::string what;
   po::options_description desc(
-      "clustersim list policies|placements|gpus|models|clusters|formats\n\noptions");
+      "clustersim list policies|placements|autoscalers|gpus|models|clusters|formats\n\noptions");
   std::string models_path;
   desc.add_options()("help,h", "show this help")("what", po::value(&what), "what to list")(
       "verbose,v", "with parameters and sources")(
@@ -351,6 +356,10 @@ int CommandList(int argc, char** argv) {
     for (const PlacementEntry* p : Placements()) {
       std::printf("%-14s %s\n", p->name.c_str(), p->summary.c_str());
     }
+  } else if (what == "autoscalers") {
+    for (const AutoscalerEntry* a : Autoscalers()) {
+      std::printf("%-18s %s\n", a->name.c_str(), a->summary.c_str());
+    }
   } else if (what == "gpus") {
     std::printf("%-16s %-5s %7s %10s %10s %9s %8s %6s %6s %8s\n", "name", "form", "mem_gib",
                 "fp16_tflops", "fp32_tflops", "mem_GB/s", "nvlink", "tdp_w", "idle_w", "usd/h");
@@ -376,7 +385,8 @@ int CommandList(int argc, char** argv) {
   } else {
     throw InputError(
         "list " + what + ": expected policies, placements, gpus, models, clusters " + "or formats" +
-        DidYouMean(what, {"policies", "placements", "gpus", "models", "clusters", "formats"}));
+        DidYouMean(what, {"policies", "placements", "autoscalers", "gpus", "models", "clusters",
+                          "formats"}));
   }
   return 0;
 }

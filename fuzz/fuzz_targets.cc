@@ -216,7 +216,7 @@ void AutodetectTarget(std::string_view input) {
 
 int64_t TotalGpus(const ClusterSpec& spec) {
   int64_t total = 0;
-  for (const NodeGroupSpec& g : spec.groups) total += int64_t{g.count} * g.gpus_per_node;
+  for (const NodeGroupSpec& g : spec.groups) total += int64_t{g.node_count()} * g.gpus_per_node;
   return total;
 }
 
@@ -240,7 +240,7 @@ void ExpandCluster(const ClusterSpec& spec, const HardwareCatalog& catalog) {
       Finding("ring bandwidth of a " + std::to_string(gpus.size()) + "-GPU " + group.gpu_type +
               " node is " + std::to_string(gbps));
     }
-    first_node += group.count;
+    first_node += group.node_count();
   }
 }
 

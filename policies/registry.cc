@@ -19,6 +19,11 @@ std::deque<PlacementEntry>& PlacementTable() {
   return table;
 }
 
+std::deque<AutoscalerEntry>& AutoscalerTable() {
+  static std::deque<AutoscalerEntry> table;
+  return table;
+}
+
 template <typename Entry>
 std::vector<const Entry*> Sorted(const std::deque<Entry>& table) {
   std::vector<const Entry*> out;
@@ -47,6 +52,14 @@ bool RegisterPolicy(PolicyEntry entry) {
 bool RegisterPlacement(PlacementEntry entry) {
   PlacementTable().push_back(std::move(entry));
   return true;
+}
+bool RegisterAutoscaler(AutoscalerEntry entry) {
+  AutoscalerTable().push_back(std::move(entry));
+  return true;
+}
+std::vector<const AutoscalerEntry*> Autoscalers() { return Sorted(AutoscalerTable()); }
+const AutoscalerEntry& FindAutoscaler(const std::string& name) {
+  return Find(AutoscalerTable(), name, "autoscaler");
 }
 std::vector<const PolicyEntry*> Policies() { return Sorted(PolicyTable()); }
 std::vector<const PlacementEntry*> Placements() { return Sorted(PlacementTable()); }

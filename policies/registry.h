@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/node_pools.h"
 #include "sim/engine/placement.h"
 #include "sim/engine/policy.h"
 #include "sim/util/params.h"
@@ -31,7 +32,18 @@ struct PlacementEntry {
   bool uses_topology = false;
 };
 
+// Autoscalers (docs/autoscaling.md), chosen with --autoscaler. `make` returns nullptr for
+// `none` (pools stay at their start size).
+struct AutoscalerEntry {
+  std::string name;
+  std::string summary;
+  std::function<std::unique_ptr<Autoscaler>(const Params&)> make;
+};
+
 bool RegisterPolicy(PolicyEntry entry);
+bool RegisterAutoscaler(AutoscalerEntry entry);
+std::vector<const AutoscalerEntry*> Autoscalers();
+const AutoscalerEntry& FindAutoscaler(const std::string& name);
 bool RegisterPlacement(PlacementEntry entry);
 // Sorted by name.
 std::vector<const PolicyEntry*> Policies();
@@ -44,6 +56,8 @@ const PlacementEntry& FindPlacement(const std::string& name);
 
 #define CLUSTERSIM_REGISTER_POLICY(id, ...) \
   static const bool kPolicyRegistered_##id = ::clustersim::RegisterPolicy({__VA_ARGS__})
+#define CLUSTERSIM_REGISTER_AUTOSCALER(id, ...) \
+  static const bool kAutoscalerRegistered_##id = ::clustersim::RegisterAutoscaler({__VA_ARGS__})
 #define CLUSTERSIM_REGISTER_PLACEMENT(id, ...) \
   static const bool kPlacementRegistered_##id = ::clustersim::RegisterPlacement({__VA_ARGS__})
 

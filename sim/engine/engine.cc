@@ -146,6 +146,7 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
           : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus(),
                             resources_.host_limited()));
   SetUpReliability();
+  if (cluster.has_pools()) SetUpPools();
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);
@@ -247,6 +248,7 @@ void Engine::Run() {
     plans_held_ = false;  // failures requeue jobs: promises are estimates
     StartFaults();
   }
+  if (!pools_.empty()) StartPools();
   while (true) {
     if (options_.interrupt && options_.interrupt->load(std::memory_order_relaxed)) {
       status_ = RunStatus::kInterrupted;
@@ -316,6 +318,10 @@ void Engine::Run() {
       const Event& e = batch[b];
       Record(t, kKindTimer, e.job);
       if (e.job == kSiteWakeJob) continue;  // only a pass: a site rule changed with time
+      if (e.job == kPoolScanJob || e.job == kPoolReadyJob) {
+        PoolTimer(e);
+        continue;
+      }
       policy_.OnTimer(*this, e.job, static_cast<int>(e.aux));
     }
 
@@ -325,6 +331,7 @@ void Engine::Run() {
       DeriveHeadWaitReason();
       if (site_) ScheduleSiteWake();
     }
+    if (scan_due_) ScanPools();
     if (options_.no_departures && !options_.skip_no_fit) ObserveCurve();
     metrics_.ObserveQueue(resources_, queue_head_ == kNoJob ? nullptr : &runs_[queue_head_].request,
                           queue_length_, static_cast<int>(running_.size()));
@@ -1931,11 +1938,13 @@ void Engine::CheckInvariants() const {
     CHECK(resources_.free_milli(g) == 1000 - held[g],
           "GPU " + std::to_string(g) + " shares out of step with the free state");
   }
-  CHECK(busy + resources_.total_free() + down_gpus_ + spares_.held_gpus() ==
+  CHECK(busy + resources_.total_free() + down_gpus_ + spares_.held_gpus() + pool_out_gpus_ ==
             cluster_.total_gpus(),
-        "busy + free + failed + spare GPUs != cluster GPUs");
-  CHECK(static_cast<int>(failed_gpus_.size()) == down_gpus_ + spares_.held_gpus(),
-        "out-of-service list out of step with the failed and spare GPUs");
+        "busy + free + failed + spare + unprovisioned GPUs != cluster GPUs");
+  CHECK(static_cast<int>(failed_gpus_.size()) ==
+            down_gpus_ + spares_.held_gpus() + pool_out_gpus_,
+        "out-of-service list out of step with the failed, spare and unprovisioned GPUs");
+  if (!pools_.empty()) CheckPoolInvariants();
   CHECK(holder_.empty() || std::count_if(holder_.begin(), holder_.end(),
                                          [](JobId h) { return h != kNoJob; }) == whole,
         "a GPU has a holder that no running job accounts for");

@@ -68,6 +68,7 @@
 #include "sim/engine/fleet_failures.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/engine/metrics.h"
+#include "sim/engine/node_pools.h"
 #include "sim/engine/placement_constraints.h"
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
@@ -131,6 +132,9 @@ struct EngineOptions {
   // timeseries intervals), never change it. The SQLite writer hands rows to its thread from here.
   std::function<void(const Engine&)> observe;
   uint64_t observe_every = 4096;
+  // Grows and shrinks the cluster spec's node pools (docs/autoscaling.md); nullptr = pools stay
+  // at their start size (`--autoscaler none`). Must outlive the engine.
+  Autoscaler* autoscaler = nullptr;
 };
 
 enum class RunStatus { kComplete, kInterrupted };
@@ -219,6 +223,8 @@ class Engine final : public SchedulingContext {
   // and productive seconds. Its productive_seconds() is sized (one per job) when failures or
   // checkpoints are on, empty otherwise.
   const FailureLog& failure_log() const { return failure_log_; }
+  // The node pools (empty when the cluster spec has none): node states, node_events, billing.
+  const NodePools& node_pools() const { return pools_; }
   // The job's effective training time ratio: productive seconds / (end, or the run's end, minus
   // first start); NaN if it never started or failures and checkpoints are off.
   double Ettr(JobId id) const;
@@ -406,6 +412,18 @@ class Engine final : public SchedulingContext {
   // For a whole-node job: `allocation` is whole nodes, as few as its request needs.
   void ValidateWholeNodes(JobId id, const Allocation& allocation) const;
   void CheckInvariants() const;
+  // Node pools (sim/engine/engine_pools.cc). Timers of job kPoolScanJob (a scan is due after the
+  // pass) and kPoolReadyJob (aux: a requested node that is now ready).
+  static constexpr JobId kPoolScanJob = -3;
+  static constexpr JobId kPoolReadyJob = -4;
+  void SetUpPools();
+  void StartPools();
+  void PoolTimer(const Event& e);
+  void ScanPools();
+  // Nodes take their GPUs out of placement (allocated, out of service) or give them back.
+  void HoldOutNode(int node);
+  void BringInNode(int node);
+  void CheckPoolInvariants() const;
   [[noreturn]] void PolicyBug(const std::string& what) const;
 
   const Trace& trace_;
@@ -492,6 +510,12 @@ class Engine final : public SchedulingContext {
   // constants (a rule other than fixed, asynchronous saves, or storage in the cluster spec).
   std::vector<CheckpointPlan> plans_;
   std::vector<double> restore_seconds_;
+
+  // Node pools (only when the cluster spec has some).
+  NodePools pools_;
+  ScaleDecision scale_;
+  bool scan_due_ = false;
+  int pool_out_gpus_ = 0;  // GPUs of pool nodes not ready (out of service)
 
   // Model-aware runs (only when options_.models).
   std::vector<double> gpu_memory_;    // per GPU: bytes held by running jobs

@@ -391,6 +391,31 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   }
   add("cost_usd", cluster_cost);
   add("used_cost_usd", used_cost);
+  if (cluster.has_pools()) {
+    // Billed capacity (docs/autoscaling.md#output): a fixed group's nodes for the whole run, a
+    // pool's nodes from request to release; per group (scope "group:NAME") and in all.
+    const NodePools& pools = engine.node_pools();
+    double billed = 0;
+    double billed_cost = 0;
+    const auto& groups = cluster.spec().groups;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const double seconds =
+          groups[g].autoscale.enabled
+              ? pools.BilledGpuSeconds(static_cast<int>(g), metrics.last_time())
+              : static_cast<double>(groups[g].count + groups[g].spares) *
+                    groups[g].gpus_per_node * span;
+      const double cost = seconds / 3600.0 * cluster.GroupPrice(static_cast<int>(g));
+      const std::string scope =
+          "group:" + (groups[g].name.empty() ? std::to_string(g) : groups[g].name);
+      add("billed_gpu_hours", seconds / 3600.0, scope);
+      add("billed_cost_usd", cost, scope);
+      billed += seconds;
+      billed_cost += cost;
+    }
+    add("billed_gpu_hours", billed / 3600.0);
+    add("billed_cost_usd", billed_cost);
+    if (billed > 0) add("billed_gpu_utilization", metrics.busy_gpu_seconds() / billed);
+  }
   // OOM rate: share of the jobs that started at least once whose start ran out of memory.
   add("oom_rate", started > 0 ? static_cast<double>(oom_jobs) / started : 0.0);
   add("oom_jobs", static_cast<double>(oom_jobs));

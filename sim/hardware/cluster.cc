@@ -6,6 +6,7 @@
 
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
+#include "sim/util/suggest.h"
 
 namespace clustersim {
 namespace {
@@ -43,6 +44,48 @@ NodeTopology DefaultTopology(const GpuSpec& gpu, int gpus_per_node) {
   if (gpu.nvlink_generation == 0 || gpu.form_factor == "PCIe") return NodeTopology::kPcie;
   if (gpu.form_factor == "SXM2" && gpus_per_node == 8) return NodeTopology::kHybridCubeMesh;
   return NodeTopology::kNvSwitch;
+}
+
+
+// A node group's "autoscale" object (docs/autoscaling.md#the-cluster-spec).
+AutoscaleSpec ParseAutoscale(const nlohmann::json& a, const std::string& origin,
+                             const std::string& where) {
+  if (!a.is_object()) throw JsonValueError(origin, where, "expected an object");
+  static const std::vector<std::string> kKeys = {"min", "max", "provision_seconds",
+                                                 "idle_seconds"};
+  for (const auto& [key, value] : a.items()) {
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      throw JsonValueError(origin, where + "." + key,
+                           "unknown key \"" + key + "\"" + DidYouMean(key, kKeys) +
+                               " (known: " + JoinNames(kKeys) + ")");
+    }
+  }
+  AutoscaleSpec spec;
+  spec.enabled = true;
+  auto count = [&](const char* key) {
+    const std::string at = where + "." + key;
+    const double v = RequireNumber(RequireMember(a, key, origin, where), origin, at);
+    if (!(v >= 0 && v <= 1'000'000) || v != std::floor(v)) {
+      throw JsonValueError(origin, at, "expected an integer from 0 to 1000000 (nodes)");
+    }
+    return static_cast<int>(v);
+  };
+  spec.min = count("min");
+  spec.max = count("max");
+  if (spec.max < 1 || spec.max < spec.min) {
+    throw JsonValueError(origin, where + ".max", "expected an integer >= 1 and >= min");
+  }
+  auto seconds = [&](const char* key, double* out) {
+    if (!a.contains(key)) return;
+    const std::string at = where + "." + key;
+    *out = RequireDuration(a[key], origin, at);
+    if (!(*out >= 0 && *out <= 365 * 86400.0)) {
+      throw JsonValueError(origin, at, "expected a duration from 0 to 365 days");
+    }
+  };
+  seconds("provision_seconds", &spec.provision_seconds);
+  seconds("idle_seconds", &spec.idle_seconds);
+  return spec;
 }
 
 }  // namespace
@@ -105,7 +148,7 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
   static const char* kKnownGroupKeys[] = {"count",    "gpu_type",        "gpus_per_node",
                                           "topology", "cpus",            "host_memory_gib",
                                           "nic_gbps", "name",            "spares",
-                                          "swap_seconds"};
+                                          "swap_seconds", "autoscale", "price_per_gpu_hour"};
   for (size_t i = 0; i < nodes.size(); ++i) {
     const auto& g = nodes[i];
     const std::string where = "nodes[" + std::to_string(i) + "]";
@@ -113,12 +156,41 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
     for (const auto& [key, value] : g.items()) {
       bool known = false;
       for (const char* k : kKnownGroupKeys) known = known || key == k;
-      if (!known) throw JsonValueError(origin, where, "unknown key \"" + key + "\"");
+      if (!known) {
+        throw JsonValueError(origin, where,
+                             "unknown key \"" + key + "\"" +
+                                 DidYouMean(key, std::vector<std::string>(
+                                                     std::begin(kKnownGroupKeys),
+                                                     std::end(kKnownGroupKeys))));
+      }
     }
     NodeGroupSpec group;
     if (g.contains("name")) group.name = RequireString(g["name"], origin, where + ".name");
-    group.count =
-        RequirePositiveInt(RequireMember(g, "count", origin, where), origin, where + ".count");
+    if (g.contains("autoscale")) {
+      group.autoscale = ParseAutoscale(g["autoscale"], origin, where + ".autoscale");
+      const double count = RequireNumber(RequireMember(g, "count", origin, where), origin,
+                                         where + ".count");
+      if (!(count >= group.autoscale.min && count <= group.autoscale.max) ||
+          count != std::floor(count)) {
+        throw JsonValueError(origin, where + ".count",
+                             "expected an integer from autoscale.min (" +
+                                 std::to_string(group.autoscale.min) + ") to autoscale.max (" +
+                                 std::to_string(group.autoscale.max) +
+                                 "): the pool's size at the start");
+      }
+      group.count = static_cast<int>(count);
+    } else {
+      group.count =
+          RequirePositiveInt(RequireMember(g, "count", origin, where), origin, where + ".count");
+    }
+    if (g.contains("price_per_gpu_hour")) {
+      group.price_per_gpu_hour =
+          RequireNumber(g["price_per_gpu_hour"], origin, where + ".price_per_gpu_hour");
+      if (!(group.price_per_gpu_hour >= 0) || !(group.price_per_gpu_hour <= 1e6)) {
+        throw JsonValueError(origin, where + ".price_per_gpu_hour",
+                             "expected a price from 0 to 1000000 (USD per GPU-hour)");
+      }
+    }
     group.gpu_type =
         RequireString(RequireMember(g, "gpu_type", origin, where), origin, where + ".gpu_type");
     const int type = catalog.Require(group.gpu_type, origin, where + ".gpu_type");
@@ -171,6 +243,10 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
                              "a swap time without spares: set \"spares\" (hot spare nodes of the "
                              "group) or drop swap_seconds");
       }
+    }
+    if (group.autoscale.enabled && group.spares > 0) {
+      throw JsonValueError(origin, where + ".spares",
+                           "a node pool (autoscale) cannot have hot spares: drop one of them");
     }
     spec.groups.push_back(group);
   }
@@ -227,7 +303,7 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
   }
   long long total = 0;
   for (const auto& g : spec.groups) {
-    total += static_cast<long long>(g.count + g.spares) * g.gpus_per_node;
+    total += static_cast<long long>(g.node_count()) * g.gpus_per_node;
   }
   if (total > 50'000'000) {
     throw JsonValueError::Verbatim(
@@ -255,6 +331,13 @@ std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const Netw
       group["spares"] = g.spares;
       group["swap_seconds"] = g.swap_seconds;
     }
+    if (g.autoscale.enabled) {
+      group["autoscale"] = {{"min", g.autoscale.min},
+                            {"max", g.autoscale.max},
+                            {"provision_seconds", g.autoscale.provision_seconds},
+                            {"idle_seconds", g.autoscale.idle_seconds}};
+    }
+    if (g.price_per_gpu_hour >= 0) group["price_per_gpu_hour"] = g.price_per_gpu_hour;
     nodes.push_back(std::move(group));
   }
   nlohmann::json doc = {{"nodes", std::move(nodes)},
@@ -326,7 +409,7 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
     const auto& group = spec_.groups[g];
     const int type = group_type[g];
     if (gpus_per_type_[type] == 0) gpu_types_.push_back(type);
-    for (int i = 0; i < group.count + group.spares; ++i) {
+    for (int i = 0; i < group.node_count(); ++i) {
       Node node;
       node.index = static_cast<int>(nodes_.size());
       node.group = static_cast<int>(g);
@@ -338,7 +421,10 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
       node.cpus = group.cpus;
       node.host_memory_gib = group.host_memory_gib;
       node.nic_gbps = group.nic_gbps;
-      node.spare = i >= group.count;
+      node.pool = group.autoscale.enabled;
+      node.starts_provisioned = !node.pool || i < group.count;
+      has_pools_ = has_pools_ || node.pool;
+      node.spare = !node.pool && i >= group.count;
       spare_nodes_ += node.spare;
       nodes_.push_back(node);
       total_gpus_ += node.gpu_count;
@@ -360,6 +446,12 @@ uint64_t Cluster::TypeAndAliases(int type) const {
 
 uint64_t Cluster::PartitionTypes(int partition) const {
   return partition_types_.empty() ? ~uint64_t{0} : partition_types_[partition];
+}
+
+double Cluster::GroupPrice(int group) const {
+  const NodeGroupSpec& g = spec_.groups[group];
+  if (g.price_per_gpu_hour >= 0) return g.price_per_gpu_hour;
+  return catalog_->gpu(*catalog_->Find(g.gpu_type)).price_per_gpu_hour;
 }
 
 int Cluster::RackNodeCount(int rack) const {

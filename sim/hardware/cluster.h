@@ -30,6 +30,17 @@ enum class NodeTopology {
 };
 const char* NodeTopologyName(NodeTopology t);
 
+// A node pool (docs/autoscaling.md): the group's nodes come and go between `min` and `max`
+// as an autoscaler (`--autoscaler`) requests and releases them. A requested node is ready (runs
+// jobs) after `provision_seconds`; a node empty for `idle_seconds` may be released.
+struct AutoscaleSpec {
+  bool enabled = false;
+  int min = 0;
+  int max = 0;
+  double provision_seconds = 300;  // Cluster Autoscaler FAQ: "usually about 5 minutes"
+  double idle_seconds = 600;       // Cluster Autoscaler --scale-down-unneeded-time, 10m
+};
+
 struct NodeGroupSpec {
   std::string name;  // optional; site partitions may name groups by it
   int count = 1;
@@ -43,6 +54,13 @@ struct NodeGroupSpec {
   // placement, that replace a failed node of a running job after `swap_seconds`.
   int spares = 0;
   double swap_seconds = 0;
+  // A node pool (`count` is then its size at the start; AutoscaleSpec). Its nodes are
+  // autoscale.max, of which those past `count` start not provisioned.
+  AutoscaleSpec autoscale = {};
+  // USD per GPU-hour for the group's nodes; < 0 = the catalog's price of its GPU type.
+  double price_per_gpu_hour = -1;
+  // Nodes the group expands into: max for a pool, else count + spares.
+  int node_count() const { return autoscale.enabled ? autoscale.max : count + spares; }
 };
 
 struct NetworkSpec {
@@ -100,6 +118,10 @@ struct Node {
   // replace failed nodes; docs/reliability.md#hot-spares). Spares follow the group's `count`
   // nodes.
   bool spare = false;
+  // A pool node (NodeGroupSpec::autoscale) and whether it is provisioned at the start (the
+  // first `count` of its group are).
+  bool pool = false;
+  bool starts_provisioned = true;
 };
 
 class Cluster {
@@ -119,6 +141,10 @@ class Cluster {
   int RackNodeCount(int rack) const;
   // Nodes that start as hot spares (NodeGroupSpec::spares, summed over the groups).
   int spare_nodes() const { return spare_nodes_; }
+  // True if some node group is a pool (NodeGroupSpec::autoscale).
+  bool has_pools() const { return has_pools_; }
+  // USD per GPU-hour of group `group`'s nodes (its price_per_gpu_hour, else its type's).
+  double GroupPrice(int group) const;
   // Node owning global GPU `gpu`.
   int NodeOfGpu(int gpu) const { return gpu_node_[gpu]; }
   // GPU types present, in order of first appearance in the spec.
@@ -144,6 +170,7 @@ class Cluster {
   int total_gpus_ = 0;
   int rack_count_ = 0;
   int spare_nodes_ = 0;
+  bool has_pools_ = false;
 };
 
 }  // namespace clustersim

@@ -96,6 +96,10 @@ CREATE TABLE IF NOT EXISTS failures (
   jobs_hit INTEGER, job_ids TEXT, spares_used INTEGER,
   PRIMARY KEY (run_id, failure_index)
 );
+CREATE TABLE IF NOT EXISTS node_events (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id),
+  time REAL NOT NULL, node_group TEXT NOT NULL, node INTEGER NOT NULL, event TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS wait_reasons (
   run_id INTEGER NOT NULL REFERENCES runs(run_id),
   job_index INTEGER NOT NULL, reason TEXT NOT NULL, seconds REAL NOT NULL
@@ -177,7 +181,8 @@ constexpr const char* kTables[] = {"runs", "jobs", "timeseries", "summary"};
 // Tables added after the first release: a database written before may lack them (merge then
 // copies nothing for them); `runs` rows own their rows like the tables above.
 constexpr const char* kAddedTables[] = {"allocations", "validation", "validation_series",
-                                        "placement_curve", "failures", "wait_reasons"};
+                                        "placement_curve", "failures", "wait_reasons",
+                                        "node_events"};
 
 // Columns added to the schema after its first release: a database written by an earlier version
 // lacks them. The writer adds them to a database it appends to (NULL in its old rows); merge
@@ -958,6 +963,27 @@ void SqliteWriter::WriteFailures(int64_t run_id, const Engine& engine) {
   }
 }
 
+void SqliteWriter::WriteNodeEvents(int64_t run_id, const Engine& engine) {
+  const NodePools& pools = engine.node_pools();
+  if (pools.events().empty()) return;
+  const Cluster& cluster = engine.cluster();
+  Statement s(db_,
+              "INSERT INTO node_events (run_id, time, node_group, node, event) VALUES "
+              "(?,?,?,?,?)");
+  std::string group;
+  for (const NodeEvent& e : pools.events()) {
+    const int g = cluster.node(e.node).group;
+    const std::string& name = cluster.spec().groups[g].name;
+    group = name.empty() ? std::to_string(g) : name;
+    s.Bind(1, run_id);
+    s.Bind(2, e.time);
+    s.Bind(3, group);
+    s.Bind(4, static_cast<int64_t>(e.node));
+    s.Bind(5, NodeEventName(e.kind));
+    s.Step();
+  }
+}
+
 int64_t SqliteWriter::BeginRun(const RunRecord& record, const Engine& engine) {
   CHECK(!stream_, "SqliteWriter::BeginRun: a run is being written already");
   stream_run_id_ = InsertRunRow(record);
@@ -998,6 +1024,7 @@ int64_t SqliteWriter::EndRun(const RunRecord& r, const std::vector<SummaryRow>& 
   WriteAllocations(stream_run_id_, *stream_engine_);
   WritePlacementCurve(stream_run_id_, *stream_engine_);
   WriteFailures(stream_run_id_, *stream_engine_);
+  WriteNodeEvents(stream_run_id_, *stream_engine_);
   WriteOutcome(stream_run_id_, r);
   stream_engine_ = nullptr;
   return stream_run_id_;

@@ -120,6 +120,8 @@ class SqliteWriter {
   void WritePlacementCurve(int64_t run_id, const Engine& engine);
   // The `failures` table: one row per failure of the run (Engine::failure_log; none when off).
   void WriteFailures(int64_t run_id, const Engine& engine);
+  // The node pools' node_events (docs/autoscaling.md#output); none without pools.
+  void WriteNodeEvents(int64_t run_id, const Engine& engine);
   std::unique_ptr<RunStream> stream_;  // between BeginRun and EndRun
   const Engine* stream_engine_ = nullptr;
   int64_t stream_run_id_ = -1;

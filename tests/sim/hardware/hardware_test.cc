@@ -118,5 +118,63 @@ TEST(ClusterSpec, BadSpecsNameTheProblem) {
   EXPECT_NE(syntax.find("c.json:2:3"), std::string::npos) << syntax;
 }
 
+// Node pools (docs/autoscaling.md#the-cluster-spec): a pool expands into `max` nodes of which
+// the first `count` start provisioned; prices default to the GPU type's catalog price.
+TEST(ClusterSpec, APoolExpandsIntoItsMaxNodesWithTheFirstCountProvisioned) {
+  const auto& catalog = HardwareCatalog::Default();
+  const Cluster cluster(
+      ClusterSpec::FromJsonText(
+          R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":8},
+              {"count":1,"gpu_type":"A100-80GB","gpus_per_node":8,"price_per_gpu_hour":2.5,
+               "autoscale":{"min":0,"max":3,"provision_seconds":"5min"}}]})",
+          "c.json", catalog),
+      catalog);
+  ASSERT_EQ(cluster.node_count(), 4);  // 1 fixed + 3 pool nodes
+  EXPECT_TRUE(cluster.has_pools());
+  EXPECT_FALSE(cluster.node(0).pool);
+  EXPECT_TRUE(cluster.node(1).pool && cluster.node(1).starts_provisioned);
+  EXPECT_TRUE(cluster.node(2).pool && !cluster.node(2).starts_provisioned);
+  EXPECT_FALSE(cluster.node(3).starts_provisioned);
+  const AutoscaleSpec& a = cluster.spec().groups[1].autoscale;
+  EXPECT_DOUBLE_EQ(a.provision_seconds, 300);
+  EXPECT_DOUBLE_EQ(a.idle_seconds, 600);  // CA's scale-down-unneeded-time default
+  EXPECT_DOUBLE_EQ(cluster.GroupPrice(1), 2.5);
+  EXPECT_DOUBLE_EQ(cluster.GroupPrice(0), 5.12);  // gpus.json: AWS p4de.24xlarge / 8 GPUs
+}
+
+TEST(ClusterSpec, BadPoolsNameTheProblem) {
+  const auto& catalog = HardwareCatalog::Default();
+  auto error_of = [&](const std::string& group) -> std::string {
+    try {
+      ClusterSpec::FromJsonText(R"({"nodes":[{"gpu_type":"A100-80GB","gpus_per_node":8,)" +
+                                    group + "}]}",
+                                "c.json", catalog);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of(R"("count":0,"autoscale":{"min":0,"max":2,"idle_secs":5})")
+                .find("did you mean \"idle_seconds\""),
+            std::string::npos)
+      << error_of(R"("count":0,"autoscale":{"min":0,"max":2,"idle_secs":5})");
+  EXPECT_NE(error_of(R"("count":3,"autoscale":{"min":0,"max":2})").find("autoscale.max (2)"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("count":0,"autoscale":{"min":1,"max":2})").find("autoscale.min (1)"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("count":0,"autoscale":{"min":3,"max":2})").find(">= min"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("count":0,"autoscale":{"min":0,"max":1e300})").find("1000000"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("count":0,"autoscale":{"min":0,"max":2,"provision_seconds":-1})")
+                .find("365 days"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("count":1,"price_per_gpu_hour":-2)").find("price"), std::string::npos);
+  EXPECT_NE(error_of(R"("count":1,"autoscal":{})").find("did you mean \"autoscale\""),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("count":0,"spares":1,"autoscale":{"min":0,"max":2})").find("hot spares"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace clustersim

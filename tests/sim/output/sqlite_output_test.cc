@@ -88,8 +88,9 @@ TEST(SqliteOutput, WritesTheFourTablesWithTheDocumentedColumns) {
     tables.push_back(*row[0]);
   }
   EXPECT_EQ(tables,
-            (std::vector<std::string>{"allocations", "failures", "jobs", "placement_curve", "runs",
-                                      "summary", "timeseries", "validation",
+            (std::vector<std::string>{"allocations", "failures", "jobs", "node_events",
+                                      "placement_curve", "runs", "summary", "timeseries",
+                                      "validation",
                                       "validation_series", "wait_reasons"}));
 
   // The lists below are the schema in sim/output/sqlite_writer.cc (kSchema), column for column.

@@ -1,0 +1,178 @@
+// Node pools under --autoscaler cluster-autoscaler and none (docs/autoscaling.md), worked by hand
+// on one fixed node of 8 GPUs and a pool of 0-4 nodes of 8 (provision 300 s, idle 600 s), scans
+// every 10 s from the first arrival.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "policies/registry.h"
+#include "sim/engine/summary.h"
+#include "sim/util/error.h"
+#include "tests/test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::MakeJob;
+using testing::TestSim;
+
+std::string PoolCluster(int count = 0, int min = 0) {
+  return R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8},)"
+         R"({"name":"pool","count":)" +
+         std::to_string(count) + R"(,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+         R"("autoscale":{"min":)" +
+         std::to_string(min) +
+         R"(,"max":4,"provision_seconds":300,"idle_seconds":600}}]})";
+}
+
+std::vector<Job> EightGpuJobs(int n, double duration) {
+  std::vector<Job> jobs;
+  for (int i = 0; i < n; ++i) jobs.push_back(MakeJob("j" + std::to_string(i), 0, 8, duration));
+  return jobs;
+}
+
+double StartOf(const Engine& engine, const std::string& id) {
+  for (size_t i = 0; i < engine.trace().jobs.size(); ++i) {
+    if (engine.trace().jobs[i].id == id) return engine.runs()[i].first_start;
+  }
+  return -1;
+}
+
+// "time node event" lines of the node events, in order.
+std::vector<std::string> Events(const Engine& engine) {
+  std::vector<std::string> out;
+  for (const NodeEvent& e : engine.node_pools().events()) {
+    out.push_back(std::to_string(static_cast<int>(e.time)) + " " + std::to_string(e.node) + " " +
+                  NodeEventName(e.kind));
+  }
+  return out;
+}
+
+double Summary(const Engine& engine, const std::string& metric, const std::string& scope) {
+  for (const SummaryRow& row : ComputeSummary(engine)) {
+    if (row.metric == metric && row.scope == scope) return row.value;
+  }
+  return -1;
+}
+
+struct Scaled {
+  std::unique_ptr<Autoscaler> autoscaler;
+  std::unique_ptr<TestSim> sim;
+  Engine& Run(const std::string& cluster, std::vector<Job> jobs,
+              const std::string& name = "cluster-autoscaler") {
+    autoscaler = FindAutoscaler(name).make(Params());
+    EngineOptions options;
+    options.autoscaler = autoscaler.get();
+    sim = std::make_unique<TestSim>(cluster, std::move(jobs), "fcfs", "first-fit", options);
+    return sim->Run();
+  }
+};
+
+// The issue's example. t=0: j0 takes the fixed node; j1 and j2 do not fit, and the scan after
+// the pass bin-packs them onto 2 new nodes (nodes 1 and 2), ready at 300, where both start.
+// They end at 1300, a scan time, so that scan finds the two nodes empty; 600 s later, at the
+// scan of 1900, they have been empty for idle_seconds and are released (highest index first).
+// Billed: 2 nodes x 8 GPUs x 1,900 s.
+TEST(ClusterAutoscaler, GrowsForWaitingJobsAndReleasesNodesIdleForIdleSeconds) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(), EightGpuJobs(3, 1000));
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j0"), 0);
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 300);
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j2"), 300);
+  EXPECT_EQ(Events(engine),
+            (std::vector<std::string>{"0 1 requested", "0 2 requested", "300 1 ready",
+                                      "300 2 ready", "1900 2 released", "1900 1 released"}));
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 2 * 8 * 1900 / 3600.0, 1e-9);
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:fixed"), 8 * 1900 / 3600.0, 1e-9);
+  // 5.12 USD per GPU-hour: the A100-80GB catalog price.
+  EXPECT_NEAR(Summary(engine, "billed_cost_usd", "group:pool"), 2 * 8 * 1900 / 3600.0 * 5.12,
+              1e-9);
+  // Busy 3 x 8 x 1,000 GPU-s of 3 x 8 x 1,900 billed.
+  EXPECT_NEAR(Summary(engine, "billed_gpu_utilization", "all"), 1000.0 / 1900, 1e-12);
+}
+
+// Jobs of 1,005 s end at 1305, between scans: the scan of 1310 is the first to find the nodes
+// empty, so they go at the scan of 1910 (1910 - 1310 = 600), billed to 1910.
+TEST(ClusterAutoscaler, TheIdleClockStartsAtTheFirstScanThatFindsTheNodeEmpty) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(), EightGpuJobs(3, 1005));
+  const std::vector<std::string> events = Events(engine);
+  ASSERT_EQ(events.size(), 6u);
+  EXPECT_EQ(events[4], "1910 2 released");
+  EXPECT_EQ(events[5], "1910 1 released");
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 2 * 8 * 1910 / 3600.0, 1e-9);
+}
+
+// Six jobs: one on the fixed node, five waiting, but the pool stops at max = 4 nodes; the fifth
+// waiting job starts on the fixed node when j0 ends at 1000.
+TEST(ClusterAutoscaler, NeverGrowsAPoolBeyondItsMax) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(), EightGpuJobs(6, 1000));
+  int requested = 0;
+  for (const NodeEvent& e : engine.node_pools().events()) {
+    requested += e.kind == NodeEventKind::kRequested;
+  }
+  EXPECT_EQ(requested, 4);
+  for (const char* id : {"j1", "j2", "j3", "j4"}) EXPECT_DOUBLE_EQ(StartOf(engine, id), 300) << id;
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j5"), 1000);
+}
+
+// A pool of min 1 that starts with node 1: j1 runs there from 0 to 1000, j2 waits for node 2
+// (requested at 0, ready at 300, runs to 1300). Node 1 is empty from the scan of 1000 and goes
+// at 1600; node 2, empty from 1300, would go at 1900 but is then the pool's last node (min 1),
+// so it stays. Nothing is left to do after 1600, where the run ends: billed 2 nodes x 8 GPUs x
+// 1,600 s (node 1 from the start, node 2 from its request).
+TEST(ClusterAutoscaler, NeverShrinksAPoolBelowItsMin) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(1, 1), EightGpuJobs(3, 1000));
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 0);  // on the pool's start node
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j2"), 300);
+  EXPECT_EQ(Events(engine), (std::vector<std::string>{"0 2 requested", "300 2 ready",
+                                                      "1600 1 released"}));
+  EXPECT_EQ(engine.node_pools().provisioned(1), 1);
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 2 * 8 * 1600 / 3600.0, 1e-9);
+}
+
+// A 16-GPU job needs two 8-GPU nodes: the estimator asks for both at once.
+TEST(ClusterAutoscaler, AJobWiderThanANodeGetsAllTheNodesItNeeds) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(), {MakeJob("wide", 0, 16, 1000)});
+  EXPECT_DOUBLE_EQ(StartOf(engine, "wide"), 300);
+  EXPECT_EQ(engine.node_pools().events().size(), 6u);  // 2 x requested, ready, released
+}
+
+// --autoscaler none: the pool keeps its start size; nothing is requested or released and the
+// waiting jobs run on the nodes there are.
+TEST(ClusterAutoscaler, NoneKeepsEveryPoolAtItsStartSize) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(1), EightGpuJobs(3, 1000), "none");
+  EXPECT_EQ(s.autoscaler, nullptr);
+  EXPECT_TRUE(engine.node_pools().events().empty());
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j0"), 0);
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 0);
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j2"), 1000);
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 8 * 2000 / 3600.0, 1e-9);
+}
+
+// The engine checks what an autoscaler asks: releasing a node that runs a job is refused.
+class ReleasesBusyNodes final : public Autoscaler {
+ public:
+  double scan_interval_seconds() const override { return 10; }
+  void Scan(const SchedulingContext&, const NodePools& pools, ScaleDecision* out) override {
+    for (int node : pools.nodes(1)) {
+      if (pools.state(node) == PoolNodeState::kReady) out->release.push_back(node);
+    }
+  }
+};
+
+TEST(ClusterAutoscaler, TheEngineRefusesToReleaseANodeThatRunsAJob) {
+  ReleasesBusyNodes bad;
+  EngineOptions options;
+  options.autoscaler = &bad;
+  TestSim sim(PoolCluster(1), EightGpuJobs(2, 1000), "fcfs", "first-fit", options);
+  EXPECT_THROW(sim.Run(), InternalError);
+}
+
+}  // namespace
+}  // namespace clustersim
