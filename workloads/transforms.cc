@@ -434,7 +434,11 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   // written relative to the submission ("+seconds"), as the job holds it.
   const bool constrained = std::any_of(trace.jobs.begin(), trace.jobs.end(),
                                        [](const Job& job) { return job.constraints != 0; });
-  chunk += constrained ? ",deadline,data_nodes,max_nodes\n" : "\n";
+  chunk += constrained ? ",deadline,data_nodes,max_nodes" : "";
+  // The MIG profile only when some job names one (docs/mig.md).
+  const bool mig = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                               [](const Job& job) { return job.mig_profile != 0; });
+  chunk += mig ? ",mig_profile\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     for (const std::string* text : {&job.id, &job.gpu_type.str(), &job.user.str(), &job.vc.str(),
@@ -504,6 +508,10 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
       if (c != nullptr) AppendField(c->data_nodes.str(), &chunk);
       chunk += ',';
       if (c != nullptr && c->max_nodes > 0) chunk += std::to_string(c->max_nodes);
+    }
+    if (mig) {
+      chunk += ',';
+      AppendField(MigProfileName(job.mig_profile), &chunk);
     }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "sim/hardware/mig.h"
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
 
@@ -105,7 +106,7 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
   static const char* kKnownGroupKeys[] = {"count",    "gpu_type",        "gpus_per_node",
                                           "topology", "cpus",            "host_memory_gib",
                                           "nic_gbps", "name",            "spares",
-                                          "swap_seconds"};
+                                          "swap_seconds", "mig"};
   for (size_t i = 0; i < nodes.size(); ++i) {
     const auto& g = nodes[i];
     const std::string where = "nodes[" + std::to_string(i) + "]";
@@ -170,6 +171,19 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
         throw JsonValueError(origin, where + ".swap_seconds",
                              "a swap time without spares: set \"spares\" (hot spare nodes of the "
                              "group) or drop swap_seconds");
+      }
+    }
+    if (g.contains("mig")) {
+      if (!g["mig"].is_boolean()) {
+        throw JsonValueError(origin, where + ".mig", "expected true or false");
+      }
+      group.mig = g["mig"].get<bool>();
+      if (group.mig && MigProfilesOf(catalog.gpu(type).name).empty()) {
+        throw JsonValueError(origin, where + ".mig",
+                             "GPU type " + group.gpu_type +
+                                 " has no MIG profiles; MIG is modelled for A100-40GB, "
+                                 "A100-80GB, A100-PCIe-80GB, H100-80GB and H100-PCIe-80GB "
+                                 "(docs/mig.md)");
       }
     }
     spec.groups.push_back(group);
@@ -339,6 +353,7 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
       node.host_memory_gib = group.host_memory_gib;
       node.nic_gbps = group.nic_gbps;
       node.spare = i >= group.count;
+      node.mig = group.mig;
       spare_nodes_ += node.spare;
       nodes_.push_back(node);
       total_gpus_ += node.gpu_count;

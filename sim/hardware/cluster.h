@@ -43,6 +43,9 @@ struct NodeGroupSpec {
   // placement, that replace a failed node of a running job after `swap_seconds`.
   int spares = 0;
   double swap_seconds = 0;
+  // MIG mode on every GPU of the group (docs/mig.md): jobs naming a MIG profile run on instances
+  // of these GPUs. Only for GPU types with MIG profiles (sim/hardware/mig.h).
+  bool mig = false;
 };
 
 struct NetworkSpec {
@@ -100,6 +103,7 @@ struct Node {
   // replace failed nodes; docs/reliability.md#hot-spares). Spares follow the group's `count`
   // nodes.
   bool spare = false;
+  bool mig = false;  // its GPUs are in MIG mode (NodeGroupSpec::mig)
 };
 
 class Cluster {
