@@ -933,6 +933,10 @@ void Engine::Arrive(JobId id) {
   if (job.mig_profile != 0) {
     // A MIG job fits the empty cluster if some GPU in MIG mode of an allowed type offers its
     // profile (docs/mig.md).
+    if (!policy_.PlacesMig()) {
+      Reject(id, "policy " + policy_name_ + " does not place MIG instances (docs/mig.md)");
+      return;
+    }
     if (std::string why =
             MigRejection(cluster_, MigProfileName(job.mig_profile), run.request.type_mask);
         !why.empty()) {

@@ -82,6 +82,21 @@ TEST(Mig, AHalfAtSliceZeroBlocksTheFourSliceProfileWhoseOnlyStartIsZero) {
   testing::ExpectInterval(sim.Of("four"), 60, 160);
 }
 
+TEST(Mig, AJobBlockedByTheLayoutWaitsForMigFragmentation) {
+  // As above: at t = 0 the 4g.20gb finds slices 4-7 free (4 >= its 4 memory slices) but not its
+  // start 0: fragmentation_mig.
+  EngineOptions options;
+  options.wait_reasons = true;
+  testing::TestSim sim(kOneMigA100,
+                       {MigJob("three", 0, "3g.20gb", 60), MigJob("four", 0, "4g.20gb", 100)},
+                       "fcfs", "first-fit", options);
+  sim.Run();
+  const auto waits = sim.engine().wait_reasons().Seconds(sim.IndexOf("four"));
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].first, WaitReason::kFragmentationMig);
+  EXPECT_DOUBLE_EQ(waits[0].second, 60);
+}
+
 TEST(Mig, TwoSliceInstancesNeverStartAtSliceSix) {
   // 2g.10gb starts at 0, 2 or 4: three fit (compute 6 of 7); a fourth would need slices 6-7,
   // not a start of its profile, so it waits for the first to end at 100.
@@ -155,6 +170,15 @@ TEST(Mig, JobsWhoseProfileNoMigGpuOffersAreRejectedWithAReason) {
   EXPECT_EQ(plain.Of("m").state, JobState::kRejected);
   EXPECT_NE(plain.ReasonOf("m").find("no node group has \"mig\": true"), std::string::npos)
       << plain.ReasonOf("m");
+}
+
+TEST(Mig, PoliciesThatPlanOnWholeGpusRejectMigJobsWithAReason) {
+  testing::TestSim sim(kOneMigA100, {MigJob("a", 0, "3g.20gb", 10), testing::MakeJob("b", 0, 1, 10)},
+                       "conservative");
+  sim.Run();
+  EXPECT_EQ(sim.Of("a").state, JobState::kRejected);
+  EXPECT_EQ(sim.ReasonOf("a"), "policy conservative does not place MIG instances (docs/mig.md)");
+  testing::ExpectInterval(sim.Of("b"), 0, 10);
 }
 
 TEST(Mig, EightyGigabyteTypesOfferTheDoubledNames) {
