@@ -825,8 +825,8 @@ std::unique_ptr<SqliteWriter> OpenOutput(const RunConfig& config, const RunRecor
 }
 
 // What the replay of a log cannot reproduce, said before its distances are read: a record that
-// holds more GPUs than the cluster has (the log ran on a larger one), partitions (the replay has
-// one cluster) and queues or classes the policy does not order by.
+// holds more GPUs than the cluster has (the log ran on a larger one), partitions (unless the
+// cluster spec's site models them) and queues or classes the policy does not order by.
 std::vector<std::string> ValidationWarnings(const ValidationReport& report, const Trace& trace,
                                             const Cluster& cluster, const Policy& policy,
                                             const std::string& policy_name) {
@@ -867,7 +867,8 @@ std::vector<std::string> ValidationWarnings(const ValidationReport& report, cons
     if (by_jobs.size() > 5) text += ", ...";
     return text;
   };
-  if (trace.partitions.size() > 1) {
+  // A cluster spec with site partitions models them (docs/cluster.md#site-model): no warning.
+  if (trace.partitions.size() > 1 && cluster.spec().site.partitions.empty()) {
     warnings.push_back("the log names " + std::to_string(trace.partitions.size()) +
                        " partitions (" + listing(trace.partitions) +
                        ") that the replay does not model: every job shares the one --cluster; "

@@ -419,6 +419,7 @@ int Main(int argc, char** argv) {
     if (command == "queueing") return CommandQueueing(argc - 1, argv + 1);
     if (command == "allocate-bench") return CommandAllocateBench(argc - 1, argv + 1);
     if (command == "reliability") return CommandReliability(argc - 1, argv + 1);
+    if (command == "site-from") return CommandSiteFrom(argc - 1, argv + 1);
     if (command == "validate") return CommandValidate(argc - 1, argv + 1);
     const std::vector<std::string> commands = {
         "run",     "compare", "sweep",           "merge", "report", "validate",      "trace",

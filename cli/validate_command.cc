@@ -154,39 +154,6 @@ void PrintValidation(const RunConfig& config, const RunOutcome& o) {
   if (!config.out.empty()) std::printf("  %-14s %s\n", "written to", config.out.c_str());
 }
 
-// One --search option: "key=v1,v2,...".
-struct SearchAxis {
-  std::string key;
-  std::vector<std::string> values;
-};
-
-SearchAxis ParseSearch(const std::string& text) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-    throw InputError("--search " + text + ": expected key=value1,value2,...");
-  }
-  SearchAxis axis;
-  axis.key = text.substr(0, eq);
-  std::replace(axis.key.begin(), axis.key.end(), '_', '-');
-  if (axis.key != "policy" && axis.key != "placement" && axis.key != "runtime-model") {
-    axis.key = text.substr(0, eq);  // a parameter keeps its spelling
-  }
-  size_t start = eq + 1;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    std::string value =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (value.empty()) throw InputError("--search " + text + ": an empty value");
-    if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end()) {
-      throw InputError("--search " + text + ": " + value + " is listed twice");
-    }
-    axis.values.push_back(std::move(value));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return axis;
-}
-
 struct Candidate {
   RunConfig config;
   std::string label;
@@ -196,13 +163,13 @@ struct Candidate {
 };
 
 int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& base_params,
-              const std::vector<SearchAxis>& axes, const std::string& rank_by, int jobs, bool mkdir,
-              const ProgressStyle& progress_style) {
+              const std::vector<CalibrationAxis>& axes, const std::string& rank_by, int jobs,
+              bool mkdir, const ProgressStyle& progress_style) {
   // The cross product, the last axis varying fastest.
   std::vector<Candidate> candidates(1);
   candidates[0].config = base;
   std::vector<std::map<std::string, std::string>> params(1, base_params);
-  for (const SearchAxis& axis : axes) {
+  for (const CalibrationAxis& axis : axes) {
     std::vector<Candidate> next;
     std::vector<std::map<std::string, std::string>> next_params;
     for (size_t c = 0; c < candidates.size(); ++c) {
@@ -240,7 +207,7 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
       placements.push_back(c.config.placement);
     }
   }
-  for (const SearchAxis& axis : axes) {
+  for (const CalibrationAxis& axis : axes) {
     if (axis.key == "policy" || axis.key == "placement" || axis.key == "runtime-model") continue;
     if (const std::string problem = ParamScopeProblem(axis.key, policies, placements);
         !problem.empty()) {
@@ -260,7 +227,7 @@ int RunSearch(const RunConfig& base, const std::map<std::string, std::string>& b
       CheckRunConfig(c.config);
     } catch (const InputError& e) {
       std::string hint = " (a parameter for some policies only: --search NAME:key=values)";
-      for (const SearchAxis& axis : axes) {
+      for (const CalibrationAxis& axis : axes) {
         const std::string near = NearestName(axis.key, {"policy", "placement", "runtime-model"});
         if (!near.empty() && near != axis.key &&
             std::string(e.what()).find(axis.key) != std::string::npos) {
@@ -541,10 +508,10 @@ int CommandValidate(int argc, char** argv) {
   CatchStopSignals();
   const std::map<std::string, std::string> given = ParseParamOptions(params);
   if (!searches.empty()) {
-    std::vector<SearchAxis> axes;
+    std::vector<CalibrationAxis> axes;
     std::set<std::string> keys;
     for (const std::string& text : searches) {
-      axes.push_back(ParseSearch(text));
+      axes.push_back(ParseCalibrationAxis(text));
       if (!keys.insert(axes.back().key).second) {
         throw InputError("--search: the key " + axes.back().key + " is given twice");
       }

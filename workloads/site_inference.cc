@@ -44,9 +44,26 @@ std::vector<std::pair<double, int64_t>> Levels(const std::vector<Interval>& inte
   return steps;
 }
 
-// The largest level held for at least `hold` seconds in all (brief overlaps of recorded ends and
-// starts are not use): the highest L such that the time at level >= L is >= hold.
+// How long a level must be held to count: `hold`, or 1 % of the recorded span when the log is
+// shorter than 100 holds (a day-long sample would otherwise have no peak at all).
+double EffectiveHold(const std::vector<std::pair<double, int64_t>>& steps, double hold) {
+  const double span = steps.empty() ? 0 : steps.back().first - steps.front().first;
+  return std::min(hold, span / 100);
+}
+
+// "a day", "an hour" or "N s": the hold, for the evidence strings.
+std::string HoldText(double hold) {
+  if (hold <= 0) return "0 s (nothing recorded)";
+  if (hold == 86400) return "a day";
+  if (hold == 3600) return "an hour";
+  return std::to_string(static_cast<int64_t>(std::ceil(hold))) + " s (1 % of the log)";
+}
+
+// The largest level held for at least `hold` seconds in all (EffectiveHold; brief overlaps of
+// recorded ends and starts are not use): the highest L such that the time at level >= L is >=
+// the hold.
 int64_t HeldPeak(const std::vector<std::pair<double, int64_t>>& steps, double hold) {
+  hold = EffectiveHold(steps, hold);
   std::map<int64_t, double> time_at;  // level -> seconds
   for (size_t k = 0; k + 1 < steps.size(); ++k) {
     time_at[steps[k].second] += steps[k + 1].first - steps[k].first;
@@ -160,7 +177,8 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
       ++queue_jobs[job.priority_class.str()];
       if (Recorded(job)) all.push_back({job.recorded_start, RecordedEnd(job), job.gpus});
     }
-    const int64_t peak = HeldPeak(Levels(all), hold);
+    const auto all_levels = Levels(all);
+    const int64_t peak = HeldPeak(all_levels, hold);
     if (peak > 1.1 * header.max_procs) {
       std::string best;
       int64_t best_peak = peak;
@@ -183,13 +201,15 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
         own.name = best;
         own.queues = {best};
         site.notes.push_back("queue " + best + ": with it the recorded use peaks at " +
-                             std::to_string(peak) + " processors (held a day in all), without it at " +
-                             std::to_string(best_peak) + ", against MaxProcs " +
-                             std::to_string(header.max_procs) +
+                             std::to_string(peak) + " processors (held " +
+                             HoldText(EffectiveHold(all_levels, hold)) +
+                             " in all), without it at " + std::to_string(best_peak) +
+                             ", against MaxProcs " + std::to_string(header.max_procs) +
                              ": its jobs ran on nodes of their own, a partition here");
         site.pools.push_back(own);
         for (size_t i = 0; i < jobs.size(); ++i) {
-          if (jobs[i].priority_class.str() == best) job_pool[i] = static_cast<int>(site.pools.size()) - 1;
+          if (jobs[i].priority_class.str() == best)
+            job_pool[i] = static_cast<int>(site.pools.size()) - 1;
         }
       }
     }
@@ -226,8 +246,8 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
         pool.node_size > 1 && (options.whole_nodes || (counted > 0 && multiples == counted));
     const auto levels = Levels(use);
     // A queue on nodes of its own is sized for its busiest hour: its jobs did not wait.
-    pool.peak_processors =
-        static_cast<int>(HeldPeak(levels, pool.queues.empty() ? hold : kHour));
+    const double pool_hold = EffectiveHold(levels, pool.queues.empty() ? hold : kHour);
+    pool.peak_processors = static_cast<int>(HeldPeak(levels, pool_hold));
     const int peak_nodes = (pool.peak_processors + pool.node_size - 1) / pool.node_size;
     const bool header_fits = site.pools.size() == 1 && header.max_nodes > 0 &&
                              header.max_procs == header.max_nodes * pool.node_size &&
@@ -239,12 +259,11 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
       pool.nodes = header.max_nodes;
       pool.size_evidence = "the header's MaxNodes " + std::to_string(header.max_nodes) +
                            " (recorded peak " + std::to_string(pool.peak_processors) +
-                           " processors, held a day in all)";
+                           " processors, held " + HoldText(pool_hold) + " in all)";
     } else {
       pool.nodes = std::max(1, peak_nodes);
       pool.size_evidence = "the recorded peak, " + std::to_string(pool.peak_processors) +
-                           (pool.queues.empty() ? " processors held a day in all"
-                                                : " processors held an hour in all");
+                           " processors held " + HoldText(pool_hold) + " in all";
     }
   }
 

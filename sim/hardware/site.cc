@@ -6,51 +6,23 @@
 
 #include "sim/util/duration.h"
 #include "sim/util/json_file.h"
+#include "sim/util/suggest.h"
 
 namespace clustersim {
 namespace {
 
 using nlohmann::json;
 
-// Edit distance, for "did you mean" on unknown keys.
-size_t Distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // Throws for a key of `object` not in `known`, suggesting the nearest one.
 void CheckKeys(const json& object, std::initializer_list<const char*> known,
                const std::string& origin, const std::string& where) {
   if (!object.is_object()) throw JsonValueError(origin, where, "expected an object");
+  std::vector<std::string> names(known.begin(), known.end());
   for (const auto& [key, value] : object.items()) {
-    bool ok = false;
-    const char* nearest = nullptr;
-    size_t best = 3;  // suggest only names within two edits
-    std::string list;
-    for (const char* k : known) {
-      ok = ok || key == k;
-      const size_t d = Distance(key, k);
-      if (d < best) {
-        best = d;
-        nearest = k;
-      }
-      list += (list.empty() ? "" : ", ") + std::string(k);
-    }
-    if (!ok) {
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
       throw JsonValueError(origin, where.empty() ? key : where + "." + key,
-                           "unknown key \"" + key + "\"" +
-                               (nearest ? "; did you mean \"" + std::string(nearest) + "\"?" : "") +
-                               " (known: " + list + ")");
+                           "unknown key \"" + key + "\"" + DidYouMean(key, names) +
+                               " (known: " + JoinNames(names) + ")");
     }
   }
 }

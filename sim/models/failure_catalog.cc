@@ -7,42 +7,16 @@
 #include "sim/models/failures_json.h"  // generated from sim/data/failures.json: kDefaultFailuresJson
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
+#include "sim/util/suggest.h"
 
 namespace clustersim {
 namespace {
 
-// Levenshtein distance, for "did you mean" on unknown keys and values.
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // "unknown key "x"; did you mean "y"? (expected: a, b, c)" over `known`.
 std::string UnknownName(const std::string& what, const std::string& given,
                         const std::vector<std::string>& known) {
-  std::string best;
-  size_t best_distance = 3;  // suggest only close names
-  std::string list;
-  for (const std::string& k : known) {
-    list += (list.empty() ? "" : ", ") + k;
-    const size_t d = EditDistance(given, k);
-    if (d < best_distance) {
-      best_distance = d;
-      best = k;
-    }
-  }
-  return "unknown " + what + " \"" + given + "\"" +
-         (best.empty() ? "" : "; did you mean \"" + best + "\"?") + " (expected: " + list + ")";
+  return "unknown " + what + " \"" + given + "\"" + DidYouMean(given, known) +
+         " (expected: " + JoinNames(known) + ")";
 }
 
 void CheckKeys(const nlohmann::json& object, const std::vector<std::string>& known,

@@ -18,13 +18,13 @@
 #include "sim/output/echarts_js.h"
 #include "sim/output/report.h"
 #include "sim/output/report_page.h"
+#include "sim/output/sqlite_statement.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
 namespace {
 
 using json = nlohmann::json;
-using Statement = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
 using Database = std::unique_ptr<sqlite3, int (*)(sqlite3*)>;
 
 Database Open(const std::string& path) {
@@ -45,11 +45,6 @@ Statement TryPrepare(sqlite3* db, const std::string& sql) {
     raw = nullptr;
   }
   return Statement(raw, sqlite3_finalize);
-}
-
-std::string Text(sqlite3_stmt* stmt, int column) {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
-  return text ? text : "";
 }
 
 bool IsNull(sqlite3_stmt* stmt, int column) {

@@ -376,6 +376,27 @@ TEST(ValidateWarnings, PartitionsAndQueuesTheReplayDoesNotModelAreWarnedAbout) {
       << r.err;
 }
 
+TEST(ValidateWarnings, PartitionsAreNotWarnedAboutWhenTheClusterSpecModelsThem) {
+  TempDir dir;
+  const std::string log = dir.File("log.swf");
+  WriteFile(log,
+            "; MaxProcs: 8\n"
+            "1 0 0 100 4 -1 -1 4 -1 -1 1 1 1 -1 0 1 -1 -1\n"
+            "2 10 0 50 2 -1 -1 2 -1 -1 1 2 1 -1 0 2 -1 -1\n");
+  // The same two partitions as site partitions of the cluster spec (docs/cluster.md#site-model).
+  const std::string cluster = dir.File("site.json");
+  WriteFile(cluster,
+            R"({"nodes":[{"name":"n1","count":1,"gpu_type":"A100-80GB","gpus_per_node":4},)"
+            R"({"name":"n2","count":1,"gpu_type":"A100-80GB","gpus_per_node":4}],)"
+            R"("site":{"partitions":[{"name":"1","nodes":["n1"],"default":true},)"
+            R"({"name":"2","nodes":["n2"]}]}})");
+  const std::vector<std::string> args = {"validate", "--trace", log,  "--cluster",
+                                         cluster,    "--out",   dir.File("v.sqlite")};
+  const CliResult r = RunCli(args);
+  EXPECT_EQ(r.exit_code, 0) << Describe(args, r);
+  EXPECT_FALSE(Contains(r.err, "partitions")) << r.err;
+}
+
 // --- progress for logs and batch jobs ----------------------------------------------------------
 
 TEST(Progress, LongCommandsLogLinesWithAnEtaWhenStderrIsNotATerminal) {

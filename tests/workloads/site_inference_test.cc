@@ -129,5 +129,31 @@ TEST(SiteFrom, ASiteThatNeverKilledIsToldApart) {
   EXPECT_FALSE(site.kill);
 }
 
+TEST(SiteFrom, ALogShorterThanADayIsSizedByItsPeakNotOneNode) {
+  // A 10-hour log (no header): 8 processors in use from 0 to 9 h, 24 from 1 h to 3 h (three
+  // 8-processor jobs at once). A level must be held 1 % of the 10-hour span, 360 s: 24 is held
+  // 2 h, so the pool has 24 processors. With a day's hold nothing would qualify (one node).
+  Trace log;
+  auto add = [&](const std::string& id, double start, double end) {
+    Job job;
+    job.id = id;
+    job.submit_time = start;
+    job.gpus = 8;
+    job.duration = end - start;
+    job.recorded_start = start;
+    job.recorded_end = end;
+    log.jobs.push_back(job);
+  };
+  add("a", 0, 9 * kHour);
+  add("b", 1 * kHour, 3 * kHour);
+  add("c", 1 * kHour, 3 * kHour);
+  add("d", 9 * kHour, 10 * kHour);
+  const InferredSite site = InferSite(log, LogHeader(), SiteInferenceOptions());
+  ASSERT_EQ(site.pools.size(), 1u);
+  EXPECT_EQ(site.pools[0].peak_processors, 24);
+  EXPECT_NE(site.pools[0].size_evidence.find("360 s (1 % of the log)"), std::string::npos)
+      << site.pools[0].size_evidence;
+}
+
 }  // namespace
 }  // namespace clustersim
