@@ -123,6 +123,7 @@ class Conservative final : public Policy {
   }
   double RequestedWalltime(const Job& job) const override { return rule_.Requested(job); }
   bool KeepsPromises() const override { return true; }
+  bool PlacesMig() const override { return false; }  // docs/mig.md
   void BeforeRun(const Trace& trace, uint64_t seed) override { rule_.Prepare(trace, seed); }
   std::string PlanningEstimates() const override { return rule_.Describe(); }
 

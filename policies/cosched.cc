@@ -409,9 +409,10 @@ class Cosched final : public Policy {
       const JobId partner = FindPartner(context, id, best, position);
       if (partner != kNoJob) {
         const int gpu = best.allocation.gpus.front();
-        Begin(context, id, Allocation{{gpu}, t, kShareMilli, best.batch});
+        Begin(context, id, Allocation{.gpus = {gpu}, .gpu_type = t, .milli = kShareMilli, .batch = best.batch});
         Begin(context, partner,
-              Allocation{{gpu}, t, kShareMilli, share_batch_[Cell(partner, best.type_slot)]});
+              Allocation{.gpus = {gpu}, .gpu_type = t, .milli = kShareMilli,
+                         .batch = share_batch_[Cell(partner, best.type_slot)]});
         return true;
       }
     }
@@ -651,7 +652,7 @@ class Cosched final : public Policy {
         continue;  // its node lacks the CPUs or host memory for the share (docs/resources.md)
       }
       half_free_.erase(half_free_.begin() + static_cast<std::ptrdiff_t>(i));
-      Begin(context, id, Allocation{{g}, t, kShareMilli, batch});
+      Begin(context, id, Allocation{.gpus = {g}, .gpu_type = t, .milli = kShareMilli, .batch = batch});
       ComputeHalfFreeRoom(context);
       return true;
     }

@@ -64,6 +64,7 @@ class Las final : public Policy, public RunnableOrder {
   Las(std::vector<double> thresholds, double starvation_seconds)
       : thresholds_(std::move(thresholds)), starvation_seconds_(starvation_seconds) {}
 
+  bool PlacesMig() const override { return false; }  // docs/mig.md
   void OnArrival(SchedulingContext& context, JobId id) override {
     Grow(id);
     key_[id] = QueueKey{0, 1, ++back_seq_};

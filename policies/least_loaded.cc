@@ -25,6 +25,7 @@ namespace {
 
 class LeastLoaded final : public Policy {
  public:
+  bool PlacesMig() const override { return false; }  // docs/mig.md
   void OnArrival(SchedulingContext& context, JobId id) override { Dispatch(context, id); }
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override { ForgetRunning(id); }
   void OnRequeue(SchedulingContext& context, JobId id) override {

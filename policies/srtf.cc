@@ -46,6 +46,7 @@ double RemainingWork(const JobRun& run, double now) {
 
 class Srtf final : public Policy, public RunnableOrder {
  public:
+  bool PlacesMig() const override { return false; }  // docs/mig.md
   void OnArrival(SchedulingContext& context, JobId id) override {
     const JobRun& run = context.run(id);
     queued_.Insert(run.request, run.work_left, id);

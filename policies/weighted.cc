@@ -92,6 +92,7 @@ class Weighted final : public Policy {
 
   double RequestedWalltime(const Job& job) const override { return rule_.Requested(job); }
 
+  bool PlacesMig() const override { return false; }  // docs/mig.md
   // Jobs without a wall time are planned with modelled user estimates unless walltime=exact, as
   // for easy (docs/backfilling.md#user-estimates).
   void BeforeRun(const Trace& trace, uint64_t seed) override { rule_.Prepare(trace, seed); }

@@ -10,7 +10,8 @@
 // demands (docs/resources.md), empty = not stated. deadline, data_nodes and max_nodes are the
 // job's constraints (docs/deadlines.md): a deadline is a time in the clock of submit_time, or
 // "+SECONDS" after the submission; data_nodes node indices separated by '|'; max_nodes an
-// integer >= 1.
+// integer >= 1. mig_profile names one MIG instance (docs/mig.md), e.g. 3g.20gb; gpus must then
+// be 1.
 // Fields may be double-quoted ("" escapes a quote). Empty optional fields mean "not given".
 // JSON: an array of objects with the same keys, or {"jobs": [...]}.
 // Rules: submit_time, duration and walltime are finite numbers >= 0; gpus an integer >= 0 (a job
@@ -35,6 +36,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "sim/engine/mig.h"
 #include "sim/models/model_catalog.h"
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
@@ -71,6 +73,7 @@ enum Column {
   kMaxNodes,
   kGroup,
   kSpread,
+  kMigProfile,
   kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
@@ -79,7 +82,7 @@ constexpr const char* kColumnNames[kColumnCount] = {
     "batch_size", "status",         "precision",    "sequence_length", "recorded_start",
     "recorded_end", "cpus",         "host_memory_gib", "tp",            "pp",
     "dp",           "deadline",     "data_nodes",      "max_nodes",     "group",
-    "spread"};
+    "spread",       "mig_profile"};
 
 // Anti-affinity (docs/spreading.md): a group name (at most kMaxGroupName characters) and its
 // spread domain, `node` or `rack`, both or neither. Fills `constraints` or sets `error` and
@@ -460,6 +463,14 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
         constrained = true;
       }
     }
+    if (auto* f = optional(kMigProfile)) {
+      if (job.gpus != 1) {
+        parse.Fail(*f, "mig_profile: a MIG instance is one GPU's slice; expected gpus = 1, got " +
+                           std::to_string(job.gpus));
+      }
+      job.mig_profile = MigProfileId(f->text);
+      if (job.mig_profile == 0) parse.Fail(*f, "mig_profile: more than 65535 distinct names");
+    }
     id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     increasing_ids.Add(id.text);
     sink->Add(std::move(job), {}, constrained ? &constraints : nullptr);
@@ -627,6 +638,17 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
       }
       constrained = true;
     }
+    if (o.contains("mig_profile") && !o["mig_profile"].is_null()) {
+      job.mig_profile = MigProfileId(RequireString(o["mig_profile"], path, where + ".mig_profile"));
+      if (job.mig_profile == 0) {
+        throw JsonValueError(path, where + ".mig_profile", "more than 65535 distinct names");
+      }
+      if (job.gpus != 1) {
+        throw JsonValueError(path, where + ".mig_profile",
+                             "a MIG instance is one GPU's slice; expected gpus = 1, got " +
+                                 std::to_string(job.gpus));
+      }
+    }
     if (!seen_ids.emplace(job.id, i).second) {
       throw JsonValueError(path, where + ".job_id", "duplicate id \"" + job.id + "\"");
     }
@@ -671,7 +693,7 @@ CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
     "gpu_type,user,vc,priority,model,batch_size,status,precision,sequence_length,recorded_start,"
-    "recorded_end,cpus,host_memory_gib,deadline,data_nodes,max_nodes,group,spread]",
+    "recorded_end,cpus,host_memory_gib,deadline,data_nodes,max_nodes,group,spread,mig_profile]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

@@ -440,7 +440,11 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
     const JobConstraints* c = trace.ConstraintsOf(job);
     return c != nullptr && !c->group.empty();
   });
-  chunk += grouped ? ",group,spread\n" : "\n";
+  chunk += grouped ? ",group,spread" : "";
+  // The MIG profile only when some job names one (docs/mig.md).
+  const bool mig = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                               [](const Job& job) { return job.mig_profile != 0; });
+  chunk += mig ? ",mig_profile\n" : "\n";
   bool ok = true;
   for (const Job& job : trace.jobs) {
     const JobConstraints* constraints = trace.ConstraintsOf(job);
@@ -522,6 +526,10 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
       } else {
         chunk += ',';
       }
+    }
+    if (mig) {
+      chunk += ',';
+      AppendField(MigProfileName(job.mig_profile), &chunk);
     }
     chunk += '\n';
     if (chunk.size() > (1 << 20)) {

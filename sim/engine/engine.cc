@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "sim/engine/mig.h"
 #include "sim/engine/model_runtime.h"
 #include "sim/util/error.h"
 
@@ -170,7 +171,10 @@ void Engine::ResolveRequests() {
     run.request.job = &job;
     run.request.job_id = static_cast<int>(i);
     run.request.host = HostDemand{job.cpu_milli, job.memory_mib};
-    if (policy_.WholeNodes(job)) {
+    if (job.mig_profile != 0) {
+      // One MIG instance (docs/mig.md): placed by PlaceMig, whatever the run's placement.
+      active_placement_ = &whole_node_placement_;
+    } else if (policy_.WholeNodes(job)) {
       run.request.whole_nodes = true;
       active_placement_ = &whole_node_placement_;
     } else if (shares && job.IsShare()) {
@@ -861,6 +865,8 @@ void Engine::PlaceMemory(JobId id, int sign) {
 double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
   // A CPU-only job runs its trace duration: the runtime models describe GPU work.
   if (allocation.gpus.empty()) return 1.0;
+  // A MIG job's duration is its run time on the instance it names (docs/mig.md#speed).
+  if (allocation.mig_profile >= 0) return 1.0;
   double rate = runtime_.Rate(trace_.jobs[id], allocation);
   if (options_.models != nullptr) {
     const ModelRuntime& models = *options_.models;
@@ -919,6 +925,35 @@ void Engine::Arrive(JobId id) {
     // (docs/resources.md#cpu-only-jobs); otherwise rejected with the reason why not.
     if (std::string why = CpuOnlyRejection(id); !why.empty()) {
       Reject(id, std::move(why));
+      return;
+    }
+    if (site_) {
+      if (std::string why = site_->Admit(id, now_, policy_.RequestedWalltime(job)); !why.empty()) {
+        Reject(id, std::move(why));
+        return;
+      }
+    }
+    run.state = JobState::kQueued;
+    QueueAppend(id);
+    policy_.OnArrival(*this, id);
+    return;
+  }
+  if (job.mig_profile != 0) {
+    // A MIG job fits the empty cluster if some GPU in MIG mode of an allowed type offers its
+    // profile (docs/mig.md).
+    if (!policy_.PlacesMig()) {
+      Reject(id, "policy " + policy_name_ + " does not place MIG instances (docs/mig.md)");
+      return;
+    }
+    if (std::string why =
+            MigRejection(cluster_, MigProfileName(job.mig_profile), run.request.type_mask);
+        !why.empty()) {
+      Reject(id, std::move(why));
+      return;
+    }
+    Allocation scratch;
+    if (!placement().Find(empty_resources_, run.request, &scratch)) {
+      Reject(id, RejectionReason(id));
       return;
     }
     if (site_) {
@@ -1143,7 +1178,8 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   finished_gpu_seconds_ += ran * n;
   run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
   resources_.ReleaseJob(run.request.host, run.allocation.gpus, run.allocation.milli,
-                        run.allocation.node, run.request.constraint);
+                        run.allocation.node, run.request.constraint, run.allocation.mig_profile,
+                        run.allocation.mig_start);
   if (!holder_.empty() && run.allocation.milli == 0) {
     for (int g : run.allocation.gpus) holder_[g] = kNoJob;
   }
@@ -1271,6 +1307,41 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
     return;
   }
   if (run.request.gpus <= 0 && run.request.milli <= 0) fail("GPUs for a CPU-only job");
+  // MIG (docs/mig.md): a job naming a profile holds one instance of it at a documented start on
+  // free slices of a GPU in MIG mode; any other job never holds one.
+  if (IsMigRequest(run.request) != (allocation.mig_profile >= 0)) {
+    fail(allocation.mig_profile >= 0 ? "a MIG instance it did not ask for"
+                                     : "no MIG instance although it names a MIG profile");
+  }
+  if (allocation.mig_profile >= 0) {
+    if (allocation.gpus.size() != 1 || allocation.gpu_type < 0 ||
+        allocation.gpus[0] < 0 || allocation.gpus[0] >= cluster_.total_gpus()) {
+      fail("a MIG instance not on one GPU");
+    }
+    const int g = allocation.gpus[0];
+    const auto profiles = GpuMigProfiles(cluster_, g);
+    if (allocation.mig_profile >= static_cast<int>(profiles.size()) ||
+        MigProfileName(trace_.jobs[id].mig_profile) != profiles[allocation.mig_profile].name) {
+      fail("a MIG instance of another profile than its " + MigProfileName(trace_.jobs[id].mig_profile));
+    }
+    if (allocation.milli != MigMilli(profiles[allocation.mig_profile])) {
+      fail("a MIG instance whose share is not its compute slices' (MigMilli)");
+    }
+    if (!resources_.MigFits(g, allocation.mig_profile, allocation.mig_start)) {
+      fail("GPU " + std::to_string(g) + ": no room for its MIG instance at memory slice " +
+           std::to_string(allocation.mig_start) + " (not in MIG mode, busy, overlapping or not " +
+           "a documented start)");
+    }
+    if (cluster_.node(cluster_.NodeOfGpu(g)).gpu_type != allocation.gpu_type ||
+        !run.request.AllowsType(allocation.gpu_type)) {
+      fail("a GPU type it may not use");
+    }
+    if (!own_gpus_allowed &&
+        !resources_.HostFitsGpus(run.request.host, allocation.gpus, allocation.milli)) {
+      fail("the free CPUs or host memory of its nodes cannot take it");
+    }
+    return;
+  }
   if (allocation.milli < 0 || allocation.milli >= 1000) fail("a share outside 1..999");
   if (allocation.batch < 0 || (allocation.batch > 0 && !elastic_)) {
     fail("a batch chosen by a policy that is not elastic");
@@ -1387,7 +1458,7 @@ void Engine::Start(JobId id, Allocation allocation) {
   if (site_) site_->OnStart(id, run.request.gpus);
   if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
   resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli, allocation.node,
-                         run.request.constraint);
+                         run.request.constraint, allocation.mig_profile, allocation.mig_start);
   const int nodes = metrics_.OnAllocate(allocation, run.request.host);
   run.allocation = std::move(allocation);
   run.allocation.batch = 0;
@@ -1896,10 +1967,17 @@ void Engine::CheckInvariants() const {
   int whole = 0;
   double busy_fraction = 0;
   double running_gpu_seconds = 0;
+  std::vector<const Allocation*> mig_instances;  // MIG (docs/mig.md): checked apart below
   for (JobId id : running_) {
     const JobRun& run = runs_[id];
     CHECK(run.state == JobState::kRunning, "running list holds a job not running");
     const int milli = run.allocation.milli;
+    if (run.allocation.mig_profile >= 0) {
+      mig_instances.push_back(&run.allocation);
+      busy_fraction += HeldGpus(run.allocation);
+      running_gpu_seconds += (now_ - run.last_start) * HeldGpus(run.allocation);
+      continue;
+    }
     for (int g : run.allocation.gpus) {
       CHECK(!whole_held[g] && (milli > 0 ? held[g] + milli <= 1000 : held[g] == 0),
             "GPU " + std::to_string(g) + " held by two jobs");
@@ -1931,7 +2009,28 @@ void Engine::CheckInvariants() const {
       }
     }
   }
+  // MIG layouts: no two instances overlap, each at a documented start of its profile, on a GPU
+  // in MIG mode that nothing else holds; the free state's slices are the instances'.
+  if (const std::string why = CheckMigLayouts(cluster_, mig_instances); !why.empty()) {
+    CHECK(false, "MIG layout: " + why);
+  }
   int busy = 0;
+  if (resources_.any_mig() || !mig_instances.empty()) {
+    std::vector<uint8_t> slices(cluster_.total_gpus(), 0);
+    for (const Allocation* a : mig_instances) {
+      const int g = a->gpus[0];
+      CHECK(held[g] == 0, "GPU " + std::to_string(g) + " holds a MIG instance and another job");
+      slices[g] |= GpuMigProfiles(cluster_, g)[a->mig_profile].Mask(a->mig_start);
+    }
+    for (int g = 0; g < cluster_.total_gpus(); ++g) {
+      CHECK(resources_.mig_used(g) == slices[g],
+            "GPU " + std::to_string(g) + ": MIG slices out of step with the running instances");
+      if (slices[g] == 0) continue;
+      CHECK(!resources_.IsGpuFree(g) && resources_.free_milli(g) == 0,
+            "GPU " + std::to_string(g) + " holds MIG instances but is free to whole or shares");
+      ++busy;
+    }
+  }
   for (int g = 0; g < cluster_.total_gpus(); ++g) {
     if (held[g] == 0) continue;
     ++busy;

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/util/symbol.h"
@@ -43,8 +44,13 @@ struct Job {
   int gpu_type_column = 0;  // column of the gpu_type field in that line, 0 = unknown
   int priority = 0;         // class level, higher = more urgent (docs/policies.md#priority)
   int batch_size = 0;  // 0 = unknown
-  int gpu_milli = 0;   // share of one GPU in thousandths (fractional requests, gpus == 1);
-                       // 0 = whole GPUs. Without GPU sharing a fractional job holds a GPU.
+  int16_t gpu_milli = 0;  // share of one GPU in thousandths (fractional requests, gpus == 1);
+                          // 0 = whole GPUs. Without GPU sharing a fractional job holds a GPU.
+  // The MIG profile the job asks for (docs/mig.md), e.g. "3g.20gb": one instance of it on a GPU
+  // in MIG mode (gpus == 1). 0 = none; else an id of MigProfileId (its name: MigProfileName).
+  // Readers keep any name; the engine rejects, with a reason, a name no MIG GPU type of the
+  // cluster offers.
+  uint16_t mig_profile = 0;
   int cpu_milli = 0;   // CPU demand of the whole job in thousandths of a core; 0 = not stated
   int memory_mib = 0;  // host-memory demand of the whole job in MiB; 0 = not stated
                        // (both: docs/resources.md)
@@ -92,6 +98,13 @@ struct Job {
   // partitions (docs/cluster.md#site-model).
   Symbol partition;
 };
+
+// MIG profile names as jobs hold them (Job::mig_profile; sim/engine/mig.cc): MigProfileId gives
+// the id (>= 1) of `name`, the same for the same name in every thread; 0 once 65535 distinct
+// names are held (the reader then refuses the field). MigProfileName: the name of an id (empty
+// for 0).
+uint16_t MigProfileId(std::string_view name);
+const std::string& MigProfileName(uint16_t id);
 
 static_assert(sizeof(void*) != 8 || sizeof(Job) <= 160, "Job grew: check its layout (above)");
 

@@ -11,6 +11,11 @@ bool AllocationFits(const Resources& resources, const HostDemand& host,
   if (allocation.gpus.empty()) {
     return allocation.node >= 0 && resources.HostFitsCpuOnly(allocation.node, host);
   }
+  if (allocation.mig_profile >= 0) {
+    return allocation.gpus.size() == 1 &&
+           resources.MigFits(allocation.gpus[0], allocation.mig_profile, allocation.mig_start) &&
+           resources.HostFitsGpus(host, allocation.gpus, allocation.milli);
+  }
   for (int g : allocation.gpus) {
     if (allocation.milli > 0 ? resources.free_milli(g) < allocation.milli : !resources.IsGpuFree(g))
       return false;

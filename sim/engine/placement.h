@@ -54,7 +54,12 @@ struct Allocation {
   int gpu_type = -1;
   // 0: the GPUs are held whole. 1..999: this share of each listed GPU (GPU sharing); the other
   // shares may hold other jobs (Resources::free_milli).
-  int milli = 0;
+  int16_t milli = 0;
+  // A MIG instance (docs/mig.md): the profile (an index into MigProfilesOf of gpu_type) and the
+  // memory slice it starts at on its one GPU; -1 = not a MIG instance. milli is then the
+  // instance's compute share (MigMilli, sim/engine/mig.h). (In milli's padding.)
+  int8_t mig_profile = -1;
+  int8_t mig_start = -1;
   // Per-GPU micro-batch the job runs with; 0 = its current batch (JobRun::batch). Only an
   // elastic policy (Policy::Elastic) chooses it.
   int batch = 0;
@@ -143,12 +148,14 @@ inline bool CpuOnlyFits(const Resources& resources, int node, const PlacementReq
 inline void TakeAllocation(Resources& resources, const PlacementRequest& request,
                            const Allocation& allocation) {
   resources.AllocateJob(request.host, allocation.gpus, allocation.milli, allocation.node,
-                        request.constraint);
+                        request.constraint, allocation.mig_profile,
+                        allocation.mig_start);
 }
 inline void GiveBackAllocation(Resources& resources, const PlacementRequest& request,
                                const Allocation& allocation) {
   resources.ReleaseJob(request.host, allocation.gpus, allocation.milli, allocation.node,
-                       request.constraint);
+                       request.constraint, allocation.mig_profile,
+                        allocation.mig_start);
 }
 // True if `allocation` is free on `resources` for a job of host demand `host`: its GPUs (or
 // shares) free and the host charges fitting every node it spans (a CPU-only job: its node).
@@ -172,15 +179,25 @@ bool PlaceWholeNodes(const Resources& resources, const PlacementRequest& request
 bool PlaceTensorGroups(const Resources& resources, const PlacementRequest& request,
                        Allocation* out);
 
-// The run's placement with whole-node requests answered by PlaceWholeNodes and tensor-parallel
-// ones by PlaceTensorGroups; what the engine hands to policies when some job holds whole nodes or
-// states a tensor-parallel degree above 1.
+// MIG placement (docs/mig.md, sim/engine/mig.cc): a request of a job naming a MIG profile gets
+// one instance of it, first fit by node, GPU and start slice (all ascending) among the GPUs in MIG
+// mode of an allowed type that offers the profile. IsMigRequest: the request's job names one.
+bool IsMigRequest(const PlacementRequest& request);
+bool PlaceMig(const Resources& resources, const PlacementRequest& request, Allocation* out);
+
+// The run's placement with whole-node requests answered by PlaceWholeNodes, tensor-parallel
+// ones by PlaceTensorGroups and MIG ones by PlaceMig; what the engine hands to policies when some
+// job holds whole nodes, states a tensor-parallel degree above 1 or names a MIG profile.
 class WholeNodePlacement final : public Placement {
  public:
   explicit WholeNodePlacement(const Placement& inner) : inner_(inner) {}
   bool Find(const Resources& resources, const PlacementRequest& request,
             Allocation* out) const override {
     if (request.whole_nodes) return PlaceWholeNodes(resources, request, out);
+    if (IsMigRequest(request)) return PlaceMig(resources, request, out);
+    out->milli = 0;  // the inner strategies know nothing of MIG: no field of a PlaceMig left over
+    out->mig_profile = -1;
+    out->mig_start = -1;
     if (TensorGroup(request) > 1) return PlaceTensorGroups(resources, request, out);
     return inner_.Find(resources, request, out);
   }
@@ -191,6 +208,7 @@ class WholeNodePlacement final : public Placement {
   bool DrawsRandomNumbers() const override { return inner_.DrawsRandomNumbers(); }
   std::optional<WaitReason> NoFitReason(const Resources& resources,
                                         const PlacementRequest& request) const override {
+    if (IsMigRequest(request)) return std::optional<WaitReason>(WaitReason::kFragmentationMig);
     return request.whole_nodes ? std::nullopt : inner_.NoFitReason(resources, request);
   }
 

@@ -243,6 +243,10 @@ class Policy {
   // free state (backfilling horizons, LAS and SRTF rooms) say false, and their fractional jobs
   // hold whole GPUs.
   virtual bool SupportsShares() const { return false; }
+  // True if the policy starts MIG jobs (docs/mig.md) on the instances the engine's MIG placement
+  // finds. Policies that plan on their own copy of whole GPUs (conservative's profiles, LAS and
+  // SRTF rooms, least-loaded, weighted) say false: their MIG jobs are rejected with the reason.
+  virtual bool PlacesMig() const { return true; }
   // True if the job must hold whole nodes (an exclusive QoS; docs/engine.md#whole-nodes): its
   // request is placed by PlaceWholeNodes and it holds every GPU of those nodes, working on the
   // first `gpus` of them. Asked once per job before the run.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/hardware/mig.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -107,6 +108,14 @@ Resources::Resources(const Cluster& cluster) : cluster_(&cluster) {
     type_free_[node.gpu_type] += node.gpu_count;
   }
   total_free_ = cluster.total_gpus();
+  for (const Node& node : cluster.nodes()) {
+    if (!node.mig) continue;
+    if (mig_enabled_.empty()) {
+      mig_enabled_.assign(cluster.total_gpus(), 0);
+      mig_used_.assign(cluster.total_gpus(), 0);
+    }
+    for (int i = 0; i < node.gpu_count; ++i) mig_enabled_[node.first_gpu + i] = 1;
+  }
 }
 
 void Resources::SetNodeFree(int node, int free) {
@@ -286,10 +295,53 @@ void Resources::ReleaseHostOn(int node, const HostDemand& demand) {
       "node " + std::to_string(node) + ": host charge released twice");
 }
 
+std::span<const MigProfile> GpuMigProfiles(const Cluster& cluster, int gpu) {
+  return MigProfilesOf(cluster.catalog().gpu(cluster.node(cluster.NodeOfGpu(gpu)).gpu_type).name);
+}
+
+bool Resources::MigFits(int gpu, int profile, int start) const {
+  if (!mig_enabled(gpu)) return false;
+  const auto profiles = GpuMigProfiles(*cluster_, gpu);
+  if (profile < 0 || profile >= static_cast<int>(profiles.size())) return false;
+  const MigProfile& p = profiles[profile];
+  if (!p.StartsAt(start)) return false;
+  const uint8_t used = mig_used_[gpu];
+  if (used == 0 && !IsGpuFree(gpu)) return false;  // held whole or shared
+  return (used & p.Mask(start)) == 0;
+}
+
+void Resources::AllocateMig(int gpu, int profile, int start) {
+  CHECK(MigFits(gpu, profile, start), "MIG instance on GPU " + std::to_string(gpu) +
+                                          " at slice " + std::to_string(start) + " does not fit");
+  const auto profiles = GpuMigProfiles(*cluster_, gpu);
+  if (mig_used_[gpu] == 0) {
+    const int one[] = {gpu};
+    Allocate(one);
+  }
+  mig_used_[gpu] |= profiles[profile].Mask(start);
+}
+
+void Resources::ReleaseMig(int gpu, int profile, int start) {
+  CHECK(mig_enabled(gpu), "MIG instance released on GPU " + std::to_string(gpu) + " not in MIG mode");
+  const auto profiles = GpuMigProfiles(*cluster_, gpu);
+  CHECK(profile >= 0 && profile < static_cast<int>(profiles.size()), "unknown MIG profile index");
+  const uint8_t mask = profiles[profile].Mask(start);
+  CHECK((mig_used_[gpu] & mask) == mask, "MIG instance released on GPU " + std::to_string(gpu) +
+                                             " that does not hold it");
+  mig_used_[gpu] &= static_cast<uint8_t>(~mask);
+  if (mig_used_[gpu] == 0) {
+    const int one[] = {gpu};
+    Release(one);
+  }
+}
+
 void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli,
-                            int cpu_only_node, uint16_t constraint) {
+                            int cpu_only_node, uint16_t constraint, int mig_profile, int mig_start) {
   if (gpus.empty() && cpu_only_node >= 0) AllocateHostOn(cpu_only_node, demand);
-  if (milli > 0) {
+  if (mig_profile >= 0) {
+    CHECK(gpus.size() == 1, "a MIG instance on more than one GPU");
+    AllocateMig(gpus[0], mig_profile, mig_start);
+  } else if (milli > 0) {
     for (int g : gpus) AllocateShare(g, milli);
   } else {
     Allocate(gpus);
@@ -300,12 +352,15 @@ void Resources::AllocateJob(const HostDemand& demand, std::span<const int> gpus,
 }
 
 void Resources::ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli,
-                           int cpu_only_node, uint16_t constraint) {
+                           int cpu_only_node, uint16_t constraint, int mig_profile, int mig_start) {
   if (gpus.empty() && cpu_only_node >= 0) ReleaseHostOn(cpu_only_node, demand);
   CountJobKind(gpus, milli, -1);
   CountSpread(constraint, gpus, cpu_only_node, -1);
   ReleaseHost(demand, gpus, milli);
-  if (milli > 0) {
+  if (mig_profile >= 0) {
+    CHECK(gpus.size() == 1, "a MIG instance on more than one GPU");
+    ReleaseMig(gpus[0], mig_profile, mig_start);
+  } else if (milli > 0) {
     for (int g : gpus) ReleaseShare(g, milli);
   } else {
     Release(gpus);

@@ -12,6 +12,12 @@
 // whole-GPU placement never lands on a shared GPU); it returns to them when its last share is
 // released. shared_gpus() holds the GPUs with 0 < free_milli < 1000, for placements that share.
 //
+// MIG (docs/mig.md): a GPU of a node in MIG mode holds instances of its type's profiles
+// (sim/hardware/mig.h), each on a range of its 8 memory slices. mig_used(g) is the mask of the
+// occupied slices. A GPU holding any instance is busy in the whole-GPU indexes (free_milli 0), so
+// whole-GPU and share placements never land on it; it returns to them when its last instance is
+// released.
+//
 // Host resources (docs/resources.md): a node's CPUs (thousandths of a core) and host memory (MiB)
 // are tracked only after EnableHostLimits(), which the engine calls when some job of the run
 // states a CPU or memory demand. A job then holds on each of its nodes the charge HostChargeOn
@@ -31,6 +37,7 @@
 
 #include "sim/engine/job.h"
 #include "sim/hardware/cluster.h"
+#include "sim/hardware/mig.h"
 #include "sim/util/index_set.h"
 
 namespace clustersim {
@@ -71,6 +78,9 @@ HostCharge HostChargeOn(const Node& node, const HostDemand& demand, int gpus_on_
 // per GPU.
 HostCharge JobHostChargeOn(const Node& node, const HostDemand& demand, int on_node,
                            int allocation_gpus, int milli);
+
+// The MIG profiles of GPU `gpu`'s type (empty for a type without MIG).
+std::span<const MigProfile> GpuMigProfiles(const Cluster& cluster, int gpu);
 
 // Calls visit(node, GPUs of `gpus` on it) for each node `gpus` (ascending) spans, in order.
 template <typename Visit>
@@ -113,6 +123,19 @@ class Resources {
   void ReleaseShare(int gpu, int milli);
   // GPUs partly shared (0 < free_milli < 1000), as an IndexSet over global GPU indices.
   const IndexSet& shared_gpus() const { return shared_gpus_; }
+
+  // MIG instances. mig_enabled(g): g's node is in MIG mode. mig_used(g): its occupied memory
+  // slices (0 for a GPU without instances or not in MIG mode). MigFits: an instance of profile
+  // `profile` (an index into MigProfilesOf(g's type)) may start at memory slice `start` of g now:
+  // g is in MIG mode, either free whole or holding instances, `start` is one of the profile's
+  // documented starts and its slices are free.
+  bool mig_enabled(int gpu) const { return !mig_enabled_.empty() && mig_enabled_[gpu] != 0; }
+  uint8_t mig_used(int gpu) const { return mig_used_.empty() ? 0 : mig_used_[gpu]; }
+  bool any_mig() const { return !mig_enabled_.empty(); }
+  bool MigFits(int gpu, int profile, int start) const;
+  // REQUIRES MigFits (resp. the instance is held); CHECKed.
+  void AllocateMig(int gpu, int profile, int start);
+  void ReleaseMig(int gpu, int profile, int start);
 
   // Appends the `count` lowest-index free GPUs of `node`. REQUIRES free_gpus(node) >= count.
   void AppendLowestFreeGpus(int node, int count, std::vector<int>* out) const;
@@ -159,10 +182,14 @@ class Resources {
   // CPUs.
   // `constraint` is the job's placement-constraint class (PlacementRequest::constraint): with
   // spread rules enabled, the job is counted in its group's domains (below).
+  // A MIG instance (mig_profile >= 0, one GPU, `milli` its compute share for the host charge):
+  // AllocateMig / ReleaseMig instead of the whole GPU or a share.
   void AllocateJob(const HostDemand& demand, std::span<const int> gpus, int milli,
-                   int cpu_only_node = -1, uint16_t constraint = 0);
+                   int cpu_only_node = -1, uint16_t constraint = 0, int mig_profile = -1,
+                   int mig_start = -1);
   void ReleaseJob(const HostDemand& demand, std::span<const int> gpus, int milli,
-                  int cpu_only_node = -1, uint16_t constraint = 0);
+                  int cpu_only_node = -1, uint16_t constraint = 0, int mig_profile = -1,
+                  int mig_start = -1);
 
   // Anti-affinity (docs/spreading.md). After EnableSpread (REQUIRES: nothing allocated yet) with
   // the rule of each constraint class, AllocateJob and ReleaseJob count the running jobs of each
@@ -250,6 +277,8 @@ class Resources {
   std::shared_ptr<const std::vector<SpreadRule>> spread_rules_;  // by class; null = no rules
   std::map<std::pair<int, int>, int> spread_count_;  // (group, domain) -> running jobs > 0
   std::map<int, int> running_of_group_;              // group -> running jobs > 0
+  std::vector<uint8_t> mig_enabled_;  // per GPU; empty = no node in MIG mode
+  std::vector<uint8_t> mig_used_;     // per GPU, occupied memory slices (bit s = slice s)
 };
 
 }  // namespace clustersim

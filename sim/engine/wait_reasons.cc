@@ -1,8 +1,10 @@
 #include "sim/engine/wait_reasons.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "sim/engine/fragmentation.h"
+#include "sim/engine/job.h"
 #include "sim/engine/placement.h"
 #include "sim/engine/resources.h"
 #include "sim/hardware/cluster.h"
@@ -61,6 +63,25 @@ std::optional<WaitReason> ClassifyNoFit(const Cluster& cluster, const Placement&
       cpus_fit = CpuOnlyFits(free, node, cpus);
     }
     return cpus_fit ? WaitReason::kFragmentationMemory : WaitReason::kFragmentationCpus;
+  }
+  if (IsMigRequest(request)) {
+    // A MIG instance (docs/mig.md): capacity is the free memory slices of the GPUs in MIG mode
+    // (free or holding instances) of the allowed types that offer its profile.
+    if (Fits(placement, free, request)) return std::nullopt;
+    const std::string& name = MigProfileName(request.job->mig_profile);
+    int free_slices = 0;
+    int need = kMigMemorySlices + 1;
+    for (int g = 0; g < cluster.total_gpus(); ++g) {
+      if (!free.mig_enabled(g)) continue;
+      if (!request.AllowsType(cluster.node(cluster.NodeOfGpu(g)).gpu_type)) continue;
+      const auto profiles = GpuMigProfiles(cluster, g);
+      const int p = FindMigProfile(profiles, name);
+      if (p < 0) continue;
+      need = profiles[p].memory_slices;
+      if (free.mig_used(g) == 0 && !free.IsGpuFree(g)) continue;  // held by another job
+      free_slices += kMigMemorySlices - std::popcount(static_cast<unsigned>(free.mig_used(g)));
+    }
+    return free_slices >= need ? WaitReason::kFragmentationMig : WaitReason::kCapacity;
   }
   if (request.milli > 0) {
     // A share: capacity is the free thousandths of the allowed types' GPUs.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "sim/hardware/mig.h"
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
 #include "sim/util/suggest.h"
@@ -148,7 +149,8 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
   static const char* kKnownGroupKeys[] = {"count",    "gpu_type",        "gpus_per_node",
                                           "topology", "cpus",            "host_memory_gib",
                                           "nic_gbps", "name",            "spares",
-                                          "swap_seconds", "autoscale", "price_per_gpu_hour"};
+                                          "swap_seconds", "autoscale", "price_per_gpu_hour",
+                                          "mig"};
   for (size_t i = 0; i < nodes.size(); ++i) {
     const auto& g = nodes[i];
     const std::string where = "nodes[" + std::to_string(i) + "]";
@@ -247,6 +249,19 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
     if (group.autoscale.enabled && group.spares > 0) {
       throw JsonValueError(origin, where + ".spares",
                            "a node pool (autoscale) cannot have hot spares: drop one of them");
+    }
+    if (g.contains("mig")) {
+      if (!g["mig"].is_boolean()) {
+        throw JsonValueError(origin, where + ".mig", "expected true or false");
+      }
+      group.mig = g["mig"].get<bool>();
+      if (group.mig && MigProfilesOf(catalog.gpu(type).name).empty()) {
+        throw JsonValueError(origin, where + ".mig",
+                             "GPU type " + group.gpu_type +
+                                 " has no MIG profiles; MIG is modelled for A100-40GB, "
+                                 "A100-80GB, A100-PCIe-80GB, H100-80GB and H100-PCIe-80GB "
+                                 "(docs/mig.md)");
+      }
     }
     spec.groups.push_back(group);
   }
@@ -425,6 +440,7 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
       node.starts_provisioned = !node.pool || i < group.count;
       has_pools_ = has_pools_ || node.pool;
       node.spare = !node.pool && i >= group.count;
+      node.mig = group.mig;
       spare_nodes_ += node.spare;
       nodes_.push_back(node);
       total_gpus_ += node.gpu_count;

@@ -61,6 +61,9 @@ struct NodeGroupSpec {
   double price_per_gpu_hour = -1;
   // Nodes the group expands into: max for a pool, else count + spares.
   int node_count() const { return autoscale.enabled ? autoscale.max : count + spares; }
+  // MIG mode on every GPU of the group (docs/mig.md): jobs naming a MIG profile run on instances
+  // of these GPUs. Only for GPU types with MIG profiles (sim/hardware/mig.h).
+  bool mig = false;
 };
 
 struct NetworkSpec {
@@ -122,6 +125,7 @@ struct Node {
   // first `count` of its group are).
   bool pool = false;
   bool starts_provisioned = true;
+  bool mig = false;  // its GPUs are in MIG mode (NodeGroupSpec::mig)
 };
 
 class Cluster {

@@ -96,6 +96,29 @@ TEST_P(Conformance, HostLimitedRunsHonourCpusAndMemory) {
   }
 }
 
+// MIG (docs/mig.md): a third of the 1-GPU jobs name a profile; the A100-80GB group is in MIG
+// mode. Every policy and placement must keep the layouts valid (--check) and end every job.
+TEST_P(Conformance, MigLayoutsStayValidAndEveryJobEnds) {
+  const auto& [policy, placement] = GetParam();
+  auto jobs = RandomTrace(5, 200);
+  const char* profiles[] = {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb", "1g.20gb"};
+  std::mt19937_64 rng(5);
+  for (Job& job : jobs) {
+    if (job.gpus == 1 && rng() % 3 == 0) job.mig_profile = MigProfileId(profiles[rng() % 6]);
+  }
+  constexpr const char* kMigCluster = R"({"nodes":[
+    {"count":2,"gpu_type":"V100-32GB","gpus_per_node":8},
+    {"count":3,"gpu_type":"A100-80GB","gpus_per_node":4,"mig":true}]})";
+  testing::TestSim a(kMigCluster, jobs, policy, placement);  // --check on
+  a.Run();
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobRun& run = a.engine().runs()[i];
+    EXPECT_TRUE(run.state == JobState::kCompleted || run.state == JobState::kTimeout ||
+                run.state == JobState::kRejected)
+        << jobs[i].id << " ended " << JobStateName(run.state);
+  }
+}
+
 // Model-aware runs: cosched grows jobs on plans of its own and starts them elastically; fcfs and
 // easy share GPUs under frag-aware. Host demands must hold there too.
 TEST(ConformanceModels, HostLimitedModelAwareRunsHonourCpusAndMemory) {
