@@ -927,15 +927,7 @@ void Engine::Arrive(JobId id) {
       Reject(id, std::move(why));
       return;
     }
-    if (site_) {
-      if (std::string why = site_->Admit(id, now_, policy_.RequestedWalltime(job)); !why.empty()) {
-        Reject(id, std::move(why));
-        return;
-      }
-    }
-    run.state = JobState::kQueued;
-    QueueAppend(id);
-    policy_.OnArrival(*this, id);
+    Enqueue(id);
     return;
   }
   if (job.mig_profile != 0) {
@@ -956,15 +948,7 @@ void Engine::Arrive(JobId id) {
       Reject(id, RejectionReason(id));
       return;
     }
-    if (site_) {
-      if (std::string why = site_->Admit(id, now_, policy_.RequestedWalltime(job)); !why.empty()) {
-        Reject(id, std::move(why));
-        return;
-      }
-    }
-    run.state = JobState::kQueued;
-    QueueAppend(id);
-    policy_.OnArrival(*this, id);
+    Enqueue(id);
     return;
   }
   const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
@@ -985,13 +969,18 @@ void Engine::Arrive(JobId id) {
     Reject(id, RejectionReason(id));
     return;
   }
+  Enqueue(id);
+}
+
+void Engine::Enqueue(JobId id) {
   if (site_) {
+    const Job& job = trace_.jobs[id];
     if (std::string why = site_->Admit(id, now_, policy_.RequestedWalltime(job)); !why.empty()) {
       Reject(id, std::move(why));
       return;
     }
   }
-  run.state = JobState::kQueued;
+  runs_[id].state = JobState::kQueued;
   QueueAppend(id);
   policy_.OnArrival(*this, id);
 }

@@ -315,6 +315,9 @@ class Engine final : public SchedulingContext {
   // Hashes (time, kind, job) into the fingerprint without counting an event.
   void Hash(double time, int kind, JobId job);
   void Arrive(JobId id);
+  // An arrived job that can run on the empty cluster: the site's admission (when it has one),
+  // then the queue and the policy's OnArrival.
+  void Enqueue(JobId id);
   // Ends a job that was never started as rejected, now, with `reason` (jobs.reason).
   void Reject(JobId id, std::string reason);
   void Finish(JobId id, bool walltime_kill);
