@@ -17,6 +17,7 @@
 #include "app/param_scopes.h"
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
+#include "sim/engine/overcommit.h"
 #include "sim/hardware/topology.h"
 #include "sim/models/memory_model.h"
 #include "sim/output/sqlite_writer.h"
@@ -574,6 +575,21 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   if (s->fgd_classes != "folded" && s->fgd_classes != "paper") {
     throw InputError("--param fgd_classes=" + s->fgd_classes + ": expected folded or paper");
   }
+  // GPU memory over-commit (docs/overcommit.md): 1 <= F <= 4.
+  const double overcommit = params.Double("overcommit", kMinOvercommit);
+  if (!(overcommit >= kMinOvercommit && overcommit <= kMaxOvercommit)) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "--param overcommit=%g: expected a factor from 1 (no over-commit) to 4",
+                  overcommit);
+    throw InputError(text);
+  }
+  if (overcommit > kMinOvercommit && (config.models.enabled || config.models.assign)) {
+    throw InputError(
+        "--param overcommit: model-aware runs size each job's GPU memory from its model; "
+        "over-commit applies to the shares of runs without --model-aware (docs/overcommit.md)");
+  }
+  s->engine_options.memory_overcommit = overcommit;
   params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   if (const std::string problem = s->policy->ClusterProblem(cluster); !problem.empty()) {
     throw InputError(problem + " (cluster " + cluster.spec().origin + ")");
@@ -751,6 +767,23 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
     loaded->warnings.push_back(std::move(warning));
   }
   const bool shares = s->placement->SharesGpus();
+  if (s->engine_options.memory_overcommit > kMinOvercommit) {
+    const bool any_share = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                                       [](const Job& job) { return job.IsShare(); });
+    if (!shares || !any_share) {
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "--param overcommit=%g has nothing to act on: it applies to GPU shares, and %s "
+                    "(docs/overcommit.md)",
+                    s->engine_options.memory_overcommit,
+                    shares ? "no job of the trace asks for a share of a GPU"
+                           : ("placement " + config.placement +
+                              " does not share GPUs (use frag-aware or a share baseline)")
+                                 .c_str());
+      spdlog::warn("{}", text);
+      warnings.push_back(text);
+    }
+  }
   s->workload = s->fgd_classes == "paper"
                     ? PaperTaskClasses(trace, shares, host_limits)
                     : WorkloadClasses(trace, kDefaultMaxTaskClasses, shares, host_limits);

@@ -7,6 +7,7 @@
 
 #include "sim/engine/mig.h"
 #include "sim/engine/model_runtime.h"
+#include "sim/engine/overcommit.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -178,7 +179,7 @@ void Engine::ResolveRequests() {
       run.request.whole_nodes = true;
       active_placement_ = &whole_node_placement_;
     } else if (shares && job.IsShare()) {
-      run.request.milli = job.gpu_milli;
+      run.request.milli = ReservedMilli(job.gpu_milli, options_.memory_overcommit);
     } else if (job.tensor_parallel > 1) {
       // Tensor-parallel groups within a node (docs/reliability.md#model-parallelism-in-traces).
       active_placement_ = &whole_node_placement_;
@@ -877,7 +878,12 @@ double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
     rate *= models.ShareSpeed(trace_.jobs[id], allocation.milli);
   } else if (allocation.milli > 0) {  // a whole GPU's factor is 1
     static const double kColocationSpeed = ModelRuntimeOptions{}.colocation_speed;
-    rate *= ShareSpeed(trace_.jobs[id], allocation.milli, kColocationSpeed);
+    // Over-commit reserves less than the share; the job still runs at its share's speed
+    // (docs/overcommit.md#what-is-not-modelled).
+    const int milli = options_.memory_overcommit > 1.0 && runs_[id].request.milli == allocation.milli
+                          ? trace_.jobs[id].gpu_milli
+                          : allocation.milli;
+    rate *= ShareSpeed(trace_.jobs[id], milli, kColocationSpeed);
   }
   // An elastic start on fewer GPUs than requested, for a job the goodput model does not cover
   // (RateFactor is 1 for it): linear data-parallel scaling, n / R of the rate.

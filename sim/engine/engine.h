@@ -135,6 +135,9 @@ struct EngineOptions {
   // Grows and shrinks the cluster spec's node pools (docs/autoscaling.md); nullptr = pools stay
   // at their start size (`--autoscaler none`). Must outlive the engine.
   Autoscaler* autoscaler = nullptr;
+  // GPU memory over-commit F (sim/engine/overcommit.h, docs/overcommit.md): a GPU share of milli
+  // reserves ceil(milli / F) thousandths. 1 = none (the default).
+  double memory_overcommit = 1.0;
 };
 
 enum class RunStatus { kComplete, kInterrupted };
