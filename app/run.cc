@@ -590,6 +590,37 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
         "over-commit applies to the shares of runs without --model-aware (docs/overcommit.md)");
   }
   s->engine_options.memory_overcommit = overcommit;
+  // The shares' memory over time under over-commit (docs/overcommit.md#memory-over-time).
+  PeakModel& peaks = s->engine_options.peaks;
+  peaks.period_seconds = params.Double("peak_period", peaks.period_seconds);
+  peaks.length_seconds = params.Double("peak_seconds", peaks.length_seconds);
+  peaks.steady_share = params.Double("steady_share", peaks.steady_share);
+  if (!(peaks.period_seconds >= 1 && peaks.period_seconds <= 30 * 86400.0)) {
+    throw InputError("--param peak_period: expected seconds from 1 to 2592000 (30 days)");
+  }
+  if (!(peaks.length_seconds > 0 && peaks.length_seconds < peaks.period_seconds)) {
+    throw InputError("--param peak_seconds: expected seconds above 0 and below peak_period");
+  }
+  if (!(peaks.steady_share > 0 && peaks.steady_share <= 1)) {
+    throw InputError("--param steady_share: expected a fraction above 0, at most 1");
+  }
+  if (overcommit * peaks.steady_share > 1 + 1e-12) {
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "--param overcommit=%g with steady_share=%g: the shares' steady memory alone "
+                  "could exceed a GPU's (%g x %g > 1); expected overcommit x steady_share <= 1",
+                  overcommit, peaks.steady_share, overcommit, peaks.steady_share);
+    throw InputError(text);
+  }
+  if (overcommit == kMinOvercommit) {
+    for (const char* key : {"peak_period", "peak_seconds", "steady_share"}) {
+      if (config.params.values().count(key) > 0) {
+        spdlog::warn("--param {} has nothing to act on without --param overcommit above 1 "
+                     "(docs/overcommit.md)",
+                     key);
+      }
+    }
+  }
   params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   if (const std::string problem = s->policy->ClusterProblem(cluster); !problem.empty()) {
     throw InputError(problem + " (cluster " + cluster.spec().origin + ")");

@@ -148,6 +148,13 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
           : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus(),
                             resources_.host_limited()));
   SetUpReliability();
+  if (options_.memory_overcommit > 1.0) {
+    // GPU memory over-commit (docs/overcommit.md): shares may run out of memory.
+    shared_memory_.emplace(cluster.total_gpus(), options_.peaks);
+    next_overflow_.assign(cluster.total_gpus(), std::numeric_limits<double>::infinity());
+    oom_cause_ = failure_log_.AddCause(
+        {"gpu-memory", "GPU memory over-commit: co-located peaks", "gpu"});
+  }
   if (cluster.has_pools()) SetUpPools();
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
@@ -323,6 +330,10 @@ void Engine::Run() {
       const Event& e = batch[b];
       Record(t, kKindTimer, e.job);
       if (e.job == kSiteWakeJob) continue;  // only a pass: a site rule changed with time
+      if (e.job == kOverflowJob) {
+        Overflow(static_cast<int>(e.aux));
+        continue;
+      }
       if (e.job == kPoolScanJob || e.job == kPoolReadyJob) {
         PoolTimer(e);
         continue;
@@ -781,6 +792,35 @@ void Engine::ReleaseSpare(int node) {
   metrics_.OnNodeChanged(node);
 }
 
+void Engine::ScheduleOverflow(int gpu, bool include_now) {
+  const double t = shared_memory_->NextOverflow(gpu, now_, include_now);
+  next_overflow_[gpu] = t;
+  if (t < std::numeric_limits<double>::infinity()) {
+    Push(t, kTimerRank, kOverflowJob, static_cast<uint32_t>(gpu));
+  }
+}
+
+void Engine::Overflow(int gpu) {
+  if (next_overflow_[gpu] != now_) return;  // stale: the GPU's jobs changed since
+  next_overflow_[gpu] = std::numeric_limits<double>::infinity();
+  plans_held_ = false;  // the victims go back to the queue: promises are estimates
+  victims_ = shared_memory_->Victims(gpu, now_);
+  // Each victim runs out of memory: it loses the work since its last checkpoint and goes back to
+  // the queue, as a job whose GPU failed (FailJob), without taking the GPU out.
+  overflowing_ = true;
+  for (const JobId id : victims_) FailJob(id, oom_cause_, 0, 0);
+  overflowing_ = false;
+  FailureEvent event;
+  event.time = now_;
+  event.cause = oom_cause_;
+  event.first_node = cluster_.NodeOfGpu(gpu);
+  event.node_count = 1;
+  event.first_gpu = gpu;
+  std::sort(victims_.begin(), victims_.end());
+  failure_log_.Record(event, victims_);
+  ScheduleOverflow(gpu, false);
+}
+
 void Engine::OomFail(JobId id) {
   plans_held_ = false;  // the job goes back to the queue: promises after this are estimates
   JobRun& run = runs_[id];
@@ -1179,6 +1219,11 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     for (int g : run.allocation.gpus) holder_[g] = kNoJob;
   }
   if (!gpu_memory_.empty()) PlaceMemory(id, -1);
+  if (shared_memory_ && run.request.milli > 0 && run.allocation.milli > 0 &&
+      run.allocation.mig_profile < 0) {
+    shared_memory_->Remove(run.allocation.gpus[0], id);
+    if (!overflowing_) ScheduleOverflow(run.allocation.gpus[0], true);
+  }
   metrics_.OnRelease(run.allocation, run.request.host);
   if (site_) site_->OnStop(id, run.request.gpus);
   if (!spares_.empty()) DrainIntoPool(run.allocation.gpus);
@@ -1464,6 +1509,12 @@ void Engine::Start(JobId id, Allocation allocation) {
   ++starts_;
   if (run.first_start < 0) run.first_start = now_;
   run.last_start = now_;
+  if (shared_memory_ && run.request.milli > 0 && run.allocation.milli > 0 &&
+      run.allocation.mig_profile < 0) {
+    // Its peaks follow from this start; the overflows at this time were checked before the pass.
+    shared_memory_->Add(run.allocation.gpus[0], id, trace_.jobs[id].gpu_milli, now_);
+    ScheduleOverflow(run.allocation.gpus[0], false);
+  }
   if (!gpu_memory_.empty()) {
     ModelRun& mrun = model_runs_[id];
     mrun.batch = batch;
