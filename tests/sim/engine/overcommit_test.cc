@@ -2,7 +2,11 @@
 // which shares one GPU admits, with start and end times computed by hand.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "sim/engine/overcommit.h"
+#include "sim/engine/summary.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
@@ -155,6 +159,12 @@ TEST(Overcommit, CoincidingPeaksRunTheLastPeakingJobOutOfMemoryAndRequeueIt) {
   ASSERT_EQ(log.events().size(), 2u);
   EXPECT_DOUBLE_EQ(log.events()[0].time, 105);
   EXPECT_DOUBLE_EQ(log.events()[1].time, 205);
+  std::map<std::string, double> summary;
+  for (const SummaryRow& row : ComputeSummary(engine, SummaryOptions{})) {
+    if (row.scope == "all") summary[row.metric] = row.value;
+  }
+  EXPECT_DOUBLE_EQ(summary.at("oom_kills"), 2);
+  EXPECT_DOUBLE_EQ(summary.at("oom_kill_lost_gpu_hours"), 80.0 / 3600);
 }
 
 TEST(Overcommit, WithoutOvercommitTheSameJobsNeverShareAndNeverRunOutOfMemory) {
