@@ -621,7 +621,8 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
       }
     }
   }
-  params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
+  params.RejectUnused("policy " + config.policy + " with placement " + config.placement +
+                      (s->autoscaler ? " and autoscaler " + config.autoscaler : ""));
   if (const std::string problem = s->policy->ClusterProblem(cluster); !problem.empty()) {
     throw InputError(problem + " (cluster " + cluster.spec().origin + ")");
   }
