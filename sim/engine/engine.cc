@@ -793,7 +793,11 @@ void Engine::ReleaseSpare(int node) {
 }
 
 void Engine::ScheduleOverflow(int gpu, bool include_now) {
-  const double t = shared_memory_->NextOverflow(gpu, now_, include_now);
+  double t = shared_memory_->NextOverflow(gpu, now_, include_now);
+  // An arrival-only run without departures ends at its last arrival: no overflow after it.
+  if (options_.no_departures && !trace_.jobs.empty() && t > trace_.jobs.back().submit_time) {
+    t = std::numeric_limits<double>::infinity();
+  }
   next_overflow_[gpu] = t;
   if (t < std::numeric_limits<double>::infinity()) {
     Push(t, kTimerRank, kOverflowJob, static_cast<uint32_t>(gpu));

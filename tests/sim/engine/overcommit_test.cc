@@ -175,5 +175,19 @@ TEST(Overcommit, WithoutOvercommitTheSameJobsNeverShareAndNeverRunOutOfMemory) {
   EXPECT_TRUE(engine.failure_log().causes().empty());
 }
 
+TEST(Overcommit, ArrivalOnlyRunsEndAtTheLastArrivalWithoutLaterOverflows) {
+  // No job leaves: a and b would ping-pong for ever. The last arrival is b's at 5; the overflow
+  // at 105 is after it and never comes.
+  EngineOptions options = WithPeaks(1.5);
+  options.skip_no_fit = true;
+  options.no_departures = true;
+  TestSim sim(Nodes(1, 1, "A100-40GB"), {Share("a", 0, 600, 300), Share("b", 5, 600, 150)},
+              "fcfs", "frag-aware", options);
+  const Engine& engine = sim.Run();
+  EXPECT_EQ(sim.Of("b").state, JobState::kUnfinished);
+  EXPECT_TRUE(engine.failure_log().events().empty());
+  EXPECT_DOUBLE_EQ(engine.metrics().last_time(), 5);
+}
+
 }  // namespace
 }  // namespace clustersim
