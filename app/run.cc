@@ -17,6 +17,7 @@
 #include "app/param_scopes.h"
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
+#include "sim/engine/overcommit.h"
 #include "sim/hardware/mig.h"
 #include "sim/hardware/topology.h"
 #include "sim/models/memory_model.h"
@@ -581,6 +582,52 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   if (s->fgd_classes != "folded" && s->fgd_classes != "paper") {
     throw InputError("--param fgd_classes=" + s->fgd_classes + ": expected folded or paper");
   }
+  // GPU memory over-commit (docs/overcommit.md): 1 <= F <= 4.
+  const double overcommit = params.Double("overcommit", kMinOvercommit);
+  if (!(overcommit >= kMinOvercommit && overcommit <= kMaxOvercommit)) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "--param overcommit=%g: expected a factor from 1 (no over-commit) to 4",
+                  overcommit);
+    throw InputError(text);
+  }
+  if (overcommit > kMinOvercommit && (config.models.enabled || config.models.assign)) {
+    throw InputError(
+        "--param overcommit: model-aware runs size each job's GPU memory from its model; "
+        "over-commit applies to the shares of runs without --model-aware (docs/overcommit.md)");
+  }
+  s->engine_options.memory_overcommit = overcommit;
+  // The shares' memory over time under over-commit (docs/overcommit.md#memory-over-time).
+  PeakModel& peaks = s->engine_options.peaks;
+  peaks.period_seconds = params.Double("peak_period", peaks.period_seconds);
+  peaks.length_seconds = params.Double("peak_seconds", peaks.length_seconds);
+  peaks.steady_share = params.Double("steady_share", peaks.steady_share);
+  if (!(peaks.period_seconds >= 1 && peaks.period_seconds <= 30 * 86400.0)) {
+    throw InputError("--param peak_period: expected seconds from 1 to 2592000 (30 days)");
+  }
+  if (!(peaks.length_seconds > 0 && peaks.length_seconds < peaks.period_seconds)) {
+    throw InputError("--param peak_seconds: expected seconds above 0 and below peak_period");
+  }
+  if (!(peaks.steady_share > 0 && peaks.steady_share <= 1)) {
+    throw InputError("--param steady_share: expected a fraction above 0, at most 1");
+  }
+  if (overcommit * peaks.steady_share > 1 + 1e-12) {
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "--param overcommit=%g with steady_share=%g: the shares' steady memory alone "
+                  "could exceed a GPU's (%g x %g > 1); expected overcommit x steady_share <= 1",
+                  overcommit, peaks.steady_share, overcommit, peaks.steady_share);
+    throw InputError(text);
+  }
+  if (overcommit == kMinOvercommit) {
+    for (const char* key : {"peak_period", "peak_seconds", "steady_share"}) {
+      if (config.params.values().count(key) > 0) {
+        spdlog::warn("--param {} has nothing to act on without --param overcommit above 1 "
+                     "(docs/overcommit.md)",
+                     key);
+      }
+    }
+  }
   params.RejectUnused("policy " + config.policy + " with placement " + config.placement +
                       (s->autoscaler ? " and autoscaler " + config.autoscaler : ""));
   if (const std::string problem = s->policy->ClusterProblem(cluster); !problem.empty()) {
@@ -791,6 +838,23 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
     loaded->warnings.push_back(std::move(warning));
   }
   const bool shares = s->placement->SharesGpus();
+  if (s->engine_options.memory_overcommit > kMinOvercommit) {
+    const bool any_share = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                                       [](const Job& job) { return job.IsShare(); });
+    if (!shares || !any_share) {
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "--param overcommit=%g has nothing to act on: it applies to GPU shares, and %s "
+                    "(docs/overcommit.md)",
+                    s->engine_options.memory_overcommit,
+                    shares ? "no job of the trace asks for a share of a GPU"
+                           : ("placement " + config.placement +
+                              " does not share GPUs (use frag-aware or a share baseline)")
+                                 .c_str());
+      spdlog::warn("{}", text);
+      warnings.push_back(text);
+    }
+  }
   s->workload = s->fgd_classes == "paper"
                     ? PaperTaskClasses(trace, shares, host_limits)
                     : WorkloadClasses(trace, kDefaultMaxTaskClasses, shares, host_limits);

@@ -7,6 +7,7 @@
 
 #include "sim/engine/mig.h"
 #include "sim/engine/model_runtime.h"
+#include "sim/engine/overcommit.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -147,6 +148,13 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
           : WorkloadClasses(trace_, kDefaultMaxTaskClasses, placement_.SharesGpus(),
                             resources_.host_limited()));
   SetUpReliability();
+  if (options_.memory_overcommit > 1.0) {
+    // GPU memory over-commit (docs/overcommit.md): shares may run out of memory.
+    shared_memory_.emplace(cluster.total_gpus(), options_.peaks);
+    next_overflow_.assign(cluster.total_gpus(), std::numeric_limits<double>::infinity());
+    oom_cause_ = failure_log_.AddCause(
+        {"gpu-memory", "GPU memory over-commit: co-located peaks", "gpu"});
+  }
   if (cluster.has_pools()) SetUpPools();
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
@@ -178,7 +186,7 @@ void Engine::ResolveRequests() {
       run.request.whole_nodes = true;
       active_placement_ = &whole_node_placement_;
     } else if (shares && job.IsShare()) {
-      run.request.milli = job.gpu_milli;
+      run.request.milli = ReservedMilli(job.gpu_milli, options_.memory_overcommit);
     } else if (job.tensor_parallel > 1) {
       // Tensor-parallel groups within a node (docs/reliability.md#model-parallelism-in-traces).
       active_placement_ = &whole_node_placement_;
@@ -332,6 +340,10 @@ void Engine::Run() {
       const Event& e = batch[b];
       Record(t, kKindTimer, e.job);
       if (e.job == kSiteWakeJob) continue;  // only a pass: a site rule changed with time
+      if (e.job == kOverflowJob) {
+        Overflow(static_cast<int>(e.aux));
+        continue;
+      }
       if (e.job == kPoolScanJob || e.job == kPoolReadyJob) {
         PoolTimer(e);
         continue;
@@ -790,6 +802,39 @@ void Engine::ReleaseSpare(int node) {
   metrics_.OnNodeChanged(node);
 }
 
+void Engine::ScheduleOverflow(int gpu, bool include_now) {
+  double t = shared_memory_->NextOverflow(gpu, now_, include_now);
+  // An arrival-only run without departures ends at its last arrival: no overflow after it.
+  if (options_.no_departures && !trace_.jobs.empty() && t > trace_.jobs.back().submit_time) {
+    t = std::numeric_limits<double>::infinity();
+  }
+  next_overflow_[gpu] = t;
+  if (t < std::numeric_limits<double>::infinity()) {
+    Push(t, kTimerRank, kOverflowJob, static_cast<uint32_t>(gpu));
+  }
+}
+
+void Engine::Overflow(int gpu) {
+  if (next_overflow_[gpu] != now_) return;  // stale: the GPU's jobs changed since
+  next_overflow_[gpu] = std::numeric_limits<double>::infinity();
+  plans_held_ = false;  // the victims go back to the queue: promises are estimates
+  victims_ = shared_memory_->Victims(gpu, now_);
+  // Each victim runs out of memory: it loses the work since its last checkpoint and goes back to
+  // the queue, as a job whose GPU failed (FailJob), without taking the GPU out.
+  overflowing_ = true;
+  for (const JobId id : victims_) FailJob(id, oom_cause_, 0, 0);
+  overflowing_ = false;
+  FailureEvent event;
+  event.time = now_;
+  event.cause = oom_cause_;
+  event.first_node = cluster_.NodeOfGpu(gpu);
+  event.node_count = 1;
+  event.first_gpu = gpu;
+  std::sort(victims_.begin(), victims_.end());
+  failure_log_.Record(event, victims_);
+  ScheduleOverflow(gpu, false);
+}
+
 void Engine::OomFail(JobId id) {
   plans_held_ = false;  // the job goes back to the queue: promises after this are estimates
   JobRun& run = runs_[id];
@@ -887,7 +932,12 @@ double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
     rate *= models.ShareSpeed(trace_.jobs[id], allocation.milli);
   } else if (allocation.milli > 0) {  // a whole GPU's factor is 1
     static const double kColocationSpeed = ModelRuntimeOptions{}.colocation_speed;
-    rate *= ShareSpeed(trace_.jobs[id], allocation.milli, kColocationSpeed);
+    // Over-commit reserves less than the share; the job still runs at its share's speed
+    // (docs/overcommit.md#what-is-not-modelled).
+    const int milli = options_.memory_overcommit > 1.0 && runs_[id].request.milli == allocation.milli
+                          ? trace_.jobs[id].gpu_milli
+                          : allocation.milli;
+    rate *= ShareSpeed(trace_.jobs[id], milli, kColocationSpeed);
   }
   // An elastic start on fewer GPUs than requested, for a job the goodput model does not cover
   // (RateFactor is 1 for it): linear data-parallel scaling, n / R of the rate.
@@ -1185,6 +1235,11 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     for (int g : run.allocation.gpus) holder_[g] = kNoJob;
   }
   if (!gpu_memory_.empty()) PlaceMemory(id, -1);
+  if (shared_memory_ && run.request.milli > 0 && run.allocation.milli > 0 &&
+      run.allocation.mig_profile < 0) {
+    shared_memory_->Remove(run.allocation.gpus[0], id);
+    if (!overflowing_) ScheduleOverflow(run.allocation.gpus[0], true);
+  }
   metrics_.OnRelease(run.allocation, run.request.host);
   if (site_) site_->OnStop(id, run.request.gpus);
   if (!spares_.empty()) DrainIntoPool(run.allocation.gpus);
@@ -1470,6 +1525,12 @@ void Engine::Start(JobId id, Allocation allocation) {
   ++starts_;
   if (run.first_start < 0) run.first_start = now_;
   run.last_start = now_;
+  if (shared_memory_ && run.request.milli > 0 && run.allocation.milli > 0 &&
+      run.allocation.mig_profile < 0) {
+    // Its peaks follow from this start; the overflows at this time were checked before the pass.
+    shared_memory_->Add(run.allocation.gpus[0], id, trace_.jobs[id].gpu_milli, now_);
+    ScheduleOverflow(run.allocation.gpus[0], false);
+  }
   if (!gpu_memory_.empty()) {
     ModelRun& mrun = model_runs_[id];
     mrun.batch = batch;

@@ -69,6 +69,7 @@
 #include "sim/engine/fragmentation.h"
 #include "sim/engine/metrics.h"
 #include "sim/engine/node_pools.h"
+#include "sim/engine/overcommit.h"
 #include "sim/engine/placement_constraints.h"
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
@@ -135,6 +136,11 @@ struct EngineOptions {
   // Grows and shrinks the cluster spec's node pools (docs/autoscaling.md); nullptr = pools stay
   // at their start size (`--autoscaler none`). Must outlive the engine.
   Autoscaler* autoscaler = nullptr;
+  // GPU memory over-commit F (sim/engine/overcommit.h, docs/overcommit.md): a GPU share of milli
+  // reserves ceil(milli / F) thousandths. 1 = none (the default).
+  double memory_overcommit = 1.0;
+  // Each share's memory over its run under over-commit (docs/overcommit.md#memory-over-time).
+  PeakModel peaks;
 };
 
 enum class RunStatus { kComplete, kInterrupted };
@@ -419,6 +425,15 @@ class Engine final : public SchedulingContext {
   // pass) and kPoolReadyJob (aux: a requested node that is now ready).
   static constexpr JobId kPoolScanJob = -3;
   static constexpr JobId kPoolReadyJob = -4;
+  // GPU memory over-commit (sim/engine/overcommit.h): timers of job kOverflowJob (aux: the GPU)
+  // at the next time the shares on a GPU exceed its memory; the jobs then run out of memory.
+  static constexpr JobId kOverflowJob = -5;
+  void ScheduleOverflow(int gpu, bool include_now);
+  void Overflow(int gpu);
+  std::optional<SharedGpuMemory> shared_memory_;
+  std::vector<double> next_overflow_;  // per GPU: the time of its pending overflow timer
+  int oom_cause_ = -1;                 // the failure log's cause "gpu-memory"
+  bool overflowing_ = false;           // while Overflow takes jobs off (no rescheduling)
   void SetUpPools();
   void StartPools();
   void PoolTimer(const Event& e);

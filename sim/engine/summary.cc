@@ -444,6 +444,13 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   add("preemption_gpu_hours", preemption_gpu_seconds / 3600);
   add("borrowed_gpu_hours", borrowed_gpu_seconds / 3600);
   add("lost_gpu_hours", engine.lost_gpu_seconds() / 3600);
+  // GPU memory over-commit (docs/overcommit.md): rows only when it is on (its failure-log cause).
+  const FailureLog& log = engine.failure_log();
+  for (size_t c = 0; c < log.causes().size(); ++c) {
+    if (log.causes()[c].name != "gpu-memory") continue;
+    add("oom_kills", static_cast<double>(log.totals()[c].interruptions));
+    add("oom_kill_lost_gpu_hours", log.totals()[c].recompute_gpu_seconds / 3600);
+  }
   add("failures", static_cast<double>(engine.failures()));
   add("gpu_hours_down", engine.down_gpu_seconds() / 3600);
   add("node_hours_down", engine.down_node_seconds() / 3600);
