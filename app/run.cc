@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "app/param_scopes.h"
+#include "policies/defrag.h"
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/hardware/topology.h"
@@ -85,6 +86,7 @@ const std::vector<std::string>& RunConfigKeys() {
                                                 "record_allocations",
                                                 "on_no_fit",
                                                 "no_departures",
+                                                "defrag",
                                                 "inflate",
                                                 "out"};
   return keys;
@@ -201,6 +203,9 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
     } else if (option == "no-departures") {
       if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
       config->engine.no_departures = value.get<bool>();
+    } else if (option == "defrag") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->engine.defrag = value.get<bool>();
     } else if (option == "inflate") {
       config->filter.inflate = RequireNumber(value, path, key);
       if (!(config->filter.inflate > 0) || !std::isfinite(config->filter.inflate)) {
@@ -235,7 +240,7 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
               "model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
               "batch_choice, bsld_threshold, record_allocations, on_no_fit, no_departures, "
-              "inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out");
+              "defrag, inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out");
     }
   }
 } catch (const JsonValueError& e) {
@@ -417,6 +422,7 @@ struct Scheduler {
   const ModelRuntime* placement_models = nullptr;
   std::unique_ptr<Placement> placement;
   std::unique_ptr<Policy> owned_policy;
+  std::unique_ptr<Policy> defragmenter;  // --defrag: wraps the policy (policies/defrag.h)
   Policy* policy = nullptr;
   std::string fgd_classes;
   std::optional<FailureCatalog> failure_model;  // engine_options.faults points at it
@@ -577,6 +583,20 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
   if (const std::string problem = s->policy->ClusterProblem(cluster); !problem.empty()) {
     throw InputError(problem + " (cluster " + cluster.spec().origin + ")");
+  }
+  if (config.engine.defrag) {
+    if (const std::string problem = DefragProblem(*s->policy, config.policy); !problem.empty()) {
+      throw InputError(problem);
+    }
+    if (s->placement->DrawsRandomNumbers() || s->placement->IgnoresNodes()) {
+      throw InputError("--defrag: placement " + config.placement +
+                       (s->placement->IgnoresNodes() ? " ignores nodes, so no node is fragmented"
+                                                     : " draws random numbers, which only the "
+                                                       "policy may do") +
+                       " (docs/defragmentation.md)");
+    }
+    s->defragmenter = MakeDefragmenter(*s->policy);
+    s->policy = s->defragmenter.get();
   }
   if (config.engine.skip_no_fit && config.policy != "fcfs") {
     throw InputError("--on-no-fit skip: places each job as it arrives, which is fcfs; policy " +
