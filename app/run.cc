@@ -797,6 +797,12 @@ RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Sch
     params["autoscaler"] = config.autoscaler;
     record.params_json = params.dump();
   }
+  if (config.engine.defrag) {
+    // Likewise (docs/defragmentation.md#metrics): a run with --defrag is another run.
+    nlohmann::json params = nlohmann::json::parse(record.params_json);
+    params["defrag"] = true;
+    record.params_json = params.dump();
+  }
   record.runtime_model = s.runtime_name;
   record.seed = config.seed;
   record.version = CLUSTERSIM_VERSION;
