@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace clustersim {
@@ -30,37 +31,49 @@ struct Candidate {
 };
 
 // Tries to re-place `chosen` (in order) on the free GPUs off `node`, then the waiting job on the
-// state after the moves. Fills `moves` and returns true if all fit.
+// state after the moves. Fills `moves` and returns true if all fit. Works on `scratch`, a copy of
+// the live free state, and leaves it as it found it (every step is undone in reverse order).
 bool TryMoves(const SchedulingContext& context, JobId waiting, int node,
-              const std::vector<Candidate>& chosen, std::vector<DefragMove>* moves) {
-  const Resources& live = context.resources();
+              const std::vector<Candidate>& chosen, Resources& scratch,
+              std::vector<DefragMove>* moves) {
   const Placement& placement = context.placement();
   const Node& n = context.cluster().node(node);
-  Resources scratch = live;
   std::vector<int> block;
   for (int g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) {
-    if (live.IsGpuFree(g)) block.push_back(g);
+    if (scratch.IsGpuFree(g)) block.push_back(g);
   }
   if (!block.empty()) scratch.AllocateJob(HostDemand{}, block, 0);
   moves->clear();
+  bool placed = true;
   for (const Candidate& c : chosen) {
     const PlacementRequest& request = context.run(c.id).request;
     DefragMove move{c.id, {}};
     if (!placement.Find(scratch, request, &move.to) || move.to.milli > 0 ||
         move.to.gpus.size() != static_cast<size_t>(c.gpus)) {
-      return false;
+      placed = false;
+      break;
     }
     TakeAllocation(scratch, request, move.to);
     moves->push_back(std::move(move));
   }
-  Resources after = live;
-  for (const DefragMove& move : *moves) {
-    const JobRun& run = context.run(move.job);
-    GiveBackAllocation(after, run.request, run.allocation);
+  if (!block.empty()) scratch.ReleaseJob(HostDemand{}, block, 0);
+  bool fits = false;
+  if (placed) {
+    for (const DefragMove& move : *moves) {
+      const JobRun& run = context.run(move.job);
+      GiveBackAllocation(scratch, run.request, run.allocation);
+    }
+    Allocation allocation;
+    fits = placement.Find(scratch, context.run(waiting).request, &allocation);
+    for (auto it = moves->rbegin(); it != moves->rend(); ++it) {
+      const JobRun& run = context.run(it->job);
+      TakeAllocation(scratch, run.request, run.allocation);
+    }
   }
-  for (const DefragMove& move : *moves) TakeAllocation(after, context.run(move.job).request, move.to);
-  Allocation fits;
-  return placement.Find(after, context.run(waiting).request, &fits);
+  for (auto it = moves->rbegin(); it != moves->rend(); ++it) {
+    GiveBackAllocation(scratch, context.run(it->job).request, it->to);
+  }
+  return placed && fits;
 }
 
 }  // namespace
@@ -88,6 +101,12 @@ DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, Jo
   const Cluster& cluster = context.cluster();
   const Resources& free = context.resources();
   const double now = context.now();
+  // Moves do not make GPUs: with fewer free GPUs of its types than it asks, nothing can help.
+  int free_allowed = 0;
+  for (int type : cluster.gpu_types()) {
+    if (request.AllowsType(type)) free_allowed += free.free_of_type(type);
+  }
+  if (free_allowed < request.gpus) return plan;
   // Running jobs by id (a deterministic order), grouped by the nodes they hold GPUs on.
   std::vector<JobId> running = context.running();
   std::sort(running.begin(), running.end());
@@ -132,6 +151,7 @@ DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, Jo
   // The search (docs/defragmentation.md#search): on each node, the fewest movable jobs whose
   // GPUs with the node's free ones hold the job and which all fit elsewhere now; the node
   // needing the fewest moves wins, ties to the lower cost, then the lower node index.
+  std::optional<Resources> scratch;  // copied once, when a node is worth trying
   size_t best_moves = SIZE_MAX;
   double best_cost = 0;
   std::vector<DefragMove> moves;
@@ -163,8 +183,11 @@ DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, Jo
           cost += cands[i].cost;
         }
         const bool better = k < best_moves || cost < best_cost;
-        if (gpus >= need && cost < plan.gain_gpu_seconds && better &&
-            TryMoves(context, waiting, node.index, chosen, &moves)) {
+        // The moved jobs need as many free GPUs off the node.
+        const bool room = free.total_free() - free.free_gpus(node.index) >= gpus;
+        if (gpus >= need && cost < plan.gain_gpu_seconds && better && room &&
+            TryMoves(context, waiting, node.index, chosen,
+                     scratch ? *scratch : scratch.emplace(free), &moves)) {
           best_moves = k;
           best_cost = cost;
           plan.node = node.index;

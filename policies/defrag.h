@@ -47,8 +47,9 @@ double EstimatedEnd(const SchedulingContext& context, const Policy& policy, JobI
 // plan without moves when there are none: it fits already; it asks for a share, a MIG instance,
 // whole nodes, a constraint class, or more GPUs than any node has; the placement ignores nodes or
 // draws random numbers; or no set of movable jobs whose cost is below the gain frees enough GPUs
-// on one node and fits elsewhere. The search and its ties are in docs/defragmentation.md#search.
-// otherwise_start and the gain are filled in every case.
+// on one node and fits elsewhere; or fewer GPUs of its types are free than it asks (moves make
+// none). The search and its ties are in docs/defragmentation.md#search. otherwise_start and the
+// gain are filled whenever the search runs.
 DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, JobId waiting);
 
 // Wraps `inner` (which must outlive it and ServesQueueHead): after each of its passes, while the
