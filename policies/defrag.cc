@@ -166,7 +166,26 @@ DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, Jo
     });
     // Fewest jobs that could free `need` GPUs: the largest first.
     size_t least = 0;
-    for (int sum = 0; least < cands.size() && sum < need; ++least) sum += cands[least].gpus;
+    int sum = 0;
+    for (; least < cands.size() && sum < need; ++least) sum += cands[least].gpus;
+    if (sum < need || least > best_moves) continue;  // too few GPUs, or more moves than found
+    // A necessary condition, one placement query: the job fits once every movable job of the
+    // node is gone (freeing more never makes a fit fail). Most nodes end here when something
+    // else than this node's GPUs holds the job back (CPUs, memory, its type).
+    {
+      Resources& state = scratch ? *scratch : scratch.emplace(free);
+      for (const Candidate& c : cands) {
+        const JobRun& run = context.run(c.id);
+        GiveBackAllocation(state, run.request, run.allocation);
+      }
+      Allocation allocation;
+      const bool could = context.placement().Find(state, request, &allocation);
+      for (auto c = cands.rbegin(); c != cands.rend(); ++c) {
+        const JobRun& run = context.run(c->id);
+        TakeAllocation(state, run.request, run.allocation);
+      }
+      if (!could) continue;
+    }
     const size_t m = cands.size();
     for (size_t k = std::max<size_t>(least, 1); k <= m && k <= best_moves; ++k) {
       // Combinations of k of the m candidates in lexicographic order of their positions.
@@ -186,8 +205,7 @@ DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, Jo
         // The moved jobs need as many free GPUs off the node.
         const bool room = free.total_free() - free.free_gpus(node.index) >= gpus;
         if (gpus >= need && cost < plan.gain_gpu_seconds && better && room &&
-            TryMoves(context, waiting, node.index, chosen,
-                     scratch ? *scratch : scratch.emplace(free), &moves)) {
+            TryMoves(context, waiting, node.index, chosen, *scratch, &moves)) {
           best_moves = k;
           best_cost = cost;
           plan.node = node.index;
