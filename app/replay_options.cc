@@ -30,8 +30,9 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
                                                "hardware catalog JSON (default: built in)")(
       "seed", po::value(&config.seed)->default_value(0), "random seed")(
       "autoscaler", po::value(&config.autoscaler)->default_value("none"),
-      "how the cluster spec's node pools grow and shrink: none (they keep their start size) or "
-      "cluster-autoscaler (docs/autoscaling.md)")(
+      "how the cluster spec's node pools grow and shrink: none (they keep their start size), "
+      "cluster-autoscaler or target-utilization (clustersim list autoscalers; "
+      "docs/autoscaling.md)")(
       "interval",
       DurationValue("--interval", &config.engine.timeseries_interval_seconds)->default_value("300"),
       "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(
@@ -93,6 +94,9 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
       "deadlines", po::value(&config.deadlines),
       "give jobs without a deadline one: factor=LO:HI[,share=S] = lambda x duration after the "
       "submission, lambda uniform in [LO, HI] (seeded by --seed)")(
+      "mig-from-shares", po::bool_switch(&config.mig_from_shares),
+      "a job asking for a share of one GPU (gpu_milli) asks for the smallest MIG profile of the "
+      "cluster's MIG GPU type holding it instead (docs/mig.md#from-gpu-shares)")(
       "data-nodes", po::value(&config.data_nodes),
       "give jobs without data nodes some: replicas=R[,by=vc|user|job] = R nodes per virtual "
       "cluster, user or job (seeded by --seed)")(

@@ -3,6 +3,7 @@
 // every 10 s from the first arrival.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,8 @@ struct Scaled {
   std::unique_ptr<Autoscaler> autoscaler;
   std::unique_ptr<TestSim> sim;
   Engine& Run(const std::string& cluster, std::vector<Job> jobs,
-              const std::string& name = "cluster-autoscaler") {
-    autoscaler = FindAutoscaler(name).make(Params());
+              const std::string& name = "cluster-autoscaler", const Params& params = Params()) {
+    autoscaler = FindAutoscaler(name).make(params);
     EngineOptions options;
     options.autoscaler = autoscaler.get();
     sim = std::make_unique<TestSim>(cluster, std::move(jobs), "fcfs", "first-fit", options);
@@ -142,6 +143,49 @@ TEST(ClusterAutoscaler, AJobWiderThanANodeGetsAllTheNodesItNeeds) {
   EXPECT_EQ(engine.node_pools().events().size(), 6u);  // 2 x requested, ready, released
 }
 
+// Provisioning times drawn from a range (docs/autoscaling.md#the-cluster-spec): 1,000 waiting
+// 8-GPU jobs make cluster-autoscaler request 1,000 pool nodes at 0 (one job takes the fixed
+// node). Every node is ready within [200, 400] s of its request; the times differ; their mean is
+// 300 s within 10 s (the mean of 1,000 uniform draws on [200, 400] has a standard deviation of
+// 200 / sqrt(12) / sqrt(1000) = 1.8 s); the same seed repeats them and another seed does not.
+TEST(ClusterAutoscaler, ProvisioningTimesFromARangeAreDrawnPerRequestFromTheRunsSeed) {
+  const std::string cluster =
+      R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8},)"
+      R"({"name":"pool","count":0,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("autoscale":{"min":0,"max":1000,"provision_seconds":{"uniform":[200,400]}}}]})";
+  auto ready_times = [&](uint64_t seed) {
+    std::unique_ptr<Autoscaler> autoscaler = FindAutoscaler("cluster-autoscaler").make(Params());
+    EngineOptions options;
+    options.autoscaler = autoscaler.get();
+    options.seed = seed;
+    TestSim sim(cluster, EightGpuJobs(1001, 100), "fcfs", "first-fit", options);
+    const Engine& engine = sim.Run();
+    std::vector<double> ready;
+    for (const NodeEvent& e : engine.node_pools().events()) {
+      if (e.kind == NodeEventKind::kRequested) {
+        EXPECT_EQ(e.time, 0);
+      } else if (e.kind == NodeEventKind::kReady) {
+        ready.push_back(e.time);
+      }
+    }
+    return ready;
+  };
+  const std::vector<double> ready = ready_times(7);
+  ASSERT_EQ(ready.size(), 1000u);
+  double sum = 0;
+  for (double t : ready) {
+    EXPECT_GE(t, 200);
+    EXPECT_LE(t, 400);
+    sum += t;
+  }
+  EXPECT_NEAR(sum / 1000, 300, 10);
+  EXPECT_GT(*std::max_element(ready.begin(), ready.end()) -
+                *std::min_element(ready.begin(), ready.end()),
+            150);
+  EXPECT_EQ(ready_times(7), ready);
+  EXPECT_NE(ready_times(8), ready);
+}
+
 // --autoscaler none: the pool keeps its start size; nothing is requested or released and the
 // waiting jobs run on the nodes there are.
 TEST(ClusterAutoscaler, NoneKeepsEveryPoolAtItsStartSize) {
@@ -153,6 +197,64 @@ TEST(ClusterAutoscaler, NoneKeepsEveryPoolAtItsStartSize) {
   EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 0);
   EXPECT_DOUBLE_EQ(StartOf(engine, "j2"), 1000);
   EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 8 * 2000 / 3600.0, 1e-9);
+}
+
+Params OneParam(const std::string& key, const std::string& value) {
+  Params params;
+  params.AddAssignment(key + "=" + value);
+  return params;
+}
+
+// --autoscaler target-utilization (docs/autoscaling.md#target-utilization) on the same example,
+// scans every 15 s from 0, target 1 (the default). t=0: j0 holds the fixed node's 8 GPUs and j1,
+// j2 wait for 16: demand 24 GPUs against 8 provisioned, 3x the target, so the desired capacity
+// is ceil(24 / 1) = 24 GPUs, 16 beyond the fixed node: 2 pool nodes, requested at once. From
+// 300 demand = capacity = 24 (within the 0.1 tolerance: each scan recommends the 2 there are).
+// j0 ends at 1000; the scan of 1005 sees 16 of 24 (0.67): 16 - 8 fixed = 8 GPUs, 1 node. The
+// scans of 1005-1290 recommend 1, but scale-down takes the highest recommendation of the last
+// 300 s, which holds 2 until the 2s of the scans up to 990 have left it: at 1290 the window
+// (990, 1290] holds only 1s, but both pool nodes run j1 and j2 until 1300. The scan of 1305
+// releases one (window (1005, 1305]: 1s and the 0 of 1305), node 2, the highest index; the scan
+// of 1590 (window (1290, 1590]: only 0s) the other. Billed: 8 GPUs x (1,305 + 1,590) s.
+TEST(TargetUtilization, ProvisionsTheDemandOverTheTargetAndShrinksToTheWindowsHighest) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(), EightGpuJobs(3, 1000), "target-utilization");
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 300);
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j2"), 300);
+  EXPECT_EQ(Events(engine),
+            (std::vector<std::string>{"0 1 requested", "0 2 requested", "300 1 ready",
+                                      "300 2 ready", "1305 2 released", "1590 1 released"}));
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 8 * (1305 + 1590) / 3600.0,
+              1e-9);
+}
+
+// Target 0.8: at 0 the desired capacity is ceil(24 / 0.8) = 30 GPUs, 22 beyond the fixed node:
+// 3 nodes. From 300, 24 of 32 GPUs are needed: 24 / (0.8 x 32) = 0.94, within the tolerance, so
+// the idle third node stays (spare capacity is what the target asks for). From 1005, 16 of 32:
+// 0.625, recommending ceil((16 / 0.8 - 8) / 8) = 2; at 1290 the window (990, 1290] holds only
+// 2s and the idle node 3 goes. From 1305 nothing is needed (recommendation 0, the pool's min);
+// the 2s leave the window at 1590, when nodes 2 and 1 go. Billed: 8 x 1,290 + 2 x 8 x 1,590.
+TEST(TargetUtilization, ATargetBelowOneKeepsSpareCapacityWithinTheTolerance) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(), EightGpuJobs(3, 1000), "target-utilization",
+                               OneParam("target_utilization", "0.8"));
+  EXPECT_EQ(Events(engine), (std::vector<std::string>{
+                                "0 1 requested", "0 2 requested", "0 3 requested", "300 1 ready",
+                                "300 2 ready", "300 3 ready", "1290 3 released",
+                                "1590 2 released", "1590 1 released"}));
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"),
+              (8 * 1290 + 2 * 8 * 1590) / 3600.0, 1e-9);
+}
+
+TEST(TargetUtilization, RefusesATargetOutsideZeroToOneAndANegativeWindow) {
+  for (const char* bad : {"0", "1.5", "-0.2"}) {
+    EXPECT_THROW(FindAutoscaler("target-utilization").make(OneParam("target_utilization", bad)),
+                 InputError)
+        << bad;
+  }
+  EXPECT_THROW(
+      FindAutoscaler("target-utilization").make(OneParam("scale_down_stabilization", "-1")),
+      InputError);
 }
 
 // The engine checks what an autoscaler asks: releasing a node that runs a job is refused.
