@@ -81,6 +81,10 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
       DurationValue("--restore-cost", &config.engine.faults.restore_cost_seconds)
           ->default_value("0"),
       "time a job restarted after a failure spends restoring its checkpoint (a duration)")(
+      "defrag", po::bool_switch(&config.engine.defrag),
+      "defragment by migration: when the first waiting job does not fit but would if running "
+      "jobs moved to other free GPUs, move the fewest, each paying the preemption cost, if its "
+      "GPU-seconds gained exceed theirs lost (fcfs; docs/defragmentation.md)")(
       "check", po::bool_switch(&config.engine.check_invariants),
       "verify engine invariants after every pass (slow)");
   desc.add(group);

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "app/param_scopes.h"
+#include "policies/defrag.h"
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
 #include "sim/engine/overcommit.h"
@@ -88,6 +89,7 @@ const std::vector<std::string>& RunConfigKeys() {
                                                 "record_allocations",
                                                 "on_no_fit",
                                                 "no_departures",
+                                                "defrag",
                                                 "inflate",
                                                 "mig_from_shares",
                                                 "out"};
@@ -205,6 +207,9 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
     } else if (option == "no-departures") {
       if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
       config->engine.no_departures = value.get<bool>();
+    } else if (option == "defrag") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->engine.defrag = value.get<bool>();
     } else if (option == "inflate") {
       config->filter.inflate = RequireNumber(value, path, key);
       if (!(config->filter.inflate > 0) || !std::isfinite(config->filter.inflate)) {
@@ -242,7 +247,7 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
               "model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
               "batch_choice, bsld_threshold, record_allocations, on_no_fit, no_departures, "
-              "inflate, deadlines, data_nodes, mig_from_shares, locality_alpha, "
+              "defrag, inflate, deadlines, data_nodes, mig_from_shares, locality_alpha, "
               "max_nodes_per_job, out");
     }
   }
@@ -425,6 +430,7 @@ struct Scheduler {
   const ModelRuntime* placement_models = nullptr;
   std::unique_ptr<Placement> placement;
   std::unique_ptr<Policy> owned_policy;
+  std::unique_ptr<Policy> defragmenter;  // --defrag: wraps the policy (policies/defrag.h)
   Policy* policy = nullptr;
   std::string fgd_classes;
   std::optional<FailureCatalog> failure_model;  // engine_options.faults points at it
@@ -632,6 +638,20 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
                       (s->autoscaler ? " and autoscaler " + config.autoscaler : ""));
   if (const std::string problem = s->policy->ClusterProblem(cluster); !problem.empty()) {
     throw InputError(problem + " (cluster " + cluster.spec().origin + ")");
+  }
+  if (config.engine.defrag) {
+    if (const std::string problem = DefragProblem(*s->policy, config.policy); !problem.empty()) {
+      throw InputError(problem);
+    }
+    if (s->placement->DrawsRandomNumbers() || s->placement->IgnoresNodes()) {
+      throw InputError("--defrag: placement " + config.placement +
+                       (s->placement->IgnoresNodes() ? " ignores nodes, so no node is fragmented"
+                                                     : " draws random numbers, which only the "
+                                                       "policy may do") +
+                       " (docs/defragmentation.md)");
+    }
+    s->defragmenter = MakeDefragmenter(*s->policy);
+    s->policy = s->defragmenter.get();
   }
   if (config.engine.skip_no_fit && config.policy != "fcfs") {
     throw InputError("--on-no-fit skip: places each job as it arrives, which is fcfs; policy " +
@@ -879,6 +899,12 @@ RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Sch
     // Recorded with the parameters (the run's identity): docs/autoscaling.md#output.
     nlohmann::json params = nlohmann::json::parse(record.params_json);
     params["autoscaler"] = config.autoscaler;
+    record.params_json = params.dump();
+  }
+  if (config.engine.defrag) {
+    // Likewise (docs/defragmentation.md#metrics): a run with --defrag is another run.
+    nlohmann::json params = nlohmann::json::parse(record.params_json);
+    params["defrag"] = true;
     record.params_json = params.dump();
   }
   record.runtime_model = s.runtime_name;

@@ -36,7 +36,7 @@ using nlohmann::json;
 constexpr const char* kSpecKeys =
     "traces, clusters, policies, placements, params, load_factor, seeds, runtime_model, format, "
     "hardware, interval, preemption_cost, stop_time, models, on_no_fit, no_departures, inflate, "
-    "no_host_demands, autoscaler";
+    "no_host_demands, autoscaler, defrag";
 
 // The most runs a spec may expand to: each is a database file in --out (a million runs of even
 // the tiny test trace take some 60 GB), and the expansion is held in memory.
@@ -85,7 +85,7 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
       "traces",    "clusters",      "policies",  "placements",    "params",   "load_factor",
       "seeds",     "runtime_model", "format",    "hardware",      "interval", "preemption_cost",
       "stop_time", "models",        "on_no_fit", "no_departures", "inflate",  "no_host_demands",
-      "autoscaler"};
+      "autoscaler", "defrag"};
   for (const auto& [key, value] : doc.items()) {
     if (key == "load_factors") {
       // Its factors multiplied the gaps between arrivals; load_factor's multiply the arrival
@@ -262,6 +262,7 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
     return doc[key].get<bool>();
   };
   engine.no_departures = flag_of("no_departures");
+  engine.defrag = flag_of("defrag");  // docs/defragmentation.md
   const bool no_host_demands = flag_of("no_host_demands");
   double inflate = 0;
   if (doc.contains("inflate")) {
@@ -389,7 +390,7 @@ SweepSpec LoadSweepSpec(const std::string& path) try {
                 // Only when given, so the keys (and file names) of earlier sweeps stay the same.
                 if (doc.contains("models")) key["models"] = doc["models"];
                 for (const char* k :
-                     {"on_no_fit", "no_departures", "inflate", "no_host_demands", "autoscaler"}) {
+                     {"on_no_fit", "no_departures", "inflate", "no_host_demands", "autoscaler", "defrag"}) {
                   if (doc.contains(k)) key[k] = doc[k];
                 }
                 run.key_json = key.dump();

@@ -113,6 +113,10 @@ void PrintSummary(const RunConfig& config, const RunOutcome& o) {
               "preemption cost", config.engine.preemption_cost_seconds,
               model_sized ? " (model-sized checkpoints for modelled jobs)" : "",
               v("preemption_gpu_hours"));
+  if (config.engine.defrag) {  // docs/defragmentation.md
+    std::printf("  %-20s migrations %.0f   paid %.2f GPU-h\n", "defragmentation",
+                v("migrations"), v("migration_gpu_hours"));
+  }
   std::printf("  %-20s %.2f h   throughput %.2f jobs/h\n", "makespan", v("makespan_seconds") / 3600,
               v("throughput_jobs_per_hour"));
   std::printf("  %-20s %.1f %%   queue %.1f jobs (mean)\n", "utilization",

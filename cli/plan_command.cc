@@ -939,6 +939,8 @@ int CommandPlan(int argc, char** argv) {
       "mkdir", po::bool_switch(&mkdir), "create --csv's folder if it does not exist")(
       "packing", po::bool_switch(&show_packing),
       "print the zero-wait packing bound per node type (always with a max_wait SLO)")(
+      "defrag", po::bool_switch(&base.engine.defrag),
+      "defragment by migration in every simulation (fcfs; docs/defragmentation.md)")(
       "log-level", po::value(&log_level)->default_value("error"), "trace|debug|info|warn|error");
   AddProgressOptions(desc, &progress_options);
   AddFilterOptions(desc, filter_args);

@@ -14,6 +14,7 @@ class Fcfs final : public Policy {
  public:
   bool SupportsShares() const override { return true; }
   bool HonoursSiteRules() const override { return true; }
+  bool ServesQueueHead() const override { return true; }  // --defrag may serve it
   void Schedule(SchedulingContext& context) override {
     Allocation allocation;
     JobId id = context.QueueFront();

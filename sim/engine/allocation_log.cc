@@ -12,6 +12,8 @@ const char* IntervalEndName(IntervalEnd why) {
       return "failure";
     case IntervalEnd::kResize:
       return "resize";
+    case IntervalEnd::kMigrate:
+      return "migrate";
     case IntervalEnd::kOom:
       return "oom";
     case IntervalEnd::kTimeout:

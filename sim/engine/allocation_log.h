@@ -26,11 +26,12 @@ enum class IntervalEnd : uint8_t {
   kPreempt,  // a policy preempted it (it went back to the queue)
   kFailure,  // a failure of one of its GPUs or nodes (back to the queue at its last checkpoint)
   kResize,   // a policy moved it to another allocation (the next interval starts at once)
+  kMigrate,  // the defragmenter moved it to as many other GPUs (docs/defragmentation.md)
   kOom,      // its start ran out of GPU memory (model-aware runs)
   kTimeout,  // killed at its requested wall time
   kRunEnd,   // still running when the run stopped (end of trace with --stop-time, or Ctrl-C)
 };
-// "finish", "preempt", "failure", "resize", "oom", "timeout", "run-end".
+// "finish", "preempt", "failure", "resize", "migrate", "oom", "timeout", "run-end".
 const char* IntervalEndName(IntervalEnd why);
 
 struct AllocationInterval {

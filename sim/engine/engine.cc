@@ -1720,9 +1720,34 @@ void Engine::Resize(JobId id, Allocation allocation) {
   JobRun& run = runs_[id];
   if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
   if (run.request.whole_nodes) PolicyBug("resize of a job that holds whole nodes");
+  Move(id, std::move(allocation), IntervalEnd::kResize);
+}
+
+void Engine::Migrate(JobId id, Allocation allocation) {
+  if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kRunning) {
+    PolicyBug("migration of a job that is not running");
+  }
+  const JobRun& run = runs_[id];
+  if (allocation.milli > 0 || run.allocation.milli > 0 || run.allocation.mig_profile >= 0 ||
+      allocation.mig_profile >= 0) {
+    PolicyBug("migration of a GPU share or MIG instance");
+  }
+  if (run.request.whole_nodes) PolicyBug("migration of a job that holds whole nodes");
+  if (allocation.gpus.size() != run.allocation.gpus.size()) {
+    PolicyBug("migration to another number of GPUs");
+  }
+  ValidateAllocation(id, allocation, "migration of", true);
+  JobCosts& costs = costs_[id];
+  ++costs.migrations;
+  costs.migration_gpu_seconds += HeldGpus(allocation) * PreemptionSeconds(id);
+  Move(id, std::move(allocation), IntervalEnd::kMigrate);
+}
+
+void Engine::Move(JobId id, Allocation allocation, IntervalEnd why) {
+  JobRun& run = runs_[id];
   // Checkpoint on the old GPUs, restore on the new: the job pays the cost on its new GPUs.
   costs_[id].preemption_gpu_seconds += HeldGpus(allocation) * PreemptionSeconds(id);
-  StopRunning(id, IntervalEnd::kResize);
+  StopRunning(id, why);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);
   // An elastic policy starts jobs on up to their request, which stays; others resize it.

@@ -124,6 +124,9 @@ struct EngineOptions {
   // of its own arrival ("no fit"); never schedule a started job's finish.
   bool skip_no_fit = false;
   bool no_departures = false;
+  // --defrag (docs/defragmentation.md): the run's policy is wrapped by the defragmenter; the
+  // engine only reports its migrations (summary rows migrations, migration_gpu_hours).
+  bool defrag = false;
   double stop_time = std::numeric_limits<double>::infinity();  // stop the clock here
   const std::atomic<bool>* interrupt = nullptr;         // set asynchronously (Ctrl-C) to stop early
   std::function<void(const EngineProgress&)> progress;  // called every progress_every events
@@ -200,6 +203,7 @@ class Engine final : public SchedulingContext {
   const std::string& reason(JobId id) const;
   const Metrics& metrics() const { return metrics_; }
   const Trace& trace() const { return trace_; }
+  const EngineOptions& options() const { return options_; }
   bool policy_is_elastic() const { return elastic_; }
   bool policy_keeps_promises() const { return policy_.KeepsPromises(); }
   std::string policy_planning_estimates() const { return policy_.PlanningEstimates(); }
@@ -270,6 +274,7 @@ class Engine final : public SchedulingContext {
   void Start(JobId id, Allocation allocation) override;
   void Preempt(JobId id) override;
   void Resize(JobId id, Allocation allocation) override;
+  void Migrate(JobId id, Allocation allocation) override;
   void SetTimer(double time, JobId id, int tag) override;
   void SetBorrowing(JobId id, bool borrowing) override;
   void Promise(JobId id, double start_seconds) override;
@@ -327,6 +332,9 @@ class Engine final : public SchedulingContext {
   // Ends a job that was never started as rejected, now, with `reason` (jobs.reason).
   void Reject(JobId id, std::string reason);
   void Finish(JobId id, bool walltime_kill);
+  // Resize and Migrate once validated: stops the job's interval (`why`), charges the preemption
+  // cost on the new GPUs and starts it there.
+  void Move(JobId id, Allocation allocation, IntervalEnd why);
   // Bookkeeping shared by finish, preempt, resize, failure, OOM and the end of the run; `why`
   // ends the running interval (a failure loses the work since the last checkpoint).
   void StopRunning(JobId id, IntervalEnd why);

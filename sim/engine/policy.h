@@ -85,7 +85,11 @@ struct JobCosts {
   // GPU-seconds run while the policy marked the job as borrowing (SetBorrowing; quotas).
   double borrowed_gpu_seconds = 0;
   double borrowing_since = 0;  // when the current borrowing interval began
+  // GPUs x preemption cost charged at each migration (SchedulingContext::Migrate): the part of
+  // preemption_gpu_seconds the defragmenter caused (docs/defragmentation.md#cost).
+  double migration_gpu_seconds = 0;
   int restarts = 0;            // restarts after failures of its GPUs
+  int migrations = 0;          // times the defragmenter moved it
 };
 
 static_assert(sizeof(void*) != 8 || sizeof(JobRun) <= 200, "JobRun grew: check its layout (above)");
@@ -157,6 +161,12 @@ class SchedulingContext {
   virtual void Start(JobId id, Allocation allocation) = 0;
   virtual void Preempt(JobId id) = 0;
   virtual void Resize(JobId id, Allocation allocation) = 0;
+  // Moves the running job to `allocation`, as many whole GPUs elsewhere (a migration by the
+  // defragmenter, docs/defragmentation.md): costs as a resize (checkpoint on the old GPUs,
+  // restore on the new, the job's preemption cost paid on the new GPUs) and counts in
+  // JobCosts::migrations. REQUIRES (CHECKed): running on whole GPUs (no share, no MIG instance,
+  // not whole nodes), `allocation` free and of the same number of GPUs.
+  virtual void Migrate(JobId id, Allocation allocation) = 0;
   // Calls Policy::OnTimer(id, tag) at `time` (>= now), before the pass at that time.
   virtual void SetTimer(double time, JobId id, int tag) = 0;
   // Marks a running job as running on borrowed capacity (a virtual cluster beyond its quota) or
@@ -263,6 +273,11 @@ class Policy {
   // model's limits, run windows, drains and downtime (docs/cluster.md#site-model) hold under it.
   // A run whose site has such rules refuses a policy that does not.
   virtual bool HonoursSiteRules() const { return false; }
+  // True if the policy's next start is always the first queued job that MayStart (the engine's
+  // queue order) as soon as it fits, and it keeps no copy of the free state between passes: the
+  // defragmenter (--defrag, docs/defragmentation.md) may then move running jobs to make room for
+  // that job and ask the policy again. A run with --defrag refuses a policy that says false.
+  virtual bool ServesQueueHead() const { return false; }
   // Called once before the run with its trace and model table (nullptr outside model-aware
   // runs): a warning naming the fix when the policy's rule has nothing to act on in this run
   // (fair-share between users on a trace naming at most one user orders like fcfs), else "".

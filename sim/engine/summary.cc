@@ -443,6 +443,18 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   add("restarts", static_cast<double>(restarts));
   add("preemption_gpu_hours", preemption_gpu_seconds / 3600);
   add("borrowed_gpu_hours", borrowed_gpu_seconds / 3600);
+  // The defragmenter's moves (docs/defragmentation.md#metrics): rows only in runs with --defrag,
+  // so that runs without it keep their rows.
+  if (engine.options().defrag) {
+    int64_t migrations = 0;
+    double migration_gpu_seconds = 0;
+    for (const JobId id : engine.JobsWithCosts()) {
+      migrations += engine.costs(id).migrations;
+      migration_gpu_seconds += engine.costs(id).migration_gpu_seconds;
+    }
+    add("migrations", static_cast<double>(migrations));
+    add("migration_gpu_hours", migration_gpu_seconds / 3600);
+  }
   add("lost_gpu_hours", engine.lost_gpu_seconds() / 3600);
   // GPU memory over-commit (docs/overcommit.md): rows only when it is on (its failure-log cause).
   const FailureLog& log = engine.failure_log();
