@@ -148,6 +148,7 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
                             resources_.host_limited()));
   SetUpReliability();
   if (cluster.has_pools()) SetUpPools();
+  if (cluster.has_spot()) SetUpSpot();
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);
@@ -253,11 +254,13 @@ void Engine::Run() {
     StartFaults();
   }
   if (!pools_.empty()) StartPools();
+  if (spot_.on) StartSpot();
   while (true) {
     if (options_.interrupt && options_.interrupt->load(std::memory_order_relaxed)) {
       status_ = RunStatus::kInterrupted;
       break;
     }
+    if (spot_.on) DropSpotTimersWhenDone();
     const double t_heap = heap_.empty() ? kInf : heap_.top().time;
     const double t_arrival = next_arrival_ < jobs.size() ? jobs[next_arrival_].submit_time : kInf;
     const double t = std::min(t_heap, t_arrival);
@@ -324,6 +327,10 @@ void Engine::Run() {
       if (e.job == kSiteWakeJob) continue;  // only a pass: a site rule changed with time
       if (e.job == kPoolScanJob || e.job == kPoolReadyJob) {
         PoolTimer(e);
+        continue;
+      }
+      if (e.job <= kSpotNoticeJob && e.job >= kSpotReplacedJob) {
+        SpotTimer(e);
         continue;
       }
       policy_.OnTimer(*this, e.job, static_cast<int>(e.aux));
@@ -2032,7 +2039,7 @@ void Engine::CheckInvariants() const {
   CHECK(static_cast<int>(failed_gpus_.size()) ==
             down_gpus_ + spares_.held_gpus() + pool_out_gpus_,
         "out-of-service list out of step with the failed, spare and unprovisioned GPUs");
-  if (!pools_.empty()) CheckPoolInvariants();
+  if (!pools_.empty() || spot_.on) CheckPoolInvariants();
   CHECK(holder_.empty() || std::count_if(holder_.begin(), holder_.end(),
                                          [](JobId h) { return h != kNoJob; }) == whole,
         "a GPU has a holder that no running job accounts for");

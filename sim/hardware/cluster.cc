@@ -5,7 +5,9 @@
 #include <map>
 
 #include "sim/hardware/mig.h"
+#include "sim/util/csv.h"
 #include "sim/util/error.h"
+#include "sim/util/input_file.h"
 #include "sim/util/json_file.h"
 #include "sim/util/suggest.h"
 
@@ -89,6 +91,115 @@ AutoscaleSpec ParseAutoscale(const nlohmann::json& a, const std::string& origin,
   return spec;
 }
 
+// The "interruptions" file of a spot object: CSV with the header time,node (seconds >= 0; node
+// index within the group, 0 to nodes - 1); a path relative to the cluster spec's directory.
+std::vector<SpotInterruption> LoadSpotInterruptions(const std::string& path, int nodes) {
+  const std::string text = ReadFileText(path);
+  std::vector<SpotInterruption> out;
+  CsvSplitter splitter;
+  size_t begin = 0;
+  int64_t line_number = 0;
+  bool header = false;
+  while (begin <= text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + begin, end - begin);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++line_number;
+    begin = end + 1;
+    if (TrimBlanks(line).empty()) continue;
+    const std::vector<CsvField>& row = splitter.Split(line, path, line_number);
+    if (!header) {
+      if (row.size() != 2 || row[0].text != "time" || row[1].text != "node") {
+        throw InputError(path, line_number, 1, "expected the header time,node");
+      }
+      header = true;
+      continue;
+    }
+    if (row.size() != 2) {
+      throw InputError(path, line_number, 1, "expected 2 fields (time,node), got " +
+                                                 std::to_string(row.size()));
+    }
+    auto number = [&](const CsvField& f, const char* what, double lo, double hi,
+                      const std::string& range) {
+      const std::string s(f.text);
+      char* stop = nullptr;
+      const double v = s.empty() ? std::nan("") : std::strtod(s.c_str(), &stop);
+      if (s.empty() || stop != s.c_str() + s.size() || !(v >= lo && v <= hi)) {
+        throw InputError(path, line_number, f.column,
+                         std::string(what) + ": expected a number from " + range + ", got \"" + s +
+                             "\"");
+      }
+      return v;
+    };
+    SpotInterruption r;
+    r.line = line_number;
+    r.time = number(row[0], "time (seconds)", 0, 1e12, "0 to 1e12");
+    const double node = number(row[1], "node (index within the group)", 0, nodes - 1,
+                               "0 to " + std::to_string(nodes - 1));
+    if (node != std::floor(node)) {
+      throw InputError(path, line_number, row[1].column, "node: expected an integer");
+    }
+    r.node = static_cast<int>(node);
+    out.push_back(r);
+  }
+  if (!header) throw InputError(path, 1, 1, "empty interruptions file: expected the header time,node");
+  return out;
+}
+
+// A node group's "spot" object (docs/autoscaling.md#spot-capacity).
+SpotSpec ParseSpot(const nlohmann::json& a, const std::string& origin, const std::string& where,
+                   int nodes) {
+  if (!a.is_object()) throw JsonValueError(origin, where, "expected an object");
+  static const std::vector<std::string> kKeys = {"price_per_gpu_hour", "interruptions_per_hour",
+                                                 "notice_seconds", "interruptions"};
+  for (const auto& [key, value] : a.items()) {
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      throw JsonValueError(origin, where + "." + key,
+                           "unknown key \"" + key + "\"" + DidYouMean(key, kKeys) +
+                               " (known: " + JoinNames(kKeys) + ")");
+    }
+  }
+  SpotSpec spec;
+  spec.enabled = true;
+  const std::string price_at = where + ".price_per_gpu_hour";
+  spec.price_per_gpu_hour =
+      RequireNumber(RequireMember(a, "price_per_gpu_hour", origin, where), origin, price_at);
+  if (!(spec.price_per_gpu_hour >= 0 && spec.price_per_gpu_hour <= 1e6)) {
+    throw JsonValueError(origin, price_at, "expected a price from 0 to 1000000 (USD per GPU-hour)");
+  }
+  if (a.contains("interruptions_per_hour")) {
+    const std::string at = where + ".interruptions_per_hour";
+    spec.interruptions_per_hour = RequireNumber(a["interruptions_per_hour"], origin, at);
+    if (!(spec.interruptions_per_hour >= 0 && spec.interruptions_per_hour <= 3600)) {
+      throw JsonValueError(origin, at, "expected a rate from 0 to 3600 (per node-hour)");
+    }
+  }
+  if (a.contains("notice_seconds")) {
+    const std::string at = where + ".notice_seconds";
+    spec.notice_seconds = RequireDuration(a["notice_seconds"], origin, at);
+    if (!(spec.notice_seconds >= 0 && spec.notice_seconds <= 86400)) {
+      throw JsonValueError(origin, at, "expected a duration from 0 to 1 day");
+    }
+  }
+  if (a.contains("interruptions")) {
+    spec.interruptions_path = RequireString(a["interruptions"], origin, where + ".interruptions");
+    std::string path = spec.interruptions_path;
+    const size_t slash = origin.rfind('/');
+    if (!path.empty() && path.front() != '/' && slash != std::string::npos &&
+        origin.rfind("preset:", 0) != 0) {
+      path = origin.substr(0, slash + 1) + path;
+    }
+    spec.interruptions = LoadSpotInterruptions(path, nodes);
+  }
+  if (!a.contains("interruptions_per_hour") && !a.contains("interruptions")) {
+    throw JsonValueError(origin, where,
+                         "expected \"interruptions_per_hour\" (per node-hour) or "
+                         "\"interruptions\" (a CSV file time,node), or both");
+  }
+  return spec;
+}
+
 }  // namespace
 
 const char* NodeTopologyName(NodeTopology t) {
@@ -150,7 +261,7 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
                                           "topology", "cpus",            "host_memory_gib",
                                           "nic_gbps", "name",            "spares",
                                           "swap_seconds", "autoscale", "price_per_gpu_hour",
-                                          "mig"};
+                                          "mig",      "spot"};
   for (size_t i = 0; i < nodes.size(); ++i) {
     const auto& g = nodes[i];
     const std::string where = "nodes[" + std::to_string(i) + "]";
@@ -249,6 +360,13 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
     if (group.autoscale.enabled && group.spares > 0) {
       throw JsonValueError(origin, where + ".spares",
                            "a node pool (autoscale) cannot have hot spares: drop one of them");
+    }
+    if (g.contains("spot")) {
+      group.spot = ParseSpot(g["spot"], origin, where + ".spot", group.node_count());
+      if (group.spares > 0) {
+        throw JsonValueError(origin, where + ".spares",
+                             "spot capacity cannot have hot spares: drop one of them");
+      }
     }
     if (g.contains("mig")) {
       if (!g["mig"].is_boolean()) {
@@ -353,6 +471,14 @@ std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const Netw
                             {"idle_seconds", g.autoscale.idle_seconds}};
     }
     if (g.price_per_gpu_hour >= 0) group["price_per_gpu_hour"] = g.price_per_gpu_hour;
+    if (g.spot.enabled) {
+      group["spot"] = {{"price_per_gpu_hour", g.spot.price_per_gpu_hour},
+                       {"interruptions_per_hour", g.spot.interruptions_per_hour},
+                       {"notice_seconds", g.spot.notice_seconds}};
+      if (!g.spot.interruptions_path.empty()) {
+        group["spot"]["interruptions"] = g.spot.interruptions_path;
+      }
+    }
     nodes.push_back(std::move(group));
   }
   nlohmann::json doc = {{"nodes", std::move(nodes)},
@@ -439,6 +565,7 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
       node.pool = group.autoscale.enabled;
       node.starts_provisioned = !node.pool || i < group.count;
       has_pools_ = has_pools_ || node.pool;
+      has_spot_ = has_spot_ || group.spot.enabled;
       node.spare = !node.pool && i >= group.count;
       node.mig = group.mig;
       spare_nodes_ += node.spare;
@@ -466,6 +593,7 @@ uint64_t Cluster::PartitionTypes(int partition) const {
 
 double Cluster::GroupPrice(int group) const {
   const NodeGroupSpec& g = spec_.groups[group];
+  if (g.spot.enabled) return g.spot.price_per_gpu_hour;
   if (g.price_per_gpu_hour >= 0) return g.price_per_gpu_hour;
   return catalog_->gpu(*catalog_->Find(g.gpu_type)).price_per_gpu_hour;
 }
