@@ -103,6 +103,7 @@ void Engine::SpotTimer(const Event& e) {
     }
   }
   std::sort(victims_.begin(), victims_.end());  // deterministic order for the policy's hooks
+  ++failures_;
   InterruptVictims(spot_.cause, 0, 0, false, first, last);
   spot_.pending[node] = std::numeric_limits<double>::quiet_NaN();
   pools_.Release(node, now_);
