@@ -30,8 +30,9 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
                                                "hardware catalog JSON (default: built in)")(
       "seed", po::value(&config.seed)->default_value(0), "random seed")(
       "autoscaler", po::value(&config.autoscaler)->default_value("none"),
-      "how the cluster spec's node pools grow and shrink: none (they keep their start size) or "
-      "cluster-autoscaler (docs/autoscaling.md)")(
+      "how the cluster spec's node pools grow and shrink: none (they keep their start size), "
+      "cluster-autoscaler or target-utilization (clustersim list autoscalers; "
+      "docs/autoscaling.md)")(
       "interval",
       DurationValue("--interval", &config.engine.timeseries_interval_seconds)->default_value("300"),
       "timeseries interval (durations: seconds, or with s, min, h, d: 300, 5min, 1h)")(

@@ -574,7 +574,8 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   if (s->fgd_classes != "folded" && s->fgd_classes != "paper") {
     throw InputError("--param fgd_classes=" + s->fgd_classes + ": expected folded or paper");
   }
-  params.RejectUnused("policy " + config.policy + " with placement " + config.placement);
+  params.RejectUnused("policy " + config.policy + " with placement " + config.placement +
+                      (s->autoscaler ? " and autoscaler " + config.autoscaler : ""));
   if (const std::string problem = s->policy->ClusterProblem(cluster); !problem.empty()) {
     throw InputError(problem + " (cluster " + cluster.spec().origin + ")");
   }

@@ -163,6 +163,17 @@ void PrintTable(const Report& report, const std::string& path, const std::string
       if (shown[m]) line->push_back(cell(metrics[m], row.values[m]));
     }
   };
+  // A configuration's node pools: what was billed, beside the jobs' figures
+  // (docs/autoscaling.md#output).
+  auto billed = [&](size_t c, const std::string& prefix) {
+    for (const ReportBilled& b : report.billed) {
+      if (b.config != c) continue;
+      std::printf("  %snode pools billed %s GPU-h, $%s; %s %% of the billed GPU-hours busy\n",
+                  prefix.c_str(), cell({"", "", ReportUnit::kGpuHours}, b.gpu_hours).c_str(),
+                  cell({"", "", ReportUnit::kDollars}, b.cost_usd).c_str(),
+                  cell({"", "", ReportUnit::kPercent}, b.utilization).c_str());
+    }
+  };
   if (by == "policy") {
     // One configuration, one row: a single table.
     std::vector<std::vector<std::string>> table;
@@ -178,6 +189,7 @@ void PrintTable(const Report& report, const std::string& path, const std::string
     }
     std::printf("\n");
     print(table);
+    for (size_t c = 0; c < report.configs.size(); ++c) billed(c, report.configs[c].label + ": ");
   } else {
     for (size_t c = 0; c < report.configs.size(); ++c) {
       const ReportConfig& config = report.configs[c];
@@ -195,6 +207,7 @@ void PrintTable(const Report& report, const std::string& path, const std::string
         table.push_back(std::move(line));
       }
       print(table);
+      billed(c, "");
     }
   }
   std::printf(
@@ -213,6 +226,12 @@ void PrintTable(const Report& report, const std::string& path, const std::string
       shown[MetricIndex("borrowed_gpu_hours")]
           ? "; borrowed GPU-h: GPU time run beyond the virtual cluster's quota"
           : "");
+  if (!report.billed.empty()) {
+    std::printf(
+        "node pools: util counts every node a pool can hold (its max) for the whole horizon; "
+        "billed: the GPU-hours and cost from each pool node's request to its release, busy: "
+        "GPU-hours held by jobs over those billed (docs/autoscaling.md#output)\n");
+  }
   for (const std::string& note : report.notes) std::printf("note: %s\n", note.c_str());
 }
 

@@ -993,6 +993,10 @@ void Engine::Enqueue(JobId id) {
 }
 
 std::string Engine::CpuOnlyRejection(JobId id) const {
+  // Without host limits nothing tracks what it would hold: the reason GPU-only runs have always
+  // given (decided before the walk over every node, which a log of many such jobs on a large
+  // cluster would repeat for each).
+  if (!resources_.host_limited()) return RejectionReason(id);
   const JobRun& run = runs_[id];
   const HostDemand& host = run.request.host;
   // What the job would hold: its stated demands in the dimensions some node declares.
@@ -1008,9 +1012,7 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
     holds = holds || !HostChargeOn(node, host, 0, 0, 0).empty();
     fits = fits || CpuOnlyFits(empty_resources_, i, run.request);
   }
-  // Without host limits nothing tracks what it would hold: the reason GPU-only runs have always
-  // given.
-  if (!resources_.host_limited() || !holds) return RejectionReason(id);
+  if (!holds) return RejectionReason(id);
   char demand[160];
   std::snprintf(demand, sizeof demand, "requests 0 GPUs with %g CPUs and %g GiB of host memory",
                 host.cpu_milli / 1000.0, host.memory_mib / 1024.0);

@@ -171,7 +171,15 @@ double ClusterGpus(const std::string& spec) {
         !group["count"].is_number() || !group["gpus_per_node"].is_number()) {
       return 0;
     }
-    gpus += group["count"].get<double>() * group["gpus_per_node"].get<double>();
+    // Every node the group can hold, as the summary's gpu_utilization counts them: a pool at
+    // its max, a fixed group with its hot spares (docs/autoscaling.md#output).
+    double nodes = group["count"].get<double>();
+    if (group.contains("spares") && group["spares"].is_number()) nodes += group["spares"].get<double>();
+    if (group.contains("autoscale") && group["autoscale"].is_object() &&
+        group["autoscale"].contains("max") && group["autoscale"]["max"].is_number()) {
+      nodes = group["autoscale"]["max"].get<double>();
+    }
+    gpus += nodes * group["gpus_per_node"].get<double>();
   }
   return gpus;
 }
@@ -653,6 +661,27 @@ Report BuildReport(const std::string& path, const ReportOptions& options) {
       rows.push_back(std::move(total));
     }
     report.rows.insert(report.rows.end(), rows.begin(), rows.end());
+  }
+  // What node pools were billed, per configuration whose runs have them (the summary's rows).
+  Statement billed_rows = Prepare(db, path,
+                                  "SELECT metric, value FROM summary WHERE run_id = ? AND scope = "
+                                  "'all' AND metric LIKE 'billed_%'");
+  for (size_t c = 0; c < report.configs.size(); ++c) {
+    std::vector<double> hours, cost, utilization;
+    for (const RunInfo* run : config_runs[c]) {
+      sqlite3_reset(billed_rows.get());
+      sqlite3_bind_int64(billed_rows.get(), 1, run->run_id);
+      while (sqlite3_step(billed_rows.get()) == SQLITE_ROW) {
+        const std::string metric = Text(billed_rows.get(), 0);
+        const double value = sqlite3_column_double(billed_rows.get(), 1);
+        if (metric == "billed_gpu_hours") hours.push_back(value);
+        if (metric == "billed_cost_usd") cost.push_back(value);
+        if (metric == "billed_gpu_utilization") utilization.push_back(value);
+      }
+    }
+    if (hours.empty()) continue;
+    report.billed.push_back({c, MeanWithInterval(hours), MeanWithInterval(cost),
+                             MeanWithInterval(utilization)});
   }
   return report;
 }

@@ -78,8 +78,17 @@ struct ReportConfig {
   std::vector<int64_t> seeds;    // their seeds, same order
 };
 
+// What a configuration's node pools were billed (docs/autoscaling.md): the summary's
+// billed_gpu_hours, billed_cost_usd and billed_gpu_utilization (scope all) over its runs. Only
+// for configurations whose runs have node pools.
+struct ReportBilled {
+  size_t config = 0;
+  ReportValue gpu_hours, cost_usd, utilization;
+};
+
 struct Report {
   std::vector<ReportConfig> configs;
+  std::vector<ReportBilled> billed;  // configurations with node pools, in configuration order
   std::vector<ReportRow> rows;     // per configuration: groups by mean GPU-hours descending, then
                                    // the total row "(all)" (not by policy: one group there)
   std::vector<std::string> notes;  // runs left out and why, missing columns, different jobs

@@ -60,8 +60,8 @@ struct Scaled {
   std::unique_ptr<Autoscaler> autoscaler;
   std::unique_ptr<TestSim> sim;
   Engine& Run(const std::string& cluster, std::vector<Job> jobs,
-              const std::string& name = "cluster-autoscaler") {
-    autoscaler = FindAutoscaler(name).make(Params());
+              const std::string& name = "cluster-autoscaler", const Params& params = Params()) {
+    autoscaler = FindAutoscaler(name).make(params);
     EngineOptions options;
     options.autoscaler = autoscaler.get();
     sim = std::make_unique<TestSim>(cluster, std::move(jobs), "fcfs", "first-fit", options);
@@ -153,6 +153,64 @@ TEST(ClusterAutoscaler, NoneKeepsEveryPoolAtItsStartSize) {
   EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 0);
   EXPECT_DOUBLE_EQ(StartOf(engine, "j2"), 1000);
   EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 8 * 2000 / 3600.0, 1e-9);
+}
+
+Params OneParam(const std::string& key, const std::string& value) {
+  Params params;
+  params.AddAssignment(key + "=" + value);
+  return params;
+}
+
+// --autoscaler target-utilization (docs/autoscaling.md#target-utilization) on the same example,
+// scans every 15 s from 0, target 1 (the default). t=0: j0 holds the fixed node's 8 GPUs and j1,
+// j2 wait for 16: demand 24 GPUs against 8 provisioned, 3x the target, so the desired capacity
+// is ceil(24 / 1) = 24 GPUs, 16 beyond the fixed node: 2 pool nodes, requested at once. From
+// 300 demand = capacity = 24 (within the 0.1 tolerance: each scan recommends the 2 there are).
+// j0 ends at 1000; the scan of 1005 sees 16 of 24 (0.67): 16 - 8 fixed = 8 GPUs, 1 node. The
+// scans of 1005-1290 recommend 1, but scale-down takes the highest recommendation of the last
+// 300 s, which holds 2 until the 2s of the scans up to 990 have left it: at 1290 the window
+// (990, 1290] holds only 1s, but both pool nodes run j1 and j2 until 1300. The scan of 1305
+// releases one (window (1005, 1305]: 1s and the 0 of 1305), node 2, the highest index; the scan
+// of 1590 (window (1290, 1590]: only 0s) the other. Billed: 8 GPUs x (1,305 + 1,590) s.
+TEST(TargetUtilization, ProvisionsTheDemandOverTheTargetAndShrinksToTheWindowsHighest) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(), EightGpuJobs(3, 1000), "target-utilization");
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 300);
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j2"), 300);
+  EXPECT_EQ(Events(engine),
+            (std::vector<std::string>{"0 1 requested", "0 2 requested", "300 1 ready",
+                                      "300 2 ready", "1305 2 released", "1590 1 released"}));
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 8 * (1305 + 1590) / 3600.0,
+              1e-9);
+}
+
+// Target 0.8: at 0 the desired capacity is ceil(24 / 0.8) = 30 GPUs, 22 beyond the fixed node:
+// 3 nodes. From 300, 24 of 32 GPUs are needed: 24 / (0.8 x 32) = 0.94, within the tolerance, so
+// the idle third node stays (spare capacity is what the target asks for). From 1005, 16 of 32:
+// 0.625, recommending ceil((16 / 0.8 - 8) / 8) = 2; at 1290 the window (990, 1290] holds only
+// 2s and the idle node 3 goes. From 1305 nothing is needed (recommendation 0, the pool's min);
+// the 2s leave the window at 1590, when nodes 2 and 1 go. Billed: 8 x 1,290 + 2 x 8 x 1,590.
+TEST(TargetUtilization, ATargetBelowOneKeepsSpareCapacityWithinTheTolerance) {
+  Scaled s;
+  const Engine& engine = s.Run(PoolCluster(), EightGpuJobs(3, 1000), "target-utilization",
+                               OneParam("target_utilization", "0.8"));
+  EXPECT_EQ(Events(engine), (std::vector<std::string>{
+                                "0 1 requested", "0 2 requested", "0 3 requested", "300 1 ready",
+                                "300 2 ready", "300 3 ready", "1290 3 released",
+                                "1590 2 released", "1590 1 released"}));
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"),
+              (8 * 1290 + 2 * 8 * 1590) / 3600.0, 1e-9);
+}
+
+TEST(TargetUtilization, RefusesATargetOutsideZeroToOneAndANegativeWindow) {
+  for (const char* bad : {"0", "1.5", "-0.2"}) {
+    EXPECT_THROW(FindAutoscaler("target-utilization").make(OneParam("target_utilization", bad)),
+                 InputError)
+        << bad;
+  }
+  EXPECT_THROW(
+      FindAutoscaler("target-utilization").make(OneParam("scale_down_stabilization", "-1")),
+      InputError);
 }
 
 // The engine checks what an autoscaler asks: releasing a node that runs a job is refused.

@@ -166,6 +166,29 @@ TEST(Report, ByVcAndPriorityShowPreemptionAndBorrowedGpuHoursOfAQuotaRun) {
               40.0 / 3600, 1e-12);
 }
 
+// A node pool under target-utilization (tests/policies/cluster_autoscaler_test.cc works the
+// schedule by hand): one fixed node of 8 GPUs and a pool of 0-4 nodes of 8, three 8-GPU jobs of
+// 1,000 s at 0. Pool nodes 1 and 2 are billed from 0 to 1,590 and 1,305 s, the fixed node to
+// 1,590 s, the run's end. util counts the cluster at its largest (8 + 4 x 8 = 40 GPUs) over
+// the horizon, 0-1,590 s; the billed line is the pools' summary rows.
+TEST(Report, AutoscaledRunsCountPoolsAtTheirMaxAndShowWhatWasBilled) {
+  TempDir dir;
+  const std::string out = dir.File("pool.sqlite");
+  RunConfig config = BaseConfig(TestData("autoscaling/three_jobs.csv"), out);
+  config.cluster = TestData("autoscaling/pool.json");
+  config.autoscaler = "target-utilization";
+  ExecuteRun(config);
+  const Report report = BuildReport(out, ReportOptions());
+  const ReportRow& all = report.rows.back();
+  ASSERT_EQ(all.group, "(all)");
+  EXPECT_NEAR(Get(all, "utilization"), 3 * 8 * 1000.0 / (40 * 1590), 1e-9);
+  ASSERT_EQ(report.billed.size(), 1u);
+  const double billed = 8 * (1590 + 1590 + 1305) / 3600.0;
+  EXPECT_NEAR(report.billed[0].gpu_hours.mean, billed, 1e-9);
+  EXPECT_NEAR(report.billed[0].cost_usd.mean, billed * 5.12, 1e-6);  // the A100-80GB price
+  EXPECT_NEAR(report.billed[0].utilization.mean, 3 * 8 * 1000.0 / 3600 / billed, 1e-9);
+}
+
 TEST(Report, PerUserFiguresEqualSumsAndMeansOfTheJobsTable) {
   Fixture& f = Shared();
   ReportOptions options;
