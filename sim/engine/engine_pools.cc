@@ -159,7 +159,11 @@ void Engine::CheckPoolInvariants() const {
       held_out(cluster_.node(node));
     }
     const auto& spec = cluster_.spec().groups[group].autoscale;
-    CHECK(pools_.provisioned(group) >= std::min(spec.min, cluster_.spec().groups[group].count) &&
+    // Spot interruptions may take a pool below its min (the autoscaler grows it again only for
+    // waiting jobs, docs/autoscaling.md#spot-capacity).
+    const bool spot = cluster_.spec().groups[group].spot.enabled;
+    CHECK((spot ||
+           pools_.provisioned(group) >= std::min(spec.min, cluster_.spec().groups[group].count)) &&
               pools_.provisioned(group) <= spec.max,
           "pool " + std::to_string(group) + " outside its min and max");
     CHECK(provisioned == pools_.requested(group), "pool requested count out of step");

@@ -108,7 +108,8 @@ void Engine::SpotTimer(const Event& e) {
   spot_.pending[node] = std::numeric_limits<double>::quiet_NaN();
   pools_.Release(node, now_);
   HoldOutNode(node);
-  const bool fixed = !n.pool;
+  // Replaced: a fixed group's node, and a pool's under --autoscaler none (pools keep their size).
+  const bool fixed = !n.pool || options_.autoscaler == nullptr;
   if (fixed) {
     pools_.Request(node, now_);
     Push(now_ + kSpotReplacementSeconds, kTimerRank, kSpotReplacedJob,

@@ -3,8 +3,8 @@
 // interruption the node gets its notice (node event `interrupted`), and `notice_seconds` later it
 // is gone: the jobs on it go back to the queue at their last checkpoint (the failure machinery,
 // cause "spot") and it leaves placement. A pool node then goes back to off (the autoscaler may
-// request it again); a fixed group's node is replaced: requested again at once and ready
-// kSpotReplacementSeconds later.
+// request it again); a fixed group's node, or a pool's under --autoscaler none, is replaced:
+// requested again at once and ready kSpotReplacementSeconds later.
 #ifndef CLUSTERSIM_SIM_ENGINE_SPOT_H_
 #define CLUSTERSIM_SIM_ENGINE_SPOT_H_
 

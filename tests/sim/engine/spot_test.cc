@@ -107,6 +107,40 @@ TEST(Spot, AnInterruptedPoolNodeGoesBackToOffAndTheAutoscalerRequestsItAgain) {
   EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:spot"), 8 * 2090 / 3600.0, 1e-9);
 }
 
+// A pool of min 1 taken below its min by an interruption: under cluster-autoscaler the node stays
+// off until a job waits (none does after the job ends), and --check (on in every TestSim run)
+// accepts it. The job of 400 s at t = 0 ends at 400; the interruption at 600 finds the node
+// empty; at 630 it is released and stays off.
+TEST(Spot, AnInterruptionMayTakeAPoolBelowItsMinAndTheNodeStaysOffWhileNoJobWaits) {
+  const std::string file = WriteInterruptions("min.csv", "600,0\n");
+  auto autoscaler = FindAutoscaler("cluster-autoscaler").make(Params());
+  EngineOptions options;
+  options.autoscaler = autoscaler.get();
+  TestSim sim(SpotCluster(R"("interruptions":")" + file + "\"",
+                          R"("autoscale":{"min":1,"max":1},)"),
+              {MakeJob("j", 0, 8, 400), MakeJob("k", 1000, 8, 100)}, "fcfs", "first-fit",
+              options);
+  const Engine& engine = sim.Run();
+  // k arrives at 1,000 to an empty pool: the scan of 1,000 requests the node, ready at 1,300.
+  EXPECT_DOUBLE_EQ(engine.runs()[1].first_start, 1300);
+  EXPECT_EQ(Events(engine),
+            (std::vector<std::string>{"600 0 interrupted", "630 0 released", "1000 0 requested",
+                                      "1300 0 ready"}));
+}
+
+// Under --autoscaler none a pool keeps its size: an interrupted pool node is replaced like a
+// fixed group's (requested at the end of the notice, ready 300 s later).
+TEST(Spot, UnderNoAutoscalerAnInterruptedPoolNodeIsReplaced) {
+  const std::string file = WriteInterruptions("none.csv", "520,0\n");
+  TestSim sim(SpotCluster(R"("interruptions":")" + file + "\"",
+                          R"("autoscale":{"min":0,"max":1},)"),
+              {MakeJob("j", 0, 8, 1000)}, "fcfs", "first-fit", Checkpointed());
+  const Engine& engine = sim.Run();
+  EXPECT_DOUBLE_EQ(engine.runs()[0].end_time, 1490);
+  EXPECT_EQ(Events(engine), (std::vector<std::string>{"520 0 interrupted", "550 0 released",
+                                                      "550 0 requested", "850 0 ready"}));
+}
+
 // Without checkpoints the job loses all of its 550 s (8 x 550 GPU-s) and restarts from the
 // beginning at 850, with no restore to pay: it ends at 850 + 1,000 = 1,850.
 TEST(Spot, WithoutCheckpointsAnInterruptedJobStartsOver) {
