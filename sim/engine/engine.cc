@@ -186,7 +186,11 @@ void Engine::ResolveRequests() {
     }
     run.work_left = job.duration;
     // A site partition restricts the job to its nodes' types (Cluster::PartitionTypes).
-    const uint64_t partition_mask = site_ ? site_->type_mask(static_cast<JobId>(i)) : ~uint64_t{0};
+    uint64_t partition_mask = site_ ? site_->type_mask(static_cast<JobId>(i)) : ~uint64_t{0};
+    // spot_ok = 0: never on spot nodes (docs/autoscaling.md#spot-placement).
+    if (const JobConstraints* c = trace_.ConstraintsOf(job); c != nullptr && !c->spot_ok) {
+      partition_mask &= ~cluster_.SpotTypes();
+    }
     run.request.type_mask = partition_mask;
     if (job.gpu_type.empty()) continue;
     auto it = masks.find(job.gpu_type.id());

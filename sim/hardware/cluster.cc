@@ -544,6 +544,41 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
       }
     }
   }
+  // Spot groups (docs/autoscaling.md#spot-placement): a spot group whose type an on-demand group
+  // also has gets the alias "<type>@spot", so that placement tells them apart by type.
+  std::shared_ptr<HardwareCatalog> spot_catalog;
+  std::map<int, int> spot_alias;  // type -> alias
+  for (size_t g = 0; g < spec_.groups.size(); ++g) {
+    if (!spec_.groups[g].spot.enabled) continue;
+    bool shared = false;
+    for (size_t h = 0; h < spec_.groups.size(); ++h) {
+      shared = shared || (!spec_.groups[h].spot.enabled && group_type[h] == group_type[g]);
+    }
+    if (shared) {
+      auto [it, added] = spot_alias.try_emplace(group_type[g], -1);
+      if (added) {
+        if (!spot_catalog) spot_catalog = std::make_shared<HardwareCatalog>(*catalog_);
+        const GpuSpec& gpu = spot_catalog->gpu(group_type[g]);
+        it->second = spot_catalog->AddAlias(gpu.alias_of >= 0 ? gpu.alias_of : group_type[g],
+                                            gpu.name + "@spot");
+      }
+      for (size_t p = 0; p < parts.size(); ++p) {
+        if ((group_parts[g] >> p) & 1) partition_types_[p] |= uint64_t{1} << it->second;
+      }
+      group_type[g] = it->second;
+    }
+    spot_types_ |= uint64_t{1} << group_type[g];
+  }
+  if (spot_catalog) {
+    if (spot_catalog->gpus().size() > 64) {
+      throw InputError(spec_.origin, 0, 0,
+                       "spot groups split the node groups into " +
+                           std::to_string(spot_catalog->gpus().size()) +
+                           " GPU types with the catalog's: at most 64 are supported");
+    }
+    own_catalog_ = spot_catalog;
+    catalog_ = own_catalog_.get();
+  }
   const HardwareCatalog& catalog = *catalog_;
   gpus_per_type_.assign(catalog.gpus().size(), 0);
   for (size_t g = 0; g < spec_.groups.size(); ++g) {

@@ -169,6 +169,9 @@ class Cluster {
   bool has_pools() const { return has_pools_; }
   // True if some node group is spot capacity (NodeGroupSpec::spot).
   bool has_spot() const { return has_spot_; }
+  // The GPU types of the spot groups' nodes (a spot group whose type an on-demand group also has
+  // gets the alias "<type>@spot"); 0 without spot groups.
+  uint64_t SpotTypes() const { return spot_types_; }
   // USD per GPU-hour of group `group`'s nodes (its spot price, else its price_per_gpu_hour, else
   // its type's).
   double GroupPrice(int group) const;
@@ -199,6 +202,7 @@ class Cluster {
   int spare_nodes_ = 0;
   bool has_pools_ = false;
   bool has_spot_ = false;
+  uint64_t spot_types_ = 0;
 };
 
 }  // namespace clustersim

@@ -4,6 +4,7 @@
 // request for a pool's; and the drawn interruptions against their rate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -184,6 +185,67 @@ TEST(Spot, DrawnInterruptionsFollowTheirRatePerReadyNodeHour) {
   EXPECT_LT(std::abs(interruptions - mean), 4 * std::sqrt(mean));
   EXPECT_EQ(Events(run(7)->engine()), Events(engine));
   EXPECT_NE(Events(run(8)->engine()), Events(engine));
+}
+
+// Placement (docs/autoscaling.md#spot-placement): an on-demand node and a spot node of 8 A100
+// GPUs each, in the order `order` gives ("od,spot" or "spot,od"); no interruptions.
+std::string MixedCluster(const std::string& order) {
+  const std::string od =
+      R"({"name":"od","count":1,"gpu_type":"A100-80GB","gpus_per_node":8})";
+  const std::string spot =
+      R"({"name":"spot","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("spot":{"price_per_gpu_hour":2,"interruptions_per_hour":0}})";
+  return R"({"nodes":[)" + (order == "od,spot" ? od + "," + spot : spot + "," + od) + "]}";
+}
+
+// The node of each start, in start order (the allocation log).
+std::vector<int> StartNodes(const Engine& engine) {
+  std::vector<std::pair<double, int>> starts;
+  const AllocationLog& log = engine.allocations();
+  for (const auto& interval : log.intervals) {
+    starts.emplace_back(interval.start, engine.cluster().NodeOfGpu(log.gpus[interval.gpu_offset]));
+  }
+  std::sort(starts.begin(), starts.end());
+  std::vector<int> nodes;
+  for (const auto& [time, node] : starts) nodes.push_back(node);
+  return nodes;
+}
+
+Engine& RunMixed(std::unique_ptr<TestSim>* sim, const std::string& order, std::vector<Job> jobs,
+                 std::vector<JobConstraints> constraints = {}) {
+  EngineOptions options;
+  options.record_allocations = true;
+  *sim = std::make_unique<TestSim>(MixedCluster(order), std::move(jobs), "fcfs", "first-fit",
+                                   options, "trace", Params(), nullptr, ModelRuntimeOptions{},
+                                   std::move(constraints));
+  return (*sim)->Run();
+}
+
+// The spot node is node 1 (od first). a takes node 0 at t = 0 under first-fit; b (spot_ok = 0)
+// must not take the free spot node: it waits for node 0 and starts there at 1,000.
+TEST(Spot, AJobWithSpotOkZeroNeverRunsOnSpotNodes) {
+  std::vector<Job> jobs = {MakeJob("a", 0, 8, 1000), MakeJob("b", 0, 8, 100)};
+  jobs[1].constraints = 1;
+  JobConstraints no_spot;
+  no_spot.spot_ok = false;
+  std::unique_ptr<TestSim> sim;
+  const Engine& engine = RunMixed(&sim, "od,spot", jobs, {no_spot});
+  EXPECT_DOUBLE_EQ(engine.runs()[1].first_start, 1000);
+  EXPECT_EQ(StartNodes(engine), (std::vector<int>{0, 0}));
+}
+
+// On a cluster of spot nodes only, a spot_ok = 0 job can never run: rejected at arrival with a
+// reason, never queued.
+TEST(Spot, ASpotOkZeroJobOnAClusterOfSpotNodesOnlyIsRejectedWithAReason) {
+  std::vector<Job> jobs = {MakeJob("a", 0, 8, 100)};
+  jobs[0].constraints = 1;
+  JobConstraints no_spot;
+  no_spot.spot_ok = false;
+  TestSim sim(SpotCluster(R"("interruptions_per_hour":0)"), jobs, "fcfs", "first-fit",
+              EngineOptions{}, "trace", Params(), nullptr, ModelRuntimeOptions{}, {no_spot});
+  const Engine& engine = sim.Run();
+  EXPECT_EQ(engine.runs()[0].state, JobState::kRejected);
+  EXPECT_FALSE(engine.reason(0).empty());
 }
 
 TEST(Spot, BadSpotObjectsAreRefusedNamingTheKey) {
