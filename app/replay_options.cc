@@ -90,6 +90,9 @@ void AddReplayOptions(po::options_description& desc, RunConfig& config) {
       "deadlines", po::value(&config.deadlines),
       "give jobs without a deadline one: factor=LO:HI[,share=S] = lambda x duration after the "
       "submission, lambda uniform in [LO, HI] (seeded by --seed)")(
+      "mig-from-shares", po::bool_switch(&config.mig_from_shares),
+      "a job asking for a share of one GPU (gpu_milli) asks for the smallest MIG profile of the "
+      "cluster's MIG GPU type holding it instead (docs/mig.md#from-gpu-shares)")(
       "data-nodes", po::value(&config.data_nodes),
       "give jobs without data nodes some: replicas=R[,by=vc|user|job] = R nodes per virtual "
       "cluster, user or job (seeded by --seed)")(

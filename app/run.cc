@@ -17,6 +17,7 @@
 #include "app/param_scopes.h"
 #include "policies/registry.h"
 #include "sim/engine/fragmentation.h"
+#include "sim/hardware/mig.h"
 #include "sim/hardware/topology.h"
 #include "sim/models/memory_model.h"
 #include "sim/output/sqlite_writer.h"
@@ -28,6 +29,7 @@
 #include "sim/util/suggest.h"
 #include "workloads/constraint_rules.h"
 #include "workloads/failure_trace.h"
+#include "workloads/mig_from_shares.h"
 #include "workloads/model_assignment.h"
 #include "workloads/reader.h"
 
@@ -86,6 +88,7 @@ const std::vector<std::string>& RunConfigKeys() {
                                                 "on_no_fit",
                                                 "no_departures",
                                                 "inflate",
+                                                "mig_from_shares",
                                                 "out"};
   return keys;
 }
@@ -214,6 +217,9 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
       config->bsld_threshold_seconds = RequireNumber(value, path, key);
     } else if (option == "deadlines") {
       config->deadlines = text(value, key);
+    } else if (option == "mig-from-shares") {
+      if (!value.is_boolean()) throw JsonValueError(path, key, "expected true or false");
+      config->mig_from_shares = value.get<bool>();
     } else if (option == "data-nodes") {
       config->data_nodes = text(value, key);
     } else if (option == "locality-alpha") {
@@ -235,7 +241,8 @@ void ApplyRunConfigFile(const std::string& path, const std::set<std::string>& gi
               "model_aware, assign_models, models, "
               "oom_startup, oom_retries, colocation_speed, storage_gbps, user_batches, "
               "batch_choice, bsld_threshold, record_allocations, on_no_fit, no_departures, "
-              "inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out");
+              "inflate, deadlines, data_nodes, mig_from_shares, locality_alpha, "
+              "max_nodes_per_job, out");
     }
   }
 } catch (const JsonValueError& e) {
@@ -650,6 +657,38 @@ LoadedTrace LoadRunTrace(const RunConfig& config, const Catalogs& catalogs, cons
     spdlog::info("--inflate {}: {} jobs -> {} jobs, shuffled, one arrival a second",
                  config.filter.inflate, before, trace.jobs.size());
   }
+  if (config.mig_from_shares) {
+    // The profiles of the cluster's MIG GPU type; several MIG types must offer the same ones.
+    std::span<const MigProfile> profiles;
+    std::string type;
+    for (const NodeGroupSpec& group : cluster.spec().groups) {
+      if (!group.mig) continue;
+      const std::span<const MigProfile> these = MigProfilesOf(group.gpu_type);
+      auto names = [](std::span<const MigProfile> ps) {
+        std::string text;
+        for (const MigProfile& p : ps) text += std::string(p.name) + " ";
+        return text;
+      };
+      if (!profiles.empty() && names(these) != names(profiles)) {
+        throw InputError("--mig-from-shares: the cluster's MIG GPU types " + type + " and " +
+                         group.gpu_type +
+                         " offer different profiles; a share maps onto one type's (docs/mig.md)");
+      }
+      profiles = these;
+      type = group.gpu_type;
+    }
+    if (profiles.empty()) {
+      throw InputError("--mig-from-shares: cluster " + cluster.spec().origin +
+                       " has no node group in MIG mode (\"mig\": true; docs/mig.md)");
+    }
+    const int64_t mapped = MapSharesToMig(trace.jobs, profiles);
+    if (mapped == 0) {
+      loaded.warnings.push_back("--mig-from-shares: no job asks for a share of one GPU "
+                                "(gpu_milli): nothing to map onto MIG profiles");
+    } else {
+      spdlog::info("--mig-from-shares: {} GPU shares mapped onto {} MIG profiles", mapped, type);
+    }
+  }
   if (!config.deadlines.empty()) {
     const int64_t given = AssignDeadlines(&trace, ParseDeadlineRule(config.deadlines),
                                           static_cast<uint64_t>(config.seed));
@@ -794,6 +833,7 @@ RunRecord DescribeRun(const RunConfig& config, const Cluster& cluster, const Sch
   if (config.filter.inflate > 0) filter["jobs_inflated"] = loaded.trace.jobs.size();
   // Constraint rules and settings change what the run schedules: part of the run's identity.
   if (!config.deadlines.empty()) filter["deadlines"] = config.deadlines;
+  if (config.mig_from_shares) filter["mig_from_shares"] = true;
   if (!config.data_nodes.empty()) filter["data_nodes"] = config.data_nodes;
   const ConstraintOptions& c = config.engine.constraints;
   if (c.locality_alpha != ConstraintOptions{}.locality_alpha) {

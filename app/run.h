@@ -81,6 +81,9 @@ struct RunConfig {
   // none. Jobs whose trace states them keep theirs. The locality alpha and the default node limit
   // are engine.constraints.
   std::string deadlines, data_nodes;
+  // --mig-from-shares (docs/mig.md#from-gpu-shares): jobs asking for a share of one GPU ask for
+  // the smallest MIG profile of the cluster's MIG GPU type that holds the share instead.
+  bool mig_from_shares = false;
   // Compare the run with the trace's recorded schedule (`clustersim validate`,
   // sim/engine/validation.h): records the allocation log, fills RunOutcome::validation and writes
   // the allocations, validation and validation_series rows. Refuses a trace without a record and
@@ -137,7 +140,7 @@ void CheckRunConfig(const RunConfig& config);
 // checkpoint_interval, checkpoint_cost, restore_cost, checkpoint_policy, checkpoint_async,
 // model_aware, assign_models, models, oom_startup, oom_retries,
 // colocation_speed, storage_gbps, bsld_threshold, record_allocations, on_no_fit, no_departures,
-// inflate, deadlines, data_nodes, locality_alpha, max_nodes_per_job, out. Keys named in `given`
+// inflate, deadlines, data_nodes, mig_from_shares, locality_alpha, max_nodes_per_job, out. Keys named in `given`
 // (option names set on the command line, which win) are skipped; a params key also given as
 // --param keeps the
 // command-line value. Throws InputError naming the file and key for an unknown key or a value of

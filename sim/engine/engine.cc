@@ -259,6 +259,16 @@ void Engine::Run() {
   }
   if (!pools_.empty()) StartPools();
   if (spot_.on) StartSpot();
+  if (options_.record_allocations) {
+    // One interval per start and its GPUs: sized for one start of every job up front, so the
+    // log of a large trace is not copied as it grows (restarts still grow it).
+    size_t gpus = 0;
+    for (const Job& job : jobs) {
+      gpus += static_cast<size_t>(std::clamp(job.gpus, 0, cluster_.total_gpus()));
+    }
+    allocations_.intervals.reserve(jobs.size());
+    allocations_.gpus.reserve(gpus);
+  }
   while (true) {
     if (options_.interrupt && options_.interrupt->load(std::memory_order_relaxed)) {
       status_ = RunStatus::kInterrupted;

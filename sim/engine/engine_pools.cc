@@ -18,6 +18,7 @@ void Engine::SetUpPools() {
                      "(docs/autoscaling.md#limits)");
   }
   pools_ = NodePools(cluster_);
+  pools_.SeedProvisioning(options_.seed);
   for (int group : pools_.groups()) {
     for (int node : pools_.nodes(group)) {
       if (pools_.state(node) == PoolNodeState::kOff) HoldOutNode(node);
@@ -112,7 +113,7 @@ void Engine::ScanPools() {
       if (left == 0) break;
       if (pools_.state(node) != PoolNodeState::kOff) continue;
       pools_.Request(node, now_);
-      Push(now_ + groups[group].autoscale.provision_seconds, kTimerRank, kPoolReadyJob,
+      Push(now_ + pools_.ProvisionSeconds(group), kTimerRank, kPoolReadyJob,
            static_cast<uint32_t>(node));
       --left;
     }

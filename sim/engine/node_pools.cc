@@ -41,6 +41,19 @@ NodePools::NodePools(const Cluster& cluster) : cluster_(&cluster) {
   }
 }
 
+void NodePools::SeedProvisioning(uint64_t seed) {
+  // A stream of its own ("prov" in the high bits), so provisioning draws shift no other draw.
+  provision_rng_.seed(seed ^ 0x70726f7600000000ULL);
+}
+
+double NodePools::ProvisionSeconds(int group) {
+  const AutoscaleSpec& spec = cluster_->spec().groups[group].autoscale;
+  if (!(spec.provision_max_seconds > spec.provision_seconds)) return spec.provision_seconds;
+  // 53 random bits: a uniform double in [0, 1), the same on every standard library.
+  const double u = static_cast<double>(provision_rng_() >> 11) * 0x1.0p-53;
+  return spec.provision_seconds + u * (spec.provision_max_seconds - spec.provision_seconds);
+}
+
 void NodePools::Start(double start) {
   for (size_t n = 0; n < state_.size(); ++n) {
     if (state_[n] != PoolNodeState::kOff) since_[n] = start;

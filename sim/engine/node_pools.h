@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "sim/hardware/cluster.h"
@@ -89,6 +90,11 @@ class NodePools {
   // At a scan: records whether each ready node is empty now (starting its idle clock or
   // stopping it).
   void ObserveEmpty(int node, bool is_empty, double now);
+  // Seconds from a request of a `group` node to its being ready: the group's provision_seconds,
+  // or for a uniform range a draw from it, from a stream of its own seeded by the run's seed
+  // (SeedProvisioning), one draw per request in request order.
+  void SeedProvisioning(uint64_t seed);
+  double ProvisionSeconds(int group);
 
  private:
   const Cluster* cluster_ = nullptr;
@@ -101,6 +107,7 @@ class NodePools {
   std::vector<double> empty_since_;            // per node
   std::vector<double> billed_closed_;          // per group: GPU-seconds of released nodes
   std::vector<NodeEvent> events_;
+  std::mt19937_64 provision_rng_;
 };
 
 // Decides when pools grow and shrink (docs/autoscaling.md). Registered like policies

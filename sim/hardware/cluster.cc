@@ -86,7 +86,37 @@ AutoscaleSpec ParseAutoscale(const nlohmann::json& a, const std::string& origin,
       throw JsonValueError(origin, at, "expected a duration from 0 to 365 days");
     }
   };
-  seconds("provision_seconds", &spec.provision_seconds);
+  if (a.contains("provision_seconds") && a["provision_seconds"].is_object()) {
+    // {"uniform": [low, high]}: a time drawn per request (docs/autoscaling.md#the-cluster-spec).
+    const nlohmann::json& d = a["provision_seconds"];
+    const std::string at = where + ".provision_seconds";
+    for (const auto& [key, value] : d.items()) {
+      if (key != "uniform") {
+        throw JsonValueError(origin, at + "." + key,
+                             "unknown key \"" + key + "\"" + DidYouMean(key, {"uniform"}) +
+                                 " (known: uniform)");
+      }
+    }
+    const nlohmann::json& range = RequireMember(d, "uniform", origin, at);
+    if (!range.is_array() || range.size() != 2) {
+      throw JsonValueError(origin, at + ".uniform", "expected [low, high] (two durations)");
+    }
+    double bounds[2];
+    for (int i = 0; i < 2; ++i) {
+      bounds[i] = RequireDuration(range[i], origin, at + ".uniform");
+      if (!(bounds[i] >= 0 && bounds[i] <= 365 * 86400.0)) {
+        throw JsonValueError(origin, at + ".uniform", "expected durations from 0 to 365 days");
+      }
+    }
+    if (bounds[1] < bounds[0]) {
+      throw JsonValueError(origin, at + ".uniform", "expected low <= high");
+    }
+    spec.provision_seconds = bounds[0];
+    spec.provision_max_seconds = bounds[1];
+  } else {
+    seconds("provision_seconds", &spec.provision_seconds);
+    spec.provision_max_seconds = spec.provision_seconds;
+  }
   seconds("idle_seconds", &spec.idle_seconds);
   return spec;
 }
@@ -469,6 +499,10 @@ std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const Netw
                             {"max", g.autoscale.max},
                             {"provision_seconds", g.autoscale.provision_seconds},
                             {"idle_seconds", g.autoscale.idle_seconds}};
+      if (g.autoscale.provision_max_seconds > g.autoscale.provision_seconds) {
+        group["autoscale"]["provision_seconds"] = {
+            {"uniform", {g.autoscale.provision_seconds, g.autoscale.provision_max_seconds}}};
+      }
     }
     if (g.price_per_gpu_hour >= 0) group["price_per_gpu_hour"] = g.price_per_gpu_hour;
     if (g.spot.enabled) {

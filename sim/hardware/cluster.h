@@ -38,6 +38,9 @@ struct AutoscaleSpec {
   int min = 0;
   int max = 0;
   double provision_seconds = 300;  // Cluster Autoscaler FAQ: "usually about 5 minutes"
+  // With `"provision_seconds": {"uniform": [low, high]}` each request draws its time uniformly
+  // from [provision_seconds, provision_max_seconds]; otherwise both are equal.
+  double provision_max_seconds = 300;
   double idle_seconds = 600;       // Cluster Autoscaler --scale-down-unneeded-time, 10m
 };
 

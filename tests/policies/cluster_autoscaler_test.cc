@@ -3,6 +3,7 @@
 // every 10 s from the first arrival.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,49 @@ TEST(ClusterAutoscaler, AJobWiderThanANodeGetsAllTheNodesItNeeds) {
   const Engine& engine = s.Run(PoolCluster(), {MakeJob("wide", 0, 16, 1000)});
   EXPECT_DOUBLE_EQ(StartOf(engine, "wide"), 300);
   EXPECT_EQ(engine.node_pools().events().size(), 6u);  // 2 x requested, ready, released
+}
+
+// Provisioning times drawn from a range (docs/autoscaling.md#the-cluster-spec): 1,000 waiting
+// 8-GPU jobs make cluster-autoscaler request 1,000 pool nodes at 0 (one job takes the fixed
+// node). Every node is ready within [200, 400] s of its request; the times differ; their mean is
+// 300 s within 10 s (the mean of 1,000 uniform draws on [200, 400] has a standard deviation of
+// 200 / sqrt(12) / sqrt(1000) = 1.8 s); the same seed repeats them and another seed does not.
+TEST(ClusterAutoscaler, ProvisioningTimesFromARangeAreDrawnPerRequestFromTheRunsSeed) {
+  const std::string cluster =
+      R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8},)"
+      R"({"name":"pool","count":0,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("autoscale":{"min":0,"max":1000,"provision_seconds":{"uniform":[200,400]}}}]})";
+  auto ready_times = [&](uint64_t seed) {
+    std::unique_ptr<Autoscaler> autoscaler = FindAutoscaler("cluster-autoscaler").make(Params());
+    EngineOptions options;
+    options.autoscaler = autoscaler.get();
+    options.seed = seed;
+    TestSim sim(cluster, EightGpuJobs(1001, 100), "fcfs", "first-fit", options);
+    const Engine& engine = sim.Run();
+    std::vector<double> ready;
+    for (const NodeEvent& e : engine.node_pools().events()) {
+      if (e.kind == NodeEventKind::kRequested) {
+        EXPECT_EQ(e.time, 0);
+      } else if (e.kind == NodeEventKind::kReady) {
+        ready.push_back(e.time);
+      }
+    }
+    return ready;
+  };
+  const std::vector<double> ready = ready_times(7);
+  ASSERT_EQ(ready.size(), 1000u);
+  double sum = 0;
+  for (double t : ready) {
+    EXPECT_GE(t, 200);
+    EXPECT_LE(t, 400);
+    sum += t;
+  }
+  EXPECT_NEAR(sum / 1000, 300, 10);
+  EXPECT_GT(*std::max_element(ready.begin(), ready.end()) -
+                *std::min_element(ready.begin(), ready.end()),
+            150);
+  EXPECT_EQ(ready_times(7), ready);
+  EXPECT_NE(ready_times(8), ready);
 }
 
 // --autoscaler none: the pool keeps its start size; nothing is requested or released and the

@@ -174,6 +174,33 @@ TEST(ClusterSpec, BadPoolsNameTheProblem) {
             std::string::npos);
   EXPECT_NE(error_of(R"("count":0,"spares":1,"autoscale":{"min":0,"max":2})").find("hot spares"),
             std::string::npos);
+  // A provisioning range: [low, high] durations, low <= high, only "uniform".
+  EXPECT_NE(error_of(R"("count":0,"autoscale":{"min":0,"max":2,"provision_seconds":{"uniform":[600,300]}})")
+                .find("low <= high"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("count":0,"autoscale":{"min":0,"max":2,"provision_seconds":{"uniform":[300]}})")
+                .find("[low, high]"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("count":0,"autoscale":{"min":0,"max":2,"provision_seconds":{"uniform":[0,1e300]}})")
+                .find("365 days"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("count":0,"autoscale":{"min":0,"max":2,"provision_seconds":{"unifrom":[1,2]}})")
+                .find("did you mean \"uniform\""),
+            std::string::npos);
+}
+
+TEST(ClusterSpec, AProvisioningRangeKeepsItsBoundsAndRoundTrips) {
+  const auto& catalog = HardwareCatalog::Default();
+  const ClusterSpec spec = ClusterSpec::FromJsonText(
+      R"({"nodes":[{"count":0,"gpu_type":"A100-80GB","gpus_per_node":8,
+          "autoscale":{"min":0,"max":3,"provision_seconds":{"uniform":["3min","15min"]}}}]})",
+      "c.json", catalog);
+  EXPECT_DOUBLE_EQ(spec.groups[0].autoscale.provision_seconds, 180);
+  EXPECT_DOUBLE_EQ(spec.groups[0].autoscale.provision_max_seconds, 900);
+  const ClusterSpec again = ClusterSpec::FromJsonText(
+      ClusterSpecJson(spec.groups, spec.network, spec.storage), "again.json", catalog);
+  EXPECT_DOUBLE_EQ(again.groups[0].autoscale.provision_seconds, 180);
+  EXPECT_DOUBLE_EQ(again.groups[0].autoscale.provision_max_seconds, 900);
 }
 
 }  // namespace
