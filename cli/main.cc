@@ -321,7 +321,7 @@ int CommandClusterShow(int argc, char** argv) {
               cluster.spec().network.nodes_per_rack, cluster.spec().network.oversubscription,
               cluster.spec().network.latency_us);
   for (int type : cluster.gpu_types()) {
-    const GpuSpec& gpu = catalog->gpu(type);
+    const GpuSpec& gpu = cluster.catalog().gpu(type);  // with its aliases
     std::printf("  %-16s %5d GPUs  %4.0f GiB  %6.1f TFLOP/s fp16  %5.0f GB/s mem  $%.2f/GPU-h\n",
                 gpu.name.c_str(), cluster.GpusOfType(type), gpu.memory_gib, gpu.fp16_tflops,
                 gpu.memory_bandwidth_gbps, gpu.price_per_gpu_hour);

@@ -74,6 +74,7 @@ enum Column {
   kGroup,
   kSpread,
   kMigProfile,
+  kSpotOk,
   kColumnCount
 };
 constexpr const char* kColumnNames[kColumnCount] = {
@@ -82,7 +83,7 @@ constexpr const char* kColumnNames[kColumnCount] = {
     "batch_size", "status",         "precision",    "sequence_length", "recorded_start",
     "recorded_end", "cpus",         "host_memory_gib", "tp",            "pp",
     "dp",           "deadline",     "data_nodes",      "max_nodes",     "group",
-    "spread",       "mig_profile"};
+    "spread",       "mig_profile",  "spot_ok"};
 
 // Anti-affinity (docs/spreading.md): a group name (at most kMaxGroupName characters) and its
 // spread domain, `node` or `rack`, both or neither. Fills `constraints` or sets `error` and
@@ -463,6 +464,14 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
         constrained = true;
       }
     }
+    if (auto* f = optional(kSpotOk)) {
+      // docs/autoscaling.md#spot-placement: 0 = never on spot nodes; 1 (default) = may be.
+      if (f->text != "0" && f->text != "1") parse.Fail(*f, "spot_ok: expected 0 or 1");
+      if (f->text == "0") {
+        constraints.spot_ok = false;
+        constrained = true;
+      }
+    }
     if (auto* f = optional(kMigProfile)) {
       if (job.gpus != 1) {
         parse.Fail(*f, "mig_profile: a MIG instance is one GPU's slice; expected gpus = 1, got " +
@@ -638,6 +647,14 @@ void ReadNativeJson(const std::string& path, JobSink* sink) try {
       }
       constrained = true;
     }
+    if (o.contains("spot_ok") && !o["spot_ok"].is_null()) {
+      const double v = number("spot_ok", true);
+      if (v != 0 && v != 1) throw JsonValueError(path, where + ".spot_ok", "expected 0 or 1");
+      if (v == 0) {
+        constraints.spot_ok = false;
+        constrained = true;
+      }
+    }
     if (o.contains("mig_profile") && !o["mig_profile"].is_null()) {
       job.mig_profile = MigProfileId(RequireString(o["mig_profile"], path, where + ".mig_profile"));
       if (job.mig_profile == 0) {
@@ -693,7 +710,7 @@ CLUSTERSIM_REGISTER_TRACE_READER(
     native, "native",
     "clustersim CSV: job_id,submit_time,gpus,duration[,walltime,"
     "gpu_type,user,vc,priority,model,batch_size,status,precision,sequence_length,recorded_start,"
-    "recorded_end,cpus,host_memory_gib,deadline,data_nodes,max_nodes,group,spread,mig_profile]",
+    "recorded_end,cpus,host_memory_gib,deadline,data_nodes,max_nodes,group,spread,mig_profile,spot_ok]",
     [](const std::string&, const std::string& first) { return clustersim::IsNativeHeader(first); },
     clustersim::ReadNativeCsv, /*generic=*/false, clustersim::TraceClock::kRelative,
     /*rejects_duplicate_ids=*/true);

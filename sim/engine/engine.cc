@@ -156,6 +156,7 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
         {"gpu-memory", "GPU memory over-commit: co-located peaks", "gpu"});
   }
   if (cluster.has_pools()) SetUpPools();
+  if (cluster.has_spot()) SetUpSpot();
   if (options_.models != nullptr) {
     metrics_.set_memory_reported(true);
     gpu_memory_.assign(cluster.total_gpus(), 0.0);
@@ -193,7 +194,11 @@ void Engine::ResolveRequests() {
     }
     run.work_left = job.duration;
     // A site partition restricts the job to its nodes' types (Cluster::PartitionTypes).
-    const uint64_t partition_mask = site_ ? site_->type_mask(static_cast<JobId>(i)) : ~uint64_t{0};
+    uint64_t partition_mask = site_ ? site_->type_mask(static_cast<JobId>(i)) : ~uint64_t{0};
+    // spot_ok = 0: never on spot nodes (docs/autoscaling.md#spot-placement).
+    if (const JobConstraints* c = trace_.ConstraintsOf(job); c != nullptr && !c->spot_ok) {
+      partition_mask &= ~cluster_.SpotTypes();
+    }
     run.request.type_mask = partition_mask;
     if (job.gpu_type.empty()) continue;
     auto it = masks.find(job.gpu_type.id());
@@ -261,6 +266,7 @@ void Engine::Run() {
     StartFaults();
   }
   if (!pools_.empty()) StartPools();
+  if (spot_.on) StartSpot();
   if (options_.record_allocations) {
     // One interval per start and its GPUs: sized for one start of every job up front, so the
     // log of a large trace is not copied as it grows (restarts still grow it).
@@ -276,6 +282,7 @@ void Engine::Run() {
       status_ = RunStatus::kInterrupted;
       break;
     }
+    if (spot_.on) DropSpotTimersWhenDone();
     const double t_heap = heap_.empty() ? kInf : heap_.top().time;
     const double t_arrival = next_arrival_ < jobs.size() ? jobs[next_arrival_].submit_time : kInf;
     const double t = std::min(t_heap, t_arrival);
@@ -346,6 +353,10 @@ void Engine::Run() {
       }
       if (e.job == kPoolScanJob || e.job == kPoolReadyJob) {
         PoolTimer(e);
+        continue;
+      }
+      if (e.job <= kSpotNoticeJob && e.job >= kSpotReplacedJob) {
+        SpotTimer(e);
         continue;
       }
       policy_.OnTimer(*this, e.job, static_cast<int>(e.aux));
@@ -2130,7 +2141,7 @@ void Engine::CheckInvariants() const {
   CHECK(static_cast<int>(failed_gpus_.size()) ==
             down_gpus_ + spares_.held_gpus() + pool_out_gpus_,
         "out-of-service list out of step with the failed, spare and unprovisioned GPUs");
-  if (!pools_.empty()) CheckPoolInvariants();
+  if (!pools_.empty() || spot_.on) CheckPoolInvariants();
   CHECK(holder_.empty() || std::count_if(holder_.begin(), holder_.end(),
                                          [](JobId h) { return h != kNoJob; }) == whole,
         "a GPU has a holder that no running job accounts for");

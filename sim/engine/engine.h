@@ -74,6 +74,7 @@
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
 #include "sim/engine/spare_pool.h"
+#include "sim/engine/spot.h"
 #include "sim/engine/wait_reasons.h"
 #include "sim/engine/site_rules.h"
 
@@ -450,6 +451,20 @@ class Engine final : public SchedulingContext {
   void HoldOutNode(int node);
   void BringInNode(int node);
   void CheckPoolInvariants() const;
+  // Spot capacity (sim/engine/spot.h, engine_spot.cc). Timers of job kSpotNoticeJob (aux: node;
+  // a drawn interruption, stale unless it is the node's pending one), kSpotTraceJob (aux: node;
+  // from an interruptions file), kSpotGoneJob (aux: node; its notice is over) and
+  // kSpotReplacedJob (aux: node; a fixed spot node's replacement is ready).
+  static constexpr JobId kSpotNoticeJob = -5;
+  static constexpr JobId kSpotTraceJob = -6;
+  static constexpr JobId kSpotGoneJob = -7;
+  static constexpr JobId kSpotReplacedJob = -8;
+  void SetUpSpot();
+  void StartSpot();
+  void SpotTimer(const Event& e);
+  void DrawSpotInterruption(int node);
+  // Once every job is done, drops the spot timers at the top of the heap.
+  void DropSpotTimersWhenDone();
   [[noreturn]] void PolicyBug(const std::string& what) const;
 
   const Trace& trace_;
@@ -541,7 +556,8 @@ class Engine final : public SchedulingContext {
   NodePools pools_;
   ScaleDecision scale_;
   bool scan_due_ = false;
-  int pool_out_gpus_ = 0;  // GPUs of pool nodes not ready (out of service)
+  int pool_out_gpus_ = 0;  // GPUs of pool and spot nodes not ready (out of service)
+  SpotState spot_;         // only when some node group is spot capacity
 
   // Model-aware runs (only when options_.models).
   std::vector<double> gpu_memory_;    // per GPU: bytes held by running jobs

@@ -65,6 +65,7 @@ void Engine::PoolTimer(const Event& e) {
     const int node = static_cast<int>(e.aux);
     pools_.Ready(node, now_);
     BringInNode(node);
+    if (spot_.on) DrawSpotInterruption(node);
     return;
   }
   scan_due_ = true;
@@ -126,31 +127,44 @@ void Engine::ScanPools() {
 }
 
 void Engine::CheckPoolInvariants() const {
-  // No job on a node that is not ready; a node not ready has every GPU out of placement.
+  // No job on a node that is not ready (a pool node, or a spot node gone and not yet replaced);
+  // a node not ready has every GPU out of placement.
   for (JobId id : running_) {
     for (int g : runs_[id].allocation.gpus) {
       const int node = cluster_.NodeOfGpu(g);
-      CHECK(!pools_.pool_node(node) || pools_.state(node) == PoolNodeState::kReady,
-            "job " + trace_.jobs[id].id + " runs on pool node " + std::to_string(node) +
+      CHECK(pools_.state(node) == PoolNodeState::kReady,
+            "job " + trace_.jobs[id].id + " runs on node " + std::to_string(node) +
                 ", which is not ready");
     }
   }
   int out = 0;
+  auto held_out = [&](const Node& n) {
+    for (int g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) {
+      CHECK(!resources_.IsGpuFree(g) &&
+                std::binary_search(failed_gpus_.begin(), failed_gpus_.end(), g),
+            "GPU " + std::to_string(g) + " of a node not ready is free or in service");
+    }
+    out += n.gpu_count;
+  };
+  if (spot_.on) {
+    // Fixed spot nodes being replaced.
+    for (const Node& n : cluster_.nodes()) {
+      if (!n.pool && pools_.state(n.index) != PoolNodeState::kReady) held_out(n);
+    }
+  }
   for (int group : pools_.groups()) {
     int provisioned = 0;
     for (int node : pools_.nodes(group)) {
       if (pools_.state(node) == PoolNodeState::kReady) continue;
       provisioned += pools_.state(node) == PoolNodeState::kRequested;
-      const Node& n = cluster_.node(node);
-      for (int g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) {
-        CHECK(!resources_.IsGpuFree(g) &&
-                  std::binary_search(failed_gpus_.begin(), failed_gpus_.end(), g),
-              "GPU " + std::to_string(g) + " of a pool node not ready is free or in service");
-      }
-      out += n.gpu_count;
+      held_out(cluster_.node(node));
     }
     const auto& spec = cluster_.spec().groups[group].autoscale;
-    CHECK(pools_.provisioned(group) >= std::min(spec.min, cluster_.spec().groups[group].count) &&
+    // Spot interruptions may take a pool below its min (the autoscaler grows it again only for
+    // waiting jobs, docs/autoscaling.md#spot-capacity).
+    const bool spot = cluster_.spec().groups[group].spot.enabled;
+    CHECK((spot ||
+           pools_.provisioned(group) >= std::min(spec.min, cluster_.spec().groups[group].count)) &&
               pools_.provisioned(group) <= spec.max,
           "pool " + std::to_string(group) + " outside its min and max");
     CHECK(provisioned == pools_.requested(group), "pool requested count out of step");

@@ -135,6 +135,8 @@ struct JobConstraints {
   Symbol group;
   int32_t group_column = 0;  // the group field's column in its trace line (messages); 0 = unknown
   SpreadDomain spread = SpreadDomain::kNone;
+  // False: the job never runs on spot nodes (docs/autoscaling.md#spot-placement).
+  bool spot_ok = true;
   bool has_deadline() const { return deadline >= 0; }
 };
 

@@ -14,6 +14,8 @@ const char* NodeEventName(NodeEventKind kind) {
       return "ready";
     case NodeEventKind::kReleased:
       return "released";
+    case NodeEventKind::kInterrupted:
+      return "interrupted";
   }
   return "?";
 }

@@ -26,8 +26,9 @@ class SchedulingContext;
 
 enum class PoolNodeState : uint8_t { kOff, kRequested, kReady };
 
-enum class NodeEventKind : uint8_t { kRequested, kReady, kReleased };
-const char* NodeEventName(NodeEventKind kind);  // "requested", "ready", "released"
+enum class NodeEventKind : uint8_t { kRequested, kReady, kReleased, kInterrupted };
+// "requested", "ready", "released", "interrupted"
+const char* NodeEventName(NodeEventKind kind);
 
 struct NodeEvent {
   double time = 0;  // seconds
@@ -80,6 +81,12 @@ class NodePools {
   void Request(int node, double now);
   void Ready(int node, double now);
   void Release(int node, double now);
+  // A spot node got its interruption notice (docs/autoscaling.md#spot-capacity); only an event.
+  // The books of a fixed spot node (not a pool node) follow it through Release, Request and
+  // Ready when it is replaced; its billing is its group's (the whole run).
+  void Interrupted(int node, double now) {
+    events_.push_back({now, node, NodeEventKind::kInterrupted});
+  }
   // At a scan: records whether each ready node is empty now (starting its idle clock or
   // stopping it).
   void ObserveEmpty(int node, bool is_empty, double now);

@@ -391,7 +391,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   }
   add("cost_usd", cluster_cost);
   add("used_cost_usd", used_cost);
-  if (cluster.has_pools()) {
+  if (cluster.has_pools() || cluster.has_spot()) {
     // Billed capacity (docs/autoscaling.md#output): a fixed group's nodes for the whole run, a
     // pool's nodes from request to release; per group (scope "group:NAME") and in all.
     const NodePools& pools = engine.node_pools();

@@ -5,7 +5,9 @@
 #include <map>
 
 #include "sim/hardware/mig.h"
+#include "sim/util/csv.h"
 #include "sim/util/error.h"
+#include "sim/util/input_file.h"
 #include "sim/util/json_file.h"
 #include "sim/util/suggest.h"
 
@@ -119,6 +121,115 @@ AutoscaleSpec ParseAutoscale(const nlohmann::json& a, const std::string& origin,
   return spec;
 }
 
+// The "interruptions" file of a spot object: CSV with the header time,node (seconds >= 0; node
+// index within the group, 0 to nodes - 1); a path relative to the cluster spec's directory.
+std::vector<SpotInterruption> LoadSpotInterruptions(const std::string& path, int nodes) {
+  const std::string text = ReadFileText(path);
+  std::vector<SpotInterruption> out;
+  CsvSplitter splitter;
+  size_t begin = 0;
+  int64_t line_number = 0;
+  bool header = false;
+  while (begin <= text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + begin, end - begin);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++line_number;
+    begin = end + 1;
+    if (TrimBlanks(line).empty()) continue;
+    const std::vector<CsvField>& row = splitter.Split(line, path, line_number);
+    if (!header) {
+      if (row.size() != 2 || row[0].text != "time" || row[1].text != "node") {
+        throw InputError(path, line_number, 1, "expected the header time,node");
+      }
+      header = true;
+      continue;
+    }
+    if (row.size() != 2) {
+      throw InputError(path, line_number, 1, "expected 2 fields (time,node), got " +
+                                                 std::to_string(row.size()));
+    }
+    auto number = [&](const CsvField& f, const char* what, double lo, double hi,
+                      const std::string& range) {
+      const std::string s(f.text);
+      char* stop = nullptr;
+      const double v = s.empty() ? std::nan("") : std::strtod(s.c_str(), &stop);
+      if (s.empty() || stop != s.c_str() + s.size() || !(v >= lo && v <= hi)) {
+        throw InputError(path, line_number, f.column,
+                         std::string(what) + ": expected a number from " + range + ", got \"" + s +
+                             "\"");
+      }
+      return v;
+    };
+    SpotInterruption r;
+    r.line = line_number;
+    r.time = number(row[0], "time (seconds)", 0, 1e12, "0 to 1e12");
+    const double node = number(row[1], "node (index within the group)", 0, nodes - 1,
+                               "0 to " + std::to_string(nodes - 1));
+    if (node != std::floor(node)) {
+      throw InputError(path, line_number, row[1].column, "node: expected an integer");
+    }
+    r.node = static_cast<int>(node);
+    out.push_back(r);
+  }
+  if (!header) throw InputError(path, 1, 1, "empty interruptions file: expected the header time,node");
+  return out;
+}
+
+// A node group's "spot" object (docs/autoscaling.md#spot-capacity).
+SpotSpec ParseSpot(const nlohmann::json& a, const std::string& origin, const std::string& where,
+                   int nodes) {
+  if (!a.is_object()) throw JsonValueError(origin, where, "expected an object");
+  static const std::vector<std::string> kKeys = {"price_per_gpu_hour", "interruptions_per_hour",
+                                                 "notice_seconds", "interruptions"};
+  for (const auto& [key, value] : a.items()) {
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      throw JsonValueError(origin, where + "." + key,
+                           "unknown key \"" + key + "\"" + DidYouMean(key, kKeys) +
+                               " (known: " + JoinNames(kKeys) + ")");
+    }
+  }
+  SpotSpec spec;
+  spec.enabled = true;
+  const std::string price_at = where + ".price_per_gpu_hour";
+  spec.price_per_gpu_hour =
+      RequireNumber(RequireMember(a, "price_per_gpu_hour", origin, where), origin, price_at);
+  if (!(spec.price_per_gpu_hour >= 0 && spec.price_per_gpu_hour <= 1e6)) {
+    throw JsonValueError(origin, price_at, "expected a price from 0 to 1000000 (USD per GPU-hour)");
+  }
+  if (a.contains("interruptions_per_hour")) {
+    const std::string at = where + ".interruptions_per_hour";
+    spec.interruptions_per_hour = RequireNumber(a["interruptions_per_hour"], origin, at);
+    if (!(spec.interruptions_per_hour >= 0 && spec.interruptions_per_hour <= 3600)) {
+      throw JsonValueError(origin, at, "expected a rate from 0 to 3600 (per node-hour)");
+    }
+  }
+  if (a.contains("notice_seconds")) {
+    const std::string at = where + ".notice_seconds";
+    spec.notice_seconds = RequireDuration(a["notice_seconds"], origin, at);
+    if (!(spec.notice_seconds >= 0 && spec.notice_seconds <= 86400)) {
+      throw JsonValueError(origin, at, "expected a duration from 0 to 1 day");
+    }
+  }
+  if (a.contains("interruptions")) {
+    spec.interruptions_path = RequireString(a["interruptions"], origin, where + ".interruptions");
+    std::string path = spec.interruptions_path;
+    const size_t slash = origin.rfind('/');
+    if (!path.empty() && path.front() != '/' && slash != std::string::npos &&
+        origin.rfind("preset:", 0) != 0) {
+      path = origin.substr(0, slash + 1) + path;
+    }
+    spec.interruptions = LoadSpotInterruptions(path, nodes);
+  }
+  if (!a.contains("interruptions_per_hour") && !a.contains("interruptions")) {
+    throw JsonValueError(origin, where,
+                         "expected \"interruptions_per_hour\" (per node-hour) or "
+                         "\"interruptions\" (a CSV file time,node), or both");
+  }
+  return spec;
+}
+
 }  // namespace
 
 const char* NodeTopologyName(NodeTopology t) {
@@ -180,7 +291,7 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
                                           "topology", "cpus",            "host_memory_gib",
                                           "nic_gbps", "name",            "spares",
                                           "swap_seconds", "autoscale", "price_per_gpu_hour",
-                                          "mig"};
+                                          "mig",      "spot"};
   for (size_t i = 0; i < nodes.size(); ++i) {
     const auto& g = nodes[i];
     const std::string where = "nodes[" + std::to_string(i) + "]";
@@ -279,6 +390,13 @@ ClusterSpec ClusterSpec::FromJsonText(const std::string& text, const std::string
     if (group.autoscale.enabled && group.spares > 0) {
       throw JsonValueError(origin, where + ".spares",
                            "a node pool (autoscale) cannot have hot spares: drop one of them");
+    }
+    if (g.contains("spot")) {
+      group.spot = ParseSpot(g["spot"], origin, where + ".spot", group.node_count());
+      if (group.spares > 0) {
+        throw JsonValueError(origin, where + ".spares",
+                             "spot capacity cannot have hot spares: drop one of them");
+      }
     }
     if (g.contains("mig")) {
       if (!g["mig"].is_boolean()) {
@@ -387,6 +505,14 @@ std::string ClusterSpecJson(const std::vector<NodeGroupSpec>& groups, const Netw
       }
     }
     if (g.price_per_gpu_hour >= 0) group["price_per_gpu_hour"] = g.price_per_gpu_hour;
+    if (g.spot.enabled) {
+      group["spot"] = {{"price_per_gpu_hour", g.spot.price_per_gpu_hour},
+                       {"interruptions_per_hour", g.spot.interruptions_per_hour},
+                       {"notice_seconds", g.spot.notice_seconds}};
+      if (!g.spot.interruptions_path.empty()) {
+        group["spot"]["interruptions"] = g.spot.interruptions_path;
+      }
+    }
     nodes.push_back(std::move(group));
   }
   nlohmann::json doc = {{"nodes", std::move(nodes)},
@@ -452,6 +578,41 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
       }
     }
   }
+  // Spot groups (docs/autoscaling.md#spot-placement): a spot group whose type an on-demand group
+  // also has gets the alias "<type>@spot", so that placement tells them apart by type.
+  std::shared_ptr<HardwareCatalog> spot_catalog;
+  std::map<int, int> spot_alias;  // type -> alias
+  for (size_t g = 0; g < spec_.groups.size(); ++g) {
+    if (!spec_.groups[g].spot.enabled) continue;
+    bool shared = false;
+    for (size_t h = 0; h < spec_.groups.size(); ++h) {
+      shared = shared || (!spec_.groups[h].spot.enabled && group_type[h] == group_type[g]);
+    }
+    if (shared) {
+      auto [it, added] = spot_alias.try_emplace(group_type[g], -1);
+      if (added) {
+        if (!spot_catalog) spot_catalog = std::make_shared<HardwareCatalog>(*catalog_);
+        const GpuSpec& gpu = spot_catalog->gpu(group_type[g]);
+        it->second = spot_catalog->AddAlias(gpu.alias_of >= 0 ? gpu.alias_of : group_type[g],
+                                            gpu.name + "@spot");
+      }
+      for (size_t p = 0; p < parts.size(); ++p) {
+        if ((group_parts[g] >> p) & 1) partition_types_[p] |= uint64_t{1} << it->second;
+      }
+      group_type[g] = it->second;
+    }
+    spot_types_ |= uint64_t{1} << group_type[g];
+  }
+  if (spot_catalog) {
+    if (spot_catalog->gpus().size() > 64) {
+      throw InputError(spec_.origin, 0, 0,
+                       "spot groups split the node groups into " +
+                           std::to_string(spot_catalog->gpus().size()) +
+                           " GPU types with the catalog's: at most 64 are supported");
+    }
+    own_catalog_ = spot_catalog;
+    catalog_ = own_catalog_.get();
+  }
   const HardwareCatalog& catalog = *catalog_;
   gpus_per_type_.assign(catalog.gpus().size(), 0);
   for (size_t g = 0; g < spec_.groups.size(); ++g) {
@@ -473,6 +634,7 @@ Cluster::Cluster(ClusterSpec spec, const HardwareCatalog& base_catalog)
       node.pool = group.autoscale.enabled;
       node.starts_provisioned = !node.pool || i < group.count;
       has_pools_ = has_pools_ || node.pool;
+      has_spot_ = has_spot_ || group.spot.enabled;
       node.spare = !node.pool && i >= group.count;
       node.mig = group.mig;
       spare_nodes_ += node.spare;
@@ -500,6 +662,7 @@ uint64_t Cluster::PartitionTypes(int partition) const {
 
 double Cluster::GroupPrice(int group) const {
   const NodeGroupSpec& g = spec_.groups[group];
+  if (g.spot.enabled) return g.spot.price_per_gpu_hour;
   if (g.price_per_gpu_hour >= 0) return g.price_per_gpu_hour;
   return catalog_->gpu(*catalog_->Find(g.gpu_type)).price_per_gpu_hour;
 }

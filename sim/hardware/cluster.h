@@ -44,6 +44,25 @@ struct AutoscaleSpec {
   double idle_seconds = 600;       // Cluster Autoscaler --scale-down-unneeded-time, 10m
 };
 
+// Spot capacity (docs/autoscaling.md#spot-capacity): the group's nodes cost `price_per_gpu_hour`
+// and are taken back. Each ready node is interrupted at exponentially distributed times,
+// `interruptions_per_hour` per node-hour (drawn from the run's seed), and at the times of the
+// `interruptions` file (CSV time,node: seconds, node index within the group); the node is gone
+// `notice_seconds` after the interruption.
+struct SpotInterruption {
+  double time = 0;  // seconds
+  int node = 0;     // within the group
+  int64_t line = 0;
+};
+struct SpotSpec {
+  bool enabled = false;
+  double price_per_gpu_hour = 0;
+  double interruptions_per_hour = 0;  // per node
+  double notice_seconds = 30;         // Azure and GCP Spot VMs: 30 s
+  std::string interruptions_path;     // as written in the spec ("" = none)
+  std::vector<SpotInterruption> interruptions;
+};
+
 struct NodeGroupSpec {
   std::string name;  // optional; site partitions may name groups by it
   int count = 1;
@@ -67,6 +86,7 @@ struct NodeGroupSpec {
   // MIG mode on every GPU of the group (docs/mig.md): jobs naming a MIG profile run on instances
   // of these GPUs. Only for GPU types with MIG profiles (sim/hardware/mig.h).
   bool mig = false;
+  SpotSpec spot = {};
 };
 
 struct NetworkSpec {
@@ -150,7 +170,13 @@ class Cluster {
   int spare_nodes() const { return spare_nodes_; }
   // True if some node group is a pool (NodeGroupSpec::autoscale).
   bool has_pools() const { return has_pools_; }
-  // USD per GPU-hour of group `group`'s nodes (its price_per_gpu_hour, else its type's).
+  // True if some node group is spot capacity (NodeGroupSpec::spot).
+  bool has_spot() const { return has_spot_; }
+  // The GPU types of the spot groups' nodes (a spot group whose type an on-demand group also has
+  // gets the alias "<type>@spot"); 0 without spot groups.
+  uint64_t SpotTypes() const { return spot_types_; }
+  // USD per GPU-hour of group `group`'s nodes (its spot price, else its price_per_gpu_hour, else
+  // its type's).
   double GroupPrice(int group) const;
   // Node owning global GPU `gpu`.
   int NodeOfGpu(int gpu) const { return gpu_node_[gpu]; }
@@ -178,6 +204,8 @@ class Cluster {
   int rack_count_ = 0;
   int spare_nodes_ = 0;
   bool has_pools_ = false;
+  bool has_spot_ = false;
+  uint64_t spot_types_ = 0;
 };
 
 }  // namespace clustersim
