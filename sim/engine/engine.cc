@@ -255,6 +255,14 @@ void Engine::Hash(double time, int kind, JobId job) {
 }
 
 void Engine::Run() {
+  // The engine's own timers are told apart by these job ids: each must be distinct (and spot's a
+  // contiguous range, kSpotReplacedJob..kSpotNoticeJob).
+  static_assert(kSiteWakeJob != kNoJob && kPoolScanJob < kSiteWakeJob &&
+                kPoolReadyJob < kPoolScanJob &&
+                kSpotNoticeJob < kPoolReadyJob &&
+                kSpotReplacedJob == kSpotNoticeJob - 3 &&
+                kOverflowJob < kSpotReplacedJob,
+                "engine timer job ids must be distinct");
   const auto& jobs = trace_.jobs;
   const double kInf = std::numeric_limits<double>::infinity();
   std::vector<Event> batch;

@@ -436,7 +436,7 @@ class Engine final : public SchedulingContext {
   static constexpr JobId kPoolReadyJob = -4;
   // GPU memory over-commit (sim/engine/overcommit.h): timers of job kOverflowJob (aux: the GPU)
   // at the next time the shares on a GPU exceed its memory; the jobs then run out of memory.
-  static constexpr JobId kOverflowJob = -5;
+  static constexpr JobId kOverflowJob = -9;
   void ScheduleOverflow(int gpu, bool include_now);
   void Overflow(int gpu);
   std::optional<SharedGpuMemory> shared_memory_;
