@@ -232,6 +232,17 @@ SpotSpec ParseSpot(const nlohmann::json& a, const std::string& origin, const std
 
 }  // namespace
 
+bool Cluster::IsHeterogeneous() const {
+  int first = -1;
+  for (int type : gpu_types_) {
+    const int alias_of = catalog_->gpu(type).alias_of;
+    const int base = alias_of >= 0 ? alias_of : type;
+    if (first < 0) first = base;
+    if (base != first) return true;
+  }
+  return false;
+}
+
 const char* NodeTopologyName(NodeTopology t) {
   switch (t) {
     case NodeTopology::kNvSwitch:

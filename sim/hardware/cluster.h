@@ -184,7 +184,9 @@ class Cluster {
   const std::vector<int>& gpu_types() const { return gpu_types_; }
   // GPUs of catalog type `type` (0 if absent).
   int GpusOfType(int type) const;
-  bool IsHeterogeneous() const { return gpu_types_.size() > 1; }
+  // More than one kind of GPU hardware: types that are copies of one catalog type (site
+  // partitions' and spot groups' aliases, GpuSpec::alias_of) count as that type.
+  bool IsHeterogeneous() const;
   // The catalog types a job naming type `type` may use: the type and its aliases.
   uint64_t TypeAndAliases(int type) const;
   // The types of site partition `partition`'s nodes (every bit set when the spec has no

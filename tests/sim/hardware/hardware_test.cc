@@ -60,6 +60,22 @@ TEST(ClusterSpec, TheMinimalPoolSpecIsValid) {
   EXPECT_FALSE(cluster.IsHeterogeneous());
 }
 
+// A spot group beside an on-demand group of its GPU type gets a copy of the type
+// (docs/autoscaling.md#spot-placement): two types, one kind of hardware, so runs keep the trace
+// runtime model by default as on the same cluster without spot.
+TEST(ClusterSpec, ACopyOfAGpuTypeIsNotAnotherKindOfHardware) {
+  const auto& catalog = HardwareCatalog::Default();
+  const Cluster cluster(
+      ClusterSpec::FromJsonText(
+          R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":8},
+              {"count":1,"gpu_type":"A100-80GB","gpus_per_node":8,
+               "spot":{"price_per_gpu_hour":1.5,"interruptions_per_hour":0.1}}]})",
+          "spot.json", catalog),
+      catalog);
+  EXPECT_EQ(cluster.gpu_types().size(), 2u);
+  EXPECT_FALSE(cluster.IsHeterogeneous());
+}
+
 TEST(ClusterSpec, NodesAndGpusAreIndexedInSpecOrder) {
   const auto& catalog = HardwareCatalog::Default();
   const Cluster cluster(ClusterSpec::FromJsonText(R"({"nodes":[
