@@ -22,9 +22,10 @@ class BestFit final : public Placement {
                           return PlaceOnNodes(resources, one, NodeRule::kBestFit, found);
                         });
   }
-  // With type_order=listed, Find takes the node by this rule over every allowed partition.
+  // With type_order=listed and no spot preference, Find takes the node by this rule over every
+  // allowed partition.
   SingleNodeRule single_node_rule() const override {
-    return order_.kind() == TypeOrder::Kind::kListed ? SingleNodeRule::kFewestFree
+    return order_.plain() ? SingleNodeRule::kFewestFree
                                                      : SingleNodeRule::kOther;
   }
 

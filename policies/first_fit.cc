@@ -23,9 +23,10 @@ class FirstFit final : public Placement {
                           return PlaceOnNodes(resources, one, NodeRule::kFirstFit, found);
                         });
   }
-  // With type_order=listed, Find takes the node by this rule over every allowed partition.
+  // With type_order=listed and no spot preference, Find takes the node by this rule over every
+  // allowed partition.
   SingleNodeRule single_node_rule() const override {
-    return order_.kind() == TypeOrder::Kind::kListed ? SingleNodeRule::kLowestIndex
+    return order_.plain() ? SingleNodeRule::kLowestIndex
                                                      : SingleNodeRule::kOther;
   }
 

@@ -191,6 +191,19 @@ TypeOrder::TypeOrder(const PlacementEnv& env, const Params& params) : env_(env) 
     throw InputError("parameter type_order=" + name +
                      ": expected listed, fastest, cheapest or least-loaded");
   }
+  const std::string spot = params.String("spot", "allow");
+  if (spot != "allow" && spot != "avoid" && spot != "prefer") {
+    throw InputError("parameter spot=" + spot + ": expected allow, avoid or prefer");
+  }
+  if (spot != "allow") {
+    const uint64_t spot_types = env.cluster != nullptr ? env.cluster->SpotTypes() : 0;
+    if (spot_types == 0) {
+      throw InputError("parameter spot=" + spot +
+                       ": the cluster has no spot group to " + spot +
+                       " (a node group's \"spot\" object; docs/autoscaling.md#spot-capacity)");
+    }
+    spot_first_ = spot == "prefer" ? spot_types : ~spot_types;
+  }
 }
 
 const char* TypeOrder::Name(Kind kind) {
@@ -265,6 +278,11 @@ void TypeOrder::Order(const Resources& resources, const PlacementRequest& reques
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   types->clear();
   for (const auto& [key, type] : keyed_) types->push_back(type);
+  // The spot preference before the order's own (stable: each side keeps it).
+  if (spot_first_ != 0) {
+    std::stable_partition(types->begin(), types->end(),
+                          [&](int type) { return (spot_first_ >> type) & 1; });
+  }
 }
 
 }  // namespace clustersim

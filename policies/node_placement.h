@@ -78,21 +78,40 @@ bool PlaceAcrossNodes(const Resources& resources, const PlacementRequest& reques
 // Types the job may not use, or where it cannot fit even on the empty cluster, are left out.
 // Owned by one placement object (single-threaded, like Find); caches rates per (model, GPUs,
 // share, type).
+//
+// The parameter spot=allow|avoid|prefer (docs/autoscaling.md#spot-placement) comes first in
+// every order: with prefer the spot groups' GPU types (Cluster::SpotTypes) are tried before the
+// others, with avoid after them; allow (the default) leaves spot and on-demand types alike.
 class TypeOrder {
  public:
   enum class Kind { kListed, kFastest, kCheapest, kLeastLoaded };
-  // Reads `type_order` from `params`; throws InputError naming the valid values otherwise.
+  // Reads `type_order` and `spot` from `params`; throws InputError naming the valid values
+  // otherwise, and for spot=avoid|prefer on a cluster without spot groups.
   TypeOrder(const PlacementEnv& env, const Params& params);
 
   Kind kind() const { return kind_; }
   static const char* Name(Kind kind);
+  // `listed` without a spot preference: the strategy compares candidates of every allowed type
+  // at once (its single-node fast paths apply).
+  bool plain() const { return kind_ == Kind::kListed && spot_first_ == 0; }
 
   // Runs `find(request', out)` with request' restricted to one GPU type at a time in this order
-  // and returns the first success; with `listed`, `find(request, out)` once.
+  // and returns the first success; with `listed`, `find(request, out)` once (with a spot
+  // preference: once on the preferred side's types, then once on the others).
   template <typename Find>
   bool Place(const Resources& resources, const PlacementRequest& request, Allocation* out,
              Find&& find) const {
-    if (kind_ == Kind::kListed) return find(request, out);
+    if (plain()) return find(request, out);
+    if (kind_ == Kind::kListed) {
+      PlacementRequest side = request;
+      for (const uint64_t types : {spot_first_, ~spot_first_}) {
+        side.type_mask = request.type_mask & types;
+        if (side.type_mask != 0 && find(side, out)) return true;
+      }
+      out->gpus.clear();
+      out->gpu_type = -1;
+      return false;
+    }
     Order(resources, request, &order_);
     PlacementRequest one = request;
     for (int type : order_) {
@@ -112,6 +131,8 @@ class TypeOrder {
 
  private:
   Kind kind_ = Kind::kListed;
+  // The GPU types tried first: the spot types (prefer) or the others (avoid); 0 = allow.
+  uint64_t spot_first_ = 0;
   PlacementEnv env_;
   mutable std::optional<Resources> empty_;  // the empty cluster, built on first use
   mutable std::map<std::tuple<uint32_t, int, int, int>, double> rates_;

@@ -22,7 +22,7 @@ class Pool final : public Placement {
     out->gpus.clear();
     out->gpu_type = -1;
     if (request.gpus <= 0) return false;
-    if (order_.kind() == TypeOrder::Kind::kListed) {
+    if (order_.plain()) {
       for (int type : resources.cluster().gpu_types()) {
         if (PlaceOnType(resources, request, type, out)) return true;
       }

@@ -248,6 +248,53 @@ TEST(Spot, ASpotOkZeroJobOnAClusterOfSpotNodesOnlyIsRejectedWithAReason) {
   EXPECT_FALSE(engine.reason(0).empty());
 }
 
+// --param spot=allow|avoid|prefer (docs/autoscaling.md#spot-placement), worked by hand on one
+// on-demand and one spot node of 8 GPUs and one 8-GPU job: first-fit and best-fit both take the
+// lowest-index node that fits when nothing else differs (both nodes are empty), so `allow`
+// takes node 0 whichever it is; `prefer` takes the spot node, `avoid` the on-demand node. With
+// two jobs under `avoid` the second still starts at once, on the spot node (avoid is an order,
+// not a ban). Every policy that places through the placement's type order alike, including
+// conservative's per-node fast path.
+TEST(Spot, ThePreferenceOrdersSpotAndOnDemandNodesUnderEveryPlacementAndPolicy) {
+  auto start_nodes = [](const std::string& order, const std::string& spot,
+                        const std::string& policy, const std::string& placement, int jobs) {
+    std::vector<Job> list;
+    for (int i = 0; i < jobs; ++i) list.push_back(MakeJob("j" + std::to_string(i), 0, 8, 100));
+    Params params;
+    params.AddAssignment("spot=" + spot);
+    EngineOptions options;
+    options.record_allocations = true;
+    TestSim sim(MixedCluster(order), std::move(list), policy, placement, options, "trace", params);
+    const Engine& engine = sim.Run();
+    for (const JobRun& run : engine.runs()) EXPECT_EQ(run.first_start, 0);
+    return StartNodes(engine);
+  };
+  for (const char* policy : {"fcfs", "easy", "conservative"}) {
+    for (const char* placement : {"first-fit", "best-fit"}) {
+      SCOPED_TRACE(std::string(policy) + " " + placement);
+      EXPECT_EQ(start_nodes("od,spot", "allow", policy, placement, 1), std::vector<int>{0});
+      EXPECT_EQ(start_nodes("od,spot", "prefer", policy, placement, 1), std::vector<int>{1});
+      EXPECT_EQ(start_nodes("spot,od", "allow", policy, placement, 1), std::vector<int>{0});
+      EXPECT_EQ(start_nodes("spot,od", "avoid", policy, placement, 1), std::vector<int>{1});
+      // Both start at 0 (StartNodes lists them by time, then node): one on each node.
+      EXPECT_EQ(start_nodes("spot,od", "avoid", policy, placement, 2),
+                (std::vector<int>{0, 1}));
+    }
+  }
+}
+
+TEST(Spot, APreferenceWithoutSpotNodesOrAnUnknownOneIsRefused) {
+  for (const char* spot : {"prefer", "maybe"}) {
+    Params params;
+    params.AddAssignment(std::string("spot=") + spot);
+    EXPECT_THROW(TestSim(R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":8}]})",
+                         {MakeJob("a", 0, 8, 100)}, "fcfs", "first-fit", EngineOptions{},
+                         "trace", params),
+                 InputError)
+        << spot;
+  }
+}
+
 TEST(Spot, BadSpotObjectsAreRefusedNamingTheKey) {
   auto error = [](const std::string& spot) {
     try {
