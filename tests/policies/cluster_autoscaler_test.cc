@@ -10,12 +10,15 @@
 #include "policies/registry.h"
 #include "sim/engine/summary.h"
 #include "sim/util/error.h"
+#include "tests/sim/engine/pool_test_util.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
 namespace {
 
 using testing::MakeJob;
+using testing::Events;
+using testing::Summary;
 using testing::TestSim;
 
 std::string PoolCluster(int count = 0, int min = 0) {
@@ -36,23 +39,6 @@ std::vector<Job> EightGpuJobs(int n, double duration) {
 double StartOf(const Engine& engine, const std::string& id) {
   for (size_t i = 0; i < engine.trace().jobs.size(); ++i) {
     if (engine.trace().jobs[i].id == id) return engine.runs()[i].first_start;
-  }
-  return -1;
-}
-
-// "time node event" lines of the node events, in order.
-std::vector<std::string> Events(const Engine& engine) {
-  std::vector<std::string> out;
-  for (const NodeEvent& e : engine.node_pools().events()) {
-    out.push_back(std::to_string(static_cast<int>(e.time)) + " " + std::to_string(e.node) + " " +
-                  NodeEventName(e.kind));
-  }
-  return out;
-}
-
-double Summary(const Engine& engine, const std::string& metric, const std::string& scope) {
-  for (const SummaryRow& row : ComputeSummary(engine)) {
-    if (row.metric == metric && row.scope == scope) return row.value;
   }
   return -1;
 }

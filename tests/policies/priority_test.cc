@@ -10,6 +10,7 @@
 #include "sim/engine/priority_class.h"
 #include "sim/engine/summary.h"
 #include "sim/util/error.h"
+#include "tests/sim/engine/pool_test_util.h"
 #include "tests/test_util.h"
 #include "workloads/generator.h"
 #include "workloads/reader.h"
@@ -19,6 +20,7 @@ namespace {
 
 using testing::ExpectInterval;
 using testing::Nodes;
+using testing::Summary;
 using testing::TestSim;
 using testing::TempPath;
 
@@ -37,14 +39,6 @@ TestSim Sim(const std::string& cluster, std::vector<Job> jobs,
   options.preemption_cost_seconds = preemption_cost;
   return TestSim(cluster, std::move(jobs), "priority", placement, options, "trace",
                  Params(std::move(params)));
-}
-
-double Summary(const Engine& engine, const std::string& metric, const std::string& scope) {
-  for (const SummaryRow& row : ComputeSummary(engine)) {
-    if (row.metric == metric && row.scope == scope) return row.value;
-  }
-  ADD_FAILURE() << "no summary row " << metric << " / " << scope;
-  return -1;
 }
 
 TEST(Priority, AHighJobOnAFullClusterStartsAtOnceAndTheCheapestLowestClassJobStops) {

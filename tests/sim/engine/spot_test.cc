@@ -13,6 +13,7 @@
 #include "policies/registry.h"
 #include "sim/engine/summary.h"
 #include "sim/util/error.h"
+#include "tests/sim/engine/pool_test_util.h"
 #include "tests/test_util.h"
 
 namespace clustersim {
@@ -20,6 +21,8 @@ namespace {
 
 using testing::MakeJob;
 using testing::TempPath;
+using testing::Events;
+using testing::Summary;
 using testing::TestSim;
 
 std::string WriteInterruptions(const std::string& name, const std::string& rows) {
@@ -41,22 +44,6 @@ EngineOptions Checkpointed() {
   options.faults.checkpoint_cost_seconds = 10;
   options.faults.restore_cost_seconds = 20;
   return options;
-}
-
-std::vector<std::string> Events(const Engine& engine) {
-  std::vector<std::string> out;
-  for (const NodeEvent& e : engine.node_pools().events()) {
-    out.push_back(std::to_string(static_cast<int>(e.time)) + " " + std::to_string(e.node) + " " +
-                  NodeEventName(e.kind));
-  }
-  return out;
-}
-
-double Summary(const Engine& engine, const std::string& metric, const std::string& scope) {
-  for (const SummaryRow& row : ComputeSummary(engine)) {
-    if (row.metric == metric && row.scope == scope) return row.value;
-  }
-  return -1;
 }
 
 // One 8-GPU job of 1,000 s at t = 0 on the one fixed spot node; the interruptions file takes
