@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# How a run's cost grows (bench/README.md, "How cost grows with jobs and GPUs"): wall seconds,
+# user seconds and peak RSS of `clustersim run` end to end (parse, simulate, write SQLite) under
+# /usr/bin/time -v, for fcfs, easy and conservative (first-fit, runtime `trace`), along two axes:
+#
+#   jobs   10k .. 10M jobs on 12,500 x 8 = 100,000 GPUs (the scale case of scale_bench.sh)
+#   gpus   1k .. 1M GPUs (nodes of 8) at 100,000 jobs
+#
+#   bench/growth_bench.sh [--policies fcfs,easy,conservative] [--max-jobs N] [--max-gpus N] AXIS...
+#
+# Every trace is `trace generate --gpus G --load 0.75 --seed 42 --walltimes modal` with G the
+# cluster's GPUs, so the offered load is 0.75 at every point of both axes (the generator scales
+# the arrival rate to G); the modal wall times are what easy and conservative plan with (fcfs
+# ignores them; they never end a job early: each is at least its run time).
+# Points run from small to large; once a policy's run is over TIMEOUT, its larger points on that
+# axis are recorded as not run ("skipped"), never dropped. One line per point goes to
+# RESULTS_DIR/growth.tsv (appended) and to the screen: axis, policy, jobs, gpus, wall_s, user_s,
+# peak_rss_mb, status (ok | over_limit | failed | skipped), fingerprint, load average (1, 5,
+# 15 min, at the end of the run), date (UTC).
+# Environment: BUILD_DIR (default build), RESULTS_DIR (default $BUILD_DIR/bench-results/growth),
+# DATA_DIR (traces, generated once, default $BUILD_DIR/bench-data), TIMEOUT (seconds per run,
+# default 300), NICE (default 5).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+CLI="$BUILD_DIR/cli/clustersim"
+RESULTS_DIR="${RESULTS_DIR:-$BUILD_DIR/bench-results/growth}"
+DATA_DIR="${DATA_DIR:-$BUILD_DIR/bench-data}"
+TIMEOUT="${TIMEOUT:-300}"
+NICE="${NICE:-5}"
+POLICIES=(fcfs easy conservative)
+MAX_JOBS=10000000
+MAX_GPUS=1048576
+AXES=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --policies) IFS=, read -r -a POLICIES <<<"$2"; shift 2 ;;
+    --max-jobs) MAX_JOBS="$2"; shift 2 ;;
+    --max-gpus) MAX_GPUS="$2"; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    jobs|gpus) AXES+=("$1"); shift ;;
+    *) echo "growth_bench.sh: unknown argument $1 (axes: jobs, gpus)" >&2; exit 2 ;;
+  esac
+done
+[[ ${#AXES[@]} -gt 0 ]] || { echo "growth_bench.sh: name an axis: jobs, gpus" >&2; exit 2; }
+[[ -x "$CLI" ]] || { echo "growth_bench.sh: $CLI not built" >&2; exit 2; }
+mkdir -p "$RESULTS_DIR" "$DATA_DIR"
+SCRATCH="$(mktemp -d)"
+trap 'rm -rf "$SCRATCH"' EXIT
+TSV="$RESULTS_DIR/growth.tsv"
+[[ -f "$TSV" ]] || printf 'axis\tpolicy\tjobs\tgpus\twall_s\tuser_s\tpeak_rss_mb\tstatus\tfingerprint\tloadavg\tdate\n' >"$TSV"
+
+cluster() {  # GPUS -> path (nodes of 8 A100)
+  local path="$SCRATCH/cluster_$1.json"
+  echo "{\"nodes\":[{\"count\":$(($1 / 8)),\"gpu_type\":\"A100-80GB\",\"gpus_per_node\":8}]}" >"$path"
+  echo "$path"
+}
+trace() {  # JOBS GPUS -> path (generated once)
+  local path="$DATA_DIR/synthetic_${1}jobs_${2}gpus_load0.75_seed42_walltimes_modal.csv"
+  [[ -f "$path" ]] || nice -n "$NICE" "$CLI" trace generate --jobs "$1" --gpus "$2" --load 0.75 \
+    --seed 42 --walltimes modal --no-progress --out "$path" >&2
+  echo "$path"
+}
+row() {  # AXIS POLICY JOBS GPUS WALL USER RSS STATUS FINGERPRINT
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    "$(date -u '+%Y-%m-%d %H:%M')" | tee -a "$TSV"
+}
+# One timed run; returns 1 if it was over the limit or failed.
+timed() {  # AXIS POLICY JOBS GPUS
+  local axis=$1 policy=$2 jobs=$3 gpus=$4
+  local t c db log rc=0
+  t=$(trace "$jobs" "$gpus")
+  c=$(cluster "$gpus")
+  db="$SCRATCH/out.sqlite"
+  log="$RESULTS_DIR/${axis}_${policy}_${jobs}jobs_${gpus}gpus"
+  rm -f "$db"
+  local start="${EPOCHREALTIME/[.,]/}"
+  /usr/bin/time -v -o "$log.time" timeout "$TIMEOUT" nice -n "$NICE" "$CLI" run --trace "$t" \
+    --cluster "$c" --placement first-fit --runtime-model trace --policy "$policy" --out "$db" \
+    --no-progress >"$log.log" 2>&1 || rc=$?
+  local end="${EPOCHREALTIME/[.,]/}"
+  rm -f "$db"
+  local wall user rss fp status=ok
+  wall=$(python3 -c "print(f'{($end - $start) / 1e6:.2f}')")
+  user=$(awk -F': ' '/User time/ {print $2}' "$log.time")
+  rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f", $2 / 1024}' "$log.time")
+  fp=$(awk '/fingerprint/ {print $2}' "$log.log")
+  if [[ $rc -eq 124 ]]; then
+    status=over_limit
+  elif [[ $rc -ne 0 ]]; then
+    status=failed
+    echo "growth_bench.sh: $policy $jobs jobs $gpus GPUs exited $rc (see $log.log)" >&2
+  fi
+  row "$axis" "$policy" "$jobs" "$gpus" "$wall" "$user" "$rss" "$status" "$fp"
+  [[ $status == ok ]]
+}
+# Runs POLICY over the points of one axis, small to large: AXIS POLICY then "JOBS GPUS" pairs.
+sweep() {
+  local axis=$1 policy=$2 over=""
+  shift 2
+  local point
+  for point in "$@"; do
+    read -r jobs gpus <<<"$point"
+    (( jobs <= MAX_JOBS && gpus <= MAX_GPUS )) || continue
+    if [[ -n $over ]]; then
+      row "$axis" "$policy" "$jobs" "$gpus" "" "" "" skipped ""
+      continue
+    fi
+    timed "$axis" "$policy" "$jobs" "$gpus" || over=1
+  done
+}
+
+for axis in "${AXES[@]}"; do
+  points=()
+  case "$axis" in
+    jobs) for j in 10000 30000 100000 300000 1000000 3000000 10000000; do points+=("$j 100000"); done ;;
+    gpus) for g in 1024 4096 16384 65536 262144 1048576; do points+=("100000 $g"); done ;;
+  esac
+  for policy in "${POLICIES[@]}"; do
+    sweep "$axis" "$policy" "${points[@]}"
+  done
+done
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u '+%Y-%m-%d %H:%M UTC')"
