@@ -1,23 +1,27 @@
 #!/usr/bin/python3
 """How a run's cost grows with jobs and with GPUs: the figure of bench/README.md.
 
-usage: scripts/plot_growth.py TSV [--out PNG] [--fit-from JOBS] [--dpi N]
+usage: scripts/plot_growth.py TSV [--axes jobs,gpus] [--out PNG] [--fit-from JOBS] [--dpi N]
+                               [--table]
 
 TSV is what bench/growth_bench.sh appends to (build/bench-results/growth/growth.tsv); a point
 measured more than once counts as the median of its completed rounds. Writes one PNG (default
-bench/figures/growth.png) of four log-log panels: wall time and peak RSS against jobs (fixed
-GPUs), and against GPUs (fixed jobs), one line per policy; user CPU seconds as a dashed line of
+bench/figures/growth.png) with a column of two log-log panels per axis of bench/growth_bench.sh
+(--axes, default jobs,gpus): wall time and peak RSS against jobs (fixed GPUs) or against GPUs
+(fixed jobs), one line per policy; user CPU seconds as a dashed line of
 the same colour beside the wall time. Runs ended by the time limit are drawn as an open marker at
 the time they were ended ("over limit") and are not fitted; points not run are left out.
 
 Fits (printed and in the legends), on wall seconds t:
-  jobs axis   t = a * n^b, least squares on log t against log n over the points with
+  jobs axes   t = a * n^b, least squares on log t against log n over the points with
               n >= --fit-from jobs (default 100,000: below it fixed start-up costs dominate);
               b near 1 is linear growth.
-  GPUs axis   both t = a * n^b and t = a + c * ln n, over every point; the one with the smaller
+  GPUs axes   both t = a * n^b and t = a + c * ln n, over every point; the one with the smaller
               root mean square of ln(t_fit / t) ("rms" in the legend) is named the better fit.
 The same fits on user seconds are printed too (the machine is shared: wall time carries the load
-of other processes, user time less so).
+of other processes, user time less so). --table also prints, per axis, a Markdown table of the
+points (the one in bench/README.md): per policy wall / user seconds and peak RSS, "> T" for a run
+ended by the time limit, "not run" for a point skipped after one.
 """
 import argparse
 import csv
@@ -31,6 +35,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 POLICIES = ["fcfs", "easy", "conservative"]
+# axis -> (what varies, x label, fixed part for the title)
+AXES = {
+    "jobs": ("jobs", "jobs (on 128 x 8 = 1,024 GPUs)", "1,024 GPUs"),
+    "jobs-scale": ("jobs", "jobs (on 12,500 x 8 = 100,000 GPUs)", "100,000 GPUs"),
+    "gpus": ("gpus", "GPUs (nodes of 8; 1,000,000 jobs)", "1,000,000 jobs"),
+    "gpus-100k": ("gpus", "GPUs (nodes of 8; 100,000 jobs)", "100,000 jobs"),
+}
 COLORS = {"fcfs": "tab:blue", "easy": "tab:orange", "conservative": "tab:green"}
 
 
@@ -76,7 +87,7 @@ def log_fit(n, t):
 def series(points, axis, policy):
     """Sorted rows of one policy on one axis, with n the axis's variable."""
     rows = [r for (ax, pol, _, _), r in points.items() if ax == axis and pol == policy]
-    key = "jobs" if axis == "jobs" else "gpus"
+    key = AXES[axis][0]
     return sorted(rows, key=lambda r: int(r[key])), key
 
 
@@ -91,14 +102,20 @@ def fmt_n(n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("tsv")
+    ap.add_argument("--axes", default="jobs,gpus")
     ap.add_argument("--out", default="bench/figures/growth.png")
     ap.add_argument("--fit-from", type=int, default=100_000)
     ap.add_argument("--dpi", type=int, default=110)
+    ap.add_argument("--table", action="store_true")
     args = ap.parse_args()
     points = read(args.tsv)
 
-    fig, axes = plt.subplots(2, 2, figsize=(14, 13))
-    for col, axis in enumerate(["jobs", "gpus"]):
+    names = args.axes.split(",")
+    unknown = [a for a in names if a not in AXES]
+    if unknown:
+        sys.exit(f"plot_growth.py: unknown axis {unknown[0]} (axes: {', '.join(AXES)})")
+    fig, axes = plt.subplots(2, len(names), figsize=(7 * len(names), 13), squeeze=False)
+    for col, axis in enumerate(names):
         ax_t, ax_m = axes[0][col], axes[1][col]
         for policy in POLICIES:
             rows, key = series(points, axis, policy)
@@ -112,13 +129,13 @@ def main():
             user = np.array([float(r["user_s"]) for r in ok])
             rss = np.array([float(r["peak_rss_mb"]) for r in ok])
             label = policy
-            if axis == "jobs":
+            if key == "jobs":
                 sel = n >= args.fit_from
                 if sel.sum() >= 2:
                     _, b, _ = power_fit(n[sel], wall[sel])
                     _, bu, _ = power_fit(n[sel], user[sel])
                     label += f": wall ~ n^{b:.2f}, user ~ n^{bu:.2f} (fit n ≥ {fmt_n(args.fit_from)})"
-                    print(f"jobs {policy}: wall b={b:.3f}, user b={bu:.3f} over "
+                    print(f"{axis} {policy}: wall b={b:.3f}, user b={bu:.3f} over "
                           f"{int(sel.sum())} points >= {args.fit_from}")
             elif len(n) >= 2:
                 _, b, rms_p = power_fit(n, wall)
@@ -130,7 +147,7 @@ def main():
                 label += (f": wall ~ n^{b:.2f} (rms {rms_p:.2f}) or {a:.2f}+{c:.2f}·ln n "
                           f"(rms {rms_l:.2f}): {better}; user ~ n^{bu:.2f} (rms {rms_pu:.2f}) "
                           f"or {au:.2f}+{cu:.2f}·ln n (rms {rms_lu:.2f}): {better_u}")
-                print(f"gpus {policy}: wall power b={b:.3f} rms={rms_p:.3f}; "
+                print(f"{axis} {policy}: wall power b={b:.3f} rms={rms_p:.3f}; "
                       f"log a={a:.3f} c={c:.3f} rms={rms_l:.3f} -> {better}; "
                       f"user power b={bu:.3f} rms={rms_pu:.3f}; log a={au:.3f} c={cu:.3f} "
                       f"rms={rms_lu:.3f} -> {'a+c·ln n' if rms_lu < rms_pu else 'power law'}")
@@ -144,11 +161,11 @@ def main():
                           label=f"{policy}: over the time limit (ended)")
                 ax_m.plot(no, [float(r["peak_rss_mb"]) for r in over], "o", color=color,
                           markerfacecolor="none", markersize=11, markeredgewidth=2)
-        what = ("jobs (on 12,500 x 8 = 100,000 GPUs)" if axis == "jobs"
-                else "GPUs (nodes of 8; 100,000 jobs)")
+        var, what, fixed = AXES[axis]
+        var = "jobs" if var == "jobs" else "GPUs"
         ax_t.plot([], [], "k-", label="solid: wall s; dashed: user CPU s")
-        ax_t.set_title(f"Wall time against {what.split(' (')[0]}")
-        ax_m.set_title(f"Peak RSS against {what.split(' (')[0]}")
+        ax_t.set_title(f"Wall time against {var}, {fixed}")
+        ax_m.set_title(f"Peak RSS against {var}, {fixed}")
         for ax in (ax_t, ax_m):
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -163,6 +180,42 @@ def main():
     fig.tight_layout(rect=(0, 0, 1, 0.98))
     fig.savefig(args.out, dpi=args.dpi)
     print(f"wrote {args.out}", file=sys.stderr)
+    if args.table:
+        for axis in names:
+            table(points, axis)
+
+
+def table(points, axis):
+    """Prints the Markdown table of one axis: a row per point, a column per policy."""
+    var = AXES[axis][0]
+    ns = sorted({key[2 if var == "jobs" else 3] for key in points if key[0] == axis})
+    print(f"\n{axis}: {AXES[axis][1]}\n")
+    print(f"| {var} | " + " | ".join(f"{p}: wall / user s, peak RSS" for p in POLICIES)
+          + " | utilization, mean queue |")
+    print("|---:|" + "---:|" * len(POLICIES) + "---|")
+    for n in ns:
+        cells, load = [], ""
+        for policy in POLICIES:
+            rows = [r for key, r in points.items()
+                    if key[0] == axis and key[1] == policy and int(r[var]) == n]
+            if not rows:
+                cells.append("")
+                continue
+            r = rows[0]
+            if r["status"] == "ok":
+                rounds = f" ({r['rounds']} rounds)" if int(r["rounds"]) > 1 else ""
+                cells.append(f"{float(r['wall_s']):.2f} / {float(r['user_s']):.2f} s, "
+                             f"{float(r['peak_rss_mb']):,.0f} MB{rounds}")
+                if not load and r.get("utilization_pct"):
+                    load = f"{r['utilization_pct']} %, {r['mean_queue_jobs']} jobs ({policy})"
+            elif r["status"] == "over_limit":
+                cells.append(f"> {float(r['wall_s']):.0f} / {float(r['user_s']):.1f} s "
+                             f"(ended), {float(r['peak_rss_mb']):,.0f} MB")
+            elif r["status"] == "skipped":
+                cells.append("not run")
+            else:
+                cells.append("failed")
+        print(f"| {n:,} | " + " | ".join(cells) + f" | {load} |")
 
 
 if __name__ == "__main__":
