@@ -33,6 +33,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 POLICIES = ["fcfs", "easy", "conservative"]
 # axis -> (what varies, x label, fixed part for the title)
@@ -91,6 +92,20 @@ def series(points, axis, policy):
     return sorted(rows, key=lambda r: int(r[key])), key
 
 
+def plain_log_ticks(ax):
+    """Plain numbers on a log y axis; minor ticks labelled too where it spans under a decade, and
+    the 2x and 5x ones where it spans under two."""
+    lo, hi = ax.get_ylim()
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(plain)
+    if hi / lo < 10:
+        ax.yaxis.set_minor_formatter(plain)
+    elif hi / lo < 100:
+        ax.yaxis.set_minor_formatter(FuncFormatter(
+            lambda v, _: f"{v:g}" if round(v / 10 ** math.floor(math.log10(v) + 1e-9)) in (2, 5)
+            else ""))
+
+
 def fmt_n(n):
     for div, unit in ((1_000_000, "M"), (1_000, "k")):
         if n >= div:
@@ -114,7 +129,7 @@ def main():
     unknown = [a for a in names if a not in AXES]
     if unknown:
         sys.exit(f"plot_growth.py: unknown axis {unknown[0]} (axes: {', '.join(AXES)})")
-    fig, axes = plt.subplots(2, len(names), figsize=(7 * len(names), 13), squeeze=False)
+    fig, axes = plt.subplots(2, len(names), figsize=(7 * len(names), 14), squeeze=False)
     for col, axis in enumerate(names):
         ax_t, ax_m = axes[0][col], axes[1][col]
         for policy in POLICIES:
@@ -134,7 +149,8 @@ def main():
                 if sel.sum() >= 2:
                     _, b, _ = power_fit(n[sel], wall[sel])
                     _, bu, _ = power_fit(n[sel], user[sel])
-                    label += f": wall ~ n^{b:.2f}, user ~ n^{bu:.2f} (fit n ≥ {fmt_n(args.fit_from)})"
+                    label += (f"\n  wall ~ n^{b:.2f}, user ~ n^{bu:.2f} "
+                              f"(fit over n ≥ {fmt_n(args.fit_from)})")
                     print(f"{axis} {policy}: wall b={b:.3f}, user b={bu:.3f} over "
                           f"{int(sel.sum())} points >= {args.fit_from}")
             elif len(n) >= 2:
@@ -144,9 +160,10 @@ def main():
                 au, cu, rms_lu = log_fit(n, user)
                 better = "a+c·ln n" if rms_l < rms_p else "power law"
                 better_u = "a+c·ln n" if rms_lu < rms_pu else "power law"
-                label += (f": wall ~ n^{b:.2f} (rms {rms_p:.2f}) or {a:.2f}+{c:.2f}·ln n "
-                          f"(rms {rms_l:.2f}): {better}; user ~ n^{bu:.2f} (rms {rms_pu:.2f}) "
-                          f"or {au:.2f}+{cu:.2f}·ln n (rms {rms_lu:.2f}): {better_u}")
+                label += (f"\n  wall ~ n^{b:.2f} (rms {rms_p:.2f}) or {a:.1f}+{c:.2f}·ln n "
+                          f"(rms {rms_l:.2f}): {better} fits better"
+                          f"\n  user ~ n^{bu:.2f} (rms {rms_pu:.2f}) or {au:.1f}+{cu:.2f}·ln n "
+                          f"(rms {rms_lu:.2f}): {better_u} fits better")
                 print(f"{axis} {policy}: wall power b={b:.3f} rms={rms_p:.3f}; "
                       f"log a={a:.3f} c={c:.3f} rms={rms_l:.3f} -> {better}; "
                       f"user power b={bu:.3f} rms={rms_pu:.3f}; log a={au:.3f} c={cu:.3f} "
@@ -171,9 +188,11 @@ def main():
             ax.set_yscale("log")
             ax.set_xlabel(what)
             ax.grid(True, which="both", alpha=0.3)
+        plain_log_ticks(ax_t)
+        plain_log_ticks(ax_m)
         ax_t.set_ylabel("seconds (end to end: parse, simulate, write SQLite)")
         ax_m.set_ylabel("peak resident set (MB)")
-        ax_t.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1)
+        ax_t.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1)
         ax_m.legend(fontsize=9, loc="upper left")
     fig.suptitle("clustersim run: cost against jobs and GPUs (first-fit, load 0.75, "
                  "bench/growth_bench.sh)")
