@@ -12,8 +12,8 @@
 #   gpus-100k    the same at 100,000 jobs: the more GPUs, the shorter the arrivals (14 minutes
 #                at 1M GPUs), so the larger clusters are never filled
 #
-#   bench/growth_bench.sh [--rounds N] [--policies fcfs,easy,conservative] [--max-jobs N]
-#                         [--max-gpus N] AXIS...
+#   bench/growth_bench.sh [--rounds N] [--policies fcfs,easy,conservative] [--min-jobs N]
+#                         [--max-jobs N] [--max-gpus N] AXIS...
 #
 # Every trace is `trace generate --gpus G --load 0.75 --seed 42 --walltimes modal` with G the
 # cluster's GPUs, so the offered load is 0.75 at every point of every axis (the generator scales
@@ -39,6 +39,7 @@ TIMEOUT="${TIMEOUT:-300}"
 NICE="${NICE:-5}"
 POLICIES=(fcfs easy conservative)
 ROUNDS=1
+MIN_JOBS=0
 MAX_JOBS=10000000
 MAX_GPUS=1048576
 AXES=()
@@ -46,6 +47,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) ROUNDS="$2"; shift 2 ;;
     --policies) IFS=, read -r -a POLICIES <<<"$2"; shift 2 ;;
+    --min-jobs) MIN_JOBS="$2"; shift 2 ;;
     --max-jobs) MAX_JOBS="$2"; shift 2 ;;
     --max-gpus) MAX_GPUS="$2"; shift 2 ;;
     -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
@@ -117,7 +119,7 @@ sweep() {
   local point
   for point in "$@"; do
     read -r jobs gpus <<<"$point"
-    (( jobs <= MAX_JOBS && gpus <= MAX_GPUS )) || continue
+    (( jobs >= MIN_JOBS && jobs <= MAX_JOBS && gpus <= MAX_GPUS )) || continue
     if [[ -n $over ]]; then
       row "$axis" "$policy" "$jobs" "$gpus" "" "" "" "" skipped "" "" "" ""
       continue
