@@ -210,7 +210,7 @@ def table(points, axis):
     ns = sorted({key[2 if var == "jobs" else 3] for key in points if key[0] == axis})
     print(f"\n{axis}: {AXES[axis][1]}\n")
     print(f"| {var} | " + " | ".join(f"{p}: wall / user s, peak RSS" for p in POLICIES)
-          + " | utilization, mean queue |")
+          + " | fcfs: utilization, mean queue |")
     print("|---:|" + "---:|" * len(POLICIES) + "---|")
     for n in ns:
         cells, load = [], ""
@@ -225,8 +225,8 @@ def table(points, axis):
                 rounds = f" ({r['rounds']} rounds)" if int(r["rounds"]) > 1 else ""
                 cells.append(f"{float(r['wall_s']):.2f} / {float(r['user_s']):.2f} s, "
                              f"{float(r['peak_rss_mb']):,.0f} MB{rounds}")
-                if not load and r.get("utilization_pct"):
-                    load = f"{r['utilization_pct']} %, {r['mean_queue_jobs']} jobs ({policy})"
+                if policy == "fcfs" and r.get("utilization_pct"):
+                    load = f"{r['utilization_pct']} %, {r['mean_queue_jobs']} jobs"
             elif r["status"] == "over_limit":
                 cells.append(f"> {float(r['wall_s']):.0f} / {float(r['user_s']):.1f} s "
                              f"(ended), {float(r['peak_rss_mb']):,.0f} MB")
