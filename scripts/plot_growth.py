@@ -26,6 +26,7 @@ ended by the time limit, "not run" for a point skipped after one.
 import argparse
 import csv
 import math
+import os
 import sys
 
 import matplotlib
@@ -123,12 +124,18 @@ def main():
     ap.add_argument("--dpi", type=int, default=110)
     ap.add_argument("--table", action="store_true")
     args = ap.parse_args()
-    points = read(args.tsv)
+    try:
+        points = read(args.tsv)
+    except (OSError, KeyError, ValueError) as e:
+        ap.error(f"{args.tsv}: not a growth_bench.sh TSV ({e})")
 
+    out_dir = os.path.dirname(args.out) or "."
+    if not os.path.isdir(out_dir):
+        ap.error(f"--out {args.out}: folder {out_dir} does not exist")
     names = args.axes.split(",")
     unknown = [a for a in names if a not in AXES]
     if unknown:
-        sys.exit(f"plot_growth.py: unknown axis {unknown[0]} (axes: {', '.join(AXES)})")
+        ap.error(f"unknown axis {unknown[0]} (axes: {', '.join(AXES)})")
     fig, axes = plt.subplots(2, len(names), figsize=(7 * len(names), 14), squeeze=False)
     for col, axis in enumerate(names):
         ax_t, ax_m = axes[0][col], axes[1][col]
