@@ -160,9 +160,15 @@ submitted=$(CLUSTERSIM="$clustersim" "$source_dir/scripts/slurm/submit.sh" \
 read -r array_job merge_job < <(tail -n 1 <<<"$submitted")
 wait_gone "$array_job,$merge_job"
 [ -f "$work/out2/merged.sqlite" ] || fail "the resumed sweep's merge wrote nothing"
-resumed=$(cat "$work"/out2/logs/sweep-"${array_job}"_*.out | grep -o "[0-9]* already complete" |
-          awk '{s += $1} END {print s + 0}')
-[ "$resumed" -ge "$done_at_cancel" ] || fail "the resumed tasks redid runs that were complete"
+# Each task's closing line only ("sweep: shard K/2: R runs: A complete now, B already complete, ..."):
+# its opening line repeats the already-complete count.
+closing=$(cat "$work"/out2/logs/sweep-"${array_job}"_*.out | grep "^sweep: shard ")
+[ "$(wc -l <<<"$closing")" = 2 ] || fail "not both resumed tasks printed their closing line"
+resumed=$(grep -o "[0-9]* already complete" <<<"$closing" | awk '{s += $1} END {print s + 0}')
+redone=$(grep -o "[0-9]* complete now" <<<"$closing" | awk '{s += $1} END {print s + 0}')
+[ "$resumed" = "$done_at_cancel" ] ||
+  fail "the resumed tasks skipped $resumed runs, $done_at_cancel were complete"
+[ $((resumed + redone)) = 16 ] || fail "the resumed tasks ran $redone runs and skipped $resumed of 16"
 "$clustersim" sweep "$work/spec2.json" --out "$work/local2/runs" --mkdir --jobs 2 >/dev/null
 "$clustersim" merge "$work/local2.sqlite" "$work/local2/runs" >/dev/null
 same_rows "$work/out2/merged.sqlite" "$work/local2.sqlite" 16
