@@ -282,21 +282,24 @@ int EasyBackfill::ClassOf(const SchedulingContext& context, JobId id) {
   return cls;
 }
 
+bool EasyBackfill::CountFits(const SchedulingContext& context, const Resources& resources,
+                             const PlacementRequest& request) {
+  for (int type : context.cluster().gpu_types()) {
+    if (request.AllowsType(type) && resources.free_of_type(type) >= request.gpus) return true;
+  }
+  return false;
+}
+
 bool EasyBackfill::FitsOn(const SchedulingContext& context, const Resources& resources,
                           const PlacementRequest& request, Allocation* out) {
-  bool enough = false;
-  for (int type : context.cluster().gpu_types()) {
-    if (request.AllowsType(type) && resources.free_of_type(type) >= request.gpus) {
-      enough = true;
-      break;
-    }
-  }
-  return enough && context.placement().Find(resources, request, out);
+  return CountFits(context, resources, request) && context.placement().Find(resources, request, out);
 }
 
 void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, JobId id,
                             Allocation allocation) {
+  const bool unreserved_current = UnreservedCurrent(context);
   context.Start(id, std::move(allocation));
+  ++plan_changes_;
   const double end = rule_.EstimatedEnd(context, id);
   const Allocation& held = context.run(id).allocation;
   const PlacementRequest& request = context.run(id).request;
@@ -304,13 +307,14 @@ void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, J
   if (end > horizon_time_) TakeAllocation(*horizon_, request, held);
   by_end_.emplace(std::make_pair(end, id), Held{held, request});
   end_of_[id] = end;
-  unreserved_current_ = false;
+  if (unreserved_current) KeepUnreservedCurrent(context, request, held);
   order.OnStart(id);
 }
 
 void EasyBackfill::OnCompletion(SchedulingContext& /*context*/, JobId id) {
   auto it = end_of_.find(id);
   if (it == end_of_.end()) return;
+  ++plan_changes_;
   auto running = by_end_.find(std::make_pair(it->second, id));
   if (it->second > horizon_time_) {
     GiveBackAllocation(*horizon_, running->second.request, running->second.allocation);
@@ -350,46 +354,56 @@ bool EasyBackfill::StepBack() {
 }
 
 void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
+  // The same head on the same horizon, with no running job added or gone: the same reservation
+  // (unless the placement draws random numbers: then it is asked again, as every pass did).
+  if (head == reserved_head_ && plan_changes_ == reserved_plan_changes_ &&
+      horizon_->version() == reserved_horizon_version_ &&
+      !context.placement().DrawsRandomNumbers()) {
+    return;
+  }
   const PlacementRequest& request = context.run(head).request;
-  // Fitting is monotone in tau (the horizon only gains free GPUs as tau grows), so the earliest
-  // end group at which the head fits is found by walking from wherever the horizon is.
-  if (FitsOn(context, *horizon_, request, &reserved_)) {
-    Allocation earlier;
-    while (true) {
-      // The head does not fit on the live state, so some released group is there to take back.
-      CHECK(StepBack(), "easy: the head fits on the horizon but not now, with nothing released");
-      if (!FitsOn(context, *horizon_, request, &earlier)) {
+  // Fitting is monotone in tau (the horizon only gains free GPUs as tau grows), and so is having
+  // enough free GPUs of an allowed type, which fitting needs. First the horizon moves, by counts
+  // alone, to the earliest end group with enough free GPUs; from there the placement itself is
+  // asked, group by group, for the earliest at which the head fits: one placement search where
+  // counts decide (a wide job across nodes), instead of one per group passed.
+  if (CountFits(context, *horizon_, request)) {
+    while (StepBack()) {  // at the start of the horizon (the live state) it stops by itself
+      if (!CountFits(context, *horizon_, request)) {
         StepForward();
         break;
       }
-      reserved_ = earlier;
     }
-  } else {
-    do {
-      // Every running job ends; on the empty cluster the head fits (it was not rejected), but
-      // failed GPUs may keep it out until a repair no one can foresee: then no reservation.
-      if (!StepForward()) {
-        CHECK(!context.failed_gpus().empty(),
-              "easy: the head fits nowhere even with every running job ended");
-        reserved_.gpus.clear();
-        horizon_time_ = std::numeric_limits<double>::infinity();
-        break;
-      }
-    } while (!FitsOn(context, *horizon_, request, &reserved_));
+  }
+  while (!FitsOn(context, *horizon_, request, &reserved_)) {
+    // Every running job ends; on the empty cluster the head fits (it was not rejected), but
+    // failed GPUs may keep it out until a repair no one can foresee: then no reservation.
+    if (!StepForward()) {
+      CHECK(!context.failed_gpus().empty(),
+            "easy: the head fits nowhere even with every running job ended");
+      reserved_.gpus.clear();
+      horizon_time_ = std::numeric_limits<double>::infinity();
+      break;
+    }
   }
   reservation_time_ = horizon_time_;
-  unreserved_current_ = false;
+  reserved_head_ = head;
+  reserved_plan_changes_ = plan_changes_;
+  reserved_horizon_version_ = horizon_->version();
+  ++reservation_generation_;
 }
 
 bool EasyBackfill::KeepsReservation(const SchedulingContext& context, JobId id, JobId head,
                                    const Allocation& allocation) {
   if (!horizon_->host_limited()) {
     // GPUs only: the reservation holds if the job's GPUs avoid the reserved ones (both ascending).
+    // A binary search per GPU of the job: the head's reservation may hold thousands of GPUs.
     const std::vector<int>& reserved = reserved_.gpus;
     auto r = reserved.begin();
     for (int g : allocation.gpus) {
-      while (r != reserved.end() && *r < g) ++r;
-      if (r != reserved.end() && *r == g) return false;
+      r = std::lower_bound(r, reserved.end(), g);
+      if (r == reserved.end()) return true;
+      if (*r == g) return false;
     }
     return true;
   }
@@ -405,24 +419,53 @@ bool EasyBackfill::KeepsReservation(const SchedulingContext& context, JobId id, 
 bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, JobId head,
                                    Allocation* allocation) {
   if (KeepsReservation(context, id, head, *allocation)) return true;
-  // Can the head be placed at t_s elsewhere, with this job running?
-  const PlacementRequest& request = context.run(id).request;
-  TakeAllocation(*horizon_, request, *allocation);
-  Allocation moved;
-  const bool head_fits = FitsOn(context, *horizon_, context.run(head).request, &moved);
-  GiveBackAllocation(*horizon_, request, *allocation);
-  if (head_fits) {
-    reserved_ = std::move(moved);
-    unreserved_current_ = false;
-    return true;
+  // Can the head be placed at t_s elsewhere, with this job running? (Not if the job's GPUs leave
+  // too few of every type the head allows: then the horizon need not be changed to know.)
+  const PlacementRequest& head_request = context.run(head).request;
+  if (CountFitsWithout(context, head_request, *allocation)) {
+    const PlacementRequest& request = context.run(id).request;
+    TakeAllocation(*horizon_, request, *allocation);
+    Allocation moved;
+    const bool head_fits = FitsOn(context, *horizon_, head_request, &moved);
+    GiveBackAllocation(*horizon_, request, *allocation);
+    if (head_fits) {
+      reserved_ = std::move(moved);
+      reserved_head_ = kNoJob;  // the next pass plans the head again
+      ++reservation_generation_;
+      return true;
+    }
   }
-  // Else somewhere outside the reserved nodes.
-  if (!unreserved_current_) BuildUnreserved(context);
+  // Else somewhere outside the reserved nodes: first by counts, without building that state.
+  if (!UnreservedCurrent(context) && !UnreservedCountFits(context, context.run(id).request)) {
+    return false;
+  }
+  if (!UnreservedCurrent(context)) BuildUnreserved(context);
   Allocation elsewhere;
   elsewhere.node = -1;
   if (!FitsOn(context, *unreserved_, context.run(id).request, &elsewhere)) return false;
   *allocation = std::move(elsewhere);
   return true;
+}
+
+bool EasyBackfill::CountFitsWithout(const SchedulingContext& context,
+                                    const PlacementRequest& head_request,
+                                    const Allocation& allocation) const {
+  // Only whole GPUs count down free_of_type exactly; for shares and MIG instances ask the
+  // placement.
+  if (allocation.milli > 0 || allocation.mig_profile >= 0) return true;
+  const Cluster& cluster = context.cluster();
+  for (int type : cluster.gpu_types()) {
+    if (!head_request.AllowsType(type)) continue;
+    // Every GPU of the job is free on the horizon (free now, so free at t_s): taking it counts
+    // its type down by one.
+    int taken = static_cast<int>(allocation.gpus.size());
+    if (cluster.gpu_types().size() > 1) {
+      taken = 0;
+      for (int g : allocation.gpus) taken += cluster.node(cluster.NodeOfGpu(g)).gpu_type == type;
+    }
+    if (horizon_->free_of_type(type) - taken >= head_request.gpus) return true;
+  }
+  return false;
 }
 
 void EasyBackfill::BuildUnreserved(const SchedulingContext& context) {
@@ -433,8 +476,11 @@ void EasyBackfill::BuildUnreserved(const SchedulingContext& context) {
   }
   std::vector<int> taken;
   if (!unreserved_->host_limited()) {
-    for (int g : reserved_.gpus) {
-      if (unreserved_->IsGpuFree(g)) taken.push_back(g);
+    // The reserved GPUs free now, a word of the free bits at a time.
+    for (const auto& [word, mask] : ReservedWords()) {
+      for (uint64_t free = unreserved_->free_word(word) & mask; free != 0; free &= free - 1) {
+        taken.push_back((word << 6) + __builtin_ctzll(free));
+      }
     }
     unreserved_->Allocate(taken);
   } else {
@@ -456,7 +502,76 @@ void EasyBackfill::BuildUnreserved(const SchedulingContext& context) {
           node, HostDemand{unreserved_->free_cpu_milli(node), unreserved_->free_memory_mib(node)});
     }
   }
-  unreserved_current_ = true;
+  unreserved_generation_ = reservation_generation_;
+  unreserved_live_version_ = context.resources().version();
+}
+
+const std::vector<std::pair<int, uint64_t>>& EasyBackfill::ReservedWords() {
+  if (reserved_words_generation_ == reservation_generation_) return reserved_words_;
+  reserved_words_.clear();
+  const std::vector<int>& reserved = reserved_.gpus;  // ascending
+  for (size_t i = 0; i < reserved.size();) {
+    const int word = reserved[i] >> 6;
+    uint64_t mask = 0;
+    if ((reserved[i] & 63) == 0 && i + 63 < reserved.size() && reserved[i + 63] == reserved[i] + 63) {
+      mask = ~uint64_t{0};  // 64 ascending distinct GPUs from a word's first: the whole word
+      i += 64;
+    } else {
+      for (; i < reserved.size() && (reserved[i] >> 6) == word; ++i) {
+        mask |= uint64_t{1} << (reserved[i] & 63);
+      }
+    }
+    reserved_words_.emplace_back(word, mask);
+  }
+  reserved_words_generation_ = reservation_generation_;
+  return reserved_words_;
+}
+
+bool EasyBackfill::UnreservedCountFits(const SchedulingContext& context,
+                                       const PlacementRequest& request) {
+  const Resources& live = context.resources();
+  // Counted exactly here: whole GPUs of a one-type cluster, without host limits.
+  const std::vector<int>& types = context.cluster().gpu_types();
+  if (live.host_limited() || types.size() != 1 || request.milli > 0 || reserved_.milli > 0 ||
+      reserved_.mig_profile >= 0) {
+    return true;
+  }
+  if (free_reserved_generation_ != reservation_generation_ ||
+      free_reserved_live_version_ != live.version()) {
+    free_reserved_ = 0;
+    for (const auto& [word, mask] : ReservedWords()) {
+      free_reserved_ += __builtin_popcountll(live.free_word(word) & mask);
+    }
+    free_reserved_generation_ = reservation_generation_;
+    free_reserved_live_version_ = live.version();
+  }
+  return !request.AllowsType(types[0]) ||  // (FitsOn decides that case as before)
+         live.free_of_type(types[0]) - free_reserved_ >= request.gpus;
+}
+
+bool EasyBackfill::UnreservedCurrent(const SchedulingContext& context) const {
+  return unreserved_ && unreserved_generation_ == reservation_generation_ &&
+         unreserved_live_version_ == context.resources().version();
+}
+
+void EasyBackfill::KeepUnreservedCurrent(const SchedulingContext& context,
+                                         const PlacementRequest& request, const Allocation& held) {
+  // The live state lost the job's GPUs; unreserved_ loses those of them it still had free: all
+  // but the reserved ones, which it holds already. Whole GPUs without host limits or placement
+  // constraints only; anything else is rebuilt from the live state when next needed.
+  if (unreserved_->host_limited() || held.milli > 0 || held.mig_profile >= 0 ||
+      request.constraint != 0 || held.gpus.empty()) {
+    return;  // stale: the live state's version moved on
+  }
+  // A binary search per GPU of the job: the reservation may hold thousands of GPUs.
+  outside_reserved_.clear();
+  auto r = reserved_.gpus.begin();
+  for (int g : held.gpus) {
+    r = std::lower_bound(r, reserved_.gpus.end(), g);
+    if (r == reserved_.gpus.end() || *r != g) outside_reserved_.push_back(g);
+  }
+  unreserved_->Allocate(outside_reserved_);
+  unreserved_live_version_ = context.resources().version();
 }
 
 void EasyBackfill::SyncFailedGpus(const SchedulingContext& context) {

@@ -249,7 +249,10 @@ class EasyBackfill {
   void StartJob(SchedulingContext& context, CandidateOrder& order, JobId id, Allocation allocation);
   // Holds the currently failed GPUs on the horizon (they come back at no known time).
   void SyncFailedGpus(const SchedulingContext& context);
-  // Free GPUs of some allowed type >= request, then the run's placement on `resources`.
+  // Free GPUs of some allowed type >= request: what fitting on `resources` needs.
+  static bool CountFits(const SchedulingContext& context, const Resources& resources,
+                        const PlacementRequest& request);
+  // CountFits, then the run's placement on `resources`.
   static bool FitsOn(const SchedulingContext& context, const Resources& resources,
                      const PlacementRequest& request, Allocation* out);
   bool StepForward();  // releases the next end group on the horizon; false if none
@@ -264,6 +267,21 @@ class EasyBackfill {
   // free on its nodes.
   bool KeepsReservation(const SchedulingContext& context, JobId id, JobId head,
                         const Allocation& allocation);
+  // False only if the horizon, with whole-GPU `allocation` taken, has too few free GPUs of every
+  // type the head allows (FitsOn's count test on it, without changing the horizon).
+  bool CountFitsWithout(const SchedulingContext& context, const PlacementRequest& head_request,
+                        const Allocation& allocation) const;
+  // The reserved GPUs as (word of the free bits, mask) pairs, built once per reservation.
+  const std::vector<std::pair<int, uint64_t>>& ReservedWords();
+  // False only if a job of `request` cannot fit on the live state without the reserved GPUs by
+  // counts alone (FitsOn's count test on unreserved_, without building it).
+  bool UnreservedCountFits(const SchedulingContext& context, const PlacementRequest& request);
+  // True if unreserved_ was derived from the live state as it is and the current reservation.
+  bool UnreservedCurrent(const SchedulingContext& context) const;
+  // After a start on the live state, with unreserved_ current before it: the same start on
+  // unreserved_ (else it goes stale).
+  void KeepUnreservedCurrent(const SchedulingContext& context, const PlacementRequest& request,
+                             const Allocation& held);
   // The live state with the reserved nodes kept from jobs outlasting t_s (unreserved_).
   void BuildUnreserved(const SchedulingContext& context);
 
@@ -288,7 +306,22 @@ class EasyBackfill {
   double reservation_time_ = 0;
   Allocation reserved_;
   std::optional<Resources> unreserved_;
-  bool unreserved_current_ = false;
+  // What the reservation was planned from (Reserve plans again only if one of them changed) and
+  // what unreserved_ was derived from (the reservation's generation, the live state's version).
+  JobId reserved_head_ = kNoJob;
+  uint64_t plan_changes_ = 0;  // running jobs started or gone (by_end_ changed)
+  uint64_t reserved_plan_changes_ = 0;
+  uint64_t reserved_horizon_version_ = 0;
+  uint64_t reservation_generation_ = 0;  // grows whenever reserved_ changes
+  uint64_t unreserved_generation_ = 0;
+  uint64_t unreserved_live_version_ = 0;
+  std::vector<std::pair<int, uint64_t>> reserved_words_;
+  uint64_t reserved_words_generation_ = ~uint64_t{0};
+  // Reserved GPUs free on the live state, for the reservation and live version it was counted at.
+  int free_reserved_ = 0;
+  uint64_t free_reserved_generation_ = ~uint64_t{0};
+  uint64_t free_reserved_live_version_ = 0;
+  std::vector<int> outside_reserved_;  // scratch of KeepUnreservedCurrent
   ClassFilter filter_;
   JobId promised_head_ = kNoJob;  // the last blocked head given its reservation as a promise
   // Wait reasons within one Schedule: the statements, the last reason per class (-1 = none) and

@@ -140,6 +140,7 @@ void Resources::SetNodeFree(int node, int free) {
 }
 
 void Resources::Allocate(std::span<const int> gpus) {
+  ++version_;
   size_t i = 0;
   while (i < gpus.size()) {
     const int node = cluster_->NodeOfGpu(gpus[i]);
@@ -156,6 +157,7 @@ void Resources::Allocate(std::span<const int> gpus) {
 }
 
 void Resources::Release(std::span<const int> gpus) {
+  ++version_;
   size_t i = 0;
   while (i < gpus.size()) {
     const int node = cluster_->NodeOfGpu(gpus[i]);
@@ -173,6 +175,7 @@ void Resources::Release(std::span<const int> gpus) {
 }
 
 void Resources::AllocateShare(int gpu, int milli) {
+  ++version_;
   CHECK(milli > 0 && milli < 1000, "a share must be 1..999 thousandths of a GPU");
   CHECK(free_milli_[gpu] >= milli, "GPU " + std::to_string(gpu) + " has too small a share left");
   if (free_milli_[gpu] == 1000) {
@@ -189,6 +192,7 @@ void Resources::AllocateShare(int gpu, int milli) {
 }
 
 void Resources::ReleaseShare(int gpu, int milli) {
+  ++version_;
   CHECK(milli > 0 && milli < 1000 && !IsGpuFree(gpu) && free_milli_[gpu] + milli <= 1000,
         "GPU " + std::to_string(gpu) + ": released share not held");
   free_milli_[gpu] = static_cast<int16_t>(free_milli_[gpu] + milli);
@@ -203,24 +207,30 @@ void Resources::ReleaseShare(int gpu, int milli) {
 }
 
 void Resources::AppendLowestFreeGpus(int node, int count, std::vector<int>* out) const {
+  if (count <= 0) return;
   const Node& n = cluster_->node(node);
-  int g = n.first_gpu;
   const int end = n.first_gpu + n.gpu_count;
+  // Word by word over the free bits: a wide job takes whole free words, written without a
+  // capacity check per GPU.
+  const size_t start = out->size();
+  out->resize(start + count);
+  int* dst = out->data() + start;
+  int g = n.first_gpu;
   while (count > 0) {
     CHECK(g < end, "node " + std::to_string(node) + " has fewer free GPUs than requested");
+    const int base = (g >> 6) << 6;
     uint64_t word = free_bits_[g >> 6] & (~uint64_t{0} << (g & 63));
-    if (word == 0) {
-      g = ((g >> 6) + 1) << 6;
-      continue;
+    if (end - base < 64) word &= (uint64_t{1} << (end - base)) - 1;
+    if (word == ~uint64_t{0} && count >= 64) {
+      for (int i = 0; i < 64; ++i) dst[i] = base + i;
+      dst += 64;
+      count -= 64;
+    } else {
+      for (; word != 0 && count > 0; word &= word - 1, --count) {
+        *dst++ = base + __builtin_ctzll(word);
+      }
     }
-    const int found = ((g >> 6) << 6) + __builtin_ctzll(word);
-    if (found >= end) {
-      g = end;
-      continue;
-    }
-    out->push_back(found);
-    --count;
-    g = found + 1;
+    g = base + 64;
   }
 }
 
@@ -229,6 +239,7 @@ void Resources::AppendLowestFreeGpus(int node, int count, std::vector<int>* out)
 namespace clustersim {
 
 void Resources::EnableHostLimits() {
+  ++version_;
   if (host_limited()) return;
   CHECK(total_free_ == cluster_->total_gpus() && shared_gpus_.empty(),
         "host limits must be enabled before anything is allocated");
@@ -252,6 +263,7 @@ bool Resources::HostFitsGpus(const HostDemand& demand, std::span<const int> gpus
 }
 
 void Resources::AllocateHost(const HostDemand& demand, std::span<const int> gpus, int milli) {
+  ++version_;
   if (!host_limited()) return;
   const int n = static_cast<int>(gpus.size());
   ForEachNode(*cluster_, gpus, [&](int node, int on_node) {
@@ -263,6 +275,7 @@ void Resources::AllocateHost(const HostDemand& demand, std::span<const int> gpus
 }
 
 void Resources::ReleaseHost(const HostDemand& demand, std::span<const int> gpus, int milli) {
+  ++version_;
   if (!host_limited()) return;
   const int n = static_cast<int>(gpus.size());
   ForEachNode(*cluster_, gpus, [&](int node, int on_node) {
@@ -277,6 +290,7 @@ void Resources::ReleaseHost(const HostDemand& demand, std::span<const int> gpus,
 }
 
 void Resources::AllocateHostOn(int node, const HostDemand& demand) {
+  ++version_;
   if (!host_limited()) return;
   const HostCharge c = HostChargeOn(cluster_->node(node), demand, 0, 0, 0);
   CHECK(HostFits(node, c), "node " + std::to_string(node) + ": host charge does not fit");
@@ -285,6 +299,7 @@ void Resources::AllocateHostOn(int node, const HostDemand& demand) {
 }
 
 void Resources::ReleaseHostOn(int node, const HostDemand& demand) {
+  ++version_;
   if (!host_limited()) return;
   const HostCharge c = HostChargeOn(cluster_->node(node), demand, 0, 0, 0);
   free_cpu_milli_[node] += c.cpu_milli;
@@ -311,6 +326,7 @@ bool Resources::MigFits(int gpu, int profile, int start) const {
 }
 
 void Resources::AllocateMig(int gpu, int profile, int start) {
+  ++version_;
   CHECK(MigFits(gpu, profile, start), "MIG instance on GPU " + std::to_string(gpu) +
                                           " at slice " + std::to_string(start) + " does not fit");
   const auto profiles = GpuMigProfiles(*cluster_, gpu);
@@ -322,6 +338,7 @@ void Resources::AllocateMig(int gpu, int profile, int start) {
 }
 
 void Resources::ReleaseMig(int gpu, int profile, int start) {
+  ++version_;
   CHECK(mig_enabled(gpu), "MIG instance released on GPU " + std::to_string(gpu) + " not in MIG mode");
   const auto profiles = GpuMigProfiles(*cluster_, gpu);
   CHECK(profile >= 0 && profile < static_cast<int>(profiles.size()), "unknown MIG profile index");
@@ -368,11 +385,13 @@ void Resources::ReleaseJob(const HostDemand& demand, std::span<const int> gpus, 
 }
 
 void Resources::EnableJobKinds() {
+  ++version_;
   CHECK(total_free_ == cluster_->total_gpus(), "EnableJobKinds after GPUs were allocated");
   job_kinds_.assign(static_cast<size_t>(cluster_->node_count()), {});
 }
 
 void Resources::CountJobKind(std::span<const int> gpus, int milli, int delta) {
+  ++version_;
   if (job_kinds_.empty()) return;
   const int kind = JobKind(gpus.size(), milli);
   ForEachNode(*cluster_, gpus, [&](int node, int) {
@@ -392,12 +411,14 @@ void Resources::CountJobKind(std::span<const int> gpus, int milli, int delta) {
 }
 
 void Resources::EnableSpread(std::shared_ptr<const std::vector<SpreadRule>> rules) {
+  ++version_;
   CHECK(total_free_ == cluster_->total_gpus(), "EnableSpread after GPUs were allocated");
   spread_rules_ = std::move(rules);
 }
 
 void Resources::CountSpread(uint16_t constraint, std::span<const int> gpus, int cpu_only_node,
                             int delta) {
+  ++version_;
   const SpreadRule& rule = spread_rule(constraint);
   if (rule.empty()) return;
   // The domains the job spans, each once (a job on two nodes of one rack is one job there).

@@ -112,6 +112,11 @@ class Resources {
   int free_of_type(int type) const { return type_free_[type]; }
   int total_free() const { return total_free_; }
   bool IsGpuFree(int gpu) const { return (free_bits_[gpu >> 6] >> (gpu & 63)) & 1; }
+  // Changes (grows) whenever anything in this free state changes: a planner can tell that a
+  // copy derived from it is still current. A copy starts from the version of its original.
+  uint64_t version() const { return version_; }
+  // Bits of GPUs 64 * word .. 64 * word + 63, bit i set = GPU 64 * word + i free.
+  uint64_t free_word(int word) const { return free_bits_[word]; }
 
   // REQUIRES: every GPU in `gpus` is free (resp. busy); CHECKed.
   void Allocate(std::span<const int> gpus);
@@ -260,6 +265,7 @@ class Resources {
 
   const Cluster* cluster_;
   std::vector<uint64_t> free_bits_;  // bit g set = GPU g free
+  uint64_t version_ = 0;             // see version()
   std::vector<int16_t> free_milli_;  // per GPU, thousandths free
   IndexSet shared_gpus_;
   std::vector<int> node_free_;

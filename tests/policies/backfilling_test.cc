@@ -120,6 +120,31 @@ TEST(EasyBackfilling, NodeAwareReservationKeepsTheHeadsNodeFromALongJobThatRunsE
   ExpectInterval(sim.Of("D"), 20, 70);
 }
 
+TEST(EasyBackfilling, JobsStartedOutsideTheReservationInOnePassEachTakeTheirOwnGpus) {
+  // first-fit, 2 nodes x 4 GPUs (node 0: GPUs 0-3, node 1: 4-7).
+  // A t=0 3 GPUs 10 s; X t=0 2 GPUs 100 s; B t=0 4 GPUs 10 s; C, C2, C3 t=1 1 GPU 50 s each.
+  // t=0: A -> node 0 {0,1,2}; X: node 0 has 1 free -> node 1 {4,5}. B (4 on one node): head.
+  // t=1: B's reservation: at t_s = 10 node 0 is empty: {0,1,2,3}. Free now: {3,6,7}.
+  //      C (ends 51 > 10): first-fit gives GPU 3, reserved; with C there B has no node at 10
+  //      (node 0 3 free, node 1 2): outside the reservation C starts on GPU 6.
+  //      C2: first-fit gives GPU 3 again; B again has no node at 10; outside the reservation
+  //      only GPU 7 is left (6 is C's): C2 starts there.
+  //      C3: only GPU 3 is free, reserved, and nothing outside: refused.
+  // t=10: A ends; node 0 empty: B [10, 20). t=20: B ends: C3 [20, 70).
+  TestSim sim = PolicySim(Nodes(2, 4),
+                          {MakeJob("A", 0, 3, 10), MakeJob("X", 0, 2, 100), MakeJob("B", 0, 4, 10),
+                           MakeJob("C", 1, 1, 50), MakeJob("C2", 1, 1, 50),
+                           MakeJob("C3", 1, 1, 50)},
+                          "easy", "first-fit", {{"walltime", "exact"}});
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 10);
+  ExpectInterval(sim.Of("X"), 0, 100);
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 1, 51);
+  ExpectInterval(sim.Of("C2"), 1, 51);
+  ExpectInterval(sim.Of("C3"), 20, 70);
+}
+
 TEST(EasyBackfilling, ReservationUsesTheRequestedWalltimeAndTheJobIsKilledAtIt) {
   // 1 node x 3 GPUs. W t=0 2 GPUs duration 100, walltime 30; N t=0 3 GPUs 5 s, walltime 5; S t=1
   // 1 GPU 20 s, walltime 20 (every job has a wall time: the trace's column is what is tested).

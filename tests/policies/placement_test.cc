@@ -255,5 +255,61 @@ TEST_F(FastestTypeTest, TakesTheFasterTypeWhileItHasRoomAndFallsBackOtherwise) {
   EXPECT_EQ(Place("fastest-type"), (std::vector<int>{}));
 }
 
+// Nodes of 100 GPUs span 64-bit words of the free bits: node 0 holds GPUs 0..99 (words 0 and 1),
+// node 1 GPUs 100..199 (words 1, 2 and 3, starting mid-word).
+class WideNodes : public PlacementTest {
+ protected:
+  WideNodes() : PlacementTest(testing::Nodes(2, 100)) {}
+  std::vector<int> Lowest(int node, int count) {
+    std::vector<int> out = {-1};  // appended after what is there
+    resources_.AppendLowestFreeGpus(node, count, &out);
+    return out;
+  }
+  static std::vector<int> Range(int from, int to) {  // from..to-1
+    std::vector<int> out;
+    for (int g = from; g < to; ++g) out.push_back(g);
+    return out;
+  }
+};
+
+TEST_F(WideNodes, LowestFreeGpusCrossWordsAndStopAtTheNodesEnd) {
+  std::vector<int> expected = {-1};
+  for (int g : Range(0, 70)) expected.push_back(g);  // a whole word, then 6 of the next
+  EXPECT_EQ(Lowest(0, 70), expected);
+  // Node 1 starts at bit 36 of word 1: the bits of node 0 below it are not its GPUs.
+  expected = {-1};
+  for (int g : Range(100, 200)) expected.push_back(g);
+  EXPECT_EQ(Lowest(1, 100), expected);
+}
+
+TEST_F(WideNodes, LowestFreeGpusSkipTakenOnesInAndAcrossWords) {
+  Busy(Range(0, 64));    // word 0 whole
+  Busy({64, 66, 99});    // in word 1
+  Busy(Range(128, 192)); // node 1: word 2 whole
+  std::vector<int> expected = {-1, 65};
+  for (int g : Range(67, 99)) expected.push_back(g);  // 65, 67..98: 33 GPUs, all node 0 has
+  EXPECT_EQ(Lowest(0, 33), expected);
+  expected = {-1};
+  for (int g : Range(100, 128)) expected.push_back(g);
+  for (int g : Range(192, 200)) expected.push_back(g);  // 28 + 8: node 1's 36 free GPUs
+  EXPECT_EQ(Lowest(1, 36), expected);
+  expected = {-1};
+  for (int g : Range(100, 110)) expected.push_back(g);
+  EXPECT_EQ(Lowest(1, 10), expected);
+}
+
+TEST_F(WideNodes, TheVersionChangesWithEveryChangeOfTheFreeState) {
+  const uint64_t start = resources_.version();
+  Busy({3});
+  const uint64_t after_allocate = resources_.version();
+  EXPECT_NE(after_allocate, start);
+  const std::vector<int> three = {3};
+  resources_.Release(three);
+  EXPECT_NE(resources_.version(), after_allocate);
+  const uint64_t before_query = resources_.version();
+  Lowest(0, 5);  // queries leave it alone
+  EXPECT_EQ(resources_.version(), before_query);
+}
+
 }  // namespace
 }  // namespace clustersim
