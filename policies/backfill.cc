@@ -527,15 +527,34 @@ const std::vector<std::pair<int, uint64_t>>& EasyBackfill::ReservedWords() {
   return reserved_words_;
 }
 
+int EasyBackfill::ReservedType(const SchedulingContext& context) {
+  if (reserved_type_generation_ != reservation_generation_) {
+    const Cluster& cluster = context.cluster();
+    if (cluster.gpu_types().size() == 1) {
+      reserved_type_ = cluster.gpu_types()[0];
+    } else {
+      reserved_type_ = reserved_.gpu_type;
+      for (size_t i = 0; i < reserved_.gpus.size() && reserved_type_ >= 0;) {
+        const int node = cluster.NodeOfGpu(reserved_.gpus[i]);
+        if (cluster.node(node).gpu_type != reserved_type_) reserved_type_ = -1;
+        while (i < reserved_.gpus.size() && cluster.NodeOfGpu(reserved_.gpus[i]) == node) ++i;
+      }
+    }
+    reserved_type_generation_ = reservation_generation_;
+  }
+  return reserved_type_;
+}
+
 bool EasyBackfill::UnreservedCountFits(const SchedulingContext& context,
                                        const PlacementRequest& request) {
   const Resources& live = context.resources();
-  // Counted exactly here: whole GPUs of a one-type cluster, without host limits.
-  const std::vector<int>& types = context.cluster().gpu_types();
-  if (live.host_limited() || types.size() != 1 || request.milli > 0 || reserved_.milli > 0 ||
+  // Counted exactly here: whole GPUs, without host limits, the reserved ones all of one type.
+  if (live.host_limited() || request.milli > 0 || reserved_.milli > 0 ||
       reserved_.mig_profile >= 0) {
     return true;
   }
+  const int reserved_type = ReservedType(context);
+  if (reserved_type < 0 && !reserved_.gpus.empty()) return true;
   if (free_reserved_generation_ != reservation_generation_ ||
       free_reserved_live_version_ != live.version()) {
     free_reserved_ = 0;
@@ -545,8 +564,12 @@ bool EasyBackfill::UnreservedCountFits(const SchedulingContext& context,
     free_reserved_generation_ = reservation_generation_;
     free_reserved_live_version_ = live.version();
   }
-  return !request.AllowsType(types[0]) ||  // (FitsOn decides that case as before)
-         live.free_of_type(types[0]) - free_reserved_ >= request.gpus;
+  for (int type : context.cluster().gpu_types()) {
+    if (!request.AllowsType(type)) continue;
+    const int free = live.free_of_type(type) - (type == reserved_type ? free_reserved_ : 0);
+    if (free >= request.gpus) return true;
+  }
+  return false;
 }
 
 bool EasyBackfill::UnreservedCurrent(const SchedulingContext& context) const {

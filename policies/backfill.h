@@ -273,6 +273,9 @@ class EasyBackfill {
                         const Allocation& allocation) const;
   // The reserved GPUs as (word of the free bits, mask) pairs, built once per reservation.
   const std::vector<std::pair<int, uint64_t>>& ReservedWords();
+  // The GPU type of every reserved GPU, -1 if they are not all of one type (once per
+  // reservation).
+  int ReservedType(const SchedulingContext& context);
   // False only if a job of `request` cannot fit on the live state without the reserved GPUs by
   // counts alone (FitsOn's count test on unreserved_, without building it).
   bool UnreservedCountFits(const SchedulingContext& context, const PlacementRequest& request);
@@ -321,6 +324,8 @@ class EasyBackfill {
   int free_reserved_ = 0;
   uint64_t free_reserved_generation_ = ~uint64_t{0};
   uint64_t free_reserved_live_version_ = 0;
+  int reserved_type_ = -1;
+  uint64_t reserved_type_generation_ = ~uint64_t{0};
   std::vector<int> outside_reserved_;  // scratch of KeepUnreservedCurrent
   ClassFilter filter_;
   JobId promised_head_ = kNoJob;  // the last blocked head given its reservation as a promise

@@ -163,10 +163,15 @@ bool PlaceAcrossNodes(const Resources& resources, const PlacementRequest& reques
       remainder_pos = pick_remainder(part, remainder, chosen);
       if (remainder_pos < 0) continue;
     }
+    // Ascending node indices: the chosen positions ascend, and so do the partition's nodes; the
+    // remainder's node goes where it belongs.
     std::vector<int> nodes;
+    nodes.reserve(chosen.size() + 1);
     for (int pos : chosen) nodes.push_back(part.nodes[pos]);
-    if (remainder_pos >= 0) nodes.push_back(part.nodes[remainder_pos]);
-    std::sort(nodes.begin(), nodes.end());
+    if (remainder_pos >= 0) {
+      const int node = part.nodes[remainder_pos];
+      nodes.insert(std::lower_bound(nodes.begin(), nodes.end(), node), node);
+    }
     out->gpu_type = part.gpu_type;
     for (int node : nodes) {
       const int take = (remainder_pos >= 0 && node == part.nodes[remainder_pos]) ? remainder : g;
