@@ -390,7 +390,7 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
   reserved_head_ = head;
   reserved_plan_changes_ = plan_changes_;
   reserved_horizon_version_ = horizon_->version();
-  ++reservation_generation_;
+  IndexReservation(context);
 }
 
 bool EasyBackfill::KeepsReservation(const SchedulingContext& context, JobId id, JobId head,
@@ -431,7 +431,7 @@ bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, J
     if (head_fits) {
       reserved_ = std::move(moved);
       reserved_head_ = kNoJob;  // the next pass plans the head again
-      ++reservation_generation_;
+      IndexReservation(context);
       return true;
     }
   }
@@ -477,7 +477,7 @@ void EasyBackfill::BuildUnreserved(const SchedulingContext& context) {
   std::vector<int> taken;
   if (!unreserved_->host_limited()) {
     // The reserved GPUs free now, a word of the free bits at a time.
-    for (const auto& [word, mask] : ReservedWords()) {
+    for (const auto& [word, mask] : reserved_words_) {
       for (uint64_t free = unreserved_->free_word(word) & mask; free != 0; free &= free - 1) {
         taken.push_back((word << 6) + __builtin_ctzll(free));
       }
@@ -506,8 +506,8 @@ void EasyBackfill::BuildUnreserved(const SchedulingContext& context) {
   unreserved_live_version_ = context.resources().version();
 }
 
-const std::vector<std::pair<int, uint64_t>>& EasyBackfill::ReservedWords() {
-  if (reserved_words_generation_ == reservation_generation_) return reserved_words_;
+void EasyBackfill::IndexReservation(const SchedulingContext& context) {
+  ++reservation_generation_;
   reserved_words_.clear();
   const std::vector<int>& reserved = reserved_.gpus;  // ascending
   for (size_t i = 0; i < reserved.size();) {
@@ -523,26 +523,17 @@ const std::vector<std::pair<int, uint64_t>>& EasyBackfill::ReservedWords() {
     }
     reserved_words_.emplace_back(word, mask);
   }
-  reserved_words_generation_ = reservation_generation_;
-  return reserved_words_;
-}
-
-int EasyBackfill::ReservedType(const SchedulingContext& context) {
-  if (reserved_type_generation_ != reservation_generation_) {
-    const Cluster& cluster = context.cluster();
-    if (cluster.gpu_types().size() == 1) {
-      reserved_type_ = cluster.gpu_types()[0];
-    } else {
-      reserved_type_ = reserved_.gpu_type;
-      for (size_t i = 0; i < reserved_.gpus.size() && reserved_type_ >= 0;) {
-        const int node = cluster.NodeOfGpu(reserved_.gpus[i]);
-        if (cluster.node(node).gpu_type != reserved_type_) reserved_type_ = -1;
-        while (i < reserved_.gpus.size() && cluster.NodeOfGpu(reserved_.gpus[i]) == node) ++i;
-      }
-    }
-    reserved_type_generation_ = reservation_generation_;
+  const Cluster& cluster = context.cluster();
+  if (cluster.gpu_types().size() == 1) {
+    reserved_type_ = cluster.gpu_types()[0];
+    return;
   }
-  return reserved_type_;
+  reserved_type_ = reserved_.gpu_type;
+  for (size_t i = 0; i < reserved.size() && reserved_type_ >= 0;) {
+    const int node = cluster.NodeOfGpu(reserved[i]);
+    if (cluster.node(node).gpu_type != reserved_type_) reserved_type_ = -1;
+    while (i < reserved.size() && cluster.NodeOfGpu(reserved[i]) == node) ++i;
+  }
 }
 
 bool EasyBackfill::UnreservedCountFits(const SchedulingContext& context,
@@ -553,12 +544,11 @@ bool EasyBackfill::UnreservedCountFits(const SchedulingContext& context,
       reserved_.mig_profile >= 0) {
     return true;
   }
-  const int reserved_type = ReservedType(context);
-  if (reserved_type < 0 && !reserved_.gpus.empty()) return true;
+  if (reserved_type_ < 0 && !reserved_.gpus.empty()) return true;
   if (free_reserved_generation_ != reservation_generation_ ||
       free_reserved_live_version_ != live.version()) {
     free_reserved_ = 0;
-    for (const auto& [word, mask] : ReservedWords()) {
+    for (const auto& [word, mask] : reserved_words_) {
       free_reserved_ += __builtin_popcountll(live.free_word(word) & mask);
     }
     free_reserved_generation_ = reservation_generation_;
@@ -566,7 +556,7 @@ bool EasyBackfill::UnreservedCountFits(const SchedulingContext& context,
   }
   for (int type : context.cluster().gpu_types()) {
     if (!request.AllowsType(type)) continue;
-    const int free = live.free_of_type(type) - (type == reserved_type ? free_reserved_ : 0);
+    const int free = live.free_of_type(type) - (type == reserved_type_ ? free_reserved_ : 0);
     if (free >= request.gpus) return true;
   }
   return false;

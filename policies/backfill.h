@@ -271,11 +271,8 @@ class EasyBackfill {
   // type the head allows (FitsOn's count test on it, without changing the horizon).
   bool CountFitsWithout(const SchedulingContext& context, const PlacementRequest& head_request,
                         const Allocation& allocation) const;
-  // The reserved GPUs as (word of the free bits, mask) pairs, built once per reservation.
-  const std::vector<std::pair<int, uint64_t>>& ReservedWords();
-  // The GPU type of every reserved GPU, -1 if they are not all of one type (once per
-  // reservation).
-  int ReservedType(const SchedulingContext& context);
+  // After reserved_ changes: a new generation, and its GPUs as words and their one type.
+  void IndexReservation(const SchedulingContext& context);
   // False only if a job of `request` cannot fit on the live state without the reserved GPUs by
   // counts alone (FitsOn's count test on unreserved_, without building it).
   bool UnreservedCountFits(const SchedulingContext& context, const PlacementRequest& request);
@@ -318,14 +315,15 @@ class EasyBackfill {
   uint64_t reservation_generation_ = 0;  // grows whenever reserved_ changes
   uint64_t unreserved_generation_ = 0;
   uint64_t unreserved_live_version_ = 0;
+  // The reserved GPUs as (word of the free bits, mask) pairs, and the GPU type of them all (-1 if
+  // they are not of one type); set by IndexReservation.
   std::vector<std::pair<int, uint64_t>> reserved_words_;
-  uint64_t reserved_words_generation_ = ~uint64_t{0};
+  int reserved_type_ = -1;
   // Reserved GPUs free on the live state, for the reservation and live version it was counted at.
   int free_reserved_ = 0;
   uint64_t free_reserved_generation_ = ~uint64_t{0};
   uint64_t free_reserved_live_version_ = 0;
-  int reserved_type_ = -1;
-  uint64_t reserved_type_generation_ = ~uint64_t{0};
+
   std::vector<int> outside_reserved_;  // scratch of KeepUnreservedCurrent
   ClassFilter filter_;
   JobId promised_head_ = kNoJob;  // the last blocked head given its reservation as a promise
