@@ -158,23 +158,32 @@ compare_dbs() {  # A B
   if [[ -z "$differ" ]]; then echo "identical ($total rows)"; else echo "DIFFERENT:$differ"; fi
 }
 
+# Submits the sweep into OUTDIR through the wrapper and waits for the array and the merge; sets
+# ARRAY_ID, ARRAY_WALL (submit to the array's end), MERGED_WALL (submit to the merge's end) and
+# SWEEP_USER (the user seconds the wrapper recorded).
+sweep_to_merge() {  # OUTDIR
+  local start merge
+  rm -f "$WORK/cpu_times.txt"
+  start=$(now)
+  read -r ARRAY_ID merge <<<"$(submit "$WRAPPER" "$1")"
+  check_ids "$ARRAY_ID" "$merge"
+  wait_gone "$ARRAY_ID"
+  ARRAY_WALL=$(seconds_since "$start")
+  wait_gone "$merge"
+  MERGED_WALL=$(seconds_since "$start")
+  SWEEP_USER=$(user_seconds)
+}
+
 private_slurm_start "$WORK/slurm" || { private_slurm_logs >&2; fail "the private Slurm did not come up"; }
 echo "private Slurm up: $(hostname -s), $(nproc) CPUs; $RUNS runs, $TASKS tasks x $CPUS_PER_TASK CPUs;" \
      "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- slurm: uninterrupted ----------------------------------------------------------------------
-rm -f "$WORK/cpu_times.txt"
-start=$(now)
-read -r array merge <<<"$(submit "$WRAPPER" "$WORK/full")"
-check_ids "$array" "$merge"
-wait_gone "$array"
-array_wall=$(seconds_since "$start")
-wait_gone "$merge"
-slurm_wall=$(seconds_since "$start")
+sweep_to_merge "$WORK/full"
+array_wall=$ARRAY_WALL slurm_wall=$MERGED_WALL slurm_user=$SWEEP_USER
 [[ -f "$WORK/full/merged.sqlite" ]] || fail "the merge wrote no merged.sqlite (logs: $WORK/full/logs)"
 complete=$(sqlite3 "$WORK/full/merged.sqlite" "SELECT count(*) FROM runs WHERE status = 'complete'")
 [[ $complete -eq $RUNS ]] || fail "$complete of $RUNS runs complete in the merge"
-slurm_user=$(user_seconds)
 slurm_runs=$(sum_run_wall "$WORK/full/merged.sqlite")
 echo "slurm: $RUNS runs in $TASKS array tasks + merge: wall $slurm_wall s (submit to merged.sqlite;" \
      "array done after $array_wall s)," \
@@ -224,15 +233,8 @@ done
 [[ ! -f "$WORK/resumed/merged.sqlite" ]] || fail "the merge ran although the array was cancelled"
 echo "resume: scancel after $cancel_wall s: $done_at_cancel run databases ($incomplete not complete)," \
      "$leftovers temporary files left"
-rm -f "$WORK/cpu_times.txt"
-start=$(now)
-read -r array merge <<<"$(submit "$WRAPPER" "$WORK/resumed")"
-check_ids "$array" "$merge"
-wait_gone "$array"
-resume_array_wall=$(seconds_since "$start")
-wait_gone "$merge"
-resume_wall=$(seconds_since "$start")
-resume_user=$(user_seconds)
+sweep_to_merge "$WORK/resumed"
+array=$ARRAY_ID resume_array_wall=$ARRAY_WALL resume_wall=$MERGED_WALL resume_user=$SWEEP_USER
 [[ -f "$WORK/resumed/merged.sqlite" ]] || fail "the resumed sweep's merge wrote nothing"
 # Each task's closing line: "sweep: shard K/N: R runs: A complete now, B already complete, ...".
 closing=$(cat "$WORK"/resumed/logs/sweep-"${array}"_*.out | grep "^sweep: shard ")
