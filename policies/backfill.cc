@@ -203,6 +203,22 @@ void QueueIndex::Readd(JobId id, int cls, double planned_seconds) {
   ++walk_;
 }
 
+bool QueueIndex::Holds(JobId id, int cls) const {
+  if (cls >= static_cast<int>(streams_.size())) return false;
+  const std::vector<JobId>& ids = streams_[cls].ids;
+  return std::binary_search(ids.begin(), ids.end(), id);
+}
+
+JobId QueueIndex::FirstWaitingAfter(JobId after) const {
+  JobId best = kNoJob;
+  for (int cls = 0; cls < static_cast<int>(streams_.size()); ++cls) {
+    if (streams_[cls].waiting == 0) continue;
+    const JobId id = FindIn(cls, after, std::numeric_limits<double>::max());
+    if (id != kNoJob && (best == kNoJob || id < best)) best = id;
+  }
+  return best;
+}
+
 JobId QueueIndex::FindIn(int cls, JobId after, double limit) const {
   const Stream& stream = streams_[cls];
   const auto from = std::upper_bound(stream.ids.begin(), stream.ids.end(), after);

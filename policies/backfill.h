@@ -41,11 +41,14 @@
 // starting, so it starts by its promise; a fair-share order may put another job first, which
 // makes fair-share's promises estimates.
 //
-// Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue).
+// Cost of a pass: O(distance the horizon moves + (starts + 1) x classes examined x log queue).
 // A request class is (GPUs, allowed types, host demands, placement-constraint class): once a job
 // of a class fails to fit, or fails the
 // reservation test, every later job of that class would too until the next start changes the
-// state (placements are deterministic), so the scan skips the class until then.
+// state (placements are deterministic), so the scan skips the class until then. The queue index
+// finds the next job through a min-tree over the classes (QueueIndex), so the classes the scan
+// skips cost nothing per job examined; the horizon's move back is found by counting the free
+// GPUs end group by end group, and only the groups it ends up behind are taken back (Reserve).
 #ifndef CLUSTERSIM_POLICIES_BACKFILL_H_
 #define CLUSTERSIM_POLICIES_BACKFILL_H_
 
@@ -180,6 +183,11 @@ class QueueIndex final : public CandidateOrder {
   void Restart();
   JobId NextAfter(JobId after, const ClassFilter& filter);
   bool empty() const { return class_of_.empty(); }
+  // True if `id` was added to class `cls` (waiting, or started since: then Readd puts it back).
+  bool Holds(JobId id, int cls) const;
+  // The first waiting job after `after`, of any class and planned time, or kNoJob; the walk is
+  // not changed. O(classes x log n).
+  JobId FirstWaitingAfter(JobId after) const;
 
  private:
   // Min segment tree over a growing array of doubles; removed entries hold +infinity.
