@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -1261,6 +1262,7 @@ void SqliteWriter::WriteValidation(int64_t run_id, const ValidationReport& repor
 }
 
 int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
+  static constexpr int kRowsPerInsert = 32;
   int64_t run_id = -1;
   std::vector<const char*> tables(std::begin(kTables), std::end(kTables));
   for (const char* table : kAddedTables) {
@@ -1280,38 +1282,68 @@ int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
       marks += marks.empty() ? "?" : ",?";
     }
     const bool is_runs = std::string(table) == "runs";
-    // rowid order keeps the source's row order (job_index order for jobs).
-    const std::string select =
-        "SELECT " + select_list + " FROM \"" + table + "\" WHERE run_id = ? ORDER BY rowid";
+    // Rows go kRowsPerInsert to a statement (as the writer's rows do: the statement's fixed cost
+    // is paid once per group; bench/README.md, "Merging"), the last few one at a time; the runs
+    // row alone, since its new id is what the other tables' rows get.
+    const int per_row = static_cast<int>(columns.size()) + (is_runs ? 0 : 1);
+    const int parameters = sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
+    const int group = is_runs ? 1 : std::clamp(parameters / per_row, 1, kRowsPerInsert);
+    const std::string tuple = "(" + std::string(is_runs ? "" : "?,") + marks + ")";
     const std::string insert = "INSERT INTO \"" + std::string(table) + "\" (" +
-                               (is_runs ? "" : "run_id,") + list + ") VALUES (" +
-                               (is_runs ? "" : "?,") + marks + ")";
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(source, select.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
-      const std::string message = sqlite3_errmsg(source);
-      sqlite3_finalize(raw);
-      throw InputError("SQLite: reading table " + std::string(table) + ": " + message);
-    }
-    // Finalized on every path, errors included: an open statement keeps the source from closing.
-    const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> from(raw, sqlite3_finalize);
-    sqlite3_bind_int64(from.get(), 1, source_run_id);
-    Statement to(db_, insert.c_str());
-    sqlite3_stmt* out = to.get();
-    const int offset = is_runs ? 1 : 2;
-    int rc = 0;
-    while ((rc = sqlite3_step(from.get())) == SQLITE_ROW) {
-      if (!is_runs) sqlite3_bind_int64(out, 1, run_id);
-      for (size_t c = 0; c < columns.size(); ++c) {
-        sqlite3_bind_value(out, static_cast<int>(c) + offset,
-                           sqlite3_column_value(from.get(), static_cast<int>(c)));
+                               (is_runs ? "" : "run_id,") + list + ") VALUES ";
+    Statement one(db_, (insert + tuple).c_str());
+    std::string many_sql = insert + tuple;
+    for (int r = 1; r < group; ++r) many_sql += "," + tuple;
+    std::optional<Statement> many;
+    if (group > 1) many.emplace(db_, many_sql.c_str());
+    // Copies the rows `from` selects (its last column is the rowid) into `out`, `rows` rows per
+    // statement; returns how many were bound but not stepped and the rowid of the first of them.
+    auto copy = [&](sqlite3_stmt* from, Statement& out, int rows) {
+      std::pair<int, int64_t> pending{0, 0};
+      int rc = 0;
+      while ((rc = sqlite3_step(from)) == SQLITE_ROW) {
+        if (pending.first == 0) {
+          pending.second = sqlite3_column_int64(from, static_cast<int>(columns.size()));
+        }
+        const int base = pending.first * per_row;
+        if (!is_runs) sqlite3_bind_int64(out.get(), base + 1, run_id);
+        // sqlite3_bind_value binds a copy: the source's row may go once bound.
+        for (size_t c = 0; c < columns.size(); ++c) {
+          sqlite3_bind_value(out.get(), base + static_cast<int>(c) + 1 + (is_runs ? 0 : 1),
+                             sqlite3_column_value(from, static_cast<int>(c)));
+        }
+        if (++pending.first == rows) {
+          out.Step();
+          pending.first = 0;
+          if (is_runs) run_id = sqlite3_last_insert_rowid(db_);
+        }
       }
-      to.Step();
-      if (is_runs) run_id = sqlite3_last_insert_rowid(db_);
-    }
-    if (rc != SQLITE_DONE) {
-      throw InputError("SQLite: reading table " + std::string(table) + ": " +
-                       sqlite3_errmsg(source));
-    }
+      if (rc != SQLITE_DONE) {
+        throw InputError("SQLite: reading table " + std::string(table) + ": " +
+                         sqlite3_errmsg(source));
+      }
+      return pending;
+    };
+    // rowid order keeps the source's row order (job_index order for jobs).
+    const std::string select = "SELECT " + select_list + ",rowid FROM \"" + table +
+                               "\" WHERE run_id = ?1 AND rowid >= ?2 ORDER BY rowid";
+    auto query = [&](int64_t first_rowid) {
+      sqlite3_stmt* raw = nullptr;
+      if (sqlite3_prepare_v2(source, select.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+        const std::string message = sqlite3_errmsg(source);
+        sqlite3_finalize(raw);
+        throw InputError("SQLite: reading table " + std::string(table) + ": " + message);
+      }
+      // Finalized on every path, errors included: an open statement keeps the source from
+      // closing.
+      std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> from(raw, sqlite3_finalize);
+      sqlite3_bind_int64(raw, 1, source_run_id);
+      sqlite3_bind_int64(raw, 2, first_rowid);
+      return from;
+    };
+    const auto [left, first_left] =
+        copy(query(std::numeric_limits<int64_t>::min()).get(), many ? *many : one, group);
+    if (left > 0) copy(query(first_left).get(), one, 1);  // the last rows, one at a time
     if (is_runs && run_id < 0) {
       throw InputError("no run " + std::to_string(source_run_id) + " to copy");
     }
