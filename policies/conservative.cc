@@ -445,10 +445,18 @@ void Conservative::AddToNode(int node, double start, double end, int delta) {
     last_trim_[node] = passes_;
     profiles_[node].Trim(now_);
     if (!gaps_.empty()) {
-      // Only this node's gaps must be current before they are trimmed; the others wait for the
-      // next query (with an empty queue there may be none for a long time).
-      FlushNode(node);
-      gaps_[scratch_->partition_of(node)].Trim(scratch_->position_of(node), profiles_[node], now_);
+      auto& [lo, hi] = dirty_[node];
+      if (lo > hi) {
+        // Its gaps are current: drop their past as the profile did.
+        gaps_[scratch_->partition_of(node)].Trim(scratch_->position_of(node), profiles_[node],
+                                                 now_);
+      } else {
+        // Its gaps catch up at the next query, recomputed from the profile's first key on over
+        // a range reaching now (which drops their past as Trim would): with an empty queue there
+        // may be no query for a long time, and a node then changes many times for one catch-up.
+        lo = -kInfinity;
+        hi = std::max(hi, now_);
+      }
     }
   }
   profiles_[node].Add(start, end, delta);

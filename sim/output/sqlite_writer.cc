@@ -383,7 +383,8 @@ struct SqlValue {
 // final. The rest of the row comes from the trace and the catalogs, which do not change during a
 // run, and is read on the writer thread (RunStream::BuildJobRow). 168 bytes, against 46 x 16 bytes
 // of values: the engine's thread writes a quarter of the memory it did when it built whole rows,
-// and the writer thread reads it once (bench/README.md, "10,000,000 jobs").
+// and the writer thread reads it once (bench/README.md, "Shallow queues under conservative, the
+// jobs rows, merging").
 struct JobRowState {
   double first_start;
   double end_time;
@@ -413,6 +414,7 @@ struct JobRowState {
   bool queued;       // reached the queue (queued_time is defined)
   bool reliability;  // failures or checkpoints are on (the restart/wait columns are defined)
 };
+static_assert(sizeof(void*) != 8 || sizeof(JobRowState) <= 168, "JobRowState grew (see above)");
 
 // Rows of one table as the engine's thread handed them: `values` row after row, or for the jobs
 // table one JobRowState per row.
@@ -1283,8 +1285,9 @@ int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
     }
     const bool is_runs = std::string(table) == "runs";
     // Rows go kRowsPerInsert to a statement (as the writer's rows do: the statement's fixed cost
-    // is paid once per group; bench/README.md, "Merging"), the last few one at a time; the runs
-    // row alone, since its new id is what the other tables' rows get.
+    // is paid once per group; bench/README.md, "Shallow queues under conservative, the jobs rows,
+    // merging"), the last few one at a time; the runs row alone, since its new id is what the
+    // other tables' rows get.
     const int per_row = static_cast<int>(columns.size()) + (is_runs ? 0 : 1);
     const int parameters = sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
     const int group = is_runs ? 1 : std::clamp(parameters / per_row, 1, kRowsPerInsert);
