@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 
 #include "policies/user_estimates.h"
@@ -175,12 +176,15 @@ void QueueIndex::Add(JobId id, int cls, double planned_seconds) {
   if (cls >= static_cast<int>(streams_.size())) {
     streams_.resize(cls + 1);
     cached_.resize(cls + 1);
+    in_touched_.resize(cls + 1, 0);
+    in_narrowed_.resize(cls + 1, 0);
   }
   Stream& stream = streams_[cls];
   stream.ids.push_back(id);
   stream.planned.PushBack(planned_seconds);
   ++stream.waiting;
   class_of_.emplace(id, cls);
+  LowerTo(cls, id);
   ++walk_;
 }
 
@@ -190,10 +194,29 @@ void QueueIndex::Readd(JobId id, int cls, double planned_seconds) {
   Stream& stream = streams_[cls];
   const auto pos = std::lower_bound(stream.ids.begin(), stream.ids.end(), id);
   CHECK(pos != stream.ids.end() && *pos == id, "queue index: re-added job was never added");
-  stream.planned.Set(static_cast<int>(pos - stream.ids.begin()), planned_seconds);
+  const int position = static_cast<int>(pos - stream.ids.begin());
+  stream.planned.Set(position, planned_seconds);
+  stream.head = std::min(stream.head, position);
   ++stream.waiting;
   class_of_.emplace(id, cls);
+  LowerTo(cls, id);
   ++walk_;
+}
+
+bool QueueIndex::Holds(JobId id, int cls) const {
+  if (cls >= static_cast<int>(streams_.size())) return false;
+  const std::vector<JobId>& ids = streams_[cls].ids;
+  return std::binary_search(ids.begin(), ids.end(), id);
+}
+
+JobId QueueIndex::FirstWaitingAfter(JobId after) const {
+  JobId best = kNoJob;
+  for (int cls = 0; cls < static_cast<int>(streams_.size()); ++cls) {
+    if (streams_[cls].waiting == 0) continue;
+    const JobId id = FindIn(cls, after, std::numeric_limits<double>::max());
+    if (id != kNoJob && (best == kNoJob || id < best)) best = id;
+  }
+  return best;
 }
 
 JobId QueueIndex::FindIn(int cls, JobId after, double limit) const {
@@ -225,30 +248,141 @@ JobId QueueIndex::NextAfter(JobId after, const ClassFilter& filter) {
   return Scan(filter);
 }
 
+void QueueIndex::BoundTree::Grow(int classes) {
+  if (classes <= leaves_) return;
+  int leaves = std::max(1, leaves_);
+  while (leaves < classes) leaves *= 2;
+  std::vector<JobId> tree(2 * static_cast<size_t>(leaves), kNoBound);
+  for (int i = 0; i < leaves_; ++i) tree[leaves + i] = tree_[leaves_ + i];
+  for (int node = leaves - 1; node >= 1; --node) {
+    tree[node] = std::min(tree[2 * node], tree[2 * node + 1]);
+  }
+  tree_ = std::move(tree);
+  leaves_ = leaves;
+}
+
+void QueueIndex::BoundTree::Set(int cls, JobId bound) {
+  int node = leaves_ + cls;
+  if (tree_[node] == bound) return;
+  tree_[node] = bound;
+  for (node /= 2; node >= 1; node /= 2) {
+    tree_[node] = std::min(tree_[2 * node], tree_[2 * node + 1]);
+  }
+}
+
+int QueueIndex::BoundTree::ArgMin() const {
+  int node = 1;
+  while (node < leaves_) node = tree_[2 * node] == tree_[node] ? 2 * node : 2 * node + 1;
+  return node - leaves_;
+}
+
+JobId QueueIndex::LowerBound(int cls) const {
+  const Stream& stream = streams_[cls];
+  // Positions before head are all +infinity (started, or never admitted by any limit).
+  return stream.waiting == 0 || stream.head == static_cast<int>(stream.ids.size())
+             ? BoundTree::kNoBound
+             : stream.ids[stream.head];
+}
+
+void QueueIndex::LowerTo(int cls, JobId id) {
+  bounds_.Grow(static_cast<int>(streams_.size()));
+  if (bounds_.Get(cls) > id) bounds_.Set(cls, id);
+}
+
+void QueueIndex::SetBound(int cls, JobId bound) {
+  bounds_.Set(cls, bound);
+  if (!in_touched_[cls]) {
+    in_touched_[cls] = 1;
+    touched_.push_back(cls);
+  }
+}
+
+void QueueIndex::SyncBounds(const ClassFilter& filter, double short_limit) {
+  if (bounds_walk_ != walk_) {
+    // A class's first waiting job only grows while no job is added or put back (they lower the
+    // bound themselves), so the classes not touched since still hold a lower bound.
+    for (int cls : touched_) {
+      bounds_.Set(cls, LowerBound(cls));
+      in_touched_[cls] = 0;
+    }
+    touched_.clear();
+    for (int cls : narrowed_) in_narrowed_[cls] = 0;
+    narrowed_.clear();
+  } else if (filter.widened() != bounds_widened_ || filter.short_limit() != bounds_short_limit_) {
+    // A class checked under a narrower setting than the filter's now may admit a job it refused:
+    // back to its first waiting job. A class checked under `any` admitted all already.
+    size_t kept = 0;
+    for (int cls : narrowed_) {
+      const ClassFilter::Mode mode = filter.mode(cls);
+      const double limit =
+          mode == ClassFilter::kAny ? std::numeric_limits<double>::max() : short_limit;
+      const Cached& cached = cached_[cls];
+      if (cached.walk == walk_ && cached.mode == mode &&
+          (mode == ClassFilter::kNone || cached.limit == limit)) {
+        narrowed_[kept++] = cls;
+        continue;
+      }
+      bounds_.Set(cls, LowerBound(cls));
+      in_narrowed_[cls] = 0;
+    }
+    narrowed_.resize(kept);
+  }
+  bounds_walk_ = walk_;
+  bounds_widened_ = filter.widened();
+  bounds_short_limit_ = filter.short_limit();
+}
+
 JobId QueueIndex::Scan(const ClassFilter& filter) {
   // A short-only limit is widened by a rounding margin: the caller decides exactly.
   const double short_limit =
       filter.short_limit() + 1e-9 * std::max(1.0, std::abs(filter.short_limit()));
-  JobId best = kNoJob;
-  for (int cls = 0; cls < static_cast<int>(streams_.size()); ++cls) {
-    if (streams_[cls].waiting == 0) continue;
+  SyncBounds(filter, short_limit);
+  // The class at the top of the bounds is checked: once its bound is its exact answer, every
+  // other class's answer is at least its bound, so no lower: that answer is the next job.
+  while (bounds_.Min() != BoundTree::kNoBound) {
+    const int cls = bounds_.ArgMin();
+    const JobId bound = bounds_.Min();
+    const Stream& stream = streams_[cls];
     const ClassFilter::Mode mode = filter.mode(cls);
-    if (mode == ClassFilter::kNone) continue;
+    Cached& cached = cached_[cls];
+    if (stream.waiting == 0 || mode == ClassFilter::kNone) {
+      // Nothing to give until a widening (SyncBounds sees the recorded mode differ) or a new walk.
+      cached.mode = mode;
+      cached.walk = walk_;
+      cached.next = kNoJob;
+      SetBound(cls, BoundTree::kNoBound);
+      if (mode == ClassFilter::kNone && !in_narrowed_[cls]) {
+        in_narrowed_[cls] = 1;
+        narrowed_.push_back(cls);
+      }
+      continue;
+    }
     const double limit =
         mode == ClassFilter::kAny ? std::numeric_limits<double>::max() : short_limit;
-    Cached& cached = cached_[cls];
     // A cached answer stays right while the cursor has not reached it: nothing between the
     // cursor it was computed from and it was admitted, and no job is added during a walk.
     if (cached.walk != walk_ || cached.mode != mode || cached.limit != limit ||
         (cached.next != kNoJob && cached.next <= cursor_)) {
-      cached.next = FindIn(cls, cursor_, limit);
+      // The class's first waiting job, if after the cursor and admitted, is its answer (every
+      // position before it is +infinity); else the trees say.
+      const JobId first = LowerBound(cls);
+      cached.next = first != BoundTree::kNoBound && first > cursor_ &&
+                            stream.planned.At(stream.head) <= limit
+                        ? first
+                        : FindIn(cls, cursor_, limit);
       cached.mode = mode;
       cached.limit = limit;
       cached.walk = walk_;
+      if (mode != ClassFilter::kAny && !in_narrowed_[cls]) {
+        in_narrowed_[cls] = 1;
+        narrowed_.push_back(cls);
+      }
     }
-    if (cached.next != kNoJob && (best == kNoJob || cached.next < best)) best = cached.next;
+    const JobId exact = cached.next == kNoJob ? BoundTree::kNoBound : cached.next;
+    if (exact == bound) return exact;
+    SetBound(cls, exact);
   }
-  return best;
+  return kNoJob;
 }
 
 void QueueIndex::OnStart(JobId id) {
@@ -256,9 +390,16 @@ void QueueIndex::OnStart(JobId id) {
   CHECK(it != class_of_.end(), "queue index: started job was not waiting");
   Stream& stream = streams_[it->second];
   const auto pos = std::lower_bound(stream.ids.begin(), stream.ids.end(), id);
-  stream.planned.Set(static_cast<int>(pos - stream.ids.begin()),
-                     std::numeric_limits<double>::infinity());
+  const int position = static_cast<int>(pos - stream.ids.begin());
+  stream.planned.Set(position, std::numeric_limits<double>::infinity());
   --stream.waiting;
+  if (position == stream.head) {
+    const int size = stream.planned.size();
+    while (stream.head < size &&
+           stream.planned.At(stream.head) == std::numeric_limits<double>::infinity()) {
+      ++stream.head;
+    }
+  }
   class_of_.erase(it);
 }
 
@@ -368,10 +509,15 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
   // asked, group by group, for the earliest at which the head fits: one placement search where
   // counts decide (a wide job across nodes), instead of one per group passed.
   if (CountFits(context, *horizon_, request)) {
-    while (StepBack()) {  // at the start of the horizon (the live state) it stops by itself
-      if (!CountFits(context, *horizon_, request)) {
-        StepForward();
-        break;
+    double target = 0;
+    if (EarliestCountFit(context, request, &target)) {
+      StepBackTo(target);
+    } else {
+      while (StepBack()) {  // at the start of the horizon (the live state) it stops by itself
+        if (!CountFits(context, *horizon_, request)) {
+          StepForward();
+          break;
+        }
       }
     }
   }
@@ -391,6 +537,60 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
   reserved_plan_changes_ = plan_changes_;
   reserved_horizon_version_ = horizon_->version();
   IndexReservation(context);
+}
+
+bool EasyBackfill::EarliestCountFit(const SchedulingContext& context,
+                                    const PlacementRequest& request, double* target) {
+  // The free GPUs of each type the head allows, as the horizon would have them stepped back
+  // group by group: every group holds whole GPUs, taken back by their number (per type).
+  const Cluster& cluster = context.cluster();
+  const std::vector<int>& types = cluster.gpu_types();
+  // (A type the head does not allow starts far below any count, so it never fits.)
+  count_free_.assign(types.size(), std::numeric_limits<int>::min() / 2);
+  for (size_t t = 0; t < types.size(); ++t) {
+    if (request.AllowsType(types[t])) count_free_[t] = horizon_->free_of_type(types[t]);
+  }
+  const auto fits = [&] {
+    for (int free : count_free_) {
+      if (free >= request.gpus) return true;
+    }
+    return false;
+  };
+  *target = horizon_time_;
+  auto it = by_end_.upper_bound(std::make_pair(horizon_time_, std::numeric_limits<JobId>::max()));
+  while (it != by_end_.begin()) {
+    // Take back the group ending at the end of the job before `it`.
+    const double end = std::prev(it)->first.first;
+    do {
+      --it;
+      const Allocation& allocation = it->second.allocation;
+      if (allocation.milli > 0 || allocation.mig_profile >= 0) return false;  // not by counts
+      if (types.size() == 1) {
+        count_free_[0] -= static_cast<int>(allocation.gpus.size());
+      } else {
+        for (int g : allocation.gpus) {
+          const int type = cluster.node(cluster.NodeOfGpu(g)).gpu_type;
+          for (size_t t = 0; t < types.size(); ++t) count_free_[t] -= types[t] == type;
+        }
+      }
+    } while (it != by_end_.begin() && std::prev(it)->first.first == end);
+    if (!fits()) {
+      *target = end;  // the horizon stops with this group released
+      return true;
+    }
+    *target = it == by_end_.begin() ? -std::numeric_limits<double>::infinity()
+                                    : std::prev(it)->first.first;
+  }
+  return true;
+}
+
+void EasyBackfill::StepBackTo(double target) {
+  auto it = by_end_.upper_bound(std::make_pair(horizon_time_, std::numeric_limits<JobId>::max()));
+  while (it != by_end_.begin() && std::prev(it)->first.first > target) {
+    --it;
+    TakeAllocation(*horizon_, it->second.request, it->second.allocation);
+  }
+  horizon_time_ = target;
 }
 
 bool EasyBackfill::KeepsReservation(const SchedulingContext& context, JobId id, JobId head,

@@ -41,11 +41,14 @@
 // starting, so it starts by its promise; a fair-share order may put another job first, which
 // makes fair-share's promises estimates.
 //
-// Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue).
+// Cost of a pass: O(distance the horizon moves + (starts + 1) x classes examined x log queue).
 // A request class is (GPUs, allowed types, host demands, placement-constraint class): once a job
 // of a class fails to fit, or fails the
 // reservation test, every later job of that class would too until the next start changes the
-// state (placements are deterministic), so the scan skips the class until then.
+// state (placements are deterministic), so the scan skips the class until then. The queue index
+// finds the next job through a min-tree over the classes (QueueIndex), so the classes the scan
+// skips cost nothing per job examined; the horizon's move back is found by counting the free
+// GPUs end group by end group, and only the groups it ends up behind are taken back (Reserve).
 #ifndef CLUSTERSIM_POLICIES_BACKFILL_H_
 #define CLUSTERSIM_POLICIES_BACKFILL_H_
 
@@ -157,8 +160,14 @@ class CandidateOrder {
 };
 
 // The waiting jobs in submission order (JobId order), indexed by request class so a scan jumps
-// to the next job a filter admits: per class, the job ids and a min-tree of planned run times.
-// Add: O(log n) amortized; Next: O(classes) plus O(log n) per class whose answer changed.
+// to the next job a filter admits: per class, the job ids and a min-tree of planned run times;
+// over the classes, a min-tree of a lower bound of each class's next admitted job, made exact
+// only for the classes that reach its top (a lazy tournament: a class the filter rules out, or
+// whose jobs all come later, costs nothing until the walk gets there).
+// Add: O(log n) amortized; Next: O(log classes) per class that reaches the top, plus
+// O(log n) per class whose answer changed; First and a widening of the filter (a start):
+// O(log classes) per class whose bound they move back (checked since). A walk uses one filter, which narrows (Set, SetShortLimit) between Reset calls
+// and otherwise changes widened() (ClassFilter's contract), or a different short limit.
 class QueueIndex final : public CandidateOrder {
  public:
   // REQUIRES: ids added in increasing order.
@@ -174,6 +183,11 @@ class QueueIndex final : public CandidateOrder {
   void Restart();
   JobId NextAfter(JobId after, const ClassFilter& filter);
   bool empty() const { return class_of_.empty(); }
+  // True if `id` was added to class `cls` (waiting, or started since: then Readd puts it back).
+  bool Holds(JobId id, int cls) const;
+  // The first waiting job after `after`, of any class and planned time, or kNoJob; the walk is
+  // not changed. O(classes x log n).
+  JobId FirstWaitingAfter(JobId after) const;
 
  private:
   // Min segment tree over a growing array of doubles; removed entries hold +infinity.
@@ -183,6 +197,8 @@ class QueueIndex final : public CandidateOrder {
     void Set(int position, double value);
     // The lowest position >= from whose value is <= limit, or -1.
     int FirstAtMost(double limit, int from) const;
+    double At(int position) const { return tree_[leaves_ + position]; }
+    int size() const { return size_; }
 
    private:
     int Descend(int node, int lo, int hi, int from, double limit) const;
@@ -194,6 +210,22 @@ class QueueIndex final : public CandidateOrder {
     std::vector<JobId> ids;  // ascending
     MinTree planned;
     int waiting = 0;
+    int head = 0;  // the lowest position still waiting (planned not +infinity), or ids.size()
+  };
+  // Min tree over the classes of JobId bounds (kNoBound: none); ties go to the lower class.
+  class BoundTree {
+   public:
+    static constexpr JobId kNoBound = std::numeric_limits<JobId>::max();
+    // Grows to `classes` leaves, the new ones kNoBound.
+    void Grow(int classes);
+    void Set(int cls, JobId bound);
+    JobId Get(int cls) const { return tree_[leaves_ + cls]; }
+    JobId Min() const { return tree_.empty() ? kNoBound : tree_[1]; }
+    int ArgMin() const;  // REQUIRES: Min() != kNoBound
+
+   private:
+    int leaves_ = 0;
+    std::vector<JobId> tree_;  // 1-based heap layout
   };
   struct Cached {
     JobId next = kNoJob;
@@ -203,12 +235,32 @@ class QueueIndex final : public CandidateOrder {
   };
   JobId FindIn(int cls, JobId after, double limit) const;
   JobId Scan(const ClassFilter& filter);  // the answer of Next, cursor unchanged
+  // A lower bound of every answer class `cls` may give in this walk (its first waiting job).
+  JobId LowerBound(int cls) const;
+  // Lowers the bound of `cls` to at most `id` (a job added or put back).
+  void LowerTo(int cls, JobId id);
+  // Sets the bound of `cls` within a walk (noted in touched_).
+  void SetBound(int cls, JobId bound);
+  // Keeps bounds_ a lower bound of every class's answer under `filter`: at a new walk, the
+  // classes touched in the last one back to their first waiting job; after the filter widened,
+  // those that were checked under a narrower setting than it has now.
+  void SyncBounds(const ClassFilter& filter, double short_limit);
 
   std::vector<Stream> streams_;              // by class
   std::vector<Cached> cached_;               // by class: the answer of the last Next for that class
   std::unordered_map<JobId, int> class_of_;  // waiting jobs
   JobId cursor_ = kNoJob;
   uint64_t walk_ = 0;  // bumped by First and by Add: cached answers of older walks are stale
+  // By class: at most the class's next admitted job after cursor_ (exact where a class was last
+  // checked), and at most its first waiting job outside the classes in touched_; narrowed_: the
+  // classes checked under short-only or none since the last widening; what the bounds were kept
+  // for: the walk and the filter's widenings and short limit.
+  BoundTree bounds_;
+  std::vector<int> touched_, narrowed_;
+  std::vector<uint8_t> in_touched_, in_narrowed_;  // by class
+  uint64_t bounds_walk_ = ~uint64_t{0};
+  uint64_t bounds_widened_ = 0;
+  double bounds_short_limit_ = 0;
 };
 
 class EasyBackfill {
@@ -258,6 +310,15 @@ class EasyBackfill {
   bool StepForward();  // releases the next end group on the horizon; false if none
   bool StepBack();     // takes back the last released end group; false if none
   void Reserve(const SchedulingContext& context, JobId head);
+  // Where Reserve's step back by counts stops (the horizon time of the earliest end group at
+  // which `request` has enough free GPUs of an allowed type, counting down from the horizon as
+  // it is), found by counting each group's GPUs instead of taking them; false (nothing found)
+  // if a group stepped over holds GPU shares or MIG instances, whose counts depend on the state.
+  bool EarliestCountFit(const SchedulingContext& context, const PlacementRequest& request,
+                        double* target);
+  // Moves the horizon back to `target` (the end of a group, or -infinity, at most
+  // horizon_time_): takes back every group ending after it.
+  void StepBackTo(double target);
   // For a job that outlasts t_s and fits now on `allocation`: true (with the allocation to use)
   // if the head keeps a placement at t_s.
   bool PlaceOutlasting(const SchedulingContext& context, JobId id, JobId head,
@@ -325,6 +386,7 @@ class EasyBackfill {
   uint64_t free_reserved_live_version_ = 0;
 
   std::vector<int> outside_reserved_;  // scratch of KeepUnreservedCurrent
+  std::vector<int> count_free_;        // scratch of EarliestCountFit, by cluster GPU type
   ClassFilter filter_;
   JobId promised_head_ = kNoJob;  // the last blocked head given its reservation as a promise
   // Wait reasons within one Schedule: the statements, the last reason per class (-1 = none) and

@@ -8,9 +8,9 @@
 // most its plan (KeepsPromises; --check verifies it).
 // Parameters: walltime (trace) = trace | exact | a factor f > 0 of the duration; see
 // policies/backfill.h for the exact rule and why the promise holds.
-// Cost of a pass: O(distance the horizon moves + (starts + 1) x request classes x log queue)
+// Cost of a pass: O(distance the horizon moves + (starts + 1) x classes examined x log queue)
 // (policies/backfill.h); on the 82,247-job Philly trace on 56 x 8 GPUs the whole run takes about
-// 2 s (bench/README.md).
+// 2 s, on the 312,826-job CEA-Curie log on 1,024 x 64 about 25 s of CPU (bench/README.md).
 #include "policies/backfill.h"
 #include "policies/registry.h"
 

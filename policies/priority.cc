@@ -100,7 +100,10 @@ struct Options {
 
 // The waiting jobs in (level descending, group rank ascending, JobId) order, where a group is the
 // within-class key (fcfs: one group; fair-share: an account; las: a queue) and its rank is given
-// per pass by the policy; groups of equal rank are merged in submission order.
+// per pass by the policy; groups of equal rank are merged in submission order. Each group keeps
+// its jobs in a QueueIndex (policies/backfill.h), so a walk jumps to the next job the filter
+// admits instead of visiting every waiting job; a job that comes back out of submission order (a
+// requeued job new to its group, a promotion) waits in the group's `late` set, walked job by job.
 class WaitingOrder final : public CandidateOrder {
  public:
   WaitingOrder(EasyBackfill& backfill, std::function<double(int)> rank,
@@ -108,17 +111,42 @@ class WaitingOrder final : public CandidateOrder {
       : backfill_(backfill), rank_(std::move(rank)), on_start_(std::move(on_start)) {}
 
   void set_context(const SchedulingContext* context) { context_ = context; }
-  // `gpus`: the job's request, for MinRequest.
-  void Insert(JobId id, int level, int group, int gpus) {
-    levels_[level][group].insert(id);
+  // `cls`: the job's request class (EasyBackfill::ClassOf), `planned`: its planned run time,
+  // `gpus`: its request, for MinRequest.
+  void Insert(JobId id, int level, int group, int cls, double planned, int gpus) {
+    Group& g = levels_[level][group];
     ++sizes_[gpus];
+    // Put back during a walk (a preempted job, with quotas: their walks admit every job), into a
+    // group of the run being merged: the walk meets it only if it comes after the group's next
+    // job (a walk over the group's jobs in order has passed that point otherwise); else it waits
+    // hidden until the next walk.
+    if (context_ != nullptr && id > cursor_ &&
+        std::find(run_.begin(), run_.end(), &g) != run_.end()) {
+      JobId next = g.index.FirstWaitingAfter(cursor_);
+      if (auto late = g.late.upper_bound(cursor_);
+          late != g.late.end() && (next == kNoJob || *late < next)) {
+        next = *late;
+      }
+      if (next == kNoJob || id < next) {
+        g.hidden.push_back(Hidden{id, cls, planned});
+        return;
+      }
+    }
+    Place(g, Hidden{id, cls, planned});
   }
   void Erase(JobId id, int level, int group, int gpus) {
     auto level_it = levels_.find(level);
     CHECK(level_it != levels_.end(), "priority: erased a job of an unknown level");
     auto group_it = level_it->second.find(group);
-    CHECK(group_it != level_it->second.end() && group_it->second.erase(id) == 1,
-          "priority: erased a job that was not waiting");
+    CHECK(group_it != level_it->second.end(), "priority: erased a job that was not waiting");
+    Group& g = group_it->second;
+    const auto hidden =
+        std::find_if(g.hidden.begin(), g.hidden.end(), [&](const Hidden& h) { return h.id == id; });
+    if (hidden != g.hidden.end()) {
+      g.hidden.erase(hidden);
+    } else if (g.late.erase(id) == 0) {
+      g.index.OnStart(id);  // CHECKs that it was waiting
+    }
     auto size = sizes_.find(gpus);
     if (--size->second == 0) sizes_.erase(size);
   }
@@ -127,12 +155,19 @@ class WaitingOrder final : public CandidateOrder {
   int MinRequest() const { return sizes_.begin()->first; }
 
   JobId First() override {
-    // Empty groups and levels are dropped only here, never during a walk.
+    // Jobs hidden from the last walk join their groups; empty groups and levels are dropped only
+    // here, never during a walk.
+    for (auto& [level, groups] : levels_) {
+      for (auto& [group, g] : groups) {
+        for (const Hidden& h : g.hidden) Place(g, h);
+        g.hidden.clear();
+      }
+    }
     for (auto level_it = levels_.begin(); level_it != levels_.end();) {
       std::erase_if(level_it->second, [](const auto& group) { return group.second.empty(); });
       level_it = level_it->second.empty() ? levels_.erase(level_it) : std::next(level_it);
     }
-    heap_ = {};
+    run_.clear();
     level_it_ = levels_.begin();
     OpenLevel();
     static const ClassFilter kAll;
@@ -141,43 +176,105 @@ class WaitingOrder final : public CandidateOrder {
 
   JobId Next(const ClassFilter& filter) override {
     while (true) {
-      if (heap_.empty()) {
+      if (run_.empty()) {
         if (level_it_ == levels_.end()) return kNoJob;
         if (group_pos_ < groups_.size()) {
+          // The next run of groups of equal rank, merged by JobId.
           const double rank = groups_[group_pos_].first;
           for (; group_pos_ < groups_.size() && groups_[group_pos_].first == rank; ++group_pos_) {
-            const std::set<JobId>& jobs = level_it_->second.at(groups_[group_pos_].second);
-            if (!jobs.empty()) heap_.push(Cursor{*jobs.begin(), jobs.begin(), jobs.end()});
+            Group& g = level_it_->second.at(groups_[group_pos_].second);
+            g.index.Restart();
+            run_.push_back(&g);
           }
+          cursor_ = kNoJob;
+          if (run_.size() > 1) Refill(filter);
           continue;
         }
         ++level_it_;
         OpenLevel();
         continue;
       }
-      Cursor cursor = heap_.top();
-      heap_.pop();
-      const JobId id = cursor.id;
-      if (++cursor.it != cursor.end) {
-        cursor.id = *cursor.it;
-        heap_.push(cursor);
-      }
-      if (filter.Admits(backfill_.ClassOf(*context_, id),
-                        backfill_.walltime().Planned(context_->job(id)))) {
+      const JobId id = run_.size() == 1 ? NextOf(*run_[0], filter) : NextInRun(filter);
+      if (id != kNoJob) {
+        cursor_ = id;
         return id;
       }
+      run_.clear();
     }
   }
 
   void OnStart(JobId id) override { on_start_(id); }
 
  private:
-  struct Cursor {
+  struct Hidden {
     JobId id;
-    std::set<JobId>::const_iterator it, end;
-    bool operator>(const Cursor& other) const { return id > other.id; }
+    int cls;
+    double planned;
   };
-  using Level = std::map<int, std::set<JobId>>;
+  struct Group {
+    QueueIndex index;
+    JobId last_added = kNoJob;    // the highest id ever added to index
+    std::set<JobId> late;         // waiting jobs not in index
+    std::vector<Hidden> hidden;   // waiting jobs the current walk does not meet (Insert)
+    bool empty() const { return index.empty() && late.empty() && hidden.empty(); }
+  };
+
+  // A waiting job joins the group's index (in submission order, or back at its place) or else
+  // its late jobs.
+  static void Place(Group& g, const Hidden& job) {
+    if (g.last_added == kNoJob || job.id > g.last_added) {
+      g.index.Add(job.id, job.cls, job.planned);
+      g.last_added = job.id;
+    } else if (g.index.Holds(job.id, job.cls)) {
+      g.index.Readd(job.id, job.cls, job.planned);
+    } else {
+      g.late.insert(job.id);
+    }
+  }
+  struct Entry {
+    JobId id;  // a lower bound of the group's next admitted job after cursor_
+    int member;
+    bool operator>(const Entry& other) const { return id > other.id; }
+  };
+  using Level = std::map<int, Group>;
+
+  // The group's first waiting job after cursor_ that `filter` admits (its index, with its late
+  // jobs checked one by one), or kNoJob.
+  JobId NextOf(Group& g, const ClassFilter& filter) {
+    JobId best = g.index.NextAfter(cursor_, filter);
+    for (auto it = g.late.upper_bound(cursor_); it != g.late.end(); ++it) {
+      if (best != kNoJob && *it > best) break;
+      if (filter.Admits(backfill_.ClassOf(*context_, *it),
+                        backfill_.walltime().Planned(context_->job(*it)))) {
+        best = *it;
+        break;
+      }
+    }
+    return best;
+  }
+
+  // Every member's next admitted job: after the filter widened, old bounds may be too late.
+  void Refill(const ClassFilter& filter) {
+    heap_ = {};
+    for (int m = 0; m < static_cast<int>(run_.size()); ++m) {
+      const JobId id = NextOf(*run_[m], filter);
+      if (id != kNoJob) heap_.push(Entry{id, m});
+    }
+    widened_ = filter.widened();
+  }
+
+  JobId NextInRun(const ClassFilter& filter) {
+    if (filter.widened() != widened_) Refill(filter);
+    while (!heap_.empty()) {
+      const Entry top = heap_.top();
+      heap_.pop();
+      const JobId id = NextOf(*run_[top.member], filter);
+      if (id == kNoJob) continue;  // back at the next Refill if the filter widens
+      heap_.push(Entry{id, top.member});
+      if (id == top.id) return id;  // the least bound is exact: the next job in the merge
+    }
+    return kNoJob;
+  }
 
   void OpenLevel() {
     groups_.clear();
@@ -196,11 +293,14 @@ class WaitingOrder final : public CandidateOrder {
   const SchedulingContext* context_ = nullptr;
   std::map<int, Level, std::greater<int>> levels_;
   std::map<int, int> sizes_;  // GPUs requested -> waiting jobs
-  // The walk.
+  // The walk: the level, its groups by rank, the run of equal rank being merged.
   std::map<int, Level, std::greater<int>>::iterator level_it_;
   std::vector<std::pair<double, int>> groups_;  // (rank, group) of the current level
   size_t group_pos_ = 0;
-  std::priority_queue<Cursor, std::vector<Cursor>, std::greater<Cursor>> heap_;
+  std::vector<Group*> run_;
+  JobId cursor_ = kNoJob;  // the last job returned in this run
+  uint64_t widened_ = 0;   // ClassFilter::widened() of the last Refill
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
 };
 
 class PriorityPolicy final : public Policy {
@@ -322,7 +422,8 @@ class PriorityPolicy final : public Policy {
     const int gpus = context.run(id).request.gpus;
     OrderOf(id).Erase(id, level_[id], group_[id], gpus);
     level_[id] = *next;
-    OrderOf(id).Insert(id, level_[id], group_[id], gpus);
+    OrderOf(id).Insert(id, level_[id], group_[id], backfill_.ClassOf(context, id),
+                       backfill_.walltime().Planned(context.job(id)), gpus);
     context.SetTimer(context.now() + options_.max_wait_seconds, id, Tag(id));
   }
 
@@ -341,6 +442,7 @@ class PriorityPolicy final : public Policy {
     for (int v = 0; v < static_cast<int>(vcs_.size()); ++v) Relabel(context, v);
     backfill_.EndPass(context);
     context_ = nullptr;
+    for (auto& order : orders_) order->set_context(nullptr);
   }
   int WaitGroup(SchedulingContext& context, JobId id) override {
     return backfill_.WaitGroup(context, id);
@@ -450,7 +552,8 @@ class PriorityPolicy final : public Policy {
         group_[id] = LasQueueOf(options_.thresholds, context.run(id).gpu_seconds);
         break;
     }
-    OrderOf(id).Insert(id, level_[id], group_[id], context.run(id).request.gpus);
+    OrderOf(id).Insert(id, level_[id], group_[id], backfill_.ClassOf(context, id),
+                       backfill_.walltime().Planned(context.job(id)), context.run(id).request.gpus);
     if (options_.max_wait_seconds > 0) {
       context.SetTimer(context.now() + options_.max_wait_seconds, id, Tag(id));
     }
