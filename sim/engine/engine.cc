@@ -183,7 +183,9 @@ void Engine::ResolveRequests() {
     if (job.mig_profile != 0) {
       // One MIG instance (docs/mig.md): placed by PlaceMig, whatever the run's placement.
       active_placement_ = &whole_node_placement_;
-    } else if (policy_.WholeNodes(job)) {
+    } else if (policy_.WholeNodes(job) && run.request.gpus > 0) {
+      // Whole nodes are counted in GPUs: a job without GPUs holds its CPUs and memory on one
+      // node, as every CPU-only job does (docs/engine.md#whole-nodes).
       run.request.whole_nodes = true;
       active_placement_ = &whole_node_placement_;
     } else if (shares && job.IsShare()) {

@@ -255,6 +255,32 @@ TEST(Priority, AnExclusiveClassHoldsWholeNodes) {
   EXPECT_DOUBLE_EQ(engine.metrics().busy_gpu_seconds(), 400 + 4 * 500 + 50);
 }
 
+TEST(Priority, AnExclusiveJobWithoutGpusHoldsItsCpusOnOneNodeNotWholeNodes) {
+  // 2 nodes x 8 A100s with 32 CPUs each, every job of level 0, exclusive = 0, backfill = easy.
+  // P (1 GPU, 30 CPUs, 100 s) at 0 holds all of node 0; Q (1 GPU, 30 CPUs, 200 s) all of node 1.
+  // A (0 GPUs, 10 CPUs, 50 s) at 1: 2 CPUs are free on each node, so it waits at the head. Whole
+  // nodes are counted in GPUs: A holds its CPUs on one node, like any CPU-only job, and its
+  // reservation is node 0 at 100, when P's 30 CPUs come back: [100, 150], holding no GPU.
+  // (Taken as a request for 0 whole nodes it fitted nowhere, even on the empty cluster: the
+  // run stopped with an internal error.)
+  auto with_cpus = [](Job job, int cpus) {
+    job.cpu_milli = cpus * 1000;
+    return job;
+  };
+  TestSim sim = Sim(testing::kTwoHostNodes,
+                    {with_cpus(MakeJob("P", 0, 1, 100, 0), 30),
+                     with_cpus(MakeJob("Q", 0, 1, 200, 0), 30),
+                     with_cpus(MakeJob("A", 1, 0, 50, 0), 10)},
+                    {{"exclusive", "0"}, {"backfill", "easy"}});
+  sim.Run();
+  ExpectInterval(sim.Of("P"), 0, 100);
+  ExpectInterval(sim.Of("Q"), 0, 200);
+  ExpectInterval(sim.Of("A"), 100, 150);
+  EXPECT_EQ(sim.Of("P").max_gpus, 8);  // a whole node
+  EXPECT_EQ(sim.Of("A").max_gpus, 0);
+  EXPECT_EQ(sim.Of("A").max_nodes, 1);
+}
+
 TEST(Priority, WithinLasAPreemptedJobWithMoreServiceWaitsBehindANewOne) {
   // 1 node x 2 GPUs, thresholds 100 GPU-s (two queues). P (level 0, 2 GPUs, 500 s) from 0.
   // H (level 1, 2 GPUs, 100 s) at 200 preempts P (400 GPU-s attained: queue 1). Q (level 0,
