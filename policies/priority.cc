@@ -48,7 +48,8 @@
 //   easy; min_slice (0): seconds; max_wait (0 = off): seconds; guaranteed, exclusive (none):
 //   levels or class names, comma-separated; quota (none): vc:GPUS,... or a JSON file
 //   {"vc": GPUS, ...} (a value ending in .json); by, shares, half_life (within=fair-share);
-//   thresholds (within=las).
+//   thresholds (within=las); max_job_test (0 = no cap): with quotas, the waiting jobs each walk
+//   examines at most, as Slurm's bf_max_job_test (the rest wait to the next pass).
 // Cost of a pass: the starts and the walk of policies/backfill.h; per head that does not fit, one
 // scan of the running jobs, a sort of the candidates and O(victims tried) placement queries (a
 // count of the GPUs of lower levels refuses most hopeless heads in O(levels) first). With quotas
@@ -96,6 +97,7 @@ struct Options {
   bool quotas = false;
   std::map<std::string, int> quota;  // VC name -> guaranteed GPUs
   std::vector<double> thresholds;    // within=las
+  int max_job_test = 0;  // jobs a quota walk examines at most; 0 = every waiting job
 };
 
 // The waiting jobs in (level descending, group rank ascending, JobId) order, where a group is the
@@ -690,7 +692,11 @@ class PriorityPolicy final : public Policy {
       if (guarantees ? HasRoom(v) : !orders_[v]->empty()) advance(v, orders_[v]->First());
     }
     bool preempted = false;
+    int examined = 0;
     while (!heads.empty()) {
+      // The cap: jobs past it are not examined in this walk (the reason of unexamined jobs).
+      if (options_.max_job_test > 0 && examined == options_.max_job_test) break;
+      ++examined;
       const JobId id = std::get<2>(heads.top().first);
       const int v = heads.top().second;
       heads.pop();
@@ -801,6 +807,12 @@ Options ParseOptions(const Params& params) {
   options.max_wait_seconds = seconds("max_wait");
   options.guaranteed = ParsePriorityLevels(params.String("guaranteed", ""), "guaranteed");
   options.exclusive = ParsePriorityLevels(params.String("exclusive", ""), "exclusive");
+  const double max_job_test = params.Double("max_job_test", 0);
+  if (!(max_job_test >= 0) || max_job_test != std::floor(max_job_test) || max_job_test > 1e9) {
+    throw InputError("parameter max_job_test=" + params.String("max_job_test", "") +
+                     ": expected a whole number of jobs >= 0 (0 = no cap)");
+  }
+  options.max_job_test = static_cast<int>(max_job_test);
   const std::string quota = params.String("quota", "");
   if (!quota.empty()) {
     options.quotas = true;
@@ -869,7 +881,9 @@ CLUSTERSIM_REGISTER_POLICY(
     "                           quota (none): vc:GPUS,... or FILE.json; beyond it jobs borrow "
     "idle GPUs and are reclaimed\n"
     "                           by, shares, half_life: the fair-share account (within=fair-share)\n"
-    "                           thresholds (3250,7200): LAS queues in GPU-seconds (within=las)",
+    "                           thresholds (3250,7200): LAS queues in GPU-seconds (within=las)\n"
+    "                           max_job_test (0 = no cap): with quota, the waiting jobs each walk "
+    "examines at most",
     [](const clustersim::Params& params) {
       clustersim::Options options = clustersim::ParseOptions(params);
       std::optional<clustersim::FairShareLedger::Options> fair;
