@@ -20,10 +20,12 @@
 #              0-3 with weights 50/30/15/5, Python random.seed(11)) on 56 x 8 A100: the ten
 #              quotas of docs/priority.md with min_slice, max_wait, guaranteed, exclusive and node
 #              failures with checkpoints, within=fcfs and within=las; and backfill=easy (which
-#              excludes quota) with within=fair-share by=vc and the same other options
+#              excludes quota) with within=fair-share by=vc and the same other options; then the
+#              within=fcfs quota run with max_job_test 500, 100 and 50
 # Environment: BUILD_DIR (default build), RESULTS_DIR (default $BUILD_DIR/bench-results/scale),
 # DATA_DIR (traces, default $BUILD_DIR/bench-data), CURIE_LOG, TIMEOUT (seconds per run, default
-# 600: a run still going then is ended and reported as over the limit).
+# 600: a run still going then is ended and reported as over the limit), POLICIES (openb20's
+# policies, space-separated; default every registered one).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
@@ -35,7 +37,7 @@ CASES=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) ROUNDS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     generate|10m|deep|openb20|priority_philly) CASES+=("$1"); shift ;;
     *) echo "scale_bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -132,7 +134,7 @@ for case in "${CASES[@]}"; do
       openb="$SCRATCH/openb.json"
       "$CLI" trace cluster-from "$ROOT/traces/alibaba_gpu_v2023/openb_node_list_gpu_node.csv" \
         --map-gpu G2=A100-40GB,G3=V100-32GB --out "$openb" >/dev/null
-      for policy in $("$CLI" list policies | awk '{print $1}'); do
+      for policy in ${POLICIES:-$("$CLI" list policies | awk '{print $1}')}; do
         for placement in first-fit best-fit frag-aware; do
           timed "openb20_${policy}_$placement" 6212 --trace "$pods" --cluster "$openb" \
             --inflate 20 --seed 42 --placement "$placement" --runtime-model trace --policy "$policy"
@@ -165,6 +167,10 @@ PY
       timed priority_philly_quota_las 448 "${common[@]}" --param "quota=$quota" --param within=las
       timed priority_philly_backfill_fair_share 448 "${common[@]}" --param backfill=easy \
         --param within=fair-share --param by=vc
+      for cap in 500 100 50; do
+        timed "priority_philly_quota_max_job_test_$cap" 448 "${common[@]}" --param "quota=$quota" \
+          --param "max_job_test=$cap"
+      done
       ;;
   esac
 done
