@@ -21,7 +21,7 @@
 #              quotas of docs/priority.md with min_slice, max_wait, guaranteed, exclusive and node
 #              failures with checkpoints, within=fcfs and within=las; and backfill=easy (which
 #              excludes quota) with within=fair-share by=vc and the same other options; then the
-#              within=fcfs quota run with max_job_test 500, 100 and 50
+#              within=fcfs quota run and the backfill=easy run with max_job_test 500, 100 and 50
 # Environment: BUILD_DIR (default build), RESULTS_DIR (default $BUILD_DIR/bench-results/scale),
 # DATA_DIR (traces, default $BUILD_DIR/bench-data), CURIE_LOG, TIMEOUT (seconds per run, default
 # 600: a run still going then is ended and reported as over the limit), POLICIES (openb20's
@@ -170,6 +170,8 @@ PY
       for cap in 500 100 50; do
         timed "priority_philly_quota_max_job_test_$cap" 448 "${common[@]}" --param "quota=$quota" \
           --param "max_job_test=$cap"
+        timed "priority_philly_backfill_fair_share_max_job_test_$cap" 448 "${common[@]}" \
+          --param backfill=easy --param within=fair-share --param by=vc --param "max_job_test=$cap"
       done
       ;;
   esac

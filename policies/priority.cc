@@ -48,8 +48,9 @@
 //   easy; min_slice (0): seconds; max_wait (0 = off): seconds; guaranteed, exclusive (none):
 //   levels or class names, comma-separated; quota (none): vc:GPUS,... or a JSON file
 //   {"vc": GPUS, ...} (a value ending in .json); by, shares, half_life (within=fair-share);
-//   thresholds (within=las); max_job_test (0 = no cap): with quotas, the waiting jobs each walk
-//   examines at most, as Slurm's bf_max_job_test (the rest wait to the next pass).
+//   thresholds (within=las); max_job_test (0 = no cap): the waiting jobs each quota walk, or
+//   the backfilling scan with backfill=easy (its blocked head included), examines at most, as
+//   Slurm's bf_max_job_test (the rest wait to the next pass).
 // Cost of a pass: the starts and the walk of policies/backfill.h; per head that does not fit, one
 // scan of the running jobs, a sort of the candidates and O(victims tried) placement queries (a
 // count of the GPUs of lower levels refuses most hopeless heads in O(levels) first). With quotas
@@ -97,7 +98,7 @@ struct Options {
   bool quotas = false;
   std::map<std::string, int> quota;  // VC name -> guaranteed GPUs
   std::vector<double> thresholds;    // within=las
-  int max_job_test = 0;  // jobs a quota walk examines at most; 0 = every waiting job
+  int max_job_test = 0;  // jobs a quota walk or the EASY scan examines at most; 0 = all
 };
 
 // The waiting jobs in (level descending, group rank ascending, JobId) order, where a group is the
@@ -110,6 +111,8 @@ class WaitingOrder final : public CandidateOrder {
       : backfill_(backfill), rank_(std::move(rank)), on_start_(std::move(on_start)) {}
 
   void set_context(const SchedulingContext* context) { context_ = context; }
+  // The jobs a walk from First() yields or passes over at most (0 = all): max_job_test.
+  void set_limit(int limit) { limit_ = limit; }
   // `gpus`: the job's request, for MinRequest.
   void Insert(JobId id, int level, int group, int gpus) {
     levels_[level][group].insert(id);
@@ -135,6 +138,7 @@ class WaitingOrder final : public CandidateOrder {
       level_it = level_it->second.empty() ? levels_.erase(level_it) : std::next(level_it);
     }
     heap_ = {};
+    visited_ = 0;
     level_it_ = levels_.begin();
     OpenLevel();
     static const ClassFilter kAll;
@@ -157,6 +161,8 @@ class WaitingOrder final : public CandidateOrder {
         OpenLevel();
         continue;
       }
+      if (limit_ > 0 && visited_ == limit_) return kNoJob;
+      ++visited_;
       Cursor cursor = heap_.top();
       heap_.pop();
       const JobId id = cursor.id;
@@ -203,6 +209,8 @@ class WaitingOrder final : public CandidateOrder {
   std::vector<std::pair<double, int>> groups_;  // (rank, group) of the current level
   size_t group_pos_ = 0;
   std::priority_queue<Cursor, std::vector<Cursor>, std::greater<Cursor>> heap_;
+  int limit_ = 0;    // max_job_test during the backfilling scan; 0 = no cap
+  int visited_ = 0;  // jobs yielded or passed over since First()
 };
 
 class PriorityPolicy final : public Policy {
@@ -649,7 +657,11 @@ class PriorityPolicy final : public Policy {
       if (head == kNoJob) return;
       if (!MakeRoom(context, head)) break;
     }
-    if (options_.backfill) backfill_.Pass(context, *orders_[0], true);
+    if (options_.backfill) {
+      orders_[0]->set_limit(options_.max_job_test);
+      backfill_.Pass(context, *orders_[0], true);
+      orders_[0]->set_limit(0);
+    }
   }
 
   void StartNow(SchedulingContext& context, JobId id, Allocation allocation) {
@@ -882,8 +894,8 @@ CLUSTERSIM_REGISTER_POLICY(
     "idle GPUs and are reclaimed\n"
     "                           by, shares, half_life: the fair-share account (within=fair-share)\n"
     "                           thresholds (3250,7200): LAS queues in GPU-seconds (within=las)\n"
-    "                           max_job_test (0 = no cap): with quota, the waiting jobs each walk "
-    "examines at most",
+    "                           max_job_test (0 = no cap): the waiting jobs each quota walk or "
+    "backfilling scan examines at most",
     [](const clustersim::Params& params) {
       clustersim::Options options = clustersim::ParseOptions(params);
       std::optional<clustersim::FairShareLedger::Options> fair;
