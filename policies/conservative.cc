@@ -208,6 +208,7 @@ class Conservative final : public Policy {
   void AddToNode(int node, double start, double end, int delta);
   // Brings the gap index up to date with the profiles (see AddToNode).
   void FlushGaps();
+  void FlushNode(int node);  // brings one node's gaps up to date
   // True if every partition the request may use takes it on one node.
   bool SingleNodeOnly(const PlacementRequest& request) const;
   // PlaceOnNodes for such a request, by the gap index instead of a search of every node:
@@ -444,8 +445,18 @@ void Conservative::AddToNode(int node, double start, double end, int delta) {
     last_trim_[node] = passes_;
     profiles_[node].Trim(now_);
     if (!gaps_.empty()) {
-      FlushGaps();
-      gaps_[scratch_->partition_of(node)].Trim(scratch_->position_of(node), profiles_[node], now_);
+      auto& [lo, hi] = dirty_[node];
+      if (lo > hi) {
+        // Its gaps are current: drop their past as the profile did.
+        gaps_[scratch_->partition_of(node)].Trim(scratch_->position_of(node), profiles_[node],
+                                                 now_);
+      } else {
+        // Its gaps catch up at the next query, recomputed from the profile's first key on over
+        // a range reaching now (which drops their past as Trim would): with an empty queue there
+        // may be no query for a long time, and a node then changes many times for one catch-up.
+        lo = -kInfinity;
+        hi = std::max(hi, now_);
+      }
     }
   }
   profiles_[node].Add(start, end, delta);
@@ -453,19 +464,30 @@ void Conservative::AddToNode(int node, double start, double end, int delta) {
   // The gap index catches up at the next query (FlushGaps): a node that changes several times
   // in between, as at every start (reservation, release, running slot), is walked once.
   auto& [lo, hi] = dirty_[node];
-  if (lo > hi) dirty_nodes_.push_back(node);
+  if (lo > hi) {
+    if (dirty_nodes_.size() >= 2 * dirty_.size()) {
+      // Nodes flushed alone (FlushNode) are still listed: keep each dirty node once.
+      std::erase_if(dirty_nodes_, [&](int n) { return dirty_[n].first > dirty_[n].second; });
+      std::sort(dirty_nodes_.begin(), dirty_nodes_.end());
+      dirty_nodes_.erase(std::unique(dirty_nodes_.begin(), dirty_nodes_.end()),
+                         dirty_nodes_.end());
+    }
+    dirty_nodes_.push_back(node);
+  }
   lo = std::min(lo, start);
   hi = std::max(hi, end);
 }
 
+void Conservative::FlushNode(int node) {
+  auto& [lo, hi] = dirty_[node];
+  if (lo > hi) return;  // clean (a node flushed alone stays listed in dirty_nodes_)
+  gaps_[scratch_->partition_of(node)].Update(scratch_->position_of(node), profiles_[node], lo, hi);
+  lo = kInfinity;
+  hi = -kInfinity;
+}
+
 void Conservative::FlushGaps() {
-  for (int node : dirty_nodes_) {
-    auto& [lo, hi] = dirty_[node];
-    gaps_[scratch_->partition_of(node)].Update(scratch_->position_of(node), profiles_[node], lo,
-                                               hi);
-    lo = kInfinity;
-    hi = -kInfinity;
-  }
+  for (int node : dirty_nodes_) FlushNode(node);
   dirty_nodes_.clear();
 }
 
@@ -1079,6 +1101,9 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
   const auto& partitions = scratch_->partitions();
   // Advances `c` to the next job at or after position c.pos; pushes it if there is one.
   auto advance = [&](Cursor c) {
+    // No waiting job of the class after the cursor (jobs not waiting hold +infinity): nothing
+    // to measure, and the gap index need not catch up.
+    if (FirstAtMost(streams_[c.stream], std::numeric_limits<double>::max(), c.pos) < 0) return;
     FlushGaps();
     const Hole& hole = holes_[c.hole];
     const int p = scratch_->partition_of(hole.node);

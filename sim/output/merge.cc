@@ -20,7 +20,9 @@ class SourceDatabase {
  public:
   explicit SourceDatabase(const std::string& path) : path_(path) {
     if (!fs::is_regular_file(path)) throw InputError(path, 0, 0, "no such database file");
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    // NOMUTEX: a merge reads each source from one thread; the per-call mutex cost a tenth of it.
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
       const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
       db_ = nullptr;

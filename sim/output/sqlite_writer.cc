@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -378,11 +379,50 @@ struct SqlValue {
   SqlValue() : integer(0) {}
 };
 
-// Rows of one table as the engine's thread built them, `values` row after row.
+// What a jobs row takes from the engine's state, copied on the engine's thread once the row is
+// final. The rest of the row comes from the trace and the catalogs, which do not change during a
+// run, and is read on the writer thread (RunStream::BuildJobRow). 168 bytes, against 46 x 16 bytes
+// of values: the engine's thread writes a quarter of the memory it did when it built whole rows,
+// and the writer thread reads it once (bench/README.md, "Shallow queues under conservative, the
+// jobs rows, merging").
+struct JobRowState {
+  double first_start;
+  double end_time;
+  double run_seconds;
+  double queued_seconds;
+  double gpu_seconds;
+  double energy_joules;
+  double checkpoint_seconds;
+  double lost_gpu_seconds;
+  double preemption_gpu_seconds;
+  double borrowed_gpu_seconds;
+  double memory_per_gpu;       // bytes (ModelRun::memory_per_gpu)
+  double promised_start;       // NaN = none
+  double ettr;                 // NaN = none
+  double restart_gpu_seconds;  // the failure log's, 0 without an entry
+  double wait_gpu_seconds;
+  const std::string* reason;  // in the batch's `texts`; nullptr = none
+  uint32_t job;               // index in the trace
+  int32_t max_gpus;
+  int32_t max_nodes;
+  int32_t preemptions;
+  int32_t restarts;
+  int32_t oom_failures;
+  int32_t batch;  // ModelRun::batch
+  int16_t gpu_type;
+  JobState state;
+  bool queued;       // reached the queue (queued_time is defined)
+  bool reliability;  // failures or checkpoints are on (the restart/wait columns are defined)
+};
+static_assert(sizeof(void*) != 8 || sizeof(JobRowState) <= 168, "JobRowState grew (see above)");
+
+// Rows of one table as the engine's thread handed them: `values` row after row, or for the jobs
+// table one JobRowState per row.
 struct RowBatch {
   enum Table : uint8_t { kJobs, kTimeseries, kWaitReasons };
   Table table = kJobs;
   std::vector<SqlValue> values;
+  std::vector<JobRowState> jobs;
   std::deque<std::string> texts;  // text made for these rows (reasons, recorded attempts)
 };
 
@@ -510,7 +550,7 @@ class RunStream {
            Hold(&waits_, RowBatch::kWaitReasons, run_over)) {
       AppendWaitReasons(next_job_);
       AppendJob(next_job_++);
-      if (jobs_->values.size() >= kRowsPerBatch * kJobColumns) Send(&jobs_);
+      if (jobs_->jobs.size() >= kRowsPerBatch) Send(&jobs_);
       if (waits_->values.size() >= kRowsPerBatch * kWaitReasonColumns) Send(&waits_);
     }
     const std::vector<TimeseriesRow>& rows = engine.metrics().rows();
@@ -519,7 +559,7 @@ class RunStream {
       if (timeseries_->values.size() >= kRowsPerBatch * kTimeseriesColumns) Send(&timeseries_);
     }
     if (run_over) {
-      if (jobs_ && !jobs_->values.empty()) Send(&jobs_);
+      if (jobs_ && !jobs_->jobs.empty()) Send(&jobs_);
       if (timeseries_ && !timeseries_->values.empty()) Send(&timeseries_);
       if (waits_ && !waits_->values.empty()) Send(&waits_);
       run_over_ = true;
@@ -548,7 +588,8 @@ class RunStream {
     if (!empty_.TryPop(&batch)) {
       if (batches_made_ < kBatches) {
         ++batches_made_;
-        batch.values.reserve(kRowsPerBatch * kJobColumns);
+        batch.values.reserve(kRowsPerBatch * kTimeseriesColumns);
+        batch.jobs.reserve(kRowsPerBatch);
       } else if (wait) {
         const auto start = std::chrono::steady_clock::now();
         empty_.Pop(&batch);  // the writer is kBatches behind
@@ -634,15 +675,17 @@ class RunStream {
     while (full_.Pop(&batch)) {
       if (!error_ && !abandon_.load(std::memory_order_relaxed)) {
         try {
-          Inserter& inserter = batch.table == RowBatch::kJobs         ? *jobs
-                               : batch.table == RowBatch::kTimeseries ? *timeseries
-                                                                      : *waits;
-          inserter.Write(batch.values);
+          if (batch.table == RowBatch::kJobs) {
+            WriteJobs(batch, *jobs);
+          } else {
+            (batch.table == RowBatch::kTimeseries ? *timeseries : *waits).Write(batch.values);
+          }
         } catch (...) {
           error_ = std::current_exception();
         }
       }
       batch.values.clear();
+      batch.jobs.clear();
       batch.texts.clear();
       empty_.Push(std::move(batch));
     }
@@ -693,76 +736,123 @@ class RunStream {
     return false;
   }
 
+  // Engine's thread: what job i's row takes from the engine's state (its row is final).
   void AppendJob(size_t i) {
-    const Trace& trace = engine_.trace();
-    const Cluster& cluster = engine_.cluster();
-    const Job& job = trace.jobs[i];
+    const JobId id = static_cast<JobId>(i);
     const JobRun& run = engine_.runs()[i];
-    const bool started = run.first_start >= 0;
-    const bool ended = Ended(run.state);
-    RowBuilder s(&*jobs_, kJobColumns);
+    const JobCosts& costs = engine_.costs(id);
+    const ModelRun& model = engine_.model_run(id);
+    const JobReliability* rel = engine_.failure_log().find(id);
+    JobRowState& r = jobs_->jobs.emplace_back();
+    r.first_start = run.first_start;
+    r.end_time = run.end_time;
+    r.run_seconds = run.run_seconds;
+    r.queued_seconds = run.queued_seconds;
+    r.gpu_seconds = run.gpu_seconds;
+    r.energy_joules = run.energy_joules;
+    r.checkpoint_seconds = costs.checkpoint_seconds;
+    r.lost_gpu_seconds = costs.lost_gpu_seconds;
+    r.preemption_gpu_seconds = costs.preemption_gpu_seconds;
+    r.borrowed_gpu_seconds = costs.borrowed_gpu_seconds;
+    r.memory_per_gpu = model.memory_per_gpu;
+    r.promised_start = engine_.promised_start(id);
+    r.ettr = engine_.Ettr(id);
+    r.restart_gpu_seconds = rel != nullptr ? rel->restart_gpu_seconds : 0.0;
+    r.wait_gpu_seconds = rel != nullptr ? rel->wait_gpu_seconds : 0.0;
+    // The engine's map of reasons changes as the run goes on: the row keeps a copy.
+    const std::string& reason = engine_.reason(id);
+    r.reason = reason.empty() ? nullptr : &jobs_->texts.emplace_back(reason);
+    r.job = static_cast<uint32_t>(i);
+    r.max_gpus = run.max_gpus;
+    r.max_nodes = run.max_nodes;
+    r.preemptions = run.preemptions;
+    r.restarts = costs.restarts;
+    r.oom_failures = model.oom_failures;
+    r.batch = model.batch;
+    r.gpu_type = static_cast<int16_t>(run.allocation.gpu_type);
+    r.state = run.state;
+    // Queued time exists for every job that reached the queue (not rejected, submitted before
+    // the run stopped).
+    r.queued = run.state != JobState::kRejected &&
+               (run.first_start >= 0 ||
+                engine_.trace().jobs[i].submit_time <= engine_.metrics().last_time());
+    r.reliability = !engine_.failure_log().productive_seconds().empty();
+  }
+
+  // Writer thread: the jobs rows of `batch`, built kRowsPerStatement at a time into `scratch`
+  // (small enough to stay in this core's cache).
+  void WriteJobs(RowBatch& batch, Inserter& inserter) {
+    const size_t chunk = static_cast<size_t>(inserter.rows_per_statement);
+    for (size_t first = 0; first < batch.jobs.size(); first += chunk) {
+      scratch_.values.clear();
+      scratch_.texts.clear();
+      const size_t last = std::min(batch.jobs.size(), first + chunk);
+      for (size_t k = first; k < last; ++k) BuildJobRow(batch.jobs[k]);
+      inserter.Write(scratch_.values);
+    }
+  }
+
+  // Writer thread: one jobs row from its engine state and what the trace and catalogs hold.
+  void BuildJobRow(const JobRowState& r) {
+    const Trace& trace = engine_.trace();
+    const HardwareCatalog& catalog = engine_.cluster().catalog();
+    const Job& job = trace.jobs[r.job];
+    const bool started = r.first_start >= 0;
+    const bool ended = Ended(r.state);
+    RowBuilder s(&scratch_, kJobColumns);
     s.Bind(1, run_id_);
-    s.Bind(2, static_cast<int64_t>(i));
+    s.Bind(2, static_cast<int64_t>(r.job));
     s.Bind(3, job.id);
     s.Bind(4, job.user.str());
     s.Bind(5, job.vc.str());
     s.Bind(6, job.submit_time);
-    s.BindOptional(7, run.first_start, started);
-    s.BindOptional(8, run.end_time, ended);
-    s.BindOptional(9, run.first_start - job.submit_time, started);
-    s.BindOptional(10, run.end_time - job.submit_time, ended);
-    s.BindOptional(11, run.run_seconds, started);
+    s.BindOptional(7, r.first_start, started);
+    s.BindOptional(8, r.end_time, ended);
+    s.BindOptional(9, r.first_start - job.submit_time, started);
+    s.BindOptional(10, r.end_time - job.submit_time, ended);
+    s.BindOptional(11, r.run_seconds, started);
     s.Bind(12, static_cast<int64_t>(job.gpus));
-    s.Bind(13, static_cast<int64_t>(run.max_gpus));
-    if (started && run.allocation.gpu_type >= 0) {
+    s.Bind(13, static_cast<int64_t>(r.max_gpus));
+    if (started && r.gpu_type >= 0) {
       // Multi-GPU jobs use one type; the allocation keeps its type after the job stops.
-      s.Bind(14, cluster.catalog().gpu(run.allocation.gpu_type).name);
+      s.Bind(14, catalog.gpu(r.gpu_type).name);
     } else {
       s.BindNull(14);
     }
-    s.Bind(15, static_cast<int64_t>(run.max_nodes));
-    s.Bind(16, JobStateName(run.state));  // a string literal: static storage
-    if (const std::string& reason = engine_.reason(static_cast<JobId>(i)); reason.empty()) {
+    s.Bind(15, static_cast<int64_t>(r.max_nodes));
+    s.Bind(16, JobStateName(r.state));  // a string literal: static storage
+    if (r.reason == nullptr) {
       s.BindNull(17);
     } else {
-      s.Own(17, reason);  // the engine's map of reasons changes as the run goes on
+      s.Bind(17, *r.reason);  // in the handed batch's texts, kept until it is written
     }
-    s.Bind(18, static_cast<int64_t>(run.preemptions));
-    const JobCosts& costs = engine_.costs(static_cast<JobId>(i));
-    s.Bind(19, static_cast<int64_t>(costs.restarts));
-    const ModelRun& model = engine_.model_run(static_cast<JobId>(i));
-    s.Bind(20, static_cast<int64_t>(model.oom_failures));
+    s.Bind(18, static_cast<int64_t>(r.preemptions));
+    s.Bind(19, static_cast<int64_t>(r.restarts));
+    s.Bind(20, static_cast<int64_t>(r.oom_failures));
     s.BindOptional(21, job.batch_size, job.batch_size > 0);
     // Batch and memory are known in model-aware runs (memory_per_gpu > 0 once started).
-    const bool modelled = started && model.memory_per_gpu > 0;
-    s.BindOptional(22, model.batch, modelled && model.batch > 0);
-    s.BindOptional(23, model.memory_per_gpu / (1u << 30), modelled);
-    s.BindOptional(24, (run.end_time - job.submit_time) / run.run_seconds,
-                   ended && run.run_seconds > 0);
-    s.Bind(25, run.energy_joules / 3.6e6);
+    const bool modelled = started && r.memory_per_gpu > 0;
+    s.BindOptional(22, r.batch, modelled && r.batch > 0);
+    s.BindOptional(23, r.memory_per_gpu / (1u << 30), modelled);
+    s.BindOptional(24, (r.end_time - job.submit_time) / r.run_seconds,
+                   ended && r.run_seconds > 0);
+    s.Bind(25, r.energy_joules / 3.6e6);
     s.Bind(26, job.duration);
     if (job.trace_status.empty()) {
       s.BindNull(27);
     } else {
       s.Bind(27, job.trace_status.str());
     }
-    s.Bind(28, costs.checkpoint_seconds);
-    s.Bind(29, costs.lost_gpu_seconds);
-    // Queued time exists for every job that reached the queue (not rejected, submitted before
-    // the run stopped).
-    const bool queued = run.state != JobState::kRejected &&
-                        (started || job.submit_time <= engine_.metrics().last_time());
-    s.BindOptional(30, run.queued_seconds, queued);
+    s.Bind(28, r.checkpoint_seconds);
+    s.Bind(29, r.lost_gpu_seconds);
+    s.BindOptional(30, r.queued_seconds, r.queued);
     s.BindOptional(
-        31,
-        BoundedSlowdown(run.end_time - job.submit_time, run.run_seconds, bsld_threshold_seconds_),
+        31, BoundedSlowdown(r.end_time - job.submit_time, r.run_seconds, bsld_threshold_seconds_),
         ended);
-    s.Bind(32, run.gpu_seconds / 3600);
+    s.Bind(32, r.gpu_seconds / 3600);
     // Cost allocation: the GPU-hours the job held at its GPU type's price.
-    const double price = run.allocation.gpu_type >= 0
-                             ? cluster.catalog().gpu(run.allocation.gpu_type).price_per_gpu_hour
-                             : 0.0;
-    s.Bind(33, run.gpu_seconds / 3600 * price);
+    const double price = r.gpu_type >= 0 ? catalog.gpu(r.gpu_type).price_per_gpu_hour : 0.0;
+    s.Bind(33, r.gpu_seconds / 3600 * price);
     s.Bind(34, static_cast<int64_t>(job.priority));
     s.BindOptional(35, job.recorded_start, job.has_recorded_start());
     s.BindOptional(36, job.recorded_end, job.has_recorded_end());
@@ -773,19 +863,15 @@ class RunStream {
     }
     s.BindOptional(38, job.cpu_milli / 1000.0, job.cpu_milli > 0);
     s.BindOptional(39, job.memory_mib / 1024.0, job.memory_mib > 0);
-    s.Bind(40, costs.preemption_gpu_seconds);
-    s.Bind(41, costs.borrowed_gpu_seconds);
-    const double promised = engine_.promised_start(static_cast<JobId>(i));
-    s.BindOptional(42, promised, !std::isnan(promised));
+    s.Bind(40, r.preemption_gpu_seconds);
+    s.Bind(41, r.borrowed_gpu_seconds);
+    s.BindOptional(42, r.promised_start, !std::isnan(r.promised_start));
     const double deadline = trace.DeadlineOf(job);  // absolute; +inf = none
     s.BindOptional(43, deadline, std::isfinite(deadline));
     // Reliability (docs/reliability.md#metrics): only when failures or checkpoints are on.
-    const double ettr = engine_.Ettr(static_cast<JobId>(i));
-    s.BindOptional(44, ettr, !std::isnan(ettr));
-    const bool reliability = !engine_.failure_log().productive_seconds().empty();
-    const JobReliability* rel = engine_.failure_log().find(static_cast<JobId>(i));
-    s.BindOptional(45, rel != nullptr ? rel->restart_gpu_seconds : 0.0, reliability);
-    s.BindOptional(46, rel != nullptr ? rel->wait_gpu_seconds : 0.0, reliability);
+    s.BindOptional(44, r.ettr, !std::isnan(r.ettr));
+    s.BindOptional(45, r.restart_gpu_seconds, r.reliability);
+    s.BindOptional(46, r.wait_gpu_seconds, r.reliability);
   }
 
   // The job's seconds per wait reason (reasons with none have no row).
@@ -837,6 +923,7 @@ class RunStream {
   std::optional<RowBatch> jobs_;
   std::optional<RowBatch> timeseries_;
   std::optional<RowBatch> waits_;
+  RowBatch scratch_;  // the writer thread's: jobs rows being bound
   BoundedQueue<RowBatch> full_;   // to the writer thread
   BoundedQueue<RowBatch> empty_;  // back, cleared
   std::atomic<bool> abandon_{false};
@@ -1177,6 +1264,7 @@ void SqliteWriter::WriteValidation(int64_t run_id, const ValidationReport& repor
 }
 
 int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
+  static constexpr int kRowsPerInsert = 32;
   int64_t run_id = -1;
   std::vector<const char*> tables(std::begin(kTables), std::end(kTables));
   for (const char* table : kAddedTables) {
@@ -1196,38 +1284,69 @@ int64_t SqliteWriter::CopyRun(sqlite3* source, int64_t source_run_id) {
       marks += marks.empty() ? "?" : ",?";
     }
     const bool is_runs = std::string(table) == "runs";
-    // rowid order keeps the source's row order (job_index order for jobs).
-    const std::string select =
-        "SELECT " + select_list + " FROM \"" + table + "\" WHERE run_id = ? ORDER BY rowid";
+    // Rows go kRowsPerInsert to a statement (as the writer's rows do: the statement's fixed cost
+    // is paid once per group; bench/README.md, "Shallow queues under conservative, the jobs rows,
+    // merging"), the last few one at a time; the runs row alone, since its new id is what the
+    // other tables' rows get.
+    const int per_row = static_cast<int>(columns.size()) + (is_runs ? 0 : 1);
+    const int parameters = sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
+    const int group = is_runs ? 1 : std::clamp(parameters / per_row, 1, kRowsPerInsert);
+    const std::string tuple = "(" + std::string(is_runs ? "" : "?,") + marks + ")";
     const std::string insert = "INSERT INTO \"" + std::string(table) + "\" (" +
-                               (is_runs ? "" : "run_id,") + list + ") VALUES (" +
-                               (is_runs ? "" : "?,") + marks + ")";
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(source, select.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
-      const std::string message = sqlite3_errmsg(source);
-      sqlite3_finalize(raw);
-      throw InputError("SQLite: reading table " + std::string(table) + ": " + message);
-    }
-    // Finalized on every path, errors included: an open statement keeps the source from closing.
-    const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> from(raw, sqlite3_finalize);
-    sqlite3_bind_int64(from.get(), 1, source_run_id);
-    Statement to(db_, insert.c_str());
-    sqlite3_stmt* out = to.get();
-    const int offset = is_runs ? 1 : 2;
-    int rc = 0;
-    while ((rc = sqlite3_step(from.get())) == SQLITE_ROW) {
-      if (!is_runs) sqlite3_bind_int64(out, 1, run_id);
-      for (size_t c = 0; c < columns.size(); ++c) {
-        sqlite3_bind_value(out, static_cast<int>(c) + offset,
-                           sqlite3_column_value(from.get(), static_cast<int>(c)));
+                               (is_runs ? "" : "run_id,") + list + ") VALUES ";
+    Statement one(db_, (insert + tuple).c_str());
+    std::string many_sql = insert + tuple;
+    for (int r = 1; r < group; ++r) many_sql += "," + tuple;
+    std::optional<Statement> many;
+    if (group > 1) many.emplace(db_, many_sql.c_str());
+    // Copies the rows `from` selects (its last column is the rowid) into `out`, `rows` rows per
+    // statement; returns how many were bound but not stepped and the rowid of the first of them.
+    auto copy = [&](sqlite3_stmt* from, Statement& out, int rows) {
+      std::pair<int, int64_t> pending{0, 0};
+      int rc = 0;
+      while ((rc = sqlite3_step(from)) == SQLITE_ROW) {
+        if (pending.first == 0) {
+          pending.second = sqlite3_column_int64(from, static_cast<int>(columns.size()));
+        }
+        const int base = pending.first * per_row;
+        if (!is_runs) sqlite3_bind_int64(out.get(), base + 1, run_id);
+        // sqlite3_bind_value binds a copy: the source's row may go once bound.
+        for (size_t c = 0; c < columns.size(); ++c) {
+          sqlite3_bind_value(out.get(), base + static_cast<int>(c) + 1 + (is_runs ? 0 : 1),
+                             sqlite3_column_value(from, static_cast<int>(c)));
+        }
+        if (++pending.first == rows) {
+          out.Step();
+          pending.first = 0;
+          if (is_runs) run_id = sqlite3_last_insert_rowid(db_);
+        }
       }
-      to.Step();
-      if (is_runs) run_id = sqlite3_last_insert_rowid(db_);
-    }
-    if (rc != SQLITE_DONE) {
-      throw InputError("SQLite: reading table " + std::string(table) + ": " +
-                       sqlite3_errmsg(source));
-    }
+      if (rc != SQLITE_DONE) {
+        throw InputError("SQLite: reading table " + std::string(table) + ": " +
+                         sqlite3_errmsg(source));
+      }
+      return pending;
+    };
+    // rowid order keeps the source's row order (job_index order for jobs).
+    const std::string select = "SELECT " + select_list + ",rowid FROM \"" + table +
+                               "\" WHERE run_id = ?1 AND rowid >= ?2 ORDER BY rowid";
+    auto query = [&](int64_t first_rowid) {
+      sqlite3_stmt* raw = nullptr;
+      if (sqlite3_prepare_v2(source, select.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+        const std::string message = sqlite3_errmsg(source);
+        sqlite3_finalize(raw);
+        throw InputError("SQLite: reading table " + std::string(table) + ": " + message);
+      }
+      // Finalized on every path, errors included: an open statement keeps the source from
+      // closing.
+      std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> from(raw, sqlite3_finalize);
+      sqlite3_bind_int64(raw, 1, source_run_id);
+      sqlite3_bind_int64(raw, 2, first_rowid);
+      return from;
+    };
+    const auto [left, first_left] =
+        copy(query(std::numeric_limits<int64_t>::min()).get(), many ? *many : one, group);
+    if (left > 0) copy(query(first_left).get(), one, 1);  // the last rows, one at a time
     if (is_runs && run_id < 0) {
       throw InputError("no run " + std::to_string(source_run_id) + " to copy");
     }

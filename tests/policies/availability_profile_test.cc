@@ -129,5 +129,92 @@ TEST(GapIndex, EarliestAndTheUnitsWithRoomMatchEveryUnitSearchedPointByPoint) {
   }
 }
 
+// Conservative backfilling updates the index lazily: changes only widen a unit's dirty range,
+// and the index catches up (Update over that range) just before a query. A unit trimmed while
+// dirty is not trimmed in the index: its range is widened to [-infinity, now], and the catch-up
+// recomputes its gaps from the profile's first key. Queried every few steps, so that several
+// changes and trims fall between two catch-ups, the index must answer as the brute search does.
+TEST(GapIndex, ALazyCatchUpAfterTrimsOfDirtyUnitsAnswersAsThePointByPointSearch) {
+  std::mt19937_64 rng(11);
+  int dirty_trims = 0;
+  for (int round = 0; round < 40; ++round) {
+    const int units = 1 + static_cast<int>(rng() % 5);
+    const int capacity = 1 + static_cast<int>(rng() % 6);
+    std::vector<AvailabilityProfile> profiles(units, AvailabilityProfile(capacity));
+    std::vector<std::vector<Hold>> holds(units);
+    std::vector<std::pair<double, double>> dirty(units, {kInf, -kInf});
+    GapIndex index(units, capacity);
+    auto change = [&](int unit, double start, double end, int delta) {
+      profiles[unit].Add(start, end, delta);
+      holds[unit].push_back(Hold{start, end, delta});
+      dirty[unit].first = std::min(dirty[unit].first, start);
+      dirty[unit].second = std::max(dirty[unit].second, end);
+    };
+    double now = 0;
+    for (int step = 0; step < 80; ++step) {
+      const int unit = static_cast<int>(rng() % units);
+      if (step % 7 == 6) {
+        now += static_cast<double>(rng() % 20);
+        for (int u = 0; u < units; ++u) {
+          profiles[u].Trim(now);
+          if (dirty[u].first > dirty[u].second) {
+            index.Trim(u, profiles[u], now);
+          } else {
+            dirty[u].first = -kInf;
+            dirty[u].second = std::max(dirty[u].second, now);
+            ++dirty_trims;
+          }
+        }
+      } else if (!holds[unit].empty() && rng() % 3 == 0) {
+        const Hold h = holds[unit][rng() % holds[unit].size()];
+        const double from = std::max(h.start, now);
+        if (from < h.end) change(unit, from, h.end, -h.delta);
+      } else {
+        const double start = now + static_cast<double>(rng() % 50);
+        const double end = rng() % 10 == 0 ? kInf : start + 1 + static_cast<double>(rng() % 30);
+        change(unit, start, end, -(1 + static_cast<int>(rng() % capacity)));
+      }
+      if (step % 5 != 4) continue;
+      for (int u = 0; u < units; ++u) {
+        if (dirty[u].first > dirty[u].second) continue;
+        index.Update(u, profiles[u], dirty[u].first, dirty[u].second);
+        dirty[u] = {kInf, -kInf};
+      }
+      // Caught up, the index keeps no past: no gap ends at or before the last trim.
+      for (int u = 0; u < units && step > 6; ++u) {
+        for (int level = 1; level <= capacity; ++level) {
+          index.ForEachGapOverlapping(u, level, -kInf, now, [&](double a, double b) {
+            EXPECT_GT(b, now) << "round " << round << " step " << step << " unit " << u
+                              << " level " << level << " gap [" << a << ", " << b << ")";
+          });
+        }
+      }
+      for (int level = 1; level <= capacity; ++level) {
+        for (double seconds : {0.5, 3.0, 17.0}) {
+          for (double from : {now, now + 4.5, now + 20.0}) {
+            double expected = kInf;
+            for (int u = 0; u < units; ++u) {
+              expected = std::min(expected, BruteEarliest(capacity, holds[u], level, seconds, from));
+            }
+            ASSERT_EQ(index.Earliest(level, seconds, from), expected)
+                << "round " << round << " step " << step << " level " << level;
+            if (expected == kInf || expected == from) continue;
+            std::vector<int> with_room;
+            for (int u = 0; u < units; ++u) {
+              if (BruteEarliest(capacity, holds[u], level, seconds, from) == expected) {
+                with_room.push_back(u);
+              }
+            }
+            std::vector<int> found;
+            index.UnitsStartingAt(level, expected, seconds, &found);
+            EXPECT_EQ(found, with_room) << "round " << round << " step " << step;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(dirty_trims, 100);  // the case under test happened
+}
+
 }  // namespace
 }  // namespace clustersim

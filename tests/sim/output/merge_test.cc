@@ -42,6 +42,47 @@ TEST(Merge, RejectsTheSameRunTwiceNamingBothFilesAndWritesNothing) {
   EXPECT_TRUE(EntriesContaining(dir.path(), ".tmp-").empty());
 }
 
+// A merge copies rows 32 to an INSERT statement, the last few one at a time: runs of 70 jobs
+// (two full statements and a tail of 6) must arrive whole, equal to what the runs wrote
+// themselves, each run's jobs in job_index order.
+TEST(Merge, CopiesEveryRowOfRunsLongerThanOneInsertStatement) {
+  TempDir dir;
+  const std::string trace = dir.File("seventy.csv");
+  ASSERT_EQ(RunCli({"trace", "generate", "--jobs", "70", "--gpus", "8", "--load", "0.9", "--seed",
+                    "3", "--out", trace})
+                .exit_code,
+            0);
+  const std::string cluster = TestData("tiny_cluster.json");
+  std::vector<std::string> sources;
+  for (const char* policy : {"fcfs", "easy"}) {
+    sources.push_back(dir.File(std::string(policy) + ".sqlite"));
+    const std::vector<std::string> args = {"run",      "--trace",         trace,  "--cluster",
+                                           cluster,    "--policy",        policy, "--out",
+                                           sources.back(), "--no-progress"};
+    const CliResult r = RunCli(args);
+    ASSERT_EQ(r.exit_code, 0) << Describe(args, r);
+  }
+  const std::string merged = dir.File("merged.sqlite");
+  const CliResult m = RunCli({"merge", merged, sources[0], sources[1]});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  Database db(merged);
+  EXPECT_EQ(db.Number("SELECT count(*) FROM jobs"), 140);
+  for (const char* table : {"jobs", "timeseries", "summary"}) {
+    std::vector<std::string> expected = RowsByRunKey(sources[0], table);
+    const std::vector<std::string> second = RowsByRunKey(sources[1], table);
+    expected.insert(expected.end(), second.begin(), second.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(RowsByRunKey(merged, table), expected) << table;
+  }
+  std::string in_order;
+  for (int i = 0; i < 70; ++i) in_order += (i > 0 ? "," : "") + std::to_string(i);
+  for (int run = 1; run <= 2; ++run) {
+    EXPECT_EQ(db.Value("SELECT group_concat(job_index) FROM (SELECT job_index FROM jobs WHERE "
+                       "run_id = " + std::to_string(run) + " ORDER BY rowid)"),
+              in_order);
+  }
+}
+
 TEST(Merge, RejectsForeignAndInvalidDatabases) {
   TempDir dir;
   const std::string spec = EightRunSpec(dir);
