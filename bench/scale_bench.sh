@@ -12,9 +12,20 @@
 #              backfill=easy; first-fit) on deep queues: the CEA-Curie log on 1,024 x 64 (the log
 #              is not in the repository: CURIE_LOG=path, from the Parallel Workloads Archive) and
 #              500,000 synthetic jobs at load 1.1 with modal wall times on 1,024 x 8
+#   openb20    every policy (`clustersim list policies`) x {first-fit, best-fit, frag-aware} on
+#              openb's default pod list inflated to 20x (`--inflate 20`, seed 42: one arrival a
+#              second, each pod for its own recorded duration) on its node list's 1,213 nodes
+#              (`trace cluster-from`), CPUs and memory enforced
+#   priority_philly  priority with every option on the Philly trace (82,247 jobs, given classes
+#              0-3 with weights 50/30/15/5, Python random.seed(11)) on 56 x 8 A100: the ten
+#              quotas of docs/priority.md with min_slice, max_wait, guaranteed, exclusive and node
+#              failures with checkpoints, within=fcfs and within=las; and backfill=easy (which
+#              excludes quota) with within=fair-share by=vc and the same other options; then the
+#              within=fcfs quota run and the backfill=easy run with max_job_test 500, 100 and 50
 # Environment: BUILD_DIR (default build), RESULTS_DIR (default $BUILD_DIR/bench-results/scale),
 # DATA_DIR (traces, default $BUILD_DIR/bench-data), CURIE_LOG, TIMEOUT (seconds per run, default
-# 600: a run still going then is ended and reported as over the limit).
+# 600: a run still going then is ended and reported as over the limit), POLICIES (openb20's
+# policies, space-separated; default every registered one).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
@@ -26,8 +37,8 @@ CASES=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) ROUNDS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-    generate|10m|deep) CASES+=("$1"); shift ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    generate|10m|deep|openb20|priority_philly) CASES+=("$1"); shift ;;
     *) echo "scale_bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -35,7 +46,7 @@ mkdir -p "$RESULTS_DIR" "$DATA_DIR"
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "$SCRATCH"' EXIT
 TSV="$RESULTS_DIR/scale.tsv"
-[[ -f "$TSV" ]] || printf 'case\tround\twall_s\tuser_s\tpeak_rss_mb\tjobs\tgpus\tfingerprint\tdate\n' >"$TSV"
+[[ -f "$TSV" ]] || printf 'case\tround\twall_s\tuser_s\tpeak_rss_mb\tjobs\tgpus\tfingerprint\tdate\tcompleted\trejected\n' >"$TSV"
 
 cluster() {  # NODES GPUS_PER_NODE -> path
   local path="$SCRATCH/cluster_$1x$2.json"
@@ -67,14 +78,16 @@ timed() {
       { echo "$name: failed or over ${TIMEOUT:-600} s (see $log.log)" >&2; continue; }
     local end="${EPOCHREALTIME/[.,]/}"
     rm -f "$db"
-    local wall user rss jobs fp
+    local wall user rss jobs fp completed rejected
     wall=$(python3 -c "print(f'{($end - $start) / 1e6:.2f}')")
     user=$(awk -F': ' '/User time/ {print $2}' "$log.time")
     rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f", $2 / 1024}' "$log.time")
     jobs=$(awk '/^  jobs / {print $3 + $5 + $7 + $9}' "$log.log")
     fp=$(awk '/fingerprint/ {print $2}' "$log.log")
-    printf '%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$round" "$wall" "$user" "$rss" "$jobs" \
-      "$gpus" "$fp" "$(date -u '+%Y-%m-%d %H:%M')" | tee -a "$TSV"
+    completed=$(awk '/^  jobs / {print $3}' "$log.log")
+    rejected=$(awk '/^  jobs / {print $5}' "$log.log")
+    printf '%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$round" "$wall" "$user" "$rss" \
+      "$jobs" "$gpus" "$fp" "$(date -u '+%Y-%m-%d %H:%M')" "$completed" "$rejected" | tee -a "$TSV"
   done
 }
 
@@ -114,6 +127,51 @@ for case in "${CASES[@]}"; do
           timed "deep_curie_$name" 65536 --trace "$CURIE_LOG" --cluster "$c64" \
             --placement first-fit --runtime-model trace "${args[@]}"
         fi
+      done
+      ;;
+    openb20)
+      pods="$ROOT/traces/alibaba_gpu_v2023/openb_pod_list_default.csv"
+      openb="$SCRATCH/openb.json"
+      "$CLI" trace cluster-from "$ROOT/traces/alibaba_gpu_v2023/openb_node_list_gpu_node.csv" \
+        --map-gpu G2=A100-40GB,G3=V100-32GB --out "$openb" >/dev/null
+      for policy in ${POLICIES:-$("$CLI" list policies | awk '{print $1}')}; do
+        for placement in first-fit best-fit frag-aware; do
+          timed "openb20_${policy}_$placement" 6212 --trace "$pods" --cluster "$openb" \
+            --inflate 20 --seed 42 --placement "$placement" --runtime-model trace --policy "$policy"
+        done
+      done
+      ;;
+    priority_philly)
+      classed="$DATA_DIR/pollux_philly_classes_seed11.csv"
+      if [[ ! -f "$classed" ]]; then
+        "$CLI" trace convert "$ROOT/traces/philly/pollux_philly.csv" --to native \
+          --out "$SCRATCH/philly.csv" >/dev/null
+        python3 - "$SCRATCH/philly.csv" "$classed" <<'PY'
+import csv, random, sys
+random.seed(11)
+with open(sys.argv[1], newline="") as src, open(sys.argv[2], "w", newline="") as out:
+    rows = csv.DictReader(src)
+    writer = csv.DictWriter(out, rows.fieldnames, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        row["priority"] = random.choices([0, 1, 2, 3], weights=[50, 30, 15, 5])[0]
+        writer.writerow(row)
+PY
+      fi
+      c=$(cluster 56 8)
+      quota=ee9e8c:120,7f04ca:72,b436b2:56,6214e9:48,6c71a0:40,2869ce:40,0e4a51:32,103959:16,11cb48:16,e13805:8
+      common=(--trace "$classed" --cluster "$c" --placement first-fit --runtime-model trace
+        --policy priority --preemption-cost 60 --node-mtbf 500h --mttr 4h --checkpoint-interval 1h
+        --param min_slice=3600 --param max_wait=86400 --param guaranteed=3 --param exclusive=3)
+      timed priority_philly_quota 448 "${common[@]}" --param "quota=$quota"
+      timed priority_philly_quota_las 448 "${common[@]}" --param "quota=$quota" --param within=las
+      timed priority_philly_backfill_fair_share 448 "${common[@]}" --param backfill=easy \
+        --param within=fair-share --param by=vc
+      for cap in 500 100 50; do
+        timed "priority_philly_quota_max_job_test_$cap" 448 "${common[@]}" --param "quota=$quota" \
+          --param "max_job_test=$cap"
+        timed "priority_philly_backfill_fair_share_max_job_test_$cap" 448 "${common[@]}" \
+          --param backfill=easy --param within=fair-share --param by=vc --param "max_job_test=$cap"
       done
       ;;
   esac

@@ -48,7 +48,9 @@
 //   easy; min_slice (0): seconds; max_wait (0 = off): seconds; guaranteed, exclusive (none):
 //   levels or class names, comma-separated; quota (none): vc:GPUS,... or a JSON file
 //   {"vc": GPUS, ...} (a value ending in .json); by, shares, half_life (within=fair-share);
-//   thresholds (within=las).
+//   thresholds (within=las); max_job_test (0 = no cap): the waiting jobs each quota walk, or
+//   the backfilling scan with backfill=easy (its blocked head included), examines at most, as
+//   Slurm's bf_max_job_test (the rest wait to the next pass).
 // Cost of a pass: the starts and the walk of policies/backfill.h; per head that does not fit, one
 // scan of the running jobs, a sort of the candidates and O(victims tried) placement queries (a
 // count of the GPUs of lower levels refuses most hopeless heads in O(levels) first). With quotas
@@ -96,6 +98,7 @@ struct Options {
   bool quotas = false;
   std::map<std::string, int> quota;  // VC name -> guaranteed GPUs
   std::vector<double> thresholds;    // within=las
+  int max_job_test = 0;  // jobs a quota walk or the EASY scan examines at most; 0 = all
 };
 
 // The waiting jobs in (level descending, group rank ascending, JobId) order, where a group is the
@@ -111,6 +114,9 @@ class WaitingOrder final : public CandidateOrder {
       : backfill_(backfill), rank_(std::move(rank)), on_start_(std::move(on_start)) {}
 
   void set_context(const SchedulingContext* context) { context_ = context; }
+  // The jobs a walk from First() yields at most (0 = all): max_job_test. (Jobs the walk's filter
+  // rules out are not yielded: the index passes them without examining them.)
+  void set_limit(int limit) { limit_ = limit; }
   // `cls`: the job's request class (EasyBackfill::ClassOf), `planned`: its planned run time,
   // `gpus`: its request, for MinRequest.
   void Insert(JobId id, int level, int group, int cls, double planned, int gpus) {
@@ -168,6 +174,7 @@ class WaitingOrder final : public CandidateOrder {
       level_it = level_it->second.empty() ? levels_.erase(level_it) : std::next(level_it);
     }
     run_.clear();
+    visited_ = 0;
     level_it_ = levels_.begin();
     OpenLevel();
     static const ClassFilter kAll;
@@ -175,6 +182,7 @@ class WaitingOrder final : public CandidateOrder {
   }
 
   JobId Next(const ClassFilter& filter) override {
+    if (limit_ > 0 && visited_ == limit_) return kNoJob;
     while (true) {
       if (run_.empty()) {
         if (level_it_ == levels_.end()) return kNoJob;
@@ -197,6 +205,7 @@ class WaitingOrder final : public CandidateOrder {
       const JobId id = run_.size() == 1 ? NextOf(*run_[0], filter) : NextInRun(filter);
       if (id != kNoJob) {
         cursor_ = id;
+        ++visited_;
         return id;
       }
       run_.clear();
@@ -301,6 +310,8 @@ class WaitingOrder final : public CandidateOrder {
   JobId cursor_ = kNoJob;  // the last job returned in this run
   uint64_t widened_ = 0;   // ClassFilter::widened() of the last Refill
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+  int limit_ = 0;    // max_job_test during the backfilling scan; 0 = no cap
+  int visited_ = 0;  // jobs yielded since First()
 };
 
 class PriorityPolicy final : public Policy {
@@ -750,7 +761,11 @@ class PriorityPolicy final : public Policy {
       if (head == kNoJob) return;
       if (!MakeRoom(context, head)) break;
     }
-    if (options_.backfill) backfill_.Pass(context, *orders_[0], true);
+    if (options_.backfill) {
+      orders_[0]->set_limit(options_.max_job_test);
+      backfill_.Pass(context, *orders_[0], true);
+      orders_[0]->set_limit(0);
+    }
   }
 
   void StartNow(SchedulingContext& context, JobId id, Allocation allocation) {
@@ -793,7 +808,11 @@ class PriorityPolicy final : public Policy {
       if (guarantees ? HasRoom(v) : !orders_[v]->empty()) advance(v, orders_[v]->First());
     }
     bool preempted = false;
+    int examined = 0;
     while (!heads.empty()) {
+      // The cap: jobs past it are not examined in this walk (the reason of unexamined jobs).
+      if (options_.max_job_test > 0 && examined == options_.max_job_test) break;
+      ++examined;
       const JobId id = std::get<2>(heads.top().first);
       const int v = heads.top().second;
       heads.pop();
@@ -904,6 +923,12 @@ Options ParseOptions(const Params& params) {
   options.max_wait_seconds = seconds("max_wait");
   options.guaranteed = ParsePriorityLevels(params.String("guaranteed", ""), "guaranteed");
   options.exclusive = ParsePriorityLevels(params.String("exclusive", ""), "exclusive");
+  const double max_job_test = params.Double("max_job_test", 0);
+  if (!(max_job_test >= 0) || max_job_test != std::floor(max_job_test) || max_job_test > 1e9) {
+    throw InputError("parameter max_job_test=" + params.String("max_job_test", "") +
+                     ": expected a whole number of jobs >= 0 (0 = no cap)");
+  }
+  options.max_job_test = static_cast<int>(max_job_test);
   const std::string quota = params.String("quota", "");
   if (!quota.empty()) {
     options.quotas = true;
@@ -972,7 +997,9 @@ CLUSTERSIM_REGISTER_POLICY(
     "                           quota (none): vc:GPUS,... or FILE.json; beyond it jobs borrow "
     "idle GPUs and are reclaimed\n"
     "                           by, shares, half_life: the fair-share account (within=fair-share)\n"
-    "                           thresholds (3250,7200): LAS queues in GPU-seconds (within=las)",
+    "                           thresholds (3250,7200): LAS queues in GPU-seconds (within=las)\n"
+    "                           max_job_test (0 = no cap): the waiting jobs each quota walk or "
+    "backfilling scan examines at most",
     [](const clustersim::Params& params) {
       clustersim::Options options = clustersim::ParseOptions(params);
       std::optional<clustersim::FairShareLedger::Options> fair;

@@ -239,6 +239,67 @@ TEST(Priority, ABorrowingJobNeverBlocksAndNeverTakesAnotherVcsQuota) {
   EXPECT_DOUBLE_EQ(sim.CostsOf("B1").borrowed_gpu_seconds, 50 * 4);
 }
 
+TEST(Priority, MaxJobTestLeavesJobsPastTheCapUnexaminedUntilTheNextPass) {
+  // 1 node x 4 GPUs, quota a:0: every job of a borrows, all level 0, so nothing preempts.
+  // J0 (2 GPUs, 100 s) starts at 0. At 10 J1 (4 GPUs, 50 s) does not fit and is skipped
+  // (borrowing never blocks). At 20 J2 (1 GPU, 30 s) arrives.
+  // No cap: the borrowing walk examines J1 (no fit), then J2, which fits: [20,50]. At 100 J0
+  // ends and J1 starts: [100,150].
+  // max_job_test=1: each walk examines J1 only. J2 waits; the next pass is at 100 (J0 ends),
+  // when J1 starts [100,150]; at 150 J1 ends and J2, now first, starts: [150,180].
+  // max_job_test=2 reaches J2 at 20: the schedule without a cap.
+  auto jobs = [] {
+    return std::vector<Job>{MakeJob("J0", 0, 2, 100, 0, "a"), MakeJob("J1", 10, 4, 50, 0, "a"),
+                            MakeJob("J2", 20, 1, 30, 0, "a")};
+  };
+  TestSim none = Sim(Nodes(1, 4), jobs(), {{"quota", "a:0"}});
+  none.Run();
+  ExpectInterval(none.Of("J2"), 20, 50);
+  ExpectInterval(none.Of("J1"), 100, 150);
+  TestSim one = Sim(Nodes(1, 4), jobs(), {{"quota", "a:0"}, {"max_job_test", "1"}});
+  one.Run();
+  ExpectInterval(one.Of("J0"), 0, 100);
+  ExpectInterval(one.Of("J1"), 100, 150);
+  ExpectInterval(one.Of("J2"), 150, 180);
+  TestSim two = Sim(Nodes(1, 4), jobs(), {{"quota", "a:0"}, {"max_job_test", "2"}});
+  two.Run();
+  ExpectInterval(two.Of("J2"), 20, 50);
+  ExpectInterval(two.Of("J1"), 100, 150);
+}
+
+TEST(Priority, MaxJobTestEndsTheBackfillingScanAfterThatManyJobs) {
+  // 1 node x 4 GPUs, backfill=easy, walltime exact, all level 0 (nothing preempts). J0 (2 GPUs,
+  // 100 s) starts at 0. J1 (4 GPUs, 50 s) at 10 is the blocked head, reserved at 100. J2 (3
+  // GPUs, 10 s) at 20 does not fit in the 2 free GPUs. J3 (1 GPU, 20 s) at 30 ends at 50 <= 100.
+  // No cap: the scan reaches J3 at 30: [30,50]; J1 [100,150]; J2 [150,160].
+  // max_job_test=2: the scan examines J1 (the head) and J2 only, so J3 waits; at 100 J1 starts
+  // [100,150] and nothing fits beside it; at 150 the strict pass (never capped) starts J2
+  // [150,160] and J3 [150,170]. max_job_test=3 reaches J3: the schedule without a cap.
+  auto jobs = [] {
+    return std::vector<Job>{MakeJob("J0", 0, 2, 100, 0), MakeJob("J1", 10, 4, 50, 0),
+                            MakeJob("J2", 20, 3, 10, 0), MakeJob("J3", 30, 1, 20, 0)};
+  };
+  const std::map<std::string, std::string> easy = {{"backfill", "easy"}, {"walltime", "exact"}};
+  auto with = [&](const std::string& cap) {
+    std::map<std::string, std::string> params = easy;
+    if (!cap.empty()) params["max_job_test"] = cap;
+    return params;
+  };
+  TestSim none = Sim(Nodes(1, 4), jobs(), with(""));
+  none.Run();
+  ExpectInterval(none.Of("J3"), 30, 50);
+  ExpectInterval(none.Of("J1"), 100, 150);
+  ExpectInterval(none.Of("J2"), 150, 160);
+  TestSim two = Sim(Nodes(1, 4), jobs(), with("2"));
+  two.Run();
+  ExpectInterval(two.Of("J1"), 100, 150);
+  ExpectInterval(two.Of("J2"), 150, 160);
+  ExpectInterval(two.Of("J3"), 150, 170);
+  TestSim three = Sim(Nodes(1, 4), jobs(), with("3"));
+  three.Run();
+  ExpectInterval(three.Of("J3"), 30, 50);
+}
+
 TEST(Priority, AnExclusiveClassHoldsWholeNodes) {
   // 2 nodes x 4 GPUs, exclusive = 2. X (level 2, 1 GPU, 100 s) at 0 takes all of node 0;
   // Y (level 0, 4 GPUs, 500 s) node 1. Z (level 0, 1 GPU, 50 s) at 1 finds nothing free
@@ -371,6 +432,8 @@ TEST(Priority, BadParametersAreRejectedWithTheirName) {
   EXPECT_THROW(make({{"quota", "a:4,a:2"}}), InputError);
   EXPECT_THROW(make({{"quota", "a:2.5"}}), InputError);
   EXPECT_THROW(make({{"min_slice", "-1"}}), InputError);
+  EXPECT_THROW(make({{"max_job_test", "-1"}}), InputError);
+  EXPECT_THROW(make({{"max_job_test", "2.5"}}), InputError);
   EXPECT_THROW(make({{"quota", "a:4"}, {"backfill", "easy"}}), InputError);
   // quota=FILE.json: {"vc": GPUs, ...}; the same checks.
   const std::string good = TempPath("priority_quota.json");
