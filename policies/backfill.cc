@@ -504,16 +504,43 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
   }
   const PlacementRequest& request = context.run(head).request;
   // Fitting is monotone in tau (the horizon only gains free GPUs as tau grows), and so is having
-  // enough free GPUs of an allowed type, which fitting needs. First the horizon moves, by counts
-  // alone, to the earliest end group with enough free GPUs; from there the placement itself is
-  // asked, group by group, for the earliest at which the head fits: one placement search where
-  // counts decide (a wide job across nodes), instead of one per group passed.
-  if (CountFits(context, *horizon_, request)) {
+  // enough free GPUs of an allowed type, which fitting needs. A head wider than every node of an
+  // allowed type spreads over nodes, where free counts nearly decide: the horizon moves, by counts
+  // alone, to the earliest end group with enough free GPUs, and from there the placement itself
+  // is asked group by group (one placement search where counts decide, instead of one per group
+  // passed). A head that fits on one node depends on how the free GPUs lie, which counts do not
+  // see: where it fits on the horizon as it is (the same head's last reservation, most often
+  // still right), one group back decides whether the horizon stays; where it fits there too, the
+  // horizon moves back by counts as for a wide head; where it does not fit, forward.
+  bool spans_nodes = true;
+  for (const Partition& part : horizon_->partitions()) {
+    if (request.AllowsType(part.gpu_type) && request.gpus <= part.gpus_per_node) {
+      spans_nodes = false;
+    }
+  }
+  bool found = false;
+  bool by_counts = spans_nodes;
+  if (!spans_nodes) {
+    Allocation fits;
+    if (FitsOn(context, *horizon_, request, &fits)) {
+      if (!StepBack()) {
+        reserved_ = std::move(fits);  // the horizon is the live state: the head fits now
+        found = true;
+      } else if (!FitsOn(context, *horizon_, request, &reserved_)) {
+        StepForward();
+        reserved_ = std::move(fits);
+        found = true;
+      } else {
+        by_counts = true;  // further back: by counts, then forward by placement
+      }
+    }
+  }
+  if (by_counts && CountFits(context, *horizon_, request)) {
     double target = 0;
     if (EarliestCountFit(context, request, &target)) {
       StepBackTo(target);
     } else {
-      while (StepBack()) {  // at the start of the horizon (the live state) it stops by itself
+      while (StepBack()) {
         if (!CountFits(context, *horizon_, request)) {
           StepForward();
           break;
@@ -521,7 +548,7 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
       }
     }
   }
-  while (!FitsOn(context, *horizon_, request, &reserved_)) {
+  while (!found && !FitsOn(context, *horizon_, request, &reserved_)) {
     // Every running job ends; on the empty cluster the head fits (it was not rejected), but
     // failed GPUs may keep it out until a repair no one can foresee: then no reservation.
     if (!StepForward()) {
