@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace clustersim {
@@ -47,6 +48,38 @@ double BruteEarliest(int capacity, const std::vector<Hold>& holds, int amount, d
     if (fits) return t;
   }
   return kInf;
+}
+
+// Every level x window length x start time: the index's earliest start and the units with room
+// then equal the brute search's over every unit's holds, and each unit's profile agrees with it.
+void ExpectAnswersOfTheBruteSearch(const GapIndex& index,
+                                   const std::vector<AvailabilityProfile>& profiles,
+                                   const std::vector<std::vector<Hold>>& holds, int capacity,
+                                   double now, const std::string& where) {
+  const int units = static_cast<int>(holds.size());
+  for (int level = 1; level <= capacity; ++level) {
+    for (double seconds : {0.5, 3.0, 17.0}) {
+      for (double from : {now, now + 4.5, now + 20.0}) {
+        double expected = kInf;
+        for (int u = 0; u < units; ++u) {
+          const double t = BruteEarliest(capacity, holds[u], level, seconds, from);
+          EXPECT_EQ(profiles[u].EarliestSlot(level, seconds, from), t) << where;
+          expected = std::min(expected, t);
+        }
+        ASSERT_EQ(index.Earliest(level, seconds, from), expected) << where << " level " << level;
+        if (expected == kInf || expected == from) continue;
+        std::vector<int> with_room;
+        for (int u = 0; u < units; ++u) {
+          if (BruteEarliest(capacity, holds[u], level, seconds, from) == expected) {
+            with_room.push_back(u);
+          }
+        }
+        std::vector<int> found;
+        index.UnitsStartingAt(level, expected, seconds, &found);
+        EXPECT_EQ(found, with_room) << where;
+      }
+    }
+  }
 }
 
 TEST(AvailabilityProfile, EarliestSlotSkipsWindowsThatDipBelowTheAmount) {
@@ -101,30 +134,9 @@ TEST(GapIndex, EarliestAndTheUnitsWithRoomMatchEveryUnitSearchedPointByPoint) {
         index.Update(unit, profiles[unit], start, end);
         holds[unit].push_back(Hold{start, end, -amount});
       }
-      for (int level = 1; level <= capacity; ++level) {
-        for (double seconds : {0.5, 3.0, 17.0}) {
-          for (double from : {now, now + 4.5, now + 20.0}) {
-            double expected = kInf;
-            std::vector<int> with_room;
-            for (int u = 0; u < units; ++u) {
-              const double t = BruteEarliest(capacity, holds[u], level, seconds, from);
-              EXPECT_EQ(profiles[u].EarliestSlot(level, seconds, from), t);
-              expected = std::min(expected, t);
-            }
-            ASSERT_EQ(index.Earliest(level, seconds, from), expected)
-                << "round " << round << " step " << step << " level " << level;
-            if (expected == kInf || expected == from) continue;
-            for (int u = 0; u < units; ++u) {
-              if (BruteEarliest(capacity, holds[u], level, seconds, from) == expected) {
-                with_room.push_back(u);
-              }
-            }
-            std::vector<int> found;
-            index.UnitsStartingAt(level, expected, seconds, &found);
-            EXPECT_EQ(found, with_room) << "round " << round << " step " << step;
-          }
-        }
-      }
+      ExpectAnswersOfTheBruteSearch(index, profiles, holds, capacity, now,
+                                    "round " + std::to_string(round) + " step " +
+                                        std::to_string(step));
     }
   }
 }
@@ -189,28 +201,9 @@ TEST(GapIndex, ALazyCatchUpAfterTrimsOfDirtyUnitsAnswersAsThePointByPointSearch)
           });
         }
       }
-      for (int level = 1; level <= capacity; ++level) {
-        for (double seconds : {0.5, 3.0, 17.0}) {
-          for (double from : {now, now + 4.5, now + 20.0}) {
-            double expected = kInf;
-            for (int u = 0; u < units; ++u) {
-              expected = std::min(expected, BruteEarliest(capacity, holds[u], level, seconds, from));
-            }
-            ASSERT_EQ(index.Earliest(level, seconds, from), expected)
-                << "round " << round << " step " << step << " level " << level;
-            if (expected == kInf || expected == from) continue;
-            std::vector<int> with_room;
-            for (int u = 0; u < units; ++u) {
-              if (BruteEarliest(capacity, holds[u], level, seconds, from) == expected) {
-                with_room.push_back(u);
-              }
-            }
-            std::vector<int> found;
-            index.UnitsStartingAt(level, expected, seconds, &found);
-            EXPECT_EQ(found, with_room) << "round " << round << " step " << step;
-          }
-        }
-      }
+      ExpectAnswersOfTheBruteSearch(index, profiles, holds, capacity, now,
+                                    "round " + std::to_string(round) + " step " +
+                                        std::to_string(step));
     }
   }
   EXPECT_GT(dirty_trims, 100);  // the case under test happened
