@@ -208,7 +208,6 @@ class Conservative final : public Policy {
   void AddToNode(int node, double start, double end, int delta);
   // Brings the gap index up to date with the profiles (see AddToNode).
   void FlushGaps();
-  void FlushNode(int node);  // brings one node's gaps up to date
   // True if every partition the request may use takes it on one node.
   bool SingleNodeOnly(const PlacementRequest& request) const;
   // PlaceOnNodes for such a request, by the gap index instead of a search of every node:
@@ -464,30 +463,19 @@ void Conservative::AddToNode(int node, double start, double end, int delta) {
   // The gap index catches up at the next query (FlushGaps): a node that changes several times
   // in between, as at every start (reservation, release, running slot), is walked once.
   auto& [lo, hi] = dirty_[node];
-  if (lo > hi) {
-    if (dirty_nodes_.size() >= 2 * dirty_.size()) {
-      // Nodes flushed alone (FlushNode) are still listed: keep each dirty node once.
-      std::erase_if(dirty_nodes_, [&](int n) { return dirty_[n].first > dirty_[n].second; });
-      std::sort(dirty_nodes_.begin(), dirty_nodes_.end());
-      dirty_nodes_.erase(std::unique(dirty_nodes_.begin(), dirty_nodes_.end()),
-                         dirty_nodes_.end());
-    }
-    dirty_nodes_.push_back(node);
-  }
+  if (lo > hi) dirty_nodes_.push_back(node);
   lo = std::min(lo, start);
   hi = std::max(hi, end);
 }
 
-void Conservative::FlushNode(int node) {
-  auto& [lo, hi] = dirty_[node];
-  if (lo > hi) return;  // clean (a node flushed alone stays listed in dirty_nodes_)
-  gaps_[scratch_->partition_of(node)].Update(scratch_->position_of(node), profiles_[node], lo, hi);
-  lo = kInfinity;
-  hi = -kInfinity;
-}
-
 void Conservative::FlushGaps() {
-  for (int node : dirty_nodes_) FlushNode(node);
+  for (int node : dirty_nodes_) {
+    auto& [lo, hi] = dirty_[node];
+    gaps_[scratch_->partition_of(node)].Update(scratch_->position_of(node), profiles_[node], lo,
+                                               hi);
+    lo = kInfinity;
+    hi = -kInfinity;
+  }
   dirty_nodes_.clear();
 }
 
