@@ -57,6 +57,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -261,6 +262,49 @@ class QueueIndex final : public CandidateOrder {
   uint64_t bounds_walk_ = ~uint64_t{0};
   uint64_t bounds_widened_ = 0;
   double bounds_short_limit_ = 0;
+};
+
+// Merges sources of waiting jobs, each in JobId order, into one JobId order (fair-share's accounts
+// of one factor, priority's groups of one rank) by each source's next job a filter admits, asked
+// lazily: a heap of lower bounds of which only the least is made exact, the answer once it stays
+// least. `next_of(s)` is source s's next admitted job after the caller's cursor, or kNoJob; the
+// sources are 0 .. sources - 1.
+class LazyMerge {
+ public:
+  // Every source's next admitted job: at the start of a merge, and again after the filter widened
+  // (old bounds may be too late).
+  template <typename NextOf>
+  void Refill(int sources, const ClassFilter& filter, NextOf&& next_of) {
+    heap_ = {};
+    for (int s = 0; s < sources; ++s) {
+      const JobId id = next_of(s);
+      if (id != kNoJob) heap_.push(Entry{id, s});
+    }
+    widened_ = filter.widened();
+  }
+  // The merge's next job after the caller's cursor, or kNoJob.
+  template <typename NextOf>
+  JobId Next(int sources, const ClassFilter& filter, NextOf&& next_of) {
+    if (filter.widened() != widened_) Refill(sources, filter, next_of);
+    while (!heap_.empty()) {
+      const Entry top = heap_.top();
+      heap_.pop();
+      const JobId id = next_of(top.source);
+      if (id == kNoJob) continue;  // back at the next Refill if the filter widens
+      heap_.push(Entry{id, top.source});
+      if (id == top.id) return id;  // the least bound is exact: the next job in the merge
+    }
+    return kNoJob;
+  }
+
+ private:
+  struct Entry {
+    JobId id;  // a lower bound of the source's next admitted job after the cursor
+    int source;
+    bool operator>(const Entry& other) const { return id > other.id; }
+  };
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+  uint64_t widened_ = 0;  // ClassFilter::widened() of the last Refill
 };
 
 class EasyBackfill {

@@ -93,12 +93,6 @@ class FairShareOrder final : public CandidateOrder {
   void OnStart(JobId id) override { on_start_(id); }
 
  private:
-  struct Entry {
-    JobId id;  // a lower bound of the account's next admitted job after cursor_
-    int account;
-    bool operator>(const Entry& other) const { return id > other.id; }
-  };
-
   void OpenGroup(const ClassFilter& filter) {
     const double factor = ledger_.factor(sorted_[group_end_]);
     while (group_end_ < sorted_.size() && ledger_.factor(sorted_[group_end_]) == factor) {
@@ -107,30 +101,19 @@ class FairShareOrder final : public CandidateOrder {
       ++group_end_;
     }
     cursor_ = kNoJob;
-    if (group_.size() > 1) Refill(filter);
-  }
-
-  // Every account's next admitted job: after the filter widened, old bounds may be too late.
-  void Refill(const ClassFilter& filter) {
-    heap_ = {};
-    for (int a : group_) {
-      const JobId id = queues_[a].NextAfter(cursor_, filter);
-      if (id != kNoJob) heap_.push(Entry{id, a});
+    if (group_.size() > 1) {
+      merge_.Refill(static_cast<int>(group_.size()), filter,
+                    [&](int s) { return NextOfAccount(s, filter); });
     }
-    widened_ = filter.widened();
   }
 
+  // Source s of the merge: the open group's account s.
+  JobId NextOfAccount(int s, const ClassFilter& filter) {
+    return queues_[group_[s]].NextAfter(cursor_, filter);
+  }
   JobId NextInGroup(const ClassFilter& filter) {
-    if (filter.widened() != widened_) Refill(filter);
-    while (!heap_.empty()) {
-      const Entry top = heap_.top();
-      heap_.pop();
-      const JobId id = queues_[top.account].NextAfter(cursor_, filter);
-      if (id == kNoJob) continue;  // back at the next Refill if the filter widens
-      heap_.push(Entry{id, top.account});
-      if (id == top.id) return id;  // the least bound is exact: the next job in the merge
-    }
-    return kNoJob;
+    return merge_.Next(static_cast<int>(group_.size()), filter,
+                       [&](int s) { return NextOfAccount(s, filter); });
   }
 
   const FairShareLedger& ledger_;
@@ -140,8 +123,7 @@ class FairShareOrder final : public CandidateOrder {
   size_t group_end_ = 0;     // sorted_[0, group_end_) have been opened
   std::vector<int> group_;   // the open group's accounts
   JobId cursor_ = kNoJob;    // the last job returned in the open group
-  uint64_t widened_ = 0;     // ClassFilter::widened() when heap_ was filled
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+  LazyMerge merge_;          // of the open group's accounts
 };
 
 class FairShare final : public Policy {

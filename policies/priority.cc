@@ -195,7 +195,10 @@ class WaitingOrder final : public CandidateOrder {
             run_.push_back(&g);
           }
           cursor_ = kNoJob;
-          if (run_.size() > 1) Refill(filter);
+          if (run_.size() > 1) {
+            merge_.Refill(static_cast<int>(run_.size()), filter,
+                          [&](int m) { return NextOf(*run_[m], filter); });
+          }
           continue;
         }
         ++level_it_;
@@ -240,11 +243,6 @@ class WaitingOrder final : public CandidateOrder {
       g.late.insert(job.id);
     }
   }
-  struct Entry {
-    JobId id;  // a lower bound of the group's next admitted job after cursor_
-    int member;
-    bool operator>(const Entry& other) const { return id > other.id; }
-  };
   using Level = std::map<int, Group>;
 
   // The group's first waiting job after cursor_ that `filter` admits (its index, with its late
@@ -262,27 +260,9 @@ class WaitingOrder final : public CandidateOrder {
     return best;
   }
 
-  // Every member's next admitted job: after the filter widened, old bounds may be too late.
-  void Refill(const ClassFilter& filter) {
-    heap_ = {};
-    for (int m = 0; m < static_cast<int>(run_.size()); ++m) {
-      const JobId id = NextOf(*run_[m], filter);
-      if (id != kNoJob) heap_.push(Entry{id, m});
-    }
-    widened_ = filter.widened();
-  }
-
   JobId NextInRun(const ClassFilter& filter) {
-    if (filter.widened() != widened_) Refill(filter);
-    while (!heap_.empty()) {
-      const Entry top = heap_.top();
-      heap_.pop();
-      const JobId id = NextOf(*run_[top.member], filter);
-      if (id == kNoJob) continue;  // back at the next Refill if the filter widens
-      heap_.push(Entry{id, top.member});
-      if (id == top.id) return id;  // the least bound is exact: the next job in the merge
-    }
-    return kNoJob;
+    return merge_.Next(static_cast<int>(run_.size()), filter,
+                       [&](int m) { return NextOf(*run_[m], filter); });
   }
 
   void OpenLevel() {
@@ -308,8 +288,7 @@ class WaitingOrder final : public CandidateOrder {
   size_t group_pos_ = 0;
   std::vector<Group*> run_;
   JobId cursor_ = kNoJob;  // the last job returned in this run
-  uint64_t widened_ = 0;   // ClassFilter::widened() of the last Refill
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+  LazyMerge merge_;        // of the run's groups
   int limit_ = 0;    // max_job_test during the backfilling scan; 0 = no cap
   int visited_ = 0;  // jobs yielded since First()
 };
