@@ -220,10 +220,14 @@ JobId QueueIndex::FirstWaitingAfter(JobId after) const {
 }
 
 JobId QueueIndex::FindIn(int cls, JobId after, double limit) const {
+  const int pos = FindPositionIn(cls, after, limit);
+  return pos < 0 ? kNoJob : streams_[cls].ids[pos];
+}
+
+int QueueIndex::FindPositionIn(int cls, JobId after, double limit) const {
   const Stream& stream = streams_[cls];
   const auto from = std::upper_bound(stream.ids.begin(), stream.ids.end(), after);
-  const int pos = stream.planned.FirstAtMost(limit, static_cast<int>(from - stream.ids.begin()));
-  return pos < 0 ? kNoJob : stream.ids[pos];
+  return stream.planned.FirstAtMost(limit, static_cast<int>(from - stream.ids.begin()));
 }
 
 JobId QueueIndex::First() {
@@ -366,10 +370,33 @@ JobId QueueIndex::Scan(const ClassFilter& filter) {
       // The class's first waiting job, if after the cursor and admitted, is its answer (every
       // position before it is +infinity); else the trees say.
       const JobId first = LowerBound(cls);
-      cached.next = first != BoundTree::kNoBound && first > cursor_ &&
-                            stream.planned.At(stream.head) <= limit
-                        ? first
-                        : FindIn(cls, cursor_, limit);
+      int position = -1;
+      if (first != BoundTree::kNoBound && first > cursor_ &&
+          stream.planned.At(stream.head) <= limit) {
+        position = stream.head;
+      } else {
+        // A walk that passed the last answer steps on from it: every position up to it holds a
+        // job at or before the cursor. A few steps, then the trees (started jobs keep their
+        // places, so the gap may be long).
+        bool stepped = false;
+        if (cached.next != kNoJob && cached.next <= cursor_) {
+          const int size = stream.planned.size();
+          for (int p = cached.position + 1, steps = 0; steps < 8; ++p, ++steps) {
+            if (p == size) {
+              stepped = true;
+              break;
+            }
+            if (stream.ids[p] > cursor_ && stream.planned.At(p) <= limit) {
+              position = p;
+              stepped = true;
+              break;
+            }
+          }
+        }
+        if (!stepped) position = FindPositionIn(cls, cursor_, limit);
+      }
+      cached.next = position < 0 ? kNoJob : stream.ids[position];
+      cached.position = position;
       cached.mode = mode;
       cached.limit = limit;
       cached.walk = walk_;

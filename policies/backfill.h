@@ -126,12 +126,16 @@ class ClassFilter {
   void Set(int cls, Mode mode) {
     if (cls >= static_cast<int>(modes_.size())) modes_.resize(cls + 1, kAny);
     modes_[cls] = mode;
+    if (mode != kAny) narrowed_ = true;
   }
   void SetShortLimit(double seconds) { short_limit_ = seconds; }
   void Reset() {
     modes_.assign(modes_.size(), kAny);
+    narrowed_ = false;
     ++widened_;
   }
+  // True if no class was narrowed since the last Reset: every job is admitted.
+  bool admits_all() const { return !narrowed_; }
   // Changes whenever the filter may admit a job it refused before (Reset); Set and
   // SetShortLimit only narrow it within a pass.
   uint64_t widened() const { return widened_; }
@@ -145,6 +149,7 @@ class ClassFilter {
   std::vector<Mode> modes_;
   double short_limit_ = std::numeric_limits<double>::infinity();
   uint64_t widened_ = 0;
+  bool narrowed_ = false;  // a class was set to kShortOnly or kNone since the last Reset
 };
 
 // The order a backfilling pass walks: a policy's view of its waiting jobs.
@@ -230,11 +235,14 @@ class QueueIndex final : public CandidateOrder {
   };
   struct Cached {
     JobId next = kNoJob;
+    int position = -1;  // of next in its stream, when next != kNoJob
     ClassFilter::Mode mode = ClassFilter::kAny;
     double limit = 0;
     uint64_t walk = 0;
   };
   JobId FindIn(int cls, JobId after, double limit) const;
+  // FindIn's answer as a position in the class's stream, or -1.
+  int FindPositionIn(int cls, JobId after, double limit) const;
   JobId Scan(const ClassFilter& filter);  // the answer of Next, cursor unchanged
   // A lower bound of every answer class `cls` may give in this walk (its first waiting job).
   JobId LowerBound(int cls) const;

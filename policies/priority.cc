@@ -75,6 +75,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/container/flat_set.hpp>
+
 #include "policies/backfill.h"
 #include "policies/fair_share_ledger.h"
 #include "policies/las_queues.h"
@@ -226,7 +228,8 @@ class WaitingOrder final : public CandidateOrder {
   struct Group {
     QueueIndex index;
     JobId last_added = kNoJob;    // the highest id ever added to index
-    std::set<JobId> late;         // waiting jobs not in index
+    // Waiting jobs not in index, in a sorted vector: few, and searched once per job a walk yields.
+    boost::container::flat_set<JobId> late;
     std::vector<Hidden> hidden;   // waiting jobs the current walk does not meet (Insert)
     bool empty() const { return index.empty() && late.empty() && hidden.empty(); }
   };
@@ -249,6 +252,10 @@ class WaitingOrder final : public CandidateOrder {
   // jobs checked one by one), or kNoJob.
   JobId NextOf(Group& g, const ClassFilter& filter) {
     JobId best = g.index.NextAfter(cursor_, filter);
+    if (filter.admits_all()) {  // a quota walk: the first late job after the cursor, unchecked
+      const auto it = g.late.upper_bound(cursor_);
+      return it != g.late.end() && (best == kNoJob || *it < best) ? *it : best;
+    }
     for (auto it = g.late.upper_bound(cursor_); it != g.late.end(); ++it) {
       if (best != kNoJob && *it > best) break;
       if (filter.Admits(backfill_.ClassOf(*context_, *it),
@@ -463,6 +470,22 @@ class PriorityPolicy final : public Policy {
     int marked = 0;
     bool dirty = false;    // labels not recomputed since a change
     bool blocked = false;  // this pass's guarantee phase
+  };
+
+  using Shape = std::tuple<int, uint64_t, bool, uint16_t>;
+  struct RoomKey {
+    int shape;
+    int level;
+    int vc;
+    bool operator==(const RoomKey&) const = default;
+  };
+  struct RoomKeyHash {
+    size_t operator()(const RoomKey& key) const {
+      uint64_t h = static_cast<uint32_t>(key.shape);
+      h = h * 0x9E3779B97F4A7C15ull + static_cast<uint32_t>(key.level);
+      h = h * 0x9E3779B97F4A7C15ull + static_cast<uint32_t>(key.vc);
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
   };
 
   struct Candidate {
@@ -774,11 +797,10 @@ class PriorityPolicy final : public Policy {
   // guarantee phase only of VCs with room, each dropped once it has none); returns true if it
   // preempted something.
   bool QuotaWalk(SchedulingContext& context, bool guarantees) {
-    using Shape = std::tuple<int, uint64_t, bool, uint16_t>;
     using Head = std::pair<std::tuple<int, double, JobId>, int>;  // (key, VC)
-    // Shapes that did not fit on the live state; (shape, level, VC) whose preemption failed.
-    std::set<Shape> no_fit;
-    std::set<std::tuple<Shape, int, int>> no_room;
+    // Shapes that did not fit on the live state and (shape, level, VC) whose preemption failed
+    // are those stamped with the walk's stamp (a new stamp empties both).
+    ++walk_stamp_;
     std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
     auto advance = [&](int v, JobId next) {
       if (next != kNoJob) heads.emplace(Key(next), v);
@@ -798,22 +820,20 @@ class PriorityPolicy final : public Policy {
       const JobRun& run = context.run(id);
       const bool within = IsWithinQuota(id, run);
       if (guarantees ? within : !within) {
-        const Shape shape(run.request.gpus, run.request.type_mask, run.request.whole_nodes,
-                          run.request.constraint);
-        const auto room_key = std::make_tuple(shape, level_[id], v);
+        const int shape = ShapeOf(id, run.request);
         Allocation allocation;
-        if (!no_fit.count(shape) && context.TryPlace(id, &allocation)) {
+        if (no_fit_stamp_[shape] != walk_stamp_ && context.TryPlace(id, &allocation)) {
           StartNow(context, id, std::move(allocation));
         } else {
-          no_fit.insert(shape);
-          if (!no_room.count(room_key) && MakeRoom(context, id)) {
+          no_fit_stamp_[shape] = walk_stamp_;
+          uint64_t& no_room = no_room_stamp_[RoomKey{shape, level_[id], v}];
+          if (no_room != walk_stamp_ && MakeRoom(context, id)) {
             preempted = true;
-            no_fit.clear();
-            no_room.clear();
+            ++walk_stamp_;
             CHECK(context.TryPlace(id, &allocation), "priority: no room after preemption");
             StartNow(context, id, std::move(allocation));
           } else {
-            no_room.insert(room_key);
+            no_room = walk_stamp_;
             if (guarantees) {
               vcs_[v].blocked = true;
               backfill_.waits().StateNoFit(context, id, WaitReason::kCapacity);
@@ -837,6 +857,21 @@ class PriorityPolicy final : public Policy {
       }
     }
     return preempted;
+  }
+
+  // The shape of a job's request (GPUs, allowed types, whole nodes, constraint) as a small
+  // number, the same for equal shapes.
+  int ShapeOf(JobId id, const PlacementRequest& request) {
+    const Shape shape(request.gpus, request.type_mask, request.whole_nodes, request.constraint);
+    if (id >= static_cast<JobId>(shape_of_.size())) shape_of_.resize(id + 1, -1);
+    int& known = shape_of_[id];
+    if (known >= 0 && shapes_[known] == shape) return known;
+    const auto [it, added] = shape_ids_.emplace(shape, static_cast<int>(shapes_.size()));
+    if (added) {
+      shapes_.push_back(shape);
+      no_fit_stamp_.push_back(0);
+    }
+    return known = it->second;
   }
 
   bool AnyBorrowing(SchedulingContext& context) {
@@ -869,6 +904,14 @@ class PriorityPolicy final : public Policy {
   double wake_at_ = -1;
   std::vector<Candidate> candidates_;
   std::vector<JobId> victims_;
+  // QuotaWalk's memory (see there): shapes by number, the number last found per job, and the
+  // stamps of the walk that found a shape not fitting or a (shape, level, VC) without room.
+  std::map<Shape, int> shape_ids_;
+  std::vector<Shape> shapes_;
+  std::vector<int> shape_of_;
+  std::vector<uint64_t> no_fit_stamp_;
+  std::unordered_map<RoomKey, uint64_t, RoomKeyHash> no_room_stamp_;
+  uint64_t walk_stamp_ = 0;
   std::optional<Resources> scratch_;
 };
 

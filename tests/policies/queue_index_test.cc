@@ -154,5 +154,35 @@ TEST(QueueIndex, NextAfterLooksPastAGivenJobWithoutPassingIt) {
   EXPECT_EQ(queue.NextAfter(2, all), kNoJob);
 }
 
+TEST(QueueIndex, AWalkStepsOnFromItsLastAnswerOverStartedJobsOfItsClass) {
+  // Jobs 0..24: class 1 for jobs 3 and 24, class 0 for the others; planned 100 s, job 20 5000 s.
+  // Jobs 2 and 5..16 start before the walks, 19 during the first. Every job admitted: 0 1 3 4,
+  // then 17 (twelve started jobs of class 0 passed), 18, 20 (19 started), 21 22 23 24. Class 0
+  // short-only at 1000 s in a second walk: the same without 19 (started) and 20 (5000 s).
+  QueueIndex queue;
+  std::vector<int> classes(25, 0);
+  classes[3] = classes[24] = 1;
+  std::vector<double> planned(25, 100);
+  planned[20] = 5000;
+  AddAll(queue, classes, planned);
+  queue.OnStart(2);
+  for (JobId id = 5; id <= 16; ++id) queue.OnStart(id);
+  ClassFilter all;
+  EXPECT_EQ(queue.First(), 0);
+  EXPECT_EQ(queue.Next(all), 1);
+  EXPECT_EQ(queue.Next(all), 3);
+  EXPECT_EQ(queue.Next(all), 4);
+  EXPECT_EQ(queue.Next(all), 17);
+  EXPECT_EQ(queue.Next(all), 18);
+  queue.OnStart(19);
+  EXPECT_EQ(Rest(queue, all), (std::vector<JobId>{20, 21, 22, 23, 24}));
+
+  ClassFilter filter;
+  EXPECT_EQ(queue.First(), 0);
+  filter.SetShortLimit(1000);
+  filter.Set(0, ClassFilter::kShortOnly);
+  EXPECT_EQ(Rest(queue, filter), (std::vector<JobId>{1, 3, 4, 17, 18, 21, 22, 23, 24}));
+}
+
 }  // namespace
 }  // namespace clustersim
