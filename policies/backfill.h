@@ -126,16 +126,12 @@ class ClassFilter {
   void Set(int cls, Mode mode) {
     if (cls >= static_cast<int>(modes_.size())) modes_.resize(cls + 1, kAny);
     modes_[cls] = mode;
-    if (mode != kAny) narrowed_ = true;
   }
   void SetShortLimit(double seconds) { short_limit_ = seconds; }
   void Reset() {
     modes_.assign(modes_.size(), kAny);
-    narrowed_ = false;
     ++widened_;
   }
-  // True if no class was narrowed since the last Reset: every job is admitted.
-  bool admits_all() const { return !narrowed_; }
   // Changes whenever the filter may admit a job it refused before (Reset); Set and
   // SetShortLimit only narrow it within a pass.
   uint64_t widened() const { return widened_; }
@@ -149,7 +145,6 @@ class ClassFilter {
   std::vector<Mode> modes_;
   double short_limit_ = std::numeric_limits<double>::infinity();
   uint64_t widened_ = 0;
-  bool narrowed_ = false;  // a class was set to kShortOnly or kNone since the last Reset
 };
 
 // The order a backfilling pass walks: a policy's view of its waiting jobs.

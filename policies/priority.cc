@@ -75,8 +75,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/container/flat_set.hpp>
-
 #include "policies/backfill.h"
 #include "policies/fair_share_ledger.h"
 #include "policies/las_queues.h"
@@ -108,7 +106,7 @@ struct Options {
 // per pass by the policy; groups of equal rank are merged in submission order. Each group keeps
 // its jobs in a QueueIndex (policies/backfill.h), so a walk jumps to the next job the filter
 // admits instead of visiting every waiting job; a job that comes back out of submission order (a
-// requeued job new to its group, a promotion) waits in the group's `late` set, walked job by job.
+// requeued job new to its group, a promotion) waits in the group's `late` list, walked job by job.
 class WaitingOrder final : public CandidateOrder {
  public:
   WaitingOrder(EasyBackfill& backfill, std::function<double(int)> rank,
@@ -131,9 +129,9 @@ class WaitingOrder final : public CandidateOrder {
     if (context_ != nullptr && id > cursor_ &&
         std::find(run_.begin(), run_.end(), &g) != run_.end()) {
       JobId next = g.index.FirstWaitingAfter(cursor_);
-      if (auto late = g.late.upper_bound(cursor_);
-          late != g.late.end() && (next == kNoJob || *late < next)) {
-        next = *late;
+      if (auto late = LateAfter(g, cursor_);
+          late != g.late.end() && (next == kNoJob || late->id < next)) {
+        next = late->id;
       }
       if (next == kNoJob || id < next) {
         g.hidden.push_back(Hidden{id, cls, planned});
@@ -152,7 +150,9 @@ class WaitingOrder final : public CandidateOrder {
         std::find_if(g.hidden.begin(), g.hidden.end(), [&](const Hidden& h) { return h.id == id; });
     if (hidden != g.hidden.end()) {
       g.hidden.erase(hidden);
-    } else if (g.late.erase(id) == 0) {
+    } else if (auto late = LateFrom(g, id); late != g.late.end() && late->id == id) {
+      g.late.erase(late);
+    } else {
       g.index.OnStart(id);  // CHECKs that it was waiting
     }
     auto size = sizes_.find(gpus);
@@ -228,8 +228,9 @@ class WaitingOrder final : public CandidateOrder {
   struct Group {
     QueueIndex index;
     JobId last_added = kNoJob;    // the highest id ever added to index
-    // Waiting jobs not in index, in a sorted vector: few, and searched once per job a walk yields.
-    boost::container::flat_set<JobId> late;
+    // Waiting jobs not in index, by id, with their classes and planned times (a filter checks
+    // them one by one).
+    std::vector<Hidden> late;
     std::vector<Hidden> hidden;   // waiting jobs the current walk does not meet (Insert)
     bool empty() const { return index.empty() && late.empty() && hidden.empty(); }
   };
@@ -243,24 +244,29 @@ class WaitingOrder final : public CandidateOrder {
     } else if (g.index.Holds(job.id, job.cls)) {
       g.index.Readd(job.id, job.cls, job.planned);
     } else {
-      g.late.insert(job.id);
+      g.late.insert(LateAfter(g, job.id), job);
     }
   }
   using Level = std::map<int, Group>;
+
+  // The group's first late job after `after`; from `from` on.
+  static std::vector<Hidden>::iterator LateAfter(Group& g, JobId after) {
+    return std::upper_bound(g.late.begin(), g.late.end(), after,
+                            [](JobId id, const Hidden& late) { return id < late.id; });
+  }
+  static std::vector<Hidden>::iterator LateFrom(Group& g, JobId from) {
+    return std::lower_bound(g.late.begin(), g.late.end(), from,
+                            [](const Hidden& late, JobId id) { return late.id < id; });
+  }
 
   // The group's first waiting job after cursor_ that `filter` admits (its index, with its late
   // jobs checked one by one), or kNoJob.
   JobId NextOf(Group& g, const ClassFilter& filter) {
     JobId best = g.index.NextAfter(cursor_, filter);
-    if (filter.admits_all()) {  // a quota walk: the first late job after the cursor, unchecked
-      const auto it = g.late.upper_bound(cursor_);
-      return it != g.late.end() && (best == kNoJob || *it < best) ? *it : best;
-    }
-    for (auto it = g.late.upper_bound(cursor_); it != g.late.end(); ++it) {
-      if (best != kNoJob && *it > best) break;
-      if (filter.Admits(backfill_.ClassOf(*context_, *it),
-                        backfill_.walltime().Planned(context_->job(*it)))) {
-        best = *it;
+    for (auto it = LateAfter(g, cursor_); it != g.late.end(); ++it) {
+      if (best != kNoJob && it->id > best) break;
+      if (filter.Admits(it->cls, it->planned)) {
+        best = it->id;
         break;
       }
     }
@@ -473,21 +479,6 @@ class PriorityPolicy final : public Policy {
   };
 
   using Shape = std::tuple<int, uint64_t, bool, uint16_t>;
-  struct RoomKey {
-    int shape;
-    int level;
-    int vc;
-    bool operator==(const RoomKey&) const = default;
-  };
-  struct RoomKeyHash {
-    size_t operator()(const RoomKey& key) const {
-      uint64_t h = static_cast<uint32_t>(key.shape);
-      h = h * 0x9E3779B97F4A7C15ull + static_cast<uint32_t>(key.level);
-      h = h * 0x9E3779B97F4A7C15ull + static_cast<uint32_t>(key.vc);
-      return static_cast<size_t>(h ^ (h >> 29));
-    }
-  };
-
   struct Candidate {
     int tier;  // 0: reclaimed from another VC's borrowing; 1: of a lower level
     int level;
@@ -826,7 +817,7 @@ class PriorityPolicy final : public Policy {
           StartNow(context, id, std::move(allocation));
         } else {
           no_fit_stamp_[shape] = walk_stamp_;
-          uint64_t& no_room = no_room_stamp_[RoomKey{shape, level_[id], v}];
+          uint64_t& no_room = NoRoomStamp(shape, level_[id], v);
           if (no_room != walk_stamp_ && MakeRoom(context, id)) {
             preempted = true;
             ++walk_stamp_;
@@ -870,8 +861,19 @@ class PriorityPolicy final : public Policy {
     if (added) {
       shapes_.push_back(shape);
       no_fit_stamp_.push_back(0);
+      no_room_stamp_.emplace_back();
     }
     return known = it->second;
+  }
+
+  // The stamp of (shape, level, VC) in QuotaWalk's memory.
+  uint64_t& NoRoomStamp(int shape, int level, int v) {
+    std::vector<std::vector<std::pair<int, uint64_t>>>& by_vc = no_room_stamp_[shape];
+    if (v >= static_cast<int>(by_vc.size())) by_vc.resize(v + 1);
+    for (auto& [known, stamp] : by_vc[v]) {
+      if (known == level) return stamp;
+    }
+    return by_vc[v].emplace_back(level, 0).second;
   }
 
   bool AnyBorrowing(SchedulingContext& context) {
@@ -910,7 +912,7 @@ class PriorityPolicy final : public Policy {
   std::vector<Shape> shapes_;
   std::vector<int> shape_of_;
   std::vector<uint64_t> no_fit_stamp_;
-  std::unordered_map<RoomKey, uint64_t, RoomKeyHash> no_room_stamp_;
+  std::vector<std::vector<std::vector<std::pair<int, uint64_t>>>> no_room_stamp_;  // [shape][VC]
   uint64_t walk_stamp_ = 0;
   std::optional<Resources> scratch_;
 };
