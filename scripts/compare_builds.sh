@@ -8,7 +8,8 @@
 # Usage: scripts/compare_builds.sh OLD_CLUSTERSIM NEW_CLUSTERSIM [WORK_DIR]
 # The set: the runs of docs/replay.md, failures.md and model-aware.md (fcfs, best-fit, easy,
 # faults, model-aware cosched), every registered policy on the bundled Philly window and on the
-# first 20,000 jobs of the Philly file, first-fit and pool, and the bench's synthetic 1,024 x 8 cluster at 100,000 jobs.
+# first 20,000 jobs of the Philly file, first-fit and pool, priority with every option on the first
+# 10,000 (given classes), and the bench's synthetic 1,024 x 8 cluster at 100,000 jobs.
 set -euo pipefail
 old="$1"
 new="$2"
@@ -22,6 +23,23 @@ synthetic="$work/synthetic_100k.csv"
 cluster_1024="$work/cluster_1024x8.json"
 echo '{"nodes":[{"count":1024,"gpu_type":"A100-80GB","gpus_per_node":8}]}' >"$cluster_1024"
 "$old" trace generate --jobs 100000 --gpus 8192 --load 0.9 --seed 42 --out "$synthetic" >/dev/null
+# priority's options act on classes: the Philly file with levels 0-3 drawn as bench/scale_bench.sh's
+# priority_philly case draws them (weights 50/30/15/5, Python's random.seed(11)), on 56 x 8 GPUs.
+philly_classes="$work/philly_classes.csv"
+"$old" trace convert "$philly" --to native --out "$work/philly_native.csv" >/dev/null
+python3 - "$work/philly_native.csv" "$philly_classes" <<'PY'
+import csv, random, sys
+random.seed(11)
+with open(sys.argv[1], newline="") as src, open(sys.argv[2], "w", newline="") as out:
+    rows = csv.DictReader(src)
+    writer = csv.DictWriter(out, rows.fieldnames, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        row["priority"] = random.choices([0, 1, 2, 3], weights=[50, 30, 15, 5])[0]
+        writer.writerow(row)
+PY
+cluster_56="$work/cluster_56x8.json"
+echo '{"nodes":[{"count":56,"gpu_type":"A100-80GB","gpus_per_node":8}]}' >"$cluster_56"
 
 # One line per run: a name and the run options (the trace and cluster default to the bundled ones).
 runs() {
@@ -36,6 +54,12 @@ runs() {
       echo "philly_${policy}_${placement}|--trace $philly --first 20000 --cluster dgx-a100 --runtime-model trace --policy $policy --placement $placement"
     done
   done
+  # priority with every option (docs/policies.md#priority), quotas or EASY backfilling.
+  local quota=ee9e8c:120,7f04ca:72,b436b2:56,6214e9:48,6c71a0:40,2869ce:40,0e4a51:32,103959:16,11cb48:16,e13805:8
+  local every="--trace $philly_classes --first 10000 --cluster $cluster_56 --runtime-model trace --policy priority --preemption-cost 60 --node-mtbf 500h --mttr 4h --checkpoint-interval 1h --param min_slice=3600 --param max_wait=86400 --param guaranteed=3 --param exclusive=3"
+  echo "philly_priority_quota|$every --param quota=$quota"
+  echo "philly_priority_quota_las|$every --param quota=$quota --param within=las"
+  echo "philly_priority_backfill|$every --param backfill=easy --param within=fair-share --param by=vc"
   echo "synthetic_fcfs|--trace $synthetic --cluster $cluster_1024 --runtime-model trace"
   echo "synthetic_easy|--trace $synthetic --cluster $cluster_1024 --runtime-model trace --policy easy"
 }
