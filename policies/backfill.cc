@@ -539,6 +539,14 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
   // see: where it fits on the horizon as it is (the same head's last reservation, most often
   // still right), one group back decides whether the horizon stays; where it fits there too, the
   // horizon moves back by counts as for a wide head; where it does not fit, forward.
+  // Counts can mislead a wide head too (a placement that wants whole nodes, or free GPUs spread
+  // thin): a request class whose last move by counts then took more than 16 placement searches
+  // starts where the horizon is, as a one-node head, for its next 8 reservations, then tries
+  // counts again; 16, 32, ... up to 4096 after each further such move in a row. Either way the
+  // horizon ends at the earliest end group where the head fits.
+  const int cls = ClassOf(context, head);
+  if (cls >= static_cast<int>(counts_mislead_.size())) counts_mislead_.resize(cls + 1);
+  CountsMislead& mislead = counts_mislead_[cls];
   bool spans_nodes = true;
   for (const Partition& part : horizon_->partitions()) {
     if (request.AllowsType(part.gpu_type) && request.gpus <= part.gpus_per_node) {
@@ -546,8 +554,9 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
     }
   }
   bool found = false;
-  bool by_counts = spans_nodes;
-  if (!spans_nodes) {
+  bool by_counts = spans_nodes && mislead.skip == 0;
+  if (spans_nodes && mislead.skip > 0) --mislead.skip;
+  if (!by_counts) {
     Allocation fits;
     if (FitsOn(context, *horizon_, request, &fits)) {
       if (!StepBack()) {
@@ -575,7 +584,8 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
       }
     }
   }
-  while (!found && !FitsOn(context, *horizon_, request, &reserved_)) {
+  int searches = 0;  // placement searches after a move by counts
+  while (!found && (++searches, !FitsOn(context, *horizon_, request, &reserved_))) {
     // Every running job ends; on the empty cluster the head fits (it was not rejected), but
     // failed GPUs may keep it out until a repair no one can foresee: then no reservation.
     if (!StepForward()) {
@@ -584,6 +594,15 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
       reserved_.gpus.clear();
       horizon_time_ = std::numeric_limits<double>::infinity();
       break;
+    }
+  }
+  if (by_counts && spans_nodes) {
+    if (searches > 16) {
+      mislead.misses = std::min(mislead.misses + 1, 10);
+      mislead.skip = 4 << mislead.misses;
+    } else {
+      mislead.misses = 0;
+      mislead.skip = 0;
     }
   }
   reservation_time_ = horizon_time_;

@@ -434,6 +434,14 @@ class EasyBackfill {
 
   std::vector<int> outside_reserved_;  // scratch of KeepUnreservedCurrent
   std::vector<int> count_free_;        // scratch of EarliestCountFit, by cluster GPU type
+  // By request class (Reserve): how many moves of a wide head's horizon by counts in a row took
+  // more than 16 placement searches to fit, and how many reservations are still to start where
+  // the horizon is instead.
+  struct CountsMislead {
+    int misses = 0;
+    int skip = 0;
+  };
+  std::vector<CountsMislead> counts_mislead_;
   ClassFilter filter_;
   JobId promised_head_ = kNoJob;  // the last blocked head given its reservation as a promise
   // Wait reasons within one Schedule: the statements, the last reason per class (-1 = none) and
