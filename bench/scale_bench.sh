@@ -146,17 +146,7 @@ for case in "${CASES[@]}"; do
       if [[ ! -f "$classed" ]]; then
         "$CLI" trace convert "$ROOT/traces/philly/pollux_philly.csv" --to native \
           --out "$SCRATCH/philly.csv" >/dev/null
-        python3 - "$SCRATCH/philly.csv" "$classed" <<'PY'
-import csv, random, sys
-random.seed(11)
-with open(sys.argv[1], newline="") as src, open(sys.argv[2], "w", newline="") as out:
-    rows = csv.DictReader(src)
-    writer = csv.DictWriter(out, rows.fieldnames, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        row["priority"] = random.choices([0, 1, 2, 3], weights=[50, 30, 15, 5])[0]
-        writer.writerow(row)
-PY
+        /usr/bin/python3 "$ROOT/scripts/philly_classes.py" "$SCRATCH/philly.csv" "$classed"
       fi
       c=$(cluster 56 8)
       quota=ee9e8c:120,7f04ca:72,b436b2:56,6214e9:48,6c71a0:40,2869ce:40,0e4a51:32,103959:16,11cb48:16,e13805:8

@@ -27,17 +27,7 @@ echo '{"nodes":[{"count":1024,"gpu_type":"A100-80GB","gpus_per_node":8}]}' >"$cl
 # priority_philly case draws them (weights 50/30/15/5, Python's random.seed(11)), on 56 x 8 GPUs.
 philly_classes="$work/philly_classes.csv"
 "$old" trace convert "$philly" --to native --out "$work/philly_native.csv" >/dev/null
-python3 - "$work/philly_native.csv" "$philly_classes" <<'PY'
-import csv, random, sys
-random.seed(11)
-with open(sys.argv[1], newline="") as src, open(sys.argv[2], "w", newline="") as out:
-    rows = csv.DictReader(src)
-    writer = csv.DictWriter(out, rows.fieldnames, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        row["priority"] = random.choices([0, 1, 2, 3], weights=[50, 30, 15, 5])[0]
-        writer.writerow(row)
-PY
+/usr/bin/python3 "$root/scripts/philly_classes.py" "$work/philly_native.csv" "$philly_classes"
 cluster_56="$work/cluster_56x8.json"
 echo '{"nodes":[{"count":56,"gpu_type":"A100-80GB","gpus_per_node":8}]}' >"$cluster_56"
 
