@@ -43,7 +43,8 @@
 // are multiplied by it (> 1 leaves slack for estimates that are too short).
 // Cost of a pass: O(P x T x R x K) for K admitted waiting jobs planned on profiles of P steps, T
 // types and requests of up to R GPUs, once plus once per arrival with a deadline; best-effort
-// starts cost a placement query and O(P) each.
+// starts cost a placement query and O(P) each; the running jobs' profiles are built anew at every
+// pass in O(running log running), and copied (O(P)) for each plan.
 #include <algorithm>
 #include <cmath>
 #include <limits>

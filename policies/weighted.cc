@@ -34,8 +34,10 @@
 // exact allocator's limit per pass), walltime (trace): run-time estimates as for easy. The
 // default allocator is first-fit decreasing: on the Philly window exact per-pass optima were far
 // slower and no better over the run (docs/policies.md#weighted).
-// Cost of a pass: O(scan x types) for the terms and values, and the allocator's cost on window
-// jobs x nodes with free GPUs (docs/allocators.md).
+// Cost of a pass: O(scan x types) for the terms and values (the users' GPUs are kept between
+// passes, updated at starts and ends; with gamma > 0 the running jobs' completion rate adds
+// O(running)), O(nodes) for the allocation instance, and the allocator's cost on window jobs x
+// nodes with free GPUs (docs/allocators.md).
 #include <algorithm>
 #include <cmath>
 #include <limits>
