@@ -93,13 +93,20 @@ bool PlaceCpuOnly(const Resources& resources, const PlacementRequest& request, N
   const Cluster& cluster = resources.cluster();
   int best = -1;
   std::pair<int64_t, int64_t> best_left;  // (free CPUs, free memory) the charge leaves
+  // A stated CPU demand is charged in full on every node that declares CPUs (HostChargeOn), so a
+  // node with fewer free is passed without computing its charge.
+  const int32_t cpu = request.host.cpu_milli;
   for (int node = 0; node < cluster.node_count(); ++node) {
-    if (!CpuOnlyFits(resources, node, request)) continue;
+    const Node& info = cluster.node(node);
+    if (cpu > 0 && resources.free_cpu_milli(node) < cpu && info.cpus > 0) continue;
+    if (!request.AllowsType(info.gpu_type)) continue;
+    // CpuOnlyFits, with the charge computed once.
+    const HostCharge charge = HostChargeOn(info, request.host, 0, 0, 0);
+    if (!resources.HostFits(node, charge)) continue;
     if (rule == NodeRule::kFirstFit) {
       best = node;
       break;
     }
-    const HostCharge charge = HostChargeOn(cluster.node(node), request.host, 0, 0, 0);
     const std::pair<int64_t, int64_t> left{
         int64_t{resources.free_cpu_milli(node)} - charge.cpu_milli,
         int64_t{resources.free_memory_mib(node)} - charge.memory_mib};
