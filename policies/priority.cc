@@ -817,14 +817,13 @@ class PriorityPolicy final : public Policy {
           StartNow(context, id, std::move(allocation));
         } else {
           no_fit_stamp_[shape] = walk_stamp_;
-          uint64_t& no_room = NoRoomStamp(shape, level_[id], v);
-          if (no_room != walk_stamp_ && MakeRoom(context, id)) {
+          if (NoRoomStamp(shape, level_[id], v) != walk_stamp_ && MakeRoom(context, id)) {
             preempted = true;
             ++walk_stamp_;
             CHECK(context.TryPlace(id, &allocation), "priority: no room after preemption");
             StartNow(context, id, std::move(allocation));
           } else {
-            no_room = walk_stamp_;
+            NoRoomStamp(shape, level_[id], v) = walk_stamp_;
             if (guarantees) {
               vcs_[v].blocked = true;
               backfill_.waits().StateNoFit(context, id, WaitReason::kCapacity);

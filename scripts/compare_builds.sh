@@ -7,9 +7,10 @@
 #
 # Usage: scripts/compare_builds.sh OLD_CLUSTERSIM NEW_CLUSTERSIM [WORK_DIR]
 # The set: the runs of docs/replay.md, failures.md and model-aware.md (fcfs, best-fit, easy,
-# faults, model-aware cosched), every registered policy on the bundled Philly window and on the
-# first 20,000 jobs of the Philly file, first-fit and pool, priority with every option on the first
-# 10,000 (given classes), and the bench's synthetic 1,024 x 8 cluster at 100,000 jobs.
+# faults, model-aware cosched), fcfs, fair-share, easy, conservative, sjf, srtf and las on the
+# first 20,000 jobs of the Philly file with first-fit, pool and best-fit, priority with every
+# option on the first 10,000 (given classes), and the bench's synthetic 1,024 x 8 cluster at
+# 100,000 jobs.
 set -euo pipefail
 old="$1"
 new="$2"

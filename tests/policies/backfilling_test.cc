@@ -1012,10 +1012,10 @@ TEST_P(MatchesReference, ConservativeMakesTheDecisionsOfAPlainTranscriptionOfThe
   EXPECT_GT(backfilled, 20);
 }
 
-// Wide heads among many one-GPU jobs on nodes of 4 GPUs: a job of 16 GPUs needs 4 whole free
+// Wide heads among many one-GPU jobs on nodes of 4 GPUs: a job of 32 GPUs needs 8 whole free
 // nodes, while the free GPUs are spread one by one over every node, so the free counts say it
-// fits long before it does. (EASY then stops moving the horizon by counts for that request class,
-// policies/backfill.cc `Reserve`: the reservations must stay those of the transcription.)
+// fits long before it does. (EASY then stops moving the horizon by counts for that request class
+// for a while, policies/backfill.cc `Reserve`: the reservations must stay the transcription's.)
 TEST(EasyBackfilling, WhereFreeCountsMisleadWideHeadsTheReservationsStayTheTranscriptions) {
   int backfilled = 0;
   for (uint64_t seed = 1; seed <= 3; ++seed) {
