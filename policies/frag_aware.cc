@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "policies/node_placement.h"
 #include "policies/registry.h"
@@ -151,9 +152,8 @@ class FragAware final : public Placement {
       if (cpu.limited()) {
         scratch_.resize(n.gpu_count);
         for (int i = 0; i < n.gpu_count; ++i) scratch_[i] = resources.free_milli(n.first_gpu + i);
-        const double before = NodeFragmentation(scratch_, classes, cpu);
-        cpu.free_milli -= HostChargeOn(n, request.host, 0, 0, 0).cpu_milli;
-        delta = NodeFragmentation(scratch_, classes, cpu) - before;
+        delta = Growth(node, 0, cpu.free_milli - HostChargeOn(n, request.host, 0, 0, 0).cpu_milli,
+                       classes, cpu);
       }
       if (best.Beaten(delta, node, -1)) best.Take(delta, node, -1);
       // Taking CPUs never shrinks the measure (a class short of CPUs counts all idle GPUs, more
@@ -182,17 +182,101 @@ class FragAware final : public Placement {
     scratch_.resize(n.gpu_count);
     for (int i = 0; i < n.gpu_count; ++i) scratch_[i] = resources.free_milli(n.first_gpu + i);
     NodeCpu cpu = CpuOf(resources, node);
-    const double before = NodeFragmentation(scratch_, classes, cpu);
     if (cpu.limited()) {
       cpu.free_milli -= HostChargeOn(n, request.host, take, allocation_gpus, 0).cpu_milli;
     }
-    for (int i = 0; i < n.gpu_count && take > 0; ++i) {
+    return Growth(node, take, cpu.free_milli, classes, CpuOf(resources, node));
+  }
+
+  // NodeFragmentation after `take` of the node's whole free GPUs (scratch_ holds its free milli)
+  // are taken and its free CPUs become `cpu_after`, minus NodeFragmentation now (`cpu`: its CPUs
+  // now). With the workload's classes (fixed for this object) both terms are remembered per node
+  // until the node's state (free milli per GPU, free CPUs) changes: the same function of the same
+  // state gives the same double, so only the speed depends on the memory. Leaves scratch_ changed.
+  double Growth(int node, int take, int64_t cpu_after, std::span<const TaskClass> classes,
+                const NodeCpu& cpu) const {
+    NodeMemo* memo = MemoOf(node, scratch_, classes, cpu);
+    const int taken = take;
+    double before = 0;
+    if (memo == nullptr) {
+      before = NodeFragmentation(scratch_, classes, cpu);
+    } else {
+      if (!memo->before) memo->before = NodeFragmentation(scratch_, classes, cpu);
+      before = *memo->before;
+      for (const AfterEntry& entry : memo->after) {
+        if (entry.take == taken && entry.cpu_free == cpu_after) return entry.value - before;
+      }
+    }
+    for (int i = 0; i < static_cast<int>(scratch_.size()) && take > 0; ++i) {
       if (scratch_[i] == kMilliPerGpu) {
         scratch_[i] = 0;
         --take;
       }
     }
-    return NodeFragmentation(scratch_, classes, cpu) - before;
+    NodeCpu after_cpu = cpu;
+    after_cpu.free_milli = cpu_after;
+    const double after = NodeFragmentation(scratch_, classes, after_cpu);
+    if (memo != nullptr) {
+      const AfterEntry entry{taken, cpu_after, after};
+      if (memo->after.size() < kAfterEntries) {
+        memo->after.push_back(entry);
+      } else {
+        memo->after[memo->next_slot] = entry;
+        memo->next_slot = (memo->next_slot + 1) % kAfterEntries;
+      }
+    }
+    return after - before;
+  }
+
+  // What is remembered of one node (Growth, ViewOf), valid while the node's state is `free`,
+  // `cpu_free` and `cpu_capacity`.
+  struct AfterEntry {
+    int take = 0;
+    int64_t cpu_free = 0;
+    double value = 0;
+  };
+  static constexpr size_t kAfterEntries = 8;
+  struct NodeMemo {
+    std::vector<int> free;
+    int64_t cpu_free = 0;
+    int64_t cpu_capacity = 0;
+    std::optional<double> before;
+    std::vector<AfterEntry> after;  // at most kAfterEntries, replaced in turn
+    size_t next_slot = 0;
+    std::optional<NodeFragmentationView> view;
+  };
+
+  // The memory of `node` for its state `free_milli` and `cpu` (emptied if the state changed), or
+  // null when `classes` are not the workload's.
+  NodeMemo* MemoOf(int node, std::span<const int> free_milli, std::span<const TaskClass> classes,
+                   const NodeCpu& cpu) const {
+    if (workload_ == nullptr || classes.data() != workload_->data()) return nullptr;
+    if (memos_.size() <= static_cast<size_t>(node)) memos_.resize(node + 1);
+    NodeMemo& memo = memos_[node];
+    if (memo.cpu_free != cpu.free_milli || memo.cpu_capacity != cpu.capacity_milli ||
+        !std::equal(free_milli.begin(), free_milli.end(), memo.free.begin(), memo.free.end())) {
+      memo.free.assign(free_milli.begin(), free_milli.end());
+      memo.cpu_free = cpu.free_milli;
+      memo.cpu_capacity = cpu.capacity_milli;
+      memo.before.reset();
+      memo.after.clear();
+      memo.next_slot = 0;
+      memo.view.reset();
+    }
+    return &memo;
+  }
+
+  // The node's NodeFragmentationView for its state now, kept in its memory until that changes.
+  const NodeFragmentationView& ViewOf(int node, std::span<const int> free_milli,
+                                      std::span<const TaskClass> classes,
+                                      const NodeCpu& cpu) const {
+    NodeMemo* memo = MemoOf(node, free_milli, classes, cpu);
+    if (memo == nullptr) {
+      one_view_.emplace(free_milli, classes, cpu);
+      return *one_view_;
+    }
+    if (!memo->view) memo->view.emplace(free_milli, classes, cpu);
+    return *memo->view;
   }
 
   // Scores every node of `part` with >= need whole free GPUs (the first completely free one
@@ -316,7 +400,7 @@ class FragAware final : public Placement {
       scratch_.resize(n.gpu_count);
       for (int i = 0; i < n.gpu_count; ++i) scratch_[i] = resources.free_milli(n.first_gpu + i);
       const NodeCpu cpu = CpuOf(resources, node);
-      const NodeFragmentationView view(scratch_, classes, cpu);
+      const NodeFragmentationView& view = ViewOf(node, scratch_, classes, cpu);
       const int64_t cpu_after =
           cpu.limited() ? cpu.free_milli - HostChargeOn(n, request.host, 1, 1, milli).cpu_milli
                         : -1;
@@ -355,6 +439,10 @@ class FragAware final : public Placement {
   // Scratch buffers (Find is const and runs on one thread per placement object).
   mutable std::vector<int> scratch_;
   mutable std::vector<int> candidates_;
+  // Per node index: what Growth and ViewOf remember; one_view_ for a request that is its own
+  // class.
+  mutable std::vector<NodeMemo> memos_;
+  mutable std::optional<NodeFragmentationView> one_view_;
 };
 
 }  // namespace

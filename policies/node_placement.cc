@@ -13,6 +13,16 @@ bool Excluded(const std::vector<int>& exclude, int pos) {
   return std::binary_search(exclude.begin(), exclude.end(), pos);
 }
 
+// The CPUs (milli) `gpus` of a job of `allocation_gpus` GPUs are charged on any node that
+// declares CPUs when the job states its demand (HostChargeOn: ceil(demand x gpus /
+// allocation_gpus)); 0 when it states none (then the charge depends on the node's capacity).
+int MinCpuCharge(const HostDemand& demand, int gpus, int allocation_gpus) {
+  if (demand.cpu_milli <= 0) return 0;
+  if (gpus >= allocation_gpus) return demand.cpu_milli;
+  return static_cast<int>((int64_t{demand.cpu_milli} * gpus + allocation_gpus - 1) /
+                          allocation_gpus);
+}
+
 }  // namespace
 
 int PickNode(const Partition& part, int gpus, NodeRule rule, const std::vector<int>& exclude,
@@ -51,10 +61,20 @@ int PickNode(const Resources& resources, const Partition& part, int gpus, NodeRu
     if (pos >= 0) *free_count = part.free_tree.Get(pos);
     return pos;
   }
+  // A stated CPU demand charges every node that declares CPUs the same (HostChargeOn): nodes with
+  // fewer free are stepped over by the partition's per-bucket index of free CPUs.
+  const int cpu = MinCpuCharge(request.host, gpus, allocation_gpus);
   for (int f = std::max(gpus, 1); f <= part.gpus_per_node; ++f) {
     if (part.by_free_count[f] == 0) continue;
-    int pos = part.by_free[f].FindFirst();
-    while (pos >= 0 && skip(pos)) pos = part.by_free[f].FindFrom(pos + 1);
+    int pos = -1;
+    if (cpu > 0 && !part.cpu_by_free.empty()) {
+      const MaxTree& fits = part.cpu_by_free[f];
+      pos = fits.FindFirstAtLeast(cpu, 0);
+      while (pos >= 0 && skip(pos)) pos = fits.FindFirstAtLeast(cpu, pos + 1);
+    } else {
+      pos = part.by_free[f].FindFirst();
+      while (pos >= 0 && skip(pos)) pos = part.by_free[f].FindFrom(pos + 1);
+    }
     if (pos >= 0) {
       *free_count = f;
       return pos;
@@ -73,13 +93,20 @@ bool PlaceCpuOnly(const Resources& resources, const PlacementRequest& request, N
   const Cluster& cluster = resources.cluster();
   int best = -1;
   std::pair<int64_t, int64_t> best_left;  // (free CPUs, free memory) the charge leaves
+  // A stated CPU demand is charged in full on every node that declares CPUs (HostChargeOn), so a
+  // node with fewer free is passed without computing its charge.
+  const int32_t cpu = request.host.cpu_milli;
   for (int node = 0; node < cluster.node_count(); ++node) {
-    if (!CpuOnlyFits(resources, node, request)) continue;
+    const Node& info = cluster.node(node);
+    if (cpu > 0 && resources.free_cpu_milli(node) < cpu && info.cpus > 0) continue;
+    if (!request.AllowsType(info.gpu_type)) continue;
+    // CpuOnlyFits, with the charge computed once.
+    const HostCharge charge = HostChargeOn(info, request.host, 0, 0, 0);
+    if (!resources.HostFits(node, charge)) continue;
     if (rule == NodeRule::kFirstFit) {
       best = node;
       break;
     }
-    const HostCharge charge = HostChargeOn(cluster.node(node), request.host, 0, 0, 0);
     const std::pair<int64_t, int64_t> left{
         int64_t{resources.free_cpu_milli(node)} - charge.cpu_milli,
         int64_t{resources.free_memory_mib(node)} - charge.memory_mib};

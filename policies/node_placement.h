@@ -6,8 +6,11 @@
 //
 // Host resources (docs/resources.md): when Resources::host_limited(), a node is a candidate only if
 // the job's host charge there (HostChargeOn) fits its free CPUs and memory; the search goes on to
-// the next node of the index otherwise, so each node refused for its CPUs costs one more O(log
-// nodes) step. Without host limits nothing changes and no node is looked at twice.
+// the next node of the index otherwise, so each node refused for its CPUs or memory costs one more
+// O(log nodes) step. best-fit's search for a job that states its CPUs walks each free-GPU bucket
+// through the partition's index of free CPUs (Partition::cpu_by_free), so it never stops at a node
+// of the bucket with fewer free CPUs than the job's charge there. Without host limits nothing
+// changes and no node is looked at twice.
 //
 // GPU-type choice (docs/resources.md, TypeOrder): every node-aware strategy takes the parameter
 // type_order=listed|fastest|cheapest|least-loaded. `listed` (the default) is the strategy's own

@@ -129,6 +129,10 @@ void Resources::SetNodeFree(int node, int free) {
   part.by_free[free].Insert(pos);
   part.by_free_count[free]++;
   part.free_tree.Set(pos, free);
+  if (!part.cpu_by_free.empty()) {
+    part.cpu_by_free[old].Set(pos, 0);
+    IndexFreeCpu(node);
+  }
   const int type = cluster_->node(node).gpu_type;
   type_free_[type] += free - old;
   total_free_ += free - old;
@@ -250,6 +254,18 @@ void Resources::EnableHostLimits() {
     free_cpu_milli_[node.index] = NodeCpuMilli(node);
     free_memory_mib_[node.index] = NodeMemoryMib(node);
   }
+  for (Partition& part : partitions_) {
+    part.cpu_by_free.assign(part.gpus_per_node + 1, MaxTree(static_cast<int>(part.nodes.size())));
+    for (int node : part.nodes) IndexFreeCpu(node);
+  }
+}
+
+void Resources::IndexFreeCpu(int node) {
+  Partition& part = partitions_[node_partition_[node]];
+  if (part.cpu_by_free.empty()) return;
+  const int32_t cpu = NodeCpuMilli(cluster_->node(node)) > 0 ? free_cpu_milli_[node]
+                                                               : Partition::kUndeclaredCpu;
+  part.cpu_by_free[node_free_[node]].Set(node_position_[node], cpu);
 }
 
 bool Resources::HostFitsGpus(const HostDemand& demand, std::span<const int> gpus, int milli) const {
@@ -271,6 +287,7 @@ void Resources::AllocateHost(const HostDemand& demand, std::span<const int> gpus
     CHECK(HostFits(node, c), "node " + std::to_string(node) + ": host charge does not fit");
     free_cpu_milli_[node] -= c.cpu_milli;
     free_memory_mib_[node] -= c.memory_mib;
+    IndexFreeCpu(node);
   });
 }
 
@@ -282,6 +299,7 @@ void Resources::ReleaseHost(const HostDemand& demand, std::span<const int> gpus,
     const HostCharge c = JobHostChargeOn(cluster_->node(node), demand, on_node, n, milli);
     free_cpu_milli_[node] += c.cpu_milli;
     free_memory_mib_[node] += c.memory_mib;
+    IndexFreeCpu(node);
     const Node& info = cluster_->node(node);
     CHECK(free_cpu_milli_[node] <= NodeCpuMilli(info) &&
               free_memory_mib_[node] <= NodeMemoryMib(info),
@@ -296,6 +314,7 @@ void Resources::AllocateHostOn(int node, const HostDemand& demand) {
   CHECK(HostFits(node, c), "node " + std::to_string(node) + ": host charge does not fit");
   free_cpu_milli_[node] -= c.cpu_milli;
   free_memory_mib_[node] -= c.memory_mib;
+  IndexFreeCpu(node);
 }
 
 void Resources::ReleaseHostOn(int node, const HostDemand& demand) {
@@ -304,6 +323,7 @@ void Resources::ReleaseHostOn(int node, const HostDemand& demand) {
   const HostCharge c = HostChargeOn(cluster_->node(node), demand, 0, 0, 0);
   free_cpu_milli_[node] += c.cpu_milli;
   free_memory_mib_[node] += c.memory_mib;
+  IndexFreeCpu(node);
   const Node& info = cluster_->node(node);
   CHECK(
       free_cpu_milli_[node] <= NodeCpuMilli(info) && free_memory_mib_[node] <= NodeMemoryMib(info),

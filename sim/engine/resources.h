@@ -101,6 +101,12 @@ struct Partition {
   std::vector<IndexSet> by_free;   // by_free[f] = positions of nodes with exactly f free GPUs
   std::vector<int> by_free_count;  // by_free[f].count(), kept for O(G) fragmentation sums
   MaxTree free_tree;               // free GPUs per position
+  // With host limits only (empty otherwise): cpu_by_free[f] holds, at the position of each node
+  // with exactly f free GPUs, its free CPUs (milli; kUndeclaredCpu if it declares none, as its
+  // CPUs never bind), and 0 at the others: a search for nodes of f free GPUs with at least c
+  // free CPUs steps over the others in O(log nodes) (PickNode, policies/node_placement.h).
+  std::vector<MaxTree> cpu_by_free;
+  static constexpr int kUndeclaredCpu = 0x7fffffff;
 };
 
 class Resources {
@@ -259,6 +265,8 @@ class Resources {
   void CountJobKind(std::span<const int> gpus, int milli, int delta);
 
   void SetNodeFree(int node, int free);
+  // Puts node's free CPUs in its partition's cpu_by_free (host limits only).
+  void IndexFreeCpu(int node);
   // Adds `delta` (+1 or -1) to the counts of the class's group in every domain the job spans
   // (its GPUs' nodes, or `cpu_only_node`). No-op without a rule.
   void CountSpread(uint16_t constraint, std::span<const int> gpus, int cpu_only_node, int delta);

@@ -66,6 +66,30 @@ TEST_F(WholeGpuChoice, FgdPicksTheNodeOfLeastGrowthWhereFirstAndBestFitDiffer) {
   EXPECT_EQ(Place("frag-aware", 1), (std::vector<int>{9}));
 }
 
+// One placement object asked again after a node changed: frag-aware remembers each node's
+// fragmentation until the node's state changes, so this fails if it kept node 2's old values.
+// First node 2 (as above); then GPU 9 is taken and node 2 has 2 free like node 0: a 1-GPU job
+// grows node 0 and node 2 alike by 0 (the 2-GPU class stops fitting, +500; the 4-GPU class
+// 2000 -> 1000, -500), node 1 by +1500, so the lower index wins: node 0, GPU 2. With node 2's
+// old values (3 free: -500) it would take GPU 10.
+TEST_F(WholeGpuChoice, AskedAgainAfterANodeChangedItScoresTheNodeAsItIsNow) {
+  PlacementEnv env{&cluster_, nullptr, nullptr, &workload_};
+  const auto placement = FindPlacement("frag-aware").make(env, {});
+  PlacementRequest request;
+  request.gpus = 1;
+  Allocation out;
+  ASSERT_TRUE(placement->Find(resources_, request, &out));
+  EXPECT_EQ(out.gpus, (std::vector<int>{9}));
+  Busy({9});
+  ASSERT_TRUE(placement->Find(resources_, request, &out));
+  EXPECT_EQ(out.gpus, (std::vector<int>{2}));
+  // GPU 2 taken too: node 0 has 1 free, and a 1-GPU job there leaves none: each class's
+  // fragment 1000 -> 0, -0.5 x 1000 twice = -1000, below node 2's 0: GPU 3.
+  Busy({2});
+  ASSERT_TRUE(placement->Find(resources_, request, &out));
+  EXPECT_EQ(out.gpus, (std::vector<int>{3}));
+}
+
 TEST_F(WholeGpuChoice, TheRemainderOfALargeJobGoesWhereFragmentationGrowsLeast) {
   // 6 GPUs: node 1 (the only completely free node) plus 2 more. For 2 GPUs:
   //   node 0: 2 -> 0 free: 2-GPU class 0 -> 0; 4-GPU class 2000 -> 0: -1000.

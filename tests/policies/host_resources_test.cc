@@ -72,6 +72,47 @@ TEST(HostCharge, ResourcesTrackTheChargesOnlyWhenLimitsAreOn) {
   EXPECT_EQ(resources.total_free(), 16);
 }
 
+// best-fit's node search under host limits steps over the nodes of a free-GPU count whose free
+// CPUs cannot take the job (Partition::cpu_by_free). Five nodes of 8 A100s and 32 CPUs (GPUs
+// 8k..8k+7) and a sixth that declares no CPUs (GPUs 40-47), all in one partition. Held:
+// node 0 6 GPUs and 30 CPUs (2 free GPUs, 2 CPUs), node 1 6 and 31 (2, 1), node 2 5 and 28
+// (3, 4), node 3 5 and 20 (3, 12). A job of 2 GPUs and 8 CPUs: the fewest free GPUs that fit are
+// node 0's and node 1's 2, short of CPUs; then node 2's 3, short; then node 3's 3 with 12 CPUs:
+// GPUs 29 and 30. Fails if the index skips a node that fits or keeps a node's old bucket or CPUs.
+TEST(HostLimits, BestFitStepsOverNodesWithTheGpusButNotTheCpus) {
+  const Cluster cluster = MakeCluster(
+      R"({"nodes":[{"count":5,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
+      R"("host_memory_gib":256},{"count":1,"gpu_type":"A100-80GB","gpus_per_node":8}]})");
+  Resources resources(cluster);
+  resources.EnableHostLimits();
+  const auto hold = [&](int first_gpu, int gpus, int cpus) {
+    std::vector<int> held;
+    for (int g = first_gpu; g < first_gpu + gpus; ++g) held.push_back(g);
+    resources.AllocateJob(HostDemand{cpus * 1000, 0}, held, 0);
+    return held;
+  };
+  hold(0, 6, 30);
+  hold(8, 6, 31);
+  const std::vector<int> on_node2 = hold(16, 5, 28);
+  hold(24, 5, 20);
+  PlacementRequest request;
+  request.gpus = 2;
+  request.host = HostDemand{8000, 0};
+  Allocation out;
+  ASSERT_TRUE(PlaceOnNodes(resources, request, NodeRule::kBestFit, &out));
+  EXPECT_EQ(out.gpus, (std::vector<int>{29, 30}));
+  // Node 2's job ends and one of 6 GPUs and 20 CPUs starts there: 2 free GPUs and 12 CPUs, the
+  // fewest free GPUs that take the job: GPUs 22 and 23.
+  resources.ReleaseJob(HostDemand{28000, 0}, on_node2, 0);
+  hold(16, 6, 20);
+  ASSERT_TRUE(PlaceOnNodes(resources, request, NodeRule::kBestFit, &out));
+  EXPECT_EQ(out.gpus, (std::vector<int>{22, 23}));
+  // 40 CPUs: more than any node declares; only node 5, whose CPUs are not counted, takes it.
+  request.host = HostDemand{40000, 0};
+  ASSERT_TRUE(PlaceOnNodes(resources, request, NodeRule::kBestFit, &out));
+  EXPECT_EQ(out.gpus, (std::vector<int>{40, 41}));
+}
+
 // Hand schedule under fcfs / first-fit: A takes 30 of node 0's 32 CPUs with 1 GPU; B (1 GPU, 8
 // CPUs) fits node 0's GPUs but not its 2 CPUs left, so it goes to node 1; C (4 GPUs, 30 CPUs)
 // fits neither node's CPUs (2 and 24 left) and waits for A's end at 100.
