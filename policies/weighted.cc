@@ -34,12 +34,13 @@
 // exact allocator's limit per pass), walltime (trace): run-time estimates as for easy. The
 // default allocator is first-fit decreasing: on the Philly window exact per-pass optima were far
 // slower and no better over the run (docs/policies.md#weighted).
-// Cost of a pass: O(scan x types) for the terms and values, and the allocator's cost on window
-// jobs x nodes with free GPUs (docs/allocators.md).
+// Cost of a pass: O(scan x types) for the terms and values (the users' GPUs are kept between
+// passes, updated at starts and ends; with gamma > 0 the running jobs' completion rate adds
+// O(running)), O(nodes) for the allocation instance, and the allocator's cost on window jobs x
+// nodes with free GPUs (docs/allocators.md).
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <set>
 #include <string>
@@ -73,17 +74,22 @@ struct State {
   double rate_total = 0;        // sum_Q 1/d_j
   double gpus_total = 0;        // sum_Q n_j
   double urgency_total = 0;     // sum_Q u_j
-  double running_rate = 0;      // sum over running jobs of 1/d_j (for the dynamic weights)
+  double running_rate = 0;      // sum over running jobs of 1/d_j (for the dynamic weights only)
   int free = 0;                 // F
-  std::map<Symbol, double> held;  // users' GPUs held now (users with running or waiting jobs)
+  // The users' GPUs held now, over the users with running jobs or waiting jobs in the scan: their
+  // count, sum and sum of squares (whole GPUs, so the sums are exact integers in any order).
+  int users = 0;
+  int64_t held_sum = 0;
+  int64_t held_squares = 0;
+  const std::vector<int64_t>* held = nullptr;  // per user (Symbol::id): GPUs held now
 };
 
 struct Candidate {
   JobId id = kNoJob;
   int gpus = 0;
-  Symbol user;
+  uint32_t user = 0;  // Symbol::id
   double age = 0, rate = 0, urgency = 0;
-  std::vector<double> energy;  // per instance group: e_j in [0, 1]; < 0 = not usable
+  const double* energy = nullptr;  // per instance group: e_j in [0, 1]; < 0 = not usable
 };
 
 class Weighted final : public Policy {
@@ -95,7 +101,21 @@ class Weighted final : public Policy {
   bool PlacesMig() const override { return false; }  // docs/mig.md
   // Jobs without a wall time are planned with modelled user estimates unless walltime=exact, as
   // for easy (docs/backfilling.md#user-estimates).
-  void BeforeRun(const Trace& trace, uint64_t seed) override { rule_.Prepare(trace, seed); }
+  void BeforeRun(const Trace& trace, uint64_t seed) override {
+    rule_.Prepare(trace, seed);
+    counted_.assign(trace.jobs.size(), -1);
+    counted_jobs_ = 0;
+    energy_.assign(trace.jobs.size(), {});
+  }
+
+  // The per-user sums follow the running set: this policy's starts add, ends and requeues
+  // (failures, out-of-memory retries) take away what the start added.
+  void OnCompletion(SchedulingContext& /*context*/, JobId id) override { Uncount(id); }
+  void OnRequeue(SchedulingContext& /*context*/, JobId id) override {
+    Uncount(id);
+    // An out-of-memory retry halves the batch, which changes the job's rates: weigh it anew.
+    if (static_cast<size_t>(id) < energy_.size()) energy_[id].clear();
+  }
   std::string PlanningEstimates() const override { return rule_.Describe(); }
 
   std::string IdleWarning(const Trace& trace, const ModelRuntime* /*models*/) const override {
@@ -155,11 +175,59 @@ class Weighted final : public Policy {
       if (!context.resources().HostFitsGpus(context.run(id).request.host, allocation.gpus, 0)) {
         continue;  // the allocator counts GPUs only
       }
-      context.Start(id, std::move(allocation));
+      Begin(context, id, std::move(allocation));
     }
   }
 
  private:
+  // Starts the job and counts its GPUs for its user.
+  void Begin(SchedulingContext& context, JobId id, Allocation allocation) {
+    context.Start(id, std::move(allocation));
+    const JobRun& run = context.run(id);
+    if (run.state != JobState::kRunning) return;
+    Count(context.job(id).user.id(), id, static_cast<int>(run.allocation.gpus.size()));
+  }
+
+  void Count(uint32_t user, JobId id, int gpus) {
+    if (user >= held_.size()) {
+      held_.resize(user + 1, 0);
+      running_of_.resize(user + 1, 0);
+      seen_.resize(user + 1, 0);
+    }
+    if (static_cast<size_t>(id) >= counted_.size()) counted_.resize(id + 1, -1);
+    if (counted_user_.size() < counted_.size()) counted_user_.resize(counted_.size(), 0);
+    counted_[id] = gpus;
+    counted_user_[id] = user;
+    ++counted_jobs_;
+    if (running_of_[user]++ == 0) ++running_users_;
+    held_squares_ -= held_[user] * held_[user];
+    held_[user] += gpus;
+    held_squares_ += held_[user] * held_[user];
+    held_sum_ += gpus;
+  }
+
+  void Uncount(JobId id) {
+    if (id < 0 || static_cast<size_t>(id) >= counted_.size() || counted_[id] < 0) return;
+    const uint32_t user = counted_user_[id];
+    const int gpus = counted_[id];
+    counted_[id] = -1;
+    --counted_jobs_;
+    if (--running_of_[user] == 0) --running_users_;
+    held_squares_ -= held_[user] * held_[user];
+    held_[user] -= gpus;
+    held_squares_ += held_[user] * held_[user];
+    held_sum_ -= gpus;
+  }
+
+  // Counts the running set anew; only when the counted jobs differ from it (a start or stop
+  // this policy was not told of), so that the sums are never stale.
+  void Recount(const SchedulingContext& context) {
+    for (JobId id = 0; id < static_cast<JobId>(counted_.size()); ++id) Uncount(id);
+    for (JobId id : context.running()) {
+      Count(context.job(id).user.id(), id, static_cast<int>(context.run(id).allocation.gpus.size()));
+    }
+  }
+
   // Step 1: jobs waiting longer than `starvation` start first, in submission order, where they
   // fit (no reservation: one that does not fit waits on).
   void StartStarving(SchedulingContext& context) {
@@ -168,7 +236,7 @@ class Weighted final : public Policy {
     for (JobId id = context.QueueFront(); id != kNoJob;) {
       const JobId next = context.QueueNext(id);
       if (now - context.job(id).submit_time <= options_.starvation_seconds) break;
-      if (context.TryPlace(id, &allocation)) context.Start(id, std::move(allocation));
+      if (context.TryPlace(id, &allocation)) Begin(context, id, std::move(allocation));
       id = next;
     }
   }
@@ -182,20 +250,28 @@ class Weighted final : public Policy {
     for (JobId id = context.QueueFront(); id != kNoJob && scanned < options_.scan; ++scanned) {
       const JobId next = context.QueueNext(id);
       if (IsCpuOnly(context.run(id).request) && context.TryPlace(id, &allocation)) {
-        context.Start(id, std::move(allocation));
+        Begin(context, id, std::move(allocation));
       }
       id = next;
     }
   }
 
-  State Observe(const SchedulingContext& context) const {
+  // O(scan) with gamma = 0; the dynamic weights' completion rate walks the running jobs.
+  State Observe(const SchedulingContext& context) {
     State s;
     const double now = context.now();
     s.free = context.resources().total_free();
-    for (JobId id : context.running()) {
-      s.held[context.job(id).user] += static_cast<double>(context.run(id).allocation.gpus.size());
-      s.running_rate += 1 / std::max(1.0, rule_.Planned(context.job(id)));
+    if (counted_jobs_ != static_cast<int64_t>(context.running().size())) Recount(context);
+    if (options_.gamma > 0) {
+      for (JobId id : context.running()) {
+        s.running_rate += 1 / std::max(1.0, rule_.Planned(context.job(id)));
+      }
     }
+    s.users = running_users_;
+    s.held_sum = held_sum_;
+    s.held_squares = held_squares_;
+    s.held = &held_;
+    ++pass_;
     int scanned = 0;
     for (JobId id = context.QueueFront(); id != kNoJob && scanned < options_.scan;
          id = context.QueueNext(id), ++scanned) {
@@ -204,7 +280,14 @@ class Weighted final : public Policy {
       s.rate_total += 1 / std::max(1.0, rule_.Planned(job));
       s.gpus_total += job.gpus;
       s.urgency_total += Urgency(context, id);
-      s.held.emplace(job.user, 0.0);
+      const uint32_t user = job.user.id();
+      if (user >= held_.size()) {
+        held_.resize(user + 1, 0);
+        running_of_.resize(user + 1, 0);
+        seen_.resize(user + 1, 0);
+      }
+      if (running_of_[user] == 0 && seen_[user] != pass_) ++s.users;  // holds 0 GPUs
+      seen_[user] = pass_;
     }
     return s;
   }
@@ -235,7 +318,7 @@ class Weighted final : public Policy {
         static_cast<double>(state.free) / std::max(1, context.cluster().total_gpus()),
         -state.running_rate,
         0.0,
-        FairTerm(state.held),
+        FairTerm(state.users, state.held_sum, state.held_squares),
         state.urgency_total / queued};
     double sum = 0;
     for (int i = 0; i < kTerms; ++i) {
@@ -259,19 +342,26 @@ class Weighted final : public Policy {
     return weights_;
   }
 
-  static double FairTerm(const std::map<Symbol, double>& held) {
-    if (held.size() <= 1) return 0;
-    std::vector<double> shares;
-    for (const auto& [user, gpus] : held) shares.push_back(gpus);
-    const double jain = JainIndex(shares);
-    return (1 - jain) / (1 - 1.0 / held.size());
+  // (1 - J) / (1 - 1/|U|), J Jain's index (sim/engine/summary.h's JainIndex) over `users`
+  // users holding `sum` GPUs with `squares` the sum of their squares: whole GPUs, so the sums
+  // are exact and J is the value JainIndex gives on the list of shares.
+  static double FairTerm(int users, int64_t sum, int64_t squares) {
+    if (users <= 1) return 0;
+    const double s = static_cast<double>(sum);
+    const double sq = static_cast<double>(squares);
+    const double jain = sq == 0 ? 1.0 : s * s / (static_cast<size_t>(users) * sq);
+    return (1 - jain) / (1 - 1.0 / static_cast<size_t>(users));
   }
 
-  // F(D) for the candidates `chosen`, each on its instance group.
+  // F(D) for the candidates `chosen`, each on its instance group. O(|D|): the fairness sums
+  // change by the users D touches.
   double Score(const State& state, const double* w, const std::vector<Candidate>& candidates,
                const std::vector<int>& chosen, const std::vector<int>& groups) const {
     double age = 0, rate = 0, gpus = 0, urgency = 0, energy = 0;
-    std::map<Symbol, double> held = state.held;
+    int64_t held_sum = state.held_sum;
+    int64_t held_squares = state.held_squares;
+    std::vector<std::pair<uint32_t, int64_t>>& added = score_added_;  // (user, GPUs D adds)
+    added.clear();
     for (size_t k = 0; k < chosen.size(); ++k) {
       const Candidate& c = candidates[chosen[k]];
       age += c.age;
@@ -279,14 +369,42 @@ class Weighted final : public Policy {
       gpus += c.gpus;
       urgency += c.urgency;
       energy += c.gpus * std::max(0.0, c.energy[groups[k]]);
-      held[c.user] += c.gpus;
+      held_sum += c.gpus;
+      bool found = false;
+      for (auto& [user, more] : added) {
+        if (user == c.user) {
+          more += c.gpus;
+          found = true;
+        }
+      }
+      if (!found) added.emplace_back(c.user, c.gpus);
     }
+    for (const auto& [user, more] : added) {
+      const int64_t before = user < state.held->size() ? (*state.held)[user] : 0;
+      held_squares += (before + more) * (before + more) - before * before;
+    }
+    return Combine(state, w, age, rate, gpus, urgency, energy, held_sum, held_squares);
+  }
+
+  // F({c}) for one candidate on group g: Score's sums of one term each, without its lists.
+  double ScoreOne(const State& state, const double* w, const Candidate& c, int g) const {
+    const int64_t before = c.user < state.held->size() ? (*state.held)[c.user] : 0;
+    const int64_t squares = state.held_squares + (before + c.gpus) * (before + c.gpus) -
+                            before * before;
+    return Combine(state, w, c.age, c.rate, c.gpus, c.urgency,
+                   c.gpus * std::max(0.0, c.energy[g]), state.held_sum + c.gpus, squares);
+  }
+
+  // sum_i w_i term_i from a decision's sums.
+  static double Combine(const State& state, const double* w, double age, double rate,
+                        double gpus, double urgency, double energy, int64_t held_sum,
+                        int64_t held_squares) {
     double term[kTerms] = {};
     term[kWait] = state.age_total > 0 ? 1 - age / state.age_total : 0;
     term[kUtil] = state.free > 0 ? 1 - gpus / state.free : 0;
     term[kThroughput] = state.rate_total > 0 ? 1 - rate / state.rate_total : 0;
     term[kEnergy] = state.gpus_total > 0 ? energy / state.gpus_total : 0;
-    term[kFair] = FairTerm(held);
+    term[kFair] = FairTerm(state.users, held_sum, held_squares);
     term[kSla] = state.urgency_total > 0 ? 1 - urgency / state.urgency_total : 0;
     double score = 0;
     for (int i = 0; i < kTerms; ++i) score += w[i] * term[i];
@@ -340,35 +458,19 @@ class Weighted final : public Policy {
       Candidate c;
       c.id = id;
       c.gpus = request.gpus;
-      c.user = job.user;
+      c.user = job.user.id();
       c.age = now - job.submit_time + 1;
       c.rate = 1 / std::max(1.0, rule_.Planned(job));
       c.urgency = Urgency(context, id);
-      // Energy of its work per type: GPUs x TDP x run time on the type; scaled between the
-      // job's best and worst usable type.
-      std::vector<double> joules(groups, -1);
-      double lo = std::numeric_limits<double>::infinity(), hi = 0;
-      for (int g = 0; g < groups; ++g) {
-        const int t = group_type[g];
-        const double rate = request.AllowsType(t) ? context.TypeRate(id, t) : 0;
-        if (!(rate > 0)) continue;
-        joules[g] = request.gpus * cluster.catalog().gpu(t).tdp_watts * job.duration / rate;
-        lo = std::min(lo, joules[g]);
-        hi = std::max(hi, joules[g]);
-      }
-      c.energy.assign(groups, -1);
-      for (int g = 0; g < groups; ++g) {
-        if (joules[g] >= 0) c.energy[g] = hi > lo ? (joules[g] - lo) / (hi - lo) : 0;
-      }
+      c.energy = EnergyOf(context, id, group_type).data();
       AllocJob a;
       a.gpus = request.gpus;
       a.value_in_group.assign(groups, 0.0);
-      const int index = static_cast<int>(candidates->size());
       candidates->push_back(c);
       bool any = false;
       for (int g = 0; g < groups; ++g) {
         if (c.energy[g] < 0) continue;
-        const double value = nothing - Score(state, w, *candidates, {index}, {g});
+        const double value = nothing - ScoreOne(state, w, candidates->back(), g);
         a.value_in_group[g] = value;
         any = any || value > 0;
       }
@@ -422,6 +524,40 @@ class Weighted final : public Policy {
     instance->jobs = std::move(kept_jobs);
   }
 
+  // Energy of the job's work per group: GPUs x TDP x run time on the group's type; scaled
+  // between the job's best and worst usable type (-1: not usable). Kept per job while the
+  // groups' types stay: a waiting job's request and rates change only by an out-of-memory retry
+  // (OnRequeue forgets it).
+  const std::vector<double>& EnergyOf(const SchedulingContext& context, JobId id,
+                                      const std::vector<int>& group_type) const {
+    if (group_type != energy_types_) {
+      for (std::vector<double>& e : energy_) e.clear();
+      energy_types_ = group_type;
+    }
+    if (static_cast<size_t>(id) >= energy_.size()) energy_.resize(id + 1);
+    std::vector<double>& energy = energy_[id];
+    if (!energy.empty()) return energy;
+    const Job& job = context.job(id);
+    const PlacementRequest& request = context.run(id).request;
+    const Cluster& cluster = context.cluster();
+    const int groups = static_cast<int>(group_type.size());
+    std::vector<double> joules(groups, -1);
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (int g = 0; g < groups; ++g) {
+      const int t = group_type[g];
+      const double rate = request.AllowsType(t) ? context.TypeRate(id, t) : 0;
+      if (!(rate > 0)) continue;
+      joules[g] = request.gpus * cluster.catalog().gpu(t).tdp_watts * job.duration / rate;
+      lo = std::min(lo, joules[g]);
+      hi = std::max(hi, joules[g]);
+    }
+    energy.assign(groups, -1);
+    for (int g = 0; g < groups; ++g) {
+      if (joules[g] >= 0) energy[g] = hi > lo ? (joules[g] - lo) / (hi - lo) : 0;
+    }
+    return energy;
+  }
+
   // The most free GPUs of one type the request may use: a job needing more cannot start now.
   static int MostFree(const Resources& resources, const PlacementRequest& request) {
     int most = 0;
@@ -441,6 +577,20 @@ class Weighted final : public Policy {
   WalltimeRule rule_;
   double weights_[kTerms] = {};
   History history_[kTerms];
+  // The running jobs this policy started, per user (by Symbol::id), kept between passes.
+  std::vector<int> counted_;            // per job: GPUs counted for its user, -1 = not running
+  std::vector<uint32_t> counted_user_;  // per job: the user counted
+  int64_t counted_jobs_ = 0;
+  std::vector<int64_t> held_;     // per user: GPUs held by running jobs
+  std::vector<int> running_of_;   // per user: running jobs
+  std::vector<uint64_t> seen_;    // per user: the last pass whose scan saw a waiting job of it
+  uint64_t pass_ = 0;
+  int running_users_ = 0;
+  int64_t held_sum_ = 0;
+  int64_t held_squares_ = 0;
+  mutable std::vector<std::pair<uint32_t, int64_t>> score_added_;
+  mutable std::vector<std::vector<double>> energy_;  // per job: EnergyOf's answer, empty = none
+  mutable std::vector<int> energy_types_;            // the groups' GPU types it was made for
 };
 
 Options ParseOptions(const Params& params) {

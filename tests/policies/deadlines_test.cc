@@ -326,5 +326,28 @@ TEST(Weighted, ThroughputAloneStartsTheShortJobsFirst) {
   ExpectInterval(sim.Of("J1"), 100, 400);
 }
 
+TEST(Weighted, FairnessSeesTheGpusAUserGaveBackWhenItsJobEnded) {
+  // w_util 0.8, w_fair 0.2 on one node of 4 GPUs. Bob's B1 (1 GPU) starts alone at 0; Alice's A1
+  // (3 GPUs) at 1 (nothing = 0.8 + 0.2 x 1 = 1.0; A1: util 0, held (3, 1), J = 16/20 = 0.8,
+  // fair 0.2/0.5 = 0.4, score 0.08). At 101 A1 has ended: held (alice 0, bob 1), 3 GPUs free,
+  // and A2 or B2 (2 GPUs each) can start. A2: util 1/3, held (2, 1), J = 9/10, fair 0.2, score
+  // 0.8/3 + 0.04 = 0.307; B2: held (0, 3), J = 1/2, fair 1, score 0.8/3 + 0.2 = 0.467: A2
+  // starts, B2 when A2 ends. Were A1's 3 GPUs still counted for Alice, A2 would give (5, 1),
+  // J = 36/52, score 0.39, and B2 (3, 3), J = 1, score 0.267: B2 would start at 101.
+  Jobs j;
+  j.Add("B1", 0, 1, 1000).user = "bob";
+  j.Add("A1", 1, 3, 100).user = "alice";
+  j.Add("B2", 40, 2, 100).user = "bob";
+  j.Add("A2", 50, 2, 100).user = "alice";
+  TestSim sim = Sim(Nodes(1, 4), j, "weighted", "first-fit",
+                    {{"w_util", "0.8"}, {"w_wait", "0"}, {"w_throughput", "0"}, {"w_fair", "0.2"},
+                     {"w_sla", "0"}});
+  sim.Run();
+  ExpectInterval(sim.Of("B1"), 0, 1000);
+  ExpectInterval(sim.Of("A1"), 1, 101);
+  ExpectInterval(sim.Of("A2"), 101, 201);
+  ExpectInterval(sim.Of("B2"), 201, 301);
+}
+
 }  // namespace
 }  // namespace clustersim
