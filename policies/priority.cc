@@ -109,9 +109,8 @@ struct Options {
 // requeued job new to its group, a promotion) waits in the group's `late` list, walked job by job.
 class WaitingOrder final : public CandidateOrder {
  public:
-  WaitingOrder(EasyBackfill& backfill, std::function<double(int)> rank,
-               std::function<void(JobId)> on_start)
-      : backfill_(backfill), rank_(std::move(rank)), on_start_(std::move(on_start)) {}
+  WaitingOrder(std::function<double(int)> rank, std::function<void(JobId)> on_start)
+      : rank_(std::move(rank)), on_start_(std::move(on_start)) {}
 
   void set_context(const SchedulingContext* context) { context_ = context; }
   // The jobs a walk from First() yields at most (0 = all): max_job_test. (Jobs the walk's filter
@@ -289,7 +288,6 @@ class WaitingOrder final : public CandidateOrder {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
   }
 
-  EasyBackfill& backfill_;
   std::function<double(int)> rank_;
   std::function<void(JobId)> on_start_;
   const SchedulingContext* context_ = nullptr;
@@ -535,8 +533,7 @@ class PriorityPolicy final : public Policy {
 
   void AddOrder() {
     orders_.push_back(std::make_unique<WaitingOrder>(
-        backfill_, [this](int group) { return Rank(group); },
-        [this](JobId id) { OnStarted(*context_, id); }));
+        [this](int group) { return Rank(group); }, [this](JobId id) { OnStarted(*context_, id); }));
     if (context_) orders_.back()->set_context(context_);
   }
   // With quotas one order per VC (its index), else one for all.
