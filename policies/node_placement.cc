@@ -99,14 +99,12 @@ bool PlaceCpuOnly(const Resources& resources, const PlacementRequest& request, N
   for (int node = 0; node < cluster.node_count(); ++node) {
     const Node& info = cluster.node(node);
     if (cpu > 0 && resources.free_cpu_milli(node) < cpu && info.cpus > 0) continue;
-    if (!request.AllowsType(info.gpu_type)) continue;
-    // CpuOnlyFits, with the charge computed once.
-    const HostCharge charge = HostChargeOn(info, request.host, 0, 0, 0);
-    if (!resources.HostFits(node, charge)) continue;
+    if (!CpuOnlyFits(resources, node, request)) continue;
     if (rule == NodeRule::kFirstFit) {
       best = node;
       break;
     }
+    const HostCharge charge = HostChargeOn(info, request.host, 0, 0, 0);
     const std::pair<int64_t, int64_t> left{
         int64_t{resources.free_cpu_milli(node)} - charge.cpu_milli,
         int64_t{resources.free_memory_mib(node)} - charge.memory_mib};
