@@ -122,6 +122,7 @@ double WalltimeRule::Planned(const Job& job) const {
 
 double WalltimeRule::EstimatedEnd(const SchedulingContext& context, JobId id) const {
   const JobRun& run = context.run(id);
+  const ActiveRun& live = context.active(id);
   const double now = context.now();
   const Job& job = context.job(id);
   // The engine kills the job at a requested wall time (Engine::ScheduleFinish), so it never runs
@@ -131,7 +132,7 @@ double WalltimeRule::EstimatedEnd(const SchedulingContext& context, JobId id) co
   const double planned = requested >= 0 ? requested : Modelled(job);
   if (planned >= 0) return now + std::max(0.0, planned - run.run_seconds);
   // No estimate: the true end, computed as the engine does.
-  return now + run.overhead_left + run.work_left / run.rate;
+  return now + live.overhead_left + live.work_left / live.rate;
 }
 
 // ---- QueueIndex ----
@@ -438,7 +439,7 @@ int EasyBackfill::ClassOf(const SchedulingContext& context, JobId id) {
   }
   int& cls = class_of_[id];
   if (cls < 0) {
-    const PlacementRequest& request = context.run(id).request;
+    const PlacementRequest& request = context.active(id).request;
     const auto key = std::make_tuple(request.gpus, request.type_mask, request.host.cpu_milli,
                                      request.host.memory_mib, request.constraint);
     auto it = class_ids_.find(key);
@@ -469,8 +470,8 @@ void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, J
   context.Start(id, std::move(allocation));
   ++plan_changes_;
   const double end = rule_.EstimatedEnd(context, id);
-  const Allocation& held = context.run(id).allocation;
-  const PlacementRequest& request = context.run(id).request;
+  const Allocation& held = context.active(id).allocation;
+  const PlacementRequest& request = context.active(id).request;
   // The horizon holds the GPUs (and CPUs) of every running job that ends after horizon_time_.
   if (end > horizon_time_) TakeAllocation(*horizon_, request, held);
   by_end_.emplace(std::make_pair(end, id), Held{held, request});
@@ -529,7 +530,7 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
       !context.placement().DrawsRandomNumbers()) {
     return;
   }
-  const PlacementRequest& request = context.run(head).request;
+  const PlacementRequest& request = context.active(head).request;
   // Fitting is monotone in tau (the horizon only gains free GPUs as tau grows), and so is having
   // enough free GPUs of an allowed type, which fitting needs. A head wider than every node of an
   // allowed type spreads over nodes, where free counts nearly decide: the horizon moves, by counts
@@ -682,9 +683,9 @@ bool EasyBackfill::KeepsReservation(const SchedulingContext& context, JobId id, 
   }
   // With the job running at t_s, the head's GPUs must be free and its CPUs and memory still fit
   // there.
-  const PlacementRequest& request = context.run(id).request;
+  const PlacementRequest& request = context.active(id).request;
   TakeAllocation(*horizon_, request, allocation);
-  const bool keeps = AllocationFits(*horizon_, context.run(head).request.host, reserved_);
+  const bool keeps = AllocationFits(*horizon_, context.active(head).request.host, reserved_);
   GiveBackAllocation(*horizon_, request, allocation);
   return keeps;
 }
@@ -694,9 +695,9 @@ bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, J
   if (KeepsReservation(context, id, head, *allocation)) return true;
   // Can the head be placed at t_s elsewhere, with this job running? (Not if the job's GPUs leave
   // too few of every type the head allows: then the horizon need not be changed to know.)
-  const PlacementRequest& head_request = context.run(head).request;
+  const PlacementRequest& head_request = context.active(head).request;
   if (CountFitsWithout(context, head_request, *allocation)) {
-    const PlacementRequest& request = context.run(id).request;
+    const PlacementRequest& request = context.active(id).request;
     TakeAllocation(*horizon_, request, *allocation);
     Allocation moved;
     const bool head_fits = FitsOn(context, *horizon_, head_request, &moved);
@@ -709,13 +710,13 @@ bool EasyBackfill::PlaceOutlasting(const SchedulingContext& context, JobId id, J
     }
   }
   // Else somewhere outside the reserved nodes: first by counts, without building that state.
-  if (!UnreservedCurrent(context) && !UnreservedCountFits(context, context.run(id).request)) {
+  if (!UnreservedCurrent(context) && !UnreservedCountFits(context, context.active(id).request)) {
     return false;
   }
   if (!UnreservedCurrent(context)) BuildUnreserved(context);
   Allocation elsewhere;
   elsewhere.node = -1;
-  if (!FitsOn(context, *unreserved_, context.run(id).request, &elsewhere)) return false;
+  if (!FitsOn(context, *unreserved_, context.active(id).request, &elsewhere)) return false;
   *allocation = std::move(elsewhere);
   return true;
 }

@@ -34,10 +34,10 @@ class ClusterAutoscaler final : public Autoscaler {
     const Cluster& cluster = ctx.cluster();
     waiting_.clear();
     for (JobId id = ctx.QueueFront(); id != kNoJob; id = ctx.QueueNext(id)) {
-      if (ctx.run(id).request.gpus > 0 && !ctx.TryPlace(id, &scratch_)) waiting_.push_back(id);
+      if (ctx.active(id).request.gpus > 0 && !ctx.TryPlace(id, &scratch_)) waiting_.push_back(id);
     }
     std::stable_sort(waiting_.begin(), waiting_.end(), [&](JobId a, JobId b) {
-      return ctx.run(a).request.gpus > ctx.run(b).request.gpus;
+      return ctx.active(a).request.gpus > ctx.active(b).request.gpus;
     });
     for (int group : pools.groups()) {
       const NodeGroupSpec& spec = cluster.spec().groups[group];
@@ -48,8 +48,8 @@ class ClusterAutoscaler final : public Autoscaler {
       const int can_add = spec.autoscale.max - pools.provisioned(group);
       int added = 0;
       for (JobId& id : waiting_) {
-        if (id == kNoJob || !ctx.run(id).request.AllowsType(type)) continue;
-        const int gpus = ctx.run(id).request.gpus;
+        if (id == kNoJob || !ctx.active(id).request.AllowsType(type)) continue;
+        const int gpus = ctx.active(id).request.gpus;
         if (gpus <= per_node) {
           auto bin = std::find_if(free_.begin(), free_.end(), [&](int f) { return f >= gpus; });
           if (bin == free_.end()) {

@@ -546,7 +546,7 @@ bool Conservative::Placeable(const SchedulingContext& context, int gpus, int typ
 }
 
 void Conservative::PlaceCounting(SchedulingContext& context, JobId id, uint64_t failed_types) {
-  const PlacementRequest& request = context.run(id).request;
+  const PlacementRequest& request = context.active(id).request;
   const double seconds = rule_.Planned(context.job(id));
   const double now = context.now();
   Slot best;
@@ -576,7 +576,7 @@ void Conservative::PlaceCounting(SchedulingContext& context, JobId id, uint64_t 
 
 bool Conservative::StartCounting(SchedulingContext& context, JobId id, const Slot& slot,
                                  Allocation* allocation) {
-  PlacementRequest request = context.run(id).request;
+  PlacementRequest request = context.active(id).request;
   request.type_mask = uint64_t{1} << slot.type;
   return context.placement().Find(context.resources(), request, allocation);
 }
@@ -783,7 +783,7 @@ double Conservative::NextBreakpointOnNodes(const PlacementRequest& request, doub
 
 bool Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not_before,
                                 double before) {
-  const PlacementRequest& request = context.run(id).request;
+  const PlacementRequest& request = context.active(id).request;
   const double seconds = rule_.Planned(context.job(id));
   if (!gaps_.empty()) {
     if (not_before > context.now()) always_check_.push_back(id);
@@ -1009,7 +1009,7 @@ int Conservative::ClassOf(const SchedulingContext& context, JobId id) {
     reserved_start_.resize(size, kInfinity);
   }
   if (class_of_[id] >= 0) return class_of_[id];
-  const PlacementRequest& request = context.run(id).request;
+  const PlacementRequest& request = context.active(id).request;
   const auto key = std::make_pair(request.gpus, request.type_mask);
   auto it = class_ids_.find(key);
   if (it == class_ids_.end()) {
@@ -1241,7 +1241,7 @@ void Conservative::StartDue(SchedulingContext& context) {
       // Under host limits their CPUs and memory too.
       // Under a spread rule, none of them in a domain its group holds now (docs/spreading.md).
       const Resources& live = context.resources();
-      const SpreadRule& spread = live.spread_rule(context.run(id).request.constraint);
+      const SpreadRule& spread = live.spread_rule(context.active(id).request.constraint);
       placed = true;
       for (size_t i = 0; i < slot.units.size() && placed; ++i) {
         const int node = slot.units[i].first;
@@ -1268,7 +1268,7 @@ void Conservative::StartDue(SchedulingContext& context) {
       RecordHoles(slot, slot.start, slot.end);
       Place(context, id, failed[id],
             by_nodes_ && before != 0
-                ? NextBreakpointOnNodes(context.run(id).request, now)
+                ? NextBreakpointOnNodes(context.active(id).request, now)
                 : now);
       freed_since_compression_ = true;  // its old slot is free for others
       continue;

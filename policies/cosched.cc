@@ -244,7 +244,7 @@ class Cosched final : public Policy {
     const Job& job = context.job(id);
     JobInfo& info = info_[id];
     info.request = job.gpus;
-    info.allowed = context.run(id).request.type_mask;
+    info.allowed = context.active(id).request.type_mask;
     key_[id] = OrderKey{-job.priority,
                         job.submit_time + options_.age_weight_seconds * std::max(job.gpus, 1), id};
     const ModelRuntime* models = context.models();
@@ -255,7 +255,7 @@ class Cosched final : public Policy {
         job.gpus < 1) {
       return;
     }
-    if (context.run(id).request.milli > 0) return;  // a fractional trace request: kept as is
+    if (context.active(id).request.milli > 0) return;  // a fractional trace request: kept as is
     const std::string& family = models->model(id)->family;
     const int by_fraction =
         static_cast<int>(std::ceil(options_.min_fraction * static_cast<double>(job.gpus) - 1e-9));
@@ -289,8 +289,8 @@ class Cosched final : public Policy {
   // memory of the queued shareable jobs, so a pass can tell in O(T) that no queued job can start.
   void Enqueue(JobId id, const SchedulingContext& context) {
     queued_.insert(key_[id]);
-    cpu_only_queued_ += IsCpuOnly(context.run(id).request);
-    if (context.run(id).request.milli > 0) fractional_.insert(context.run(id).request.milli);
+    cpu_only_queued_ += IsCpuOnly(context.active(id).request);
+    if (context.active(id).request.milli > 0) fractional_.insert(context.active(id).request.milli);
     for (size_t p = 0; p < types_.size(); ++p) {
       const int floor = DemandFloor(id, static_cast<int>(p));
       if (floor > 0) floors_[p].insert(floor);
@@ -300,9 +300,9 @@ class Cosched final : public Policy {
   }
   void Dequeue(JobId id, const SchedulingContext& context) {
     queued_.erase(key_[id]);
-    cpu_only_queued_ -= IsCpuOnly(context.run(id).request);
-    if (context.run(id).request.milli > 0) {
-      fractional_.erase(fractional_.find(context.run(id).request.milli));
+    cpu_only_queued_ -= IsCpuOnly(context.active(id).request);
+    if (context.active(id).request.milli > 0) {
+      fractional_.erase(fractional_.find(context.active(id).request.milli));
     }
     for (size_t p = 0; p < types_.size(); ++p) {
       const int floor = DemandFloor(id, static_cast<int>(p));
@@ -367,7 +367,7 @@ class Cosched final : public Policy {
       const JobId next = context.QueueNext(id);
       if (tried_[id] != pass_) {
         tried_[id] = pass_;
-        const bool cpu_only = IsCpuOnly(context.run(id).request);
+        const bool cpu_only = IsCpuOnly(context.active(id).request);
         cpu_only_tried_ += cpu_only;
         if (!TryStart(context, id)) {
           // It fits nowhere now (or only on types an earlier starving job holds).
@@ -388,7 +388,7 @@ class Cosched final : public Policy {
       if (tried_[id] == pass_ || context.run(id).state != JobState::kQueued) continue;
       if (!AnyRoom(context)) break;
       tried_[id] = pass_;
-      cpu_only_tried_ += IsCpuOnly(context.run(id).request);
+      cpu_only_tried_ += IsCpuOnly(context.active(id).request);
       // Not started although it fits: the GPUs it fits on are held for a starving job.
       if (!TryStart(context, id, &it)) waits_.StateNoFit(context, id, WaitReason::kPolicyHold);
     }
@@ -447,7 +447,7 @@ class Cosched final : public Policy {
   // that is not held.
   bool TryStartWhole(SchedulingContext& context, JobId id) {
     const JobInfo& info = info_[id];
-    PlacementRequest request = context.run(id).request;
+    PlacementRequest request = context.active(id).request;
     request.gpus = info.request;
     request.type_mask &= ~held_mask_;
     // Whole GPUs are counted per type (placements are monotone in the count); a CPU-only job
@@ -521,8 +521,8 @@ class Cosched final : public Policy {
         want.type_mask = uint64_t{1} << t;
         want.job = &job;
         want.job_id = id;
-        want.host = context.run(id).request.host;  // CPUs and memory (docs/resources.md)
-        want.constraint = context.run(id).request.constraint;  // locality, node limit
+        want.host = context.active(id).request.host;  // CPUs and memory (docs/resources.md)
+        want.constraint = context.active(id).request.constraint;  // locality, node limit
         if (context.placement().Find(context.resources(), want, &allocation)) break;
         if (want.constraint == 0) min_failed_[p] = std::min(min_failed_[p], n);
       }
@@ -597,9 +597,9 @@ class Cosched final : public Policy {
     const Cluster& cluster = context.cluster();
     const int node = cluster.NodeOfGpu(gpu);
     const HostCharge first =
-        HostChargeOn(cluster.node(node), context.run(a).request.host, 1, 1, kShareMilli);
+        HostChargeOn(cluster.node(node), context.active(a).request.host, 1, 1, kShareMilli);
     const HostCharge second =
-        HostChargeOn(cluster.node(node), context.run(b).request.host, 1, 1, kShareMilli);
+        HostChargeOn(cluster.node(node), context.active(b).request.host, 1, 1, kShareMilli);
     return resources.HostFits(
         node, HostCharge{first.cpu_milli + second.cpu_milli, first.memory_mib + second.memory_mib});
   }
@@ -648,7 +648,7 @@ class Cosched final : public Policy {
       const double bytes = ShareBytes(id, p, &batch);
       if (bytes < 0 || context.gpu_memory_used(g) + bytes > models.CapacityBytes(t)) continue;
       const int gpu[] = {g};
-      if (!context.resources().HostFitsGpus(context.run(id).request.host, gpu, kShareMilli)) {
+      if (!context.resources().HostFitsGpus(context.active(id).request.host, gpu, kShareMilli)) {
         continue;  // its node lacks the CPUs or host memory for the share (docs/resources.md)
       }
       half_free_.erase(half_free_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -677,7 +677,7 @@ class Cosched final : public Policy {
 
   // Remaining work (seconds at rate 1) of a running job, now.
   static double WorkLeft(const SchedulingContext& context, JobId id) {
-    const JobRun& run = context.run(id);
+    const ActiveRun& run = context.active(id);
     const double ran = context.now() - run.last_start;
     const double active = std::max(0.0, ran - std::min(ran, run.overhead_left));
     return std::max(0.0, run.work_left - active * run.rate);
@@ -715,14 +715,18 @@ class Cosched final : public Policy {
     std::vector<JobId> done;
     for (const OrderKey& key : under_) {
       const JobId id = key.id;
-      const JobRun& run = context.run(id);
-      const int held = static_cast<int>(run.allocation.gpus.size());
-      const int request = info_[id].request;
-      if (run.state != JobState::kRunning || held >= request) {
+      if (context.run(id).state != JobState::kRunning) {
         done.push_back(id);
         continue;
       }
-      const int t = run.allocation.gpu_type;
+      const ActiveRun& live = context.active(id);
+      const int held = static_cast<int>(live.allocation.gpus.size());
+      const int request = info_[id].request;
+      if (held >= request) {
+        done.push_back(id);
+        continue;
+      }
+      const int t = live.allocation.gpu_type;
       const int p = Slot(t);
       if (p < 0 || IsHeld(p) || context.resources().free_of_type(t) == 0) continue;
       const double eligible = last_resize_[id] + options_.interval_seconds;
@@ -736,10 +740,10 @@ class Cosched final : public Policy {
       if (scratch.free_of_type(t) == 0) continue;
       const double old_factor =
           models.RateFactor(id, t, held, std::max(context.model_run(id).batch, 1));
-      if (!(old_factor > 0) || !(run.rate > 0)) continue;
-      const HostDemand& host = run.request.host;
-      scratch.ReleaseJob(host, run.allocation.gpus, run.allocation.milli, -1,
-                         run.request.constraint);
+      if (!(old_factor > 0) || !(live.rate > 0)) continue;
+      const HostDemand& host = live.request.host;
+      scratch.ReleaseJob(host, live.allocation.gpus, live.allocation.milli, -1,
+                         live.request.constraint);
       const int step = models.min_gpus(id, t);  // whole replicas of TP x PP GPUs
       int n = std::min(request, scratch.free_of_type(t));
       n -= n % step;
@@ -751,7 +755,7 @@ class Cosched final : public Policy {
         want.job = &context.job(id);
         want.job_id = id;
         want.host = host;
-        want.constraint = run.request.constraint;
+        want.constraint = live.request.constraint;
         if (context.placement().Find(scratch, want, &allocation)) break;
       }
       bool resized = false;
@@ -762,11 +766,11 @@ class Cosched final : public Policy {
           // Same type, so the runtime model's part of the rate stays (up to the placement's
           // communication cost, which this prediction leaves out).
           const double work = WorkLeft(context, id);
-          const double new_rate = run.rate * new_factor / old_factor;
-          const double saving = work / run.rate - work / new_rate;
+          const double new_rate = live.rate * new_factor / old_factor;
+          const double saving = work / live.rate - work / new_rate;
           if (saving > options_.realloc_margin * context.preemption_cost(id)) {
             scratch.AllocateJob(host, allocation.gpus, allocation.milli, -1,
-                                run.request.constraint);
+                                live.request.constraint);
             allocation.batch = batch;
             context.Resize(id, std::move(allocation));
             last_resize_[id] = context.now();
@@ -776,8 +780,8 @@ class Cosched final : public Policy {
         }
       }
       if (!resized) {
-        scratch.AllocateJob(host, run.allocation.gpus, run.allocation.milli, -1,
-                            run.request.constraint);
+        scratch.AllocateJob(host, live.allocation.gpus, live.allocation.milli, -1,
+                            live.request.constraint);
       }
     }
     for (JobId id : done) under_.erase(key_[id]);

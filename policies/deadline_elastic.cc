@@ -207,7 +207,7 @@ class DeadlineElastic final : public Policy {
     Plan(context, admitted_, &profile, nullptr, &plans);
     for (const auto& [id, choice] : plans) {
       if (choice.start > now || choice.type < 0) continue;
-      PlacementRequest request = context.run(id).request;
+      PlacementRequest request = context.active(id).request;
       request.gpus = choice.gpus;
       request.type_mask &= uint64_t{1} << choice.type;
       Allocation allocation;
@@ -223,7 +223,7 @@ class DeadlineElastic final : public Policy {
         ++it;
         continue;
       }
-      if (IsCpuOnly(context.run(id).request)) {
+      if (IsCpuOnly(context.active(id).request)) {
         // A CPU-only job holds CPUs and memory on one node and no GPU: nothing of the GPU plan
         // to keep free (docs/resources.md#cpu-only-jobs).
         context.Start(id, std::move(allocation));
@@ -233,7 +233,7 @@ class DeadlineElastic final : public Policy {
       // The placement's choice first; where no batch of the job's model fits those GPUs (an
       // elastic policy never starts a job into an out-of-memory failure), the next type the
       // placement finds, so that such a job does not wait for ever.
-      PlacementRequest request = context.run(id).request;
+      PlacementRequest request = context.active(id).request;
       bool started = false;
       while (true) {
         const int type = allocation.gpu_type;
@@ -273,7 +273,7 @@ class DeadlineElastic final : public Policy {
       takes_[slot].emplace_back(kInfinity, 1);
     }
     for (JobId id : context.running()) {
-      const Allocation& a = context.run(id).allocation;
+      const Allocation& a = context.active(id).allocation;
       const int slot = SlotOf(a.gpu_type);
       if (slot < 0 || a.gpus.empty()) continue;
       auto it = end_of_.find(id);
@@ -333,7 +333,7 @@ class DeadlineElastic final : public Policy {
   Choice Choose(const SchedulingContext& context, JobId id, double deadline,
                 const std::vector<StepProfile>& profile) const {
     const double now = context.now();
-    const PlacementRequest& request = context.run(id).request;
+    const PlacementRequest& request = context.active(id).request;
     Choice best;
     Choice fastest;  // the earliest end on the whole request, if nothing meets the deadline
     for (size_t slot = 0; slot < types_.size(); ++slot) {
@@ -370,7 +370,7 @@ class DeadlineElastic final : public Policy {
   // +inf if it cannot run there. In model-aware runs *batch is the batch assumed.
   double PlannedSeconds(const SchedulingContext& context, JobId id, int type, int n,
                         int* batch) const {
-    const JobRun& run = context.run(id);
+    const ActiveRun& run = context.active(id);
     const double rate = context.TypeRate(id, type);
     if (!(rate > 0)) return kInfinity;
     double factor = static_cast<double>(n) / run.request.gpus;

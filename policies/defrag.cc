@@ -16,7 +16,7 @@ namespace {
 // A running job the defragmenter may move: whole GPUs on one node, no MIG instance, no
 // constraint class (data locality, node limit, anti-affinity), not holding whole nodes.
 bool Movable(const SchedulingContext& context, JobId id) {
-  const JobRun& run = context.run(id);
+  const ActiveRun& run = context.active(id);
   const Allocation& held = run.allocation;
   if (held.gpus.empty() || held.milli > 0 || held.mig_profile >= 0) return false;
   if (run.request.whole_nodes || run.request.constraint != 0) return false;
@@ -46,7 +46,7 @@ bool TryMoves(const SchedulingContext& context, JobId waiting, int node,
   moves->clear();
   bool placed = true;
   for (const Candidate& c : chosen) {
-    const PlacementRequest& request = context.run(c.id).request;
+    const PlacementRequest& request = context.active(c.id).request;
     DefragMove move{c.id, {}};
     if (!placement.Find(scratch, request, &move.to) || move.to.milli > 0 ||
         move.to.gpus.size() != static_cast<size_t>(c.gpus)) {
@@ -60,18 +60,18 @@ bool TryMoves(const SchedulingContext& context, JobId waiting, int node,
   bool fits = false;
   if (placed) {
     for (const DefragMove& move : *moves) {
-      const JobRun& run = context.run(move.job);
+      const ActiveRun& run = context.active(move.job);
       GiveBackAllocation(scratch, run.request, run.allocation);
     }
     Allocation allocation;
-    fits = placement.Find(scratch, context.run(waiting).request, &allocation);
+    fits = placement.Find(scratch, context.active(waiting).request, &allocation);
     for (auto it = moves->rbegin(); it != moves->rend(); ++it) {
-      const JobRun& run = context.run(it->job);
+      const ActiveRun& run = context.active(it->job);
       TakeAllocation(scratch, run.request, run.allocation);
     }
   }
   for (auto it = moves->rbegin(); it != moves->rend(); ++it) {
-    GiveBackAllocation(scratch, context.run(it->job).request, it->to);
+    GiveBackAllocation(scratch, context.active(it->job).request, it->to);
   }
   return placed && fits;
 }
@@ -80,18 +80,19 @@ bool TryMoves(const SchedulingContext& context, JobId waiting, int node,
 
 double EstimatedEnd(const SchedulingContext& context, const Policy& policy, JobId id) {
   const JobRun& run = context.run(id);
-  if (!(run.rate > 0)) return std::numeric_limits<double>::infinity();
+  const ActiveRun& live = context.active(id);
+  if (!(live.rate > 0)) return std::numeric_limits<double>::infinity();
   // The fields are as of the current interval's start (the engine updates them when it stops).
-  double end = run.last_start + run.overhead_left + run.work_left / run.rate;
+  double end = live.last_start + live.overhead_left + live.work_left / live.rate;
   const double walltime = policy.RequestedWalltime(context.job(id));
-  if (walltime >= 0) end = std::min(end, run.last_start + std::max(0.0, walltime - run.run_seconds));
+  if (walltime >= 0) end = std::min(end, live.last_start + std::max(0.0, walltime - run.run_seconds));
   return end;
 }
 
 DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, JobId waiting) {
   DefragPlan plan;
   plan.waiting = waiting;
-  const JobRun& head = context.run(waiting);
+  const ActiveRun& head = context.active(waiting);
   const PlacementRequest& request = head.request;
   if (request.gpus <= 0 || request.milli > 0 || request.whole_nodes || request.constraint != 0 ||
       context.job(waiting).mig_profile != 0 || context.placement().DrawsRandomNumbers() ||
@@ -114,7 +115,7 @@ DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, Jo
   std::map<int, double> share_end;                           // shared GPU -> its last share's end
   std::map<int, std::vector<Candidate>> movable;             // node -> its movable jobs
   for (JobId id : running) {
-    const Allocation& held = context.run(id).allocation;
+    const Allocation& held = context.active(id).allocation;
     if (held.gpus.empty()) continue;
     const double end = EstimatedEnd(context, policy, id);
     if (held.milli > 0 || held.mig_profile >= 0) {
@@ -175,13 +176,13 @@ DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, Jo
     {
       Resources& state = scratch ? *scratch : scratch.emplace(free);
       for (const Candidate& c : cands) {
-        const JobRun& run = context.run(c.id);
+        const ActiveRun& run = context.active(c.id);
         GiveBackAllocation(state, run.request, run.allocation);
       }
       Allocation allocation;
       const bool could = context.placement().Find(state, request, &allocation);
       for (auto c = cands.rbegin(); c != cands.rend(); ++c) {
-        const JobRun& run = context.run(c->id);
+        const ActiveRun& run = context.active(c->id);
         TakeAllocation(state, run.request, run.allocation);
       }
       if (!could) continue;

@@ -215,7 +215,7 @@ class FairShare final : public Policy {
 
   // A started job adds its GPUs to its account's running GPUs; a finished one removes them.
   void Charge(const SchedulingContext& context, JobId id, int sign) {
-    ledger_.Charge(AccountOf(context.job(id)), sign * context.run(id).request.gpus);
+    ledger_.Charge(AccountOf(context.job(id)), sign * context.active(id).request.gpus);
   }
 
   Options options_;

@@ -112,7 +112,7 @@ class Gavel final : public Policy {
     GavelProblem problem;
     problem.gpus_per_type = capacity;
     for (JobId id : active) {
-      problem.scale.push_back(std::max(1, context.run(id).request.gpus));
+      problem.scale.push_back(std::max(1, context.active(id).request.gpus));
       std::vector<double> row(types_.size());
       for (size_t s = 0; s < types_.size(); ++s) row[s] = context.TypeRate(id, types_[s]);
       problem.throughput.push_back(std::move(row));
@@ -134,11 +134,11 @@ class Gavel final : public Policy {
     // allocation, never preempted, and start after the round's GPU jobs (StartCpuOnly).
     std::vector<JobId> active;
     for (JobId id : context.running()) {
-      if (!IsCpuOnly(context.run(id).request)) active.push_back(id);
+      if (!IsCpuOnly(context.active(id).request)) active.push_back(id);
     }
     std::vector<JobId> cpu_only;
     for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
-      (IsCpuOnly(context.run(id).request) ? cpu_only : active).push_back(id);
+      (IsCpuOnly(context.active(id).request) ? cpu_only : active).push_back(id);
     }
     if (active.empty()) {
       StartCpuOnly(context, cpu_only);
@@ -179,7 +179,7 @@ class Gavel final : public Policy {
     std::vector<int> left = capacity;
     for (const Pair& p : pairs_) {
       if (chosen.count(p.job)) continue;
-      const int gpus = std::max(1, context.run(p.job).request.gpus);
+      const int gpus = std::max(1, context.active(p.job).request.gpus);
       if (gpus > left[p.slot]) continue;
       left[p.slot] -= gpus;
       chosen.emplace(p.job, p.slot);
@@ -189,9 +189,9 @@ class Gavel final : public Policy {
     const std::vector<JobId> running(context.running().begin(), context.running().end());
     std::set<JobId> stopped;  // preempted at this boundary and not chosen: not restarted
     for (JobId id : running) {
-      if (IsCpuOnly(context.run(id).request)) continue;
+      if (IsCpuOnly(context.active(id).request)) continue;
       auto it = chosen.find(id);
-      const int slot = slot_of_[context.run(id).allocation.gpu_type];
+      const int slot = slot_of_[context.active(id).allocation.gpu_type];
       if (it != chosen.end() && it->second == slot) continue;
       context.Preempt(id);
       if (it == chosen.end()) stopped.insert(id);
@@ -205,7 +205,7 @@ class Gavel final : public Policy {
       starts.emplace_back(p.job, p.slot);
     }
     std::stable_sort(starts.begin(), starts.end(), [&](const auto& a, const auto& b) {
-      return context.run(a.first).request.gpus > context.run(b.first).request.gpus;
+      return context.active(a.first).request.gpus > context.active(b.first).request.gpus;
     });
     for (const auto& [id, slot] : starts) TryStart(context, id, slot);
     // GPUs left by chosen jobs that did not fit: offered to the other pairs in priority order.
@@ -221,7 +221,7 @@ class Gavel final : public Policy {
       const auto it = chosen.find(id);
       WaitReason reason = WaitReason::kPolicyHold;
       if (it != chosen.end()) {
-        PlacementRequest request = context.run(id).request;
+        PlacementRequest request = context.active(id).request;
         request.type_mask &= uint64_t{1} << types_[it->second];
         reason = ClassifyNoFit(context.cluster(), context.placement(), context.resources(),
                                request, context.failed_gpus())
@@ -230,8 +230,8 @@ class Gavel final : public Policy {
       context.SetWaitReason(id, reason);
     }
     for (JobId id : context.running()) {
-      if (IsCpuOnly(context.run(id).request)) continue;
-      ++received_.at(id)[slot_of_[context.run(id).allocation.gpu_type]];
+      if (IsCpuOnly(context.active(id).request)) continue;
+      ++received_.at(id)[slot_of_[context.active(id).allocation.gpu_type]];
     }
     ++rounds_since_reset_;
     StartCpuOnly(context, cpu_only);
@@ -252,7 +252,7 @@ class Gavel final : public Policy {
   }
 
   void TryStart(SchedulingContext& context, JobId id, int slot) {
-    PlacementRequest request = context.run(id).request;
+    PlacementRequest request = context.active(id).request;
     request.type_mask &= uint64_t{1} << types_[slot];
     Allocation allocation;
     if (context.placement().Find(context.resources(), request, &allocation)) {

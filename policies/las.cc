@@ -68,7 +68,7 @@ class Las final : public Policy, public RunnableOrder {
   void OnArrival(SchedulingContext& context, JobId id) override {
     Grow(id);
     key_[id] = QueueKey{0, 1, ++back_seq_};
-    queued_.Insert(context.run(id).request, key_[id], id);
+    queued_.Insert(context.active(id).request, key_[id], id);
   }
 
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
@@ -82,7 +82,7 @@ class Las final : public Policy, public RunnableOrder {
     LeaveRoom(id);
     ++generation_[id];
     key_[id] = QueueKey{key_[id].queue, 1, --front_seq_};
-    queued_.Insert(context.run(id).request, key_[id], id);
+    queued_.Insert(context.active(id).request, key_[id], id);
     if (starvation_seconds_ > 0 && key_[id].queue > 0) {
       context.SetTimer(context.now() + starvation_seconds_, id, Tag(id, kPromote));
     }
@@ -106,9 +106,10 @@ class Las final : public Policy, public RunnableOrder {
       SetDemotionTimer(context, id);
     } else {
       if (run.state != JobState::kQueued || queue == 0) return;
-      queued_.Erase(run.request, key_[id], id);
+      const ActiveRun& live = context.active(id);
+      queued_.Erase(live.request, key_[id], id);
       key_[id] = QueueKey{0, 1, ++back_seq_};
-      queued_.Insert(run.request, key_[id], id);
+      queued_.Insert(live.request, key_[id], id);
       service_base_[id] = run.gpu_seconds;
     }
   }
@@ -189,7 +190,8 @@ class Las final : public Policy, public RunnableOrder {
     const JobRun& run = context.run(id);
     double held = run.gpu_seconds - service_base_[id];
     if (run.state == JobState::kRunning) {
-      held += (context.now() - run.last_start) * static_cast<double>(run.allocation.gpus.size());
+      const ActiveRun& live = context.active(id);
+      held += (context.now() - live.last_start) * static_cast<double>(live.allocation.gpus.size());
     }
     return held;
   }
@@ -197,7 +199,7 @@ class Las final : public Policy, public RunnableOrder {
   void SetDemotionTimer(SchedulingContext& context, JobId id) {
     const int queue = key_[id].queue;
     if (queue >= static_cast<int>(thresholds_.size())) return;  // the last queue
-    const double gpus = static_cast<double>(context.run(id).allocation.gpus.size());
+    const double gpus = static_cast<double>(context.active(id).allocation.gpus.size());
     if (gpus == 0) return;  // a CPU-only job attains no GPU service: never demoted
     const double left = std::max(0.0, thresholds_[queue] - Attained(context, id));
     context.SetTimer(context.now() + left / gpus, id, Tag(id, kDemote));
@@ -214,7 +216,7 @@ class Las final : public Policy, public RunnableOrder {
     auto [it, inserted] = held_.try_emplace(id);
     if (!inserted) return;
     it->second.key = key_[id];
-    it->second.gpus = context.run(id).allocation.gpus;
+    it->second.gpus = context.active(id).allocation.gpus;
     for (int k = 0; k < QueueCount(); ++k) {
       if (IsInRoom(it->second.key, k)) room_[k].Allocate(it->second.gpus);
     }
@@ -238,19 +240,19 @@ class Las final : public Policy, public RunnableOrder {
       if (key_[id].band == 0) {
         moved_.emplace_back(key_[id], id);
       } else {
-        queued_.Insert(context.run(id).request, key_[id], id);
+        queued_.Insert(context.active(id).request, key_[id], id);
       }
     }
     std::sort(moved_.begin(), moved_.end(), std::greater<>());
     for (const auto& [key, id] : moved_) {
       key_[id] = QueueKey{key.queue, 1, --front_seq_};
-      queued_.Insert(context.run(id).request, key_[id], id);
+      queued_.Insert(context.active(id).request, key_[id], id);
     }
     // Running jobs in band 1 (started in this pass, or demoted since the last one): to the back
     // of band 0, keeping their order.
     moved_.clear();
     for (JobId id : outcome_.started) {
-      CHECK(queued_.Erase(context.run(id).request, key_[id], id), "las: started an unknown job");
+      CHECK(queued_.Erase(context.active(id).request, key_[id], id), "las: started an unknown job");
       moved_.emplace_back(key_[id], id);
     }
     for (JobId id : demoted_running_) {

@@ -43,7 +43,7 @@ class LeastLoaded final : public Policy {
     for (size_t s = 0; s < queues_.size(); ++s) {
       while (!queues_[s].empty()) {
         const JobId id = *queues_[s].begin();
-        PlacementRequest request = context.run(id).request;
+        PlacementRequest request = context.active(id).request;
         request.type_mask &= uint64_t{1} << types_[s];
         Allocation allocation;
         if (!context.placement().Find(context.resources(), request, &allocation)) {
@@ -58,7 +58,7 @@ class LeastLoaded final : public Policy {
         queued_work_[s] -= queued_.at(id);
         queued_.erase(id);
         context.Start(id, std::move(allocation));
-        const JobRun& run = context.run(id);
+        const ActiveRun& run = context.active(id);
         const double gpus = static_cast<double>(run.allocation.gpus.size());
         const double end = context.now() + run.overhead_left + run.work_left / run.rate;
         running_[id] = Running{static_cast<int>(s), gpus, end};
@@ -88,7 +88,7 @@ class LeastLoaded final : public Policy {
 
   void Dispatch(SchedulingContext& context, JobId id) {
     Setup(context);
-    if (IsCpuOnly(context.run(id).request)) {
+    if (IsCpuOnly(context.active(id).request)) {
       cpu_only_.insert(id);
       return;
     }
@@ -99,7 +99,7 @@ class LeastLoaded final : public Policy {
       const int type = cluster.node(cluster.NodeOfGpu(g)).gpu_type;
       for (size_t s = 0; s < types_.size(); ++s) working[s] -= types_[s] == type;
     }
-    const JobRun& run = context.run(id);
+    const ActiveRun& run = context.active(id);
     const double gpus = std::max(1, run.request.gpus);
     int best = -1;
     double best_finish = std::numeric_limits<double>::infinity();

@@ -189,7 +189,7 @@ class Multifactor final : public Policy {
     if (weight_age_ > 0) p += weight_age_ * std::min(1.0, (now - job.submit_time) / max_age_);
     if (weight_size_ > 0) {
       const double share =
-          static_cast<double>(context.run(id).request.gpus) / context.cluster().total_gpus();
+          static_cast<double>(context.active(id).request.gpus) / context.cluster().total_gpus();
       p += weight_size_ * (favor_small_ ? 1 - share : share);
     }
     if (weight_fairshare_ > 0) p += weight_fairshare_ * ledger_.factor(ledger_.AccountOf(job));
@@ -230,7 +230,7 @@ class Multifactor final : public Policy {
   }
 
   void Started(SchedulingContext& context, JobId id, int type) {
-    const int gpus = context.run(id).request.gpus;
+    const int gpus = context.active(id).request.gpus;
     const double end = context.now() + walltime_.Planned(context.job(id));
     by_end_.emplace(std::make_pair(end, id), Running{type, gpus});
     end_of_[id] = end;
@@ -265,7 +265,7 @@ class Multifactor final : public Policy {
     size_t kept = 0;
     for (size_t k = 0; k < waiting_.size(); ++k) {
       const JobId id = waiting_[k];
-      const uint64_t mask = context.run(id).request.type_mask;
+      const uint64_t mask = context.active(id).request.type_mask;
       const bool partition_blocked =
           std::find(blocked.begin(), blocked.end(), mask) != blocked.end();
       if (!partition_blocked && context.MayStart(id)) {
@@ -358,7 +358,7 @@ class Multifactor final : public Policy {
         continue;
       }
       ++tested;
-      const PlacementRequest& request = context.run(id).request;
+      const PlacementRequest& request = context.active(id).request;
       const double plan = walltime_.Planned(context.job(id));
       double best = kInf;
       int best_type = -1;

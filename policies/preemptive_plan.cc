@@ -17,7 +17,7 @@ const Resources& PreemptivePlanner::State() const {
 }
 
 bool PreemptivePlanner::Place(JobId id, Allocation* out) const {
-  return context_->placement().Find(State(), context_->run(id).request, out);
+  return context_->placement().Find(State(), context_->active(id).request, out);
 }
 
 void PreemptivePlanner::Run(SchedulingContext& context, RunnableOrder& order,
@@ -81,7 +81,7 @@ void PreemptivePlanner::StartOrDefer(JobId id, Allocation allocation) {
     context_->Start(id, std::move(allocation));
     return;
   }
-  TakeAllocation(*scratch_, context_->run(id).request, allocation);
+  TakeAllocation(*scratch_, context_->active(id).request, allocation);
   to_start_.emplace_back(id, std::move(allocation));
 }
 
@@ -103,12 +103,12 @@ void PreemptivePlanner::AddEvicted(JobId id) {
 bool PreemptivePlanner::IsKnownNotToFit(JobId id) const {
   // What is left for a job only shrinks along the order, so a shape that did not fit earlier in
   // the pass does not fit now.
-  const RequestShape shape = ShapeOf(context_->run(id).request);
+  const RequestShape shape = ShapeOf(context_->active(id).request);
   return std::find(cannot_fit_.begin(), cannot_fit_.end(), shape) != cannot_fit_.end();
 }
 
 bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
-  const PlacementRequest& request = context_->run(id).request;
+  const PlacementRequest& request = context_->active(id).request;
   const RequestShape shape = ShapeOf(request);
   if (IsKnownNotToFit(id)) return false;
 
@@ -122,7 +122,7 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
   for (JobId r = order_->LowestRunning();
        r != kNoJob && available < request.gpus && order_->Before(id, r);
        r = order_->NextHigherRunning()) {
-    const Allocation& held = context_->run(r).allocation;
+    const Allocation& held = context_->active(r).allocation;
     if (MarkOf(r) == kPinned && request.AllowsType(held.gpu_type)) {
       available += static_cast<int>(held.gpus.size());
     }
@@ -145,9 +145,9 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
   bool bound_checked = false;
   for (JobId r = order_->LowestRunning(); r != kNoJob && order_->Before(id, r);
        r = order_->NextHigherRunning()) {
-    const Allocation& held = context_->run(r).allocation;
+    const Allocation& held = context_->active(r).allocation;
     if (MarkOf(r) != kPinned || !request.AllowsType(held.gpu_type)) continue;
-    GiveBackAllocation(*scratch_, context_->run(r).request, held);
+    GiveBackAllocation(*scratch_, context_->active(r).request, held);
     SetMark(r, kEvicted);
     trial_.push_back(r);
     if (context_->placement().Find(*scratch_, request, out)) {
@@ -168,7 +168,7 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
   }
   // It does not fit in everything lower-priority jobs hold: undo.
   for (JobId t : trial_) {
-    const JobRun& run = context_->run(t);
+    const ActiveRun& run = context_->active(t);
     TakeAllocation(*scratch_, run.request, run.allocation);
     SetMark(t, kPinned);
   }
@@ -178,7 +178,7 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
 
 void PreemptivePlanner::SettleEvicted(JobId id) {
   SetMark(id, kSettled);
-  const JobRun& run = context_->run(id);
+  const ActiveRun& run = context_->active(id);
   if (AllocationFits(*scratch_, run.request.host, run.allocation)) {
     // The job that evicted it went elsewhere: it keeps running where it is.
     TakeAllocation(*scratch_, run.request, run.allocation);

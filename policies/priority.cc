@@ -420,7 +420,7 @@ class PriorityPolicy final : public Policy {
     }
     auto next = seen_levels_.upper_bound(level_[id]);
     if (next == seen_levels_.end()) return;  // already at the top
-    const int gpus = context.run(id).request.gpus;
+    const int gpus = context.active(id).request.gpus;
     OrderOf(id).Erase(id, level_[id], group_[id], gpus);
     level_[id] = *next;
     OrderOf(id).Insert(id, level_[id], group_[id], backfill_.ClassOf(context, id),
@@ -554,16 +554,16 @@ class PriorityPolicy final : public Policy {
         break;
     }
     OrderOf(id).Insert(id, level_[id], group_[id], backfill_.ClassOf(context, id),
-                       backfill_.walltime().Planned(context.job(id)), context.run(id).request.gpus);
+                       backfill_.walltime().Planned(context.job(id)), context.active(id).request.gpus);
     if (options_.max_wait_seconds > 0) {
       context.SetTimer(context.now() + options_.max_wait_seconds, id, Tag(id));
     }
   }
 
   void OnStarted(const SchedulingContext& context, JobId id) {
-    OrderOf(id).Erase(id, level_[id], group_[id], context.run(id).request.gpus);
+    OrderOf(id).Erase(id, level_[id], group_[id], context.active(id).request.gpus);
     ++generation_[id];  // its aging timer no longer applies
-    const JobRun& run = context.run(id);
+    const ActiveRun& run = context.active(id);
     held_[id] = static_cast<int>(run.allocation.gpus.size());
     start_[id] = run.last_start;
     Vc& vc = vcs_[vc_[id]];
@@ -631,9 +631,9 @@ class PriorityPolicy final : public Policy {
     Relabel(context, vc_[id]);
     return borrowing_[id];
   }
-  bool IsWithinQuota(JobId id, const JobRun& run) const {
+  bool IsWithinQuota(JobId id, const ActiveRun& live) const {
     const Vc& vc = vcs_[vc_[id]];
-    return vc.held + run.request.gpus <= vc.quota;
+    return vc.held + live.request.gpus <= vc.quota;
   }
 
   void Preempt(SchedulingContext& context, JobId id) {
@@ -653,12 +653,12 @@ class PriorityPolicy final : public Policy {
   // Preempts the cheapest set of eligible victims that makes room for `head` (see the file
   // comment). Returns true if it did, so the head fits now.
   bool MakeRoom(SchedulingContext& context, JobId head) {
-    const JobRun& head_run = context.run(head);
-    const PlacementRequest& request = head_run.request;
+    const ActiveRun& head_live = context.active(head);
+    const PlacementRequest& request = head_live.request;
     const int level = level_[head];
     const int v = vc_[head];
     const double now = context.now();
-    const bool within = options_.quotas && IsWithinQuota(head, head_run);
+    const bool within = options_.quotas && IsWithinQuota(head, head_live);
     // Necessary: free GPUs of allowed types plus those of every preemptible job of lower level
     // (and, for reclaim, of borrowing jobs) reach the request.
     if (!within) {
@@ -675,7 +675,7 @@ class PriorityPolicy final : public Policy {
     candidates_.clear();
     double wake = std::numeric_limits<double>::infinity();
     for (JobId r : context.running()) {
-      const JobRun& run = context.run(r);
+      const ActiveRun& run = context.active(r);
       const bool lower = level_[r] < level && !IsGuaranteed(context, r);
       int tier = -1;
       if (!options_.quotas) {
@@ -720,7 +720,7 @@ class PriorityPolicy final : public Policy {
     // Victims give back their GPUs and their CPUs and memory (docs/resources.md), as they will
     // when preempted.
     while (taken < candidates_.size() && !fits) {
-      const JobRun& victim = context.run(candidates_[taken++].id);
+      const ActiveRun& victim = context.active(candidates_[taken++].id);
       GiveBackAllocation(*scratch_, victim.request, victim.allocation);
       fits = context.placement().Find(*scratch_, request, &allocation);
     }
@@ -731,7 +731,7 @@ class PriorityPolicy final : public Policy {
     // Give back, costliest first, every victim whose GPUs the head does not need.
     victims_.assign(taken, kNoJob);
     for (size_t i = taken; i-- > 0;) {
-      const JobRun& victim = context.run(candidates_[i].id);
+      const ActiveRun& victim = context.active(candidates_[i].id);
       TakeAllocation(*scratch_, victim.request, victim.allocation);
       if (context.placement().Find(*scratch_, request, &allocation)) continue;
       GiveBackAllocation(*scratch_, victim.request, victim.allocation);
@@ -805,10 +805,10 @@ class PriorityPolicy final : public Policy {
       const JobId id = std::get<2>(heads.top().first);
       const int v = heads.top().second;
       heads.pop();
-      const JobRun& run = context.run(id);
-      const bool within = IsWithinQuota(id, run);
+      const ActiveRun& live = context.active(id);
+      const bool within = IsWithinQuota(id, live);
       if (guarantees ? within : !within) {
-        const int shape = ShapeOf(id, run.request);
+        const int shape = ShapeOf(id, live.request);
         Allocation allocation;
         if (no_fit_stamp_[shape] != walk_stamp_ && context.TryPlace(id, &allocation)) {
           StartNow(context, id, std::move(allocation));

@@ -37,25 +37,25 @@
 namespace clustersim {
 namespace {
 
-double RemainingWork(const JobRun& run, double now) {
-  if (run.state != JobState::kRunning) return run.work_left;
-  const double ran = now - run.last_start;
-  const double overhead = std::min(ran, run.overhead_left);
-  return std::max(0.0, run.work_left - (ran - overhead) * run.rate);
+double RemainingWork(const JobRun& run, const ActiveRun& live, double now) {
+  if (run.state != JobState::kRunning) return live.work_left;
+  const double ran = now - live.last_start;
+  const double overhead = std::min(ran, live.overhead_left);
+  return std::max(0.0, live.work_left - (ran - overhead) * live.rate);
 }
 
 class Srtf final : public Policy, public RunnableOrder {
  public:
   bool PlacesMig() const override { return false; }  // docs/mig.md
   void OnArrival(SchedulingContext& context, JobId id) override {
-    const JobRun& run = context.run(id);
+    const ActiveRun& run = context.active(id);
     queued_.Insert(run.request, run.work_left, id);
   }
 
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override { LeaveRunning(id); }
   void OnRequeue(SchedulingContext& context, JobId id) override {
     LeaveRunning(id);
-    const JobRun& run = context.run(id);
+    const ActiveRun& run = context.active(id);
     queued_.Insert(run.request, run.work_left, id);
   }
 
@@ -71,12 +71,12 @@ class Srtf final : public Policy, public RunnableOrder {
     // A queued job's work is constant, so its key is its work left now.
     for (JobId id : outcome_.preempted) {
       LeaveRunning(id);
-      const JobRun& run = context.run(id);
+      const ActiveRun& run = context.active(id);
       queued_.Insert(run.request, run.work_left, id);
     }
     for (JobId id : outcome_.migrated) LeaveRunning(id);
     for (JobId id : outcome_.started) {
-      const JobRun& run = context.run(id);
+      const ActiveRun& run = context.active(id);
       CHECK(queued_.Erase(run.request, run.work_left, id), "srtf: started an unknown job");
       EnterRunning(id);
     }
@@ -115,12 +115,12 @@ class Srtf final : public Policy, public RunnableOrder {
   // The steady jobs ending before this job's key all come before it: the room of its shape
   // moves its threshold there, touching the steady jobs it crosses.
   const Resources* RoomBound(JobId id) override {
-    const PlacementRequest& request = context_->run(id).request;
+    const PlacementRequest& request = context_->active(id).request;
     auto [slot, added] = room_of_shape_.try_emplace(
         {request.gpus, request.type_mask, request.constraint}, static_cast<int>(rooms_.size()));
     if (added) rooms_.push_back(Room{Resources(context_->cluster()), kNever});
     Room& room = rooms_[slot->second];
-    const double target = now_ + context_->run(id).work_left;
+    const double target = now_ + context_->active(id).work_left;
     if (target > room.threshold) {
       for (auto it = steady_.lower_bound({room.threshold, kNoJob});
            it != steady_.end() && it->first < target; ++it) {
@@ -150,11 +150,11 @@ class Srtf final : public Policy, public RunnableOrder {
     if (static_cast<size_t>(id) < running_.size() && running_[id].where == kSteady) {
       return running_[id].end;
     }
-    return now_ + RemainingWork(context_->run(id), now_);
+    return now_ + RemainingWork(context_->run(id), context_->active(id), now_);
   }
 
   void EnterRunning(JobId id) {
-    const JobRun& run = context_->run(id);
+    const ActiveRun& run = context_->active(id);
     if (static_cast<size_t>(id) >= running_.size()) {
       running_.resize(std::max<size_t>(static_cast<size_t>(id) + 1, 2 * running_.size()));
     }

@@ -49,12 +49,12 @@ class TargetUtilization final : public Autoscaler {
     for (int type : cluster.gpu_types()) types = std::max(types, type + 1);
     demand_.assign(types, 0.0);
     for (JobId id : ctx.running()) {
-      const Allocation& a = ctx.run(id).allocation;
+      const Allocation& a = ctx.active(id).allocation;
       if (a.gpu_type < 0) continue;
       demand_[a.gpu_type] += a.milli > 0 ? a.gpus.size() * a.milli / 1000.0 : a.gpus.size();
     }
     for (JobId id = ctx.QueueFront(); id != kNoJob; id = ctx.QueueNext(id)) {
-      const PlacementRequest& request = ctx.run(id).request;
+      const PlacementRequest& request = ctx.active(id).request;
       if (request.gpus <= 0 || ctx.TryPlace(id, &scratch_)) continue;
       for (int group : pools.groups()) {
         const int type = PoolType(cluster, pools, group);

@@ -172,7 +172,7 @@ class Weighted final : public Policy {
       }
       std::sort(allocation.gpus.begin(), allocation.gpus.end());
       allocation.gpu_type = context.cluster().node(node_of[solution.placement[j][0].first]).gpu_type;
-      if (!context.resources().HostFitsGpus(context.run(id).request.host, allocation.gpus, 0)) {
+      if (!context.resources().HostFitsGpus(context.active(id).request.host, allocation.gpus, 0)) {
         continue;  // the allocator counts GPUs only
       }
       Begin(context, id, std::move(allocation));
@@ -183,9 +183,8 @@ class Weighted final : public Policy {
   // Starts the job and counts its GPUs for its user.
   void Begin(SchedulingContext& context, JobId id, Allocation allocation) {
     context.Start(id, std::move(allocation));
-    const JobRun& run = context.run(id);
-    if (run.state != JobState::kRunning) return;
-    Count(context.job(id).user.id(), id, static_cast<int>(run.allocation.gpus.size()));
+    if (context.run(id).state != JobState::kRunning) return;
+    Count(context.job(id).user.id(), id, static_cast<int>(context.active(id).allocation.gpus.size()));
   }
 
   void Count(uint32_t user, JobId id, int gpus) {
@@ -224,7 +223,7 @@ class Weighted final : public Policy {
   void Recount(const SchedulingContext& context) {
     for (JobId id = 0; id < static_cast<JobId>(counted_.size()); ++id) Uncount(id);
     for (JobId id : context.running()) {
-      Count(context.job(id).user.id(), id, static_cast<int>(context.run(id).allocation.gpus.size()));
+      Count(context.job(id).user.id(), id, static_cast<int>(context.active(id).allocation.gpus.size()));
     }
   }
 
@@ -249,7 +248,7 @@ class Weighted final : public Policy {
     int scanned = 0;
     for (JobId id = context.QueueFront(); id != kNoJob && scanned < options_.scan; ++scanned) {
       const JobId next = context.QueueNext(id);
-      if (IsCpuOnly(context.run(id).request) && context.TryPlace(id, &allocation)) {
+      if (IsCpuOnly(context.active(id).request) && context.TryPlace(id, &allocation)) {
         Begin(context, id, std::move(allocation));
       }
       id = next;
@@ -453,7 +452,7 @@ class Weighted final : public Policy {
     for (JobId id = context.QueueFront(); id != kNoJob && scanned < options_.scan;
          id = context.QueueNext(id), ++scanned) {
       const Job& job = context.job(id);
-      const PlacementRequest& request = context.run(id).request;
+      const PlacementRequest& request = context.active(id).request;
       if (request.gpus <= 0 || request.gpus > MostFree(resources, request)) continue;
       Candidate c;
       c.id = id;
@@ -538,7 +537,7 @@ class Weighted final : public Policy {
     std::vector<double>& energy = energy_[id];
     if (!energy.empty()) return energy;
     const Job& job = context.job(id);
-    const PlacementRequest& request = context.run(id).request;
+    const PlacementRequest& request = context.active(id).request;
     const Cluster& cluster = context.cluster();
     const int groups = static_cast<int>(group_type.size());
     std::vector<double> joules(groups, -1);

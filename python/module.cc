@@ -43,6 +43,28 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// What ctx.run(j) gives Python (its class JobRun): a copy of the job's JobRun and, while it is
+// queued or running, of its ActiveRun. A job not yet submitted has its duration as work left
+// and its request; one that ended has no work left, rate or GPUs, and last_start NaN.
+struct JobView {
+  JobRun run;
+  ActiveRun live;
+};
+
+JobView ViewOf(const SchedulingContext& context, JobId id) {
+  JobView view{context.run(id), {}};
+  if (view.run.active >= 0) {
+    view.live = context.active(id);
+  } else {
+    const Job& job = context.job(id);
+    view.live.last_start = kNaN;
+    view.live.request.gpus = job.gpus;
+    view.live.allocation.gpu_type = view.run.gpu_type;
+    if (view.run.state == JobState::kPending) view.live.work_left = job.duration;
+  }
+  return view;
+}
+
 // The trace filter options of `clustersim run` (--window, --vc, ...), parsed from `args`
 // ("--name", "value", ...) by the CLI's own option description.
 TraceFilter ParseFilterArgs(const std::vector<std::string>& args) {
@@ -329,19 +351,19 @@ void BindContext(py::module_& m) {
         return "Allocation(gpus=[" + gpus + "], milli=" + std::to_string(a.milli) + ")";
       });
 
-  py::class_<JobRun>(m, "JobRun", "What the engine knows of a job now (read-only copy).")
-      .def_property_readonly("state", [](const JobRun& r) { return JobStateName(r.state); })
-      .def_readonly("first_start", &JobRun::first_start)
-      .def_readonly("last_start", &JobRun::last_start)
-      .def_readonly("work_left", &JobRun::work_left)
-      .def_readonly("rate", &JobRun::rate)
-      .def_readonly("run_seconds", &JobRun::run_seconds)
-      .def_readonly("gpu_seconds", &JobRun::gpu_seconds)
-      .def_readonly("overhead_left", &JobRun::overhead_left)
-      .def_readonly("preemptions", &JobRun::preemptions)
-      .def_property_readonly("requested_gpus", [](const JobRun& r) { return r.request.gpus; })
-      .def_property_readonly("allocation", [](const JobRun& r) { return r.allocation; });
-
+  py::class_<JobView>(m, "JobRun", "What the engine knows of a job now (read-only copy).")
+      .def_property_readonly("state", [](const JobView& v) { return JobStateName(v.run.state); })
+      .def_property_readonly("first_start", [](const JobView& v) { return v.run.first_start; })
+      .def_property_readonly("last_start", [](const JobView& v) { return v.live.last_start; })
+      .def_property_readonly("work_left", [](const JobView& v) { return v.live.work_left; })
+      .def_property_readonly("rate", [](const JobView& v) { return v.live.rate; })
+      .def_property_readonly("run_seconds", [](const JobView& v) { return v.run.run_seconds; })
+      .def_property_readonly("gpu_seconds", [](const JobView& v) { return v.run.gpu_seconds; })
+      .def_property_readonly("overhead_left", [](const JobView& v) { return v.live.overhead_left; })
+      .def_property_readonly("preemptions", [](const JobView& v) { return v.run.preemptions; })
+      .def_property_readonly("requested_gpus",
+                             [](const JobView& v) { return v.live.request.gpus; })
+      .def_property_readonly("allocation", [](const JobView& v) { return v.live.allocation; });
   using Ctx = PolicyContext;
   auto gpu_type_index = [](const Ctx& c, const std::string& call, const py::object& value) {
     if (!py::isinstance<py::str>(value)) BadArgument(call, "the GPU type must be a str", value);
@@ -421,9 +443,8 @@ void BindContext(py::module_& m) {
       .def(
           "run",
           [job_arg](const Ctx& c, const py::object& id) {
-            return c.get().run(job_arg(c, "ctx.run(job)", id));
-          },
-          py::return_value_policy::copy)
+            return ViewOf(c.get(), job_arg(c, "ctx.run(job)", id));
+          })
       .def("state",
            [job_arg](const Ctx& c, const py::object& id) {
              return JobStateName(c.get().run(job_arg(c, "ctx.state(job)", id)).state);

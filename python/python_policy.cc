@@ -88,13 +88,15 @@ Allocation PolicyContext::MakeAllocation(std::vector<int> gpus, int milli) const
 double PolicyContext::RemainingSeconds(JobId id) const {
   const SchedulingContext& context = get();
   const JobRun& run = context.run(id);
-  if (run.state != JobState::kRunning) return run.work_left;
+  if (run.active < 0) return run.state == JobState::kPending ? context.job(id).duration : 0.0;
+  const ActiveRun& live = context.active(id);
+  if (run.state != JobState::kRunning) return live.work_left;
   // As srtf's RemainingWork (policies/srtf.cc): the overhead is paid first, then work progresses
   // at the rate.
-  const double ran = context.now() - run.last_start;
-  const double overhead_paid = std::min(ran, run.overhead_left);
-  const double work = std::max(0.0, run.work_left - (ran - overhead_paid) * run.rate);
-  return (run.overhead_left - overhead_paid) + work / run.rate;
+  const double ran = context.now() - live.last_start;
+  const double overhead_paid = std::min(ran, live.overhead_left);
+  const double work = std::max(0.0, live.work_left - (ran - overhead_paid) * live.rate);
+  return (live.overhead_left - overhead_paid) + work / live.rate;
 }
 
 PythonPolicy::PythonPolicy(Hooks hooks, bool supports_shares, std::string name)

@@ -65,6 +65,7 @@ class TestSim {
     std::stable_sort(trace_.jobs.begin(), trace_.jobs.end(),
                      [](const Job& a, const Job& b) { return a.submit_time < b.submit_time; });
     options.check_invariants = true;
+    KeepEnded(&options);
     if (models != nullptr) {
       models_ = std::make_unique<ModelRuntime>(trace_, cluster_.catalog(), *models, model_options);
       options.models = models_.get();
@@ -88,6 +89,7 @@ class TestSim {
     trace_.jobs = std::move(jobs);
     trace_.constraints = std::move(constraints);
     options.check_invariants = true;
+    KeepEnded(&options);
     if (models != nullptr) {
       models_ = std::make_unique<ModelRuntime>(trace_, cluster_.catalog(), *models,
                                                ModelRuntimeOptions{});
@@ -108,6 +110,15 @@ class TestSim {
   Trace& trace() { return trace_; }
   // The run of the job whose trace id is `id`.
   const JobRun& Of(const std::string& id) const { return engine_->runs()[IndexOf(id)]; }
+  // The job's request, allocation and progress: the engine's while it is queued or running (or
+  // was when the run stopped); as they were at its end once it ended (empty before its arrival).
+  const ActiveRun& ActiveOf(const std::string& id) const {
+    const JobId job = IndexOf(id);
+    if (engine_->run(job).active >= 0) return engine_->active(job);
+    static const ActiveRun kNone;
+    const auto it = ended_->find(job);
+    return it == ended_->end() ? kNone : it->second;
+  }
   const JobCosts& CostsOf(const std::string& id) const { return engine_->costs(IndexOf(id)); }
   const ModelRun& ModelOf(const std::string& id) const { return engine_->model_run(IndexOf(id)); }
   const ModelRuntime* models() const { return models_.get(); }
@@ -128,6 +139,13 @@ class TestSim {
   Trace trace_;
   std::unique_ptr<ModelRuntime> models_;
   std::unique_ptr<Engine> engine_;
+  std::shared_ptr<std::map<JobId, ActiveRun>> ended_ = std::make_shared<std::map<JobId, ActiveRun>>();
+
+  void KeepEnded(EngineOptions* options) {
+    options->on_job_end = [ended = ended_](JobId id, const ActiveRun& live) {
+      (*ended)[id] = live;
+    };
+  }
 };
 
 // A TestSim of the registered `policy` with runtime `trace`, default engine options (invariant

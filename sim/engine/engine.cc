@@ -35,8 +35,9 @@ uint64_t MixWord(uint64_t hash, uint64_t word) {
   return hash ^ (hash >> 29);
 }
 
-// Metrics' HostThresholds from the jobs' requests.
-HostThresholds SmallestHostDemands(const std::vector<JobRun>& runs) {
+// Metrics' HostThresholds from the jobs' requests (`request_of(id)` for each job).
+template <typename RequestOf>
+HostThresholds SmallestHostDemands(size_t jobs, const RequestOf& request_of) {
   HostThresholds t;
   auto take = [](int32_t stated, const PlacementRequest& r, int32_t* least, int* piece) {
     if (stated > 0) {
@@ -46,10 +47,11 @@ HostThresholds SmallestHostDemands(const std::vector<JobRun>& runs) {
       *piece = *piece == 0 ? p : std::min(*piece, p);
     }
   };
-  for (const JobRun& run : runs) {
-    if (run.request.gpus <= 0) continue;
-    take(run.request.host.cpu_milli, run.request, &t.cpu_milli, &t.unstated_cpu_piece_milli);
-    take(run.request.host.memory_mib, run.request, &t.memory_mib, &t.unstated_memory_piece_milli);
+  for (size_t i = 0; i < jobs; ++i) {
+    const PlacementRequest r = request_of(static_cast<JobId>(i));
+    if (r.gpus <= 0) continue;
+    take(r.host.cpu_milli, r, &t.cpu_milli, &t.unstated_cpu_piece_milli);
+    take(r.host.memory_mib, r, &t.memory_mib, &t.unstated_memory_piece_milli);
   }
   return t;
 }
@@ -131,9 +133,6 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
   if (!trace.constraints.empty() || options_.constraints.max_nodes_per_job > 0) {
     constraints_ = std::make_unique<PlacementConstraints>(trace, cluster, options_.constraints);
     if (!constraints_->empty()) {
-      for (size_t i = 0; i < runs_.size(); ++i) {
-        runs_[i].request.constraint = constraints_->ClassOf(static_cast<JobId>(i));
-      }
       if (auto rules = constraints_->spread_rules()) resources_.EnableSpread(std::move(rules));
       constrained_placement_ =
           std::make_unique<ConstrainedPlacement>(*active_placement_, *constraints_);
@@ -141,7 +140,10 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
     }
   }
   metrics_.set_resources(&resources_);
-  if (resources_.host_limited()) metrics_.EnableHostLimits(SmallestHostDemands(runs_));
+  if (resources_.host_limited()) {
+    metrics_.EnableHostLimits(SmallestHostDemands(
+        runs_.size(), [this](JobId id) { return RequestOf(id); }));
+  }
   metrics_.SetWorkload(
       options_.workload != nullptr
           ? *options_.workload
@@ -171,65 +173,75 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
 
 void Engine::ResolveRequests() {
   const HardwareCatalog& catalog = cluster_.catalog();
-  std::map<uint32_t, uint64_t> masks;  // gpu_type symbol -> mask, parsed once per distinct value
+  for (const Job& job : trace_.jobs) {
+    if (job.gpu_type.empty() || type_masks_.count(job.gpu_type.id()) != 0) continue;
+    const std::string& types = job.gpu_type.str();
+    uint64_t mask = 0;
+    size_t begin = 0;
+    while (begin <= types.size()) {
+      size_t end = types.find('|', begin);
+      if (end == std::string::npos) end = types.size();
+      const std::string name = types.substr(begin, end - begin);
+      auto type = catalog.Find(name);
+      if (!type) {
+        // Name the first line of the file with this value (jobs are sorted by submit time).
+        const Job* first = &job;
+        for (const Job& other : trace_.jobs) {
+          if (other.gpu_type == job.gpu_type && other.line < first->line) first = &other;
+        }
+        throw InputError(trace_.path, static_cast<int>(first->line), first->gpu_type_column,
+                         "job " + first->id + ": gpu_type: unknown GPU type \"" + name +
+                             "\"; valid types: " + catalog.NameList());
+      }
+      mask |= cluster_.TypeAndAliases(*type);
+      begin = end + 1;
+    }
+    type_masks_.emplace(job.gpu_type.id(), mask);
+  }
   const bool shares = placement_.SharesGpus() && policy_.SupportsShares();
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     const Job& job = trace_.jobs[i];
-    JobRun& run = runs_[i];
-    run.request.gpus = site_ ? site_->RequestGpus(static_cast<JobId>(i)) : job.gpus;
-    run.request.job = &job;
-    run.request.job_id = static_cast<int>(i);
-    run.request.host = HostDemand{job.cpu_milli, job.memory_mib};
     if (job.mig_profile != 0) {
       // One MIG instance (docs/mig.md): placed by PlaceMig, whatever the run's placement.
       active_placement_ = &whole_node_placement_;
-    } else if (policy_.WholeNodes(job) && run.request.gpus > 0) {
+    } else if (policy_.WholeNodes(job) && (site_ ? site_->RequestGpus(static_cast<JobId>(i))
+                                                 : job.gpus) > 0) {
       // Whole nodes are counted in GPUs: a job without GPUs holds its CPUs and memory on one
       // node, as every CPU-only job does (docs/engine.md#whole-nodes).
-      run.request.whole_nodes = true;
       active_placement_ = &whole_node_placement_;
     } else if (shares && job.IsShare()) {
-      run.request.milli = ReservedMilli(job.gpu_milli, options_.memory_overcommit);
     } else if (job.tensor_parallel > 1) {
       // Tensor-parallel groups within a node (docs/reliability.md#model-parallelism-in-traces).
       active_placement_ = &whole_node_placement_;
     }
-    run.work_left = job.duration;
-    // A site partition restricts the job to its nodes' types (Cluster::PartitionTypes).
-    uint64_t partition_mask = site_ ? site_->type_mask(static_cast<JobId>(i)) : ~uint64_t{0};
-    // spot_ok = 0: never on spot nodes (docs/autoscaling.md#spot-placement).
-    if (const JobConstraints* c = trace_.ConstraintsOf(job); c != nullptr && !c->spot_ok) {
-      partition_mask &= ~cluster_.SpotTypes();
-    }
-    run.request.type_mask = partition_mask;
-    if (job.gpu_type.empty()) continue;
-    auto it = masks.find(job.gpu_type.id());
-    if (it == masks.end()) {
-      const std::string& types = job.gpu_type.str();
-      uint64_t mask = 0;
-      size_t begin = 0;
-      while (begin <= types.size()) {
-        size_t end = types.find('|', begin);
-        if (end == std::string::npos) end = types.size();
-        const std::string name = types.substr(begin, end - begin);
-        auto type = catalog.Find(name);
-        if (!type) {
-          // Name the first line of the file with this value (jobs are sorted by submit time).
-          const Job* first = &job;
-          for (const Job& other : trace_.jobs) {
-            if (other.gpu_type == job.gpu_type && other.line < first->line) first = &other;
-          }
-          throw InputError(trace_.path, static_cast<int>(first->line), first->gpu_type_column,
-                           "job " + first->id + ": gpu_type: unknown GPU type \"" + name +
-                               "\"; valid types: " + catalog.NameList());
-        }
-        mask |= cluster_.TypeAndAliases(*type);
-        begin = end + 1;
-      }
-      it = masks.emplace(job.gpu_type.id(), mask).first;
-    }
-    run.request.type_mask = it->second & partition_mask;
+    if (active_placement_ == &whole_node_placement_) break;
   }
+}
+
+PlacementRequest Engine::RequestOf(JobId id) const {
+  const Job& job = trace_.jobs[id];
+  PlacementRequest request;
+  request.gpus = site_ ? site_->RequestGpus(id) : job.gpus;
+  request.job = &job;
+  request.job_id = id;
+  request.host = HostDemand{job.cpu_milli, job.memory_mib};
+  if (job.mig_profile != 0) {
+    // One MIG instance: placed by PlaceMig (ResolveRequests).
+  } else if (policy_.WholeNodes(job) && request.gpus > 0) {
+    request.whole_nodes = true;
+  } else if (placement_.SharesGpus() && policy_.SupportsShares() && job.IsShare()) {
+    request.milli = ReservedMilli(job.gpu_milli, options_.memory_overcommit);
+  }
+  // A site partition restricts the job to its nodes' types (Cluster::PartitionTypes).
+  uint64_t partition_mask = site_ ? site_->type_mask(id) : ~uint64_t{0};
+  // spot_ok = 0: never on spot nodes (docs/autoscaling.md#spot-placement).
+  if (const JobConstraints* c = trace_.ConstraintsOf(job); c != nullptr && !c->spot_ok) {
+    partition_mask &= ~cluster_.SpotTypes();
+  }
+  request.type_mask = partition_mask;
+  if (!job.gpu_type.empty()) request.type_mask = type_masks_.at(job.gpu_type.id()) & partition_mask;
+  if (constrained_placement_) request.constraint = constraints_->ClassOf(id);
+  return request;
 }
 
 const std::string& Engine::reason(JobId id) const {
@@ -322,7 +334,7 @@ void Engine::Run() {
         continue;
       }
       const JobRun& run = runs_[e.job];
-      if (run.state != JobState::kRunning || run.version != (e.aux & kVersionMask))
+      if (run.state != JobState::kRunning || Live(e.job).version != (e.aux & kVersionMask))
         continue;  // stale
       Record(t, kKindFinish, e.job);
       batch_has_finish = true;
@@ -380,7 +392,7 @@ void Engine::Run() {
     }
     if (scan_due_) ScanPools();
     if (options_.no_departures && !options_.skip_no_fit) ObserveCurve();
-    metrics_.ObserveQueue(resources_, queue_head_ == kNoJob ? nullptr : &runs_[queue_head_].request,
+    metrics_.ObserveQueue(resources_, queue_head_ == kNoJob ? nullptr : &Live(queue_head_).request,
                           queue_length_, static_cast<int>(running_.size()));
     if (options_.check_invariants) CheckInvariants();
     if (options_.progress && events_ >= next_progress_) {
@@ -401,8 +413,9 @@ void Engine::Run() {
       run.state = JobState::kUnfinished;
     } else if (run.state == JobState::kQueued || run.state == JobState::kPending) {
       if (run.state == JobState::kQueued) {
-        if (options_.wait_reasons) wait_.Leave(id, run.queued_since, now_);
-        run.queued_seconds += now_ - run.queued_since;
+        const double since = Live(id).queued_since;
+        if (options_.wait_reasons) wait_.Leave(id, since, now_);
+        run.queued_seconds += now_ - since;
       }
       run.state = JobState::kUnfinished;
     }
@@ -538,7 +551,7 @@ void Engine::Fault(const Event& e) {
     if (options_.models != nullptr || placement_.SharesGpus()) {
       // Jobs on shares are not in holder_ (a GPU may have several): found among the running.
       for (JobId id : running_) {
-        const Allocation& a = runs_[id].allocation;
+        const Allocation& a = Live(id).allocation;
         if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),
                                        [&](int g) { return g >= first && g < last; })) {
           victims_.push_back(id);
@@ -579,12 +592,13 @@ void Engine::Fault(const Event& e) {
 
 void Engine::FailJob(JobId id, int cause, double detection, double restart) {
   JobRun& run = runs_[id];
+  ActiveRun& live = Live(id);
   const double lost_before = costs_[id].lost_gpu_seconds;
   StopRunning(id, IntervalEnd::kFailure);
-  run.allocation.gpus.clear();
+  live.allocation.gpus.clear();
   run.state = JobState::kQueued;
   ++costs_[id].restarts;
-  run.overhead_left = restart + RestoreSeconds(id);  // restart from the checkpoint
+  live.overhead_left = restart + RestoreSeconds(id);  // restart from the checkpoint
   CauseTotals& totals = failure_log_.totals(cause);
   ++totals.interruptions;
   totals.recompute_gpu_seconds += costs_[id].lost_gpu_seconds - lost_before;
@@ -603,7 +617,7 @@ int Engine::InterruptVictims(int cause, double detection, double restart, bool t
   if (takes_out && !spares_.empty()) {
     // The failed nodes that ran a job hit, with the job (before the jobs let go of them).
     for (JobId id : victims_) {
-      const Allocation& a = runs_[id].allocation;
+      const Allocation& a = Live(id).allocation;
       if (a.milli > 0) continue;  // jobs on shares are not moved to spares
       ForEachNode(cluster_, a.gpus, [&](int node, int) {
         const Node& n = cluster_.node(node);
@@ -686,7 +700,7 @@ void Engine::FleetFault(const Event& e) {
   victims_.clear();
   if (s.whole_cluster) {
     for (JobId id : running_) {
-      if (!runs_[id].allocation.gpus.empty()) victims_.push_back(id);  // CPU-only jobs go on
+      if (!Live(id).allocation.gpus.empty()) victims_.push_back(id);  // CPU-only jobs go on
     }
   } else {
     bool shared = false;
@@ -699,7 +713,7 @@ void Engine::FleetFault(const Event& e) {
     }
     if (shared) {
       for (JobId id : running_) {
-        const Allocation& a = runs_[id].allocation;
+        const Allocation& a = Live(id).allocation;
         if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),
                                        [&](int g) { return g >= first && g < last; })) {
           victims_.push_back(id);
@@ -859,10 +873,11 @@ void Engine::Overflow(int gpu) {
 void Engine::OomFail(JobId id) {
   plans_held_ = false;  // the job goes back to the queue: promises after this are estimates
   JobRun& run = runs_[id];
+  ActiveRun& live = Live(id);
   ModelRun& mrun = model_runs_[id];
-  const Allocation allocation = run.allocation;
+  const Allocation allocation = live.allocation;
   StopRunning(id, IntervalEnd::kOom);
-  run.allocation.gpus.clear();
+  live.allocation.gpus.clear();
   ++mrun.oom_failures;
   if (mrun.oom_failures > options_.models->options().oom_retries || mrun.batch <= 1) {
     const ModelRuntime& models = *options_.models;
@@ -885,6 +900,7 @@ void Engine::OomFail(JobId id) {
     ++jobs_done_;
     if (site_) site_->OnDone(id);
     policy_.OnCompletion(*this, id);
+    Deactivate(id);
     return;
   }
   mrun.batch = std::max(1, mrun.batch / 2);  // the user's retry: half the batch
@@ -922,16 +938,16 @@ double Engine::JobMemory(JobId id, const Allocation& allocation, int batch, bool
 }
 
 void Engine::PlaceMemory(JobId id, int sign) {
-  const JobRun& run = runs_[id];
+  const ActiveRun& live = Live(id);
   const ModelRun& mrun = model_runs_[id];
   const size_t working =
-      run.request.whole_nodes ? static_cast<size_t>(run.request.gpus) : run.allocation.gpus.size();
-  for (size_t i = 0; i < run.allocation.gpus.size(); ++i) {
-    const int g = run.allocation.gpus[i];
+      live.request.whole_nodes ? static_cast<size_t>(live.request.gpus) : live.allocation.gpus.size();
+  for (size_t i = 0; i < live.allocation.gpus.size(); ++i) {
+    const int g = live.allocation.gpus[i];
     // The idle GPUs of a whole-node job are held whole: nobody else can use their memory.
     const double bytes = i < working
                              ? mrun.memory_per_gpu
-                             : GpuMemoryBytes(cluster_.catalog().gpu(run.allocation.gpu_type));
+                             : GpuMemoryBytes(cluster_.catalog().gpu(live.allocation.gpu_type));
     gpu_memory_[g] += sign * bytes;
     if (gpu_memory_[g] < 0) gpu_memory_[g] = 0;  // rounding of sums of shares
     metrics_.OnGpuMemory(g, sign * bytes);
@@ -955,14 +971,14 @@ double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
     static const double kColocationSpeed = ModelRuntimeOptions{}.colocation_speed;
     // Over-commit reserves less than the share; the job still runs at its share's speed
     // (docs/overcommit.md#what-is-not-modelled).
-    const int milli = options_.memory_overcommit > 1.0 && runs_[id].request.milli == allocation.milli
+    const int milli = options_.memory_overcommit > 1.0 && Live(id).request.milli == allocation.milli
                           ? trace_.jobs[id].gpu_milli
                           : allocation.milli;
     rate *= ShareSpeed(trace_.jobs[id], milli, kColocationSpeed);
   }
   // An elastic start on fewer GPUs than requested, for a job the goodput model does not cover
   // (RateFactor is 1 for it): linear data-parallel scaling, n / R of the rate.
-  const int requested = runs_[id].request.gpus;
+  const int requested = Live(id).request.gpus;
   const int n = static_cast<int>(allocation.gpus.size());
   if (elastic_ && n < requested && allocation.milli == 0 &&
       (options_.models == nullptr || !options_.models->ScalesWithGpus(id))) {
@@ -979,17 +995,54 @@ void Engine::Reject(JobId id, std::string reason) {
   ++jobs_done_;
   if (site_) site_->OnDone(id);
   Hash(now_, kKindReject, id);
+  Deactivate(id);
+}
+
+ActiveRun& Engine::Activate(JobId id) {
+  JobRun& run = runs_[id];
+  CHECK(run.active < 0, "job " + trace_.jobs[id].id + " arrived twice");
+  int32_t slot;
+  if (!free_active_.empty()) {
+    slot = free_active_.back();
+    free_active_.pop_back();
+  } else {
+    slot = active_slots_++;
+    if ((slot >> kActiveChunkBits) == static_cast<int32_t>(active_chunks_.size())) {
+      active_chunks_.push_back(std::make_unique<ActiveRun[]>(kActiveChunk));
+    }
+  }
+  run.active = slot;
+  ActiveRun& live = ActiveSlot(slot);
+  std::vector<int> storage = std::move(live.allocation.gpus);  // a list an ended job left
+  live = ActiveRun{};
+  live.allocation.gpus = std::move(storage);
+  live.allocation.gpus.clear();
+  live.request = RequestOf(id);
+  live.work_left = trace_.jobs[id].duration;
+  return live;
+}
+
+void Engine::Deactivate(JobId id) {
+  JobRun& run = runs_[id];
+  if (options_.on_job_end) options_.on_job_end(id, Live(id));
+  free_active_.push_back(run.active);
+  run.active = -1;
+}
+
+void Engine::ActiveMissing(JobId id) const {
+  PolicyBug("the request, allocation or progress of job " + trace_.jobs[id].id + ", which is " +
+            JobStateName(runs_[id].state) + " (only a queued or running job has them)");
 }
 
 void Engine::Arrive(JobId id) {
-  JobRun& run = runs_[id];
+  const ActiveRun& live = Activate(id);
   const Job& job = trace_.jobs[id];
   if (options_.models != nullptr && options_.models->model(id) != nullptr) {
     // A model too big for the job's GPUs of every allowed type can never run.
     const ModelRuntime& models = *options_.models;
     int fewest = 0;
     for (int type : cluster_.gpu_types()) {
-      if (!run.request.AllowsType(type)) continue;
+      if (!live.request.AllowsType(type)) continue;
       const int need = models.min_gpus(id, type);
       if (need > 0 && (fewest == 0 || need < fewest)) fewest = need;
     }
@@ -1001,7 +1054,7 @@ void Engine::Arrive(JobId id) {
       return;
     }
   }
-  if (run.request.gpus <= 0 && run.request.milli <= 0) {
+  if (live.request.gpus <= 0 && live.request.milli <= 0) {
     // A job without GPUs: placed on one node only if it is a CPU-only job the run can hold
     // (docs/resources.md#cpu-only-jobs); otherwise rejected with the reason why not.
     if (std::string why = CpuOnlyRejection(id); !why.empty()) {
@@ -1019,28 +1072,28 @@ void Engine::Arrive(JobId id) {
       return;
     }
     if (std::string why =
-            MigRejection(cluster_, MigProfileName(job.mig_profile), run.request.type_mask);
+            MigRejection(cluster_, MigProfileName(job.mig_profile), live.request.type_mask);
         !why.empty()) {
       Reject(id, std::move(why));
       return;
     }
     Allocation scratch;
-    if (!placement().Find(empty_resources_, run.request, &scratch)) {
+    if (!placement().Find(empty_resources_, live.request, &scratch)) {
       Reject(id, RejectionReason(id));
       return;
     }
     Enqueue(id);
     return;
   }
-  const HostDemand host = resources_.host_limited() ? run.request.host : HostDemand{};
-  const FitsKey key(run.request.gpus, run.request.milli, run.request.type_mask, host.cpu_milli,
-                    host.memory_mib, run.request.whole_nodes, run.request.constraint);
+  const HostDemand host = resources_.host_limited() ? live.request.host : HostDemand{};
+  const FitsKey key(live.request.gpus, live.request.milli, live.request.type_mask, host.cpu_milli,
+                    host.memory_mib, live.request.whole_nodes, live.request.constraint);
   if (key != last_fits_key_) {
     auto it = fits_empty_cache_.find(key);
     if (it == fits_empty_cache_.end()) {
       Allocation scratch;
       const bool fits =
-          run.request.gpus > 0 && placement().Find(empty_resources_, run.request, &scratch);
+          live.request.gpus > 0 && placement().Find(empty_resources_, live.request, &scratch);
       it = fits_empty_cache_.emplace(key, fits).first;
     }
     last_fits_key_ = key;
@@ -1071,8 +1124,8 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
   // given (decided before the walk over every node, which a log of many such jobs on a large
   // cluster would repeat for each).
   if (!resources_.host_limited()) return RejectionReason(id);
-  const JobRun& run = runs_[id];
-  const HostDemand& host = run.request.host;
+  const ActiveRun& live = Live(id);
+  const HostDemand& host = live.request.host;
   // What the job would hold: its stated demands in the dimensions some node declares.
   int32_t most_cpu = 0;
   int32_t most_memory = 0;
@@ -1080,11 +1133,11 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
   bool fits = false;  // some node of an allowed type takes it on the empty cluster
   for (int i = 0; i < cluster_.node_count(); ++i) {
     const Node& node = cluster_.node(i);
-    if (!run.request.AllowsType(node.gpu_type)) continue;
+    if (!live.request.AllowsType(node.gpu_type)) continue;
     most_cpu = std::max(most_cpu, NodeCpuMilli(node));
     most_memory = std::max(most_memory, NodeMemoryMib(node));
     holds = holds || !HostChargeOn(node, host, 0, 0, 0).empty();
-    fits = fits || CpuOnlyFits(empty_resources_, i, run.request);
+    fits = fits || CpuOnlyFits(empty_resources_, i, live.request);
   }
   if (!holds) return RejectionReason(id);
   char demand[160];
@@ -1105,11 +1158,11 @@ std::string Engine::CpuOnlyRejection(JobId id) const {
 }
 
 std::string Engine::RejectionReason(JobId id) const {
-  const JobRun& run = runs_[id];
+  const ActiveRun& live = Live(id);
   const Job& job = trace_.jobs[id];
   int allowed = 0;
   for (int type : cluster_.gpu_types()) {
-    if (run.request.AllowsType(type)) allowed += cluster_.GpusOfType(type);
+    if (live.request.AllowsType(type)) allowed += cluster_.GpusOfType(type);
   }
   const std::string what = "requests " + std::to_string(job.gpus) + " GPUs" +
                            (job.gpu_type.empty() ? "" : " of type " + job.gpu_type.str());
@@ -1122,11 +1175,11 @@ std::string Engine::RejectionReason(JobId id) const {
       return what + ": incomplete record (" + status.substr(colon + 1) + ")";
       }
     }
-  if (const int group = TensorGroup(run.request); group > 1) {
+  if (const int group = TensorGroup(live.request); group > 1) {
     // docs/reliability.md#model-parallelism-in-traces: each tensor-parallel group within one node.
     int widest = 0;
     for (const Node& node : cluster_.nodes()) {
-      if (run.request.AllowsType(node.gpu_type)) widest = std::max(widest, node.gpu_count);
+      if (live.request.AllowsType(node.gpu_type)) widest = std::max(widest, node.gpu_count);
     }
     if (widest < group) {
       return what + " in tensor-parallel groups of " + std::to_string(group) +
@@ -1135,39 +1188,39 @@ std::string Engine::RejectionReason(JobId id) const {
     }
   }
   Allocation scratch;
-  if (run.request.constraint != 0) {
+  if (live.request.constraint != 0) {
     // The GPUs fit without the job's locality and node limits: name the limits.
-    PlacementRequest free_of_limits = run.request;
+    PlacementRequest free_of_limits = live.request;
     free_of_limits.constraint = 0;
     if (placement().Find(empty_resources_, free_of_limits, &scratch)) {
       return what + "; no placement of this cluster meets " +
-             constraints_->Describe(run.request) + " (docs/deadlines.md#constraints)";
+             constraints_->Describe(live.request) + " (docs/deadlines.md#constraints)";
     }
   }
-  PlacementRequest gpus_only = run.request;
+  PlacementRequest gpus_only = live.request;
   gpus_only.host = HostDemand{};  // an unstated demand never binds on the empty cluster
-  if (resources_.host_limited() && run.request.gpus > 0 &&
+  if (resources_.host_limited() && live.request.gpus > 0 &&
       placement_.Find(empty_resources_, gpus_only, &scratch)) {
     // The GPUs fit: name the host dimension(s) that do not, with the most a node of an allowed
     // type offers.
     int32_t most_cpu = 0;
     int32_t most_memory = 0;
     for (const Node& node : cluster_.nodes()) {
-      if (!run.request.AllowsType(node.gpu_type)) continue;
+      if (!live.request.AllowsType(node.gpu_type)) continue;
       most_cpu = std::max(most_cpu, NodeCpuMilli(node));
       most_memory = std::max(most_memory, NodeMemoryMib(node));
     }
     std::string short_of;
     char text[160];
     PlacementRequest one = gpus_only;
-    one.host.cpu_milli = run.request.host.cpu_milli;
+    one.host.cpu_milli = live.request.host.cpu_milli;
     if (one.host.cpu_milli > 0 && !placement_.Find(empty_resources_, one, &scratch)) {
       std::snprintf(text, sizeof text, "%g CPUs (at most %g per node of an allowed type)",
                     one.host.cpu_milli / 1000.0, most_cpu / 1000.0);
       short_of = text;
     }
     one = gpus_only;
-    one.host.memory_mib = run.request.host.memory_mib;
+    one.host.memory_mib = live.request.host.memory_mib;
     if (one.host.memory_mib > 0 && !placement_.Find(empty_resources_, one, &scratch)) {
       std::snprintf(text, sizeof text,
                     "%g GiB of host memory (at most %g GiB per node of an allowed type)",
@@ -1185,13 +1238,14 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   ++state_version_;
   AccrueBorrowed(id);
   JobRun& run = runs_[id];
+  ActiveRun& live = Live(id);
   const bool failed = why == IntervalEnd::kFailure;
-  const double ran = now_ - run.last_start;
-  const double n = HeldGpus(run.allocation);
+  const double ran = now_ - live.last_start;
+  const double n = HeldGpus(live.allocation);
   if (options_.record_allocations) {
-    const Allocation& a = run.allocation;
+    const Allocation& a = live.allocation;
     AllocationInterval interval;
-    interval.start = run.last_start;
+    interval.start = live.last_start;
     interval.end = now_;
     interval.gpu_offset = allocations_.gpus.size();
     interval.job = id;
@@ -1208,8 +1262,8 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     oom_pending_[id] = 0;
     model_runs_[id].oom_gpu_seconds += ran * n;
   } else {
-    const double overhead = std::min(ran, run.overhead_left);  // paid before any progress
-    run.overhead_left -= overhead;
+    const double overhead = std::min(ran, live.overhead_left);  // paid before any progress
+    live.overhead_left -= overhead;
     if (overhead > 0) costs_[id].overhead_seconds += overhead;
     if (failure_log_.has_jobs()) ChargeRestartOverhead(id, overhead * n);
     const double active = ran - overhead;
@@ -1219,7 +1273,7 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     const FaultOptions& f = options_.faults;
     const double interval = CheckpointInterval(id);
     // A CPU-only job saves no checkpoints: failures take GPUs, so it never needs one.
-    if (f.checkpoints() && !run.allocation.gpus.empty() && interval < FaultOptions::kNever) {
+    if (f.checkpoints() && !live.allocation.gpus.empty() && interval < FaultOptions::kNever) {
       // From the start of this interval: compute I, save for S, compute I, save for S, ...
       cycle = interval + PauseSeconds(id);
       done = std::floor(active / cycle);
@@ -1237,10 +1291,10 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     if (failed) {
       // Lost: everything after the last usable save (the whole interval if there is none).
       const double durable =
-          usable > 0 ? run.last_start + overhead + usable * cycle : run.last_start;
+          usable > 0 ? live.last_start + overhead + usable * cycle : live.last_start;
       costs_[id].lost_gpu_seconds += (now_ - durable) * n;
     }
-    run.work_left = std::max(0.0, run.work_left - (failed ? saved : computed) * run.rate);
+    live.work_left = std::max(0.0, live.work_left - (failed ? saved : computed) * live.rate);
     if (std::vector<double>& productive = failure_log_.productive_seconds(); !productive.empty()) {
       productive[id] += failed ? saved : computed;
     }
@@ -1248,28 +1302,29 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
   run.run_seconds += ran;
   run.gpu_seconds += ran * n;
   finished_gpu_seconds_ += ran * n;
-  run.energy_joules += ran * n * cluster_.catalog().gpu(run.allocation.gpu_type).tdp_watts;
-  resources_.ReleaseJob(run.request.host, run.allocation.gpus, run.allocation.milli,
-                        run.allocation.node, run.request.constraint, run.allocation.mig_profile,
-                        run.allocation.mig_start);
-  if (!holder_.empty() && run.allocation.milli == 0) {
-    for (int g : run.allocation.gpus) holder_[g] = kNoJob;
+  run.energy_joules += ran * n * cluster_.catalog().gpu(live.allocation.gpu_type).tdp_watts;
+  resources_.ReleaseJob(live.request.host, live.allocation.gpus, live.allocation.milli,
+                        live.allocation.node, live.request.constraint, live.allocation.mig_profile,
+                        live.allocation.mig_start);
+  if (!holder_.empty() && live.allocation.milli == 0) {
+    for (int g : live.allocation.gpus) holder_[g] = kNoJob;
   }
   if (!gpu_memory_.empty()) PlaceMemory(id, -1);
-  if (shared_memory_ && run.request.milli > 0 && run.allocation.milli > 0 &&
-      run.allocation.mig_profile < 0) {
-    shared_memory_->Remove(run.allocation.gpus[0], id);
-    if (!overflowing_) ScheduleOverflow(run.allocation.gpus[0], true);
+  if (shared_memory_ && live.request.milli > 0 && live.allocation.milli > 0 &&
+      live.allocation.mig_profile < 0) {
+    shared_memory_->Remove(live.allocation.gpus[0], id);
+    if (!overflowing_) ScheduleOverflow(live.allocation.gpus[0], true);
   }
-  metrics_.OnRelease(run.allocation, run.request.host);
-  if (site_) site_->OnStop(id, run.request.gpus);
-  if (!spares_.empty()) DrainIntoPool(run.allocation.gpus);
+  metrics_.OnRelease(live.allocation, live.request.host);
+  if (site_) site_->OnStop(id, live.request.gpus);
+  if (!spares_.empty()) DrainIntoPool(live.allocation.gpus);
   RunningRemove(id);
-  run.version = (run.version + 1) & kVersionMask;
+  live.version = (live.version + 1) & kVersionMask;
 }
 
 void Engine::Finish(JobId id, bool walltime_kill) {
   JobRun& run = runs_[id];
+  ActiveRun& live = Live(id);
   StopRunning(id, walltime_kill ? IntervalEnd::kTimeout : IntervalEnd::kFinish);
   // The event says why it was scheduled; the work left is not compared with zero, as rounding
   // of (now + work / rate) - now at large times would misclassify completions.
@@ -1277,23 +1332,24 @@ void Engine::Finish(JobId id, bool walltime_kill) {
     run.state = JobState::kTimeout;
     reasons_[id] = "killed at its requested wall time";
   } else {
-    run.work_left = 0;
+    live.work_left = 0;
     run.state = JobState::kCompleted;
   }
   run.end_time = now_;
   // The GPU list's storage goes to the next start (TryPlace), or is freed.
-  if (spare_gpu_lists_.size() < kSpareGpuLists && run.allocation.gpus.capacity() > 0) {
-    run.allocation.gpus.clear();
-    spare_gpu_lists_.push_back(std::move(run.allocation.gpus));
-    run.allocation.gpus = std::vector<int>();
+  if (spare_gpu_lists_.size() < kSpareGpuLists && live.allocation.gpus.capacity() > 0) {
+    live.allocation.gpus.clear();
+    spare_gpu_lists_.push_back(std::move(live.allocation.gpus));
+    live.allocation.gpus = std::vector<int>();
   } else {
-    run.allocation.gpus.clear();
-    run.allocation.gpus.shrink_to_fit();
+    live.allocation.gpus.clear();
+    live.allocation.gpus.shrink_to_fit();
   }
-  run.allocation.node = -1;
+  live.allocation.node = -1;
   ++jobs_done_;
   if (site_) site_->OnDone(id);
   policy_.OnCompletion(*this, id);
+  Deactivate(id);
 }
 
 bool Engine::TryPlace(JobId id, Allocation* out) const {
@@ -1302,12 +1358,13 @@ bool Engine::TryPlace(JobId id, Allocation* out) const {
     out->gpus = std::move(spare_gpu_lists_.back());
     spare_gpu_lists_.pop_back();
   }
-  return active_placement_->Find(resources_, runs_[id].request, out);
+  return active_placement_->Find(resources_, Live(id).request, out);
 }
 
 void Engine::ScheduleFinish(JobId id) {
   if (options_.no_departures) return;  // arrival-only placement: held to the end of the run
   JobRun& run = runs_[id];
+  ActiveRun& live = Live(id);
   const Job& job = trace_.jobs[id];
   const double walltime = policy_.RequestedWalltime(job);
   // A site may not kill, or kill after a grace (Slurm's OverTimeLimit).
@@ -1319,17 +1376,17 @@ void Engine::ScheduleFinish(JobId id) {
   if (!oom_pending_.empty() && oom_pending_[id]) {
     const double oom = now_ + options_.models->options().oom_startup_seconds;
     if (kill < oom) {
-      Push(kill, kFinishRank, id, run.version | kKillBit);  // its wall time ends first
+      Push(kill, kFinishRank, id, live.version | kKillBit);  // its wall time ends first
     } else {
-      Push(oom, kFinishRank, id, run.version | kOomBit);
+      Push(oom, kFinishRank, id, live.version | kOomBit);
     }
     return;
   }
-  const double compute = run.work_left / run.rate;
-  double end = now_ + run.overhead_left + compute;
+  const double compute = live.work_left / live.rate;
+  double end = now_ + live.overhead_left + compute;
   const FaultOptions& f = options_.faults;
   const double interval = CheckpointInterval(id);
-  if (f.checkpoints() && !run.allocation.gpus.empty() && compute > interval) {
+  if (f.checkpoints() && !live.allocation.gpus.empty() && compute > interval) {
     // A save after every full interval of computing, none after the last stretch.
     end += (std::ceil(compute / interval) - 1) * PauseSeconds(id);
   }
@@ -1343,10 +1400,10 @@ void Engine::ScheduleFinish(JobId id) {
     }
   }
   if (kill < end) {
-    Push(kill, kFinishRank, id, run.version | kKillBit);
+    Push(kill, kFinishRank, id, live.version | kKillBit);
     return;
   }
-  Push(end, kFinishRank, id, run.version);
+  Push(end, kFinishRank, id, live.version);
 }
 
 void Engine::PolicyBug(const std::string& what) const {
@@ -1356,7 +1413,7 @@ void Engine::PolicyBug(const std::string& what) const {
 
 void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const char* verb,
                                 bool own_gpus_allowed) const {
-  const JobRun& run = runs_[id];
+  const ActiveRun& live = Live(id);
   // The message is built only on failure: this runs for every start.
   auto fail = [&](const std::string& what) {
     PolicyBug(std::string(verb) + " job " + trace_.jobs[id].id + ": " + what);
@@ -1364,29 +1421,29 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
   if (allocation.gpus.empty()) {
     // A CPU-only job on one node (docs/resources.md#cpu-only-jobs).
     if (allocation.node < 0) fail("no GPUs");
-    if (run.request.gpus > 0 || run.request.milli > 0) fail("no GPUs");
+    if (live.request.gpus > 0 || live.request.milli > 0) fail("no GPUs");
     if (allocation.node >= cluster_.node_count())
       fail("no node " + std::to_string(allocation.node));
     if (allocation.gpu_type != cluster_.node(allocation.node).gpu_type) {
       fail("a GPU type other than its node's");
     }
     if (allocation.milli != 0 || allocation.batch != 0) fail("a GPU share or a batch");
-    if (!resources_.HostFitsCpuOnly(allocation.node, run.request.host)) {
+    if (!resources_.HostFitsCpuOnly(allocation.node, live.request.host)) {
       fail("the free CPUs or host memory of node " + std::to_string(allocation.node) +
            " cannot take it");
     }
-    if (run.request.constraint != 0 &&
-        !resources_.SpreadAllowsNode(constraints_->spread(run.request.constraint),
+    if (live.request.constraint != 0 &&
+        !resources_.SpreadAllowsNode(constraints_->spread(live.request.constraint),
                                      allocation.node)) {
       fail("against its spread rule: another job of its group runs in the domain of node " +
            std::to_string(allocation.node));
     }
     return;
   }
-  if (run.request.gpus <= 0 && run.request.milli <= 0) fail("GPUs for a CPU-only job");
+  if (live.request.gpus <= 0 && live.request.milli <= 0) fail("GPUs for a CPU-only job");
   // MIG (docs/mig.md): a job naming a profile holds one instance of it at a documented start on
   // free slices of a GPU in MIG mode; any other job never holds one.
-  if (IsMigRequest(run.request) != (allocation.mig_profile >= 0)) {
+  if (IsMigRequest(live.request) != (allocation.mig_profile >= 0)) {
     fail(allocation.mig_profile >= 0 ? "a MIG instance it did not ask for"
                                      : "no MIG instance although it names a MIG profile");
   }
@@ -1410,11 +1467,11 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
            "a documented start)");
     }
     if (cluster_.node(cluster_.NodeOfGpu(g)).gpu_type != allocation.gpu_type ||
-        !run.request.AllowsType(allocation.gpu_type)) {
+        !live.request.AllowsType(allocation.gpu_type)) {
       fail("a GPU type it may not use");
     }
     if (!own_gpus_allowed &&
-        !resources_.HostFitsGpus(run.request.host, allocation.gpus, allocation.milli)) {
+        !resources_.HostFitsGpus(live.request.host, allocation.gpus, allocation.milli)) {
       fail("the free CPUs or host memory of its nodes cannot take it");
     }
     return;
@@ -1423,7 +1480,7 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
   if (allocation.batch < 0 || (allocation.batch > 0 && !elastic_)) {
     fail("a batch chosen by a policy that is not elastic");
   }
-  if (allocation.gpu_type < 0 || !run.request.AllowsType(allocation.gpu_type)) {
+  if (allocation.gpu_type < 0 || !live.request.AllowsType(allocation.gpu_type)) {
     fail("a GPU type it may not use");
   }
   for (size_t i = 0; i < allocation.gpus.size(); ++i) {
@@ -1439,23 +1496,23 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
              std::to_string(allocation.milli) + " thousandths free");
       }
     } else if (!resources_.IsGpuFree(g)) {
-      const bool own = own_gpus_allowed && std::binary_search(run.allocation.gpus.begin(),
-                                                              run.allocation.gpus.end(), g);
+      const bool own = own_gpus_allowed && std::binary_search(live.allocation.gpus.begin(),
+                                                              live.allocation.gpus.end(), g);
       if (!own) fail("GPU " + std::to_string(g) + " is busy");
     }
   }
-  if (run.request.constraint != 0) {
-    if (std::string why = constraints_->Check(cluster_, run.request, allocation.gpus);
+  if (live.request.constraint != 0) {
+    if (std::string why = constraints_->Check(cluster_, live.request, allocation.gpus);
         !why.empty()) {
       fail("against its placement constraints: " + why);
     }
     // Anti-affinity (docs/spreading.md): no other job of its group in a domain it takes (a job
     // resizing counts in its own domains already).
-    const SpreadRule& rule = constraints_->spread(run.request.constraint);
+    const SpreadRule& rule = constraints_->spread(live.request.constraint);
     if (!rule.empty()) {
       std::vector<int> own;
       if (own_gpus_allowed) {
-        ForEachNode(cluster_, run.allocation.gpus, [&](int node, int) {
+        ForEachNode(cluster_, live.allocation.gpus, [&](int node, int) {
           own.push_back(resources_.SpreadDomainOf(rule.domain, node));
         });
       }
@@ -1472,7 +1529,7 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
   }
   // A resize is checked against the host resources once the job has let go of its own (Start).
   if (!own_gpus_allowed &&
-      !resources_.HostFitsGpus(run.request.host, allocation.gpus, allocation.milli)) {
+      !resources_.HostFitsGpus(live.request.host, allocation.gpus, allocation.milli)) {
     fail("the free CPUs or host memory of its nodes cannot take it");
   }
 }
@@ -1480,15 +1537,16 @@ void Engine::ValidateAllocation(JobId id, const Allocation& allocation, const ch
 void Engine::Start(JobId id, Allocation allocation) {
   if (id < 0 || id >= static_cast<JobId>(runs_.size())) PolicyBug("start of a nonexistent job");
   JobRun& run = runs_[id];
+  ActiveRun& live = Live(id);
   if (run.state != JobState::kQueued) {
     PolicyBug("start of job " + trace_.jobs[id].id + " in state " + JobStateName(run.state));
   }
   const int size = static_cast<int>(allocation.gpus.size());
-  if (run.request.whole_nodes) {
+  if (live.request.whole_nodes) {
     ValidateWholeNodes(id, allocation);
-  } else if (elastic_ ? size > run.request.gpus : size != run.request.gpus) {
+  } else if (elastic_ ? size > live.request.gpus : size != live.request.gpus) {
     PolicyBug("start of job " + trace_.jobs[id].id + " on " + std::to_string(size) +
-              " GPUs; it requests " + std::to_string(run.request.gpus));
+              " GPUs; it requests " + std::to_string(live.request.gpus));
   }
   ValidateAllocation(id, allocation, "start of", false);
   // Backfilling plans CPUs and host memory per node as they plan GPUs (docs/backfilling.md), so
@@ -1497,7 +1555,7 @@ void Engine::Start(JobId id, Allocation allocation) {
   // group's jobs will hold a node then; docs/spreading.md).
   if (options_.check_invariants && plans_held_ && !promised_start_.empty() &&
       policy_.KeepsPromises() && !(site_ && site_->has_start_rules()) &&
-      (run.request.constraint == 0 || constraints_->spread(run.request.constraint).empty())) {
+      (live.request.constraint == 0 || constraints_->spread(live.request.constraint).empty())) {
     const double promised = promised_start_[id];
     if (now_ > promised + 1e-9 * std::max(1.0, std::abs(promised))) {
       PolicyBug("job " + trace_.jobs[id].id + " starts after the start it was promised (" +
@@ -1526,31 +1584,32 @@ void Engine::Start(JobId id, Allocation allocation) {
     }
   }
   if (site_ && site_->has_start_rules() &&
-      !site_->MayStart(id, now_, SitePlan(id), run.request.gpus)) {
+      !site_->MayStart(id, now_, SitePlan(id), live.request.gpus)) {
     PolicyBug("start of job " + trace_.jobs[id].id + ", which the site's rules hold back: " +
-              site_->WhyBlocked(id, now_, SitePlan(id), run.request.gpus));
+              site_->WhyBlocked(id, now_, SitePlan(id), live.request.gpus));
   }
   QueueRemove(id);
   ++state_version_;
-  if (site_) site_->OnStart(id, run.request.gpus);
+  if (site_) site_->OnStart(id, live.request.gpus);
   if (!allocation.gpus.empty()) allocation.node = -1;  // the field of CPU-only jobs only
-  resources_.AllocateJob(run.request.host, allocation.gpus, allocation.milli, allocation.node,
-                         run.request.constraint, allocation.mig_profile, allocation.mig_start);
-  const int nodes = metrics_.OnAllocate(allocation, run.request.host);
-  run.allocation = std::move(allocation);
-  run.allocation.batch = 0;
-  if (!holder_.empty() && run.allocation.milli == 0) {
-    for (int g : run.allocation.gpus) holder_[g] = id;
+  resources_.AllocateJob(live.request.host, allocation.gpus, allocation.milli, allocation.node,
+                         live.request.constraint, allocation.mig_profile, allocation.mig_start);
+  const int nodes = metrics_.OnAllocate(allocation, live.request.host);
+  live.allocation = std::move(allocation);
+  live.allocation.batch = 0;
+  run.gpu_type = static_cast<int16_t>(live.allocation.gpu_type);
+  if (!holder_.empty() && live.allocation.milli == 0) {
+    for (int g : live.allocation.gpus) holder_[g] = id;
   }
   run.state = JobState::kRunning;
   ++starts_;
   if (run.first_start < 0) run.first_start = now_;
-  run.last_start = now_;
-  if (shared_memory_ && run.request.milli > 0 && run.allocation.milli > 0 &&
-      run.allocation.mig_profile < 0) {
+  live.last_start = now_;
+  if (shared_memory_ && live.request.milli > 0 && live.allocation.milli > 0 &&
+      live.allocation.mig_profile < 0) {
     // Its peaks follow from this start; the overflows at this time were checked before the pass.
-    shared_memory_->Add(run.allocation.gpus[0], id, trace_.jobs[id].gpu_milli, now_);
-    ScheduleOverflow(run.allocation.gpus[0], false);
+    shared_memory_->Add(live.allocation.gpus[0], id, trace_.jobs[id].gpu_milli, now_);
+    ScheduleOverflow(live.allocation.gpus[0], false);
   }
   if (!gpu_memory_.empty()) {
     ModelRun& mrun = model_runs_[id];
@@ -1564,11 +1623,11 @@ void Engine::Start(JobId id, Allocation allocation) {
   }
   // An OOM start makes no progress (StopRunning ignores its rate), but keeps the rate it would
   // have, so that policies estimating its end (backfilling reservations, srtf) see a finite one.
-  const Allocation& working = Working(id, run.allocation, &working_scratch);
-  run.rate = RateOf(id, working, batch);
-  if (oom && !(run.rate > 0)) run.rate = runtime_.Rate(trace_.jobs[id], working);
-  CHECK(run.rate > 0, "runtime model returned a non-positive rate");
-  run.max_gpus = std::max(run.max_gpus, static_cast<int>(run.allocation.gpus.size()));
+  const Allocation& working = Working(id, live.allocation, &working_scratch);
+  live.rate = RateOf(id, working, batch);
+  if (oom && !(live.rate > 0)) live.rate = runtime_.Rate(trace_.jobs[id], working);
+  CHECK(live.rate > 0, "runtime model returned a non-positive rate");
+  run.max_gpus = std::max(run.max_gpus, static_cast<int>(live.allocation.gpus.size()));
   run.max_nodes = std::max(run.max_nodes, nodes);
   RunningAdd(id);
   if (failure_log_.has_jobs()) ResumeAfterInterruption(id);
@@ -1579,11 +1638,11 @@ void Engine::Start(JobId id, Allocation allocation) {
 void Engine::ResumeAfterInterruption(JobId id) {
   JobReliability* rel = failure_log_.find(id);
   if (rel == nullptr || rel->interrupted_at < 0) return;
-  JobRun& run = runs_[id];
+  ActiveRun& live = Live(id);
   // The detection (and a spare's swap) went on while the job waited: what is left of it.
   const double waited = now_ - rel->interrupted_at;
-  run.overhead_left += std::max(0.0, rel->pending_detection - waited);
-  const double wait_gpu_seconds = waited * HeldGpus(run.allocation);
+  live.overhead_left += std::max(0.0, rel->pending_detection - waited);
+  const double wait_gpu_seconds = waited * HeldGpus(live.allocation);
   rel->wait_gpu_seconds += wait_gpu_seconds;
   failure_log_.totals(rel->wait_cause).wait_gpu_seconds += wait_gpu_seconds;
   rel->overhead_cause = rel->wait_cause;
@@ -1596,7 +1655,7 @@ void Engine::ChargeRestartOverhead(JobId id, double gpu_seconds) {
   if (rel == nullptr || rel->overhead_cause < 0) return;
   rel->restart_gpu_seconds += gpu_seconds;
   failure_log_.totals(rel->overhead_cause).restart_gpu_seconds += gpu_seconds;
-  if (!(runs_[id].overhead_left > 0)) rel->overhead_cause = -1;
+  if (!(Live(id).overhead_left > 0)) rel->overhead_cause = -1;
 }
 
 void Engine::DrainIntoPool(const std::vector<int>& gpus) {
@@ -1645,7 +1704,7 @@ double Engine::JobFailureRate(const std::vector<int>& gpus) const {
 }
 
 void Engine::PlanJobCheckpoints(JobId id) {
-  const std::vector<int>& gpus = runs_[id].allocation.gpus;
+  const std::vector<int>& gpus = Live(id).allocation.gpus;
   if (gpus.empty()) return;
   const FaultOptions& f = options_.faults;
   const double storage_save = StorageSeconds(id, gpus, true);
@@ -1723,13 +1782,14 @@ void Engine::Preempt(JobId id) {
     PolicyBug("preemption of a job that is not running");
   }
   JobRun& run = runs_[id];
-  costs_[id].preemption_gpu_seconds += HeldGpus(run.allocation) * PreemptionSeconds(id);
+  ActiveRun& live = Live(id);
+  costs_[id].preemption_gpu_seconds += HeldGpus(live.allocation) * PreemptionSeconds(id);
   StopRunning(id, IntervalEnd::kPreempt);
-  run.allocation.gpus.clear();
-  run.allocation.node = -1;
+  live.allocation.gpus.clear();
+  live.allocation.node = -1;
   run.state = JobState::kQueued;
   ++run.preemptions;
-  run.overhead_left += PreemptionSeconds(id);
+  live.overhead_left += PreemptionSeconds(id);
   QueueInsertSorted(id);
 }
 
@@ -1738,9 +1798,9 @@ void Engine::Resize(JobId id, Allocation allocation) {
     PolicyBug("resize of a job that is not running");
   }
   ValidateAllocation(id, allocation, "resize of", true);
-  JobRun& run = runs_[id];
-  if (allocation.milli > 0 || run.allocation.milli > 0) PolicyBug("resize of a GPU share");
-  if (run.request.whole_nodes) PolicyBug("resize of a job that holds whole nodes");
+  ActiveRun& live = Live(id);
+  if (allocation.milli > 0 || live.allocation.milli > 0) PolicyBug("resize of a GPU share");
+  if (live.request.whole_nodes) PolicyBug("resize of a job that holds whole nodes");
   Move(id, std::move(allocation), IntervalEnd::kResize);
 }
 
@@ -1748,13 +1808,13 @@ void Engine::Migrate(JobId id, Allocation allocation) {
   if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kRunning) {
     PolicyBug("migration of a job that is not running");
   }
-  const JobRun& run = runs_[id];
-  if (allocation.milli > 0 || run.allocation.milli > 0 || run.allocation.mig_profile >= 0 ||
+  const ActiveRun& live = Live(id);
+  if (allocation.milli > 0 || live.allocation.milli > 0 || live.allocation.mig_profile >= 0 ||
       allocation.mig_profile >= 0) {
     PolicyBug("migration of a GPU share or MIG instance");
   }
-  if (run.request.whole_nodes) PolicyBug("migration of a job that holds whole nodes");
-  if (allocation.gpus.size() != run.allocation.gpus.size()) {
+  if (live.request.whole_nodes) PolicyBug("migration of a job that holds whole nodes");
+  if (allocation.gpus.size() != live.allocation.gpus.size()) {
     PolicyBug("migration to another number of GPUs");
   }
   ValidateAllocation(id, allocation, "migration of", true);
@@ -1766,14 +1826,15 @@ void Engine::Migrate(JobId id, Allocation allocation) {
 
 void Engine::Move(JobId id, Allocation allocation, IntervalEnd why) {
   JobRun& run = runs_[id];
+  ActiveRun& live = Live(id);
   // Checkpoint on the old GPUs, restore on the new: the job pays the cost on its new GPUs.
   costs_[id].preemption_gpu_seconds += HeldGpus(allocation) * PreemptionSeconds(id);
   StopRunning(id, why);
   run.state = JobState::kQueued;  // transiently, so Start's bookkeeping applies
   QueueInsertSorted(id);
   // An elastic policy starts jobs on up to their request, which stays; others resize it.
-  if (!elastic_) run.request.gpus = static_cast<int>(allocation.gpus.size());
-  run.overhead_left += PreemptionSeconds(id);  // checkpoint, restore on the new GPUs
+  if (!elastic_) live.request.gpus = static_cast<int>(allocation.gpus.size());
+  live.overhead_left += PreemptionSeconds(id);  // checkpoint, restore on the new GPUs
   Start(id, std::move(allocation));
 }
 
@@ -1797,16 +1858,16 @@ double Engine::PreemptionSeconds(JobId id) const {
 }
 
 double Engine::TypeRate(JobId id, int type) const {
-  const JobRun& run = runs_[id];
-  if (type < 0 || !run.request.AllowsType(type) || cluster_.GpusOfType(type) == 0) return 0;
+  const ActiveRun& live = Live(id);
+  if (type < 0 || !live.request.AllowsType(type) || cluster_.GpusOfType(type) == 0) return 0;
   const int batch = model_runs_.empty() ? 0 : model_runs_[id].batch;
   const Job& job = trace_.jobs[id];
   const auto key =
-      std::make_tuple(job.model.id(), run.request.gpus, run.request.milli,
-                      run.request.host.cpu_milli, run.request.host.memory_mib, batch, type);
+      std::make_tuple(job.model.id(), live.request.gpus, live.request.milli,
+                      live.request.host.cpu_milli, live.request.host.memory_mib, batch, type);
   auto it = type_rate_cache_.find(key);
   if (it != type_rate_cache_.end()) return it->second;
-  PlacementRequest one = run.request;
+  PlacementRequest one = live.request;
   one.type_mask = uint64_t{1} << type;
   Allocation allocation;
   double rate = 0;
@@ -1835,16 +1896,17 @@ void Engine::SetBorrowing(JobId id, bool borrowing) {
 
 void Engine::AccrueBorrowed(JobId id) {
   JobRun& run = runs_[id];
+  ActiveRun& live = Live(id);
   if (!run.borrowing) return;
   JobCosts& costs = costs_[id];
-  costs.borrowed_gpu_seconds += (now_ - costs.borrowing_since) * HeldGpus(run.allocation);
+  costs.borrowed_gpu_seconds += (now_ - costs.borrowing_since) * HeldGpus(live.allocation);
   run.borrowing = false;
 }
 
 const Allocation& Engine::Working(JobId id, const Allocation& allocation,
                                   Allocation* scratch) const {
-  const int gpus = runs_[id].request.gpus;
-  if (!runs_[id].request.whole_nodes || static_cast<int>(allocation.gpus.size()) <= gpus) {
+  const int gpus = Live(id).request.gpus;
+  if (!Live(id).request.whole_nodes || static_cast<int>(allocation.gpus.size()) <= gpus) {
     return allocation;
   }
   scratch->gpu_type = allocation.gpu_type;
@@ -1855,14 +1917,14 @@ const Allocation& Engine::Working(JobId id, const Allocation& allocation,
 }
 
 void Engine::ValidateWholeNodes(JobId id, const Allocation& allocation) const {
-  const JobRun& run = runs_[id];
+  const ActiveRun& live = Live(id);
   auto fail = [&](const std::string& what) {
     PolicyBug("start of job " + trace_.jobs[id].id + " (whole nodes): " + what);
   };
   if (allocation.milli > 0) fail("a GPU share");
   const int size = static_cast<int>(allocation.gpus.size());
-  if (size < run.request.gpus) {
-    fail(std::to_string(size) + " GPUs; it requests " + std::to_string(run.request.gpus));
+  if (size < live.request.gpus) {
+    fail(std::to_string(size) + " GPUs; it requests " + std::to_string(live.request.gpus));
   }
   // Every node touched is held entirely, and no node beyond those the request needs.
   int nodes = 0;
@@ -1880,8 +1942,8 @@ void Engine::ValidateWholeNodes(JobId id, const Allocation& allocation) const {
     ++nodes;
     i = end;
   }
-  if (per_node > 0 && (nodes - 1) * per_node >= run.request.gpus) {
-    fail(std::to_string(nodes) + " nodes; " + std::to_string(run.request.gpus) +
+  if (per_node > 0 && (nodes - 1) * per_node >= live.request.gpus) {
+    fail(std::to_string(nodes) + " nodes; " + std::to_string(live.request.gpus) +
          " GPUs need fewer");
   }
 }
@@ -1917,7 +1979,7 @@ void Engine::SetTimer(double time, JobId id, int tag) {
 
 bool Engine::MayStart(JobId id) const {
   return !site_ || !site_->has_start_rules() ||
-         site_->MayStart(id, now_, SitePlan(id), runs_[id].request.gpus);
+         site_->MayStart(id, now_, SitePlan(id), Live(id).request.gpus);
 }
 
 bool Engine::DeferToCycle(bool finished, bool arrived) {
@@ -1955,15 +2017,15 @@ void Engine::ScheduleSiteWake() {
 }
 
 void Engine::QueueAppend(JobId id) {
-  JobRun& run = runs_[id];
-  run.queued_since = now_;
+  ActiveRun& live = Live(id);
+  live.queued_since = now_;
   if (options_.wait_reasons) wait_.Enter(id, policy_.WaitGroup(*this, id), now_);
-  run.queue_prev = queue_tail_;
-  run.queue_next = kNoJob;
+  live.queue_prev = queue_tail_;
+  live.queue_next = kNoJob;
   if (queue_tail_ == kNoJob) {
     queue_head_ = id;
   } else {
-    runs_[queue_tail_].queue_next = id;
+    Live(queue_tail_).queue_next = id;
   }
   queue_tail_ = id;
   ++queue_length_;
@@ -1971,40 +2033,41 @@ void Engine::QueueAppend(JobId id) {
 
 void Engine::QueueInsertSorted(JobId id) {
   JobId after = queue_tail_;
-  while (after != kNoJob && after > id) after = runs_[after].queue_prev;
-  JobRun& run = runs_[id];
-  run.queued_since = now_;
+  while (after != kNoJob && after > id) after = Live(after).queue_prev;
+  ActiveRun& live = Live(id);
+  live.queued_since = now_;
   if (options_.wait_reasons) wait_.Enter(id, policy_.WaitGroup(*this, id), now_);
-  run.queue_prev = after;
-  run.queue_next = after == kNoJob ? queue_head_ : runs_[after].queue_next;
+  live.queue_prev = after;
+  live.queue_next = after == kNoJob ? queue_head_ : Live(after).queue_next;
   if (after == kNoJob) {
     queue_head_ = id;
   } else {
-    runs_[after].queue_next = id;
+    Live(after).queue_next = id;
   }
-  if (run.queue_next == kNoJob) {
+  if (live.queue_next == kNoJob) {
     queue_tail_ = id;
   } else {
-    runs_[run.queue_next].queue_prev = id;
+    Live(live.queue_next).queue_prev = id;
   }
   ++queue_length_;
 }
 
 void Engine::QueueRemove(JobId id) {
   JobRun& run = runs_[id];
-  if (run.queue_prev == kNoJob) {
-    queue_head_ = run.queue_next;
+  ActiveRun& live = Live(id);
+  if (live.queue_prev == kNoJob) {
+    queue_head_ = live.queue_next;
   } else {
-    runs_[run.queue_prev].queue_next = run.queue_next;
+    Live(live.queue_prev).queue_next = live.queue_next;
   }
-  if (run.queue_next == kNoJob) {
-    queue_tail_ = run.queue_prev;
+  if (live.queue_next == kNoJob) {
+    queue_tail_ = live.queue_prev;
   } else {
-    runs_[run.queue_next].queue_prev = run.queue_prev;
+    Live(live.queue_next).queue_prev = live.queue_prev;
   }
-  run.queue_prev = run.queue_next = kNoJob;
-  if (options_.wait_reasons) wait_.Leave(id, run.queued_since, now_);
-  run.queued_seconds += now_ - run.queued_since;
+  live.queue_prev = live.queue_next = kNoJob;
+  if (options_.wait_reasons) wait_.Leave(id, live.queued_since, now_);
+  run.queued_seconds += now_ - live.queued_since;
   --queue_length_;
 }
 
@@ -2012,7 +2075,7 @@ void Engine::SetWaitReason(JobId id, WaitReason reason) {
   if (id < 0 || id >= static_cast<JobId>(runs_.size()) || runs_[id].state != JobState::kQueued) {
     PolicyBug("wait reason for a job that is not queued");
   }
-  if (options_.wait_reasons) wait_.SetOwn(id, reason, false, runs_[id].queued_since, now_);
+  if (options_.wait_reasons) wait_.SetOwn(id, reason, false, Live(id).queued_since, now_);
 }
 
 void Engine::ClearWaitReason(JobId id) {
@@ -2020,7 +2083,7 @@ void Engine::ClearWaitReason(JobId id) {
     PolicyBug("wait reason cleared for a job that is not queued");
   }
   if (!options_.wait_reasons) return;
-  wait_.ClearOwn(id, runs_[id].queued_since, now_);
+  wait_.ClearOwn(id, Live(id).queued_since, now_);
   if (id == derived_head_) derived_head_ = kNoJob;  // derive again after the pass
 }
 
@@ -2036,7 +2099,7 @@ void Engine::DeriveHeadWaitReason() {
     // The job it was derived for is no longer first: its group's reason holds again.
     const JobRun& old = runs_[derived_head_];
     if (old.state == JobState::kQueued && wait_.own_is_derived(derived_head_)) {
-      wait_.ClearOwn(derived_head_, old.queued_since, now_);
+      wait_.ClearOwn(derived_head_, Live(derived_head_).queued_since, now_);
     }
     derived_head_ = kNoJob;
   }
@@ -2045,7 +2108,7 @@ void Engine::DeriveHeadWaitReason() {
   if (head == derived_head_ && state_version_ == derived_version_) return;
   derived_head_ = head;
   derived_version_ = state_version_;
-  const double since = runs_[head].queued_since;
+  const double since = Live(head).queued_since;
   if (const std::optional<WaitReason> why = NoFitReason(head)) {
     wait_.SetOwn(head, *why, true, since, now_);
   } else {
@@ -2054,17 +2117,17 @@ void Engine::DeriveHeadWaitReason() {
 }
 
 void Engine::RunningAdd(JobId id) {
-  runs_[id].running_slot = static_cast<int>(running_.size());
+  Live(id).running_slot = static_cast<int>(running_.size());
   running_.push_back(id);
 }
 
 void Engine::RunningRemove(JobId id) {
-  const int slot = runs_[id].running_slot;
+  const int slot = Live(id).running_slot;
   const JobId last = running_.back();
   running_[slot] = last;
-  runs_[last].running_slot = slot;
+  Live(last).running_slot = slot;
   running_.pop_back();
-  runs_[id].running_slot = -1;
+  Live(id).running_slot = -1;
 }
 
 void Engine::CheckInvariants() const {
@@ -2078,15 +2141,16 @@ void Engine::CheckInvariants() const {
   std::vector<const Allocation*> mig_instances;  // MIG (docs/mig.md): checked apart below
   for (JobId id : running_) {
     const JobRun& run = runs_[id];
+    const ActiveRun& live = Live(id);
     CHECK(run.state == JobState::kRunning, "running list holds a job not running");
-    const int milli = run.allocation.milli;
-    if (run.allocation.mig_profile >= 0) {
-      mig_instances.push_back(&run.allocation);
-      busy_fraction += HeldGpus(run.allocation);
-      running_gpu_seconds += (now_ - run.last_start) * HeldGpus(run.allocation);
+    const int milli = live.allocation.milli;
+    if (live.allocation.mig_profile >= 0) {
+      mig_instances.push_back(&live.allocation);
+      busy_fraction += HeldGpus(live.allocation);
+      running_gpu_seconds += (now_ - live.last_start) * HeldGpus(live.allocation);
       continue;
     }
-    for (int g : run.allocation.gpus) {
+    for (int g : live.allocation.gpus) {
       CHECK(!whole_held[g] && (milli > 0 ? held[g] + milli <= 1000 : held[g] == 0),
             "GPU " + std::to_string(g) + " held by two jobs");
       CHECK(!resources_.IsGpuFree(g), "GPU " + std::to_string(g) + " held but marked free");
@@ -2098,16 +2162,16 @@ void Engine::CheckInvariants() const {
       }
       held[g] += milli > 0 ? milli : 1000;
     }
-    busy_fraction += HeldGpus(run.allocation);
-    running_gpu_seconds += (now_ - run.last_start) * HeldGpus(run.allocation);
+    busy_fraction += HeldGpus(live.allocation);
+    running_gpu_seconds += (now_ - live.last_start) * HeldGpus(live.allocation);
     // Placement constraints (sim/engine/placement_constraints.h) hold while the job runs.
-    if (run.request.constraint != 0) {
-      const std::string why = constraints_->Check(cluster_, run.request, run.allocation.gpus);
+    if (live.request.constraint != 0) {
+      const std::string why = constraints_->Check(cluster_, live.request, live.allocation.gpus);
       CHECK(why.empty(), "job " + trace_.jobs[id].id + " runs against its placement constraints: " +
                              why);
-      const SpreadRule& rule = constraints_->spread(run.request.constraint);
+      const SpreadRule& rule = constraints_->spread(live.request.constraint);
       if (!rule.empty()) {
-        ForEachNode(cluster_, run.allocation.gpus, [&](int node, int) {
+        ForEachNode(cluster_, live.allocation.gpus, [&](int node, int) {
           CHECK(resources_.spread_count(rule.group, resources_.SpreadDomainOf(rule.domain, node)) ==
                     1,
                 "job " + trace_.jobs[id].id + " shares its " + SpreadDomainName(rule.domain) +
@@ -2175,14 +2239,14 @@ void Engine::CheckInvariants() const {
       memory[node] += c.memory_mib;
     };
     for (JobId id : running_) {
-      const JobRun& run = runs_[id];
-      const Allocation& a = run.allocation;
+      const ActiveRun& live = Live(id);
+      const Allocation& a = live.allocation;
       if (a.node >= 0) {
-        charge(a.node, HostChargeOn(cluster_.node(a.node), run.request.host, 0, 0, 0));
+        charge(a.node, HostChargeOn(cluster_.node(a.node), live.request.host, 0, 0, 0));
       }
       const int n = static_cast<int>(a.gpus.size());
       ForEachNode(cluster_, a.gpus, [&](int node, int on_node) {
-        charge(node, JobHostChargeOn(cluster_.node(node), run.request.host, on_node, n, a.milli));
+        charge(node, JobHostChargeOn(cluster_.node(node), live.request.host, on_node, n, a.milli));
       });
     }
     for (int node = 0; node < cluster_.node_count(); ++node) {
@@ -2199,7 +2263,7 @@ void Engine::CheckInvariants() const {
   if (placement_.CountsJobKinds()) {
     std::vector<std::map<int, int>> kinds(cluster_.node_count());
     for (JobId id : running_) {
-      const Allocation& a = runs_[id].allocation;
+      const Allocation& a = Live(id).allocation;
       const int kind = Resources::JobKind(a.gpus.size(), a.milli);
       ForEachNode(cluster_, a.gpus, [&](int node, int) { ++kinds[node][kind]; });
     }
@@ -2212,7 +2276,7 @@ void Engine::CheckInvariants() const {
   }
   // Every job in exactly one state: the queue holds exactly the queued jobs.
   int queued = 0;
-  for (JobId id = queue_head_; id != kNoJob; id = runs_[id].queue_next) {
+  for (JobId id = queue_head_; id != kNoJob; id = Live(id).queue_next) {
     CHECK(runs_[id].state == JobState::kQueued, "queue holds a job not queued");
     ++queued;
   }

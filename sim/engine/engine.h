@@ -137,6 +137,9 @@ struct EngineOptions {
   // timeseries intervals), never change it. The SQLite writer hands rows to its thread from here.
   std::function<void(const Engine&)> observe;
   uint64_t observe_every = 4096;
+  // Called as a job ends (completed, killed, failed out of memory, or rejected), with its
+  // ActiveRun as it was at its end, which the engine then forgets (tests and diagnostics).
+  std::function<void(JobId, const ActiveRun&)> on_job_end;
   // Grows and shrinks the cluster spec's node pools (docs/autoscaling.md); nullptr = pools stay
   // at their start size (`--autoscaler none`). Must outlive the engine.
   Autoscaler* autoscaler = nullptr;
@@ -188,6 +191,9 @@ class Engine final : public SchedulingContext {
   // The allocation log; empty unless EngineOptions::record_allocations.
   const AllocationLog& allocations() const { return allocations_; }
   const std::vector<JobRun>& runs() const { return runs_; }
+  // The job's placement request as the run makes it at its arrival (its GPUs as a site counts
+  // them, allowed types, host demands), for any job.
+  PlacementRequest RequestOf(JobId id) const;
   // The jobs that have costs (JobCosts), ascending: summing over them in this order is summing
   // over every job.
   std::vector<JobId> JobsWithCosts() const;
@@ -247,10 +253,15 @@ class Engine final : public SchedulingContext {
   const Placement& placement() const override { return *active_placement_; }
   const Job& job(JobId id) const override { return trace_.jobs[id]; }
   const JobRun& run(JobId id) const override { return runs_[id]; }
+  const ActiveRun& active(JobId id) const override {
+    const int32_t slot = runs_[id].active;
+    if (slot < 0) ActiveMissing(id);
+    return ActiveSlot(slot);
+  }
   double deadline(JobId id) const override { return trace_.DeadlineOf(trace_.jobs[id]); }
   const NodeLimits& node_limits(JobId id) const override {
     static const NodeLimits kNone;
-    const uint16_t cls = runs_[id].request.constraint;
+    const uint16_t cls = constrained_placement_ ? constraints_->ClassOf(id) : 0;
     return cls == 0 ? kNone : constraints_->limits(cls);
   }
   const ModelRun& model_run(JobId id) const override {
@@ -258,7 +269,7 @@ class Engine final : public SchedulingContext {
     return model_runs_.empty() ? kNone : model_runs_[id];
   }
   JobId QueueFront() const override { return queue_head_; }
-  JobId QueueNext(JobId id) const override { return runs_[id].queue_next; }
+  JobId QueueNext(JobId id) const override { return Live(id).queue_next; }
   int QueueLength() const override { return queue_length_; }
   const std::vector<JobId>& running() const override { return running_; }
   const std::vector<int>& failed_gpus() const override { return failed_gpus_; }
@@ -316,7 +327,21 @@ class Engine final : public SchedulingContext {
     }
   };
 
+  // Checks every job's GPU types against the cluster (an unknown type is an InputError before
+  // the run starts), keeps each distinct gpu_type's mask and chooses the placement that the
+  // jobs' kinds need (MIG, whole nodes, tensor-parallel groups).
   void ResolveRequests();
+  // The job's ActiveRun, from its arrival to its end (JobRun::active).
+  ActiveRun& Live(JobId id) { return const_cast<ActiveRun&>(active(id)); }
+  const ActiveRun& Live(JobId id) const { return active(id); }
+  ActiveRun& ActiveSlot(int32_t slot) const {
+    return active_chunks_[slot >> kActiveChunkBits][slot & (kActiveChunk - 1)];
+  }
+  // Gives the arriving job an ActiveRun (a fresh one, in a slot an ended job left or a new one).
+  ActiveRun& Activate(JobId id);
+  // The job ended (or was rejected): its slot goes to the next arrival.
+  void Deactivate(JobId id);
+  [[noreturn]] void ActiveMissing(JobId id) const;
   // Why a job that fits no placement on the empty cluster is rejected.
   std::string RejectionReason(JobId id) const;
   // Why a job without GPUs cannot be held (docs/resources.md#cpu-only-jobs); "" if it can.
@@ -485,6 +510,15 @@ class Engine final : public SchedulingContext {
   Resources empty_resources_;  // the cluster with nothing allocated, for rejection tests
   Metrics metrics_;
   std::vector<JobRun> runs_;
+  // The ActiveRuns of the jobs between arrival and end, in slots that ended jobs leave to the
+  // next arrivals (JobRun::active): a run holds as many as jobs were ever active at once, not one
+  // per job. Chunks of kActiveChunk, so that a reference stays valid while others are added.
+  static constexpr int kActiveChunkBits = 10;
+  static constexpr int32_t kActiveChunk = int32_t{1} << kActiveChunkBits;
+  std::vector<std::unique_ptr<ActiveRun[]>> active_chunks_;
+  std::vector<int32_t> free_active_;  // slots ended jobs left
+  int32_t active_slots_ = 0;          // slots ever handed out
+  std::unordered_map<uint32_t, uint64_t> type_masks_;  // gpu_type symbol -> catalog type mask
   std::map<JobId, std::string> reasons_;  // few jobs have one: kept out of JobRun
   std::unordered_map<JobId, JobCosts> costs_;  // the jobs that have some (costs())
   std::priority_queue<Event, std::vector<Event>, Later> heap_;

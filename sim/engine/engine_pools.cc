@@ -130,7 +130,7 @@ void Engine::CheckPoolInvariants() const {
   // No job on a node that is not ready (a pool node, or a spot node gone and not yet replaced);
   // a node not ready has every GPU out of placement.
   for (JobId id : running_) {
-    for (int g : runs_[id].allocation.gpus) {
+    for (int g : Live(id).allocation.gpus) {
       const int node = cluster_.NodeOfGpu(g);
       CHECK(pools_.state(node) == PoolNodeState::kReady,
             "job " + trace_.jobs[id].id + " runs on node " + std::to_string(node) +

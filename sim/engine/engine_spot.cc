@@ -97,7 +97,7 @@ void Engine::SpotTimer(const Event& e) {
   const int last = n.first_gpu + n.gpu_count;
   victims_.clear();
   for (JobId id : running_) {
-    const std::vector<int>& gpus = runs_[id].allocation.gpus;
+    const std::vector<int>& gpus = Live(id).allocation.gpus;
     if (std::any_of(gpus.begin(), gpus.end(), [&](int g) { return g >= first && g < last; })) {
       victims_.push_back(id);
     }

@@ -39,37 +39,45 @@ inline bool Ended(JobState state) {
          state == JobState::kOomFailed;
 }
 
-// What the engine knows about a job while simulating it. Owned by the engine.
-// Fields are ordered by size (doubles, then the two structs, then 4-byte and 1-byte fields) so that
-// JobRun has no padding inside: it is 200 bytes, the largest per-job state of a run (a million
-// jobs hold 200 MB of it). What preemption, failures and borrowing cost a job, which most jobs
-// never have, is kept apart (JobCosts).
+// What the engine keeps of every job for the whole run: its state and what it has used so far
+// (the jobs table's figures). Owned by the engine. 72 bytes, no padding inside: the per-job
+// state of a run besides its Job (ten million jobs hold 720 MB of it). What only a queued or
+// running job needs (its placement request, GPUs, progress, queue links) is its ActiveRun, kept
+// from its arrival to its end; what preemption, failures and borrowing cost a job, which most
+// jobs never have, is kept apart (JobCosts).
 struct JobRun {
   double first_start = -1;  // seconds; -1 = never started
-  double last_start = -1;   // start of the current or last running interval
   double end_time = -1;
-  double work_left = 0;    // remaining work, in seconds at rate 1
-  double rate = 0;         // progress per second while running
   double run_seconds = 0;  // total time spent running
   double gpu_seconds = 0;  // sum over running intervals of GPUs x time
   double energy_joules = 0;
-  double overhead_left = 0;  // checkpoint save + restore still to pay before progress resumes
   // Time spent in the waiting queue: before the first start and after every preemption, failure
   // or out-of-memory requeue (a resize is not a wait). For a job that ended, jct = queued_seconds
   // + run_seconds; a job still queued when the run stops counts until then.
   double queued_seconds = 0;
-  double queued_since = 0;  // when it last entered the queue (meaningful while queued)
-  PlacementRequest request;
-  Allocation allocation;  // current GPUs while running; keeps its type afterwards
-  uint32_t version = 0;   // bumped on every rate change; stale finish events are ignored
   int preemptions = 0;
   int max_gpus = 0;  // largest allocation held
   int max_nodes = 0;
+  int32_t active = -1;      // the engine's slot of its ActiveRun; -1 = not arrived, or ended
+  int16_t gpu_type = -1;    // GPU type of its current or last allocation; -1 = never ran
+  JobState state = JobState::kPending;
+  bool borrowing = false;  // marked borrowing now (SetBorrowing; only while running)
+};
+
+// What the engine knows about a job from its arrival to its end (queued or running, also
+// between a preemption and the next start): SchedulingContext::active. Fields ordered by size.
+struct ActiveRun {
+  double last_start = -1;  // start of the current or last running interval
+  double work_left = 0;    // remaining work, in seconds at rate 1
+  double rate = 0;         // progress per second while running
+  double overhead_left = 0;  // checkpoint save + restore still to pay before progress resumes
+  double queued_since = 0;   // when it last entered the queue (meaningful while queued)
+  PlacementRequest request;
+  Allocation allocation;  // current GPUs while running; empty while queued
+  uint32_t version = 0;   // bumped on every rate change; stale finish events are ignored
   JobId queue_prev = kNoJob;
   JobId queue_next = kNoJob;
   int running_slot = -1;  // index in the running list
-  JobState state = JobState::kPending;
-  bool borrowing = false;  // marked borrowing now (SetBorrowing; only while running)
 };
 
 // What preemptions, failures, checkpoints and borrowing cost a job: accumulators that stay zero
@@ -92,7 +100,7 @@ struct JobCosts {
   int migrations = 0;          // times the defragmenter moved it
 };
 
-static_assert(sizeof(void*) != 8 || sizeof(JobRun) <= 200, "JobRun grew: check its layout (above)");
+static_assert(sizeof(void*) != 8 || sizeof(JobRun) <= 72, "JobRun grew: check its layout (above)");
 
 // What a model-aware run (sim/engine/model_runtime.h) adds per job; kept apart from JobRun so that
 // runs without models do not carry it. All zero outside model-aware runs.
@@ -113,7 +121,12 @@ class SchedulingContext {
   virtual const Resources& resources() const = 0;  // the live free state
   virtual const Placement& placement() const = 0;
   virtual const Job& job(JobId id) const = 0;
+  // What the engine keeps of any job for the whole run (its state, times and use so far).
   virtual const JobRun& run(JobId id) const = 0;
+  // A queued or running job's request, allocation and progress. REQUIRES: the job has arrived
+  // and not ended (run(id).active >= 0: queued, running, or unfinished when the run stopped);
+  // asking for another job stops the run as a policy bug.
+  virtual const ActiveRun& active(JobId id) const = 0;
   // The job's deadline as an absolute time (Trace::DeadlineOf), +infinity if it has none.
   virtual double deadline(JobId id) const = 0;
   // The job's locality and node limits (sim/engine/placement_constraints.h; empty if none). The
@@ -201,7 +214,7 @@ class SchedulingContext {
   // placement, or nullopt if it fits (ClassifyNoFit: capacity, fragmentation by dimension, nodes
   // down). The GPUs out of service are failed_gpus().
   std::optional<WaitReason> NoFitReason(JobId id, const Resources& free) const {
-    return ClassifyNoFit(cluster(), placement(), free, run(id).request, failed_gpus());
+    return ClassifyNoFit(cluster(), placement(), free, active(id).request, failed_gpus());
   }
   std::optional<WaitReason> NoFitReason(JobId id) const { return NoFitReason(id, resources()); }
   // False if the cluster's site model holds the queued job back now (a user's or group's limit,
@@ -216,7 +229,7 @@ class SchedulingContext {
   // Returns true and fills `out` if the job fits now under the run's placement strategy.
   virtual bool TryPlace(JobId id, Allocation* out) const {
     out->node = -1;
-    return placement().Find(resources(), run(id).request, out);
+    return placement().Find(resources(), active(id).request, out);
   }
 };
 

@@ -62,8 +62,8 @@ class GridSeries {
 
 // GPUs a job's request holds (a share of one GPU counts its fraction), as the run requested
 // them (a site partition may count several of the log's processors per GPU).
-double Demand(const Job& job, const JobRun& run) {
-  return job.gpus == 1 && job.gpu_milli > 0 ? job.gpu_milli / 1000.0 : run.request.gpus;
+double Demand(const Job& job, const PlacementRequest& request) {
+  return job.gpus == 1 && job.gpu_milli > 0 ? job.gpu_milli / 1000.0 : request.gpus;
 }
 
 struct Paired {
@@ -231,7 +231,7 @@ ValidationReport ComputeValidation(const Engine& engine, double interval_seconds
       }
     }
     // Recorded series.
-    const double demand = Demand(job, run);
+    const double demand = Demand(job, engine.RequestOf(static_cast<JobId>(i)));
     const double share = job.gpus > 0 ? demand / job.gpus : 0.0;
     for (SeriesSet* s : {&series_of("all"), &series_of(size_scope)}) {
       if (job.recorded_attempt_count > 0) {

@@ -769,7 +769,7 @@ class RunStream {
     r.restarts = costs.restarts;
     r.oom_failures = model.oom_failures;
     r.batch = model.batch;
-    r.gpu_type = static_cast<int16_t>(run.allocation.gpu_type);
+    r.gpu_type = static_cast<int16_t>(run.gpu_type);
     r.state = run.state;
     // Queued time exists for every job that reached the queue (not rejected, submitted before
     // the run stopped).

@@ -595,7 +595,7 @@ class ReferenceEasy final : public ReferenceBackfill {
       head = context.QueueFront();
     }
     if (head == kNoJob) return;
-    const PlacementRequest& head_request = context.run(head).request;
+    const PlacementRequest& head_request = context.active(head).request;
     // t_s: release running jobs in order of estimated end until the head fits.
     std::vector<std::pair<double, JobId>> ends;
     for (JobId id : context.running()) ends.emplace_back(end_.at(id), id);
@@ -634,7 +634,7 @@ class ReferenceEasy final : public ReferenceBackfill {
           for (int g : reserved.gpus) {
             if (outside.IsGpuFree(g)) outside.Allocate(std::vector<int>{g});
           }
-          ok = context.placement().Find(outside, context.run(id).request, &allocation);
+          ok = context.placement().Find(outside, context.active(id).request, &allocation);
         }
       }
       if (!ok) continue;
@@ -688,7 +688,7 @@ class ReferenceConservative final : public ReferenceBackfill {
       if (due == kNoJob) break;
       const Interval slot = reserved_[due];
       reserved_.erase(due);
-      PlacementRequest request = context.run(due).request;
+      PlacementRequest request = context.active(due).request;
       request.type_mask = uint64_t{1} << slot.type;
       Allocation allocation;
       if (!context.placement().Find(context.resources(), request, &allocation)) {
@@ -736,7 +736,7 @@ class ReferenceConservative final : public ReferenceBackfill {
     return true;
   }
   void Place(SchedulingContext& context, JobId id, uint64_t failed) {
-    const int gpus = context.run(id).request.gpus;
+    const int gpus = context.active(id).request.gpus;
     const double seconds = Planned(id);
     const double now = context.now();
     Interval best{std::numeric_limits<double>::infinity(), 0, -1, gpus};
@@ -852,7 +852,7 @@ class ReferenceNodeConservative final : public ReferenceBackfill {
   }
   // Reserves the first candidate start before `before`; false if none.
   bool Place(SchedulingContext& context, JobId id, double before) {
-    const PlacementRequest& request = context.run(id).request;
+    const PlacementRequest& request = context.active(id).request;
     const double seconds = Planned(id);
     const double now = context.now();
     std::vector<double> points = {now};  // the candidates, and where free counts change

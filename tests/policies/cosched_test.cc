@@ -126,7 +126,7 @@ TEST(Cosched, CoLocatesTwoSmallJobsOnOneGpuWhenNoWholeGpuIsFreeForBoth) {
     EXPECT_EQ(run.state, JobState::kCompleted) << id;
     EXPECT_DOUBLE_EQ(run.first_start, 10) << id;
     EXPECT_EQ(sim.ModelOf(id).batch, 256) << id;
-    EXPECT_EQ(run.allocation.milli, 500) << id;
+    EXPECT_EQ(sim.ActiveOf(id).allocation.milli, 500) << id;
     EXPECT_NEAR(run.end_time, 1010, 1e-6) << id;
     EXPECT_EQ(sim.ModelOf(id).oom_failures, 0) << id;
   }
@@ -139,7 +139,7 @@ TEST(Cosched, CoLocatesTwoSmallJobsOnOneGpuWhenNoWholeGpuIsFreeForBoth) {
   EXPECT_DOUBLE_EQ(apart.Of("S1").first_start, 10);
   EXPECT_DOUBLE_EQ(apart.Of("S1").end_time, 710);
   EXPECT_DOUBLE_EQ(apart.Of("S2").first_start, 710);
-  EXPECT_EQ(apart.Of("S2").allocation.milli, 0);
+  EXPECT_EQ(apart.ActiveOf("S2").allocation.milli, 0);
 }
 
 TEST(Cosched, DoesNotShareWhenAWholeGpuIsFreeForEachJob) {
@@ -151,7 +151,7 @@ TEST(Cosched, DoesNotShareWhenAWholeGpuIsFreeForEachJob) {
   TestSim sim = ModelSim(Nodes(1, 3), jobs, "cosched");
   sim.Run();
   for (const char* id : {"S1", "S2"}) {
-    EXPECT_EQ(sim.Of(id).allocation.milli, 0) << id;
+    EXPECT_EQ(sim.ActiveOf(id).allocation.milli, 0) << id;
     EXPECT_DOUBLE_EQ(sim.Of(id).end_time, 710) << id;
   }
 }
@@ -250,7 +250,7 @@ TEST(CoschedShares, AFractionalPodJoinsAPartlySharedGpuAtOnce) {
   sim.Run();
   EXPECT_DOUBLE_EQ(sim.Of("p1").first_start, 100);
   EXPECT_DOUBLE_EQ(sim.Of("p1").end_time, 1100);
-  EXPECT_EQ(sim.Of("p1").allocation.milli, 300);
+  EXPECT_EQ(sim.ActiveOf("p1").allocation.milli, 300);
 }
 
 TEST(CoschedCounts, AModelParallelJobGetsWholeReplicasOnly) {
@@ -290,10 +290,10 @@ TEST(CoschedHost, PairsTwoSharesOnlyWhenTheNodeHasTheCpusOfBoth) {
   ASSERT_TRUE(apart.engine().host_limited());
   EXPECT_DOUBLE_EQ(apart.Of("S1").first_start, 10);
   EXPECT_DOUBLE_EQ(apart.Of("S1").end_time, 710);
-  EXPECT_EQ(apart.Of("S1").allocation.milli, 0);
+  EXPECT_EQ(apart.ActiveOf("S1").allocation.milli, 0);
   EXPECT_DOUBLE_EQ(apart.Of("S2").first_start, 710);
   EXPECT_DOUBLE_EQ(apart.Of("S2").end_time, 1410);
-  EXPECT_EQ(apart.Of("S2").allocation.milli, 0);
+  EXPECT_EQ(apart.ActiveOf("S2").allocation.milli, 0);
 
   // With S2 at 2 CPUs the pair needs 4 + 2 = 6, exactly what is free: both start at t=10 on
   // halves of GPU 1 and end at 10 + 700 / 0.7 = 1010, as without host limits.
@@ -302,7 +302,7 @@ TEST(CoschedHost, PairsTwoSharesOnlyWhenTheNodeHasTheCpusOfBoth) {
   paired.Run();
   for (const char* id : {"S1", "S2"}) {
     EXPECT_DOUBLE_EQ(paired.Of(id).first_start, 10) << id;
-    EXPECT_EQ(paired.Of(id).allocation.milli, 500) << id;
+    EXPECT_EQ(paired.ActiveOf(id).allocation.milli, 500) << id;
     EXPECT_NEAR(paired.Of(id).end_time, 1010, 1e-6) << id;
   }
 }
@@ -323,16 +323,16 @@ TEST(CoschedHost, JoinsAHalfSharedGpuOnlyWhenItsNodeHasTheCpus) {
   waits.Run();
   ASSERT_TRUE(waits.engine().host_limited());
   EXPECT_NEAR(waits.Of("S1").end_time, 1010, 1e-6);
-  EXPECT_EQ(waits.Of("S2").allocation.milli, 500);
+  EXPECT_EQ(waits.ActiveOf("S2").allocation.milli, 500);
   EXPECT_DOUBLE_EQ(waits.Of("S3").first_start, 1500);
-  EXPECT_EQ(waits.Of("S3").allocation.milli, 0);
+  EXPECT_EQ(waits.ActiveOf("S3").allocation.milli, 0);
   EXPECT_DOUBLE_EQ(waits.Of("S3").end_time, 2200);
 
   jobs[3] = WithCpus(jobs[3], 4);
   TestSim joins = ModelSim(kEightCpuNode, jobs, "cosched");
   joins.Run();
   EXPECT_DOUBLE_EQ(joins.Of("S3").first_start, 1100);
-  EXPECT_EQ(joins.Of("S3").allocation.milli, 500);
+  EXPECT_EQ(joins.ActiveOf("S3").allocation.milli, 500);
 }
 
 }  // namespace

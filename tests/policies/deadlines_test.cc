@@ -218,7 +218,7 @@ class Careless final : public Policy {
     if (id == kNoJob) return;
     Allocation a;
     a.gpu_type = context.cluster().node(0).gpu_type;
-    for (int g = 0; static_cast<int>(a.gpus.size()) < context.run(id).request.gpus; ++g) {
+    for (int g = 0; static_cast<int>(a.gpus.size()) < context.active(id).request.gpus; ++g) {
       a.gpus.push_back(g);
     }
     context.Start(id, a);

@@ -162,8 +162,8 @@ TEST(HostLimits, AnUnstatedJobIsChargedItsShareOfTheNode) {
   options.stop_time = 5;  // D still runs: its allocation is held
   TestSim sim(kTwoHostNodes, jobs, "fcfs", "first-fit", options);
   sim.Run();
-  ASSERT_EQ(sim.Of("D").allocation.gpus.size(), 1u);
-  EXPECT_EQ(sim.cluster().NodeOfGpu(sim.Of("D").allocation.gpus[0]), 1);
+  ASSERT_EQ(sim.ActiveOf("D").allocation.gpus.size(), 1u);
+  EXPECT_EQ(sim.cluster().NodeOfGpu(sim.ActiveOf("D").allocation.gpus[0]), 1);
 }
 
 TEST(HostLimits, AJobNoNodeCanHoldIsRejectedNamingTheDimension) {
@@ -214,11 +214,11 @@ TEST_P(HostPlacement, SkipsNodesShortOfCpus) {
   TestSim sim(kSmall, jobs, "fcfs", GetParam(), options);
   sim.Run();
   const Cluster& cluster = sim.cluster();
-  ASSERT_EQ(sim.Of("A").allocation.gpus.size(), 1u);
-  ASSERT_EQ(sim.Of("B").allocation.gpus.size(), 1u) << GetParam();
+  ASSERT_EQ(sim.ActiveOf("A").allocation.gpus.size(), 1u);
+  ASSERT_EQ(sim.ActiveOf("B").allocation.gpus.size(), 1u) << GetParam();
   EXPECT_EQ(sim.Of("B").first_start, 1);
-  EXPECT_NE(cluster.NodeOfGpu(sim.Of("A").allocation.gpus[0]),
-            cluster.NodeOfGpu(sim.Of("B").allocation.gpus[0]))
+  EXPECT_NE(cluster.NodeOfGpu(sim.ActiveOf("A").allocation.gpus[0]),
+            cluster.NodeOfGpu(sim.ActiveOf("B").allocation.gpus[0]))
       << GetParam();
   EXPECT_EQ(sim.Of("C").state, JobState::kRejected);
 }

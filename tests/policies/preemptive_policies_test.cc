@@ -36,7 +36,7 @@ void ExpectWorkAccounted(const TestSim& sim, const std::string& id, double durat
   EXPECT_DOUBLE_EQ(run.run_seconds, duration + overhead);
   EXPECT_DOUBLE_EQ(run.gpu_seconds, (duration + overhead) * gpus);
   EXPECT_DOUBLE_EQ(sim.CostsOf(id).overhead_seconds, overhead);
-  EXPECT_DOUBLE_EQ(run.work_left, 0);
+  EXPECT_DOUBLE_EQ(sim.ActiveOf(id).work_left, 0);
 }
 
 Params ParamsOf(std::map<std::string, std::string> values) { return Params(std::move(values)); }
@@ -198,9 +198,10 @@ class CheckedSrtf final : public Policy {
     std::vector<std::pair<double, JobId>> runnable;
     auto remaining = [&context](JobId id) {
       const JobRun& run = context.run(id);
-      if (run.state != JobState::kRunning) return run.work_left;
-      const double ran = context.now() - run.last_start;
-      return std::max(0.0, run.work_left - (ran - std::min(ran, run.overhead_left)) * run.rate);
+      const ActiveRun& live = context.active(id);
+      if (run.state != JobState::kRunning) return live.work_left;
+      const double ran = context.now() - live.last_start;
+      return std::max(0.0, live.work_left - (ran - std::min(ran, live.overhead_left)) * live.rate);
     };
     for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
       runnable.emplace_back(remaining(id), id);
@@ -209,7 +210,7 @@ class CheckedSrtf final : public Policy {
     std::sort(runnable.begin(), runnable.end());
     int left = gpus_;
     for (const auto& [work, id] : runnable) {
-      const int need = context.run(id).request.gpus;
+      const int need = context.active(id).request.gpus;
       const bool selected = need <= left;
       if (selected) left -= need;
       EXPECT_EQ(context.run(id).state == JobState::kRunning, selected)

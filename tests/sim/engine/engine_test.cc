@@ -226,7 +226,7 @@ TEST(Engine, WallTimeCountsRunningTimeAcrossPreemptions) {
   sim.Run();
   EXPECT_EQ(sim.Of("J").state, JobState::kTimeout);
   EXPECT_DOUBLE_EQ(sim.Of("J").end_time, 9);
-  EXPECT_DOUBLE_EQ(sim.Of("J").work_left, 3);
+  EXPECT_DOUBLE_EQ(sim.ActiveOf("J").work_left, 3);
 }
 
 // A policy that starts J (job 0) on GPUs 0-1 and M (job 1) on GPU 2 at t=0, resizes J to GPUs

@@ -45,7 +45,7 @@ TEST(Faults, FailureCostsExactlyTheWorkSinceTheLastCheckpoint) {
   const JobRun& a = sim.Of("a");
   EXPECT_EQ(a.state, JobState::kCompleted);
   EXPECT_DOUBLE_EQ(a.first_start, 0);
-  EXPECT_DOUBLE_EQ(a.last_start, 800);
+  EXPECT_DOUBLE_EQ(sim.ActiveOf("a").last_start, 800);
   EXPECT_DOUBLE_EQ(a.end_time, 1230);
   const JobCosts& costs = sim.CostsOf("a");
   EXPECT_EQ(costs.restarts, 1);
@@ -90,7 +90,7 @@ TEST(Faults, GpuFailureTakesOnlyThatGpuAndItsJob) {
               options);
   Engine& engine = sim.Run();
   EXPECT_DOUBLE_EQ(sim.CostsOf("a").lost_gpu_seconds, 200);
-  EXPECT_DOUBLE_EQ(sim.Of("a").last_start, 150);
+  EXPECT_DOUBLE_EQ(sim.ActiveOf("a").last_start, 150);
   EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 650);
   EXPECT_DOUBLE_EQ(sim.Of("b").first_start, 650);
   EXPECT_DOUBLE_EQ(sim.Of("b").end_time, 680);
@@ -110,7 +110,7 @@ TEST(Faults, JobsOnOtherNodesAndFailedNodesPlacementAreHonoured) {
   EXPECT_EQ(sim.CostsOf("a").restarts, 0);
   EXPECT_EQ(sim.CostsOf("b").restarts, 1);
   EXPECT_DOUBLE_EQ(sim.Of("b").end_time, 200);
-  EXPECT_EQ(sim.Of("b").allocation.gpus.size(), 0u);  // released at the end
+  EXPECT_EQ(sim.ActiveOf("b").allocation.gpus.size(), 0u);  // released at the end
   // The run ends with the last job; the node is still down then: 200 - 50 s.
   EXPECT_DOUBLE_EQ(engine.down_node_seconds(), 150);
 }

@@ -38,9 +38,9 @@ TEST(Mig, ThreeHalfGpuInstancesStartAtZeroZeroAndOneHundred) {
   testing::ExpectInterval(sim.Of("a"), 0, 100);
   testing::ExpectInterval(sim.Of("b"), 0, 100);
   testing::ExpectInterval(sim.Of("c"), 100, 200);
-  EXPECT_EQ(sim.Of("a").allocation.mig_start, 0);
-  EXPECT_EQ(sim.Of("b").allocation.mig_start, 4);
-  EXPECT_EQ(sim.Of("c").allocation.mig_start, 0);  // the first free start when a leaves
+  EXPECT_EQ(sim.ActiveOf("a").allocation.mig_start, 0);
+  EXPECT_EQ(sim.ActiveOf("b").allocation.mig_start, 4);
+  EXPECT_EQ(sim.ActiveOf("c").allocation.mig_start, 0);  // the first free start when a leaves
 }
 
 TEST(Mig, EightSmallestInstancesStartSevenAtZeroAndOneAtOneHundred) {
@@ -51,7 +51,7 @@ TEST(Mig, EightSmallestInstancesStartSevenAtZeroAndOneAtOneHundred) {
   sim.Run();
   for (int i = 0; i < 7; ++i) {
     testing::ExpectInterval(sim.Of("j" + std::to_string(i)), 0, 100);
-    EXPECT_EQ(sim.Of("j" + std::to_string(i)).allocation.mig_start, i);
+    EXPECT_EQ(sim.ActiveOf("j" + std::to_string(i)).allocation.mig_start, i);
   }
   testing::ExpectInterval(sim.Of("j7"), 100, 200);
 }
@@ -63,7 +63,7 @@ TEST(Mig, FourAndThreeComputeSlicesShareAGpuButTwoFoursNever) {
   mixed.Run();
   testing::ExpectInterval(mixed.Of("four"), 0, 100);
   testing::ExpectInterval(mixed.Of("three"), 0, 50);
-  EXPECT_EQ(mixed.Of("three").allocation.mig_start, 4);
+  EXPECT_EQ(mixed.ActiveOf("three").allocation.mig_start, 4);
   // Two 4g.20gb: the only start is 0, held by the first until 100, although slices 4-7 are free.
   testing::TestSim fours(kOneMigA100,
                          {MigJob("x", 0, "4g.20gb", 100), MigJob("y", 0, "4g.20gb", 100)});
@@ -114,7 +114,7 @@ TEST(Mig, TwoSliceInstancesNeverStartAtSliceSix) {
                          MigJob("c", 0, "2g.10gb", 100), MigJob("e", 0, "1g.10gb", 100)});
   fits.Run();
   testing::ExpectInterval(fits.Of("e"), 0, 100);
-  EXPECT_EQ(fits.Of("e").allocation.mig_start, 6);
+  EXPECT_EQ(fits.ActiveOf("e").allocation.mig_start, 6);
 }
 
 TEST(Mig, AWholeGpuJobWaitsForTheLastInstanceToEnd) {
@@ -124,7 +124,7 @@ TEST(Mig, AWholeGpuJobWaitsForTheLastInstanceToEnd) {
   sim.Run();
   testing::ExpectInterval(sim.Of("slice"), 0, 100);
   testing::ExpectInterval(sim.Of("whole"), 100, 110);
-  EXPECT_EQ(sim.Of("whole").allocation.mig_profile, -1);
+  EXPECT_EQ(sim.ActiveOf("whole").allocation.mig_profile, -1);
 }
 
 TEST(Mig, AnInstanceWaitsForAWholeGpuJobOnItsGpu) {
@@ -147,7 +147,7 @@ TEST(Mig, WholeGpuJobsUseGpusNotInMigModeAlongsideInstances) {
   sim.Run();
   testing::ExpectInterval(sim.Of("slice"), 0, 100);
   testing::ExpectInterval(sim.Of("whole"), 0, 10);  // on the GPU not in MIG mode
-  EXPECT_EQ(sim.Of("whole").allocation.milli, 0);
+  EXPECT_EQ(sim.ActiveOf("whole").allocation.milli, 0);
   // 7g.40gb needs all 8 slices of a MIG GPU: after the 1g.5gb.
   testing::ExpectInterval(sim.Of("slice2"), 100, 200);
 }
@@ -261,7 +261,7 @@ TEST(Mig, AnInstanceCountsItsComputeSlicesAsItsShareOfTheGpu) {
   // 3g.20gb: 3 of 7 compute slices = 428 thousandths (rounded down); over 100 s, 42.8 GPU-s.
   testing::TestSim sim(kOneMigA100, {MigJob("a", 0, "3g.20gb", 100)});
   sim.Run();
-  EXPECT_EQ(sim.Of("a").allocation.milli, 428);
+  EXPECT_EQ(sim.ActiveOf("a").allocation.milli, 428);
   EXPECT_NEAR(sim.Of("a").gpu_seconds, 42.8, 1e-9);
 }
 

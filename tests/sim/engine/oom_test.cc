@@ -79,7 +79,7 @@ TEST(Oom, UserBatchTooLargeFailsAfterStartupAndRetriesWithHalfTheBatch) {
   EXPECT_EQ(am.oom_failures, 2);
   EXPECT_EQ(am.batch, 8);
   EXPECT_DOUBLE_EQ(a.first_start, 0);
-  EXPECT_DOUBLE_EQ(a.last_start, 240);
+  EXPECT_DOUBLE_EQ(sim.ActiveOf("a").last_start, 240);
   EXPECT_DOUBLE_EQ(am.oom_delay, 240);
   EXPECT_DOUBLE_EQ(am.oom_gpu_seconds, 240);
   EXPECT_NEAR(a.end_time, 240 + 1200, 1e-3);
@@ -124,7 +124,7 @@ TEST(Oom, TheWallTimeStillKillsDuringAStartThatRunsOutOfMemory) {
   EXPECT_DOUBLE_EQ(sim.Of("a").run_seconds, 60);
   EXPECT_DOUBLE_EQ(sim.ModelOf("a").oom_gpu_seconds, 60);
   EXPECT_EQ(sim.ModelOf("a").oom_failures, 0);  // killed before its OOM
-  EXPECT_DOUBLE_EQ(sim.Of("a").work_left, 1000);
+  EXPECT_DOUBLE_EQ(sim.ActiveOf("a").work_left, 1000);
 }
 
 TEST(Oom, BackfillingReservationsStayFiniteWhileAStartRunsOutOfMemory) {

@@ -142,7 +142,7 @@ TEST(FailureDomains, AFailureThatTakesNothingOutRestartsTheJobWhereItWas) {
     const double t = engine.failure_log().events()[0].time;
     const double lost = t - 100 * std::floor(t / 100);
     EXPECT_NEAR(sim.Of("a").end_time, d + lost + 660, 1e-6) << "seed " << seed;
-    EXPECT_NEAR(sim.Of("a").last_start, t, 1e-9);  // restarted at once
+    EXPECT_NEAR(sim.ActiveOf("a").last_start, t, 1e-9);  // restarted at once
     const JobReliability* rel = engine.failure_log().find(0);
     ASSERT_NE(rel, nullptr);
     EXPECT_NEAR(rel->restart_gpu_seconds, 660 * 8, 1e-6);
@@ -173,7 +173,7 @@ TEST(FailureDomains, DetectionGoesOnWhileTheJobWaitsForTheRepair) {
       const double t = engine.failure_log().events()[0].time;
       const double lost = t - 100 * std::floor(t / 100);
       const double overhead = 60 + std::max(0.0, 600 - repair);
-      EXPECT_NEAR(sim.Of("a").last_start, t + repair, 1e-6);
+      EXPECT_NEAR(sim.ActiveOf("a").last_start, t + repair, 1e-6);
       EXPECT_NEAR(sim.Of("a").end_time, d + lost + repair + overhead, 1e-6) << "seed " << seed;
       const JobReliability* rel = engine.failure_log().find(0);
       ASSERT_NE(rel, nullptr);
@@ -285,7 +285,7 @@ TEST(HotSpares, AFailedNodeIsSwappedForASpareAfterTheSwapTime) {
   TestSim sim(spare, {MakeJob("a", 0, 16, 3000)}, "fcfs", "first-fit", options);
   Engine& engine = sim.Run();
   const JobRun& a = sim.Of("a");
-  EXPECT_DOUBLE_EQ(a.last_start, 1000);
+  EXPECT_DOUBLE_EQ(sim.ActiveOf("a").last_start, 1000);
   EXPECT_DOUBLE_EQ(a.end_time, 3220);
   EXPECT_EQ(sim.CostsOf("a").restarts, 1);
   EXPECT_DOUBLE_EQ(sim.CostsOf("a").lost_gpu_seconds, 100 * 16);
@@ -338,7 +338,7 @@ TEST(HotSpares, AFailedNodeWithoutAUsableSpareGetsTheNextOne) {
   TestSim sim(spare, {MakeJob("a", 0, 16, 3000)}, "fcfs", "first-fit", options);
   Engine& engine = sim.Run();
   const JobRun& a = sim.Of("a");
-  EXPECT_DOUBLE_EQ(a.last_start, 6000);
+  EXPECT_DOUBLE_EQ(sim.ActiveOf("a").last_start, 6000);
   EXPECT_DOUBLE_EQ(a.end_time, 7800);
   EXPECT_EQ(sim.CostsOf("a").restarts, 2);
   EXPECT_DOUBLE_EQ(sim.CostsOf("a").lost_gpu_seconds, (100 + 80) * 16);

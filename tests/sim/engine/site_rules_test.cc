@@ -64,7 +64,7 @@ class SiteSim {
     return engine_->reason(IndexOf(id));
   }
   std::string TypeOf(const std::string& id) const {
-    return cluster_.catalog().gpu(Of(id).allocation.gpu_type).name;
+    return cluster_.catalog().gpu(Of(id).gpu_type).name;
   }
   JobId IndexOf(const std::string& id) const {
     for (size_t i = 0; i < trace_.jobs.size(); ++i) {
