@@ -1266,10 +1266,9 @@ void Conservative::StartDue(SchedulingContext& context) {
       const uint64_t before = failed[id];
       failed[id] |= by_nodes_ ? 1 : uint64_t{1} << slot.type;
       RecordHoles(slot, slot.start, slot.end);
-      Place(context, id, failed[id],
-            by_nodes_ && before != 0
-                ? NextBreakpointOnNodes(context.active(id).request, now)
-                : now);
+      Place(
+          context, id, failed[id],
+          by_nodes_ && before != 0 ? NextBreakpointOnNodes(context.active(id).request, now) : now);
       freed_since_compression_ = true;  // its old slot is free for others
       continue;
     }

@@ -85,7 +85,8 @@ double EstimatedEnd(const SchedulingContext& context, const Policy& policy, JobI
   // The fields are as of the current interval's start (the engine updates them when it stops).
   double end = live.last_start + live.overhead_left + live.work_left / live.rate;
   const double walltime = policy.RequestedWalltime(context.job(id));
-  if (walltime >= 0) end = std::min(end, live.last_start + std::max(0.0, walltime - run.run_seconds));
+  if (walltime >= 0)
+    end = std::min(end, live.last_start + std::max(0.0, walltime - run.run_seconds));
   return end;
 }
 

@@ -554,7 +554,8 @@ class PriorityPolicy final : public Policy {
         break;
     }
     OrderOf(id).Insert(id, level_[id], group_[id], backfill_.ClassOf(context, id),
-                       backfill_.walltime().Planned(context.job(id)), context.active(id).request.gpus);
+                       backfill_.walltime().Planned(context.job(id)),
+                       context.active(id).request.gpus);
     if (options_.max_wait_seconds > 0) {
       context.SetTimer(context.now() + options_.max_wait_seconds, id, Tag(id));
     }

@@ -184,7 +184,8 @@ class Weighted final : public Policy {
   void Begin(SchedulingContext& context, JobId id, Allocation allocation) {
     context.Start(id, std::move(allocation));
     if (context.run(id).state != JobState::kRunning) return;
-    Count(context.job(id).user.id(), id, static_cast<int>(context.active(id).allocation.gpus.size()));
+    Count(context.job(id).user.id(), id,
+          static_cast<int>(context.active(id).allocation.gpus.size()));
   }
 
   void Count(uint32_t user, JobId id, int gpus) {
@@ -223,7 +224,8 @@ class Weighted final : public Policy {
   void Recount(const SchedulingContext& context) {
     for (JobId id = 0; id < static_cast<JobId>(counted_.size()); ++id) Uncount(id);
     for (JobId id : context.running()) {
-      Count(context.job(id).user.id(), id, static_cast<int>(context.active(id).allocation.gpus.size()));
+      Count(context.job(id).user.id(), id,
+            static_cast<int>(context.active(id).allocation.gpus.size()));
     }
   }
 

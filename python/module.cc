@@ -361,8 +361,7 @@ void BindContext(py::module_& m) {
       .def_property_readonly("gpu_seconds", [](const JobView& v) { return v.run.gpu_seconds; })
       .def_property_readonly("overhead_left", [](const JobView& v) { return v.live.overhead_left; })
       .def_property_readonly("preemptions", [](const JobView& v) { return v.run.preemptions; })
-      .def_property_readonly("requested_gpus",
-                             [](const JobView& v) { return v.live.request.gpus; })
+      .def_property_readonly("requested_gpus", [](const JobView& v) { return v.live.request.gpus; })
       .def_property_readonly("allocation", [](const JobView& v) { return v.live.allocation; });
   using Ctx = PolicyContext;
   auto gpu_type_index = [](const Ctx& c, const std::string& call, const py::object& value) {
@@ -440,11 +439,10 @@ void BindContext(py::module_& m) {
             return c.get().job(job_arg(c, "ctx.job(job)", id));
           },
           py::return_value_policy::copy)
-      .def(
-          "run",
-          [job_arg](const Ctx& c, const py::object& id) {
-            return ViewOf(c.get(), job_arg(c, "ctx.run(job)", id));
-          })
+      .def("run",
+           [job_arg](const Ctx& c, const py::object& id) {
+             return ViewOf(c.get(), job_arg(c, "ctx.run(job)", id));
+           })
       .def("state",
            [job_arg](const Ctx& c, const py::object& id) {
              return JobStateName(c.get().run(job_arg(c, "ctx.state(job)", id)).state);

@@ -139,7 +139,8 @@ class TestSim {
   Trace trace_;
   std::unique_ptr<ModelRuntime> models_;
   std::unique_ptr<Engine> engine_;
-  std::shared_ptr<std::map<JobId, ActiveRun>> ended_ = std::make_shared<std::map<JobId, ActiveRun>>();
+  std::shared_ptr<std::map<JobId, ActiveRun>> ended_ =
+      std::make_shared<std::map<JobId, ActiveRun>>();
 
   void KeepEnded(EngineOptions* options) {
     options->on_job_end = [ended = ended_](JobId id, const ActiveRun& live) {

@@ -141,8 +141,8 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
   }
   metrics_.set_resources(&resources_);
   if (resources_.host_limited()) {
-    metrics_.EnableHostLimits(SmallestHostDemands(
-        runs_.size(), [this](JobId id) { return RequestOf(id); }));
+    metrics_.EnableHostLimits(
+        SmallestHostDemands(runs_.size(), [this](JobId id) { return RequestOf(id); }));
   }
   metrics_.SetWorkload(
       options_.workload != nullptr
@@ -204,8 +204,8 @@ void Engine::ResolveRequests() {
     if (job.mig_profile != 0) {
       // One MIG instance (docs/mig.md): placed by PlaceMig, whatever the run's placement.
       active_placement_ = &whole_node_placement_;
-    } else if (policy_.WholeNodes(job) && (site_ ? site_->RequestGpus(static_cast<JobId>(i))
-                                                 : job.gpus) > 0) {
+    } else if (policy_.WholeNodes(job) &&
+               (site_ ? site_->RequestGpus(static_cast<JobId>(i)) : job.gpus) > 0) {
       // Whole nodes are counted in GPUs: a job without GPUs holds its CPUs and memory on one
       // node, as every CPU-only job does (docs/engine.md#whole-nodes).
       active_placement_ = &whole_node_placement_;
@@ -940,8 +940,8 @@ double Engine::JobMemory(JobId id, const Allocation& allocation, int batch, bool
 void Engine::PlaceMemory(JobId id, int sign) {
   const ActiveRun& live = Live(id);
   const ModelRun& mrun = model_runs_[id];
-  const size_t working =
-      live.request.whole_nodes ? static_cast<size_t>(live.request.gpus) : live.allocation.gpus.size();
+  const size_t working = live.request.whole_nodes ? static_cast<size_t>(live.request.gpus)
+                                                  : live.allocation.gpus.size();
   for (size_t i = 0; i < live.allocation.gpus.size(); ++i) {
     const int g = live.allocation.gpus[i];
     // The idle GPUs of a whole-node job are held whole: nobody else can use their memory.
@@ -1175,26 +1175,27 @@ std::string Engine::RejectionReason(JobId id) const {
       return what + ": incomplete record (" + status.substr(colon + 1) + ")";
       }
     }
-  if (const int group = TensorGroup(live.request); group > 1) {
-    // docs/reliability.md#model-parallelism-in-traces: each tensor-parallel group within one node.
-    int widest = 0;
-    for (const Node& node : cluster_.nodes()) {
-      if (live.request.AllowsType(node.gpu_type)) widest = std::max(widest, node.gpu_count);
+    if (const int group = TensorGroup(live.request); group > 1) {
+      // docs/reliability.md#model-parallelism-in-traces: each tensor-parallel group within one
+      // node.
+      int widest = 0;
+      for (const Node& node : cluster_.nodes()) {
+        if (live.request.AllowsType(node.gpu_type)) widest = std::max(widest, node.gpu_count);
+      }
+      if (widest < group) {
+        return what + " in tensor-parallel groups of " + std::to_string(group) +
+               ", each within one node, but nodes of allowed types hold at most " +
+               std::to_string(widest) + " GPUs; no placement exists on this cluster";
+      }
     }
-    if (widest < group) {
-      return what + " in tensor-parallel groups of " + std::to_string(group) +
-             ", each within one node, but nodes of allowed types hold at most " +
-             std::to_string(widest) + " GPUs; no placement exists on this cluster";
-    }
-  }
   Allocation scratch;
   if (live.request.constraint != 0) {
     // The GPUs fit without the job's locality and node limits: name the limits.
     PlacementRequest free_of_limits = live.request;
     free_of_limits.constraint = 0;
     if (placement().Find(empty_resources_, free_of_limits, &scratch)) {
-      return what + "; no placement of this cluster meets " +
-             constraints_->Describe(live.request) + " (docs/deadlines.md#constraints)";
+      return what + "; no placement of this cluster meets " + constraints_->Describe(live.request) +
+             " (docs/deadlines.md#constraints)";
     }
   }
   PlacementRequest gpus_only = live.request;

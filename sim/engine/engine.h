@@ -516,8 +516,8 @@ class Engine final : public SchedulingContext {
   static constexpr int kActiveChunkBits = 10;
   static constexpr int32_t kActiveChunk = int32_t{1} << kActiveChunkBits;
   std::vector<std::unique_ptr<ActiveRun[]>> active_chunks_;
-  std::vector<int32_t> free_active_;  // slots ended jobs left
-  int32_t active_slots_ = 0;          // slots ever handed out
+  std::vector<int32_t> free_active_;                   // slots ended jobs left
+  int32_t active_slots_ = 0;                           // slots ever handed out
   std::unordered_map<uint32_t, uint64_t> type_masks_;  // gpu_type symbol -> catalog type mask
   std::map<JobId, std::string> reasons_;  // few jobs have one: kept out of JobRun
   std::unordered_map<JobId, JobCosts> costs_;  // the jobs that have some (costs())

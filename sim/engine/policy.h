@@ -58,8 +58,8 @@ struct JobRun {
   int preemptions = 0;
   int max_gpus = 0;  // largest allocation held
   int max_nodes = 0;
-  int32_t active = -1;      // the engine's slot of its ActiveRun; -1 = not arrived, or ended
-  int16_t gpu_type = -1;    // GPU type of its current or last allocation; -1 = never ran
+  int32_t active = -1;    // the engine's slot of its ActiveRun; -1 = not arrived, or ended
+  int16_t gpu_type = -1;  // GPU type of its current or last allocation; -1 = never ran
   JobState state = JobState::kPending;
   bool borrowing = false;  // marked borrowing now (SetBorrowing; only while running)
 };
@@ -67,9 +67,9 @@ struct JobRun {
 // What the engine knows about a job from its arrival to its end (queued or running, also
 // between a preemption and the next start): SchedulingContext::active. Fields ordered by size.
 struct ActiveRun {
-  double last_start = -1;  // start of the current or last running interval
-  double work_left = 0;    // remaining work, in seconds at rate 1
-  double rate = 0;         // progress per second while running
+  double last_start = -1;    // start of the current or last running interval
+  double work_left = 0;      // remaining work, in seconds at rate 1
+  double rate = 0;           // progress per second while running
   double overhead_left = 0;  // checkpoint save + restore still to pay before progress resumes
   double queued_since = 0;   // when it last entered the queue (meaningful while queued)
   PlacementRequest request;
