@@ -270,7 +270,7 @@ class DeadlineElastic final : public Policy {
     for (auto& takes : takes_) takes.clear();
     for (int g : context.failed_gpus()) {
       const int slot = SlotOf(cluster.node(cluster.NodeOfGpu(g)).gpu_type);
-      takes_[slot].emplace_back(kInfinity, 1);
+      if (slot >= 0) takes_[slot].emplace_back(kInfinity, 1);
     }
     for (JobId id : context.running()) {
       const Allocation& a = context.active(id).allocation;

@@ -178,7 +178,7 @@ std::string SanityReport::ToText() const {
   return out;
 }
 
-SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
+SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool file_submissions) {
   SanityItem larger{"jobs larger than the cluster (they will be rejected)", 0, {}};
   // A job of 0 GPUs is a CPU-only job where the run limits the CPUs or memory it states
   // (docs/resources.md#cpu-only-jobs); the others are rejected.
@@ -223,7 +223,7 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster) {
                           (memory_declared && job->memory_mib > 0);
     if (job->gpus == 0 && !cpu_only) note(zero_gpus, job->line);
     if (job->duration == 0) note(zero_duration, job->line);
-    if (job->submit_time < latest) note(unsorted, job->line);
+    if (file_submissions && job->submit_time < latest) note(unsorted, job->line);
     latest = std::max(latest, job->submit_time);
     if (!KnownStatus(job->trace_status.str())) note(unknown_status, job->line);
     if (job->recorded_start < job->submit_time) note(started_early, job->line);  // NaN: false

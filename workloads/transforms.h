@@ -56,8 +56,11 @@ struct SanityReport {
   std::string ToText() const;
 };
 
-// `cluster` may be null (then jobs larger than the cluster are not checked).
-SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster);
+// `cluster` may be null (then jobs larger than the cluster are not checked). `file_submissions`
+// false: the submit times are not the file's (--inflate gives one arrival a second in a shuffled
+// order), so rows submitted earlier than a row above them are not reported.
+SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster,
+                              bool file_submissions = true);
 
 // Summary statistics for `clustersim trace stats`.
 struct TraceStats {

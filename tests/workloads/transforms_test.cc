@@ -593,5 +593,22 @@ TEST(InflateTrace, RefusesATraceWithoutGpuJobs) {
   EXPECT_THROW(InflateTrace(&trace, 1.3, 4000, 1), InputError);
 }
 
+TEST(TraceSanity, RowsOutOfSubmissionOrderAreReportedOnlyForTheFilesOwnSubmitTimes) {
+  // Lines 2, 3, 4 submitted at 0, 5, 3: line 4 is earlier than line 3 above it. With submit
+  // times that are not the file's (--inflate: one arrival a second, shuffled), nothing to say.
+  Trace trace;
+  const double submits[] = {0, 5, 3};
+  for (int i = 0; i < 3; ++i) {
+    Job job = MakeJob("j" + std::to_string(i), submits[i], 1, 10);
+    job.line = i + 2;
+    trace.jobs.push_back(job);
+  }
+  const SanityReport file = CheckTraceSanity(trace, nullptr);
+  ASSERT_EQ(file.items.size(), 1u);
+  EXPECT_NE(file.items[0].what.find("submitted earlier"), std::string::npos) << file.items[0].what;
+  EXPECT_EQ(file.items[0].first_lines, (std::vector<int64_t>{4}));
+  EXPECT_TRUE(CheckTraceSanity(trace, nullptr, /*file_submissions=*/false).clean());
+}
+
 }  // namespace
 }  // namespace clustersim
