@@ -228,6 +228,26 @@ std::unordered_map<int64_t, std::string> IdsOnLines(const std::string& path,
   return ids;
 }
 
+// The keys of the ids of the data rows (the non-empty lines after the header on line `header`)
+// before line `end`, read again from the file: while the ids end in increasing numbers they are
+// unique without keys, so the keys are built only once they stop doing so.
+std::vector<IdKey> IdKeysBefore(const std::string& path, int64_t header, int64_t end,
+                                size_t id_field, size_t capacity) {
+  std::vector<IdKey> keys;
+  keys.reserve(capacity);
+  LineReader reader(path);
+  CsvSplitter splitter;
+  std::string_view line;
+  while (reader.Next(&line) && reader.line_number() < end) {
+    if (reader.line_number() <= header || line.empty()) continue;
+    const std::vector<CsvField>& fields = splitter.Split(line, path, reader.line_number());
+    CHECK(fields.size() > id_field, "a row read before no longer splits");
+    const CsvField& id = fields[id_field];
+    keys.push_back({std::hash<std::string_view>()(id.text), reader.line_number(), id.column});
+  }
+  return keys;
+}
+
 // Job ids must be unique. Sorting (hash, line) keys is several times faster than a node-based
 // hash map on a million ids; equal hashes are confirmed by reading both ids again. Reports the
 // duplicate that appears earliest in the file.
@@ -292,8 +312,7 @@ class IncreasingNumberedIds {
 void ReadNativeCsv(const std::string& path, JobSink* sink) {
   const size_t rows = static_cast<size_t>(CountLines(path));
   sink->ReserveHint(rows);
-  std::vector<IdKey> id_keys;
-  id_keys.reserve(rows);
+  std::vector<IdKey> id_keys;  // from the first id that does not increase (IdKeysBefore)
   IncreasingNumberedIds increasing_ids;
   LineReader reader(path);
   CsvSplitter splitter;
@@ -480,8 +499,16 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.mig_profile = MigProfileId(f->text);
       if (job.mig_profile == 0) parse.Fail(*f, "mig_profile: more than 65535 distinct names");
     }
-    id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
-    increasing_ids.Add(id.text);
+    if (increasing_ids.increasing()) {
+      increasing_ids.Add(id.text);
+      if (!increasing_ids.increasing()) {
+        id_keys = IdKeysBefore(path, header_line, line_number,
+                               static_cast<size_t>(position[kJobId]), rows);
+      }
+    }
+    if (!increasing_ids.increasing()) {
+      id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
+    }
     sink->Add(std::move(job), {}, constrained ? &constraints : nullptr);
   }
   if (!increasing_ids.increasing()) {

@@ -207,17 +207,26 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool f
     if (item.first_lines.size() < kSanityLines) item.first_lines.push_back(line);
     ++item.count;
   };
-  // In file order, for unsorted rows and first-line reporting.
-  std::vector<const Job*> by_line;
-  by_line.reserve(trace.jobs.size());
-  for (const Job& job : trace.jobs) by_line.push_back(&job);
+  // In file order, for unsorted rows and first-line reporting. A trace whose file was in
+  // submission order is still in line order: then the jobs are visited as they are, without a
+  // list of ten million pointers to build.
   auto line_order = [](const Job* a, const Job* b) { return a->line < b->line; };
-  // A trace whose file was in submission order is still in line order: no sort needed.
-  if (!std::is_sorted(by_line.begin(), by_line.end(), line_order)) {
+  std::vector<const Job*> by_line;
+  if (!std::is_sorted(trace.jobs.begin(), trace.jobs.end(),
+                      [](const Job& a, const Job& b) { return a.line < b.line; })) {
+    by_line.reserve(trace.jobs.size());
+    for (const Job& job : trace.jobs) by_line.push_back(&job);
     std::sort(by_line.begin(), by_line.end(), line_order);
   }
+  auto in_line_order = [&](auto&& visit) {
+    if (by_line.empty()) {
+      for (const Job& job : trace.jobs) visit(&job);
+    } else {
+      for (const Job* job : by_line) visit(job);
+    }
+  };
   double latest = -std::numeric_limits<double>::infinity();
-  for (const Job* job : by_line) {
+  in_line_order([&](const Job* job) {
     if (cluster && job->gpus > cluster->total_gpus()) note(larger, job->line);
     const bool cpu_only = (cpus_declared && job->cpu_milli > 0) ||
                           (memory_declared && job->memory_mib > 0);
@@ -228,14 +237,15 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool f
     if (!KnownStatus(job->trace_status.str())) note(unknown_status, job->line);
     if (job->recorded_start < job->submit_time) note(started_early, job->line);  // NaN: false
     if (job->recorded_end < job->recorded_start) note(ended_early, job->line);
-  }
+  });
   // Duplicate ids, unless the reader rejected them already: sort (hash, line) pairs, then confirm
   // equal hashes by comparing the ids (much cheaper than sorting the strings of a million-job
   // trace). Runs of equal hashes are tiny.
   if (!trace.ids_unique) {
     std::vector<std::pair<uint64_t, const Job*>> ids;
-    ids.reserve(by_line.size());
-    for (const Job* job : by_line) ids.emplace_back(std::hash<std::string_view>()(job->id), job);
+    ids.reserve(trace.jobs.size());
+    in_line_order(
+        [&](const Job* job) { ids.emplace_back(std::hash<std::string_view>()(job->id), job); });
     std::sort(ids.begin(), ids.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first < b.first : a.second->line < b.second->line;
     });
@@ -254,9 +264,9 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool f
   // Priority classes without a level: worth a warning only when the trace has several classes
   // (one class everywhere orders nothing, whatever its level).
   std::map<std::string, int64_t> classes;  // lower-case name -> jobs
-  for (const Job* job : by_line) {
+  in_line_order([&](const Job* job) {
     if (!job->priority_class.empty()) ++classes[Lower(job->priority_class.str())];
-  }
+  });
   std::string unmapped_names;
   for (const auto& [name, jobs] : classes) {
     if (!PriorityLevelOf(name, trace.priority_map)) {
@@ -270,12 +280,12 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool f
       0,
       {}};
   if (classes.size() > 1 && !unmapped_names.empty()) {
-    for (const Job* job : by_line) {
+    in_line_order([&](const Job* job) {
       if (!job->priority_class.empty() &&
           !PriorityLevelOf(job->priority_class.str(), trace.priority_map)) {
         note(unmapped, job->line);
       }
-    }
+    });
   }
   std::string unused_names;
   int64_t unused_count = 0;
