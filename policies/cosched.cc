@@ -677,10 +677,10 @@ class Cosched final : public Policy {
 
   // Remaining work (seconds at rate 1) of a running job, now.
   static double WorkLeft(const SchedulingContext& context, JobId id) {
-    const ActiveRun& run = context.active(id);
-    const double ran = context.now() - run.last_start;
-    const double active = std::max(0.0, ran - std::min(ran, run.overhead_left));
-    return std::max(0.0, run.work_left - active * run.rate);
+    const ActiveRun& live = context.active(id);
+    const double ran = context.now() - live.last_start;
+    const double active = std::max(0.0, ran - std::min(ran, live.overhead_left));
+    return std::max(0.0, live.work_left - active * live.rate);
   }
 
   // Growth, when it may pay: some job waits to grow and GPUs are free after the queue was served.

@@ -370,10 +370,10 @@ class DeadlineElastic final : public Policy {
   // +inf if it cannot run there. In model-aware runs *batch is the batch assumed.
   double PlannedSeconds(const SchedulingContext& context, JobId id, int type, int n,
                         int* batch) const {
-    const ActiveRun& run = context.active(id);
+    const ActiveRun& live = context.active(id);
     const double rate = context.TypeRate(id, type);
     if (!(rate > 0)) return kInfinity;
-    double factor = static_cast<double>(n) / run.request.gpus;
+    double factor = static_cast<double>(n) / live.request.gpus;
     const ModelRuntime* models = context.models();
     if (models != nullptr && models->ScalesWithGpus(id)) {
       const int b = models->BestBatch(id, type, n);
@@ -382,7 +382,7 @@ class DeadlineElastic final : public Policy {
       if (batch != nullptr) *batch = b;
     }
     if (!(factor > 0)) return kInfinity;
-    return (run.overhead_left + run.work_left / (rate * factor)) * options_.margin;
+    return (live.overhead_left + live.work_left / (rate * factor)) * options_.margin;
   }
 
   // Starts the job; in model-aware runs a modelled job runs at the best batch that fits its GPUs

@@ -16,10 +16,10 @@ namespace {
 // A running job the defragmenter may move: whole GPUs on one node, no MIG instance, no
 // constraint class (data locality, node limit, anti-affinity), not holding whole nodes.
 bool Movable(const SchedulingContext& context, JobId id) {
-  const ActiveRun& run = context.active(id);
-  const Allocation& held = run.allocation;
+  const ActiveRun& live = context.active(id);
+  const Allocation& held = live.allocation;
   if (held.gpus.empty() || held.milli > 0 || held.mig_profile >= 0) return false;
-  if (run.request.whole_nodes || run.request.constraint != 0) return false;
+  if (live.request.whole_nodes || live.request.constraint != 0) return false;
   const Cluster& cluster = context.cluster();
   return cluster.NodeOfGpu(held.gpus.front()) == cluster.NodeOfGpu(held.gpus.back());
 }
@@ -60,14 +60,14 @@ bool TryMoves(const SchedulingContext& context, JobId waiting, int node,
   bool fits = false;
   if (placed) {
     for (const DefragMove& move : *moves) {
-      const ActiveRun& run = context.active(move.job);
-      GiveBackAllocation(scratch, run.request, run.allocation);
+      const ActiveRun& live = context.active(move.job);
+      GiveBackAllocation(scratch, live.request, live.allocation);
     }
     Allocation allocation;
     fits = placement.Find(scratch, context.active(waiting).request, &allocation);
     for (auto it = moves->rbegin(); it != moves->rend(); ++it) {
-      const ActiveRun& run = context.active(it->job);
-      TakeAllocation(scratch, run.request, run.allocation);
+      const ActiveRun& live = context.active(it->job);
+      TakeAllocation(scratch, live.request, live.allocation);
     }
   }
   for (auto it = moves->rbegin(); it != moves->rend(); ++it) {
@@ -177,14 +177,14 @@ DefragPlan PlanDefrag(const SchedulingContext& context, const Policy& policy, Jo
     {
       Resources& state = scratch ? *scratch : scratch.emplace(free);
       for (const Candidate& c : cands) {
-        const ActiveRun& run = context.active(c.id);
-        GiveBackAllocation(state, run.request, run.allocation);
+        const ActiveRun& live = context.active(c.id);
+        GiveBackAllocation(state, live.request, live.allocation);
       }
       Allocation allocation;
       const bool could = context.placement().Find(state, request, &allocation);
       for (auto c = cands.rbegin(); c != cands.rend(); ++c) {
-        const ActiveRun& run = context.active(c->id);
-        TakeAllocation(state, run.request, run.allocation);
+        const ActiveRun& live = context.active(c->id);
+        TakeAllocation(state, live.request, live.allocation);
       }
       if (!could) continue;
     }

@@ -58,9 +58,9 @@ class LeastLoaded final : public Policy {
         queued_work_[s] -= queued_.at(id);
         queued_.erase(id);
         context.Start(id, std::move(allocation));
-        const ActiveRun& run = context.active(id);
-        const double gpus = static_cast<double>(run.allocation.gpus.size());
-        const double end = context.now() + run.overhead_left + run.work_left / run.rate;
+        const ActiveRun& live = context.active(id);
+        const double gpus = static_cast<double>(live.allocation.gpus.size());
+        const double end = context.now() + live.overhead_left + live.work_left / live.rate;
         running_[id] = Running{static_cast<int>(s), gpus, end};
         running_gpus_[s] += gpus;
         running_gpu_ends_[s] += gpus * end;
@@ -99,8 +99,8 @@ class LeastLoaded final : public Policy {
       const int type = cluster.node(cluster.NodeOfGpu(g)).gpu_type;
       for (size_t s = 0; s < types_.size(); ++s) working[s] -= types_[s] == type;
     }
-    const ActiveRun& run = context.active(id);
-    const double gpus = std::max(1, run.request.gpus);
+    const ActiveRun& live = context.active(id);
+    const double gpus = std::max(1, live.request.gpus);
     int best = -1;
     double best_finish = std::numeric_limits<double>::infinity();
     double best_work = 0;
@@ -108,7 +108,7 @@ class LeastLoaded final : public Policy {
       const double rate = context.TypeRate(id, types_[s]);
       if (!(rate > 0) || working[s] <= 0) continue;
       const double running = std::max(0.0, running_gpu_ends_[s] - context.now() * running_gpus_[s]);
-      const double seconds = run.work_left / rate;
+      const double seconds = live.work_left / rate;
       const double finish = (queued_work_[s] + running) / working[s] + seconds;
       if (finish < best_finish) {
         best = static_cast<int>(s);

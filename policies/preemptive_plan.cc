@@ -168,8 +168,8 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
   }
   // It does not fit in everything lower-priority jobs hold: undo.
   for (JobId t : trial_) {
-    const ActiveRun& run = context_->active(t);
-    TakeAllocation(*scratch_, run.request, run.allocation);
+    const ActiveRun& live = context_->active(t);
+    TakeAllocation(*scratch_, live.request, live.allocation);
     SetMark(t, kPinned);
   }
   cannot_fit_.push_back(shape);
@@ -178,10 +178,10 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
 
 void PreemptivePlanner::SettleEvicted(JobId id) {
   SetMark(id, kSettled);
-  const ActiveRun& run = context_->active(id);
-  if (AllocationFits(*scratch_, run.request.host, run.allocation)) {
+  const ActiveRun& live = context_->active(id);
+  if (AllocationFits(*scratch_, live.request.host, live.allocation)) {
     // The job that evicted it went elsewhere: it keeps running where it is.
-    TakeAllocation(*scratch_, run.request, run.allocation);
+    TakeAllocation(*scratch_, live.request, live.allocation);
     return;
   }
   to_preempt_.push_back(id);
@@ -189,7 +189,7 @@ void PreemptivePlanner::SettleEvicted(JobId id) {
   Allocation allocation;
   if (Place(id, &allocation) || MakeRoom(id, &allocation)) {
     outcome_->migrated.push_back(id);
-    TakeAllocation(*scratch_, run.request, allocation);
+    TakeAllocation(*scratch_, live.request, allocation);
     to_start_.emplace_back(id, std::move(allocation));
   } else {
     outcome_->preempted.push_back(id);

@@ -564,9 +564,9 @@ class PriorityPolicy final : public Policy {
   void OnStarted(const SchedulingContext& context, JobId id) {
     OrderOf(id).Erase(id, level_[id], group_[id], context.active(id).request.gpus);
     ++generation_[id];  // its aging timer no longer applies
-    const ActiveRun& run = context.active(id);
-    held_[id] = static_cast<int>(run.allocation.gpus.size());
-    start_[id] = run.last_start;
+    const ActiveRun& live = context.active(id);
+    held_[id] = static_cast<int>(live.allocation.gpus.size());
+    start_[id] = live.last_start;
     Vc& vc = vcs_[vc_[id]];
     vc.held += held_[id];
     if (options_.quotas) {
@@ -676,7 +676,7 @@ class PriorityPolicy final : public Policy {
     candidates_.clear();
     double wake = std::numeric_limits<double>::infinity();
     for (JobId r : context.running()) {
-      const ActiveRun& run = context.active(r);
+      const ActiveRun& live = context.active(r);
       const bool lower = level_[r] < level && !IsGuaranteed(context, r);
       int tier = -1;
       if (!options_.quotas) {
@@ -689,20 +689,20 @@ class PriorityPolicy final : public Policy {
           tier = 1;
         }
       }
-      if (tier < 0 || !request.AllowsType(run.allocation.gpu_type) || !(run.last_start < now)) {
+      if (tier < 0 || !request.AllowsType(live.allocation.gpu_type) || !(live.last_start < now)) {
         continue;
       }
       // The slice ends at last_start + min_slice, the very time a wake-up is set for: compared
       // as that sum (now - last_start can round below min_slice at that time, and the policy
       // would wake at the same moment again and again).
-      const double slice_end = run.last_start + options_.min_slice_seconds;
+      const double slice_end = live.last_start + options_.min_slice_seconds;
       if (now < slice_end) {
         wake = std::min(wake, slice_end);
         continue;
       }
-      const double gpus = static_cast<double>(run.allocation.gpus.size());
+      const double gpus = static_cast<double>(live.allocation.gpus.size());
       candidates_.push_back(
-          Candidate{tier, level_[r], gpus * context.preemption_cost(r), run.last_start, r});
+          Candidate{tier, level_[r], gpus * context.preemption_cost(r), live.last_start, r});
     }
     if (candidates_.empty()) {
       Wake(context, wake, head);

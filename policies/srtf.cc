@@ -48,15 +48,15 @@ class Srtf final : public Policy, public RunnableOrder {
  public:
   bool PlacesMig() const override { return false; }  // docs/mig.md
   void OnArrival(SchedulingContext& context, JobId id) override {
-    const ActiveRun& run = context.active(id);
-    queued_.Insert(run.request, run.work_left, id);
+    const ActiveRun& live = context.active(id);
+    queued_.Insert(live.request, live.work_left, id);
   }
 
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override { LeaveRunning(id); }
   void OnRequeue(SchedulingContext& context, JobId id) override {
     LeaveRunning(id);
-    const ActiveRun& run = context.active(id);
-    queued_.Insert(run.request, run.work_left, id);
+    const ActiveRun& live = context.active(id);
+    queued_.Insert(live.request, live.work_left, id);
   }
 
   void Schedule(SchedulingContext& context) override {
@@ -71,13 +71,13 @@ class Srtf final : public Policy, public RunnableOrder {
     // A queued job's work is constant, so its key is its work left now.
     for (JobId id : outcome_.preempted) {
       LeaveRunning(id);
-      const ActiveRun& run = context.active(id);
-      queued_.Insert(run.request, run.work_left, id);
+      const ActiveRun& live = context.active(id);
+      queued_.Insert(live.request, live.work_left, id);
     }
     for (JobId id : outcome_.migrated) LeaveRunning(id);
     for (JobId id : outcome_.started) {
-      const ActiveRun& run = context.active(id);
-      CHECK(queued_.Erase(run.request, run.work_left, id), "srtf: started an unknown job");
+      const ActiveRun& live = context.active(id);
+      CHECK(queued_.Erase(live.request, live.work_left, id), "srtf: started an unknown job");
       EnterRunning(id);
     }
     for (JobId id : outcome_.migrated) EnterRunning(id);
@@ -154,16 +154,16 @@ class Srtf final : public Policy, public RunnableOrder {
   }
 
   void EnterRunning(JobId id) {
-    const ActiveRun& run = context_->active(id);
+    const ActiveRun& live = context_->active(id);
     if (static_cast<size_t>(id) >= running_.size()) {
       running_.resize(std::max<size_t>(static_cast<size_t>(id) + 1, 2 * running_.size()));
     }
     if (gpus_.size() < running_.size()) gpus_.resize(running_.size());
     Running& r = running_[id];
-    gpus_[id] = run.allocation.gpus;
-    r.restored = now_ + run.overhead_left;
-    r.end = r.restored + run.work_left / run.rate;
-    if (run.rate != 1.0) {
+    gpus_[id] = live.allocation.gpus;
+    r.restored = now_ + live.overhead_left;
+    r.end = r.restored + live.work_left / live.rate;
+    if (live.rate != 1.0) {
       r.where = kOtherRate;
       others_.insert(id);
     } else if (r.restored > now_) {
