@@ -474,8 +474,7 @@ void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, J
   const PlacementRequest& request = context.active(id).request;
   // The horizon holds the GPUs (and CPUs) of every running job that ends after horizon_time_.
   if (end > horizon_time_) TakeAllocation(*horizon_, request, held);
-  by_end_.emplace(std::make_pair(end, id), Held{held, request});
-  end_of_[id] = end;
+  end_of_[id] = by_end_.emplace(std::make_pair(end, id), Held{held, request}).first;
   if (unreserved_current) KeepUnreservedCurrent(context, request, held);
   order.OnStart(id);
 }
@@ -484,8 +483,8 @@ void EasyBackfill::OnCompletion(SchedulingContext& /*context*/, JobId id) {
   auto it = end_of_.find(id);
   if (it == end_of_.end()) return;
   ++plan_changes_;
-  auto running = by_end_.find(std::make_pair(it->second, id));
-  if (it->second > horizon_time_) {
+  const ByEnd::iterator running = it->second;
+  if (running->first.first > horizon_time_) {
     GiveBackAllocation(*horizon_, running->second.request, running->second.allocation);
   }
   by_end_.erase(running);

@@ -404,8 +404,11 @@ class EasyBackfill {
     Allocation allocation;
     PlacementRequest request;  // its host demand and constraint class
   };
-  std::map<std::pair<double, JobId>, Held> by_end_;
-  std::unordered_map<JobId, double> end_of_;
+  using ByEnd = std::map<std::pair<double, JobId>, Held>;
+  ByEnd by_end_;
+  // Each running job's entry of by_end_: a completion erases it without searching the tree
+  // (tens of thousands of running jobs: a search is a cache miss per level).
+  std::unordered_map<JobId, ByEnd::iterator> end_of_;
   std::optional<Resources> horizon_;  // free GPUs at horizon_time_ as estimated
   double horizon_time_ = -std::numeric_limits<double>::infinity();
   std::vector<int> failed_;      // failed GPUs held on the horizon
