@@ -48,7 +48,7 @@ struct PlacementRequest {
 // keeps its size.)
 int TensorGroup(const PlacementRequest& request);
 
-// The vector first, then the 4-byte fields: no padding inside (JobRun holds one per job).
+// The vector first, then the 4-byte fields: no padding inside (ActiveRun holds one per queued or running job).
 struct Allocation {
   std::vector<int> gpus;  // global GPU indices, ascending
   int gpu_type = -1;
@@ -60,7 +60,7 @@ struct Allocation {
   // instance's compute share (MigMilli, sim/engine/mig.h). (In milli's padding.)
   int8_t mig_profile = -1;
   int8_t mig_start = -1;
-  // Per-GPU micro-batch the job runs with; 0 = its current batch (JobRun::batch). Only an
+  // Per-GPU micro-batch the job runs with; 0 = its current batch (ModelRun::batch). Only an
   // elastic policy (Policy::Elastic) chooses it.
   int batch = 0;
   // The node of a CPU-only job (no GPUs, a CPU or host-memory demand;

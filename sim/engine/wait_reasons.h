@@ -77,7 +77,7 @@ class WaitLedger {
   // The job entered the queue at `now`, in wait group `group` (Policy::WaitGroup), without a
   // reason of its own.
   void Enter(JobId id, int group, double now);
-  // The job leaves the queue at `now`; it entered at `queued_since` (JobRun::queued_since).
+  // The job leaves the queue at `now`; it entered at `queued_since` (ActiveRun::queued_since).
   void Leave(JobId id, double queued_since, double now);
   // From `now` on, the queued job's own reason is `reason` (`derived`: stated by the engine, not
   // the policy). A no-op when it already has that reason.
