@@ -48,7 +48,8 @@ struct PlacementRequest {
 // keeps its size.)
 int TensorGroup(const PlacementRequest& request);
 
-// The vector first, then the 4-byte fields: no padding inside (ActiveRun holds one per queued or running job).
+// The vector first, then the 4-byte fields: no padding inside (an ActiveRun holds one per
+// queued or running job).
 struct Allocation {
   std::vector<int> gpus;  // global GPU indices, ascending
   int gpu_type = -1;
