@@ -44,8 +44,8 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // What ctx.run(j) gives Python (its class JobRun): a copy of the job's JobRun and, while it is
-// queued or running, of its ActiveRun. A job not yet submitted has its duration as work left
-// and its request; one that ended has no work left, rate or GPUs, and last_start NaN.
+// queued or running, of its ActiveRun (ctx.run takes arrived jobs only). One that ended has no
+// work left, rate or GPUs, and last_start NaN.
 struct JobView {
   JobRun run;
   ActiveRun live;
@@ -60,7 +60,6 @@ JobView ViewOf(const SchedulingContext& context, JobId id) {
     view.live.last_start = kNaN;
     view.live.request.gpus = job.gpus;
     view.live.allocation.gpu_type = view.run.gpu_type;
-    if (view.run.state == JobState::kPending) view.live.work_left = job.duration;
   }
   return view;
 }

@@ -499,14 +499,13 @@ void ReadNativeCsv(const std::string& path, JobSink* sink) {
       job.mig_profile = MigProfileId(f->text);
       if (job.mig_profile == 0) parse.Fail(*f, "mig_profile: more than 65535 distinct names");
     }
-    if (increasing_ids.increasing()) {
-      increasing_ids.Add(id.text);
-      if (!increasing_ids.increasing()) {
+    const bool increasing_before = increasing_ids.increasing();
+    increasing_ids.Add(id.text);
+    if (!increasing_ids.increasing()) {
+      if (increasing_before) {
         id_keys = IdKeysBefore(path, header_line, line_number,
                                static_cast<size_t>(position[kJobId]), rows);
       }
-    }
-    if (!increasing_ids.increasing()) {
       id_keys.push_back({std::hash<std::string_view>()(id.text), line_number, id.column});
     }
     sink->Add(std::move(job), {}, constrained ? &constraints : nullptr);

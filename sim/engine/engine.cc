@@ -198,23 +198,17 @@ void Engine::ResolveRequests() {
     }
     type_masks_.emplace(job.gpu_type.id(), mask);
   }
-  const bool shares = placement_.SharesGpus() && policy_.SupportsShares();
+  // One MIG instance (docs/mig.md), whole nodes, and tensor-parallel groups within a node
+  // (docs/reliability.md#model-parallelism-in-traces; not for a GPU share) are placed by the
+  // whole-node placement, whatever the run's placement.
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     const Job& job = trace_.jobs[i];
-    if (job.mig_profile != 0) {
-      // One MIG instance (docs/mig.md): placed by PlaceMig, whatever the run's placement.
+    const PlacementRequest request = RequestOf(static_cast<JobId>(i));
+    if (job.mig_profile != 0 || request.whole_nodes ||
+        (request.milli == 0 && job.tensor_parallel > 1)) {
       active_placement_ = &whole_node_placement_;
-    } else if (policy_.WholeNodes(job) &&
-               (site_ ? site_->RequestGpus(static_cast<JobId>(i)) : job.gpus) > 0) {
-      // Whole nodes are counted in GPUs: a job without GPUs holds its CPUs and memory on one
-      // node, as every CPU-only job does (docs/engine.md#whole-nodes).
-      active_placement_ = &whole_node_placement_;
-    } else if (shares && job.IsShare()) {
-    } else if (job.tensor_parallel > 1) {
-      // Tensor-parallel groups within a node (docs/reliability.md#model-parallelism-in-traces).
-      active_placement_ = &whole_node_placement_;
+      break;
     }
-    if (active_placement_ == &whole_node_placement_) break;
   }
 }
 
@@ -228,6 +222,8 @@ PlacementRequest Engine::RequestOf(JobId id) const {
   if (job.mig_profile != 0) {
     // One MIG instance: placed by PlaceMig (ResolveRequests).
   } else if (policy_.WholeNodes(job) && request.gpus > 0) {
+    // Whole nodes are counted in GPUs: a job without GPUs holds its CPUs and memory on one
+    // node, as every CPU-only job does (docs/engine.md#whole-nodes).
     request.whole_nodes = true;
   } else if (placement_.SharesGpus() && policy_.SupportsShares() && job.IsShare()) {
     request.milli = ReservedMilli(job.gpu_milli, options_.memory_overcommit);
@@ -1037,10 +1033,7 @@ ActiveRun& Engine::Activate(JobId id) {
   }
   run.active = slot;
   ActiveRun& live = ActiveSlot(slot);
-  std::vector<int> storage = std::move(live.allocation.gpus);  // a list an ended job left
   live = ActiveRun{};
-  live.allocation.gpus = std::move(storage);
-  live.allocation.gpus.clear();
   live.request = RequestOf(id);
   live.work_left = trace_.jobs[id].duration;
   return live;
@@ -1197,21 +1190,20 @@ std::string Engine::RejectionReason(JobId id) const {
     const size_t colon = status.rfind(':');
     if (colon != std::string::npos && colon + 1 < status.size()) {
       return what + ": incomplete record (" + status.substr(colon + 1) + ")";
-      }
     }
-    if (const int group = TensorGroup(live.request); group > 1) {
-      // docs/reliability.md#model-parallelism-in-traces: each tensor-parallel group within one
-      // node.
-      int widest = 0;
-      for (const Node& node : cluster_.nodes()) {
-        if (live.request.AllowsType(node.gpu_type)) widest = std::max(widest, node.gpu_count);
-      }
-      if (widest < group) {
-        return what + " in tensor-parallel groups of " + std::to_string(group) +
-               ", each within one node, but nodes of allowed types hold at most " +
-               std::to_string(widest) + " GPUs; no placement exists on this cluster";
-      }
+  }
+  if (const int group = TensorGroup(live.request); group > 1) {
+    // docs/reliability.md#model-parallelism-in-traces: each tensor-parallel group within one node.
+    int widest = 0;
+    for (const Node& node : cluster_.nodes()) {
+      if (live.request.AllowsType(node.gpu_type)) widest = std::max(widest, node.gpu_count);
     }
+    if (widest < group) {
+      return what + " in tensor-parallel groups of " + std::to_string(group) +
+             ", each within one node, but nodes of allowed types hold at most " +
+             std::to_string(widest) + " GPUs; no placement exists on this cluster";
+    }
+  }
   Allocation scratch;
   if (live.request.constraint != 0) {
     // The GPUs fit without the job's locality and node limits: name the limits.

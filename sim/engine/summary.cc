@@ -309,8 +309,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   for (size_t i = 0; i < runs.size(); ++i) {
     const JobRun& run = runs[i];
     const Job& job = trace.jobs[i];
-    if (run.state == JobState::kRejected) continue;
-    if (run.first_start >= 0) {
+    if (run.first_start >= 0) {  // a rejected job never started and is not censored
       a.push_back(run.first_start - job.submit_time);
     } else if (Censored(run, job, end)) {
       a.push_back(end - job.submit_time);
