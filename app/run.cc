@@ -1066,7 +1066,7 @@ void SimulateAndWrite(const RunConfig& config, Scheduler* s, const Cluster& clus
   outcome->status = engine.status();
   outcome->fingerprint = engine.fingerprint();
   outcome->events = engine.events_processed();
-  for (const JobRun& run : engine.runs()) outcome->jobs_started += run.first_start >= 0;
+  outcome->jobs_started = engine.jobs_started();
   if (config.validate) {
     outcome->validation = ComputeValidation(engine, config.engine.timeseries_interval_seconds,
                                             config.validate_from);

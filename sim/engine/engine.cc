@@ -9,6 +9,7 @@
 #include "sim/engine/model_runtime.h"
 #include "sim/engine/overcommit.h"
 #include "sim/util/error.h"
+#include "sim/util/populate.h"
 
 namespace clustersim {
 namespace {
@@ -109,9 +110,12 @@ Engine::Engine(const Trace& trace, const Cluster& cluster, const Placement& plac
       resources_(cluster),
       empty_resources_(cluster),
       metrics_(cluster, options_.timeseries_interval_seconds),
-      runs_(trace.jobs.size()),
       fault_rng_(options_.faults.seed) {
   CHECK(cluster.catalog().gpus().size() <= 64, "at most 64 GPU types are supported");
+  // Every job's JobRun is written now: back the array on both cores first (sim/util/populate.h).
+  runs_.reserve(trace.jobs.size());
+  PopulateNow(runs_.data(), trace.jobs.size() * sizeof(JobRun));
+  runs_.resize(trace.jobs.size());
   elastic_ = policy_.Elastic();
   if (options_.wait_reasons) wait_.Resize(trace.jobs.size());
   if (RunLimitsHost(trace, cluster)) {
@@ -1620,7 +1624,10 @@ void Engine::Start(JobId id, Allocation allocation) {
   }
   run.state = JobState::kRunning;
   ++starts_;
-  if (run.first_start < 0) run.first_start = now_;
+  if (run.first_start < 0) {
+    run.first_start = now_;
+    ++jobs_started_;
+  }
   live.last_start = now_;
   if (shared_memory_ && live.request.milli > 0 && live.allocation.milli > 0 &&
       live.allocation.mig_profile < 0) {

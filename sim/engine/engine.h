@@ -188,6 +188,8 @@ class Engine final : public SchedulingContext {
   uint64_t passes() const { return passes_; }
   // Starts applied (a resize counts as a start on its new allocation).
   int64_t starts() const { return starts_; }
+  // Jobs that started at least once (JobRun::first_start set).
+  int64_t jobs_started() const { return jobs_started_; }
   // The allocation log; empty unless EngineOptions::record_allocations.
   const AllocationLog& allocations() const { return allocations_; }
   const std::vector<JobRun>& runs() const { return runs_; }
@@ -554,6 +556,7 @@ class Engine final : public SchedulingContext {
   uint64_t events_ = 0;
   uint64_t passes_ = 0;
   int64_t starts_ = 0;
+  int64_t jobs_started_ = 0;
   AllocationLog allocations_;
   uint64_t next_progress_ = 0;
   uint64_t next_observe_ = 0;

@@ -110,11 +110,13 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
   // Groups are reported only for a dimension with more than one value: the others are not
   // collected (a map lookup and three appends per job saved on a million jobs).
   const Job& first = trace.jobs.front();
-  const bool priorities = std::any_of(trace.jobs.begin(), trace.jobs.end(), [&](const Job& job) {
-    return job.priority != first.priority;
-  });
-  const bool vcs = std::any_of(trace.jobs.begin(), trace.jobs.end(),
-                               [&](const Job& job) { return !(job.vc == first.vc); });
+  bool priorities = false;
+  bool vcs = false;
+  for (const Job& job : trace.jobs) {  // one pass, until both are known to differ
+    priorities |= job.priority != first.priority;
+    vcs |= !(job.vc == first.vc);
+    if (priorities && vcs) break;
+  }
   if (!priorities && !vcs) return;
   std::map<int, Group> by_priority;
   std::map<std::string, Group> by_vc;
@@ -239,11 +241,40 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   double last_end = first_submit;
   const double end = metrics.last_time();  // the simulated clock when the run stopped
   std::map<Symbol, double> user_gpu_seconds;  // jobs naming a user only
-  // The five distributions are collected one at a time in one buffer, in job order, and each is
-  // reduced before the next: on ten million jobs 80 MB at a time instead of 400 MB for all five,
-  // for four more passes over the jobs (bench/README.md). First JCT.
-  std::vector<double> a;
-  a.reserve(runs.size());
+  // The five distributions: JCT and first-start wait over every job that arrived (an unfinished
+  // one up to the end), slowdown (JCT over the time the job actually ran, its isolated run time
+  // on the GPUs it got), queued time (an unfinished job's runs to the end: the engine adds it when
+  // it stops) and bounded slowdown. Their values, job by job, are produced twice: counted with
+  // the job counts, then again for the percentiles' second pass (TwoPassPercentiles), so that
+  // ten million jobs take a few MB here rather than 80 MB per distribution (bench/README.md).
+  enum Distribution { kJct, kWait, kSlowdown, kQueued, kBsld, kDistributions };
+  auto values_of = [&](size_t i, auto&& visit) {
+    const JobRun& run = runs[i];
+    if (run.state == JobState::kRejected) return;  // never started, not censored
+    const Job& job = trace.jobs[i];
+    const double submit = job.submit_time;
+    const bool ended = Ended(run.state);
+    const bool censored = Censored(run, job, end);
+    if (ended) {
+      visit(kJct, run.end_time - submit);
+    } else if (censored) {
+      visit(kJct, end - submit);
+    }
+    if (run.first_start >= 0) {
+      visit(kWait, run.first_start - submit);
+    } else if (censored) {
+      visit(kWait, end - submit);
+    }
+    if (ended && run.run_seconds > 0) visit(kSlowdown, (run.end_time - submit) / run.run_seconds);
+    if (censored || ended) visit(kQueued, run.queued_seconds);
+    if (ended) {
+      visit(kBsld, BoundedSlowdown(run.end_time - submit, run.run_seconds,
+                                   options.bsld_threshold_seconds));
+    }
+  };
+  const std::vector<double> quantiles = {0.50, 0.95, 0.99, 1.0};
+  std::vector<TwoPassPercentiles> dists(kDistributions, TwoPassPercentiles(quantiles));
+  auto count = [&dists](int d, double x) { dists[d].Count(x); };
   for (size_t i = 0; i < runs.size(); ++i) {
     const JobRun& run = runs[i];
     const Job& job = trace.jobs[i];
@@ -277,13 +308,14 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
         ++unfinished;
         break;
     }
-    // JCT over every job that arrived: an unfinished one up to the end.
-    if (Ended(run.state)) {
-      a.push_back(run.end_time - job.submit_time);
-      last_end = std::max(last_end, run.end_time);
-    } else if (Censored(run, job, end)) {
-      a.push_back(end - job.submit_time);
-    }
+    if (Ended(run.state)) last_end = std::max(last_end, run.end_time);
+    values_of(i, count);
+  }
+  bool again = false;
+  for (TwoPassPercentiles& d : dists) again |= d.NeedsCollect();
+  if (again) {
+    auto collect = [&dists](int d, double x) { dists[d].Collect(x); };
+    for (size_t i = 0; i < runs.size(); ++i) values_of(i, collect);
   }
   add("jobs_total", static_cast<double>(runs.size()));
   add("jobs_completed", static_cast<double>(completed));
@@ -291,55 +323,20 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   add("jobs_timeout", static_cast<double>(timeout));
   add("jobs_failed", static_cast<double>(failed));
   add("jobs_unfinished", static_cast<double>(unfinished));
-  auto distribution = [&](const std::string& name, std::vector<double>& v) {
-    if (v.empty()) return;
-    double sum = 0;
-    for (double x : v) sum += x;
-    add(name + "_mean", sum / v.size());
-    // q = 1 is the largest value (rank size - 1), selected among those above the p99 rank.
-    const std::vector<double> p = Percentiles(v, {0.50, 0.95, 0.99, 1.0});
+  const char* const names[kDistributions] = {"jct_seconds", "wait_seconds", "slowdown",
+                                             "queued_seconds", "bsld"};
+  for (int d = 0; d < kDistributions; ++d) {
+    TwoPassPercentiles& dist = dists[d];
+    if (dist.size() == 0) continue;
+    const std::string name = names[d];
+    add(name + "_mean", dist.sum() / static_cast<double>(dist.size()));
+    // q = 1 is the largest value (rank size - 1).
+    const std::vector<double> p = dist.Get();
     add(name + "_p50", p[0]);
     add(name + "_p95", p[1]);
     add(name + "_p99", p[2]);
     add(name + "_max", p[3]);
-  };
-  distribution("jct_seconds", a);
-  // First-start wait over every job that arrived: an unfinished one up to the end.
-  a.clear();
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const JobRun& run = runs[i];
-    const Job& job = trace.jobs[i];
-    if (run.first_start >= 0) {  // a rejected job never started and is not censored
-      a.push_back(run.first_start - job.submit_time);
-    } else if (Censored(run, job, end)) {
-      a.push_back(end - job.submit_time);
-    }
   }
-  distribution("wait_seconds", a);
-  // Slowdown = JCT / the time the job actually ran (its isolated run time on the GPUs it got).
-  a.clear();
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const JobRun& run = runs[i];
-    if (!Ended(run.state) || !(run.run_seconds > 0)) continue;
-    a.push_back((run.end_time - trace.jobs[i].submit_time) / run.run_seconds);
-  }
-  distribution("slowdown", a);
-  // Queued time; that of an unfinished job runs to the end (the engine adds it when it stops).
-  a.clear();
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const JobRun& run = runs[i];
-    if (Censored(run, trace.jobs[i], end) || Ended(run.state)) a.push_back(run.queued_seconds);
-  }
-  distribution("queued_seconds", a);
-  a.clear();
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const JobRun& run = runs[i];
-    if (!Ended(run.state)) continue;
-    a.push_back(BoundedSlowdown(run.end_time - trace.jobs[i].submit_time, run.run_seconds,
-                                options.bsld_threshold_seconds));
-  }
-  distribution("bsld", a);
-  std::vector<double>().swap(a);
   add("bsld_threshold_seconds", options.bsld_threshold_seconds);
 
   const double makespan = last_end - first_submit;

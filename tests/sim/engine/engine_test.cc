@@ -106,6 +106,20 @@ TEST(Engine, ZeroLengthJobsEndInAFurtherBatchAtTheSameTime) {
   EXPECT_EQ(engine.passes(), 3u);
 }
 
+TEST(Engine, JobsStartedCountsJobsThatStartedAtLeastOnce) {
+  // 1 node x 2 GPUs. A t=0 2 GPUs 10 s runs [0, 10]; B t=1 2 GPUs waits until 10; C t=2 3 GPUs
+  // never fits (rejected). Stopped at t=5: only A started. Run to the end: A and B.
+  const std::vector<Job> jobs = {MakeJob("A", 0, 2, 10), MakeJob("B", 1, 2, 10),
+                                 MakeJob("C", 2, 3, 1)};
+  EngineOptions stopped;
+  stopped.stop_time = 5;
+  TestSim early(Nodes(1, 2), jobs, "fcfs", "first-fit", stopped);
+  EXPECT_EQ(early.Run().jobs_started(), 1);
+  TestSim full(Nodes(1, 2), jobs);
+  EXPECT_EQ(full.Run().jobs_started(), 2);
+  EXPECT_EQ(full.Of("C").state, JobState::kRejected);
+}
+
 TEST(Engine, JobsThatCanNeverFitAreRejectedAtArrivalAndDoNotBlockTheQueue) {
   // 2 nodes x 4 GPUs = 8 GPUs. Big (9 GPUs) can never fit; Typed wants H100 which the cluster
   // lacks; Small (1 GPU) behind them starts at once.
