@@ -72,10 +72,7 @@ JobSink::JobSink(const TraceFilter& filter, double origin)
 }
 
 void JobSink::ReserveHint(size_t records) {
-  if (!filter_.IsIdentity()) return;
-  kept_.reserve(records);
-  // Every record will be kept: back the storage on another core while the reader parses.
-  populate_ = PopulateAhead(kept_.data(), records * sizeof(Job));
+  if (filter_.IsIdentity()) kept_.reserve(records);
 }
 
 void JobSink::Add(Job&& job, std::span<const RecordedAttempt> attempts,
@@ -133,7 +130,6 @@ void JobSink::TrimToFirstN() {
 }
 
 std::vector<Job> JobSink::Finish(FilterCounts* counts) {
-  populate_.Wait();
   const double origin = origin_known_ ? origin_ : (kept_.empty() ? 0.0 : earliest_);
   if (unix_clock_) unix_origin_ = origin;
   if (origin != 0) {

@@ -32,7 +32,6 @@
 #include <vector>
 
 #include "sim/engine/job.h"
-#include "sim/util/populate.h"
 
 namespace clustersim {
 
@@ -129,9 +128,6 @@ class JobSink {
   double earliest_ = std::numeric_limits<double>::infinity();
   FilterCounts counts_;
   std::vector<Job> kept_;
-  // Backs kept_'s reserved storage ahead of the reader (ReserveHint); declared after kept_ so
-  // that it stops before kept_ is freed.
-  PopulateAhead populate_;
   std::vector<RecordedAttempt> attempts_;
   std::vector<JobConstraints> constraints_;
   size_t max_held_ = 0;

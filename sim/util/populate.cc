@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <thread>
 
 namespace clustersim {
 namespace {
@@ -26,40 +27,13 @@ bool TwoCores() { return std::thread::hardware_concurrency() >= 2; }
 }  // namespace
 
 bool PopulateNow(void* data, size_t bytes) {
-  if (data == nullptr || bytes < kPopulateMinBytes) return false;
-  if (!TwoCores()) return Populate(data, bytes);
+  if (data == nullptr || bytes < kPopulateMinBytes || !TwoCores()) return false;
   const size_t half = bytes / 2;
   bool second = false;
   std::thread other([&] { second = Populate(static_cast<char*>(data) + half, bytes - half); });
   const bool first = Populate(data, half);
   other.join();
   return first && second;
-}
-
-PopulateAhead::PopulateAhead(void* data, size_t bytes) {
-  if (data == nullptr || bytes < kPopulateMinBytes || !TwoCores()) return;
-  // From the end backwards, a chunk at a time: the caller fills the range from its start, so the
-  // two meet somewhere and each backs a part, however fast the other goes (front to back, a
-  // slower populating thread would trail the caller and back nothing it needs).
-  thread_ = std::thread([data, bytes] {
-    constexpr size_t kChunk = size_t{32} << 20;
-    char* const begin = static_cast<char*>(data);
-    for (size_t end = bytes; end > 0;) {
-      const size_t start = end > kChunk ? end - kChunk : 0;
-      if (!Populate(begin + start, end - start)) return;
-      end = start;
-    }
-  });
-}
-
-PopulateAhead& PopulateAhead::operator=(PopulateAhead&& other) noexcept {
-  Wait();
-  thread_ = std::move(other.thread_);
-  return *this;
-}
-
-void PopulateAhead::Wait() {
-  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace clustersim

@@ -43,7 +43,10 @@ TEST(Populate, BacksTheRangeAndKeepsItsContents) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   std::memcpy(m.data() + 3 * page + 5, "kept", 4);
   EXPECT_LT(m.Resident(0, kBytes), kBytes / page);
-  if (!PopulateNow(m.data(), kBytes)) GTEST_SKIP() << "the kernel lacks MADV_POPULATE_WRITE";
+  // An unaligned start is widened to its page.
+  if (!PopulateNow(m.data() + 100, kBytes - 100)) {
+    GTEST_SKIP() << "one core, or the kernel lacks MADV_POPULATE_WRITE";
+  }
   EXPECT_EQ(m.Resident(0, kBytes), kBytes / page);
   EXPECT_EQ(std::memcmp(m.data() + 3 * page + 5, "kept", 4), 0);
   EXPECT_EQ(m.data()[kBytes - 1], 0);
@@ -54,23 +57,6 @@ TEST(Populate, LeavesSmallRangesToTheFirstTouch) {
   ASSERT_NE(m.data(), MAP_FAILED);
   EXPECT_FALSE(PopulateNow(m.data(), kPopulateMinBytes - 1));
   EXPECT_EQ(m.Resident(0, kBytes), 0u);
-}
-
-TEST(Populate, AheadOnAnotherThread) {
-  Mapping m(kBytes);
-  ASSERT_NE(m.data(), MAP_FAILED);
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  {
-    // An unaligned start is widened to its page.
-    PopulateAhead ahead(m.data() + 100, kBytes - 100);
-    m.data()[0] = 'x';  // the caller writes while the range is populated
-    ahead.Wait();
-  }
-  if (m.Resident(page, kBytes - page) == 0) {
-    GTEST_SKIP() << "nothing populated: one core, or the kernel lacks MADV_POPULATE_WRITE";
-  }
-  EXPECT_EQ(m.Resident(0, kBytes), kBytes / page);
-  EXPECT_EQ(m.data()[0], 'x');
 }
 
 }  // namespace
