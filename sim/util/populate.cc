@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <system_error>
 #include <thread>
 
 namespace clustersim {
@@ -30,7 +31,12 @@ bool PopulateNow(void* data, size_t bytes) {
   if (data == nullptr || bytes < kPopulateMinBytes || !TwoCores()) return false;
   const size_t half = bytes / 2;
   bool second = false;
-  std::thread other([&] { second = Populate(static_cast<char*>(data) + half, bytes - half); });
+  std::thread other;
+  try {
+    other = std::thread([&] { second = Populate(static_cast<char*>(data) + half, bytes - half); });
+  } catch (const std::system_error&) {
+    return false;  // no thread to be had: the first touch backs the pages, as without this
+  }
   const bool first = Populate(data, half);
   other.join();
   return first && second;

@@ -201,6 +201,7 @@ void TwoPassPercentiles::Collect(double x) {
 std::vector<double> TwoPassPercentiles::Get() {
   CHECK(size_ > 0, "percentiles of no values");
   if (!bucketed_) return Percentiles(direct_, qs_);
+  CHECK(!needed_.empty(), "TwoPassPercentiles::Get before NeedsCollect");
   for (Needed& n : needed_) {
     if (n.known) continue;
     std::vector<double>& values = collected_[static_cast<size_t>(slot_[n.bucket])];
