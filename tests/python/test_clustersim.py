@@ -180,6 +180,38 @@ def test_timer_and_preemption_follow_the_hand_schedule():
                           (110.0, "a", "done", "completed")]
 
 
+def test_run_view_of_an_ended_job():
+    # fcfs on the tiny trace: a (job 0, 4 GPUs, 100 s) runs 0-100. At the next pass after its end
+    # (t = 100, b and c start) the engine keeps only its whole-run figures: first start 0, 100 s
+    # run, 400 GPU-seconds; progress and GPUs are forgotten (docs/python.md: last_start NaN,
+    # work, rate and overhead 0, the trace's 4 GPUs requested, no GPUs, its last type kept).
+    ended = []
+    seen = {}
+
+    class Watch(Fcfs):
+        def schedule(self, ctx):
+            if ended and not seen:
+                run = ctx.run(ended[0])
+                seen.update(now=ctx.now, state=run.state, first_start=run.first_start,
+                            last_start_nan=math.isnan(run.last_start), work_left=run.work_left,
+                            rate=run.rate, overhead_left=run.overhead_left,
+                            run_seconds=run.run_seconds, gpu_seconds=run.gpu_seconds,
+                            requested=run.requested_gpus, gpus=run.allocation.gpus,
+                            type_index=run.allocation.gpu_type_index,
+                            remaining=ctx.remaining_seconds(ended[0]))
+            Fcfs.schedule(self, ctx)
+
+        def on_completion(self, ctx, job):
+            ended.append(job)
+
+    clustersim.run(trace=tiny_trace(), cluster=ONE_NODE, policy=Watch())
+    a100 = seen.pop("type_index")
+    assert a100 >= 0
+    assert seen == {"now": 100.0, "state": "completed", "first_start": 0.0, "last_start_nan": True,
+                    "work_left": 0.0, "rate": 0.0, "overhead_left": 0.0, "run_seconds": 100.0,
+                    "gpu_seconds": 400.0, "requested": 4, "gpus": [], "remaining": 0.0}
+
+
 def test_context_views():
     seen = {}
 
