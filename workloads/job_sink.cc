@@ -107,6 +107,7 @@ void JobSink::Add(Job&& job, std::span<const RecordedAttempt> attempts,
       constraints_.push_back(*constraints);
       job.constraints = static_cast<uint32_t>(constraints_.size());
     }
+    any_priority_class_ = any_priority_class_ || !job.priority_class.empty();
     kept_.push_back(std::move(job));
     max_held_ = std::max(max_held_, kept_.size());
     // Keep at most twice first_n: trimming then costs O(log n) per job, amortized.
@@ -172,9 +173,11 @@ std::vector<Job> JobSink::Finish(FilterCounts* counts) {
     for (Job& job : kept_)
       job.submit_time = first + (job.submit_time - first) / filter_.load_factor;
   }
-  for (Job& job : kept_) {
-    if (job.priority_class.empty()) continue;
-    job.priority = PriorityLevelOf(job.priority_class.str(), filter_.priority_map).value_or(0);
+  if (any_priority_class_) {  // else a pass over every job for nothing
+    for (Job& job : kept_) {
+      if (job.priority_class.empty()) continue;
+      job.priority = PriorityLevelOf(job.priority_class.str(), filter_.priority_map).value_or(0);
+    }
   }
   if (!filter_.gpu_type_map.empty()) {
     for (Job& job : kept_) {

@@ -128,6 +128,7 @@ class JobSink {
   double earliest_ = std::numeric_limits<double>::infinity();
   FilterCounts counts_;
   std::vector<Job> kept_;
+  bool any_priority_class_ = false;  // a kept job names a priority class (Finish maps them)
   std::vector<RecordedAttempt> attempts_;
   std::vector<JobConstraints> constraints_;
   size_t max_held_ = 0;

@@ -226,6 +226,7 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool f
     }
   };
   double latest = -std::numeric_limits<double>::infinity();
+  std::map<std::string, int64_t> classes;  // priority classes: lower-case name -> jobs
   in_line_order([&](const Job* job) {
     if (cluster && job->gpus > cluster->total_gpus()) note(larger, job->line);
     const bool cpu_only = (cpus_declared && job->cpu_milli > 0) ||
@@ -237,6 +238,7 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool f
     if (!KnownStatus(job->trace_status.str())) note(unknown_status, job->line);
     if (job->recorded_start < job->submit_time) note(started_early, job->line);  // NaN: false
     if (job->recorded_end < job->recorded_start) note(ended_early, job->line);
+    if (!job->priority_class.empty()) ++classes[Lower(job->priority_class.str())];
   });
   // Duplicate ids, unless the reader rejected them already: sort (hash, line) pairs, then confirm
   // equal hashes by comparing the ids (much cheaper than sorting the strings of a million-job
@@ -261,12 +263,8 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool f
     std::sort(duplicate_lines.begin(), duplicate_lines.end());
     for (int64_t line : duplicate_lines) note(duplicates, line);
   }
-  // Priority classes without a level: worth a warning only when the trace has several classes
-  // (one class everywhere orders nothing, whatever its level).
-  std::map<std::string, int64_t> classes;  // lower-case name -> jobs
-  in_line_order([&](const Job* job) {
-    if (!job->priority_class.empty()) ++classes[Lower(job->priority_class.str())];
-  });
+  // Priority classes without a level (counted above): worth a warning only when the trace has
+  // several classes (one class everywhere orders nothing, whatever its level).
   std::string unmapped_names;
   for (const auto& [name, jobs] : classes) {
     if (!PriorityLevelOf(name, trace.priority_map)) {
