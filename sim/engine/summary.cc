@@ -39,6 +39,36 @@ bool Censored(const JobRun& run, const Job& job, double end) {
   return run.state == JobState::kUnfinished && job.submit_time <= end;
 }
 
+// The job distributions of a summary (docs/metrics.md#jobs): JCT and first-start wait over every
+// job that arrived (an unfinished one up to the run's end `end`), slowdown (JCT over the time the
+// job actually ran, its isolated run time on the GPUs it got), queued time (an unfinished job's
+// runs to the end: the engine adds it when it stops) and bounded slowdown.
+enum Distribution { kJct, kWait, kSlowdown, kQueued, kBsld, kDistributions };
+
+// Calls visit(distribution, value) for each distribution job `id` has a value in.
+template <typename Visit>
+void DistributionValues(const JobRun& run, const Job& job, double end, double bsld_threshold,
+                        const Visit& visit) {
+  // A rejected job is neither ended nor censored: it has a wait only if it had started before a
+  // policy declined it (SchedulingContext::Decline of a requeued job).
+  const double submit = job.submit_time;
+  const bool ended = Ended(run.state);
+  const bool censored = Censored(run, job, end);
+  if (ended) {
+    visit(kJct, run.end_time - submit);
+  } else if (censored) {
+    visit(kJct, end - submit);
+  }
+  if (run.first_start >= 0) {
+    visit(kWait, run.first_start - submit);
+  } else if (censored) {
+    visit(kWait, end - submit);
+  }
+  if (ended && run.run_seconds > 0) visit(kSlowdown, (run.end_time - submit) / run.run_seconds);
+  if (censored || ended) visit(kQueued, run.queued_seconds);
+  if (ended) visit(kBsld, BoundedSlowdown(run.end_time - submit, run.run_seconds, bsld_threshold));
+}
+
 bool HasDeadlines(const Trace& trace) {
   for (const JobConstraints& c : trace.constraints) {
     if (c.has_deadline()) return true;
@@ -133,19 +163,12 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
       const JobCosts& costs = engine.costs(static_cast<JobId>(i));
       group->preemption_gpu_seconds += costs.preemption_gpu_seconds;
       group->borrowed_gpu_seconds += costs.borrowed_gpu_seconds;
-      // As in the run's distributions (Censored, below).
-      if (run.first_start >= 0) {
-        group->wait.push_back(run.first_start - job.submit_time);
-      } else if (Censored(run, job, end)) {
-        group->wait.push_back(end - job.submit_time);
-      }
-      if (Ended(run.state)) {
-        group->jct.push_back(run.end_time - job.submit_time);
-        group->queued.push_back(run.queued_seconds);
-      } else if (Censored(run, job, end)) {
-        group->jct.push_back(end - job.submit_time);
-        group->queued.push_back(run.queued_seconds);
-      }
+      // Per group: waits, queued times and JCTs (no slowdowns, so no bounded-slowdown threshold).
+      DistributionValues(run, job, end, 0.0, [group](Distribution d, double x) {
+        if (d == kWait) group->wait.push_back(x);
+        if (d == kQueued) group->queued.push_back(x);
+        if (d == kJct) group->jct.push_back(x);
+      });
       if (sla) group->sla.Add(trace.DeadlineOf(job), run);
     }
   }
@@ -241,40 +264,16 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   double last_end = first_submit;
   const double end = metrics.last_time();  // the simulated clock when the run stopped
   std::map<Symbol, double> user_gpu_seconds;  // jobs naming a user only
-  // The five distributions: JCT and first-start wait over every job that arrived (an unfinished
-  // one up to the end), slowdown (JCT over the time the job actually ran, its isolated run time
-  // on the GPUs it got), queued time (an unfinished job's runs to the end: the engine adds it when
-  // it stops) and bounded slowdown. Their values, job by job, are produced twice: counted with
-  // the job counts, then again for the percentiles' second pass (TwoPassPercentiles), so that
-  // ten million jobs take a few MB here rather than 80 MB per distribution (bench/README.md).
-  enum Distribution { kJct, kWait, kSlowdown, kQueued, kBsld, kDistributions };
-  auto values_of = [&](size_t i, auto&& visit) {
-    const JobRun& run = runs[i];
-    if (run.state == JobState::kRejected) return;  // never started, not censored
-    const Job& job = trace.jobs[i];
-    const double submit = job.submit_time;
-    const bool ended = Ended(run.state);
-    const bool censored = Censored(run, job, end);
-    if (ended) {
-      visit(kJct, run.end_time - submit);
-    } else if (censored) {
-      visit(kJct, end - submit);
-    }
-    if (run.first_start >= 0) {
-      visit(kWait, run.first_start - submit);
-    } else if (censored) {
-      visit(kWait, end - submit);
-    }
-    if (ended && run.run_seconds > 0) visit(kSlowdown, (run.end_time - submit) / run.run_seconds);
-    if (censored || ended) visit(kQueued, run.queued_seconds);
-    if (ended) {
-      visit(kBsld, BoundedSlowdown(run.end_time - submit, run.run_seconds,
-                                   options.bsld_threshold_seconds));
-    }
+  // The five distributions' values (DistributionValues), job by job, are produced twice:
+  // counted with the job counts, then again for the percentiles' second pass
+  // (TwoPassPercentiles), so that ten million jobs take a few MB here rather than 80 MB per
+  // distribution (bench/README.md).
+  auto values_of = [&](size_t i, const auto& visit) {
+    DistributionValues(runs[i], trace.jobs[i], end, options.bsld_threshold_seconds, visit);
   };
   const std::vector<double> quantiles = {0.50, 0.95, 0.99, 1.0};
   std::vector<TwoPassPercentiles> dists(kDistributions, TwoPassPercentiles(quantiles));
-  auto count = [&dists](int d, double x) { dists[d].Count(x); };
+  auto count = [&dists](Distribution d, double x) { dists[d].Count(x); };
   for (size_t i = 0; i < runs.size(); ++i) {
     const JobRun& run = runs[i];
     const Job& job = trace.jobs[i];
@@ -314,7 +313,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
   bool again = false;
   for (TwoPassPercentiles& d : dists) again |= d.NeedsCollect();
   if (again) {
-    auto collect = [&dists](int d, double x) { dists[d].Collect(x); };
+    auto collect = [&dists](Distribution d, double x) { dists[d].Collect(x); };
     for (size_t i = 0; i < runs.size(); ++i) values_of(i, collect);
   }
   add("jobs_total", static_cast<double>(runs.size()));

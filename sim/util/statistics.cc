@@ -119,6 +119,10 @@ double Median(std::vector<double> values) { return Percentile(values, 0.5); }
 TwoPassPercentiles::TwoPassPercentiles(std::vector<double> qs, size_t direct_limit)
     : qs_(std::move(qs)), direct_limit_(direct_limit) {}
 
+int64_t TwoPassPercentiles::LowRank(double q) const {
+  return static_cast<int64_t>(std::floor(q * static_cast<double>(size_ - 1)));
+}
+
 uint32_t TwoPassPercentiles::BucketOf(double x) {
   // -0 counts as +0 (they compare equal); negative values' keys are their bits inverted, so
   // that keys order as the values do.
@@ -160,7 +164,7 @@ bool TwoPassPercentiles::NeedsCollect() {
   if (!bucketed_ || size_ == 0) return false;
   needed_.clear();
   for (const double q : qs_) {
-    const auto lo = static_cast<int64_t>(std::floor(q * static_cast<double>(size_ - 1)));
+    const int64_t lo = LowRank(q);
     needed_.push_back({lo});
     if (lo + 1 < size_) needed_.push_back({lo + 1});
   }
@@ -214,14 +218,15 @@ std::vector<double> TwoPassPercentiles::Get() {
   std::vector<double> out;
   size_t i = 0;
   for (const double q : qs_) {
-    const double rank = q * static_cast<double>(size_ - 1);
+    const int64_t lo = LowRank(q);
     const double low = needed_[i++].value;
-    if (static_cast<int64_t>(std::floor(rank)) + 1 >= size_) {
+    if (lo + 1 >= size_) {
       out.push_back(low);
       continue;
     }
     const double high = needed_[i++].value;
-    out.push_back(low + (rank - std::floor(rank)) * (high - low));
+    out.push_back(low + (q * static_cast<double>(size_ - 1) - static_cast<double>(lo)) *
+                            (high - low));
   }
   return out;
 }

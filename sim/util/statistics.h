@@ -68,6 +68,8 @@ class TwoPassPercentiles {
  private:
   static constexpr int kBucketBits = 16;
   static uint32_t BucketOf(double x);
+  // The lower of the two ranks q's value lies between (Percentiles' rank q (size - 1)).
+  int64_t LowRank(double q) const;
   void StartCounting();  // moves the kept values into the buckets
   void AddToBucket(double x);
 
