@@ -228,7 +228,9 @@ class Conservative final : public Policy {
   // The request class (GPUs, allowed types) of a job, and the waiting jobs of each class in
   // submission order with their planned run times (for the compression's candidate search).
   int ClassOf(const SchedulingContext& context, JobId id);
-  void SetWaiting(JobId id, double planned_seconds);  // +infinity: not waiting
+  // A waiting job's planned seconds and reservation start in its stream; (+infinity,
+  // -infinity): not waiting.
+  void SetWaiting(JobId id, double planned_seconds, double start);
 
   Placement::SingleNodeRule rule_fast_ = Placement::SingleNodeRule::kOther;
   std::vector<GapIndex> gaps_;  // by partition (Resources::partitions())
@@ -253,15 +255,22 @@ class Conservative final : public Policy {
     uint64_t type_mask;
     std::vector<JobId> ids;  // ascending
     std::vector<double> tree;  // min-tree of planned seconds over ids (+inf: not waiting)
+    std::vector<double> latest;  // max-tree of reservation starts over ids (-inf: not waiting)
     int leaves = 1;
   };
   std::map<std::pair<int, uint64_t>, int> class_ids_;
   std::vector<Stream> streams_;
   std::vector<int> class_of_;     // by job, -1 = none yet
   std::vector<int> stream_pos_;   // by job: position in its class's stream, -1 = none
-  std::vector<double> reserved_start_;  // by job: its reservation's start while it has one
   // The first position >= from in `stream` whose planned seconds are <= limit, or -1.
   static int FirstAtMost(const Stream& stream, double limit, int from);
+  // The first position >= from in `stream` whose planned seconds are <= limit and whose
+  // reservation starts after `after`, or -1. The subtrees that hold no planned time <= limit or
+  // no start > after are skipped whole: the jobs reserved before a hole, however many, cost
+  // O(log) per stretch of them, not one step each.
+  static int FirstCandidate(const Stream& stream, double limit, double after, int from);
+  // The first such position in the subtree of `node`, or -1.
+  static int FirstCandidateIn(const Stream& stream, double limit, double after, int node);
   std::vector<int> units_;  // scratch
 
   WalltimeRule rule_;
@@ -495,8 +504,7 @@ void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
   if (slot.start > now && timers_.insert(slot.start).second) context.SetTimer(slot.start, id, 0);
   if (!gaps_.empty()) {
     ClassOf(context, id);
-    SetWaiting(id, rule_.Planned(context.job(id)));
-    reserved_start_[id] = slot.start;
+    SetWaiting(id, rule_.Planned(context.job(id)), slot.start);
   }
   // Wait reasons (docs/metrics.md#wait-reasons), stated at every (re)placement: a job whose slot
   // is later although it fits now waits for other jobs' reservations; else for what stops it now.
@@ -518,7 +526,7 @@ void Conservative::Unreserve(JobId id) {
   }
   by_start_.erase(std::make_pair(slot.start, id));
   reserved_.erase(it);
-  if (!gaps_.empty()) SetWaiting(id, kInfinity);
+  if (!gaps_.empty()) SetWaiting(id, kInfinity, -kInfinity);
 }
 
 void Conservative::Place(SchedulingContext& context, JobId id, uint64_t failed_types,
@@ -1006,7 +1014,6 @@ int Conservative::ClassOf(const SchedulingContext& context, JobId id) {
     const size_t size = std::max<size_t>(id + 1, 2 * class_of_.size());
     class_of_.resize(size, -1);
     stream_pos_.resize(size, -1);
-    reserved_start_.resize(size, kInfinity);
   }
   if (class_of_[id] >= 0) return class_of_[id];
   const PlacementRequest& request = context.active(id).request;
@@ -1018,6 +1025,7 @@ int Conservative::ClassOf(const SchedulingContext& context, JobId id) {
     stream.gpus = request.gpus;
     stream.type_mask = request.type_mask;
     stream.tree.assign(2, kInfinity);
+    stream.latest.assign(2, -kInfinity);
     streams_.push_back(std::move(stream));
   }
   class_of_[id] = it->second;
@@ -1029,24 +1037,61 @@ int Conservative::ClassOf(const SchedulingContext& context, JobId id) {
     stream.ids.push_back(id);
     if (static_cast<int>(stream.ids.size()) > stream.leaves) {
       std::vector<double> old = std::move(stream.tree);
+      std::vector<double> old_latest = std::move(stream.latest);
       const int old_leaves = stream.leaves;
       while (stream.leaves < static_cast<int>(stream.ids.size())) stream.leaves *= 2;
       stream.tree.assign(2 * stream.leaves, kInfinity);
-      for (int i = 0; i < old_leaves; ++i) stream.tree[stream.leaves + i] = old[old_leaves + i];
+      stream.latest.assign(2 * stream.leaves, -kInfinity);
+      for (int i = 0; i < old_leaves; ++i) {
+        stream.tree[stream.leaves + i] = old[old_leaves + i];
+        stream.latest[stream.leaves + i] = old_latest[old_leaves + i];
+      }
       for (int i = stream.leaves - 1; i >= 1; --i) {
         stream.tree[i] = std::min(stream.tree[2 * i], stream.tree[2 * i + 1]);
+        stream.latest[i] = std::max(stream.latest[2 * i], stream.latest[2 * i + 1]);
       }
     }
   }
   return it->second;
 }
 
-void Conservative::SetWaiting(JobId id, double planned_seconds) {
+void Conservative::SetWaiting(JobId id, double planned_seconds, double start) {
   if (static_cast<size_t>(id) >= class_of_.size() || class_of_[id] < 0) return;
   Stream& stream = streams_[class_of_[id]];
   int i = stream.leaves + stream_pos_[id];
   stream.tree[i] = planned_seconds;
-  for (i /= 2; i >= 1; i /= 2) stream.tree[i] = std::min(stream.tree[2 * i], stream.tree[2 * i + 1]);
+  stream.latest[i] = start;
+  for (i /= 2; i >= 1; i /= 2) {
+    stream.tree[i] = std::min(stream.tree[2 * i], stream.tree[2 * i + 1]);
+    stream.latest[i] = std::max(stream.latest[2 * i], stream.latest[2 * i + 1]);
+  }
+}
+
+int Conservative::FirstCandidateIn(const Stream& stream, double limit, double after, int node) {
+  if (stream.tree[node] > limit || !(stream.latest[node] > after)) return -1;
+  while (node < stream.leaves) {
+    // Both halves may pass the subtree test; the left one may still hold no leaf that passes
+    // both (its short jobs reserved early, its late ones long).
+    const int left = FirstCandidateIn(stream, limit, after, 2 * node);
+    if (left >= 0) return left;
+    node = 2 * node + 1;
+    if (stream.tree[node] > limit || !(stream.latest[node] > after)) return -1;
+  }
+  return node - stream.leaves;
+}
+
+int Conservative::FirstCandidate(const Stream& stream, double limit, double after, int from) {
+  const int size = static_cast<int>(stream.ids.size());
+  if (from >= size) return -1;
+  int i = stream.leaves + from;
+  if (stream.tree[i] <= limit && stream.latest[i] > after) return from;
+  // Climb; at each left child, search its right sibling's subtree.
+  for (; i > 1; i >>= 1) {
+    if (i & 1) continue;
+    const int found = FirstCandidateIn(stream, limit, after, i + 1);
+    if (found >= 0) return found < size ? found : -1;
+  }
+  return -1;
 }
 
 int Conservative::FirstAtMost(const Stream& stream, double limit, int from) {
@@ -1110,12 +1155,13 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
     // (Jobs not waiting hold +infinity in the stream: the limit stays finite.)
     const double limit =
         std::min(room * (1 + 1e-12) + 1e-3, std::numeric_limits<double>::max());
-    for (int pos = FirstAtMost(stream, limit, c.pos); pos >= 0;
-         pos = FirstAtMost(stream, limit, pos + 1)) {
+    // Only a job reserved after the earliest start the gaps offer can move into them.
+    for (int pos = FirstCandidate(stream, limit, earliest, c.pos); pos >= 0;
+         pos = FirstCandidate(stream, limit, earliest, pos + 1)) {
       const JobId id = stream.ids[pos];
       if (id >= hole.before) return;
-      // (A waiting job in the stream has a reservation: its planned time is finite there.)
-      if (!(reserved_start_[id] > earliest)) continue;
+      // (A waiting job in the stream has a reservation: its planned time and start are finite
+      // there, the start its reservation's.)
       if (checked_seq_[id] >= hole.seq) continue;  // it saw this hole already
       c.next = id;
       c.pos = pos + 1;
