@@ -423,38 +423,60 @@ void GapIndex::Tree::Insert(double start, double end, int unit) {
   rng_ ^= rng_ << 13;
   rng_ ^= rng_ >> 7;
   rng_ ^= rng_ << 17;
-  Node node{start, end, unit, rng_, -1, -1, end, end - start};
+  const uint64_t priority = rng_;
+  const double length = end - start;
   int index;
   if (free_.empty()) {
     index = static_cast<int>(nodes_.size());
-    nodes_.push_back(node);
+    nodes_.emplace_back();
   } else {
     index = free_.back();
     free_.pop_back();
-    nodes_[index] = node;
+  }
+  // The treap's shape is fixed by its keys and priorities (all distinct: xorshift64 repeats no
+  // state within its period), so the gap goes where splitting the whole tree at its key and
+  // merging would put it: down the search path while the nodes there rank above it, each of
+  // which gets it in its subtree (their maxima can only grow), then above the rest of that
+  // path, split by its key.
+  int* link = &root_;
+  while (*link >= 0 && nodes_[*link].priority > priority) {
+    Node& above = nodes_[*link];
+    above.max_end = std::max(above.max_end, end);
+    above.max_length = std::max(above.max_length, length);
+    link = (above.start < start || (above.start == start && above.unit < unit)) ? &above.right
+                                                                                : &above.left;
   }
   int less = -1, rest = -1;
-  Split(root_, start, unit, &less, &rest);
-  root_ = Merge(Merge(less, index), rest);
+  Split(*link, start, unit, &less, &rest);
+  nodes_[index] = Node{start, end, unit, priority, less, rest, end, length};
+  Pull(index);
+  *link = index;
 }
 
-int GapIndex::Tree::EraseIn(int n, double start, int unit) {
-  CHECK(n >= 0, "GapIndex: erased a gap that is not indexed");
-  Node& node = nodes_[n];
-  if (node.start == start && node.unit == unit) {
-    free_.push_back(n);
-    return Merge(node.left, node.right);
+void GapIndex::Tree::Erase(double start, int unit) {
+  path_.clear();
+  int* link = &root_;
+  while (true) {
+    CHECK(*link >= 0, "GapIndex: erased a gap that is not indexed");
+    Node& node = nodes_[*link];
+    if (node.start == start && node.unit == unit) break;
+    path_.push_back(*link);
+    link = (start < node.start || (start == node.start && unit < node.unit)) ? &node.left
+                                                                             : &node.right;
   }
-  if (start < node.start || (start == node.start && unit < node.unit)) {
-    nodes_[n].left = EraseIn(node.left, start, unit);
-  } else {
-    nodes_[n].right = EraseIn(node.right, start, unit);
+  const int gone = *link;
+  free_.push_back(gone);
+  *link = Merge(nodes_[gone].left, nodes_[gone].right);
+  // The nodes above lost one gap from their subtrees; from the first whose maxima stay the same
+  // up, nothing changes.
+  for (auto it = path_.rbegin(); it != path_.rend(); ++it) {
+    const Node& node = nodes_[*it];
+    const double max_end = node.max_end;
+    const double max_length = node.max_length;
+    Pull(*it);
+    if (node.max_end == max_end && node.max_length == max_length) break;
   }
-  Pull(n);
-  return n;
 }
-
-void GapIndex::Tree::Erase(double start, int unit) { root_ = EraseIn(root_, start, unit); }
 
 double GapIndex::Tree::PrefixMaxEnd(double from) const {
   double best = -kInfinity;

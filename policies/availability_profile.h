@@ -163,13 +163,13 @@ class GapIndex {
     void Pull(int n);
     void Split(int n, double start, int unit, int* less, int* rest);  // (start, unit) goes right
     int Merge(int a, int b);
-    int EraseIn(int n, double start, int unit);  // returns the subtree without the gap
     double PrefixMaxEnd(double from) const;  // largest end among gaps with start <= from
     int FirstLongAfter(int n, double from, double seconds) const;
     void Collect(int n, double t, double seconds, std::vector<int>* out) const;
 
     std::vector<Node> nodes_;
     std::vector<int> free_;
+    std::vector<int> path_;  // scratch: Erase's way down
     uint64_t rng_ = 0x2545F4914F6CDD1Dull;
     int root_ = -1;
   };

@@ -97,16 +97,19 @@ TEST(AvailabilityProfile, EarliestSlotSkipsWindowsThatDipBelowTheAmount) {
   EXPECT_EQ(profile.NextBreakpoint(12), 20);
 }
 
-TEST(GapIndex, EarliestAndTheUnitsWithRoomMatchEveryUnitSearchedPointByPoint) {
-  std::mt19937_64 rng(7);
-  for (int round = 0; round < 40; ++round) {
-    const int units = 1 + static_cast<int>(rng() % 5);
-    const int capacity = 1 + static_cast<int>(rng() % 6);
+// Random holds taken and given back on random units, time passing now and then; every
+// `check_every` steps the index must answer as the brute search does.
+void ExpectRandomChangesAnsweredAsTheBruteSearch(uint64_t seed, int rounds, int max_units,
+                                                 int max_capacity, int steps, int check_every) {
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < rounds; ++round) {
+    const int units = 1 + static_cast<int>(rng() % max_units);
+    const int capacity = 1 + static_cast<int>(rng() % max_capacity);
     std::vector<AvailabilityProfile> profiles(units, AvailabilityProfile(capacity));
     std::vector<std::vector<Hold>> holds(units);
     GapIndex index(units, capacity);
     double now = 0;
-    for (int step = 0; step < 60; ++step) {
+    for (int step = 0; step < steps; ++step) {
       const int unit = static_cast<int>(rng() % units);
       if (step % 15 == 14) {
         // Time passes: drop the past.
@@ -134,11 +137,26 @@ TEST(GapIndex, EarliestAndTheUnitsWithRoomMatchEveryUnitSearchedPointByPoint) {
         index.Update(unit, profiles[unit], start, end);
         holds[unit].push_back(Hold{start, end, -amount});
       }
+      if (step % check_every != check_every - 1) continue;
       ExpectAnswersOfTheBruteSearch(index, profiles, holds, capacity, now,
-                                    "round " + std::to_string(round) + " step " +
-                                        std::to_string(step));
+                                    "seed " + std::to_string(seed) + " round " +
+                                        std::to_string(round) + " step " + std::to_string(step));
+      if (::testing::Test::HasFatalFailure()) return;
     }
   }
+}
+
+TEST(GapIndex, EarliestAndTheUnitsWithRoomMatchEveryUnitSearchedPointByPoint) {
+  ExpectRandomChangesAnsweredAsTheBruteSearch(/*seed=*/7, /*rounds=*/40, /*max_units=*/5,
+                                              /*max_capacity=*/6, /*steps=*/60, /*check_every=*/1);
+}
+
+// Many units: each level's tree holds hundreds of gaps, so gaps are inserted at every depth and
+// erased from under long paths whose maxima they did or did not set.
+TEST(GapIndex, DeepTreesAnswerAsThePointByPointSearch) {
+  ExpectRandomChangesAnsweredAsTheBruteSearch(/*seed=*/11, /*rounds=*/3, /*max_units=*/120,
+                                              /*max_capacity=*/4, /*steps=*/1500,
+                                              /*check_every=*/5);
 }
 
 // Conservative backfilling updates the index lazily: changes only widen a unit's dirty range,
