@@ -66,7 +66,8 @@
 //   of its length inside a gap (of its level, or of a whole node or its remainder for a job
 //   wider than a node) that overlaps the hole, starting before its reservation. Per request
 //   class the waiting jobs are kept in submission order with a min-tree of their planned run
-//   times, so the jobs a hole could serve are found without visiting the others. They are
+//   times and a max-tree of their reservation starts, so the jobs a hole could serve (short
+//   enough, reserved after the gap's start) are found without visiting the others. They are
 //   checked in submission order exactly as the walk over every waiting job checks them; a job
 //   that moves leaves a hole for the jobs after it (and, at the next compression, before it).
 //   Jobs placed from a later time than now (a start that failed twice in a pass) are checked at
@@ -271,6 +272,11 @@ class Conservative final : public Policy {
   static int FirstCandidate(const Stream& stream, double limit, double after, int from);
   // The first such position in the subtree of `node`, or -1.
   static int FirstCandidateIn(const Stream& stream, double limit, double after, int node);
+  // Called when `stream` is full: drops the positions of jobs that ended (not during a
+  // compression) and gives the trees room for as many jobs again as it keeps, so a stream's
+  // size follows the jobs waiting or running, not every job of its class the run has seen.
+  void Rebuild(const SchedulingContext& context, Stream& stream);
+  bool compressing_ = false;  // inside CompressByHoles: positions are held by its cursors
   std::vector<int> units_;  // scratch
 
   WalltimeRule rule_;
@@ -1033,30 +1039,53 @@ int Conservative::ClassOf(const SchedulingContext& context, JobId id) {
   // Ids come in increasing order but for requeued jobs, which keep their first position.
   if (stream_pos_[id] < 0) {
     CHECK(stream.ids.empty() || stream.ids.back() < id, "conservative: class stream out of order");
+    if (static_cast<int>(stream.ids.size()) == stream.leaves) Rebuild(context, stream);
     stream_pos_[id] = static_cast<int>(stream.ids.size());
     stream.ids.push_back(id);
-    if (static_cast<int>(stream.ids.size()) > stream.leaves) {
-      std::vector<double> old = std::move(stream.tree);
-      std::vector<double> old_latest = std::move(stream.latest);
-      const int old_leaves = stream.leaves;
-      while (stream.leaves < static_cast<int>(stream.ids.size())) stream.leaves *= 2;
-      stream.tree.assign(2 * stream.leaves, kInfinity);
-      stream.latest.assign(2 * stream.leaves, -kInfinity);
-      for (int i = 0; i < old_leaves; ++i) {
-        stream.tree[stream.leaves + i] = old[old_leaves + i];
-        stream.latest[stream.leaves + i] = old_latest[old_leaves + i];
-      }
-      for (int i = stream.leaves - 1; i >= 1; --i) {
-        stream.tree[i] = std::min(stream.tree[2 * i], stream.tree[2 * i + 1]);
-        stream.latest[i] = std::max(stream.latest[2 * i], stream.latest[2 * i + 1]);
-      }
-    }
   }
   return it->second;
 }
 
+void Conservative::Rebuild(const SchedulingContext& context, Stream& stream) {
+  // Jobs that ended or were rejected never wait again: their positions go (outside a
+  // compression, whose cursors hold positions). The order of the others is kept, and with it
+  // every search's answer.
+  size_t kept = 0;
+  for (size_t pos = 0; pos < stream.ids.size(); ++pos) {
+    const JobId job = stream.ids[pos];
+    const JobState state = context.run(job).state;
+    if (!compressing_ && (Ended(state) || state == JobState::kRejected)) {
+      stream_pos_[job] = -1;
+      continue;
+    }
+    stream.ids[kept] = job;
+    stream.tree[stream.leaves + kept] = stream.tree[stream.leaves + pos];
+    stream.latest[stream.leaves + kept] = stream.latest[stream.leaves + pos];
+    stream_pos_[job] = static_cast<int>(kept);
+    ++kept;
+  }
+  stream.ids.resize(kept);
+  // Room for as many jobs again as are kept, and the one coming.
+  int leaves = 1;
+  while (leaves < 2 * static_cast<int>(kept) + 1) leaves *= 2;
+  std::vector<double> tree(2 * leaves, kInfinity);
+  std::vector<double> latest(2 * leaves, -kInfinity);
+  for (size_t pos = 0; pos < kept; ++pos) {
+    tree[leaves + pos] = stream.tree[stream.leaves + pos];
+    latest[leaves + pos] = stream.latest[stream.leaves + pos];
+  }
+  for (int i = leaves - 1; i >= 1; --i) {
+    tree[i] = std::min(tree[2 * i], tree[2 * i + 1]);
+    latest[i] = std::max(latest[2 * i], latest[2 * i + 1]);
+  }
+  stream.leaves = leaves;
+  stream.tree = std::move(tree);
+  stream.latest = std::move(latest);
+}
+
 void Conservative::SetWaiting(JobId id, double planned_seconds, double start) {
   if (static_cast<size_t>(id) >= class_of_.size() || class_of_[id] < 0) return;
+  CHECK(stream_pos_[id] >= 0, "conservative: a job that ended holds a reservation");
   Stream& stream = streams_[class_of_[id]];
   int i = stream.leaves + stream_pos_[id];
   stream.tree[i] = planned_seconds;
@@ -1119,6 +1148,7 @@ int Conservative::FirstAtMost(const Stream& stream, double limit, int from) {
 
 void Conservative::CompressByHoles(SchedulingContext& context) {
   const double now = context.now();
+  compressing_ = true;
   // A cursor walks the waiting jobs of one class that one hole, at one level, might let start
   // earlier: jobs planned to fit in the gap of that level around the hole and reserved after its
   // start. The gap is measured again at every step, so a cursor stops once others took its room.
@@ -1249,6 +1279,7 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
     hole.after = kNoJob;
   }
   freed_since_compression_ = moved;
+  compressing_ = false;
 }
 
 // ---- both ----
