@@ -146,7 +146,9 @@ class Conservative final : public Policy {
   // Adds (sign -1: holds) or gives back (+1) the slot's GPUs over [from, slot.end).
   void Apply(const Slot& slot, double from, int sign);
   void Reserve(SchedulingContext& context, JobId id, Slot slot);
-  void Unreserve(JobId id);
+  // Gives the reservation's GPUs back to the profiles unless `give_back` is false (the caller
+  // then accounts for them).
+  void Unreserve(JobId id, bool give_back = true);
   // Reserves the earliest slot for a waiting job (counting or per node, by the placement).
   void Place(SchedulingContext& context, JobId id, uint64_t failed_types, double not_before);
   void StartDue(SchedulingContext& context);
@@ -520,10 +522,10 @@ void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
   reserved_[id] = std::move(slot);
 }
 
-void Conservative::Unreserve(JobId id) {
+void Conservative::Unreserve(JobId id, bool give_back) {
   auto it = reserved_.find(id);
   const Slot& slot = it->second;
-  Apply(slot, slot.start, +1);
+  if (give_back) Apply(slot, slot.start, +1);
   if (by_nodes_) {
     for (const auto& unit : slot.units) {
       node_jobs_[unit.first].erase(std::make_pair(slot.start, id));
@@ -1309,7 +1311,10 @@ void Conservative::StartDue(SchedulingContext& context) {
   while (!by_start_.empty() && by_start_.begin()->first <= now) {
     const JobId id = by_start_.begin()->second;
     Slot slot = reserved_[id];
-    Unreserve(id);
+    // Per node the running job holds what its reservation held, on the same nodes; the two
+    // cancel where they cover the same interval (below), so the profiles are left alone until
+    // that is known.
+    Unreserve(id, /*give_back=*/!by_nodes_);
     Allocation allocation;
     bool placed = false;
     if (by_nodes_) {
@@ -1337,6 +1342,7 @@ void Conservative::StartDue(SchedulingContext& context) {
       placed = StartCounting(context, id, slot, &allocation);
     }
     if (!placed) {
+      if (by_nodes_) Apply(slot, slot.start, +1);
       // Counting: the GPUs are free in number but fragmented across nodes; re-placed from the
       // type's next breakpoint. Per node: re-placed from now, or from the next breakpoint if
       // that already failed in this pass.
@@ -1350,6 +1356,7 @@ void Conservative::StartDue(SchedulingContext& context) {
       continue;
     }
     context.Start(id, std::move(allocation));
+    const double reserved_start = slot.start;
     slot.start = now;
     const double planned_end = slot.end;
     slot.end = rule_.EstimatedEnd(context, id);
@@ -1357,7 +1364,15 @@ void Conservative::StartDue(SchedulingContext& context) {
     // model `hardware`) is before the planned one: the capacity freed is used at the next
     // completion's compression.
     if (slot.end < now + rule_.Planned(context.job(id))) freed_since_compression_ = true;
-    Apply(slot, now, -1);
+    // The reservation's interval given back and the run's taken: nothing changes when they are
+    // the same (the usual start, at the reserved time and to the planned end).
+    if (by_nodes_ && !(reserved_start == now && slot.end == planned_end)) {
+      Slot reserved = slot;
+      reserved.start = reserved_start;
+      reserved.end = planned_end;
+      Apply(reserved, reserved_start, +1);
+    }
+    if (!by_nodes_ || !(reserved_start == now && slot.end == planned_end)) Apply(slot, now, -1);
     if (slot.end < planned_end) RecordHoles(slot, slot.end, planned_end);
     if (by_nodes_) {
       MirrorAdd(slot, -1);
