@@ -49,8 +49,9 @@ enum Distribution { kJct, kWait, kSlowdown, kQueued, kBsld, kDistributions };
 template <typename Visit>
 void DistributionValues(const JobRun& run, const Job& job, double end, double bsld_threshold,
                         const Visit& visit) {
-  // A rejected job is neither ended nor censored: it has a wait only if it had started before a
-  // policy declined it (SchedulingContext::Decline of a requeued job).
+  // Rejected jobs count in none (docs/metrics.md#jobs), a job a policy declined after it had run
+  // and been requeued (SchedulingContext::Decline) included: its status is `rejected`.
+  if (run.state == JobState::kRejected) return;
   const double submit = job.submit_time;
   const bool ended = Ended(run.state);
   const bool censored = Censored(run, job, end);
@@ -278,13 +279,15 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
     const JobRun& run = runs[i];
     const Job& job = trace.jobs[i];
     preemptions += run.preemptions;
+    // A job a policy declined after it had run (and been requeued) started: its preemptions
+    // count above, and it counts among the jobs they are divided by.
+    started += run.first_start >= 0;
     if (run.state == JobState::kRejected) {
       ++rejected;
       continue;
     }
     // Fairness is over GPU-seconds: a CPU-only job (0 GPUs) holds none and brings no user in.
     if (!job.user.empty() && job.gpus > 0) user_gpu_seconds[job.user] += run.gpu_seconds;
-    started += run.first_start >= 0;
     const ModelRun& model = engine.model_run(static_cast<JobId>(i));
     oom_failures += model.oom_failures;
     oom_gpu_seconds += model.oom_gpu_seconds;

@@ -207,6 +207,70 @@ TEST(Engine, PreemptedJobResumesWithItsRemainingWorkAndStaleFinishEventsAreIgnor
   EXPECT_EQ(engine.events_processed(), 4u);
 }
 
+// fcfs, but job 0 is preempted at t=4 and then declined (admission control turning away a
+// requeued job).
+class PreemptThenDecline final : public Policy {
+ public:
+  void Schedule(SchedulingContext& context) override {
+    if (!timer_set_) {
+      context.SetTimer(4, 0, 1);
+      timer_set_ = true;
+    }
+    if (preempted_ && context.run(0).state == JobState::kQueued) {
+      context.Decline(0, "declined after a preemption");
+    }
+    Allocation allocation;
+    for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueFront()) {
+      if (!context.TryPlace(id, &allocation)) return;
+      context.Start(id, std::move(allocation));
+    }
+  }
+  void OnTimer(SchedulingContext& context, JobId id, int /*tag*/) override {
+    context.Preempt(id);
+    preempted_ = true;
+  }
+
+ private:
+  bool timer_set_ = false;
+  bool preempted_ = false;
+};
+
+TEST(Engine, AJobDeclinedAfterItRanCountsAsStartedAndInNoDistribution) {
+  // One GPU. A (10 s) starts at 0; B (3 s) arrives at 1 and waits. At 4 A is preempted and
+  // declined; B starts at 4 (waited 3 s) and ends at 7. A is rejected, so it counts in no wait
+  // or JCT (docs/metrics.md#jobs: rejected jobs count in none), but it started: one preemption
+  // over the two jobs that started (0.5, as results/README.md defines preemptions_per_job).
+  // Both the run's rows and the per-VC rows (two VCs) follow the same rule.
+  EngineOptions free;
+  free.preemption_cost_seconds = 0;
+  Job a = MakeJob("A", 0, 1, 10);
+  Job b = MakeJob("B", 1, 1, 3);
+  a.vc = Symbol("x");
+  b.vc = Symbol("y");
+  TestSim sim(Nodes(1, 1), {a, b}, std::make_unique<PreemptThenDecline>(), free);
+  Engine& engine = sim.Run();
+  EXPECT_EQ(sim.Of("A").state, JobState::kRejected);
+  EXPECT_EQ(sim.Of("A").preemptions, 1);
+  ExpectInterval(sim.Of("B"), 4, 7);
+  EXPECT_EQ(engine.jobs_started(), 2);
+  const auto summary = ComputeSummary(engine);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jobs_rejected"), 1);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jobs_completed"), 1);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "wait_seconds_mean"), 3);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "wait_seconds_p50"), 3);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "jct_seconds_mean"), 6);
+  EXPECT_DOUBLE_EQ(SummaryValue(summary, "preemptions_per_job"), 0.5);
+  auto in_scope = [&summary](const std::string& metric, const std::string& scope) {
+    for (const SummaryRow& row : summary) {
+      if (row.metric == metric && row.scope == scope) return row.value;
+    }
+    return std::nan("");
+  };
+  EXPECT_DOUBLE_EQ(in_scope("jobs_total", "vc:x"), 1);
+  EXPECT_DOUBLE_EQ(in_scope("wait_seconds_mean", "vc:y"), 3);
+  EXPECT_TRUE(std::isnan(in_scope("wait_seconds_mean", "vc:x"))) << "A counts in no wait";
+}
+
 TEST(Engine, SameInputsGiveTheSameFingerprintAndDifferentInputsDoNot) {
   auto jobs = PlacementTrace();
   TestSim a(Nodes(2, 4), jobs), b(Nodes(2, 4), jobs);
