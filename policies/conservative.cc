@@ -314,7 +314,13 @@ class Conservative final : public Policy {
   // GPUs (its lowest free), kept in step with starts, completions and failures.
   std::optional<Resources> mirror_;
   std::vector<int> mirror_free_;
-  std::set<std::pair<double, JobId>> running_ends_;  // running jobs by estimated end
+  // Running jobs by estimated end, a min-heap; an entry whose job no longer runs to that end is
+  // dropped when it comes to the top (RunningPastEstimate), not when the job ends.
+  std::priority_queue<std::pair<double, JobId>, std::vector<std::pair<double, JobId>>,
+                      std::greater<>>
+      running_ends_;
+  // True if a running job's estimated end is <= now (it outlived its estimate).
+  bool RunningPastEstimate(double now);
   std::vector<int> failed_on_node_;           // by node: failed GPUs held in its profile
   uint64_t failed_version_ = 0;
   std::vector<double> until_;                 // scratch for EarliestAcross
@@ -632,7 +638,7 @@ Conservative::NowFit Conservative::FindNow(const SchedulingContext& context,
                                            const PlacementRequest& request, double seconds,
                                            Allocation* out) {
   const double now = context.now();
-  if (!running_ends_.empty() && running_ends_.begin()->first <= now) return NowFit::kUnknown;
+  if (RunningPastEstimate(now)) return NowFit::kUnknown;
   // The mirror counts GPUs per node: a job with a spread rule takes its group's domains from the
   // live state (docs/spreading.md).
   if (!context.resources().spread_rule(request.constraint).empty()) {
@@ -951,7 +957,7 @@ int Conservative::PlaceSingleNode(SchedulingContext& context, JobId id,
   double t = not_before;
   int node = -1;
   if (t == now && t < before) {
-    if (!running_ends_.empty() && running_ends_.begin()->first <= now) return -1;  // kUnknown
+    if (RunningPastEstimate(now)) return -1;  // kUnknown
     if (rule_fast_ == Placement::SingleNodeRule::kLowestIndex) {
       node = FirstFitNow(context, request, seconds);
     } else {
@@ -1286,6 +1292,16 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
 
 // ---- both ----
 
+bool Conservative::RunningPastEstimate(double now) {
+  while (!running_ends_.empty()) {
+    const auto [end, id] = running_ends_.top();
+    auto it = running_.find(id);
+    if (it != running_.end() && it->second.end == end) return end <= now;
+    running_ends_.pop();  // that job ended (or runs again, with an entry of its own)
+  }
+  return false;
+}
+
 void Conservative::OnCompletion(SchedulingContext& context, JobId id) {
   now_ = context.now();
   auto it = running_.find(id);
@@ -1297,8 +1313,7 @@ void Conservative::OnCompletion(SchedulingContext& context, JobId id) {
     freed_since_compression_ = true;
   }
   if (by_nodes_) {
-    MirrorAdd(slot, +1);
-    running_ends_.erase(std::make_pair(slot.end, id));
+    MirrorAdd(slot, +1);  // its entry in running_ends_ goes when it reaches the top
   }
   // A timestamp with completions: compress if anything was freed that the profile had counted.
   compress_ = freed_since_compression_;
