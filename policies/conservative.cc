@@ -319,6 +319,9 @@ class Conservative final : public Policy {
   std::priority_queue<std::pair<double, JobId>, std::vector<std::pair<double, JobId>>,
                       std::greater<>>
       running_ends_;
+  // False while the top of running_ends_ is known to be a running job's: only an end makes an
+  // entry stale (an entry pushed at a start is its job's).
+  bool ends_stale_ = false;
   // True if a running job's estimated end is <= now (it outlived its estimate).
   bool RunningPastEstimate(double now);
   std::vector<int> failed_on_node_;           // by node: failed GPUs held in its profile
@@ -1293,6 +1296,8 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
 // ---- both ----
 
 bool Conservative::RunningPastEstimate(double now) {
+  if (!ends_stale_) return !running_ends_.empty() && running_ends_.top().first <= now;
+  ends_stale_ = false;
   while (!running_ends_.empty()) {
     const auto [end, id] = running_ends_.top();
     auto it = running_.find(id);
@@ -1314,6 +1319,7 @@ void Conservative::OnCompletion(SchedulingContext& context, JobId id) {
   }
   if (by_nodes_) {
     MirrorAdd(slot, +1);  // its entry in running_ends_ goes when it reaches the top
+    ends_stale_ = true;
   }
   // A timestamp with completions: compress if anything was freed that the profile had counted.
   compress_ = freed_since_compression_;
