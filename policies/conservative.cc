@@ -265,8 +265,6 @@ class Conservative final : public Policy {
   std::vector<Stream> streams_;
   std::vector<int> class_of_;     // by job, -1 = none yet
   std::vector<int> stream_pos_;   // by job: position in its class's stream, -1 = none
-  // The first position >= from in `stream` whose planned seconds are <= limit, or -1.
-  static int FirstAtMost(const Stream& stream, double limit, int from);
   // The first position >= from in `stream` whose planned seconds are <= limit and whose
   // reservation starts after `after`, or -1. The subtrees that hold no planned time <= limit or
   // no start > after are skipped whole: the jobs reserved before a hole, however many, cost
@@ -274,11 +272,12 @@ class Conservative final : public Policy {
   static int FirstCandidate(const Stream& stream, double limit, double after, int from);
   // The first such position in the subtree of `node`, or -1.
   static int FirstCandidateIn(const Stream& stream, double limit, double after, int node);
-  // Called when `stream` is full: drops the positions of jobs that ended (not during a
-  // compression) and gives the trees room for as many jobs again as it keeps, so a stream's
-  // size follows the jobs waiting or running, not every job of its class the run has seen.
+  // Called when `stream` is full: drops the positions of jobs that ended and gives the trees
+  // room for as many jobs again as it keeps, so a stream's size follows the jobs waiting or
+  // running, not every job of its class the run has seen. (Never during a compression, whose
+  // cursors hold positions: only a job reserved for the first time joins a stream, and a
+  // compression re-places jobs reserved before.)
   void Rebuild(const SchedulingContext& context, Stream& stream);
-  bool compressing_ = false;  // inside CompressByHoles: positions are held by its cursors
   std::vector<int> units_;  // scratch
 
   WalltimeRule rule_;
@@ -1058,14 +1057,13 @@ int Conservative::ClassOf(const SchedulingContext& context, JobId id) {
 }
 
 void Conservative::Rebuild(const SchedulingContext& context, Stream& stream) {
-  // Jobs that ended or were rejected never wait again: their positions go (outside a
-  // compression, whose cursors hold positions). The order of the others is kept, and with it
-  // every search's answer.
+  // Jobs that ended or were rejected never wait again: their positions go. The order of the
+  // others is kept, and with it every search's answer.
   size_t kept = 0;
   for (size_t pos = 0; pos < stream.ids.size(); ++pos) {
     const JobId job = stream.ids[pos];
     const JobState state = context.run(job).state;
-    if (!compressing_ && (Ended(state) || state == JobState::kRejected)) {
+    if (Ended(state) || state == JobState::kRejected) {
       stream_pos_[job] = -1;
       continue;
     }
@@ -1129,37 +1127,13 @@ int Conservative::FirstCandidate(const Stream& stream, double limit, double afte
   for (; i > 1; i >>= 1) {
     if (i & 1) continue;
     const int found = FirstCandidateIn(stream, limit, after, i + 1);
-    if (found >= 0) return found < size ? found : -1;
+    if (found >= 0) return found;  // (positions past the last job hold no candidate)
   }
   return -1;
 }
 
-int Conservative::FirstAtMost(const Stream& stream, double limit, int from) {
-  const int size = static_cast<int>(stream.ids.size());
-  if (from >= size || stream.tree[1] > limit) return -1;
-  int i = stream.leaves + from;
-  if (stream.tree[i] > limit) {
-    // Climb until a right sibling holds a value <= limit, then descend to its leftmost one.
-    while (true) {
-      while (i & 1) {
-        if (i == 1) return -1;
-        i >>= 1;
-      }
-      ++i;
-      if (stream.tree[i] <= limit) break;
-    }
-    while (i < stream.leaves) {
-      i *= 2;
-      if (stream.tree[i] > limit) ++i;
-    }
-  }
-  const int position = i - stream.leaves;
-  return position < size ? position : -1;
-}
-
 void Conservative::CompressByHoles(SchedulingContext& context) {
   const double now = context.now();
-  compressing_ = true;
   // A cursor walks the waiting jobs of one class that one hole, at one level, might let start
   // earlier: jobs planned to fit in the gap of that level around the hole and reserved after its
   // start. The gap is measured again at every step, so a cursor stops once others took its room.
@@ -1177,7 +1151,10 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
   auto advance = [&](Cursor c) {
     // No waiting job of the class after the cursor (jobs not waiting hold +infinity): nothing
     // to measure, and the gap index need not catch up.
-    if (FirstAtMost(streams_[c.stream], std::numeric_limits<double>::max(), c.pos) < 0) return;
+    if (FirstCandidate(streams_[c.stream], std::numeric_limits<double>::max(), -kInfinity, c.pos) <
+        0) {
+      return;
+    }
     FlushGaps();
     const Hole& hole = holes_[c.hole];
     const int p = scratch_->partition_of(hole.node);
@@ -1290,7 +1267,6 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
     hole.after = kNoJob;
   }
   freed_since_compression_ = moved;
-  compressing_ = false;
 }
 
 // ---- both ----
@@ -1377,23 +1353,20 @@ void Conservative::StartDue(SchedulingContext& context) {
       continue;
     }
     context.Start(id, std::move(allocation));
-    const double reserved_start = slot.start;
-    slot.start = now;
     const double planned_end = slot.end;
-    slot.end = rule_.EstimatedEnd(context, id);
+    const double end = rule_.EstimatedEnd(context, id);
+    // Per node the reservation's interval is given back and the run's taken, on the same nodes:
+    // nothing changes when the two are the same (the usual start, at the reserved time and to
+    // the planned end).
+    const bool same_interval = by_nodes_ && slot.start == now && end == planned_end;
+    if (by_nodes_ && !same_interval) Apply(slot, slot.start, +1);
+    slot.start = now;
+    slot.end = end;
     // Without a requested wall time the estimate is the true end, which on a faster GPU (runtime
     // model `hardware`) is before the planned one: the capacity freed is used at the next
     // completion's compression.
     if (slot.end < now + rule_.Planned(context.job(id))) freed_since_compression_ = true;
-    // The reservation's interval given back and the run's taken: nothing changes when they are
-    // the same (the usual start, at the reserved time and to the planned end).
-    if (by_nodes_ && !(reserved_start == now && slot.end == planned_end)) {
-      Slot reserved = slot;
-      reserved.start = reserved_start;
-      reserved.end = planned_end;
-      Apply(reserved, reserved_start, +1);
-    }
-    if (!by_nodes_ || !(reserved_start == now && slot.end == planned_end)) Apply(slot, now, -1);
+    if (!same_interval) Apply(slot, now, -1);
     if (slot.end < planned_end) RecordHoles(slot, slot.end, planned_end);
     if (by_nodes_) {
       MirrorAdd(slot, -1);

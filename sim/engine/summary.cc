@@ -124,7 +124,7 @@ struct SlaTally {
 // Per priority level (scope "priority:L") and per virtual cluster (scope "vc:NAME"), when the
 // trace has more than one of them: what each group's jobs waited, took and lost to preemption.
 template <typename Add>
-void AddGroupSummaries(const Engine& engine, const Add& add) {
+void AddGroupSummaries(const Engine& engine, double bsld_threshold, const Add& add) {
   struct Group {
     int64_t jobs = 0;
     int64_t preemptions = 0;
@@ -164,8 +164,8 @@ void AddGroupSummaries(const Engine& engine, const Add& add) {
       const JobCosts& costs = engine.costs(static_cast<JobId>(i));
       group->preemption_gpu_seconds += costs.preemption_gpu_seconds;
       group->borrowed_gpu_seconds += costs.borrowed_gpu_seconds;
-      // Per group: waits, queued times and JCTs (no slowdowns, so no bounded-slowdown threshold).
-      DistributionValues(run, job, end, 0.0, [group](Distribution d, double x) {
+      // Per group: waits, queued times and JCTs (the slowdowns are the run's only).
+      DistributionValues(run, job, end, bsld_threshold, [group](Distribution d, double x) {
         if (d == kWait) group->wait.push_back(x);
         if (d == kQueued) group->queued.push_back(x);
         if (d == kJct) group->jct.push_back(x);
@@ -488,7 +488,7 @@ std::vector<SummaryRow> ComputeSummary(const Engine& engine, const SummaryOption
     for (size_t i = 0; i < runs.size(); ++i) sla.Add(trace.DeadlineOf(trace.jobs[i]), runs[i]);
     sla.Emit("all", add);
   }
-  AddGroupSummaries(engine, add);
+  AddGroupSummaries(engine, options.bsld_threshold_seconds, add);
   return out;
 }
 
