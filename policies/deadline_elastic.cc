@@ -43,8 +43,10 @@
 // are multiplied by it (> 1 leaves slack for estimates that are too short).
 // Cost of a pass: O(P x T x R x K) for K admitted waiting jobs planned on profiles of P steps, T
 // types and requests of up to R GPUs, once plus once per arrival with a deadline; best-effort
-// starts cost a placement query and O(P) each; the running jobs' profiles are built anew at every
-// pass in O(running log running), and copied (O(P)) for each plan.
+// starts cost a placement query and O(P) each. The running jobs' ends are kept between passes
+// (O(log running) at each start and end); a pass with jobs to plan builds the profiles from them
+// in O(P) and copies them (O(P)) for each plan, a pass without (no job with a deadline waiting)
+// needs only the free counts now: O(T) and O(1) per best-effort start beyond its placement query.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -78,27 +80,8 @@ class StepProfile {
       it->second -= gpus;
     }
   }
-  // The profile of `total` GPUs from `now` after Take(now, end, gpus) for each (end, gpus) of
-  // *takes, in one sorted pass (O(takes log takes), where Take after Take walks the steps): the
-  // free count from a key k on is total minus the GPUs of the takes ending after k, whatever the
-  // order of the takes, so the steps are those Take would leave.
-  static StepProfile FromTakes(double now, int total, std::vector<std::pair<double, int>>* takes) {
-    StepProfile profile;
-    std::vector<std::pair<double, int>>& t = *takes;
-    std::erase_if(t, [&](const std::pair<double, int>& take) {
-      return !(take.first > now) || take.second == 0;
-    });
-    std::sort(t.begin(), t.end());
-    int taken = 0;
-    for (const auto& take : t) taken += take.second;
-    profile.free_.emplace_hint(profile.free_.end(), now, total - taken);
-    for (size_t i = 0; i < t.size() && std::isfinite(t[i].first);) {
-      const double end = t[i].first;
-      for (; i < t.size() && t[i].first == end; ++i) taken -= t[i].second;
-      profile.free_.emplace_hint(profile.free_.end(), end, total - taken);
-    }
-    return profile;
-  }
+  // Appends a step: `free` GPUs from t on (t after every key).
+  void Append(double t, int free) { free_.emplace_hint(free_.end(), t, free); }
   // The least free count over [start, end).
   int MinOver(double start, double end) const {
     auto it = std::prev(free_.upper_bound(start));
@@ -162,7 +145,7 @@ class DeadlineElastic final : public Policy {
     }
   }
   void OnRequeue(SchedulingContext& context, JobId id) override {
-    end_of_.erase(id);
+    Forget(id);
     if (admitted_ids_.count(id)) {
       admitted_.emplace(context.deadline(id), id);
     } else {
@@ -170,7 +153,7 @@ class DeadlineElastic final : public Policy {
     }
   }
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
-    end_of_.erase(id);
+    Forget(id);
     admitted_ids_.erase(id);
   }
 
@@ -190,7 +173,12 @@ class DeadlineElastic final : public Policy {
 
   void Schedule(SchedulingContext& context) override {
     const double now = context.now();
-    Base(context);
+    Prepare(context);
+    // Without jobs to plan, the profile is the running jobs' alone, whose free count never falls
+    // over time, so the best-effort checks below need only the free count now (`FreeNow`); the
+    // profiles are built only for a plan.
+    const bool planning = !arrived_.empty() || !admitted_.empty();
+    if (planning) Base(context);
     if (!arrived_.empty()) {
       // The admitted jobs that meet their deadlines in the plan as it stands.
       std::set<JobId> met;
@@ -202,9 +190,14 @@ class DeadlineElastic final : public Policy {
         Admit(context, id, deadline, &met);
       }
     }
-    std::vector<StepProfile> profile = base_;
+    std::vector<StepProfile> profile;
     std::vector<std::pair<JobId, Choice>> plans;
-    Plan(context, admitted_, &profile, nullptr, &plans);
+    if (planning) {
+      profile = base_;
+      Plan(context, admitted_, &profile, nullptr, &plans);
+    } else {
+      FreeNow(context);
+    }
     for (const auto& [id, choice] : plans) {
       if (choice.start > now || choice.type < 0) continue;
       PlacementRequest request = context.active(id).request;
@@ -241,9 +234,16 @@ class DeadlineElastic final : public Policy {
         const double seconds =
             PlannedSeconds(context, id, type, static_cast<int>(allocation.gpus.size()), 0);
         const int n = static_cast<int>(allocation.gpus.size());
-        if (slot < 0 || profile[slot].MinOver(now, now + seconds) < n) break;
+        if (slot < 0) break;
+        // With no plan the least free count over [now, now + seconds) is the count now, and a
+        // take of [now, end) lowers it only if the interval is not empty (StepProfile::Take).
+        if ((planning ? profile[slot].MinOver(now, now + seconds) : free_now_[slot]) < n) break;
         if (Begin(context, id, std::move(allocation))) {
-          profile[slot].Take(now, now + seconds, n);
+          if (planning) {
+            profile[slot].Take(now, now + seconds, n);
+          } else if (now + seconds > now && n != 0) {
+            free_now_[slot] -= n;
+          }
           started = true;
           break;
         }
@@ -259,31 +259,85 @@ class DeadlineElastic final : public Policy {
   }
 
  private:
-  // The profiles of the running jobs and failed GPUs, per GPU type of the cluster.
+  // The GPU types, and the running jobs' ends as of now: every pass starts with it.
+  void Prepare(const SchedulingContext& context) {
+    const double now = context.now();
+    if (types_.empty()) {
+      types_ = context.cluster().gpu_types();
+      ends_.resize(types_.size());
+      taken_.assign(types_.size(), 0);
+    }
+    // A running job past its estimated end no longer holds GPUs in the plan (as easy assumes).
+    for (size_t slot = 0; slot < types_.size(); ++slot) {
+      std::map<double, int>& ends = ends_[slot];
+      while (!ends.empty() && !(ends.begin()->first > now)) {
+        taken_[slot] -= ends.begin()->second;
+        ends.erase(ends.begin());
+      }
+    }
+    counted_to_ = now;
+    failed_.assign(types_.size(), 0);
+    const Cluster& cluster = context.cluster();
+    for (int g : context.failed_gpus()) {
+      const int slot = SlotOf(cluster.node(cluster.NodeOfGpu(g)).gpu_type);
+      if (slot >= 0) ++failed_[slot];
+    }
+  }
+
+  // The free GPUs of each type now, in the plan: its GPUs less the failed ones and those of the
+  // running jobs not yet past their estimated ends.
+  void FreeNow(const SchedulingContext& context) {
+    free_now_.resize(types_.size());
+    for (size_t slot = 0; slot < types_.size(); ++slot) {
+      free_now_[slot] = context.cluster().GpusOfType(types_[slot]) - failed_[slot] - taken_[slot];
+    }
+  }
+
+  // The profiles of the running jobs and failed GPUs, per GPU type of the cluster (after
+  // Prepare): from now, the type's GPUs less the failed ones and the running jobs' (ends_), each
+  // job's given back at its estimated end. Built from the kept ends in O(ends) a pass.
   void Base(const SchedulingContext& context) {
     const double now = context.now();
     const Cluster& cluster = context.cluster();
-    if (types_.empty()) types_ = cluster.gpu_types();
-    // Each profile is built from its takes at once (StepProfile::FromTakes): the same steps as
-    // a Take per running job, at O(running log running) a pass instead of O(running x steps).
-    takes_.resize(types_.size());
-    for (auto& takes : takes_) takes.clear();
-    for (int g : context.failed_gpus()) {
-      const int slot = SlotOf(cluster.node(cluster.NodeOfGpu(g)).gpu_type);
-      if (slot >= 0) takes_[slot].emplace_back(kInfinity, 1);
-    }
-    for (JobId id : context.running()) {
-      const Allocation& a = context.active(id).allocation;
-      const int slot = SlotOf(a.gpu_type);
-      if (slot < 0 || a.gpus.empty()) continue;
-      auto it = end_of_.find(id);
-      const double end = it != end_of_.end() ? it->second : rule_.EstimatedEnd(context, id);
-      takes_[slot].emplace_back(std::max(now, end), static_cast<int>(a.gpus.size()));
-    }
     base_.clear();
     for (size_t slot = 0; slot < types_.size(); ++slot) {
-      base_.push_back(StepProfile::FromTakes(now, cluster.GpusOfType(types_[slot]), &takes_[slot]));
+      int free = cluster.GpusOfType(types_[slot]) - failed_[slot] - taken_[slot];
+      StepProfile profile(now, free);
+      for (const auto& [end, gpus] : ends_[slot]) {
+        if (!std::isfinite(end)) break;
+        free += gpus;
+        profile.Append(end, free);
+      }
+      base_.push_back(std::move(profile));
     }
+  }
+
+  // Counts the job's GPUs in the plan until `end`, its estimated end at its start: in ends_
+  // unless it is already past it.
+  void Hold(const SchedulingContext& context, JobId id, double end) {
+    const Allocation& a = context.active(id).allocation;
+    const int slot = SlotOf(a.gpu_type);
+    if (slot < 0 || a.gpus.empty()) return;
+    const int gpus = static_cast<int>(a.gpus.size());
+    held_[id] = Held{slot, gpus, end};
+    if (end > counted_to_) {
+      ends_[slot][end] += gpus;
+      taken_[slot] += gpus;
+    }
+  }
+  void Forget(JobId id) {
+    auto it = held_.find(id);
+    if (it == held_.end()) return;
+    const Held& held = it->second;
+    if (held.end > counted_to_) {
+      auto at = ends_[held.slot].find(held.end);
+      CHECK(at != ends_[held.slot].end() && at->second >= held.gpus,
+            "deadline-elastic: a running job's end is missing from its plan");
+      at->second -= held.gpus;
+      if (at->second == 0) ends_[held.slot].erase(at);
+      taken_[held.slot] -= held.gpus;
+    }
+    held_.erase(it);
   }
 
   // Plans `jobs` in their order on *profile (reserving each choice). For each job that meets its
@@ -395,7 +449,7 @@ class DeadlineElastic final : public Policy {
       if (allocation.batch < 1) return false;
     }
     context.Start(id, std::move(allocation));
-    end_of_[id] = rule_.EstimatedEnd(context, id);
+    Hold(context, id, rule_.EstimatedEnd(context, id));
     return true;
   }
 
@@ -410,12 +464,26 @@ class DeadlineElastic final : public Policy {
   WalltimeRule rule_;
   std::vector<int> types_;  // GPU types of the cluster, in listed order
   std::vector<StepProfile> base_;
-  std::vector<std::vector<std::pair<double, int>>> takes_;  // Base's scratch: per slot, (end, GPUs)
+  // The running GPU jobs the plan counts (started by Begin): type slot, GPUs, estimated end at
+  // the start. A running job's GPUs do not change: the policy neither resizes nor preempts, and
+  // --defrag, which migrates, refuses it (it does not serve the queue's head). Per slot, the ends
+  // after counted_to_ with the GPUs given back then (ends_), their sum (taken_), and the failed
+  // GPUs (failed_, counted each pass).
+  struct Held {
+    int slot;
+    int gpus;
+    double end;
+  };
+  std::unordered_map<JobId, Held> held_;
+  std::vector<std::map<double, int>> ends_;
+  std::vector<int> taken_;
+  std::vector<int> failed_;
+  std::vector<int> free_now_;       // FreeNow's counts, lowered by the pass's best-effort starts
+  double counted_to_ = -kInfinity;  // the last pass's time: ends_ holds the ends after it
   std::set<std::pair<double, JobId>> arrived_;   // jobs with a deadline, not yet decided
   std::set<std::pair<double, JobId>> admitted_;  // admitted and waiting, by deadline
   std::set<JobId> admitted_ids_;                 // admitted, waiting or running
   std::set<JobId> best_effort_;                  // waiting, by submission
-  std::unordered_map<JobId, double> end_of_;     // running: estimated end at its start
 };
 
 Options ParseOptions(const Params& params) {

@@ -282,6 +282,26 @@ TEST(DeadlineElastic, DeclinedJobsWaitAsBestEffortWhenAsked) {
   EXPECT_EQ(sim.Of("A").max_gpus, 4);
 }
 
+TEST(DeadlineElastic, TheGpusOfAJobThatEndsBeforeItsWallTimeAreFreeInThePlanAtOnce) {
+  // One node of 4 GPUs; every job asks for 4 GPUs and a wall time of 100 s and runs 10 s, so the
+  // plan holds a running job's GPUs until its start + 100 unless its end gives them back.
+  // A runs 0-10. B (best effort, t=5) waits for A and starts at A's end: 10-20. C (t=12,
+  // deadline 125) is planned behind B's estimated end (110): 3 GPUs, 40/3 s, ends 123.3. B ends
+  // at 20; the plan without B puts C on 1 GPU at once: 40 s, 20-60, by its deadline.
+  Jobs j;
+  j.Add("A", 0, 4, 10).walltime = 100;
+  j.Add("B", 5, 4, 10).walltime = 100;
+  Job& c = j.Add("C", 12, 4, 10);
+  c.walltime = 100;
+  j.Deadline(c, 113);  // absolute 125
+  TestSim sim = Sim(Nodes(1, 4), j, "deadline-elastic", "pool", {{"walltime", "trace"}});
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 10);
+  ExpectInterval(sim.Of("B"), 10, 20);
+  ExpectInterval(sim.Of("C"), 20, 60);
+  EXPECT_EQ(sim.Of("C").max_gpus, 1);
+}
+
 TEST(Weighted, UtilizationAloneFillsTheNodeWhereFirstFitDecreasingDoesNot) {
   // One node of 4 GPUs at t=0: J1 (3 GPUs), J2 (2 GPUs), J3 (2 GPUs), 100 s each. With only
   // w_util the value of a job is its share of the free GPUs: the exact allocator starts J2 and J3
