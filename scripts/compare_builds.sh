@@ -9,8 +9,9 @@
 # The set: the runs of docs/replay.md, failures.md and model-aware.md (fcfs, best-fit, easy,
 # faults, model-aware cosched), fcfs, fair-share, easy, conservative, sjf, srtf and las on the
 # first 20,000 jobs of the Philly file with first-fit, pool and best-fit, priority with every
-# option on the first 10,000 (given classes), and the bench's synthetic 1,024 x 8 cluster at
-# 100,000 jobs.
+# option on the first 10,000 (given classes), deadline-elastic with deadlines on the first 20,000
+# (best-fit, and pool with half the jobs given one), and the bench's synthetic 1,024 x 8 cluster
+# at 100,000 jobs.
 set -euo pipefail
 old="$1"
 new="$2"
@@ -51,6 +52,9 @@ runs() {
   echo "philly_priority_quota|$every --param quota=$quota"
   echo "philly_priority_quota_las|$every --param quota=$quota --param within=las"
   echo "philly_priority_backfill|$every --param backfill=easy --param within=fair-share --param by=vc"
+  # deadline-elastic plans with the running jobs' estimated ends (docs/deadlines.md).
+  echo "philly_deadline_elastic_best_fit|--trace $philly --first 20000 --cluster dgx-a100 --runtime-model trace --policy deadline-elastic --placement best-fit --deadlines factor=1:3"
+  echo "philly_deadline_elastic_pool_half|--trace $philly --first 20000 --cluster dgx-a100 --runtime-model trace --policy deadline-elastic --placement pool --deadlines factor=1.5:4,share=0.5"
   echo "synthetic_fcfs|--trace $synthetic --cluster $cluster_1024 --runtime-model trace"
   echo "synthetic_easy|--trace $synthetic --cluster $cluster_1024 --runtime-model trace --policy easy"
 }
