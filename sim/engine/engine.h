@@ -339,9 +339,11 @@ class Engine final : public SchedulingContext {
   ActiveRun& ActiveSlot(int32_t slot) const {
     return active_chunks_[slot >> kActiveChunkBits][slot & (kActiveChunk - 1)];
   }
-  // Start loading the next finishing job's JobRun, resp. ActiveRun (see engine.cc).
+  // Start loading the next finishing job's JobRun, resp. ActiveRun, and the GPU lists of the
+  // batch's finishing jobs (see engine.cc).
   void PrefetchRun() const;
   void PrefetchActive() const;
+  void PrefetchGpus(const std::vector<Event>& batch) const;
   // Gives the arriving job an ActiveRun (a fresh one, in a slot an ended job left or a new one).
   ActiveRun& Activate(JobId id);
   // The job ended (or was rejected): its slot goes to the next arrival.
