@@ -47,6 +47,7 @@
 // (O(log running) at each start and end); a pass with jobs to plan builds the profiles from them
 // in O(P) and copies them (O(P)) for each plan, a pass without (no job with a deadline waiting)
 // needs only the free counts now: O(T) and O(1) per best-effort start beyond its placement query.
+// A waiting best-effort job asks the placement only if a type it allows has its GPUs free.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -212,7 +213,7 @@ class DeadlineElastic final : public Policy {
     for (auto it = best_effort_.begin(); it != best_effort_.end();) {
       const JobId id = *it;
       Allocation allocation;
-      if (!context.TryPlace(id, &allocation)) {
+      if (TooFewFree(context, context.active(id).request) || !context.TryPlace(id, &allocation)) {
         ++it;
         continue;
       }
@@ -450,6 +451,20 @@ class DeadlineElastic final : public Policy {
     }
     context.Start(id, std::move(allocation));
     Hold(context, id, rule_.EstimatedEnd(context, id));
+    return true;
+  }
+
+  // True if no GPU type the whole-GPU request allows has as many free GPUs as it asks, so that
+  // every placement fails (an allocation of whole GPUs is of one type, and of free GPUs only):
+  // the deep queues of best-effort jobs ask the placement only for the jobs that may fit. False
+  // for shares, MIG instances and CPU-only jobs, which the placement answers.
+  bool TooFewFree(const SchedulingContext& context, const PlacementRequest& request) const {
+    if (request.gpus <= 0 || request.milli > 0 || IsMigRequest(request)) return false;
+    for (int type : types_) {
+      if (request.AllowsType(type) && context.resources().free_of_type(type) >= request.gpus) {
+        return false;
+      }
+    }
     return true;
   }
 

@@ -302,6 +302,21 @@ TEST(DeadlineElastic, TheGpusOfAJobThatEndsBeforeItsWallTimeAreFreeInThePlanAtOn
   EXPECT_EQ(sim.Of("C").max_gpus, 1);
 }
 
+TEST(DeadlineElastic, ABestEffortJobStartsWhenExactlyItsGpusAreFree) {
+  // One node of 4 GPUs, first-fit, no deadlines: every job is best effort, started in submission
+  // order where it fits now. A (2 GPUs) runs 0-100. B (4 GPUs, t=1) finds 2 free and waits. C
+  // (2 GPUs, t=2) finds exactly its 2 free and starts: 2-12. B starts when A ends: 100-110.
+  Jobs j;
+  j.Add("A", 0, 2, 100);
+  j.Add("B", 1, 4, 10);
+  j.Add("C", 2, 2, 10);
+  TestSim sim = Sim(Nodes(1, 4), j, "deadline-elastic");
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 100);
+  ExpectInterval(sim.Of("C"), 2, 12);
+  ExpectInterval(sim.Of("B"), 100, 110);
+}
+
 TEST(Weighted, UtilizationAloneFillsTheNodeWhereFirstFitDecreasingDoesNot) {
   // One node of 4 GPUs at t=0: J1 (3 GPUs), J2 (2 GPUs), J3 (2 GPUs), 100 s each. With only
   // w_util the value of a job is its share of the free GPUs: the exact allocator starts J2 and J3
