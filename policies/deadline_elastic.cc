@@ -46,7 +46,7 @@
 // starts cost a placement query and O(P) each. The running jobs' ends are kept between passes
 // (O(log running) at each start and end); a pass with jobs to plan builds the profiles from them
 // in O(P) and copies them (O(P)) for each plan, a pass without (no job with a deadline waiting)
-// needs only the free counts now: O(T) and O(1) per best-effort start beyond its placement query.
+// only the free counts now: O(T), and O(S) per best-effort check after S starts in the pass.
 // A waiting best-effort job asks the placement only if a type it allows has its GPUs free.
 #include <algorithm>
 #include <cmath>
@@ -175,11 +175,7 @@ class DeadlineElastic final : public Policy {
   void Schedule(SchedulingContext& context) override {
     const double now = context.now();
     Prepare(context);
-    // Without jobs to plan, the profile is the running jobs' alone, whose free count never falls
-    // over time, so the best-effort checks below need only the free count now (`FreeNow`); the
-    // profiles are built only for a plan.
-    const bool planning = !arrived_.empty() || !admitted_.empty();
-    if (planning) Base(context);
+    Base(context, !arrived_.empty() || !admitted_.empty());
     if (!arrived_.empty()) {
       // The admitted jobs that meet their deadlines in the plan as it stands.
       std::set<JobId> met;
@@ -191,14 +187,9 @@ class DeadlineElastic final : public Policy {
         Admit(context, id, deadline, &met);
       }
     }
-    std::vector<StepProfile> profile;
+    std::vector<StepProfile> profile = base_;
     std::vector<std::pair<JobId, Choice>> plans;
-    if (planning) {
-      profile = base_;
-      Plan(context, admitted_, &profile, nullptr, &plans);
-    } else {
-      FreeNow(context);
-    }
+    Plan(context, admitted_, &profile, nullptr, &plans);
     for (const auto& [id, choice] : plans) {
       if (choice.start > now || choice.type < 0) continue;
       PlacementRequest request = context.active(id).request;
@@ -235,16 +226,9 @@ class DeadlineElastic final : public Policy {
         const double seconds =
             PlannedSeconds(context, id, type, static_cast<int>(allocation.gpus.size()), 0);
         const int n = static_cast<int>(allocation.gpus.size());
-        if (slot < 0) break;
-        // With no plan the least free count over [now, now + seconds) is the count now, and a
-        // take of [now, end) lowers it only if the interval is not empty (StepProfile::Take).
-        if ((planning ? profile[slot].MinOver(now, now + seconds) : free_now_[slot]) < n) break;
+        if (slot < 0 || profile[slot].MinOver(now, now + seconds) < n) break;
         if (Begin(context, id, std::move(allocation))) {
-          if (planning) {
-            profile[slot].Take(now, now + seconds, n);
-          } else if (now + seconds > now && n != 0) {
-            free_now_[slot] -= n;
-          }
+          profile[slot].Take(now, now + seconds, n);
           started = true;
           break;
         }
@@ -285,19 +269,12 @@ class DeadlineElastic final : public Policy {
     }
   }
 
-  // The free GPUs of each type now, in the plan: its GPUs less the failed ones and those of the
-  // running jobs not yet past their estimated ends.
-  void FreeNow(const SchedulingContext& context) {
-    free_now_.resize(types_.size());
-    for (size_t slot = 0; slot < types_.size(); ++slot) {
-      free_now_[slot] = context.cluster().GpusOfType(types_[slot]) - failed_[slot] - taken_[slot];
-    }
-  }
-
   // The profiles of the running jobs and failed GPUs, per GPU type of the cluster (after
   // Prepare): from now, the type's GPUs less the failed ones and the running jobs' (ends_), each
-  // job's given back at its estimated end. Built from the kept ends in O(ends) a pass.
-  void Base(const SchedulingContext& context) {
+  // job's given back at its estimated end; built from the kept ends in O(ends). Without `steps`,
+  // the count now alone: enough while nothing is reserved (no job to plan), as the free count
+  // then never falls over time, so a best-effort job's least over its run is the count now.
+  void Base(const SchedulingContext& context, bool steps) {
     const double now = context.now();
     const Cluster& cluster = context.cluster();
     base_.clear();
@@ -305,7 +282,7 @@ class DeadlineElastic final : public Policy {
       int free = cluster.GpusOfType(types_[slot]) - failed_[slot] - taken_[slot];
       StepProfile profile(now, free);
       for (const auto& [end, gpus] : ends_[slot]) {
-        if (!std::isfinite(end)) break;
+        if (!steps || !std::isfinite(end)) break;
         free += gpus;
         profile.Append(end, free);
       }
@@ -458,14 +435,9 @@ class DeadlineElastic final : public Policy {
   // every placement fails (an allocation of whole GPUs is of one type, and of free GPUs only):
   // the deep queues of best-effort jobs ask the placement only for the jobs that may fit. False
   // for shares, MIG instances and CPU-only jobs, which the placement answers.
-  bool TooFewFree(const SchedulingContext& context, const PlacementRequest& request) const {
+  static bool TooFewFree(const SchedulingContext& context, const PlacementRequest& request) {
     if (request.gpus <= 0 || request.milli > 0 || IsMigRequest(request)) return false;
-    for (int type : types_) {
-      if (request.AllowsType(type) && context.resources().free_of_type(type) >= request.gpus) {
-        return false;
-      }
-    }
-    return true;
+    return MostFreeOfOneType(context.resources(), request) < request.gpus;
   }
 
   int SlotOf(int type) const {
@@ -493,7 +465,6 @@ class DeadlineElastic final : public Policy {
   std::vector<std::map<double, int>> ends_;
   std::vector<int> taken_;
   std::vector<int> failed_;
-  std::vector<int> free_now_;       // FreeNow's counts, lowered by the pass's best-effort starts
   double counted_to_ = -kInfinity;  // the last pass's time: ends_ holds the ends after it
   std::set<std::pair<double, JobId>> arrived_;   // jobs with a deadline, not yet decided
   std::set<std::pair<double, JobId>> admitted_;  // admitted and waiting, by deadline

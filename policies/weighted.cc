@@ -455,7 +455,7 @@ class Weighted final : public Policy {
          id = context.QueueNext(id), ++scanned) {
       const Job& job = context.job(id);
       const PlacementRequest& request = context.active(id).request;
-      if (request.gpus <= 0 || request.gpus > MostFree(resources, request)) continue;
+      if (request.gpus <= 0 || request.gpus > MostFreeOfOneType(resources, request)) continue;
       Candidate c;
       c.id = id;
       c.gpus = request.gpus;
@@ -557,15 +557,6 @@ class Weighted final : public Policy {
       if (joules[g] >= 0) energy[g] = hi > lo ? (joules[g] - lo) / (hi - lo) : 0;
     }
     return energy;
-  }
-
-  // The most free GPUs of one type the request may use: a job needing more cannot start now.
-  static int MostFree(const Resources& resources, const PlacementRequest& request) {
-    int most = 0;
-    for (int t : resources.cluster().gpu_types()) {
-      if (request.AllowsType(t)) most = std::max(most, resources.free_of_type(t));
-    }
-    return most;
   }
 
   struct History {

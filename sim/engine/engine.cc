@@ -466,21 +466,18 @@ void Engine::PrefetchRun() const {
 void Engine::PrefetchGpus(const std::vector<Event>& batch) const {
   for (const Event& e : batch) {
     if (e.rank() != kFinishRank) return;  // finishes come first in a batch
-    if (e.job < 0) continue;
-    const int32_t slot = runs_[e.job].active;
-    if (slot < 0) continue;
-    const std::vector<int>& gpus = ActiveSlot(slot).allocation.gpus;
-    if (!gpus.empty()) __builtin_prefetch(gpus.data());
+    const ActiveRun* live = FinishingActive(e);
+    if (live != nullptr && !live->allocation.gpus.empty()) {
+      __builtin_prefetch(live->allocation.gpus.data());
+    }
   }
 }
 
 void Engine::PrefetchActive() const {
   if (heap_.empty()) return;
-  const Event& next = heap_.top();
-  if (next.rank() != kFinishRank || next.job < 0) return;
-  const int32_t slot = runs_[next.job].active;
-  if (slot < 0) return;
-  const char* live = reinterpret_cast<const char*>(&ActiveSlot(slot));
+  const ActiveRun* active = FinishingActive(heap_.top());
+  if (active == nullptr) return;
+  const char* live = reinterpret_cast<const char*>(active);
   for (size_t offset = 0; offset < sizeof(ActiveRun); offset += 64) {
     __builtin_prefetch(live + offset);
   }

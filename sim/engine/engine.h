@@ -344,6 +344,12 @@ class Engine final : public SchedulingContext {
   void PrefetchRun() const;
   void PrefetchActive() const;
   void PrefetchGpus(const std::vector<Event>& batch) const;
+  // The ActiveRun of a finish event's job, or nullptr (another event, or a job without one).
+  const ActiveRun* FinishingActive(const Event& e) const {
+    if (e.rank() != kFinishRank || e.job < 0) return nullptr;
+    const int32_t slot = runs_[e.job].active;
+    return slot < 0 ? nullptr : &ActiveSlot(slot);
+  }
   // Gives the arriving job an ActiveRun (a fresh one, in a slot an ended job left or a new one).
   ActiveRun& Activate(JobId id);
   // The job ended (or was rejected): its slot goes to the next arrival.

@@ -4,6 +4,7 @@
 #ifndef CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
 #define CLUSTERSIM_SIM_ENGINE_PLACEMENT_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -132,6 +133,16 @@ class Placement {
 // Whether `request` is a CPU-only request (no GPUs, some host demand).
 inline bool IsCpuOnly(const PlacementRequest& request) {
   return request.gpus <= 0 && request.milli <= 0 && !request.host.empty();
+}
+
+// The most free whole GPUs of one type `request` allows. A whole-GPU allocation is of one type
+// and of free GPUs only (the engine checks both), so a request for more cannot be placed now.
+inline int MostFreeOfOneType(const Resources& resources, const PlacementRequest& request) {
+  int most = 0;
+  for (int type : resources.cluster().gpu_types()) {
+    if (request.AllowsType(type)) most = std::max(most, resources.free_of_type(type));
+  }
+  return most;
 }
 
 // Whether a CPU-only `request` may go to `node`: the node's type is allowed and its free CPUs and
