@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <cmath>
@@ -370,7 +371,13 @@ int CommandCompare(int argc, char** argv) {
     if (seeds.size() > 1) run.seen.name += " seed " + std::to_string(run.config.seed);
     seen.push_back(run.seen);
   }
-  const std::vector<std::string> differences = JobSetDifferences(seen);
+  // An interrupted run did not see the jobs after its stop: its rejections are not comparable,
+  // and what was simulated is written as interrupted.
+  const bool interrupted = std::any_of(runs.begin(), runs.end(), [](const CompareRun& run) {
+    return run.outcome.status != RunStatus::kComplete;
+  });
+  const std::vector<std::string> differences =
+      interrupted ? std::vector<std::string>{} : JobSetDifferences(seen);
   if (!differences.empty() && !allow_different_jobs) {
     throw InputError(DifferentJobsMessage(
         differences, "Nothing was written; --allow-different-jobs writes and compares them "
@@ -387,11 +394,7 @@ int CommandCompare(int argc, char** argv) {
   MergeOptions merge_options;
   merge_options.reject_duplicates = !base.allow_duplicate;
   const MergeResult merged = MergeDatabases(base.out, files, merge_options);
-  bool interrupted = false;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    runs[i].run_id = merged.new_run_ids[i];
-    interrupted = interrupted || runs[i].outcome.status != RunStatus::kComplete;
-  }
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].run_id = merged.new_run_ids[i];
   if (vm.count("csv")) {
     PrintCompareCsv(runs);
   } else {
