@@ -21,6 +21,9 @@ std::string ParamScopeProblem(const std::string& key, const std::vector<std::str
   if (colon == std::string::npos) return "";
   const std::string scope = key.substr(0, colon);
   if (colon + 1 == key.size()) return "expected NAME:key=value, with a key after the colon";
+  if (key.find(':', colon + 1) != std::string::npos) {
+    return "expected NAME:key=value with one NAME (no parameter's key holds a colon)";
+  }
   const std::vector<std::string> names = ParamScopeNames();
   if (std::find(names.begin(), names.end(), scope) == names.end()) {
     return "no policy or placement is named \"" + scope + "\"" + DidYouMean(scope, names) +
