@@ -474,21 +474,28 @@ void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, J
   const PlacementRequest& request = context.active(id).request;
   // The horizon holds the GPUs (and CPUs) of every running job that ends after horizon_time_.
   if (end > horizon_time_) TakeAllocation(*horizon_, request, held);
-  end_of_[id] = by_end_.emplace(std::make_pair(end, id), Held{held, request}).first;
+  const int32_t slot = context.run(id).active;
+  if (slot >= static_cast<int32_t>(held_.size())) held_.resize(slot + 1);
+  Held& kept = held_[slot];
+  CHECK(kept.id == kNoJob, "backfill: a job started in the slot of a running job");
+  kept.id = id;
+  kept.entry = by_end_.emplace(std::make_pair(end, id), slot).first;
+  kept.allocation = held;
+  kept.request = request;
   if (unreserved_current) KeepUnreservedCurrent(context, request, held);
   order.OnStart(id);
 }
 
-void EasyBackfill::OnCompletion(SchedulingContext& /*context*/, JobId id) {
-  auto it = end_of_.find(id);
-  if (it == end_of_.end()) return;
+void EasyBackfill::OnCompletion(SchedulingContext& context, JobId id) {
+  const int32_t slot = context.run(id).active;
+  if (slot < 0 || slot >= static_cast<int32_t>(held_.size()) || held_[slot].id != id) return;
+  Held& kept = held_[slot];
   ++plan_changes_;
-  const ByEnd::iterator running = it->second;
-  if (running->first.first > horizon_time_) {
-    GiveBackAllocation(*horizon_, running->second.request, running->second.allocation);
+  if (kept.entry->first.first > horizon_time_) {
+    GiveBackAllocation(*horizon_, kept.request, kept.allocation);
   }
-  by_end_.erase(running);
-  end_of_.erase(it);
+  by_end_.erase(kept.entry);
+  kept.id = kNoJob;
 }
 
 bool EasyBackfill::StepForward() {
@@ -496,7 +503,7 @@ bool EasyBackfill::StepForward() {
   if (it == by_end_.end()) return false;
   const double end = it->first.first;
   for (; it != by_end_.end() && it->first.first == end; ++it) {
-    GiveBackAllocation(*horizon_, it->second.request, it->second.allocation);
+    GiveBackAllocation(*horizon_, held_[it->second].request, held_[it->second].allocation);
   }
   horizon_time_ = end;
   return true;
@@ -508,7 +515,7 @@ bool EasyBackfill::StepBack() {
   --it;
   const double end = it->first.first;
   while (true) {
-    TakeAllocation(*horizon_, it->second.request, it->second.allocation);
+    TakeAllocation(*horizon_, held_[it->second].request, held_[it->second].allocation);
     if (it == by_end_.begin()) {
       horizon_time_ = -std::numeric_limits<double>::infinity();
       return true;
@@ -636,7 +643,7 @@ bool EasyBackfill::EarliestCountFit(const SchedulingContext& context,
     const double end = std::prev(it)->first.first;
     do {
       --it;
-      const Allocation& allocation = it->second.allocation;
+      const Allocation& allocation = held_[it->second].allocation;
       if (allocation.milli > 0 || allocation.mig_profile >= 0) return false;  // not by counts
       if (types.size() == 1) {
         count_free_[0] -= static_cast<int>(allocation.gpus.size());
@@ -661,7 +668,7 @@ void EasyBackfill::StepBackTo(double target) {
   auto it = by_end_.upper_bound(std::make_pair(horizon_time_, std::numeric_limits<JobId>::max()));
   while (it != by_end_.begin() && std::prev(it)->first.first > target) {
     --it;
-    TakeAllocation(*horizon_, it->second.request, it->second.allocation);
+    TakeAllocation(*horizon_, held_[it->second].request, held_[it->second].allocation);
   }
   horizon_time_ = target;
 }

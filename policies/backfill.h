@@ -397,18 +397,23 @@ class EasyBackfill {
   // Shape (GPUs, types, CPUs, memory, placement-constraint class) -> request class.
   std::map<std::tuple<int, uint64_t, int32_t, int32_t, uint16_t>, int> class_ids_;
   std::vector<int> class_of_;  // by JobId; -1 = not assigned yet
-  // What each running job started by this policy holds, by (estimated end, id): its allocation
-  // (GPUs, or the node of a CPU-only job) and request (the horizon takes both, so that with
-  // host limits it counts CPUs and memory as the live state does; docs/resources.md).
+  // The running jobs started by this policy by (estimated end, id), each with the engine's slot
+  // of its ActiveRun (JobRun::active), where held_ keeps what it holds. The tree's nodes stay
+  // small (tens of thousands of running jobs: each level of a search is a cache miss).
+  using ByEnd = std::map<std::pair<double, JobId>, int32_t>;
+  ByEnd by_end_;
+  // What a running job started by this policy holds, by its slot: its allocation (GPUs, or the
+  // node of a CPU-only job) and request (the horizon takes both, so that with host limits it
+  // counts CPUs and memory as the live state does; docs/resources.md), and its entry of by_end_,
+  // so that a completion erases it without searching the tree. A slot's GPU list keeps its
+  // storage for the slot's next job.
   struct Held {
+    JobId id = kNoJob;  // kNoJob: no running job of this policy in the slot
+    ByEnd::iterator entry;
     Allocation allocation;
     PlacementRequest request;  // its host demand and constraint class
   };
-  using ByEnd = std::map<std::pair<double, JobId>, Held>;
-  ByEnd by_end_;
-  // Each running job's entry of by_end_: a completion erases it without searching the tree
-  // (tens of thousands of running jobs: a search is a cache miss per level).
-  std::unordered_map<JobId, ByEnd::iterator> end_of_;
+  std::vector<Held> held_;
   std::optional<Resources> horizon_;  // free GPUs at horizon_time_ as estimated
   double horizon_time_ = -std::numeric_limits<double>::infinity();
   std::vector<int> failed_;      // failed GPUs held on the horizon
