@@ -474,12 +474,8 @@ void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, J
   const PlacementRequest& request = context.active(id).request;
   // The horizon holds the GPUs (and CPUs) of every running job that ends after horizon_time_.
   if (end > horizon_time_) TakeAllocation(*horizon_, request, held);
-  const int32_t slot = context.run(id).active;
-  if (slot >= static_cast<int32_t>(held_.size())) held_.resize(slot + 1);
-  Held& kept = held_[slot];
-  CHECK(kept.id == kNoJob, "backfill: a job started in the slot of a running job");
-  kept.id = id;
-  kept.entry = by_end_.emplace(std::make_pair(end, id), slot).first;
+  Held& kept = held_.Insert(context, id);
+  kept.entry = by_end_.emplace(std::make_pair(end, id), context.run(id).active).first;
   kept.allocation = held;
   kept.request = request;
   if (unreserved_current) KeepUnreservedCurrent(context, request, held);
@@ -487,15 +483,14 @@ void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, J
 }
 
 void EasyBackfill::OnCompletion(SchedulingContext& context, JobId id) {
-  const int32_t slot = context.run(id).active;
-  if (slot < 0 || slot >= static_cast<int32_t>(held_.size()) || held_[slot].id != id) return;
-  Held& kept = held_[slot];
+  const Held* kept = held_.Find(context, id);
+  if (kept == nullptr) return;
   ++plan_changes_;
-  if (kept.entry->first.first > horizon_time_) {
-    GiveBackAllocation(*horizon_, kept.request, kept.allocation);
+  if (kept->entry->first.first > horizon_time_) {
+    GiveBackAllocation(*horizon_, kept->request, kept->allocation);
   }
-  by_end_.erase(kept.entry);
-  kept.id = kNoJob;
+  by_end_.erase(kept->entry);
+  held_.Erase(context, id);
 }
 
 bool EasyBackfill::StepForward() {
@@ -503,7 +498,8 @@ bool EasyBackfill::StepForward() {
   if (it == by_end_.end()) return false;
   const double end = it->first.first;
   for (; it != by_end_.end() && it->first.first == end; ++it) {
-    GiveBackAllocation(*horizon_, held_[it->second].request, held_[it->second].allocation);
+    const Held& kept = held_.OfSlot(it->second);
+    GiveBackAllocation(*horizon_, kept.request, kept.allocation);
   }
   horizon_time_ = end;
   return true;
@@ -515,7 +511,8 @@ bool EasyBackfill::StepBack() {
   --it;
   const double end = it->first.first;
   while (true) {
-    TakeAllocation(*horizon_, held_[it->second].request, held_[it->second].allocation);
+    const Held& kept = held_.OfSlot(it->second);
+    TakeAllocation(*horizon_, kept.request, kept.allocation);
     if (it == by_end_.begin()) {
       horizon_time_ = -std::numeric_limits<double>::infinity();
       return true;
@@ -643,7 +640,7 @@ bool EasyBackfill::EarliestCountFit(const SchedulingContext& context,
     const double end = std::prev(it)->first.first;
     do {
       --it;
-      const Allocation& allocation = held_[it->second].allocation;
+      const Allocation& allocation = held_.OfSlot(it->second).allocation;
       if (allocation.milli > 0 || allocation.mig_profile >= 0) return false;  // not by counts
       if (types.size() == 1) {
         count_free_[0] -= static_cast<int>(allocation.gpus.size());
@@ -668,7 +665,8 @@ void EasyBackfill::StepBackTo(double target) {
   auto it = by_end_.upper_bound(std::make_pair(horizon_time_, std::numeric_limits<JobId>::max()));
   while (it != by_end_.begin() && std::prev(it)->first.first > target) {
     --it;
-    TakeAllocation(*horizon_, held_[it->second].request, held_[it->second].allocation);
+    const Held& kept = held_.OfSlot(it->second);
+    TakeAllocation(*horizon_, kept.request, kept.allocation);
   }
   horizon_time_ = target;
 }

@@ -64,6 +64,7 @@
 #include <utility>
 #include <vector>
 
+#include "policies/active_slot_map.h"
 #include "policies/wait_statements.h"
 #include "sim/engine/policy.h"
 #include "sim/util/params.h"
@@ -402,18 +403,17 @@ class EasyBackfill {
   // small (tens of thousands of running jobs: each level of a search is a cache miss).
   using ByEnd = std::map<std::pair<double, JobId>, int32_t>;
   ByEnd by_end_;
-  // What a running job started by this policy holds, by its slot: its allocation (GPUs, or the
-  // node of a CPU-only job) and request (the horizon takes both, so that with host limits it
-  // counts CPUs and memory as the live state does; docs/resources.md), and its entry of by_end_,
-  // so that a completion erases it without searching the tree. A slot's GPU list keeps its
-  // storage for the slot's next job.
+  // What a running job started by this policy holds: its allocation (GPUs, or the node of a
+  // CPU-only job) and request (the horizon takes both, so that with host limits it counts CPUs
+  // and memory as the live state does; docs/resources.md), and its entry of by_end_, so that a
+  // completion erases it without searching the tree. A slot's GPU list keeps its storage for the
+  // slot's next job.
   struct Held {
-    JobId id = kNoJob;  // kNoJob: no running job of this policy in the slot
     ByEnd::iterator entry;
     Allocation allocation;
     PlacementRequest request;  // its host demand and constraint class
   };
-  std::vector<Held> held_;
+  ActiveSlotMap<Held> held_;
   std::optional<Resources> horizon_;  // free GPUs at horizon_time_ as estimated
   double horizon_time_ = -std::numeric_limits<double>::infinity();
   std::vector<int> failed_;      // failed GPUs held on the horizon

@@ -94,6 +94,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "policies/active_slot_map.h"
 #include "policies/availability_profile.h"
 #include "policies/backfill.h"
 #include "policies/registry.h"
@@ -148,7 +149,7 @@ class Conservative final : public Policy {
   void Reserve(SchedulingContext& context, JobId id, Slot slot);
   // Gives the reservation's GPUs back to the profiles unless `give_back` is false (the caller
   // then accounts for them).
-  void Unreserve(JobId id, bool give_back = true);
+  void Unreserve(const SchedulingContext& context, JobId id, bool give_back = true);
   // Reserves the earliest slot for a waiting job (counting or per node, by the placement).
   void Place(SchedulingContext& context, JobId id, uint64_t failed_types, double not_before);
   void StartDue(SchedulingContext& context);
@@ -295,9 +296,9 @@ class Conservative final : public Policy {
   std::vector<Profile> type_profiles_;
   std::optional<Resources> empty_;                 // the empty cluster, for Placeable
   std::map<std::pair<int, int>, bool> placeable_;  // (gpus, type) -> a placement exists
-  std::unordered_map<JobId, Slot> reserved_;       // waiting jobs' reservations
+  ActiveSlotMap<Slot> reserved_;                   // waiting jobs' reservations
   std::set<std::pair<double, JobId>> by_start_;    // the same, by (start, id)
-  std::unordered_map<JobId, Slot> running_;        // [start, estimated end) of running jobs
+  ActiveSlotMap<Slot> running_;                    // [start, estimated end) of running jobs
   std::vector<JobId> arrivals_;                    // since the last pass
   std::vector<JobId> unplaced_;                    // no slot found (see Place); retried each pass
   std::set<double> timers_;                        // times with a pass requested (SetTimer)
@@ -322,7 +323,7 @@ class Conservative final : public Policy {
   // entry stale (an entry pushed at a start is its job's).
   bool ends_stale_ = false;
   // True if a running job's estimated end is <= now (it outlived its estimate).
-  bool RunningPastEstimate(double now);
+  bool RunningPastEstimate(const SchedulingContext& context, double now);
   std::vector<int> failed_on_node_;           // by node: failed GPUs held in its profile
   uint64_t failed_version_ = 0;
   std::vector<double> until_;                 // scratch for EarliestAcross
@@ -527,12 +528,11 @@ void Conservative::Reserve(SchedulingContext& context, JobId id, Slot slot) {
   if (slot.start > now) {
     context.SetWaitReason(id, context.NoFitReason(id).value_or(WaitReason::kReservation));
   }
-  reserved_[id] = std::move(slot);
+  reserved_.Insert(context, id) = std::move(slot);
 }
 
-void Conservative::Unreserve(JobId id, bool give_back) {
-  auto it = reserved_.find(id);
-  const Slot& slot = it->second;
+void Conservative::Unreserve(const SchedulingContext& context, JobId id, bool give_back) {
+  const Slot& slot = reserved_.At(context, id);
   if (give_back) Apply(slot, slot.start, +1);
   if (by_nodes_) {
     for (const auto& unit : slot.units) {
@@ -541,7 +541,7 @@ void Conservative::Unreserve(JobId id, bool give_back) {
     }
   }
   by_start_.erase(std::make_pair(slot.start, id));
-  reserved_.erase(it);
+  reserved_.Erase(context, id);
   if (!gaps_.empty()) SetWaiting(id, kInfinity, -kInfinity);
 }
 
@@ -640,7 +640,7 @@ Conservative::NowFit Conservative::FindNow(const SchedulingContext& context,
                                            const PlacementRequest& request, double seconds,
                                            Allocation* out) {
   const double now = context.now();
-  if (RunningPastEstimate(now)) return NowFit::kUnknown;
+  if (RunningPastEstimate(context, now)) return NowFit::kUnknown;
   // The mirror counts GPUs per node: a job with a spread rule takes its group's domains from the
   // live state (docs/spreading.md).
   if (!context.resources().spread_rule(request.constraint).empty()) {
@@ -872,9 +872,9 @@ void Conservative::Bump(SchedulingContext& context, int node) {
   for (const auto& entry : node_jobs_[node]) jobs.push_back(entry.second);
   std::sort(jobs.begin(), jobs.end());  // submission order
   for (JobId id : jobs) {
-    const Slot& slot = reserved_.at(id);
+    const Slot& slot = reserved_.At(context, id);
     RecordHoles(slot, slot.start, slot.end);
-    Unreserve(id);
+    Unreserve(context, id);
   }
   for (JobId id : jobs) PlaceOnNodes(context, id, context.now());
   freed_since_compression_ = true;
@@ -959,7 +959,7 @@ int Conservative::PlaceSingleNode(SchedulingContext& context, JobId id,
   double t = not_before;
   int node = -1;
   if (t == now && t < before) {
-    if (RunningPastEstimate(now)) return -1;  // kUnknown
+    if (RunningPastEstimate(context, now)) return -1;  // kUnknown
     if (rule_fast_ == Placement::SingleNodeRule::kLowestIndex) {
       node = FirstFitNow(context, request, seconds);
     } else {
@@ -1218,7 +1218,7 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
           checked_seq_[id] >= hole.seq) {
         continue;
       }
-      const Slot& slot = reserved_.at(id);
+      const Slot& slot = reserved_.At(context, id);
       if (!(hole.start < slot.end)) continue;
       const int g = scratch_->cluster().node(hole.node).gpu_count;
       const int level = slot.gpus <= g ? slot.gpus : (slot.gpus % g > 0 ? slot.gpus % g : g);
@@ -1243,10 +1243,10 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
     if (c.hole != SIZE_MAX) advance(c);
     if (id == last) continue;
     last = id;
-    auto it = reserved_.find(id);
-    if (it == reserved_.end()) continue;
-    Slot old = it->second;
-    Unreserve(id);
+    const Slot* reserved = reserved_.Find(context, id);
+    if (reserved == nullptr) continue;
+    Slot old = *reserved;
+    Unreserve(context, id);
     // Only to an earlier start; else it keeps its slot (and its nodes).
     if (PlaceOnNodes(context, id, now, old.start)) {
       moved = true;
@@ -1271,13 +1271,13 @@ void Conservative::CompressByHoles(SchedulingContext& context) {
 
 // ---- both ----
 
-bool Conservative::RunningPastEstimate(double now) {
+bool Conservative::RunningPastEstimate(const SchedulingContext& context, double now) {
   if (!ends_stale_) return !running_ends_.empty() && running_ends_.top().first <= now;
   ends_stale_ = false;
   while (!running_ends_.empty()) {
     const auto [end, id] = running_ends_.top();
-    auto it = running_.find(id);
-    if (it != running_.end() && it->second.end == end) return end <= now;
+    const Slot* running = running_.Find(context, id);
+    if (running != nullptr && running->end == end) return end <= now;
     running_ends_.pop();  // that job ended (or runs again, with an entry of its own)
   }
   return false;
@@ -1285,9 +1285,9 @@ bool Conservative::RunningPastEstimate(double now) {
 
 void Conservative::OnCompletion(SchedulingContext& context, JobId id) {
   now_ = context.now();
-  auto it = running_.find(id);
-  if (it == running_.end()) return;
-  const Slot& slot = it->second;
+  const Slot* running = running_.Find(context, id);
+  if (running == nullptr) return;
+  const Slot& slot = *running;
   if (context.now() < slot.end) {
     Apply(slot, context.now(), +1);
     RecordHoles(slot, context.now(), slot.end);
@@ -1299,7 +1299,7 @@ void Conservative::OnCompletion(SchedulingContext& context, JobId id) {
   }
   // A timestamp with completions: compress if anything was freed that the profile had counted.
   compress_ = freed_since_compression_;
-  running_.erase(it);
+  running_.Erase(context, id);
 }
 
 void Conservative::StartDue(SchedulingContext& context) {
@@ -1307,11 +1307,11 @@ void Conservative::StartDue(SchedulingContext& context) {
   std::unordered_map<JobId, uint64_t> failed;  // GPU types whose placement failed this pass
   while (!by_start_.empty() && by_start_.begin()->first <= now) {
     const JobId id = by_start_.begin()->second;
-    Slot slot = reserved_[id];
+    Slot slot = reserved_.At(context, id);
     // Per node the running job holds what its reservation held, on the same nodes; the two
     // cancel where they cover the same interval (below), so the profiles are left alone until
     // that is known.
-    Unreserve(id, /*give_back=*/!by_nodes_);
+    Unreserve(context, id, /*give_back=*/!by_nodes_);
     Allocation allocation;
     bool placed = false;
     if (by_nodes_) {
@@ -1372,11 +1372,11 @@ void Conservative::StartDue(SchedulingContext& context) {
       MirrorAdd(slot, -1);
       running_ends_.emplace(slot.end, id);
     }
-    running_[id] = slot;
+    const Slot& kept = running_.Insert(context, id) = slot;
     // Longer than planned (a slower GPU): the reservations on its nodes that counted on the
     // planned end move.
     if (by_nodes_ && slot.end > planned_end) {
-      for (const auto& unit : running_[id].units) Bump(context, unit.first);
+      for (const auto& unit : kept.units) Bump(context, unit.first);
     }
   }
 }
@@ -1409,10 +1409,10 @@ void Conservative::Schedule(SchedulingContext& context) {
     // can only move earlier (its old slot is still free to it).
     bool moved = false;
     for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
-      auto it = reserved_.find(id);
-      if (it == reserved_.end()) continue;  // arrived at this timestamp: placed below
-      Slot old = it->second;
-      Unreserve(id);
+      const Slot* reserved = reserved_.Find(context, id);
+      if (reserved == nullptr) continue;  // arrived at this timestamp: placed below
+      Slot old = *reserved;
+      Unreserve(context, id);
       if (by_nodes_) {
         // Only to an earlier start; else it keeps its slot (and its nodes).
         if (PlaceOnNodes(context, id, now, old.start)) {
@@ -1423,9 +1423,9 @@ void Conservative::Schedule(SchedulingContext& context) {
         continue;
       }
       Place(context, id, 0, now);
-      auto placed = reserved_.find(id);
-      moved = moved || placed == reserved_.end() || placed->second.start != old.start ||
-              placed->second.units != old.units;
+      const Slot* placed = reserved_.Find(context, id);
+      moved =
+          moved || placed == nullptr || placed->start != old.start || placed->units != old.units;
     }
     compress_ = false;
     // A job that moved left its old slot free: jobs before it in the order may use it at the
