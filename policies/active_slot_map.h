@@ -1,4 +1,3 @@
-#pragma once
 // A policy's value per job from the job's arrival to its end, stored by the engine's slot of the
 // job's ActiveRun (JobRun::active).
 //
@@ -8,6 +7,9 @@
 // thousands of jobs are waiting or running, and the vector is as long as the most jobs active at
 // once, not the trace. A slot's entry also records its job, so a job that ended (slot -1, or the
 // slot of a later job) has no value.
+
+#ifndef CLUSTERSIM_POLICIES_ACTIVE_SLOT_MAP_H_
+#define CLUSTERSIM_POLICIES_ACTIVE_SLOT_MAP_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -66,3 +68,5 @@ class ActiveSlotMap {
 };
 
 }  // namespace clustersim
+
+#endif  // CLUSTERSIM_POLICIES_ACTIVE_SLOT_MAP_H_
