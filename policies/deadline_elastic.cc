@@ -53,9 +53,9 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <unordered_map>
 #include <vector>
 
+#include "policies/active_slot_map.h"
 #include "policies/backfill.h"
 #include "policies/registry.h"
 #include "sim/engine/model_runtime.h"
@@ -146,15 +146,15 @@ class DeadlineElastic final : public Policy {
     }
   }
   void OnRequeue(SchedulingContext& context, JobId id) override {
-    Forget(id);
+    Forget(context, id);
     if (admitted_ids_.count(id)) {
       admitted_.emplace(context.deadline(id), id);
     } else {
       best_effort_.insert(id);
     }
   }
-  void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
-    Forget(id);
+  void OnCompletion(SchedulingContext& context, JobId id) override {
+    Forget(context, id);
     admitted_ids_.erase(id);
   }
 
@@ -297,16 +297,16 @@ class DeadlineElastic final : public Policy {
     const int slot = SlotOf(a.gpu_type);
     if (slot < 0 || a.gpus.empty()) return;
     const int gpus = static_cast<int>(a.gpus.size());
-    held_[id] = Held{slot, gpus, end};
+    held_.Insert(context, id) = Held{slot, gpus, end};
     if (end > counted_to_) {
       ends_[slot][end] += gpus;
       taken_[slot] += gpus;
     }
   }
-  void Forget(JobId id) {
-    auto it = held_.find(id);
-    if (it == held_.end()) return;
-    const Held& held = it->second;
+  void Forget(const SchedulingContext& context, JobId id) {
+    const Held* kept = held_.Find(context, id);
+    if (kept == nullptr) return;
+    const Held& held = *kept;
     if (held.end > counted_to_) {
       auto at = ends_[held.slot].find(held.end);
       CHECK(at != ends_[held.slot].end() && at->second >= held.gpus,
@@ -315,7 +315,7 @@ class DeadlineElastic final : public Policy {
       if (at->second == 0) ends_[held.slot].erase(at);
       taken_[held.slot] -= held.gpus;
     }
-    held_.erase(it);
+    held_.Erase(context, id);
   }
 
   // Plans `jobs` in their order on *profile (reserving each choice). For each job that meets its
@@ -461,7 +461,7 @@ class DeadlineElastic final : public Policy {
     int gpus;
     double end;
   };
-  std::unordered_map<JobId, Held> held_;
+  ActiveSlotMap<Held> held_;  // by the engine's slot of the job (policies/active_slot_map.h)
   std::vector<std::map<double, int>> ends_;
   std::vector<int> taken_;
   std::vector<int> failed_;
