@@ -676,7 +676,6 @@ class PriorityPolicy final : public Policy {
     candidates_.clear();
     double wake = std::numeric_limits<double>::infinity();
     for (JobId r : context.running()) {
-      const ActiveRun& live = context.active(r);
       const bool lower = level_[r] < level && !IsGuaranteed(context, r);
       int tier = -1;
       if (!options_.quotas) {
@@ -689,9 +688,11 @@ class PriorityPolicy final : public Policy {
           tier = 1;
         }
       }
-      if (tier < 0 || !request.AllowsType(live.allocation.gpu_type) || !(live.last_start < now)) {
-        continue;
-      }
+      // The job's engine state is read only for a job the head may take from: with thousands
+      // running and none of a lower level, the walk reads the policy's own vectors only.
+      if (tier < 0) continue;
+      const ActiveRun& live = context.active(r);
+      if (!request.AllowsType(live.allocation.gpu_type) || !(live.last_start < now)) continue;
       // The slice ends at last_start + min_slice, the very time a wake-up is set for: compared
       // as that sum (now - last_start can round below min_slice at that time, and the policy
       // would wake at the same moment again and again).
