@@ -451,17 +451,9 @@ int EasyBackfill::ClassOf(const SchedulingContext& context, JobId id) {
   return cls;
 }
 
-bool EasyBackfill::CountFits(const SchedulingContext& context, const Resources& resources,
-                             const PlacementRequest& request) {
-  for (int type : context.cluster().gpu_types()) {
-    if (request.AllowsType(type) && resources.free_of_type(type) >= request.gpus) return true;
-  }
-  return false;
-}
-
 bool EasyBackfill::FitsOn(const SchedulingContext& context, const Resources& resources,
                           const PlacementRequest& request, Allocation* out) {
-  return CountFits(context, resources, request) && context.placement().Find(resources, request, out);
+  return CountFits(resources, request) && context.placement().Find(resources, request, out);
 }
 
 void EasyBackfill::StartJob(SchedulingContext& context, CandidateOrder& order, JobId id,
@@ -575,13 +567,13 @@ void EasyBackfill::Reserve(const SchedulingContext& context, JobId head) {
       }
     }
   }
-  if (by_counts && CountFits(context, *horizon_, request)) {
+  if (by_counts && CountFits(*horizon_, request)) {
     double target = 0;
     if (EarliestCountFit(context, request, &target)) {
       StepBackTo(target);
     } else {
       while (StepBack()) {
-        if (!CountFits(context, *horizon_, request)) {
+        if (!CountFits(*horizon_, request)) {
           StepForward();
           break;
         }

@@ -350,8 +350,9 @@ class EasyBackfill {
   // Holds the currently failed GPUs on the horizon (they come back at no known time).
   void SyncFailedGpus(const SchedulingContext& context);
   // Free GPUs of some allowed type >= request: what fitting on `resources` needs.
-  static bool CountFits(const SchedulingContext& context, const Resources& resources,
-                        const PlacementRequest& request);
+  static bool CountFits(const Resources& resources, const PlacementRequest& request) {
+    return MostFreeOfOneType(resources, request) >= request.gpus;
+  }
   // CountFits, then the run's placement on `resources`.
   static bool FitsOn(const SchedulingContext& context, const Resources& resources,
                      const PlacementRequest& request, Allocation* out);
