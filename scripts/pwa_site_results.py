@@ -68,7 +68,7 @@ def curie_edit(spec):
 LOGS = [
     # (name, control cluster (the header's size), site edit, site search axes)
     ("KTH-SP2", [{"name": "n", "count": 100, "gpu_type": "V100-16GB", "gpus_per_node": 1}],
-     kth_edit, ["site.scheduler.latency=0,120,300,900"]),
+     kth_edit, ["site.scheduler.cycle=0,120,300", "site.scheduler.on_end=false,true"]),
     ("SDSC-BLUE", [{"name": "n", "count": 144, "gpu_type": "V100-16GB", "gpus_per_node": 8}],
      sdsc_edit, ["nodes[0].count=144,142,136,128"]),
     ("HPC2N", [{"name": "n", "count": 240, "gpu_type": "V100-16GB", "gpus_per_node": 1}],
