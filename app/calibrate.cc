@@ -14,6 +14,7 @@
 #include "sim/util/error.h"
 #include "sim/util/json_file.h"
 #include "workloads/reader.h"
+#include "workloads/transforms.h"
 
 namespace clustersim {
 namespace {
@@ -136,9 +137,6 @@ double CalibrationObjective(const ValidationReport& report, const std::string& o
 }
 
 CalibrationResult Calibrate(const CalibrationConfig& config) {
-  if (!(config.split > 0 && config.split < 1)) {
-    throw InputError("--split: expected the share of the jobs to calibrate on, in (0, 1)");
-  }
   const auto& objectives = CalibrationObjectives();
   if (std::find(objectives.begin(), objectives.end(), config.objective) == objectives.end()) {
     std::string list;
@@ -165,21 +163,10 @@ CalibrationResult Calibrate(const CalibrationConfig& config) {
   {
     const Trace trace = LoadTrace(config.base.trace_path, config.base.trace_format,
                                   config.base.filter);
-    if (trace.jobs.size() < 2) {
-      throw InputError(config.base.trace_path, 0, 0,
-                       "--calibrate needs at least two jobs to split into two parts");
-    }
-    size_t k = static_cast<size_t>(std::floor(config.split * trace.jobs.size()));
-    k = std::clamp<size_t>(k, 1, trace.jobs.size() - 1);
-    result.split_time = trace.jobs[k].submit_time;
+    result.split_time = SplitTime(trace, config.split, config.base.trace_path);
     // Jobs submitted at the split time belong to the held-out part.
     for (const Job& job : trace.jobs) {
       (job.submit_time < result.split_time ? result.calibration_jobs : result.held_out_jobs)++;
-    }
-    if (result.calibration_jobs == 0) {
-      throw InputError(config.base.trace_path, 0, 0,
-                       "--split: every job is submitted at the split time; nothing to calibrate "
-                       "on");
     }
   }
 

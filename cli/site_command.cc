@@ -9,6 +9,7 @@
 #include "sim/util/error.h"
 #include "workloads/reader.h"
 #include "workloads/site_inference.h"
+#include "workloads/transforms.h"
 
 namespace po = boost::program_options;
 
@@ -42,6 +43,7 @@ std::map<std::string, int> ParseNodeSizes(const std::string& text) {
 
 int CommandSiteFrom(int argc, char** argv) {
   std::string path, format, out, node_sizes;
+  double split = 0;
   SiteInferenceOptions options;
   double min_downtime = options.min_downtime_seconds;
   po::options_description desc(
@@ -61,7 +63,11 @@ int CommandSiteFrom(int argc, char** argv) {
       "min-downtime", DurationValue("--min-downtime", &min_downtime)->default_value("6h"),
       "shortest period with nothing running (and jobs waiting) taken as downtime")(
       "min-users-at-cap", po::value(&options.min_users_at_cap)->default_value(3),
-      "users that must sit at a running-job maximum in a quarter to call it a limit");
+      "users that must sit at a running-job maximum in a quarter to call it a limit")(
+      "split", po::value(&split),
+      "infer from the jobs submitted before the split only, as `validate --calibrate --split` "
+      "divides the log (a share of the jobs in (0, 1)): a site model calibrated then knows "
+      "nothing of the held-out part");
   po::positional_options_description positional;
   positional.add("trace", 1);
   po::variables_map vm;
@@ -72,7 +78,14 @@ int CommandSiteFrom(int argc, char** argv) {
   if (options.min_users_at_cap < 1) throw InputError("--min-users-at-cap: expected a count >= 1");
   options.min_downtime_seconds = min_downtime;
   HardwareCatalog::Default().Require(options.gpu_type, "--gpu-type", "--gpu-type");
-  const Trace trace = LoadTrace(path, format);
+  Trace trace = LoadTrace(path, format);
+  const size_t log_jobs = trace.jobs.size();
+  double split_time = 0;
+  if (vm.count("split")) {
+    split_time = SplitTime(trace, split, path);
+    KeepSubmittedBefore(split_time, &trace);
+    options.observed_until = split_time;
+  }
   const InferredSite site = InferSite(trace, ReadLogHeader(path), options);
   const std::string spec = SiteSpecJson(site, options);
   // The spec must load as it is written.
@@ -80,9 +93,14 @@ int CommandSiteFrom(int argc, char** argv) {
   // Without --out the spec is the output (site-from LOG > spec.json) and the report goes to
   // stderr; with it, the report is the output.
   std::ostream& report = out.empty() ? std::cerr : std::cout;
-  report << "clustersim site-from: " << path << " (" << trace.jobs.size() << " jobs, "
-         << trace.format << ")\n"
-         << SiteReport(site, trace);
+  report << "clustersim site-from: " << path << " (" << log_jobs << " jobs, " << trace.format
+         << ")\n";
+  if (vm.count("split")) {
+    report << "inferred from the " << trace.jobs.size()
+           << " jobs submitted before t = " << static_cast<int64_t>(split_time) << " s (--split "
+           << split << "); the later ones are not read\n";
+  }
+  report << SiteReport(site, trace);
   if (out.empty()) {
     std::cout << spec;
     return 0;

@@ -135,6 +135,13 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
                        const SiteInferenceOptions& options) {
   InferredSite site;
   const std::vector<Job>& jobs = trace.jobs;
+  // The recorded use is whole only before options.observed_until (the earlier part of a split
+  // log: the later jobs, not read, ran after it too), so use is counted up to it.
+  const double until = options.observed_until;
+  const auto observed = [until](const Job& job) {
+    return Recorded(job) && job.recorded_start < until;
+  };
+  const auto observed_end = [until](const Job& job) { return std::min(RecordedEnd(job), until); };
   // Pools by partition; partitions of under 1 % of the jobs join the largest.
   std::map<std::string, int64_t> per_partition;
   for (const Job& job : jobs) ++per_partition[PartitionKey(job)];
@@ -175,7 +182,7 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
     std::map<std::string, int64_t> queue_jobs;
     for (const Job& job : jobs) {
       ++queue_jobs[job.priority_class.str()];
-      if (Recorded(job)) all.push_back({job.recorded_start, RecordedEnd(job), job.gpus});
+      if (observed(job)) all.push_back({job.recorded_start, observed_end(job), job.gpus});
     }
     const auto all_levels = Levels(all);
     const int64_t peak = HeldPeak(all_levels, hold);
@@ -186,8 +193,8 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
         if (queue.empty() || count * 100 < static_cast<int64_t>(jobs.size())) continue;
         std::vector<Interval> others;
         for (const Job& job : jobs) {
-          if (Recorded(job) && job.priority_class.str() != queue) {
-            others.push_back({job.recorded_start, RecordedEnd(job), job.gpus});
+          if (observed(job) && job.priority_class.str() != queue) {
+            others.push_back({job.recorded_start, observed_end(job), job.gpus});
           }
         }
         const int64_t without = HeldPeak(Levels(others), hold);
@@ -240,7 +247,7 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
       if (job.gpus <= 0) continue;
       ++counted;
       multiples += job.gpus % pool.node_size == 0;
-      if (Recorded(job)) use.push_back({job.recorded_start, RecordedEnd(job), job.gpus});
+      if (observed(job)) use.push_back({job.recorded_start, observed_end(job), job.gpus});
     }
     pool.whole_nodes =
         pool.node_size > 1 && (options.whole_nodes || (counted > 0 && multiples == counted));
@@ -271,11 +278,16 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
   for (size_t p = 0; p < site.pools.size(); ++p) {
     std::vector<Interval> use;
     for (size_t i = 0; i < jobs.size(); ++i) {
-      if (job_pool[i] == static_cast<int>(p) && Recorded(jobs[i])) {
-        use.push_back({jobs[i].recorded_start, RecordedEnd(jobs[i]), 1});
+      if (job_pool[i] == static_cast<int>(p) && observed(jobs[i])) {
+        use.push_back({jobs[i].recorded_start, observed_end(jobs[i]), 1});
       }
     }
-    const auto levels = Levels(use);
+    auto levels = Levels(use);
+    // An idle period reaching the end of the observed record ends there: what came after is
+    // not known.
+    if (!levels.empty() && levels.back().first < until && std::isfinite(until)) {
+      levels.emplace_back(until, 0);
+    }
     for (size_t k = 0; k + 1 < levels.size(); ++k) {
       if (levels[k].second != 0) continue;
       const double a = levels[k].first, b = levels[k + 1].first;
@@ -347,9 +359,9 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
   };
   std::map<std::pair<int64_t, uint32_t>, std::vector<Interval>> runs;  // (quarter, user)
   for (const Job& job : jobs) {
-    if (!Recorded(job) || job.user.empty()) continue;
+    if (!observed(job) || job.user.empty()) continue;
     runs[{quarter_of(job.recorded_start), job.user.id()}].push_back(
-        {job.recorded_start, RecordedEnd(job), 1});
+        {job.recorded_start, observed_end(job), 1});
   }
   std::map<int64_t, std::vector<int64_t>> maxima;  // quarter -> users' max running jobs
   for (const auto& [key, intervals] : runs) {

@@ -24,6 +24,7 @@
 #ifndef CLUSTERSIM_WORKLOADS_SITE_INFERENCE_H_
 #define CLUSTERSIM_WORKLOADS_SITE_INFERENCE_H_
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ struct SiteInferenceOptions {
   // empty name = every pool), and that jobs hold whole nodes.
   std::map<std::string, int> node_size;
   bool whole_nodes = false;
+  // The log's record of use is whole only before this time (trace seconds): the earlier part of
+  // a split log (site-from --split), whose later jobs ran after it too. Sizes, downtime and
+  // limits are inferred from the use before it.
+  double observed_until = std::numeric_limits<double>::infinity();
 };
 
 struct InferredPool {
@@ -85,7 +90,8 @@ struct InferredSite {
   std::vector<std::string> notes;  // what the report says beyond the spec
 };
 
-// REQUIRES: `trace` keeps every job of the log (no filter).
+// REQUIRES: `trace` keeps every job of the log (no filter), or every job submitted before
+// options.observed_until.
 InferredSite InferSite(const Trace& trace, const LogHeader& header,
                        const SiteInferenceOptions& options);
 

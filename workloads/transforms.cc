@@ -555,4 +555,29 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   }
 }
 
+double SplitTime(const Trace& trace, double share, const std::string& path) {
+  if (!(share > 0 && share < 1)) {
+    throw InputError("--split: expected the share of the jobs to calibrate on, in (0, 1)");
+  }
+  if (trace.jobs.size() < 2) {
+    throw InputError(path, 0, 0, "--split needs at least two jobs to split into two parts");
+  }
+  size_t k = static_cast<size_t>(std::floor(share * trace.jobs.size()));
+  k = std::clamp<size_t>(k, 1, trace.jobs.size() - 1);
+  const double split = trace.jobs[k].submit_time;
+  if (trace.jobs.front().submit_time >= split) {
+    throw InputError(path, 0, 0,
+                     "--split: every job is submitted at the split time; nothing to calibrate "
+                     "on");
+  }
+  return split;
+}
+
+void KeepSubmittedBefore(double time, Trace* trace) {
+  std::vector<Job>& jobs = trace->jobs;
+  const auto later = std::partition_point(jobs.begin(), jobs.end(),
+                                          [&](const Job& job) { return job.submit_time < time; });
+  jobs.erase(later, jobs.end());
+}
+
 }  // namespace clustersim

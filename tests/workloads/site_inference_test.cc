@@ -2,6 +2,8 @@
 // log is the schedule clustersim itself produced on a site model with whole-node jobs on 8 nodes
 // of 8 processors, a per-user limit of 3 running jobs, one 10-hour downtime and wall-time kills
 // after a 60 s grace. The inference must find each of them from the recorded schedule alone.
+#include "workloads/site_inference.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -9,7 +11,8 @@
 #include "policies/registry.h"
 #include "sim/engine/engine.h"
 #include "sim/hardware/topology.h"
-#include "workloads/site_inference.h"
+#include "sim/util/error.h"
+#include "workloads/transforms.h"
 
 namespace clustersim {
 namespace {
@@ -109,6 +112,64 @@ TEST(SiteFrom, FindsTheSizeDowntimeKillsAndUserLimitOfAKnownSite) {
   ASSERT_EQ(spec.site.user_limits.size(), 1u);
   EXPECT_EQ(spec.site.user_limits[0].limits.max_running_jobs, 3);
   EXPECT_DOUBLE_EQ(spec.site.over_time_limit_seconds, 60);
+}
+
+// One processor. A runs [0, 10 h); B, submitted at 1 h, waits until 30 h (C, submitted at 20 h,
+// runs [20 h, 30 h) first); D, submitted at 21 h, runs [31 h, 32 h). Nothing runs in
+// [10 h, 20 h) while B waits: a downtime of 10 h. Split at half the jobs, the earlier part is A
+// and B (the split is C's submission, 20 h): its record is whole only before 20 h, where the same
+// downtime ends. Read without that bound, A and B alone would show nothing running from 10 h to
+// B's start at 30 h, a downtime over the 10 hours in which C ran.
+TEST(SiteFrom, TheEarlierPartOfASplitLogSeesOnlyTheUseRecordedBeforeTheSplit) {
+  Trace log;
+  auto add = [&](const char* id, double submit, double start, double end) {
+    Job job;
+    job.id = id;
+    job.submit_time = submit * kHour;
+    job.gpus = 1;
+    job.duration = (end - start) * kHour;
+    job.recorded_start = start * kHour;
+    job.recorded_end = end * kHour;
+    log.jobs.push_back(job);
+  };
+  add("A", 0, 0, 10);
+  add("B", 1, 30, 31);
+  add("C", 20, 20, 30);
+  add("D", 21, 31, 32);
+  LogHeader header;
+  header.max_procs = 1;
+  header.max_nodes = 1;
+  const InferredSite whole = InferSite(log, header, SiteInferenceOptions());
+  ASSERT_EQ(whole.downtimes.size(), 1u);
+  EXPECT_DOUBLE_EQ(whole.downtimes[0].start, 10 * kHour);
+  EXPECT_DOUBLE_EQ(whole.downtimes[0].end, 20 * kHour);
+
+  const double split = SplitTime(log, 0.5, "hand-made");
+  EXPECT_DOUBLE_EQ(split, 20 * kHour);
+  Trace earlier = log;
+  KeepSubmittedBefore(split, &earlier);
+  ASSERT_EQ(earlier.jobs.size(), 2u);
+  SiteInferenceOptions options;
+  options.observed_until = split;
+  const InferredSite site = InferSite(earlier, header, options);
+  ASSERT_EQ(site.downtimes.size(), 1u);
+  EXPECT_DOUBLE_EQ(site.downtimes[0].start, 10 * kHour);
+  EXPECT_DOUBLE_EQ(site.downtimes[0].end, 20 * kHour);
+  EXPECT_EQ(site.downtimes[0].waiting, 1);  // B
+}
+
+TEST(SiteFrom, ASplitNeedsTwoJobsAndAnEarlierPart) {
+  Trace log;
+  for (int i = 0; i < 2; ++i) {
+    Job job;
+    job.id = std::to_string(i);
+    job.submit_time = 100;
+    log.jobs.push_back(job);
+  }
+  EXPECT_THROW(SplitTime(log, 0.5, "x"), InputError);  // both at the split time
+  EXPECT_THROW(SplitTime(log, 1.0, "x"), InputError);
+  log.jobs.resize(1);
+  EXPECT_THROW(SplitTime(log, 0.5, "x"), InputError);
 }
 
 TEST(SiteFrom, ASiteThatNeverKilledIsToldApart) {
