@@ -3,8 +3,9 @@
 Workloads Archive (https://www.cs.huji.ac.il/labs/parallel/workload/logs.html), each calibrated
 with `clustersim validate --calibrate` on the jobs submitted in its first half and compared on the
 second half, twice: with the site model (`clustersim site-from --split 0.5`, which reads only the
-first half's record, plus the edits below, each from the archive's description of the log) and without it (the control: the machine's size from the
-log's header and nothing else). Both searches also choose the policy (easy or multifactor).
+first half's record, plus the edits below, each from the archive's description of the log) and
+without it (the control: the machine's size from the log's header and nothing else). Both
+searches also choose the policy (easy or multifactor).
 
 The logs are not part of the repository. Download the cleaned versions from the archive into one
 folder (gzip as downloaded is fine):
