@@ -137,6 +137,7 @@ double CalibrationObjective(const ValidationReport& report, const std::string& o
 }
 
 CalibrationResult Calibrate(const CalibrationConfig& config) {
+  CheckSplitShare(config.split);
   const auto& objectives = CalibrationObjectives();
   if (std::find(objectives.begin(), objectives.end(), config.objective) == objectives.end()) {
     std::string list;

@@ -78,12 +78,15 @@ int CommandSiteFrom(int argc, char** argv) {
   if (options.min_users_at_cap < 1) throw InputError("--min-users-at-cap: expected a count >= 1");
   options.min_downtime_seconds = min_downtime;
   HardwareCatalog::Default().Require(options.gpu_type, "--gpu-type", "--gpu-type");
+  if (vm.count("split")) CheckSplitShare(split);
   Trace trace = LoadTrace(path, format);
   const size_t log_jobs = trace.jobs.size();
   double split_time = 0;
   if (vm.count("split")) {
     split_time = SplitTime(trace, split, path);
-    KeepSubmittedBefore(split_time, &trace);
+    TraceFilter earlier;  // the jobs submitted before the split
+    earlier.window_end = split_time;
+    ApplyFilter(earlier, &trace);
     options.observed_until = split_time;
   }
   const InferredSite site = InferSite(trace, ReadLogHeader(path), options);

@@ -285,7 +285,7 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
     auto levels = Levels(use);
     // An idle period reaching the end of the observed record ends there: what came after is
     // not known.
-    if (!levels.empty() && levels.back().first < until && std::isfinite(until)) {
+    if (std::isfinite(until) && !levels.empty() && levels.back().first < until) {
       levels.emplace_back(until, 0);
     }
     for (size_t k = 0; k + 1 < levels.size(); ++k) {

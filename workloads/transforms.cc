@@ -555,10 +555,14 @@ void WriteNativeCsv(const Trace& trace, const std::string& path) {
   }
 }
 
-double SplitTime(const Trace& trace, double share, const std::string& path) {
+void CheckSplitShare(double share) {
   if (!(share > 0 && share < 1)) {
     throw InputError("--split: expected the share of the jobs to calibrate on, in (0, 1)");
   }
+}
+
+double SplitTime(const Trace& trace, double share, const std::string& path) {
+  CheckSplitShare(share);
   if (trace.jobs.size() < 2) {
     throw InputError(path, 0, 0, "--split needs at least two jobs to split into two parts");
   }
@@ -571,13 +575,6 @@ double SplitTime(const Trace& trace, double share, const std::string& path) {
                      "on");
   }
   return split;
-}
-
-void KeepSubmittedBefore(double time, Trace* trace) {
-  std::vector<Job>& jobs = trace->jobs;
-  const auto later = std::partition_point(jobs.begin(), jobs.end(),
-                                          [&](const Job& job) { return job.submit_time < time; });
-  jobs.erase(later, jobs.end());
 }
 
 }  // namespace clustersim

@@ -35,15 +35,15 @@ FilterCounts ApplyFilter(const TraceFilter& filter, Trace* trace);
 // Throws InputError if no job requests GPUs. REQUIRES factor > 0, capacity_milli > 0.
 size_t InflateTrace(Trace* trace, double factor, int64_t capacity_milli, uint64_t seed);
 
+// Throws InputError unless `share` (`--split`) is in (0, 1): checked before a log is read.
+void CheckSplitShare(double share);
 // Where a log splits by submission (`validate --calibrate --split`, `site-from --split`): the
 // submit time of the first job of the later part, the job at floor(share x jobs) in submission
 // order (at least the second job, at most the last); jobs submitted at that time belong to the
-// later part. Throws InputError naming `path` for fewer than two jobs, a share outside (0, 1), or
-// a split that leaves the earlier part empty (every job submitted at the split time).
+// later part, so the earlier part is the window ending there (TraceFilter::window_end). Throws
+// InputError naming `path` for fewer than two jobs, a share outside (0, 1), or a split that leaves
+// the earlier part empty (every job submitted at the split time).
 double SplitTime(const Trace& trace, double share, const std::string& path);
-// Keeps the jobs submitted before `time` (the earlier part of a split). REQUIRES: the jobs are
-// sorted by submission, as readers give them.
-void KeepSubmittedBefore(double time, Trace* trace);
 
 // Parses the command-line forms: window "START:END" (either side may be empty), lists "a,b",
 // GPU map "OLD=NEW,OLD2=NEW2". Throw InputError naming the option.

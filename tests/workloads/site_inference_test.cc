@@ -147,7 +147,9 @@ TEST(SiteFrom, TheEarlierPartOfASplitLogSeesOnlyTheUseRecordedBeforeTheSplit) {
   const double split = SplitTime(log, 0.5, "hand-made");
   EXPECT_DOUBLE_EQ(split, 20 * kHour);
   Trace earlier = log;
-  KeepSubmittedBefore(split, &earlier);
+  TraceFilter before_split;
+  before_split.window_end = split;
+  ApplyFilter(before_split, &earlier);
   ASSERT_EQ(earlier.jobs.size(), 2u);
   SiteInferenceOptions options;
   options.observed_until = split;
