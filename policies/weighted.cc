@@ -166,20 +166,39 @@ class Weighted final : public Policy {
     }
     for (int j : chosen) {
       const JobId id = candidates[j].id;
+      const int type = context.cluster().node(node_of[solution.placement[j][0].first]).gpu_type;
       Allocation allocation;
-      for (const auto& [node, gpus] : solution.placement[j]) {
-        context.resources().AppendLowestFreeGpus(node_of[node], gpus, &allocation.gpus);
-      }
-      std::sort(allocation.gpus.begin(), allocation.gpus.end());
-      allocation.gpu_type = context.cluster().node(node_of[solution.placement[j][0].first]).gpu_type;
-      if (!context.resources().HostFitsGpus(context.active(id).request.host, allocation.gpus, 0)) {
-        continue;  // the allocator counts GPUs only
+      if (OnChosenNodes(context, solution.placement[j], node_of, id, &allocation)) {
+        allocation.gpu_type = type;
+      } else {
+        // The allocators count GPUs only: where the chosen nodes lack the job's CPUs or host
+        // memory (or a job placed this way took their GPUs), the run's placement finds it room
+        // on the same GPU type, or it waits.
+        PlacementRequest request = context.active(id).request;
+        request.type_mask &= uint64_t{1} << type;
+        allocation = Allocation{};
+        if (!context.placement().Find(context.resources(), request, &allocation)) continue;
       }
       Begin(context, id, std::move(allocation));
     }
   }
 
  private:
+  // The allocator's nodes for the job, if they still have its GPUs free and its host demand fits.
+  static bool OnChosenNodes(const SchedulingContext& context,
+                            const std::vector<std::pair<int, int>>& parts,
+                            const std::vector<int>& node_of, JobId id, Allocation* allocation) {
+    const Resources& resources = context.resources();
+    for (const auto& [node, gpus] : parts) {
+      if (resources.free_gpus(node_of[node]) < gpus) return false;
+    }
+    for (const auto& [node, gpus] : parts) {
+      resources.AppendLowestFreeGpus(node_of[node], gpus, &allocation->gpus);
+    }
+    std::sort(allocation->gpus.begin(), allocation->gpus.end());
+    return resources.HostFitsGpus(context.active(id).request.host, allocation->gpus, 0);
+  }
+
   // Starts the job and counts its GPUs for its user.
   void Begin(SchedulingContext& context, JobId id, Allocation allocation) {
     context.Start(id, std::move(allocation));

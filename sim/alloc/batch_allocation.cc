@@ -108,8 +108,91 @@ std::string CheckBatchSolution(const BatchInstance& instance, const BatchSolutio
   return "";
 }
 
-std::vector<std::pair<int, int>> PlaceJob(const BatchInstance& instance,
-                                          const std::vector<int>& free, int j) {
+namespace {
+
+// The nodes of each group with free GPUs, fullest first (ties: lower node index), kept in that
+// order while the jobs of an order take GPUs: a job without data nodes then takes its group's
+// first nodes (SpreadOverNodes' choice, without building and sorting its offers for every job).
+class FullnessOrder {
+ public:
+  FullnessOrder(const BatchInstance& instance, const std::vector<int>& free)
+      : instance_(instance), free_(free), nodes_(instance.groups()), total_(instance.groups(), 0) {
+    // Fullest first: by free GPUs, a counting sort when the counts are few (nodes ascending
+    // within each count), else a comparison sort.
+    int most = 0;
+    for (int f : free) most = std::max(most, f);
+    const size_t n = instance.nodes.size();
+    if (static_cast<size_t>(most) <= 2 * n + 64) {
+      std::vector<std::vector<int>> by_free(most + 1);
+      for (size_t i = 0; i < n; ++i) {
+        if (free[i] > 0) by_free[free[i]].push_back(static_cast<int>(i));
+      }
+      for (int f = most; f > 0; --f) {
+        for (int i : by_free[f]) nodes_[instance.nodes[i].group].push_back(i);
+      }
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        if (free[i] > 0) nodes_[instance.nodes[i].group].push_back(static_cast<int>(i));
+      }
+      for (std::vector<int>& v : nodes_) {
+        std::sort(v.begin(), v.end(),
+                  [&](int a, int b) { return Key(a, free[a]) > Key(b, free[b]); });
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (free[i] > 0) total_[instance.nodes[i].group] += free[i];
+    }
+  }
+
+  // SpreadOverNodes(group's offers, gpus, 0, max_nodes) for a job with no data node: the fewest
+  // fullest nodes that hold its GPUs, at most max_nodes (0 = no limit); empty if none.
+  std::vector<std::pair<int, int>> Spread(int group, int gpus, int max_nodes) const {
+    std::vector<std::pair<int, int>> out;
+    if (total_[group] < gpus) return out;
+    int left = gpus;
+    for (int node : nodes_[group]) {
+      if (max_nodes > 0 && static_cast<int>(out.size()) == max_nodes) return {};
+      const int take = std::min(left, free_[node]);
+      out.emplace_back(node, take);
+      left -= take;
+      if (left == 0) break;
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // `gpus` of `node` taken: called before the caller lowers free[node] by them.
+  void Take(int node, int gpus) {
+    std::vector<int>& v = nodes_[instance_.nodes[node].group];
+    total_[instance_.nodes[node].group] -= gpus;
+    const auto at = std::lower_bound(v.begin(), v.end(), node, [&](int a, int b) {
+      return Key(a, free_[a]) > Key(b, free_[b]);
+    });
+    const int after = free_[node] - gpus;
+    if (after == 0) {
+      v.erase(at);
+      return;
+    }
+    // Less free now: it moves towards the end, past the nodes now fuller than it.
+    const auto to = std::lower_bound(at + 1, v.end(), node, [&](int a, int b) {
+      return Key(a, free_[a]) > Key(b, b == node ? after : free_[b]);
+    });
+    std::rotate(at, at + 1, to);
+  }
+
+ private:
+  // Fuller first: more free GPUs, then the lower index.
+  static std::pair<int, int> Key(int node, int free) { return {free, -node}; }
+
+  const BatchInstance& instance_;
+  const std::vector<int>& free_;
+  std::vector<std::vector<int>> nodes_;  // per group
+  std::vector<long long> total_;         // per group: free GPUs
+};
+
+std::vector<std::pair<int, int>> PlaceJobIn(const BatchInstance& instance,
+                                            const std::vector<int>& free,
+                                            const FullnessOrder& order, int j) {
   const AllocJob& job = instance.jobs[j];
   const int groups = instance.groups();
   std::vector<int> tried(groups);
@@ -120,16 +203,28 @@ std::vector<std::pair<int, int>> PlaceJob(const BatchInstance& instance,
   std::vector<NodeOffer> offers;
   for (int g : tried) {
     if (!job.MayUse(g)) continue;
-    offers.clear();
-    for (size_t i = 0; i < instance.nodes.size(); ++i) {
-      if (instance.nodes[i].group != g || free[i] <= 0) continue;
-      offers.push_back({static_cast<int>(i), free[i], job.limits.IsDataNode(static_cast<int>(i))});
+    std::vector<std::pair<int, int>> parts;
+    if (job.limits.data_nodes.empty()) {
+      parts = order.Spread(g, job.gpus, job.limits.max_nodes);
+    } else {
+      offers.clear();
+      for (size_t i = 0; i < instance.nodes.size(); ++i) {
+        if (instance.nodes[i].group != g || free[i] <= 0) continue;
+        offers.push_back(
+            {static_cast<int>(i), free[i], job.limits.IsDataNode(static_cast<int>(i))});
+      }
+      parts = SpreadOverNodes(offers, job.gpus, need, job.limits.max_nodes);
     }
-    auto parts = SpreadOverNodes(offers, job.gpus, job.limits.data_nodes.empty() ? 0 : need,
-                                 job.limits.max_nodes);
     if (!parts.empty()) return parts;
   }
   return {};
+}
+
+}  // namespace
+
+std::vector<std::pair<int, int>> PlaceJob(const BatchInstance& instance,
+                                          const std::vector<int>& free, int j) {
+  return PlaceJobIn(instance, free, FullnessOrder(instance, free), j);
 }
 
 BatchSolution AllocateInOrder(const BatchInstance& instance, const std::vector<int>& order) {
@@ -137,10 +232,14 @@ BatchSolution AllocateInOrder(const BatchInstance& instance, const std::vector<i
   out.placement.resize(instance.jobs.size());
   std::vector<int> free(instance.nodes.size());
   for (size_t i = 0; i < free.size(); ++i) free[i] = instance.nodes[i].free;
+  FullnessOrder fullness(instance, free);
   for (int j : order) {
-    auto parts = PlaceJob(instance, free, j);
+    auto parts = PlaceJobIn(instance, free, fullness, j);
     if (parts.empty()) continue;
-    for (const auto& [node, gpus] : parts) free[node] -= gpus;
+    for (const auto& [node, gpus] : parts) {
+      fullness.Take(node, gpus);
+      free[node] -= gpus;
+    }
     out.value += instance.jobs[j].ValueIn(instance.nodes[parts[0].first].group);
     out.placement[j] = std::move(parts);
   }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "policies/node_placement.h"
 #include "sim/engine/fragmentation.h"
@@ -196,6 +198,29 @@ TEST(HostLimits, NodeImbalanceReadsTheCpusHeld) {
   const Engine& engine = sim.Run();
   EXPECT_NEAR(engine.metrics().node_imbalance_seconds() / 100, std::sqrt(0.139404296875) / 2,
               1e-12);
+}
+
+// weighted's batch allocator counts GPUs only. Two nodes of 8 GPUs and 32 CPUs. A (2 GPUs,
+// 30 CPUs, t=0) takes node 0, the fullest (ties: lower index), leaving it 6 GPUs and 2 CPUs; Q
+// (4 GPUs, 4 CPUs, t=1) takes node 1 (8 free against 6), leaving 4 GPUs and 28 CPUs. B (1 GPU,
+// 8 CPUs, t=2): first-fit decreasing puts it on the fullest node, node 0, whose 2 CPUs cannot
+// take it; the run's placement then finds node 1, and B starts at once. (Skipped instead, B
+// would wait for A's end at 100, the allocator choosing node 0 at every pass.)
+TEST(HostLimits, WeightedPlacesAJobItsAllocatorPutOnANodeShortOfCpus) {
+  std::vector<Job> jobs = {WithHost(MakeJob("A", 0, 2, 100), 30),
+                           WithHost(MakeJob("Q", 1, 4, 100), 4),
+                           WithHost(MakeJob("B", 2, 1, 10), 8)};
+  EngineOptions options;
+  options.stop_time = 5;  // while all three run
+  TestSim sim(kTwoHostNodes, jobs, "weighted", "first-fit", options, "trace",
+              Params(std::map<std::string, std::string>{{"allocator", "greedy"}}));
+  sim.Run();
+  const Cluster& cluster = sim.cluster();
+  EXPECT_EQ(cluster.NodeOfGpu(sim.ActiveOf("A").allocation.gpus[0]), 0);
+  EXPECT_EQ(cluster.NodeOfGpu(sim.ActiveOf("Q").allocation.gpus[0]), 1);
+  EXPECT_EQ(sim.Of("B").first_start, 2);
+  ASSERT_EQ(sim.ActiveOf("B").allocation.gpus.size(), 1u);
+  EXPECT_EQ(cluster.NodeOfGpu(sim.ActiveOf("B").allocation.gpus[0]), 1);
 }
 
 class HostPlacement : public ::testing::TestWithParam<std::string> {};

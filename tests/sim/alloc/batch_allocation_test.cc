@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <numeric>
 #include <random>
 
 namespace clustersim {
@@ -51,6 +53,72 @@ TEST(Constraints, SpreadOverNodesTakesTheFewestNodesThenTheMostLocal) {
   EXPECT_EQ(SpreadOverNodes(offers, 20, 0, 4).size(), 4u);
   // 8 local GPUs needed: the data nodes hold 7.
   EXPECT_TRUE(SpreadOverNodes(offers, 8, 8, 0).empty());
+}
+
+// SpreadOverNodes' rule by enumeration: among the node sets that hold the GPUs, the local need
+// and the node limit, the fewest nodes, then the most data nodes; the set of that size is then
+// the fullest data nodes and the fullest others (ties: lower index), filled data nodes first.
+std::vector<std::pair<int, int>> SpreadByEnumeration(const std::vector<NodeOffer>& offers, int gpus,
+                                                     int need_local, int max_nodes) {
+  const int n = static_cast<int>(offers.size());
+  int best_k = n + 1, best_d = -1;
+  for (uint32_t set = 1; set < (1u << n); ++set) {
+    int k = 0, d = 0, total = 0, local = 0;
+    for (int i = 0; i < n; ++i) {
+      if (!(set >> i & 1) || offers[i].free <= 0) continue;
+      ++k;
+      total += offers[i].free;
+      if (offers[i].data) {
+        ++d;
+        local += offers[i].free;
+      }
+    }
+    if (k == 0 || total < gpus || local < need_local || (max_nodes > 0 && k > max_nodes)) continue;
+    if (k < best_k || (k == best_k && d > best_d)) {
+      best_k = k;
+      best_d = d;
+    }
+  }
+  std::vector<std::pair<int, int>> out;
+  if (best_d < 0) return out;
+  auto fullest = [&](bool data, int count) {
+    std::vector<NodeOffer> kind;
+    for (const NodeOffer& o : offers) {
+      if (o.data == data && o.free > 0) kind.push_back(o);
+    }
+    std::sort(kind.begin(), kind.end(), [](const NodeOffer& a, const NodeOffer& b) {
+      return a.free != b.free ? a.free > b.free : a.node < b.node;
+    });
+    kind.resize(count);
+    return kind;
+  };
+  int left = gpus;
+  for (bool data : {true, false}) {
+    for (const NodeOffer& o : fullest(data, data ? best_d : best_k - best_d)) {
+      if (left == 0) break;
+      out.emplace_back(o.node, std::min(left, o.free));
+      left -= out.back().second;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(Constraints, SpreadOverNodesAgreesWithEnumerationOnRandomOffers) {
+  std::mt19937 rng(17);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<NodeOffer> offers;
+    const int n = uniform(1, 12);  // more than the 8 a search first sorts
+    for (int i = 0; i < n; ++i) offers.push_back({3 * i + 1, uniform(0, 4), uniform(0, 3) == 0});
+    std::shuffle(offers.begin(), offers.end(), rng);
+    const int gpus = uniform(1, 20);
+    const int need = uniform(0, 2) == 0 ? uniform(1, gpus) : 0;
+    const int max_nodes = uniform(0, 2) == 0 ? uniform(1, 6) : 0;
+    ASSERT_EQ(SpreadOverNodes(offers, gpus, need, max_nodes),
+              SpreadByEnumeration(offers, gpus, need, max_nodes))
+        << "trial " << trial;
+  }
 }
 
 AllocJob Job(int gpus, double value, std::vector<double> value_in_group = {}) {
@@ -264,6 +332,68 @@ TEST(BatchAllocation, HeuristicsAreFeasibleAndTheGeneticAlgorithmIsWithinTwoPerc
   ASSERT_GT(instances, 100);
   EXPECT_GE(ratio_sum / instances, 0.98);
   EXPECT_GE(worst, 0.80);
+}
+
+// AllocateInOrder keeps each group's nodes in order of free GPUs as jobs take them; the rule it
+// implements is "each job in turn, in its best-valued group first, on the nodes SpreadOverNodes
+// picks from what is still free". That rule written out plainly: the two must agree.
+TEST(BatchAllocation, InOrderAllocationIsSpreadOverNodesJobByJob) {
+  std::mt19937 rng(23);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 400; ++trial) {
+    BatchInstance instance;
+    const int nodes = uniform(1, 40);
+    const int groups = uniform(1, 3);
+    for (int i = 0; i < nodes; ++i)
+      instance.nodes.push_back({uniform(0, 8), uniform(0, groups - 1)});
+    instance.group_count = groups;
+    const int jobs = uniform(1, 30);
+    for (int j = 0; j < jobs; ++j) {
+      AllocJob job;
+      job.gpus = uniform(1, 16);
+      job.value = 1;
+      if (uniform(0, 1) == 0) {
+        for (int g = 0; g < groups; ++g) job.value_in_group.push_back(uniform(-1, 3));
+      }
+      if (uniform(0, 3) == 0) {
+        job.limits.data_nodes = {uniform(0, nodes - 1)};
+        job.limits.alpha = uniform(1, 4) / 4.0;
+      }
+      if (uniform(0, 3) == 0) job.limits.max_nodes = uniform(1, 3);
+      instance.jobs.push_back(job);
+    }
+    std::vector<int> order(jobs);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+
+    std::vector<std::vector<std::pair<int, int>>> expected(jobs);
+    std::vector<int> free(nodes);
+    for (int i = 0; i < nodes; ++i) free[i] = instance.nodes[i].free;
+    for (int j : order) {
+      const AllocJob& job = instance.jobs[j];
+      std::vector<int> tried(groups);
+      std::iota(tried.begin(), tried.end(), 0);
+      std::stable_sort(tried.begin(), tried.end(),
+                       [&](int a, int b) { return job.ValueIn(a) > job.ValueIn(b); });
+      for (int g : tried) {
+        if (!job.MayUse(g)) continue;
+        std::vector<NodeOffer> offers;
+        for (int i = 0; i < nodes; ++i) {
+          if (instance.nodes[i].group == g && free[i] > 0) {
+            offers.push_back({i, free[i], job.limits.IsDataNode(i)});
+          }
+        }
+        const int need =
+            job.limits.data_nodes.empty() ? 0 : LocalityNeed(job.limits.alpha, job.gpus);
+        expected[j] = SpreadOverNodes(offers, job.gpus, need, job.limits.max_nodes);
+        if (!expected[j].empty()) break;
+      }
+      for (const auto& [node, gpus] : expected[j]) free[node] -= gpus;
+    }
+    const BatchSolution solution = AllocateInOrder(instance, order);
+    ASSERT_EQ(solution.placement, expected) << "trial " << trial;
+    ASSERT_EQ(CheckBatchSolution(instance, solution), "") << "trial " << trial;
+  }
 }
 
 }  // namespace
