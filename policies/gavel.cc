@@ -35,8 +35,6 @@
 //   objective (max-min): max-min (heterogeneity-aware LAS, §4.1) or throughput (maximum total
 //     throughput).
 #include <algorithm>
-#include <map>
-#include <set>
 #include <vector>
 
 #include "policies/gavel_lp.h"
@@ -49,6 +47,7 @@ namespace {
 constexpr double kDefaultRoundSeconds = 360;  // the paper's round length
 constexpr double kUnrunPriority = 1e9;        // the artifact's factor for pairs not yet run
 constexpr double kMinShare = 1e-9;            // X below this is "not allocated"
+constexpr int kStopped = -2;                  // chosen_slot_: stopped at this boundary
 
 class Gavel final : public Policy {
  public:
@@ -62,11 +61,7 @@ class Gavel final : public Policy {
       timer_pending_ = true;
     }
   }
-  void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
-    dirty_ = true;
-    x_.erase(id);
-    received_.erase(id);
-  }
+  void OnCompletion(SchedulingContext& /*context*/, JobId /*id*/) override { dirty_ = true; }
   void OnRequeue(SchedulingContext& /*context*/, JobId /*id*/) override { dirty_ = true; }
   void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) override {
     timer_pending_ = false;
@@ -119,11 +114,20 @@ class Gavel final : public Policy {
     }
     const GavelAllocation allocation = SolveGavel(problem, objective_);
     CHECK(allocation.optimal, "gavel: GLPK found no optimal allocation");
-    x_.clear();
-    received_.clear();
+    const size_t types = types_.size();
+    for (JobId id : allocated_) has_x_[id] = 0;
+    allocated_ = active;
+    if (!active.empty() && static_cast<size_t>(active.back()) >= has_x_.size()) {
+      has_x_.resize(active.back() + 1, 0);
+      chosen_slot_.resize(active.back() + 1, -1);
+      x_.resize((active.back() + 1) * types, 0.0);
+      received_.resize((active.back() + 1) * types, 0);
+    }
     for (size_t i = 0; i < active.size(); ++i) {
-      x_[active[i]] = allocation.x[i];
-      received_[active[i]].assign(types_.size(), 0);
+      const size_t at = static_cast<size_t>(active[i]) * types;
+      has_x_[active[i]] = 1;
+      std::copy(allocation.x[i].begin(), allocation.x[i].end(), x_.begin() + at);
+      std::fill(received_.begin() + at, received_.begin() + at + types, 0);
     }
     rounds_since_reset_ = 0;
   }
@@ -156,12 +160,13 @@ class Gavel final : public Policy {
 
     // The paper's priorities over (job, type) pairs.
     pairs_.clear();
+    const size_t types = types_.size();
     for (JobId id : active) {
-      auto found = x_.find(id);
-      CHECK(found != x_.end(), "gavel: an active job without an allocation");
-      const std::vector<double>& x = found->second;
-      const std::vector<int>& got = received_.at(id);
-      for (size_t s = 0; s < types_.size(); ++s) {
+      CHECK(static_cast<size_t>(id) < has_x_.size() && has_x_[id],
+            "gavel: an active job without an allocation");
+      const double* x = &x_[id * types];
+      const int* got = &received_[id * types];
+      for (size_t s = 0; s < types; ++s) {
         if (x[s] <= kMinShare) continue;
         const double share =
             rounds_since_reset_ > 0 ? static_cast<double>(got[s]) / rounds_since_reset_ : 0.0;
@@ -175,32 +180,31 @@ class Gavel final : public Policy {
       if (a.job != b.job) return a.job < b.job;
       return a.slot < b.slot;
     });
-    std::map<JobId, int> chosen;  // job -> slot
+    // chosen_slot_[job]: the slot it was chosen for this round, -1 = not chosen, -2 = stopped
+    // at this boundary and not chosen (not restarted). Reset for the active jobs at the end.
     std::vector<int> left = capacity;
     for (const Pair& p : pairs_) {
-      if (chosen.count(p.job)) continue;
+      if (chosen_slot_[p.job] >= 0) continue;
       const int gpus = std::max(1, context.active(p.job).request.gpus);
       if (gpus > left[p.slot]) continue;
       left[p.slot] -= gpus;
-      chosen.emplace(p.job, p.slot);
+      chosen_slot_[p.job] = p.slot;
     }
 
     // Preempt what does not stay; a job chosen for its current type stays where it is.
     const std::vector<JobId> running(context.running().begin(), context.running().end());
-    std::set<JobId> stopped;  // preempted at this boundary and not chosen: not restarted
     for (JobId id : running) {
       if (IsCpuOnly(context.active(id).request)) continue;
-      auto it = chosen.find(id);
+      const int chosen = chosen_slot_[id];
       const int slot = slot_of_[context.active(id).allocation.gpu_type];
-      if (it != chosen.end() && it->second == slot) continue;
+      if (chosen == slot) continue;
       context.Preempt(id);
-      if (it == chosen.end()) stopped.insert(id);
+      if (chosen < 0) chosen_slot_[id] = kStopped;
     }
     // Start the chosen queued jobs, largest first (ties: priority order).
     std::vector<std::pair<JobId, int>> starts;
     for (const Pair& p : pairs_) {
-      auto it = chosen.find(p.job);
-      if (it == chosen.end() || it->second != p.slot) continue;
+      if (chosen_slot_[p.job] != p.slot) continue;
       if (context.run(p.job).state != JobState::kQueued) continue;
       starts.emplace_back(p.job, p.slot);
     }
@@ -210,7 +214,9 @@ class Gavel final : public Policy {
     for (const auto& [id, slot] : starts) TryStart(context, id, slot);
     // GPUs left by chosen jobs that did not fit: offered to the other pairs in priority order.
     for (const Pair& p : pairs_) {
-      if (context.run(p.job).state != JobState::kQueued || stopped.count(p.job)) continue;
+      if (context.run(p.job).state != JobState::kQueued || chosen_slot_[p.job] == kStopped) {
+        continue;
+      }
       TryStart(context, p.job, p.slot);
     }
 
@@ -218,20 +224,23 @@ class Gavel final : public Policy {
     // not given GPUs this round.
     for (JobId id : active) {
       if (context.run(id).state != JobState::kQueued) continue;
-      const auto it = chosen.find(id);
+      const int chosen = chosen_slot_[id];
       WaitReason reason = WaitReason::kPolicyHold;
-      if (it != chosen.end()) {
+      if (chosen >= 0) {
         PlacementRequest request = context.active(id).request;
-        request.type_mask &= uint64_t{1} << types_[it->second];
+        request.type_mask &= uint64_t{1} << types_[chosen];
         reason = ClassifyNoFit(context.cluster(), context.placement(), context.resources(),
                                request, context.failed_gpus())
                      .value_or(WaitReason::kPolicyHold);
       }
       context.SetWaitReason(id, reason);
     }
+    for (JobId id : active) chosen_slot_[id] = -1;
     for (JobId id : context.running()) {
       if (IsCpuOnly(context.active(id).request)) continue;
-      ++received_.at(id)[slot_of_[context.active(id).allocation.gpu_type]];
+      CHECK(static_cast<size_t>(id) < has_x_.size() && has_x_[id],
+            "gavel: a running job without an allocation");
+      ++received_[id * types + slot_of_[context.active(id).allocation.gpu_type]];
     }
     ++rounds_since_reset_;
     StartCpuOnly(context, cpu_only);
@@ -264,8 +273,13 @@ class Gavel final : public Policy {
   GavelObjective objective_;
   std::vector<int> types_;                      // present catalog types, listed order (slots)
   std::vector<int> slot_of_;                    // catalog type -> slot
-  std::map<JobId, std::vector<double>> x_;      // allocation per job, per slot
-  std::map<JobId, std::vector<int>> received_;  // rounds run per slot since the last LP
+  // By JobId (x_ and received_ by JobId x slots): the allocation per slot of the jobs of the last
+  // LP (has_x_), the rounds each ran per slot since, and the round's choice (Round).
+  std::vector<char> has_x_;
+  std::vector<JobId> allocated_;  // the jobs of the last LP
+  std::vector<double> x_;
+  std::vector<int> received_;
+  std::vector<int> chosen_slot_;
   int rounds_since_reset_ = 0;
   bool dirty_ = true;
   bool timer_pending_ = false;

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
+#include <vector>
 
 #include "sim/alloc/glpk_lock.h"
 #include "sim/util/error.h"
@@ -58,23 +61,51 @@ GavelAllocation SolveGavel(const GavelProblem& problem, GavelObjective objective
     return out;
   }
 
-  // Columns: X[m][j] where T[m][j] > 0 (1-based for GLPK), then t (max-min only).
-  std::vector<std::vector<int>> column(jobs, std::vector<int>(types, 0));
-  std::vector<double> equal(jobs, 0);
-  std::vector<bool> in_minimum(jobs, false);
+  // Classes of identical jobs (the same throughputs, scale factor and weight), in order of their
+  // first job. Averaging an optimal X over the permutations of a class's jobs keeps every
+  // constraint and both objectives, so each LP has an optimum giving a class's jobs one
+  // allocation; the LPs below solve for that allocation, one set of columns per class, and a
+  // class of n jobs counts n times against capacity and in the total work rate.
+  std::vector<int> class_of(jobs);
+  std::vector<int> first;  // per class: its first job
+  std::vector<int> count;  // per class: its jobs
+  {
+    using Key = std::tuple<int, double, std::vector<double>>;
+    std::map<Key, int> index;
+    for (int m = 0; m < jobs; ++m) {
+      CHECK(static_cast<int>(problem.throughput[m].size()) == types && problem.scale[m] >= 1,
+            "Gavel LP: a throughput per type and a scale factor >= 1 per job");
+      for (int j = 0; j < types; ++j) {
+        CHECK(problem.throughput[m][j] >= 0, "Gavel LP: negative throughput");
+      }
+      const double w = problem.weight.empty() ? 1.0 : problem.weight[m];
+      const auto [it, added] = index.try_emplace(Key{problem.scale[m], w, problem.throughput[m]},
+                                                 static_cast<int>(first.size()));
+      if (added) {
+        first.push_back(m);
+        count.push_back(0);
+      }
+      class_of[m] = it->second;
+      ++count[it->second];
+    }
+  }
+  const int classes = static_cast<int>(first.size());
+
+  // Columns: X[c][j] where T[c][j] > 0 (1-based for GLPK), then t (max-min only).
+  std::vector<std::vector<int>> column(classes, std::vector<int>(types, 0));
+  std::vector<double> equal(classes, 0);
+  std::vector<bool> in_minimum(classes, false);
   int columns = 0;
-  for (int m = 0; m < jobs; ++m) {
-    CHECK(static_cast<int>(problem.throughput[m].size()) == types && problem.scale[m] >= 1,
-          "Gavel LP: a throughput per type and a scale factor >= 1 per job");
+  for (int c = 0; c < classes; ++c) {
+    const int m = first[c];
     for (int j = 0; j < types; ++j) {
-      CHECK(problem.throughput[m][j] >= 0, "Gavel LP: negative throughput");
       if (problem.throughput[m][j] > 0 && problem.gpus_per_type[j] >= problem.scale[m]) {
-        column[m][j] = ++columns;
+        column[c][j] = ++columns;
       }
     }
-    equal[m] = EqualShareThroughput(problem, m);
-    in_minimum[m] = equal[m] > 0 &&
-                    std::any_of(column[m].begin(), column[m].end(), [](int c) { return c > 0; });
+    equal[c] = EqualShareThroughput(problem, m);
+    in_minimum[c] = equal[c] > 0 &&
+                    std::any_of(column[c].begin(), column[c].end(), [](int k) { return k > 0; });
   }
   const bool max_min = objective == GavelObjective::kMaxMinFairness;
   const int t_column = max_min ? ++columns : 0;
@@ -88,9 +119,9 @@ GavelAllocation SolveGavel(const GavelProblem& problem, GavelObjective objective
   std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MAX);
   glp_add_cols(lp.get(), columns);
-  for (int c = 1; c <= columns; ++c) glp_set_col_bnds(lp.get(), c, GLP_LO, 0.0, 0.0);
-  // Rows: one "runs on one type at a time" per job, one capacity per type, and (max-min) one
-  // "at least t" per job in the minimum.
+  for (int k = 1; k <= columns; ++k) glp_set_col_bnds(lp.get(), k, GLP_LO, 0.0, 0.0);
+  // Rows: one "runs on one type at a time" per class, one capacity per type, and (max-min) one
+  // "at least t" per class in the minimum.
   std::vector<int> ia{0};
   std::vector<int> ja{0};
   std::vector<double> ar{0.0};
@@ -100,46 +131,52 @@ GavelAllocation SolveGavel(const GavelProblem& problem, GavelObjective objective
     ar.push_back(value);
   };
   int rows = 0;
-  for (int m = 0; m < jobs; ++m) {
-    if (std::none_of(column[m].begin(), column[m].end(), [](int c) { return c > 0; })) continue;
+  for (int c = 0; c < classes; ++c) {
+    if (std::none_of(column[c].begin(), column[c].end(), [](int k) { return k > 0; })) continue;
     glp_add_rows(lp.get(), 1);
     ++rows;
     glp_set_row_bnds(lp.get(), rows, GLP_UP, 0.0, 1.0);
     for (int j = 0; j < types; ++j) {
-      if (column[m][j] > 0) entry(rows, column[m][j], 1.0);
+      if (column[c][j] > 0) entry(rows, column[c][j], 1.0);
     }
   }
   for (int j = 0; j < types; ++j) {
     glp_add_rows(lp.get(), 1);
     ++rows;
     glp_set_row_bnds(lp.get(), rows, GLP_UP, 0.0, problem.gpus_per_type[j]);
-    for (int m = 0; m < jobs; ++m) {
-      if (column[m][j] > 0) entry(rows, column[m][j], problem.scale[m]);
+    for (int c = 0; c < classes; ++c) {
+      if (column[c][j] > 0) {
+        entry(rows, column[c][j], static_cast<double>(count[c]) * problem.scale[first[c]]);
+      }
     }
   }
-  // Coefficient of X[m][j] in job m's normalized throughput.
-  auto fair = [&](int m, int j) {
+  // Coefficient of X[c][j] in a job of class c's normalized throughput.
+  auto fair = [&](int c, int j) {
+    const int m = first[c];
     const double w = problem.weight.empty() ? 1.0 : problem.weight[m];
-    return problem.throughput[m][j] * problem.scale[m] / (w * equal[m]);
+    return problem.throughput[m][j] * problem.scale[m] / (w * equal[c]);
+  };
+  // Coefficient of X[c][j] in the total work rate: the class's jobs together.
+  auto work = [&](int c, int j) {
+    const int m = first[c];
+    return static_cast<double>(count[c]) * problem.scale[m] * problem.throughput[m][j];
   };
   if (max_min) {
-    for (int m = 0; m < jobs; ++m) {
-      if (!in_minimum[m]) continue;
+    for (int c = 0; c < classes; ++c) {
+      if (!in_minimum[c]) continue;
       glp_add_rows(lp.get(), 1);
       ++rows;
       glp_set_row_bnds(lp.get(), rows, GLP_LO, 0.0, 0.0);
       for (int j = 0; j < types; ++j) {
-        if (column[m][j] > 0) entry(rows, column[m][j], fair(m, j));
+        if (column[c][j] > 0) entry(rows, column[c][j], fair(c, j));
       }
       entry(rows, t_column, -1.0);
     }
     glp_set_obj_coef(lp.get(), t_column, 1.0);
   } else {
-    for (int m = 0; m < jobs; ++m) {
+    for (int c = 0; c < classes; ++c) {
       for (int j = 0; j < types; ++j) {
-        if (column[m][j] > 0) {
-          glp_set_obj_coef(lp.get(), column[m][j], problem.scale[m] * problem.throughput[m][j]);
-        }
+        if (column[c][j] > 0) glp_set_obj_coef(lp.get(), column[c][j], work(c, j));
       }
     }
   }
@@ -152,21 +189,20 @@ GavelAllocation SolveGavel(const GavelProblem& problem, GavelObjective objective
     const double floor = out.objective * (1 - kFloorSlack);
     glp_set_col_bnds(lp.get(), t_column, GLP_LO, floor, 0.0);
     glp_set_obj_coef(lp.get(), t_column, 0.0);
-    for (int m = 0; m < jobs; ++m) {
+    for (int c = 0; c < classes; ++c) {
       for (int j = 0; j < types; ++j) {
-        if (column[m][j] > 0) {
-          glp_set_obj_coef(lp.get(), column[m][j], problem.scale[m] * problem.throughput[m][j]);
-        }
+        if (column[c][j] > 0) glp_set_obj_coef(lp.get(), column[c][j], work(c, j));
       }
     }
     if (!Solve(lp.get(), /*presolve=*/false)) return out;
   }
   for (int m = 0; m < jobs; ++m) {
+    const int c = class_of[m];
     for (int j = 0; j < types; ++j) {
-      if (column[m][j] > 0) {
+      if (column[c][j] > 0) {
         // Rounded to 1e-9 so that shares equal in exact arithmetic tie exactly: the priority
         // rule's ties then fall to its tie-breaks, not to the simplex's last bits.
-        const double x = std::round(glp_get_col_prim(lp.get(), column[m][j]) * kGrid) / kGrid;
+        const double x = std::round(glp_get_col_prim(lp.get(), column[c][j]) * kGrid) / kGrid;
         out.x[m][j] = std::clamp(x, 0.0, 1.0);
       }
     }

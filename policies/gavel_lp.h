@@ -22,6 +22,13 @@
 //   throughputs are rates relative to the job's trace run time on its GPUs, so each is weighted
 //   by the job's GPUs to make jobs of different sizes commensurable (reference GPU-seconds of
 //   work per second).
+// Identical jobs (the same throughputs, scale factor and weight) get one allocation: the LPs are
+// symmetric in them, so averaging any optimum over their permutations is an optimum too, and the
+// LPs are solved over classes of identical jobs (a class of n jobs counts n times against
+// capacity and in the total work rate). An interior-point method's limit, the analytic centre
+// of the optimal face, is symmetric in them too; a simplex vertex over the jobs themselves would
+// give identical jobs arbitrary, unequal shares. It also keeps the LP small when thousands of
+// jobs are alike.
 // Solves are serialized by the process-wide GlpkMutex (sim/alloc/glpk_lock.h).
 #ifndef CLUSTERSIM_POLICIES_GAVEL_LP_H_
 #define CLUSTERSIM_POLICIES_GAVEL_LP_H_

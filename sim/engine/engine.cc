@@ -2064,12 +2064,32 @@ void Engine::QueueAppend(JobId id) {
     Live(queue_tail_).queue_next = id;
   }
   queue_tail_ = id;
+  if (queued_indexed_) queued_ids_.Insert(id);
   ++queue_length_;
 }
 
 void Engine::QueueInsertSorted(JobId id) {
+  // The queue is in JobId order: the job goes after the last queued job of a lower id. A
+  // requeued job usually lands near the tail; when it does not (a policy that preempts many old
+  // jobs at once beside a long queue), the walk is replaced for the rest of the run by an ordered
+  // index of the queued ids (built once, then kept by every queue change).
+  constexpr int kWalk = 64;
   JobId after = queue_tail_;
-  while (after != kNoJob && after > id) after = Live(after).queue_prev;
+  int steps = 0;
+  while (!queued_indexed_ && after != kNoJob && after > id && steps < kWalk) {
+    after = Live(after).queue_prev;
+    ++steps;
+  }
+  if (queued_indexed_ || (after != kNoJob && after > id)) {
+    if (!queued_indexed_) {
+      queued_ids_ = IndexSet(static_cast<int>(runs_.size()));
+      for (JobId q = queue_head_; q != kNoJob; q = Live(q).queue_next) queued_ids_.Insert(q);
+      queued_indexed_ = true;
+    }
+    const int next = queued_ids_.FindFrom(id + 1);
+    after = next < 0 ? queue_tail_ : Live(next).queue_prev;
+    queued_ids_.Insert(id);
+  }
   ActiveRun& live = Live(id);
   live.queued_since = now_;
   if (options_.wait_reasons) wait_.Enter(id, policy_.WaitGroup(*this, id), now_);
@@ -2102,6 +2122,7 @@ void Engine::QueueRemove(JobId id) {
     Live(live.queue_next).queue_prev = live.queue_prev;
   }
   live.queue_prev = live.queue_next = kNoJob;
+  if (queued_indexed_) queued_ids_.Erase(id);
   if (options_.wait_reasons) wait_.Leave(id, live.queued_since, now_);
   run.queued_seconds += now_ - live.queued_since;
   --queue_length_;
@@ -2167,6 +2188,23 @@ void Engine::RunningRemove(JobId id) {
 }
 
 void Engine::CheckInvariants() const {
+  // The queue: a doubly linked list in ascending JobId order, of queue_length_ queued jobs, and
+  // (once built) the ordered index of QueueInsertSorted holding exactly them.
+  {
+    int length = 0;
+    JobId previous = kNoJob;
+    for (JobId id = queue_head_; id != kNoJob; id = Live(id).queue_next) {
+      CHECK(runs_[id].state == JobState::kQueued && Live(id).queue_prev == previous &&
+                (previous == kNoJob || previous < id) &&
+                (!queued_indexed_ || queued_ids_.Contains(id)),
+            "invariant: the queue is a list of queued jobs in JobId order");
+      previous = id;
+      ++length;
+    }
+    CHECK(previous == queue_tail_ && length == queue_length_ &&
+              (!queued_indexed_ || queued_ids_.count() == length),
+          "invariant: the queue's tail, length and index agree with its list");
+  }
   // No GPU over-committed: whole allocations are disjoint, shares of a GPU add up to at most
   // all of it, every held GPU is busy, and busy + free + failed GPUs make the cluster.
   std::vector<int> held(cluster_.total_gpus(), 0);  // thousandths held, 1000 = whole

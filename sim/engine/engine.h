@@ -54,8 +54,8 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <string>
 #include <tuple>
@@ -73,10 +73,11 @@
 #include "sim/engine/placement_constraints.h"
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
+#include "sim/engine/site_rules.h"
 #include "sim/engine/spare_pool.h"
 #include "sim/engine/spot.h"
 #include "sim/engine/wait_reasons.h"
-#include "sim/engine/site_rules.h"
+#include "sim/util/index_set.h"
 
 namespace clustersim {
 
@@ -540,6 +541,10 @@ class Engine final : public SchedulingContext {
   double now_ = 0;
   JobId queue_head_ = kNoJob;
   JobId queue_tail_ = kNoJob;
+  // The queued JobIds as an ordered set, for QueueInsertSorted; built at the first insertion
+  // that the walk from the tail does not place in a few steps, kept from then on.
+  IndexSet queued_ids_;
+  bool queued_indexed_ = false;
   int queue_length_ = 0;
   std::vector<JobId> running_;
   using FitsKey = std::tuple<int, int, uint64_t, int32_t, int32_t, bool, uint16_t>;

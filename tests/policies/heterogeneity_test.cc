@@ -44,6 +44,19 @@ TEST(GavelLp, MaxMinFairnessMatchesTheHandSolution) {
   for (int j = 0; j < 2; ++j) EXPECT_LE(a.x[0][j] + a.x[1][j] + a.x[2][j], 1 + 1e-9);
 }
 
+// Jobs 0 and 1 are identical, so they get one allocation. The second LP then fixes it: with A
+// and B both full, the work rate is 2 - X_0B (X_0B the share on B of each of jobs 0 and 1), and
+// their minimum X_0A + X_0B / 2 >= 0.5625 with X_0A <= 1/2 (A's one GPU) needs X_0B >= 1/8:
+// X_0 = X_1 = (1/2, 1/8), and X_2 = (0, 3/4) takes what is left of B.
+TEST(GavelLp, IdenticalJobsGetOneAllocation) {
+  const GavelAllocation a = SolveGavel(ThreeJobsTwoTypes(), GavelObjective::kMaxMinFairness);
+  ASSERT_TRUE(a.optimal);
+  EXPECT_EQ(a.x[0], a.x[1]);
+  EXPECT_NEAR(a.x[0][0], 0.5, 1e-6);
+  EXPECT_NEAR(a.x[0][1], 0.125, 1e-6);
+  EXPECT_NEAR(a.x[2][1], 0.75, 1e-6);
+}
+
 TEST(GavelLp, MaxThroughputFillsEachTypeWithItsBestUse) {
   // Total work rate: type B is worth 1 to job 2 and 0.5 to the others, type A 1 to anyone: 2.
   const GavelAllocation a = SolveGavel(ThreeJobsTwoTypes(), GavelObjective::kMaxThroughput);
@@ -81,6 +94,31 @@ TEST(GavelPolicy, RoundsFollowThePriorityRule) {
   testing::ExpectInterval(sim.Of("b"), 360, 1440);
   EXPECT_EQ(sim.Of("a").preemptions, 1);
   EXPECT_EQ(sim.Of("b").preemptions, 1);
+}
+
+// 100 identical jobs of 720 s on one GPU, rounds of 360 s, free preemption: X = 1/100 each, so
+// from round 1 on the job that ran is preempted at every boundary and goes back to the queue in
+// front of up to 99 jobs of higher index. That is beyond the engine's short walk from the
+// queue's tail (64 steps), so its ordered index of the queue takes over; the test harness checks
+// the queue's order and index after every pass (Engine::CheckInvariants). The GPU is never idle:
+// the last job ends at 100 x 720 s.
+TEST(GavelPolicy, ManyPreemptedJobsReturnToTheQueueInJobIdOrder) {
+  EngineOptions free;
+  free.preemption_cost_seconds = 0;
+  std::vector<Job> jobs;
+  for (int i = 0; i < 100; ++i) jobs.push_back(MakeJob("j" + std::to_string(i), 0, 1, 720));
+  TestSim sim(kOneGpu, jobs, "gavel", "first-fit", free);
+  sim.Run();
+  double last = 0;
+  int preemptions = 0;
+  for (int i = 0; i < 100; ++i) {
+    const JobRun& run = sim.Of("j" + std::to_string(i));
+    ASSERT_EQ(run.state, JobState::kCompleted);
+    last = std::max(last, run.end_time);
+    preemptions += run.preemptions;
+  }
+  EXPECT_DOUBLE_EQ(last, 72000);
+  EXPECT_GE(preemptions, 99);  // every job but the last to start is stopped at least once
 }
 
 constexpr const char* kV100AndH100 = R"({"nodes":[
