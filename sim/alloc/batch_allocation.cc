@@ -123,13 +123,17 @@ class FullnessOrder {
     for (int f : free) most = std::max(most, f);
     const size_t n = instance.nodes.size();
     if (static_cast<size_t>(most) <= 2 * n + 64) {
-      std::vector<std::vector<int>> by_free(most + 1);
+      // start[f]: where the nodes of f free GPUs begin in the fullest-first order.
+      std::vector<int> start(most + 2, 0);
       for (size_t i = 0; i < n; ++i) {
-        if (free[i] > 0) by_free[free[i]].push_back(static_cast<int>(i));
+        if (free[i] > 0) ++start[most - free[i] + 1];
       }
-      for (int f = most; f > 0; --f) {
-        for (int i : by_free[f]) nodes_[instance.nodes[i].group].push_back(i);
+      for (int k = 1; k <= most; ++k) start[k] += start[k - 1];
+      std::vector<int> sorted(start[most]);
+      for (size_t i = 0; i < n; ++i) {
+        if (free[i] > 0) sorted[start[most - free[i]]++] = static_cast<int>(i);
       }
+      for (int i : sorted) nodes_[instance.nodes[i].group].push_back(i);
     } else {
       for (size_t i = 0; i < n; ++i) {
         if (free[i] > 0) nodes_[instance.nodes[i].group].push_back(static_cast<int>(i));
