@@ -27,6 +27,8 @@
 // node-aware placement, a job spans no more nodes than its size needs); (4) the batch starts if
 // F(batch) < F(nothing), else the job of least value is dropped until it does (fairness is not
 // additive).
+// The allocators count GPUs only: under host limits a started job whose chosen nodes lack its
+// CPUs or memory is placed by the run's placement on the same GPU type, or waits.
 //
 // Parameters: w_wait (0.3), w_util (0.3), w_throughput (0.2), w_energy (0), w_fair (0.1),
 // w_sla (0.1), gamma (0), window (32), scan (256), starvation (86400 s), allocator (greedy):
