@@ -34,6 +34,52 @@ bool Solve(glp_prob* lp, bool presolve) {
   return glp_get_status(lp) == GLP_OPT;
 }
 
+// Gives the jobs of one class (`members`, ascending) their allocations from the class's `x`. Where
+// x mixes types on which the class's throughput is the same, every job would run part of its time
+// on each, and the priority rule would move it between them round after round for nothing: the
+// class's time on those types is instead dealt out whole, in job order and listed type order, so
+// that all but a few jobs run on one type. Each job keeps its total share of the types, hence its
+// throughput; each type keeps the class's total; so the allocation stays optimal.
+void SplitOverEqualTypes(const GavelProblem& problem, const std::vector<double>& x,
+                         const std::vector<int>& members, std::vector<std::vector<double>>* out) {
+  const int types = static_cast<int>(x.size());
+  const std::vector<double>& rate = problem.throughput[members[0]];
+  std::vector<bool> done(types, false);
+  for (int m : members) (*out)[m] = x;
+  if (members.size() < 2) return;
+  for (int j = 0; j < types; ++j) {
+    if (done[j] || !(x[j] > 0)) continue;
+    std::vector<int> same;  // the types of x with the rate of j
+    for (int k = j; k < types; ++k) {
+      if (!done[k] && x[k] > 0 && rate[k] == rate[j]) {
+        same.push_back(k);
+        done[k] = true;
+      }
+    }
+    if (same.size() < 2) continue;
+    double share = 0;          // each job's time on these types together
+    std::vector<double> left;  // the class's job-time left per type, on the 1e-9 grid
+    for (int k : same) {
+      share += x[k];
+      left.push_back(std::round(x[k] * static_cast<double>(members.size()) * kGrid) / kGrid);
+    }
+    // The grid's rounding leaves crumbs of up to 1e-9 per job: those are not dealt out.
+    const double crumb = static_cast<double>(members.size()) / kGrid;
+    size_t at = 0;
+    for (int m : members) {
+      double need = share;
+      for (int k : same) (*out)[m][k] = 0;
+      while (need > crumb && at < same.size()) {
+        const double take = std::min(need, left[at]);
+        (*out)[m][same[at]] = std::round(((*out)[m][same[at]] + take) * kGrid) / kGrid;
+        need = std::round((need - take) * kGrid) / kGrid;
+        left[at] = std::round((left[at] - take) * kGrid) / kGrid;
+        if (left[at] <= crumb) ++at;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 double EqualShareThroughput(const GavelProblem& problem, int job) {
@@ -196,17 +242,20 @@ GavelAllocation SolveGavel(const GavelProblem& problem, GavelObjective objective
     }
     if (!Solve(lp.get(), /*presolve=*/false)) return out;
   }
-  for (int m = 0; m < jobs; ++m) {
-    const int c = class_of[m];
+  // The class's allocation, rounded to 1e-9 so that shares equal in exact arithmetic tie
+  // exactly: the priority rule's ties then fall to its tie-breaks, not to the simplex's last bits.
+  std::vector<std::vector<double>> class_x(classes, std::vector<double>(types, 0.0));
+  for (int c = 0; c < classes; ++c) {
     for (int j = 0; j < types; ++j) {
       if (column[c][j] > 0) {
-        // Rounded to 1e-9 so that shares equal in exact arithmetic tie exactly: the priority
-        // rule's ties then fall to its tie-breaks, not to the simplex's last bits.
         const double x = std::round(glp_get_col_prim(lp.get(), column[c][j]) * kGrid) / kGrid;
-        out.x[m][j] = std::clamp(x, 0.0, 1.0);
+        class_x[c][j] = std::clamp(x, 0.0, 1.0);
       }
     }
   }
+  std::vector<std::vector<int>> members(classes);
+  for (int m = 0; m < jobs; ++m) members[class_of[m]].push_back(m);
+  for (int c = 0; c < classes; ++c) SplitOverEqualTypes(problem, class_x[c], members[c], &out.x);
   out.optimal = true;
   return out;
 }

@@ -28,7 +28,11 @@
 // capacity and in the total work rate). An interior-point method's limit, the analytic centre
 // of the optimal face, is symmetric in them too; a simplex vertex over the jobs themselves would
 // give identical jobs arbitrary, unequal shares. It also keeps the LP small when thousands of
-// jobs are alike.
+// jobs are alike. One refinement: where a class's allocation mixes GPU types on which its
+// throughput is the same, the class's time on those types is dealt out whole, in job order, so
+// that all but a few of its jobs run on one type (each keeps its total share, hence its
+// throughput; each type keeps its load; the allocation stays optimal). Otherwise the priority
+// rule would move every such job between the types round after round, for nothing.
 // Solves are serialized by the process-wide GlpkMutex (sim/alloc/glpk_lock.h).
 #ifndef CLUSTERSIM_POLICIES_GAVEL_LP_H_
 #define CLUSTERSIM_POLICIES_GAVEL_LP_H_

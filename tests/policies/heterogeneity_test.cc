@@ -57,6 +57,43 @@ TEST(GavelLp, IdenticalJobsGetOneAllocation) {
   EXPECT_NEAR(a.x[2][1], 0.75, 1e-6);
 }
 
+// Three identical 1-GPU jobs, rate 1 on both types, 2 GPUs of A and 1 of B. T_eq = 3 / 3 = 1; the
+// minimum 1 needs each job's shares to sum to 1, so the class's allocation is (2/3, 1/3), forced
+// by capacity. On types of equal rate its time is dealt out whole, in job order: A's 2 job-rounds
+// to jobs 0 and 1, B's 1 to job 2; each job keeps its throughput, each type its load.
+TEST(GavelLp, AClassMixedOverTypesOfEqualRateRunsEachJobOnOneType) {
+  GavelProblem p;
+  p.gpus_per_type = {2, 1};
+  p.scale = {1, 1, 1};
+  p.throughput = {{1, 1}, {1, 1}, {1, 1}};
+  const GavelAllocation a = SolveGavel(p, GavelObjective::kMaxMinFairness);
+  ASSERT_TRUE(a.optimal);
+  EXPECT_NEAR(a.objective, 1.0, 1e-9);
+  const std::vector<std::vector<double>> whole = {{1, 0}, {1, 0}, {0, 1}};
+  for (int m = 0; m < 3; ++m) {
+    for (int j = 0; j < 2; ++j) {
+      if (whole[m][j] == 0) {
+        EXPECT_EQ(a.x[m][j], 0.0) << m << " " << j;
+      } else {
+        EXPECT_NEAR(a.x[m][j], 1.0, 1e-8) << m << " " << j;
+      }
+    }
+  }
+  // One GPU of each: each job's shares sum to 2/3 (T_eq = 2/3, the minimum 1), the class's
+  // allocation is (1/3, 1/3): 1 job-round of each type to deal. Job 0 takes 2/3 of A, job 1 the
+  // 1/3 left of A and 1/3 of B, job 2 the rest of B.
+  p.gpus_per_type = {1, 1};
+  const GavelAllocation b = SolveGavel(p, GavelObjective::kMaxMinFairness);
+  ASSERT_TRUE(b.optimal);
+  const double third = 1.0 / 3;
+  EXPECT_NEAR(b.x[0][0], 2 * third, 1e-8);
+  EXPECT_EQ(b.x[0][1], 0.0);
+  EXPECT_NEAR(b.x[1][0], third, 1e-8);
+  EXPECT_NEAR(b.x[1][1], third, 1e-8);
+  EXPECT_EQ(b.x[2][0], 0.0);
+  EXPECT_NEAR(b.x[2][1], 2 * third, 1e-8);
+}
+
 TEST(GavelLp, MaxThroughputFillsEachTypeWithItsBestUse) {
   // Total work rate: type B is worth 1 to job 2 and 0.5 to the others, type A 1 to anyone: 2.
   const GavelAllocation a = SolveGavel(ThreeJobsTwoTypes(), GavelObjective::kMaxThroughput);
