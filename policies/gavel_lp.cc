@@ -63,13 +63,14 @@ void SplitOverEqualTypes(const GavelProblem& problem, const std::vector<double>&
       share += x[k];
       left.push_back(std::round(x[k] * static_cast<double>(members.size()) * kGrid) / kGrid);
     }
-    // The grid's rounding leaves crumbs of up to 1e-9 per job: those are not dealt out.
+    // The grid's rounding leaves a type's total off by up to 1e-9 per job, and a job's need by
+    // a few 1e-9: such crumbs are not dealt out.
     const double crumb = static_cast<double>(members.size()) / kGrid;
     size_t at = 0;
     for (int m : members) {
       double need = share;
       for (int k : same) (*out)[m][k] = 0;
-      while (need > crumb && at < same.size()) {
+      while (need > 2 / kGrid && at < same.size()) {
         const double take = std::min(need, left[at]);
         (*out)[m][same[at]] = std::round(((*out)[m][same[at]] + take) * kGrid) / kGrid;
         need = std::round((need - take) * kGrid) / kGrid;
