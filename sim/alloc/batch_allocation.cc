@@ -123,7 +123,7 @@ class FullnessOrder {
     for (int f : free) most = std::max(most, f);
     const size_t n = instance.nodes.size();
     if (static_cast<size_t>(most) <= 2 * n + 64) {
-      // start[f]: where the nodes of f free GPUs begin in the fullest-first order.
+      // start[k]: where the nodes of most - k free GPUs begin in the fullest-first order.
       std::vector<int> start(most + 2, 0);
       for (size_t i = 0; i < n; ++i) {
         if (free[i] > 0) ++start[most - free[i] + 1];
