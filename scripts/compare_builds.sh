@@ -32,6 +32,12 @@ philly_classes="$work/philly_classes.csv"
 /usr/bin/python3 "$root/scripts/philly_classes.py" "$work/philly_native.csv" "$philly_classes"
 cluster_56="$work/cluster_56x8.json"
 echo '{"nodes":[{"count":56,"gpu_type":"A100-80GB","gpus_per_node":8}]}' >"$cluster_56"
+# openb's pods on their own nodes, CPUs and memory enforced (bench/scale_bench.sh's openb20 case,
+# uninflated): the policies that allocate on their own under host limits.
+pods=traces/alibaba_gpu_v2023/openb_pod_list_default.csv
+openb="$work/openb.json"
+"$old" trace cluster-from traces/alibaba_gpu_v2023/openb_node_list_gpu_node.csv \
+  --map-gpu G2=A100-40GB,G3=V100-32GB --out "$openb" >/dev/null
 
 # One line per run: a name and the run options (the trace and cluster default to the bundled ones).
 runs() {
@@ -55,6 +61,12 @@ runs() {
   # deadline-elastic plans with the running jobs' estimated ends (docs/deadlines.md).
   echo "philly_deadline_elastic_best_fit|--trace $philly --first 20000 --cluster dgx-a100 --runtime-model trace --policy deadline-elastic --placement best-fit --deadlines factor=1:3"
   echo "philly_deadline_elastic_pool_half|--trace $philly --first 20000 --cluster dgx-a100 --runtime-model trace --policy deadline-elastic --placement pool --deadlines factor=1.5:4,share=0.5"
+  # gavel's LP and rounds (the hardware model on the default mixed cluster; under trace, where
+  # every type has the same rate), weighted's batch allocator with and without host limits.
+  echo "tour_gavel|--policy gavel"
+  echo "openb_gavel|--trace $pods --cluster $openb --runtime-model trace --policy gavel"
+  echo "tour_weighted|--policy weighted"
+  echo "openb_weighted_best_fit|--trace $pods --cluster $openb --runtime-model trace --policy weighted --placement best-fit"
   echo "synthetic_fcfs|--trace $synthetic --cluster $cluster_1024 --runtime-model trace"
   echo "synthetic_easy|--trace $synthetic --cluster $cluster_1024 --runtime-model trace --policy easy"
 }
