@@ -115,17 +115,14 @@ class Gavel final : public Policy {
     const GavelAllocation allocation = SolveGavel(problem, objective_);
     CHECK(allocation.optimal, "gavel: GLPK found no optimal allocation");
     const size_t types = types_.size();
-    for (JobId id : allocated_) has_x_[id] = 0;
     allocated_ = active;
-    if (!active.empty() && static_cast<size_t>(active.back()) >= has_x_.size()) {
-      has_x_.resize(active.back() + 1, 0);
+    if (static_cast<size_t>(active.back()) >= chosen_slot_.size()) {
       chosen_slot_.resize(active.back() + 1, -1);
       x_.resize((active.back() + 1) * types, 0.0);
       received_.resize((active.back() + 1) * types, 0);
     }
     for (size_t i = 0; i < active.size(); ++i) {
       const size_t at = static_cast<size_t>(active[i]) * types;
-      has_x_[active[i]] = 1;
       std::copy(allocation.x[i].begin(), allocation.x[i].end(), x_.begin() + at);
       std::fill(received_.begin() + at, received_.begin() + at + types, 0);
     }
@@ -156,14 +153,16 @@ class Gavel final : public Policy {
       SolveAllocation(context, active, capacity);
       dirty_ = false;
       failed_version_ = context.failed_gpus_version();
+    } else {
+      // Jobs join or leave the active set only by arrivals, ends and requeues, which mark the
+      // allocation dirty: without them the last LP's jobs are this round's.
+      CHECK(active == allocated_, "gavel: the active jobs changed without a new allocation");
     }
 
     // The paper's priorities over (job, type) pairs.
     pairs_.clear();
     const size_t types = types_.size();
     for (JobId id : active) {
-      CHECK(static_cast<size_t>(id) < has_x_.size() && has_x_[id],
-            "gavel: an active job without an allocation");
       const double* x = &x_[id * types];
       const int* got = &received_[id * types];
       for (size_t s = 0; s < types; ++s) {
@@ -238,8 +237,6 @@ class Gavel final : public Policy {
     for (JobId id : active) chosen_slot_[id] = -1;
     for (JobId id : context.running()) {
       if (IsCpuOnly(context.active(id).request)) continue;
-      CHECK(static_cast<size_t>(id) < has_x_.size() && has_x_[id],
-            "gavel: a running job without an allocation");
       ++received_[id * types + slot_of_[context.active(id).allocation.gpu_type]];
     }
     ++rounds_since_reset_;
@@ -274,9 +271,8 @@ class Gavel final : public Policy {
   std::vector<int> types_;                      // present catalog types, listed order (slots)
   std::vector<int> slot_of_;                    // catalog type -> slot
   // By JobId (x_ and received_ by JobId x slots): the allocation per slot of the jobs of the last
-  // LP (has_x_), the rounds each ran per slot since, and the round's choice (Round).
-  std::vector<char> has_x_;
-  std::vector<JobId> allocated_;  // the jobs of the last LP
+  // LP (allocated_, ascending), the rounds each ran per slot since, and the round's choice.
+  std::vector<JobId> allocated_;
   std::vector<double> x_;
   std::vector<int> received_;
   std::vector<int> chosen_slot_;

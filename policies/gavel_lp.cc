@@ -203,10 +203,17 @@ GavelAllocation SolveGavel(const GavelProblem& problem, GavelObjective objective
     const double w = problem.weight.empty() ? 1.0 : problem.weight[m];
     return problem.throughput[m][j] * problem.scale[m] / (w * equal[c]);
   };
-  // Coefficient of X[c][j] in the total work rate: the class's jobs together.
-  auto work = [&](int c, int j) {
-    const int m = first[c];
-    return static_cast<double>(count[c]) * problem.scale[m] * problem.throughput[m][j];
+  // The objective "total work rate": X[c][j] weighs the class's jobs together.
+  auto maximize_work = [&] {
+    for (int c = 0; c < classes; ++c) {
+      const int m = first[c];
+      for (int j = 0; j < types; ++j) {
+        if (column[c][j] > 0) {
+          glp_set_obj_coef(lp.get(), column[c][j],
+                           static_cast<double>(count[c]) * problem.scale[m] * problem.throughput[m][j]);
+        }
+      }
+    }
   };
   if (max_min) {
     for (int c = 0; c < classes; ++c) {
@@ -221,11 +228,7 @@ GavelAllocation SolveGavel(const GavelProblem& problem, GavelObjective objective
     }
     glp_set_obj_coef(lp.get(), t_column, 1.0);
   } else {
-    for (int c = 0; c < classes; ++c) {
-      for (int j = 0; j < types; ++j) {
-        if (column[c][j] > 0) glp_set_obj_coef(lp.get(), column[c][j], work(c, j));
-      }
-    }
+    maximize_work();
   }
   glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
   glp_scale_prob(lp.get(), GLP_SF_AUTO);
@@ -236,11 +239,7 @@ GavelAllocation SolveGavel(const GavelProblem& problem, GavelObjective objective
     const double floor = out.objective * (1 - kFloorSlack);
     glp_set_col_bnds(lp.get(), t_column, GLP_LO, floor, 0.0);
     glp_set_obj_coef(lp.get(), t_column, 0.0);
-    for (int c = 0; c < classes; ++c) {
-      for (int j = 0; j < types; ++j) {
-        if (column[c][j] > 0) glp_set_obj_coef(lp.get(), column[c][j], work(c, j));
-      }
-    }
+    maximize_work();
     if (!Solve(lp.get(), /*presolve=*/false)) return out;
   }
   // The class's allocation, rounded to 1e-9 so that shares equal in exact arithmetic tie

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <utility>
-#include <vector>
 
 namespace clustersim {
 
@@ -50,70 +48,33 @@ std::string CheckNodeLimits(const std::vector<std::pair<int, int>>& per_node,
   return "";
 }
 
-namespace {
-
-// The nodes of one kind, sorted fullest first (ties: lower node index) only as far as a search
-// reaches: SpreadOverNodes usually takes one or two nodes of hundreds, so a full sort at every
-// call would cost O(n log n) where O(n) suffices. The order is a strict total one (node indices
-// are distinct), so the sorted prefix is the same as a full sort's.
-class FullestFirst {
- public:
-  explicit FullestFirst(std::vector<NodeOffer> nodes) : nodes_(std::move(nodes)) {
-    prefix_.push_back(0);
-  }
-  int size() const { return static_cast<int>(nodes_.size()); }
-  const NodeOffer& operator[](int i) {
-    Reach(i + 1);
-    return nodes_[i];
-  }
-  // GPUs free on the k fullest nodes.
-  long long Prefix(int k) {
-    Reach(k);
-    return prefix_[k];
-  }
-
- private:
-  void Reach(int k) {
-    if (k <= sorted_) return;
-    const int m = std::min(size(), std::max({k, 2 * sorted_, 8}));
-    std::partial_sort(nodes_.begin(), nodes_.begin() + m, nodes_.end(),
-                      [](const NodeOffer& a, const NodeOffer& b) {
-                        return a.free != b.free ? a.free > b.free : a.node < b.node;
-                      });
-    sorted_ = m;
-    prefix_.resize(1);
-    for (int i = 0; i < m; ++i) prefix_.push_back(prefix_.back() + nodes_[i].free);
-  }
-
-  std::vector<NodeOffer> nodes_;
-  std::vector<long long> prefix_;  // prefix_[k] for k <= sorted_
-  int sorted_ = 0;
-};
-
-}  // namespace
-
 std::vector<std::pair<int, int>> SpreadOverNodes(std::vector<NodeOffer> offers, int gpus,
                                                  int need_local, int max_nodes) {
   std::vector<std::pair<int, int>> out;
   if (gpus <= 0) return out;
-  std::vector<NodeOffer> data_nodes, other_nodes;
-  long long free_data = 0, free_all = 0;
+  std::vector<NodeOffer> data, other;
   for (const NodeOffer& o : offers) {
-    if (o.free <= 0) continue;
-    (o.data ? data_nodes : other_nodes).push_back(o);
-    free_all += o.free;
-    if (o.data) free_data += o.free;
+    if (o.free > 0) (o.data ? data : other).push_back(o);
   }
-  if (free_all < gpus || free_data < need_local) return out;  // no k can do
-  FullestFirst data(std::move(data_nodes));
-  FullestFirst other(std::move(other_nodes));
-  const int nd = data.size();
-  const int no = other.size();
+  const auto fuller = [](const NodeOffer& a, const NodeOffer& b) {
+    return a.free != b.free ? a.free > b.free : a.node < b.node;
+  };
+  std::sort(data.begin(), data.end(), fuller);
+  std::sort(other.begin(), other.end(), fuller);
+  // prefix[k] = GPUs free on the k fullest nodes of a kind.
+  auto prefix = [](const std::vector<NodeOffer>& v) {
+    std::vector<long long> p(v.size() + 1, 0);
+    for (size_t i = 0; i < v.size(); ++i) p[i + 1] = p[i] + v[i].free;
+    return p;
+  };
+  const std::vector<long long> pd = prefix(data);
+  const std::vector<long long> po = prefix(other);
+  const int nd = static_cast<int>(data.size());
+  const int no = static_cast<int>(other.size());
   const int limit = max_nodes > 0 ? std::min(max_nodes, nd + no) : nd + no;
   for (int k = 1; k <= limit; ++k) {
     for (int d = std::min(k, nd); d >= std::max(0, k - no); --d) {
-      const long long local = data.Prefix(d);
-      if (local < need_local || local + other.Prefix(k - d) < gpus) continue;
+      if (pd[d] < need_local || pd[d] + po[k - d] < gpus) continue;
       int left = gpus;
       for (int i = 0; i < d && left > 0; ++i) {
         const int take = std::min(left, data[i].free);

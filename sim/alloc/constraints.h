@@ -53,8 +53,7 @@ struct NodeOffer {
 // first (ties: lower node index). Data nodes are filled before the others. Returns (node, GPUs)
 // pairs ascending by node, or an empty vector if no choice meets the limits. Exact for these two
 // limits: taking the d fullest data nodes and the k - d fullest others maximizes both the local
-// and the total GPUs for each (k, d). O(offers log k + k^2) for the k nodes taken: the offers
-// are sorted only as far as the search reaches.
+// and the total GPUs for each (k, d). O(offers log offers + k^2) for the k nodes taken.
 std::vector<std::pair<int, int>> SpreadOverNodes(std::vector<NodeOffer> offers, int gpus,
                                                  int need_local, int max_nodes);
 
