@@ -440,8 +440,7 @@ int EasyBackfill::ClassOf(const SchedulingContext& context, JobId id) {
   int& cls = class_of_[id];
   if (cls < 0) {
     const PlacementRequest& request = context.active(id).request;
-    const auto key = std::make_tuple(request.gpus, request.type_mask, request.host.cpu_milli,
-                                     request.host.memory_mib, request.constraint);
+    const RequestShape key = ShapeOf(request);
     auto it = class_ids_.find(key);
     if (it == class_ids_.end()) {
       it = class_ids_.emplace(key, static_cast<int>(class_ids_.size())).first;
@@ -909,10 +908,11 @@ void EasyBackfill::Pass(SchedulingContext& context, CandidateOrder& order, bool 
       context.Promise(head, std::max(reservation_time_, now));
     }
   }
-  // Without host limits no job can start once no GPU is free; with them a CPU-only job still may.
+  // Without host limits no job can start once no GPU has room (none wholly free, none shared with
+  // room, none in MIG mode); with them a CPU-only job still may.
   const bool host_limited = context.resources().host_limited();
   for (JobId id = order.Next(filter_); id != kNoJob; id = order.Next(filter_)) {
-    if (context.resources().total_free() == 0 && !host_limited) break;
+    if (!context.resources().AnyGpuRoom() && !host_limited) break;
     const int cls = ClassOf(context, id);
     if (!filter_.Admits(cls, rule_.Planned(context.job(id))) || !context.MayStart(id)) continue;
     if (!context.TryPlace(id, &allocation)) {

@@ -318,7 +318,7 @@ class EasyBackfill {
   // Forward Policy::BeforeRun here (WalltimeRule::Prepare).
   void BeforeRun(const Trace& trace, uint64_t seed) { rule_.Prepare(trace, seed); }
 
-  // The request class of a job (GPUs, allowed types), assigned on first use.
+  // The request class of a job (its RequestShape, sim/engine/placement.h), assigned on first use.
   int ClassOf(const SchedulingContext& context, JobId id);
   // Forward Policy::OnCompletion here.
   void OnCompletion(SchedulingContext& context, JobId id);
@@ -396,8 +396,8 @@ class EasyBackfill {
   void BuildUnreserved(const SchedulingContext& context);
 
   WalltimeRule rule_;
-  // Shape (GPUs, types, CPUs, memory, placement-constraint class) -> request class.
-  std::map<std::tuple<int, uint64_t, int32_t, int32_t, uint16_t>, int> class_ids_;
+  // RequestShape -> request class.
+  std::map<RequestShape, int> class_ids_;
   std::vector<int> class_of_;  // by JobId; -1 = not assigned yet
   // The running jobs started by this policy by (estimated end, id), each with the engine's slot
   // of its ActiveRun (JobRun::active), where held_ keeps what it holds. The tree's nodes stay

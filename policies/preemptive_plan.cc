@@ -53,7 +53,7 @@ void PreemptivePlanner::Run(SchedulingContext& context, RunnableOrder& order,
     const JobId id = heads_[best];
     // Nothing free and nobody left to evict: no later queued job can start either (under host
     // limits a CPU-only job still may: it needs no GPU).
-    if (evicted_.empty() && State().total_free() == 0 && !State().host_limited() &&
+    if (evicted_.empty() && !State().AnyGpuRoom() && !State().host_limited() &&
         !IsPinnedJobBehind(id)) {
       break;
     }

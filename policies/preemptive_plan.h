@@ -44,11 +44,11 @@ namespace clustersim {
 // How a preemptive policy orders its runnable jobs. Owned by the policy; read by the planner
 // during one pass, during which the order must not change.
 //
-// Queued jobs come in lists, one per shape (GPU count, allowed types, host demands and placement-
-// constraint class: ShapeOf),
-// each in priority order: once a job of some shape does not fit in what is left, no later job of
-// that shape can (what is left only shrinks along the order), so the pass drops the rest of that
-// list. A pass thus costs O((decisions + shapes) x shapes), not O(queued jobs).
+// Queued jobs come in lists, one per shape (what decides whether a request fits: ShapeOf,
+// sim/engine/placement.h), each in priority order: once a job of some shape does not fit in what is
+// left, no later job of that shape can (what is left only shrinks along the order), so the pass
+// drops the rest of that list. A pass thus costs O((decisions + shapes) x shapes), not O(queued
+// jobs).
 class RunnableOrder {
  public:
   virtual ~RunnableOrder() = default;
@@ -75,14 +75,6 @@ class RunnableOrder {
   // in the plan, and RoomBound must not count them from now on.
   virtual void OnLost(JobId /*id*/) {}
 };
-
-// A request's shape: GPU count, allowed types and host demands (docs/resources.md) — what a
-// placement query depends on.
-using RequestShape = std::tuple<int, uint64_t, int32_t, int32_t, uint16_t>;
-inline RequestShape ShapeOf(const PlacementRequest& request) {
-  return {request.gpus, request.type_mask, request.host.cpu_milli, request.host.memory_mib,
-          request.constraint};
-}
 
 // Queued jobs split by shape, each shape's jobs ordered by (Key, JobId): the queued side of a
 // RunnableOrder. Shapes get list numbers in order of first appearance and keep them.

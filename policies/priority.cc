@@ -476,7 +476,7 @@ class PriorityPolicy final : public Policy {
     bool blocked = false;  // this pass's guarantee phase
   };
 
-  using Shape = std::tuple<int, uint64_t, bool, uint16_t>;
+  using Shape = RequestShape;
   struct Candidate {
     int tier;  // 0: reclaimed from another VC's borrowing; 1: of a lower level
     int level;
@@ -836,7 +836,7 @@ class PriorityPolicy final : public Policy {
       if (!guarantees || HasRoom(v)) advance(v, orders_[v]->Next(ClassFilter()));
       // Nothing free and nobody left that a later (lower or equal level) job could preempt (under
       // host limits a CPU-only job needs no free GPU).
-      if (!heads.empty() && context.resources().total_free() == 0 &&
+      if (!heads.empty() && !context.resources().AnyGpuRoom() &&
           !context.resources().host_limited() &&
           (preemptible_gpus_.empty() ||
            level_[std::get<2>(heads.top().first)] <= preemptible_gpus_.begin()->first) &&
@@ -848,10 +848,10 @@ class PriorityPolicy final : public Policy {
     return preempted;
   }
 
-  // The shape of a job's request (GPUs, allowed types, whole nodes, constraint) as a small
-  // number, the same for equal shapes.
+  // The shape of a job's request (sim/engine/placement.h: what decides whether it fits) as a
+  // small number, the same for equal shapes.
   int ShapeOf(JobId id, const PlacementRequest& request) {
-    const Shape shape(request.gpus, request.type_mask, request.whole_nodes, request.constraint);
+    const Shape shape = clustersim::ShapeOf(request);
     if (id >= static_cast<JobId>(shape_of_.size())) shape_of_.resize(id + 1, -1);
     int& known = shape_of_[id];
     if (known >= 0 && shapes_[known] == shape) return known;

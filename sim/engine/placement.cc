@@ -54,6 +54,13 @@ int TensorGroup(const PlacementRequest& request) {
   return request.job->tensor_parallel;
 }
 
+RequestShape ShapeOf(const PlacementRequest& request) {
+  const int mig = request.job != nullptr ? request.job->mig_profile : 0;
+  return {request.gpus,           request.milli,           request.type_mask,
+          request.host.cpu_milli, request.host.memory_mib, request.whole_nodes,
+          request.constraint,     TensorGroup(request),    mig};
+}
+
 bool PlaceTensorGroups(const Resources& resources, const PlacementRequest& request,
                        Allocation* out) {
   out->gpus.clear();

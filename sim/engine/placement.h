@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/engine/resources.h"
@@ -48,6 +49,14 @@ struct PlacementRequest {
 // nodes, GPU shares or without a job have none. (Read from the job, so that PlacementRequest
 // keeps its size.)
 int TensorGroup(const PlacementRequest& request);
+
+// Everything of a request that decides whether Placement::Find can place it (not where): its GPUs
+// or share, allowed types, host demands, whole nodes, constraint class, and its job's
+// tensor-parallel group and MIG profile. Two requests of one shape fit or not alike on the same
+// resources, so a policy may skip a job whose shape did not fit until something is freed.
+// (Placements that read a job's model choose among fitting nodes by it; none refuses by it.)
+using RequestShape = std::tuple<int, int, uint64_t, int32_t, int32_t, bool, uint16_t, int, int>;
+RequestShape ShapeOf(const PlacementRequest& request);
 
 // The vector first, then the 4-byte fields: no padding inside (an ActiveRun holds one per
 // queued or running job).

@@ -117,6 +117,9 @@ class Resources {
   int free_gpus(int node) const { return node_free_[node]; }
   int free_of_type(int type) const { return type_free_[type]; }
   int total_free() const { return total_free_; }
+  // False only if no job needing a GPU can start: no GPU wholly free, none shared with room left,
+  // none in MIG mode (whose free slices only a placement judges).
+  bool AnyGpuRoom() const { return total_free_ > 0 || !shared_gpus_.empty() || any_mig(); }
   bool IsGpuFree(int gpu) const { return (free_bits_[gpu >> 6] >> (gpu & 63)) & 1; }
   // Changes (grows) whenever anything in this free state changes: a planner can tell that a
   // copy derived from it is still current. A copy starts from the version of its original.

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "policies/user_estimates.h"
+#include "sim/engine/mig.h"
 #include "sim/hardware/topology.h"
 #include "sim/util/error.h"
 #include "tests/cli/cli_test_util.h"
@@ -72,6 +73,28 @@ TEST(EasyBackfilling, RefusesAJobThatWouldDelayTheReservation) {
   ExpectInterval(sim.Of("A"), 0, 10);
   ExpectInterval(sim.Of("B"), 10, 20);
   ExpectInterval(sim.Of("C"), 20, 35);
+}
+
+TEST(EasyBackfilling, AMigInstanceBackfillsOntoAGpuOthersInstancesPartlyHold) {
+  // 1 node x 2 A100-40GB in MIG mode (docs/mig.md). t=0: A (1 whole GPU, 1000 s) takes GPU 0;
+  // M1 (1g.5gb, 1000 s) takes slice 0 of GPU 1, which is then busy to whole-GPU jobs: no GPU is
+  // wholly free. t=1: H (2 GPUs, 100 s) does not fit: the head, reserved at 1000. t=2: M2
+  // (1g.5gb, 10 s) fits in GPU 1's free slices (start 1) and ends at 12, before the
+  // reservation: [2, 12]. A scan that asked for a wholly free GPU first would hold M2 until H
+  // has run: [1100, 1110].
+  auto mig = [](const std::string& id, double submit, double duration) {
+    Job job = MakeJob(id, submit, 1, duration);
+    job.mig_profile = MigProfileId("1g.5gb");
+    return job;
+  };
+  TestSim sim = PolicySim(
+      R"({"nodes":[{"count":1,"gpu_type":"A100-40GB","gpus_per_node":2,"mig":true}]})",
+      {MakeJob("A", 0, 1, 1000), mig("M1", 0, 1000), MakeJob("H", 1, 2, 100), mig("M2", 2, 10)},
+      "easy", "first-fit", {{"walltime", "exact"}});
+  sim.Run();
+  ExpectInterval(sim.Of("M2"), 2, 12);
+  EXPECT_EQ(sim.ActiveOf("M2").allocation.mig_start, 1);
+  ExpectInterval(sim.Of("H"), 1000, 1100);
 }
 
 TEST(EasyBackfilling, ALongJobMayUseOnlyTheExtraGpusAndConsumesThem) {

@@ -267,6 +267,30 @@ TEST(Priority, MaxJobTestLeavesJobsPastTheCapUnexaminedUntilTheNextPass) {
   ExpectInterval(two.Of("J1"), 100, 150);
 }
 
+TEST(Priority, TheQuotaWalkTriesAJobWhoseCpusFitAfterOneOfTheSameGpusDidNot) {
+  // 1 node x 8 GPUs and 32 CPUs, host limits on; quota a:0 (every job borrows, nothing
+  // preempts). J0 (4 GPUs, 4 CPUs, 100 s) starts at 0. At 10 J1 (4 GPUs, 30 CPUs) does not fit:
+  // 28 CPUs are free. At 20 J2 (4 GPUs, 4 CPUs, 30 s) fits (4 GPUs and 28 CPUs free) and starts
+  // at once: [20,50]; a walk that took J1's refusal for every 4-GPU job would hold it until J0
+  // ends. J1 starts when J0 ends, with the node's 32 CPUs free: [100,150].
+  auto with_cpus = [](Job job, int cpus) {
+    job.cpu_milli = cpus * 1000;
+    return job;
+  };
+  const std::string node =
+      R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
+      R"("host_memory_gib":256}]})";
+  TestSim sim = Sim(node,
+                    {with_cpus(MakeJob("J0", 0, 4, 100, 0, "a"), 4),
+                     with_cpus(MakeJob("J1", 10, 4, 50, 0, "a"), 30),
+                     with_cpus(MakeJob("J2", 20, 4, 30, 0, "a"), 4)},
+                    {{"quota", "a:0"}});
+  ASSERT_TRUE(sim.Run().host_limited());
+  ExpectInterval(sim.Of("J0"), 0, 100);
+  ExpectInterval(sim.Of("J2"), 20, 50);
+  ExpectInterval(sim.Of("J1"), 100, 150);
+}
+
 TEST(Priority, MaxJobTestEndsTheBackfillingScanAfterThatManyJobs) {
   // 1 node x 4 GPUs, backfill=easy, walltime exact, all level 0 (nothing preempts). J0 (2 GPUs,
   // 100 s) starts at 0. J1 (4 GPUs, 50 s) at 10 is the blocked head, reserved at 100. J2 (3
@@ -340,6 +364,25 @@ TEST(Priority, AnExclusiveJobWithoutGpusHoldsItsCpusOnOneNodeNotWholeNodes) {
   EXPECT_EQ(sim.Of("P").max_gpus, 8);  // a whole node
   EXPECT_EQ(sim.Of("A").max_gpus, 0);
   EXPECT_EQ(sim.Of("A").max_nodes, 1);
+}
+
+TEST(Priority, EasysScanTriesAJobOfSharedNodesAfterAnExclusiveOneOfTheSameGpusDidNotFit) {
+  // 2 nodes x 4 GPUs, backfill = easy with exact run times, exclusive = 1, guaranteed = 0
+  // (nothing preempts).
+  // At 0 A (level 0, 2 GPUs, 1000 s) takes GPUs 0-1 of node 0, B (level 0, 4 GPUs, 1000 s)
+  // node 1. At 1 H (level 2, 4 GPUs, 100 s) does not fit: the head, reserved at 1000. At 2 X
+  // (level 1, exclusive, 2 GPUs, 10 s) finds no free node. At 3 Y (level 0, 2 GPUs, 10 s) fits
+  // on node 0's two free GPUs and ends at 13, before the reservation: [3, 13]. A scan that took
+  // X's refusal for Y's (both ask 2 GPUs) would hold Y until X or H had run.
+  TestSim sim =
+      Sim(Nodes(2, 4),
+          {MakeJob("A", 0, 2, 1000, 0), MakeJob("B", 0, 4, 1000, 0), MakeJob("H", 1, 4, 100, 2),
+           MakeJob("X", 2, 2, 10, 1), MakeJob("Y", 3, 2, 10, 0)},
+          {{"backfill", "easy"}, {"exclusive", "1"}, {"guaranteed", "0"}, {"walltime", "exact"}});
+  sim.Run();
+  ExpectInterval(sim.Of("Y"), 3, 13);
+  ExpectInterval(sim.Of("H"), 1000, 1100);
+  ExpectInterval(sim.Of("X"), 1000, 1010);
 }
 
 TEST(Priority, WithinLasAPreemptedJobWithMoreServiceWaitsBehindANewOne) {
