@@ -190,23 +190,28 @@ class FragAware final : public Placement {
 
   // NodeFragmentation after `take` of the node's whole free GPUs (scratch_ holds its free milli)
   // are taken and its free CPUs become `cpu_after`, minus NodeFragmentation now (`cpu`: its CPUs
-  // now). With the workload's classes (fixed for this object) both terms are remembered per node
-  // until the node's state (free milli per GPU, free CPUs) changes: the same function of the same
-  // state gives the same double, so only the speed depends on the memory. Leaves scratch_ changed.
+  // now). With the workload's classes (fixed for this object) the node's NodeFragmentationView
+  // is kept until its state (free milli per GPU, free CPUs) changes, and both terms come from it
+  // in O(classes): the same arithmetic as NodeFragmentation, so the same doubles. Leaves
+  // scratch_ changed.
   double Growth(int node, int take, int64_t cpu_after, std::span<const TaskClass> classes,
                 const NodeCpu& cpu) const {
-    NodeMemo* memo = MemoOf(node, scratch_, classes, cpu);
-    const int taken = take;
-    double before = 0;
-    if (memo == nullptr) {
-      before = NodeFragmentation(scratch_, classes, cpu);
-    } else {
-      if (!memo->before) memo->before = NodeFragmentation(scratch_, classes, cpu);
-      before = *memo->before;
+    if (NodeMemo* memo = MemoOf(node, scratch_, classes, cpu); memo != nullptr) {
+      if (!memo->view) memo->view.emplace(scratch_, classes, cpu);
+      const double before = memo->view->current();
       for (const AfterEntry& entry : memo->after) {
-        if (entry.take == taken && entry.cpu_free == cpu_after) return entry.value - before;
+        if (entry.take == take && entry.cpu_free == cpu_after) return entry.value - before;
       }
+      const AfterEntry entry{take, cpu_after, memo->view->AfterTake(take, cpu_after)};
+      if (memo->after.size() < kAfterEntries) {
+        memo->after.push_back(entry);
+      } else {
+        memo->after[memo->next_slot] = entry;
+        memo->next_slot = (memo->next_slot + 1) % kAfterEntries;
+      }
+      return entry.value - before;
     }
+    const double before = NodeFragmentation(scratch_, classes, cpu);
     for (int i = 0; i < static_cast<int>(scratch_.size()) && take > 0; ++i) {
       if (scratch_[i] == kMilliPerGpu) {
         scratch_[i] = 0;
@@ -215,21 +220,11 @@ class FragAware final : public Placement {
     }
     NodeCpu after_cpu = cpu;
     after_cpu.free_milli = cpu_after;
-    const double after = NodeFragmentation(scratch_, classes, after_cpu);
-    if (memo != nullptr) {
-      const AfterEntry entry{taken, cpu_after, after};
-      if (memo->after.size() < kAfterEntries) {
-        memo->after.push_back(entry);
-      } else {
-        memo->after[memo->next_slot] = entry;
-        memo->next_slot = (memo->next_slot + 1) % kAfterEntries;
-      }
-    }
-    return after - before;
+    return NodeFragmentation(scratch_, classes, after_cpu) - before;
   }
 
   // What is remembered of one node (Growth, ViewOf), valid while the node's state is `free`,
-  // `cpu_free` and `cpu_capacity`.
+  // `cpu_free` and `cpu_capacity`: its view and the last values after a take.
   struct AfterEntry {
     int take = 0;
     int64_t cpu_free = 0;
@@ -240,10 +235,9 @@ class FragAware final : public Placement {
     std::vector<int> free;
     int64_t cpu_free = 0;
     int64_t cpu_capacity = 0;
-    std::optional<double> before;
+    std::optional<NodeFragmentationView> view;
     std::vector<AfterEntry> after;  // at most kAfterEntries, replaced in turn
     size_t next_slot = 0;
-    std::optional<NodeFragmentationView> view;
   };
 
   // The memory of `node` for its state `free_milli` and `cpu` (emptied if the state changed), or
@@ -258,10 +252,9 @@ class FragAware final : public Placement {
       memo.free.assign(free_milli.begin(), free_milli.end());
       memo.cpu_free = cpu.free_milli;
       memo.cpu_capacity = cpu.capacity_milli;
-      memo.before.reset();
+      memo.view.reset();
       memo.after.clear();
       memo.next_slot = 0;
-      memo.view.reset();
     }
     return &memo;
   }

@@ -35,6 +35,8 @@
 //   objective (max-min): max-min (heterogeneity-aware LAS, §4.1) or throughput (maximum total
 //     throughput).
 #include <algorithm>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "policies/gavel_lp.h"
@@ -210,6 +212,7 @@ class Gavel final : public Policy {
     std::stable_sort(starts.begin(), starts.end(), [&](const auto& a, const auto& b) {
       return context.active(a.first).request.gpus > context.active(b.first).request.gpus;
     });
+    no_fit_.clear();
     for (const auto& [id, slot] : starts) TryStart(context, id, slot);
     // GPUs left by chosen jobs that did not fit: offered to the other pairs in priority order.
     for (const Pair& p : pairs_) {
@@ -221,6 +224,8 @@ class Gavel final : public Policy {
 
     // Wait reasons: a chosen job that did not fit waits for room on its type; the others were
     // not given GPUs this round.
+    // Nothing starts or stops in this loop: requests of one shape have one reason.
+    reasons_.clear();
     for (JobId id : active) {
       if (context.run(id).state != JobState::kQueued) continue;
       const int chosen = chosen_slot_[id];
@@ -228,9 +233,13 @@ class Gavel final : public Policy {
       if (chosen >= 0) {
         PlacementRequest request = context.active(id).request;
         request.type_mask &= uint64_t{1} << types_[chosen];
-        reason = ClassifyNoFit(context.cluster(), context.placement(), context.resources(),
-                               request, context.failed_gpus())
-                     .value_or(WaitReason::kPolicyHold);
+        const auto [known, added] = reasons_.try_emplace(ShapeOf(request), reason);
+        if (added) {
+          known->second = ClassifyNoFit(context.cluster(), context.placement(), context.resources(),
+                                        request, context.failed_gpus())
+                              .value_or(WaitReason::kPolicyHold);
+        }
+        reason = known->second;
       }
       context.SetWaitReason(id, reason);
     }
@@ -257,12 +266,21 @@ class Gavel final : public Policy {
     }
   }
 
+  // Starts the job on type `slot` where the run's placement finds room. A request of a shape
+  // that did not fit since the last start cannot fit now (the placement is deterministic in the
+  // free state and the shape) and is not asked again, unless the placement draws random numbers.
   void TryStart(SchedulingContext& context, JobId id, int slot) {
     PlacementRequest request = context.active(id).request;
     request.type_mask &= uint64_t{1} << types_[slot];
+    const bool remembers = !context.placement().DrawsRandomNumbers();
+    const RequestShape shape = ShapeOf(request);
+    if (remembers && no_fit_.contains(shape)) return;
     Allocation allocation;
     if (context.placement().Find(context.resources(), request, &allocation)) {
       context.Start(id, std::move(allocation));
+      no_fit_.clear();
+    } else if (remembers) {
+      no_fit_.insert(shape);
     }
   }
 
@@ -282,6 +300,8 @@ class Gavel final : public Policy {
   bool round_due_ = false;
   uint64_t failed_version_ = 0;
   std::vector<Pair> pairs_;
+  std::set<RequestShape> no_fit_;               // shapes refused since the round's last start
+  std::map<RequestShape, WaitReason> reasons_;  // the round's wait reasons by shape
 };
 
 }  // namespace

@@ -205,6 +205,16 @@ double NodeFragmentationView::AfterChange(int from, int to, int64_t cpu_free_mil
                   cpu_free_milli < 0 ? cpu_.free_milli : cpu_free_milli);
 }
 
+double NodeFragmentationView::AfterTake(int take, int64_t cpu_free_milli) const {
+  // The taken GPUs held the most free (1000): the largest left is 1000 while some stay wholly
+  // free, else the largest below it, or the 0 of a taken one. A GPU going from 1000 to 0 changes
+  // no class's sum below its demand (1000 is below none; 0 adds nothing).
+  const int full = full_ - take;
+  const int max_free = take == 0 ? top_ : full > 0 ? kMilliPerGpu : std::max(second_, 0);
+  return Evaluate(idle_ - int64_t{take} * kMilliPerGpu, max_free, full, below_, 0, 0,
+                  cpu_free_milli < 0 ? cpu_.free_milli : cpu_free_milli);
+}
+
 // Same arithmetic as NodeFragmentation (a weighted sum in class order) so that both give the
 // same double for the same state: placement ties then compare equal.
 double NodeFragmentationView::Evaluate(int64_t idle, int max_free, int full,

@@ -116,6 +116,9 @@ class NodeFragmentationView {
   // `cpu_free_milli` CPUs free (< 0: as given).
   // REQUIRES some GPU of the node has `from` free.
   double AfterChange(int from, int to, int64_t cpu_free_milli = -1) const;
+  // NodeFragmentation if `take` of the node's wholly free GPUs were taken (free 0) and the node
+  // had `cpu_free_milli` CPUs free (< 0: as given). REQUIRES take <= the wholly free GPUs.
+  double AfterTake(int take, int64_t cpu_free_milli = -1) const;
 
  private:
   double Evaluate(int64_t idle, int max_free, int full, const std::vector<int64_t>& below, int from,

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "sim/engine/resources.h"
@@ -68,6 +69,55 @@ TEST(NodeFragmentationView, AfterChangeEqualsRecomputingTheNode) {
     changed[i] = to;
     EXPECT_EQ(view.AfterChange(node[i], to), NodeFragmentation(changed, classes))
         << "trial " << trial;
+  }
+}
+
+TEST(NodeFragmentationView, AfterTakeEqualsRecomputingTheNodeWithItsCpus) {
+  // Taking k wholly free GPUs (each to 0) and setting the node's free CPUs: the view's answer
+  // against NodeFragmentation on the changed node, bit for bit, over random nodes, classes (GPU
+  // shares, whole GPUs, single-node classes larger than the node, CPU-only) and CPU demands.
+  std::mt19937 rng(11);
+  const int values[] = {0, 100, 250, 400, 500, 700, 999, 1000, 1000, 1000};
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<int> node(1 + rng() % 8);
+    for (int& f : node) f = values[rng() % 10];
+    std::vector<TaskClass> classes;
+    const int count = 1 + static_cast<int>(rng() % 6);
+    for (int c = 0; c < count; ++c) {
+      const int cpu = rng() % 3 == 0 ? 0 : 1000 * static_cast<int>(1 + rng() % 16);
+      switch (rng() % 4) {
+        case 0:
+          classes.push_back(TaskClass{1, values[1 + rng() % 6], 1.0 / count, cpu});
+          break;
+        case 1:
+          classes.push_back(TaskClass{0, 0, 1.0 / count, cpu});
+          break;
+        default: {
+          TaskClass task{1 + static_cast<int>(rng() % 10), 0, 1.0 / count, cpu};
+          task.single_node = rng() % 2 == 0;
+          classes.push_back(task);
+        }
+      }
+    }
+    const bool limited = rng() % 4 != 0;
+    const NodeCpu cpu =
+        limited ? NodeCpu{static_cast<int64_t>(rng() % 33) * 1000, 32000} : NodeCpu{};
+    const NodeFragmentationView view(node, classes, cpu);
+    ASSERT_EQ(view.current(), NodeFragmentation(node, classes, cpu)) << "trial " << trial;
+    const int full = static_cast<int>(std::count(node.begin(), node.end(), 1000));
+    const int take = static_cast<int>(rng() % (full + 1));
+    const int64_t cpu_after = limited ? static_cast<int64_t>(rng() % 33) * 1000 : -1;
+    std::vector<int> changed = node;
+    for (int i = 0, left = take; left > 0; ++i) {
+      if (changed[i] == 1000) {
+        changed[i] = 0;
+        --left;
+      }
+    }
+    NodeCpu after = cpu;
+    if (limited) after.free_milli = cpu_after;
+    EXPECT_EQ(view.AfterTake(take, cpu_after), NodeFragmentation(changed, classes, after))
+        << "trial " << trial << ", take " << take;
   }
 }
 
