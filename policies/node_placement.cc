@@ -177,10 +177,23 @@ bool PlaceAcrossNodes(const Resources& resources, const PlacementRequest& reques
     const int remainder = n % g;
     if (part.by_free_count[g] < whole) continue;
     std::vector<int> chosen;  // positions, ascending
-    for (int pos = part.by_free[g].FindFirst(); pos >= 0 && static_cast<int>(chosen.size()) < whole;
-         pos = part.by_free[g].FindFrom(pos + 1)) {
-      if (host && !resources.HostFitsJob(part.nodes[pos], request.host, g, n)) continue;
-      chosen.push_back(pos);
+    // A stated CPU demand charges every node that declares CPUs the same: free nodes with fewer
+    // free CPUs are stepped over by the partition's index, as PickNode does.
+    const int cpu = host ? MinCpuCharge(request.host, g, n) : 0;
+    if (cpu > 0 && !part.cpu_by_free.empty()) {
+      const MaxTree& fits = part.cpu_by_free[g];
+      for (int pos = fits.FindFirstAtLeast(cpu, 0);
+           pos >= 0 && static_cast<int>(chosen.size()) < whole;
+           pos = fits.FindFirstAtLeast(cpu, pos + 1)) {
+        if (resources.HostFitsJob(part.nodes[pos], request.host, g, n)) chosen.push_back(pos);
+      }
+    } else {
+      for (int pos = part.by_free[g].FindFirst();
+           pos >= 0 && static_cast<int>(chosen.size()) < whole;
+           pos = part.by_free[g].FindFrom(pos + 1)) {
+        if (host && !resources.HostFitsJob(part.nodes[pos], request.host, g, n)) continue;
+        chosen.push_back(pos);
+      }
     }
     if (static_cast<int>(chosen.size()) < whole) continue;
     int remainder_pos = -1;

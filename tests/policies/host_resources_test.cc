@@ -259,6 +259,35 @@ INSTANTIATE_TEST_SUITE_P(EveryPlacement, HostPlacement,
                            return name;
                          });
 
+// 3 nodes x 8 A100s with 32 CPUs each. C (no GPUs, 20 CPUs, 100 s) at 0 holds 20 CPUs of node 0,
+// whose GPUs stay free. J (16 GPUs, 32 CPUs, 100 s) at 1 needs two whole nodes with 16 CPUs free
+// each (its CPUs split by its GPUs): node 0 has 12, so J takes nodes 1 and 2 (GPUs 8-23) at once.
+// K (8 GPUs, 16 CPUs, 10 s) at 2 finds node 0's GPUs free but not its CPUs: it starts when C ends,
+// [100, 110] on node 0.
+TEST(HostLimits, AJobAcrossNodesStepsOverFreeNodesShortOfCpus) {
+  const char* cluster =
+      R"({"nodes":[{"count":3,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
+      R"("host_memory_gib":256}]})";
+  const std::vector<Job> jobs = {WithHost(MakeJob("C", 0, 0, 100), 20),
+                                 WithHost(MakeJob("J", 1, 16, 100), 32),
+                                 WithHost(MakeJob("K", 2, 8, 10), 16)};
+  for (const char* placement : {"first-fit", "best-fit", "frag-aware"}) {
+    EngineOptions options;
+    options.stop_time = 5;  // while C and J run
+    TestSim early(cluster, jobs, "fcfs", placement, options);
+    early.Run();
+    EXPECT_EQ(early.Of("J").first_start, 1) << placement;
+    const std::vector<int>& gpus = early.ActiveOf("J").allocation.gpus;
+    ASSERT_EQ(gpus.size(), 16u) << placement;
+    EXPECT_EQ(gpus.front(), 8) << placement;
+    EXPECT_EQ(gpus.back(), 23) << placement;
+    TestSim sim(cluster, jobs, "fcfs", placement);
+    sim.Run();
+    testing::ExpectInterval(sim.Of("J"), 1, 101);
+    testing::ExpectInterval(sim.Of("K"), 100, 110);
+  }
+}
+
 // FGD counting CPUs as the paper's artifact does (GetNodePodFrag): a node of 4 free GPUs with
 // 2,000 of 16,000 milli-cores free. Class "needs 4 cores" lacks CPUs: all 4,000 idle milli are
 // its fragment; class "needs 1 core" fits and finds no partly used GPU: 0. Weights 1/2 each.
