@@ -458,6 +458,8 @@ class Weighted final : public Policy {
       group_of_partition[p] = g;
     }
     std::vector<int> instance_node(cluster.node_count(), -1);
+    instance->nodes.reserve(cluster.node_count());
+    node_of->reserve(cluster.node_count());
     for (size_t p = 0; p < partitions.size(); ++p) {
       for (int node : partitions[p].nodes) {
         if (resources.free_gpus(node) <= 0) continue;
