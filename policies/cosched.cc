@@ -325,6 +325,8 @@ class Cosched final : public Policy {
   bool AnyRoom(const SchedulingContext& context) {
     // A queued CPU-only job not yet tried in this pass may find CPUs (checked by trying it).
     if (cpu_only_queued_ > cpu_only_tried_) return true;
+    // A MIG instance may fit on a GPU that is not wholly free: only trying it tells.
+    if (context.resources().any_mig()) return true;
     // A queued fractional trace request may fit on a partly shared GPU (of any type: cheap and
     // rare enough not to index by type).
     if (!fractional_.empty()) {
@@ -443,6 +445,16 @@ class Cosched final : public Policy {
     return true;
   }
 
+  // True if `request` failing on the live state means every request of at least its GPUs fails
+  // on that type (min_failed_): a plain request of whole GPUs, whose fit is monotone in the
+  // count. Not one with placement constraints, a tensor-parallel group or whole nodes (which may
+  // fail where a plain one of more GPUs fits), nor any under host limits, where the CPUs and
+  // memory a request is charged do not grow with its GPUs alone.
+  static bool BoundsLarger(const SchedulingContext& context, const PlacementRequest& request) {
+    return request.constraint == 0 && TensorGroup(request) <= 1 && !request.whole_nodes &&
+           !context.resources().host_limited();
+  }
+
   // A job without model information: its whole request at its own batch, on any allowed type
   // that is not held.
   bool TryStartWhole(SchedulingContext& context, JobId id) {
@@ -451,8 +463,8 @@ class Cosched final : public Policy {
     request.gpus = info.request;
     request.type_mask &= ~held_mask_;
     // Whole GPUs are counted per type (placements are monotone in the count); a CPU-only job
-    // counts none.
-    const bool counted = request.milli == 0 && request.gpus > 0;
+    // counts none, and a MIG instance may fit on a GPU that is not wholly free.
+    const bool counted = request.milli == 0 && request.gpus > 0 && !IsMigRequest(request);
     if (counted) {
       bool possible = false;
       for (size_t p = 0; p < types_.size(); ++p) {
@@ -465,8 +477,9 @@ class Cosched final : public Policy {
     }
     Allocation allocation;
     if (!context.placement().Find(context.resources(), request, &allocation)) {
-      // A job with placement constraints may fail where others fit: its failure bounds nothing.
-      if (counted && request.constraint == 0) {
+      // A job with placement constraints (and the others BoundsLarger names) may fail where
+      // others fit: its failure bounds nothing.
+      if (counted && BoundsLarger(context, request)) {
         for (size_t p = 0; p < types_.size(); ++p) {
           if (request.AllowsType(types_[p])) {
             min_failed_[p] = std::min(min_failed_[p], info.request);
@@ -524,7 +537,7 @@ class Cosched final : public Policy {
         want.host = context.active(id).request.host;  // CPUs and memory (docs/resources.md)
         want.constraint = context.active(id).request.constraint;  // locality, node limit
         if (context.placement().Find(context.resources(), want, &allocation)) break;
-        if (want.constraint == 0) min_failed_[p] = std::min(min_failed_[p], n);
+        if (BoundsLarger(context, want)) min_failed_[p] = std::min(min_failed_[p], n);
       }
       if (n < floor) continue;
       const int batch = models.BestBatch(id, t, n);

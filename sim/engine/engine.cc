@@ -1118,9 +1118,10 @@ void Engine::Arrive(JobId id) {
     Enqueue(id);
     return;
   }
-  const HostDemand host = resources_.host_limited() ? live.request.host : HostDemand{};
-  const FitsKey key(live.request.gpus, live.request.milli, live.request.type_mask, host.cpu_milli,
-                    host.memory_mib, live.request.whole_nodes, live.request.constraint);
+  // Requests of one shape fit the empty cluster alike (host demands bind only under host limits).
+  PlacementRequest shaped = live.request;
+  if (!resources_.host_limited()) shaped.host = HostDemand{};
+  const RequestShape key = ShapeOf(shaped);
   if (key != last_fits_key_) {
     auto it = fits_empty_cache_.find(key);
     if (it == fits_empty_cache_.end()) {

@@ -70,6 +70,7 @@
 #include "sim/engine/metrics.h"
 #include "sim/engine/node_pools.h"
 #include "sim/engine/overcommit.h"
+#include "sim/engine/placement.h"
 #include "sim/engine/placement_constraints.h"
 #include "sim/engine/policy.h"
 #include "sim/engine/runtime_model.h"
@@ -547,10 +548,9 @@ class Engine final : public SchedulingContext {
   bool queued_indexed_ = false;
   int queue_length_ = 0;
   std::vector<JobId> running_;
-  using FitsKey = std::tuple<int, int, uint64_t, int32_t, int32_t, bool, uint16_t>;
-  std::map<FitsKey, bool> fits_empty_cache_;
+  std::map<RequestShape, bool> fits_empty_cache_;
   // The last answer of fits_empty_cache_ (most arrivals repeat the previous shape).
-  FitsKey last_fits_key_{-1, -1, 0, 0, 0, false, 0};
+  RequestShape last_fits_key_{-1, -1, 0, 0, 0, false, 0, 0, 0};
   bool last_fits_ = false;
   // GPU lists of finished jobs, handed to TryPlace (at most kSpareGpuLists kept).
   static constexpr size_t kSpareGpuLists = 1024;

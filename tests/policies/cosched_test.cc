@@ -19,6 +19,7 @@
 #include <limits>
 #include <memory>
 
+#include "sim/engine/mig.h"
 #include "sim/engine/model_runtime.h"
 #include "sim/util/error.h"
 #include "tests/test_util.h"
@@ -220,6 +221,55 @@ TEST(Cosched, WithoutModelsBackfillsWholeRequestsSmallJobsFirst) {
   EXPECT_DOUBLE_EQ(sim.Of("C").first_start, 2);
   EXPECT_DOUBLE_EQ(sim.Of("B").first_start, 100);
   EXPECT_EQ(sim.Of("B").max_gpus, 2);
+}
+
+TEST(Cosched, UnderHostLimitsAJobWhoseCpusFitIsTriedAfterOneOfTheSameGpusWhoseCpusDidNot) {
+  // 1 node x 8 GPUs and 32 CPUs, no model information. J0 (4 GPUs, 4 CPUs, 100 s) at 0 leaves 4
+  // GPUs and 28 CPUs. J1 (4 GPUs, 30 CPUs, 50 s) at 10 does not fit. J2 (4 GPUs, 4 CPUs, 30 s) at
+  // 20 fits and starts at once: [20, 50]. A pass that took J1's failure as a bound on every
+  // request of 4 GPUs or more would hold J2 until J1 has run. J1 starts when J0 ends: [100, 150].
+  auto with_cpus = [](Job job, int cpus) {
+    job.cpu_milli = cpus * 1000;
+    return job;
+  };
+  TestSim sim(R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":32,)"
+              R"("host_memory_gib":256}]})",
+              {with_cpus(MakeJob("J0", 0, 4, 100), 4), with_cpus(MakeJob("J1", 10, 4, 50), 30),
+               with_cpus(MakeJob("J2", 20, 4, 30), 4)},
+              "cosched");
+  ASSERT_TRUE(sim.Run().host_limited());
+  testing::ExpectInterval(sim.Of("J0"), 0, 100);
+  testing::ExpectInterval(sim.Of("J2"), 20, 50);
+  testing::ExpectInterval(sim.Of("J1"), 100, 150);
+}
+
+TEST(Cosched, ATensorParallelJobThatDoesNotFitBoundsNoPlainJob) {
+  // 2 nodes x 4 GPUs, no model information. A (2 GPUs, 1000 s) at 0 takes GPUs 0-1. T (6 GPUs in
+  // tensor-parallel groups of 3, each within a node) at 1 finds one group's room (node 1) but
+  // not two. P (6 GPUs, 10 s) at 2 fits across the nodes (node 1 whole and GPUs 2-3): [2, 12].
+  // Taking T's failure as a bound on every request of 6 GPUs would hold P until A ends. T starts
+  // when A ends: [1000, 1100].
+  Job t = MakeJob("T", 1, 6, 100);
+  t.tensor_parallel = 3;
+  TestSim sim(Nodes(2, 4), {MakeJob("A", 0, 2, 1000), t, MakeJob("P", 2, 6, 10)}, "cosched");
+  sim.Run();
+  testing::ExpectInterval(sim.Of("P"), 2, 12);
+  testing::ExpectInterval(sim.Of("T"), 1000, 1100);
+}
+
+TEST(Cosched, AMigInstanceStartsOnAGpuOthersInstancesPartlyHold) {
+  // 1 node x 2 A100-40GB in MIG mode (docs/mig.md). A (1 whole GPU, 1000 s) takes GPU 0 and M1
+  // (1g.5gb, 1000 s) slice 0 of GPU 1 at 0: no GPU is wholly free. M2 (1g.5gb, 10 s) at 2 fits in
+  // GPU 1's free slices: [2, 12]. Counting wholly free GPUs for it would hold it until 1000.
+  auto mig = [](const std::string& id, double submit, double duration) {
+    Job job = MakeJob(id, submit, 1, duration);
+    job.mig_profile = MigProfileId("1g.5gb");
+    return job;
+  };
+  TestSim sim(R"({"nodes":[{"count":1,"gpu_type":"A100-40GB","gpus_per_node":2,"mig":true}]})",
+              {MakeJob("A", 0, 1, 1000), mig("M1", 0, 1000), mig("M2", 2, 10)}, "cosched");
+  sim.Run();
+  testing::ExpectInterval(sim.Of("M2"), 2, 12);
 }
 
 TEST(Cosched, RejectsParametersOutOfRange) {

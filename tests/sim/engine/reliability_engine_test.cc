@@ -16,6 +16,7 @@
 namespace clustersim {
 namespace {
 
+using testing::ExpectInterval;
 using testing::MakeJob;
 using testing::Nodes;
 using testing::TestSim;
@@ -425,6 +426,28 @@ TEST(TensorParallel, AGroupLargerThanAnyNodeIsRejectedWithAReason) {
   sim.Run();
   EXPECT_EQ(sim.Of("c").state, JobState::kRejected);
   EXPECT_NE(sim.ReasonOf("c").find("tensor-parallel"), std::string::npos) << sim.ReasonOf("c");
+}
+
+TEST(TensorParallel, ARequestOfTheSameGpusWithoutAGroupIsJudgedApart) {
+  // Two nodes of 4. a (8 GPUs) fits across both nodes; b (8 GPUs, tp 8) needs one node of 8 and
+  // fits nowhere: rejected, whichever comes first, and c (1 GPU) runs after a. An arrival check
+  // that took b's answer for a's (or a's for b's) would queue b for ever or reject a.
+  Job a = MakeJob("a", 0, 8, 100);
+  Job b = MakeJob("b", 1, 8, 100);
+  b.tensor_parallel = 8;
+  Job c = MakeJob("c", 2, 1, 10);
+  TestSim a_first(Nodes(2, 4), {a, b, c});
+  a_first.Run();
+  ExpectInterval(a_first.Of("a"), 0, 100);
+  EXPECT_EQ(a_first.Of("b").state, JobState::kRejected);
+  ExpectInterval(a_first.Of("c"), 100, 110);
+  a.submit_time = 1;
+  b.submit_time = 0;
+  TestSim b_first(Nodes(2, 4), {b, a, c});
+  b_first.Run();
+  EXPECT_EQ(b_first.Of("b").state, JobState::kRejected);
+  ExpectInterval(b_first.Of("a"), 1, 101);
+  ExpectInterval(b_first.Of("c"), 101, 111);
 }
 
 TEST(CheckpointCost, ComesFromTheModelsStateAndTheClustersStorage) {
