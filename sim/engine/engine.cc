@@ -2146,7 +2146,7 @@ void Engine::ClearWaitReason(JobId id) {
 }
 
 void Engine::SetGroupWaitReason(int group, WaitReason reason) {
-  if (group < 0 || group >= (1 << 16)) PolicyBug("wait group outside 0..65535");
+  if (group < 0) PolicyBug("wait group negative");
   if (options_.wait_reasons) wait_.SetGroup(group, reason, now_);
 }
 

@@ -210,7 +210,7 @@ class SchedulingContext {
   virtual void SetWaitReason(JobId id, WaitReason reason) = 0;
   // The queued job takes its group's reason again (a no-op if it has none of its own).
   virtual void ClearWaitReason(JobId id) = 0;
-  // From now on, the queued jobs of wait group `group` (0..65535) without a reason of their own
+  // From now on, the queued jobs of wait group `group` (>= 0) without a reason of their own
   // wait for `reason`.
   virtual void SetGroupWaitReason(int group, WaitReason reason) = 0;
   // Why the job does not fit on `free` (by default the live free state) under the run's
@@ -245,7 +245,7 @@ class Policy {
   virtual void OnArrival(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnCompletion(SchedulingContext& /*context*/, JobId /*id*/) {}
   virtual void OnTimer(SchedulingContext& /*context*/, JobId /*id*/, int /*tag*/) {}
-  // The job's wait group (SchedulingContext::SetGroupWaitReason, 0..65535): a queued job without a
+  // The job's wait group (SchedulingContext::SetGroupWaitReason, >= 0): a queued job without a
   // reason of its own waits for its group's. Asked whenever the job enters the queue, before
   // OnArrival or OnRequeue; must give the same group every time for one job. Default: 0, one
   // group for every job.

@@ -135,14 +135,14 @@ void WaitLedger::Resize(size_t jobs) {
 }
 
 WaitLedger::Group& WaitLedger::GroupOf(int group) {
-  CHECK(group >= 0 && group < (1 << 16), "wait group out of range 0..65535");
+  CHECK(group >= 0, "wait group out of range: negative");
   if (group >= static_cast<int>(group_state_.size())) group_state_.resize(group + 1);
   return group_state_[group];
 }
 
 void WaitLedger::Enter(JobId id, int group, double now) {
   if (group != 0 && groups_.empty()) groups_.assign(flags_.size(), 0);
-  if (!groups_.empty()) groups_[id] = static_cast<uint16_t>(group);
+  if (!groups_.empty()) groups_[id] = static_cast<uint32_t>(group);
   flags_[id] &= kTallied;  // a job queued again keeps the seconds of its earlier waits
   Join(id, now);
 }

@@ -130,7 +130,7 @@ class WaitLedger {
 
   std::vector<uint8_t> flags_;    // per job
   std::vector<WaitReason> own_;   // per job: its own reason (when kOwn)
-  std::vector<uint16_t> groups_;  // per job; empty while every job is in group 0
+  std::vector<uint32_t> groups_;  // per job; empty while every job is in group 0
   std::vector<Group> group_state_ = std::vector<Group>(1);
   // The start of the job's open interval when it is not its queued_since (kPieceStart).
   std::unordered_map<JobId, double> piece_start_;

@@ -52,6 +52,23 @@ TEST(WaitLedger, SplitsAGroupMembersTimeOverTheGroupsReasons) {
   EXPECT_DOUBLE_EQ(ledger.totals()[static_cast<int>(R::kCapacity)], 28);
 }
 
+TEST(WaitLedger, GroupsBeyondSixteenBitsKeepTheirOwnReasons) {
+  // A policy with more request classes than 65,536 (EASY's, one per request shape): job 0 in
+  // group 70,000 waits [0, 10] for capacity from 4; job 1 in group 70,000 - 65,536 = 4,464 (the
+  // same group if the number were cut to 16 bits) waits [0, 10] for queue_head throughout.
+  WaitLedger ledger;
+  ledger.Resize(2);
+  ledger.Enter(0, 70000, 0.0);
+  ledger.Enter(1, 70000 - 65536, 0.0);
+  ledger.SetGroup(70000, WaitReason::kCapacity, 4.0);
+  ledger.Leave(0, 0.0, 10.0);
+  ledger.Leave(1, 0.0, 10.0);
+  using R = WaitReason;
+  EXPECT_EQ(ledger.Seconds(0),
+            (std::vector<std::pair<R, double>>{{R::kCapacity, 6}, {R::kQueueHead, 4}}));
+  EXPECT_EQ(ledger.Seconds(1), (std::vector<std::pair<R, double>>{{R::kQueueHead, 10}}));
+}
+
 TEST(WaitLedger, AnOwnReasonOverridesTheGroupUntilCleared) {
   // Job 0 enters at 0 (group: queue_head), is given capacity at 5, quota at 8, is cleared at 20
   // while the group says priority (since 15), leaves at 30: queue_head 5, capacity 3, quota 12,
