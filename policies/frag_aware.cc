@@ -190,37 +190,26 @@ class FragAware final : public Placement {
 
   // NodeFragmentation after `take` of the node's whole free GPUs (scratch_ holds its free milli)
   // are taken and its free CPUs become `cpu_after`, minus NodeFragmentation now (`cpu`: its CPUs
-  // now). With the workload's classes (fixed for this object) the node's NodeFragmentationView
-  // is kept until its state (free milli per GPU, free CPUs) changes, and both terms come from it
-  // in O(classes): the same arithmetic as NodeFragmentation, so the same doubles. Leaves
-  // scratch_ changed.
+  // now), both from the node's NodeFragmentationView in O(classes) (the same arithmetic as
+  // NodeFragmentation, so the same doubles). With the workload's classes (fixed for this object)
+  // the view and the last values after a take are kept until the node's state changes.
   double Growth(int node, int take, int64_t cpu_after, std::span<const TaskClass> classes,
                 const NodeCpu& cpu) const {
-    if (NodeMemo* memo = MemoOf(node, scratch_, classes, cpu); memo != nullptr) {
-      if (!memo->view) memo->view.emplace(scratch_, classes, cpu);
-      const double before = memo->view->current();
-      for (const AfterEntry& entry : memo->after) {
-        if (entry.take == take && entry.cpu_free == cpu_after) return entry.value - before;
-      }
-      const AfterEntry entry{take, cpu_after, memo->view->AfterTake(take, cpu_after)};
-      if (memo->after.size() < kAfterEntries) {
-        memo->after.push_back(entry);
-      } else {
-        memo->after[memo->next_slot] = entry;
-        memo->next_slot = (memo->next_slot + 1) % kAfterEntries;
-      }
-      return entry.value - before;
+    NodeMemo* memo = MemoOf(node, scratch_, classes, cpu);
+    const NodeFragmentationView& view = ViewIn(memo, scratch_, classes, cpu);
+    const double before = view.current();
+    if (memo == nullptr) return view.AfterTake(take, cpu_after) - before;
+    for (const AfterEntry& entry : memo->after) {
+      if (entry.take == take && entry.cpu_free == cpu_after) return entry.value - before;
     }
-    const double before = NodeFragmentation(scratch_, classes, cpu);
-    for (int i = 0; i < static_cast<int>(scratch_.size()) && take > 0; ++i) {
-      if (scratch_[i] == kMilliPerGpu) {
-        scratch_[i] = 0;
-        --take;
-      }
+    const AfterEntry entry{take, cpu_after, view.AfterTake(take, cpu_after)};
+    if (memo->after.size() < kAfterEntries) {
+      memo->after.push_back(entry);
+    } else {
+      memo->after[memo->next_slot] = entry;
+      memo->next_slot = (memo->next_slot + 1) % kAfterEntries;
     }
-    NodeCpu after_cpu = cpu;
-    after_cpu.free_milli = cpu_after;
-    return NodeFragmentation(scratch_, classes, after_cpu) - before;
+    return entry.value - before;
   }
 
   // What is remembered of one node (Growth, ViewOf), valid while the node's state is `free`,
@@ -263,11 +252,14 @@ class FragAware final : public Placement {
   const NodeFragmentationView& ViewOf(int node, std::span<const int> free_milli,
                                       std::span<const TaskClass> classes,
                                       const NodeCpu& cpu) const {
-    NodeMemo* memo = MemoOf(node, free_milli, classes, cpu);
-    if (memo == nullptr) {
-      one_view_.emplace(free_milli, classes, cpu);
-      return *one_view_;
-    }
+    return ViewIn(MemoOf(node, free_milli, classes, cpu), free_milli, classes, cpu);
+  }
+
+  // The view kept in `memo` (made on first use), or a fresh one in one_view_ without a memo.
+  const NodeFragmentationView& ViewIn(NodeMemo* memo, std::span<const int> free_milli,
+                                      std::span<const TaskClass> classes,
+                                      const NodeCpu& cpu) const {
+    if (memo == nullptr) return one_view_.emplace(free_milli, classes, cpu);
     if (!memo->view) memo->view.emplace(free_milli, classes, cpu);
     return *memo->view;
   }

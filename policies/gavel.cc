@@ -36,7 +36,6 @@
 //     throughput).
 #include <algorithm>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "policies/gavel_lp.h"
@@ -212,7 +211,6 @@ class Gavel final : public Policy {
     std::stable_sort(starts.begin(), starts.end(), [&](const auto& a, const auto& b) {
       return context.active(a.first).request.gpus > context.active(b.first).request.gpus;
     });
-    no_fit_.clear();
     for (const auto& [id, slot] : starts) TryStart(context, id, slot);
     // GPUs left by chosen jobs that did not fit: offered to the other pairs in priority order.
     for (const Pair& p : pairs_) {
@@ -267,20 +265,24 @@ class Gavel final : public Policy {
   }
 
   // Starts the job on type `slot` where the run's placement finds room. A request of a shape
-  // that did not fit since the last start cannot fit now (the placement is deterministic in the
-  // free state and the shape) and is not asked again, unless the placement draws random numbers.
+  // refused on the free state as it still is (Resources::version) cannot fit (the placement is
+  // deterministic in the free state and the shape) and is not asked again, unless the placement
+  // draws random numbers.
   void TryStart(SchedulingContext& context, JobId id, int slot) {
     PlacementRequest request = context.active(id).request;
     request.type_mask &= uint64_t{1} << types_[slot];
+    const uint64_t version = context.resources().version();
     const bool remembers = !context.placement().DrawsRandomNumbers();
     const RequestShape shape = ShapeOf(request);
-    if (remembers && no_fit_.contains(shape)) return;
+    if (remembers) {
+      const auto refused = refused_at_.find(shape);
+      if (refused != refused_at_.end() && refused->second == version) return;
+    }
     Allocation allocation;
     if (context.placement().Find(context.resources(), request, &allocation)) {
       context.Start(id, std::move(allocation));
-      no_fit_.clear();
     } else if (remembers) {
-      no_fit_.insert(shape);
+      refused_at_[shape] = version;
     }
   }
 
@@ -300,7 +302,7 @@ class Gavel final : public Policy {
   bool round_due_ = false;
   uint64_t failed_version_ = 0;
   std::vector<Pair> pairs_;
-  std::set<RequestShape> no_fit_;               // shapes refused since the round's last start
+  std::map<RequestShape, uint64_t> refused_at_;  // shape -> free-state version it was refused on
   std::map<RequestShape, WaitReason> reasons_;  // the round's wait reasons by shape
 };
 

@@ -23,6 +23,16 @@ int MinCpuCharge(const HostDemand& demand, int gpus, int allocation_gpus) {
                           allocation_gpus);
 }
 
+// The first position >= from of a node of `part` with exactly `free` free GPUs, stepping over
+// those with fewer than `cpu` free CPUs (milli; 0 = no CPU demand) by the partition's index of
+// free CPUs: a stated CPU demand charges every node that declares CPUs the same (HostChargeOn),
+// so such a node cannot take it. -1 if none.
+int NextWithCpus(const Partition& part, int free, int cpu, int from) {
+  if (cpu > 0 && !part.cpu_by_free.empty())
+    return part.cpu_by_free[free].FindFirstAtLeast(cpu, from);
+  return part.by_free[free].FindFrom(from);
+}
+
 }  // namespace
 
 int PickNode(const Partition& part, int gpus, NodeRule rule, const std::vector<int>& exclude,
@@ -61,20 +71,11 @@ int PickNode(const Resources& resources, const Partition& part, int gpus, NodeRu
     if (pos >= 0) *free_count = part.free_tree.Get(pos);
     return pos;
   }
-  // A stated CPU demand charges every node that declares CPUs the same (HostChargeOn): nodes with
-  // fewer free are stepped over by the partition's per-bucket index of free CPUs.
   const int cpu = MinCpuCharge(request.host, gpus, allocation_gpus);
   for (int f = std::max(gpus, 1); f <= part.gpus_per_node; ++f) {
     if (part.by_free_count[f] == 0) continue;
-    int pos = -1;
-    if (cpu > 0 && !part.cpu_by_free.empty()) {
-      const MaxTree& fits = part.cpu_by_free[f];
-      pos = fits.FindFirstAtLeast(cpu, 0);
-      while (pos >= 0 && skip(pos)) pos = fits.FindFirstAtLeast(cpu, pos + 1);
-    } else {
-      pos = part.by_free[f].FindFirst();
-      while (pos >= 0 && skip(pos)) pos = part.by_free[f].FindFrom(pos + 1);
-    }
+    int pos = NextWithCpus(part, f, cpu, 0);
+    while (pos >= 0 && skip(pos)) pos = NextWithCpus(part, f, cpu, pos + 1);
     if (pos >= 0) {
       *free_count = f;
       return pos;
@@ -177,21 +178,11 @@ bool PlaceAcrossNodes(const Resources& resources, const PlacementRequest& reques
     const int remainder = n % g;
     if (part.by_free_count[g] < whole) continue;
     std::vector<int> chosen;  // positions, ascending
-    // A stated CPU demand charges every node that declares CPUs the same: free nodes with fewer
-    // free CPUs are stepped over by the partition's index, as PickNode does.
     const int cpu = host ? MinCpuCharge(request.host, g, n) : 0;
-    if (cpu > 0 && !part.cpu_by_free.empty()) {
-      const MaxTree& fits = part.cpu_by_free[g];
-      for (int pos = fits.FindFirstAtLeast(cpu, 0);
-           pos >= 0 && static_cast<int>(chosen.size()) < whole;
-           pos = fits.FindFirstAtLeast(cpu, pos + 1)) {
-        if (resources.HostFitsJob(part.nodes[pos], request.host, g, n)) chosen.push_back(pos);
-      }
-    } else {
-      for (int pos = part.by_free[g].FindFirst();
-           pos >= 0 && static_cast<int>(chosen.size()) < whole;
-           pos = part.by_free[g].FindFrom(pos + 1)) {
-        if (host && !resources.HostFitsJob(part.nodes[pos], request.host, g, n)) continue;
+    for (int pos = NextWithCpus(part, g, cpu, 0);
+         pos >= 0 && static_cast<int>(chosen.size()) < whole;
+         pos = NextWithCpus(part, g, cpu, pos + 1)) {
+      if (!host || resources.HostFitsJob(part.nodes[pos], request.host, g, n)) {
         chosen.push_back(pos);
       }
     }

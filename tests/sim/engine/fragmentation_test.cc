@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <span>
 
 #include "sim/engine/resources.h"
 #include "tests/test_util.h"
@@ -49,12 +50,18 @@ TEST(NodeFragmentation, IsTheWeightedSumOverClasses) {
   EXPECT_EQ(NodeFragmentation(std::vector<int>{1000, 1000, 1000, 1000}, classes), 0);
 }
 
+// A node of 1 to 8 GPUs, each with free milli drawn from `values`.
+std::vector<int> RandomNode(std::mt19937& rng, std::span<const int> values) {
+  std::vector<int> node(1 + rng() % 8);
+  for (int& f : node) f = values[rng() % values.size()];
+  return node;
+}
+
 TEST(NodeFragmentationView, AfterChangeEqualsRecomputingTheNode) {
   std::mt19937 rng(7);
   const int values[] = {0, 100, 250, 400, 500, 700, 999, 1000};
   for (int trial = 0; trial < 300; ++trial) {
-    std::vector<int> node(1 + rng() % 8);
-    for (int& f : node) f = values[rng() % 8];
+    const std::vector<int> node = RandomNode(rng, values);
     std::vector<TaskClass> classes;
     const int count = 1 + static_cast<int>(rng() % 5);
     for (int c = 0; c < count; ++c) {
@@ -79,8 +86,7 @@ TEST(NodeFragmentationView, AfterTakeEqualsRecomputingTheNodeWithItsCpus) {
   std::mt19937 rng(11);
   const int values[] = {0, 100, 250, 400, 500, 700, 999, 1000, 1000, 1000};
   for (int trial = 0; trial < 2000; ++trial) {
-    std::vector<int> node(1 + rng() % 8);
-    for (int& f : node) f = values[rng() % 10];
+    const std::vector<int> node = RandomNode(rng, values);
     std::vector<TaskClass> classes;
     const int count = 1 + static_cast<int>(rng() % 6);
     for (int c = 0; c < count; ++c) {
