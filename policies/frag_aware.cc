@@ -295,13 +295,14 @@ class FragAware final : public Placement {
       }
       return;
     }
-    // With host limits a completely free node (no job on it: all its CPUs free too) stands for
-    // the others of its partition with the same CPU and memory capacity.
-    seen_capacity_.clear();
+    // With host limits a node whose GPUs are all free stands for the others of its partition
+    // whose host resources take the job and whose CPUs are as it: the same capacity and the same
+    // free CPUs give the same growth (a CPU-only job may hold CPUs on a node of idle GPUs).
+    seen_cpus_.clear();
     for (int pos = part.by_free[g].FindFirst(); pos >= 0; pos = part.by_free[g].FindFrom(pos + 1)) {
       if (excluded(pos)) continue;
       const int node = part.nodes[pos];
-      if (!FirstOfItsCapacity(resources.cluster().node(node))) continue;
+      if (!FirstOfItsCpus(resources, node)) continue;
       const double delta = WholeDelta(resources, node, need, classes, request, allocation_gpus);
       if (best->Beaten(delta, node, -1)) best->Take(delta, node, -1);
     }
@@ -340,7 +341,8 @@ class FragAware final : public Placement {
     const Cluster& cluster = resources.cluster();
     const int milli = request.milli;
     // Candidate nodes: those with a shared GPU that has enough left, and those with a whole free
-    // GPU (the first completely free node per partition standing for all of them).
+    // GPU (with all GPUs free, the first node per partition standing for the others: with host
+    // limits, for the others whose host resources take the job and whose CPUs are as its).
     candidates_.clear();
     const IndexSet& shared = resources.shared_gpus();
     for (int g = shared.FindFirst(); g >= 0; g = shared.FindFrom(g + 1)) {
@@ -363,12 +365,14 @@ class FragAware final : public Placement {
         if (const int pos = part.by_free[g].FindFirst(); pos >= 0) {
           candidates_.push_back(part.nodes[pos]);
         }
-      } else {  // one completely free node per CPU and memory capacity (see ScorePartition)
-        seen_capacity_.clear();
+      } else {  // see ScorePartition
+        seen_cpus_.clear();
         for (int pos = part.by_free[g].FindFirst(); pos >= 0;
              pos = part.by_free[g].FindFrom(pos + 1)) {
-          if (FirstOfItsCapacity(cluster.node(part.nodes[pos]))) {
-            candidates_.push_back(part.nodes[pos]);
+          const int node = part.nodes[pos];
+          if (resources.HostFitsJob(node, request.host, 1, 1, milli) &&
+              FirstOfItsCpus(resources, node)) {
+            candidates_.push_back(node);
           }
         }
       }
@@ -406,21 +410,21 @@ class FragAware final : public Placement {
     return true;
   }
 
-  // True the first time a node of these CPU and memory capacities is seen since
-  // seen_capacity_ was cleared.
-  bool FirstOfItsCapacity(const Node& node) const {
-    const std::pair<int32_t, int32_t> capacity(NodeCpuMilli(node), NodeMemoryMib(node));
-    if (std::find(seen_capacity_.begin(), seen_capacity_.end(), capacity) != seen_capacity_.end()) {
-      return false;
-    }
-    seen_capacity_.push_back(capacity);
+  // True the first time a node of this CPU capacity and these free CPUs is seen since seen_cpus_
+  // was cleared. Among nodes of one partition whose GPUs are all free, these are all a node's
+  // growth depends on (memory only decides whether the job fits, which the callers ask first).
+  bool FirstOfItsCpus(const Resources& resources, int node) const {
+    const std::pair<int32_t, int32_t> cpus(NodeCpuMilli(resources.cluster().node(node)),
+                                           resources.free_cpu_milli(node));
+    if (std::find(seen_cpus_.begin(), seen_cpus_.end(), cpus) != seen_cpus_.end()) return false;
+    seen_cpus_.push_back(cpus);
     return true;
   }
 
   const std::vector<TaskClass>* workload_;
   TypeOrder order_;
   bool sigmoid_ = false;
-  mutable std::vector<std::pair<int32_t, int32_t>> seen_capacity_;
+  mutable std::vector<std::pair<int32_t, int32_t>> seen_cpus_;
   // Scratch buffers (Find is const and runs on one thread per placement object).
   mutable std::vector<int> scratch_;
   mutable std::vector<int> candidates_;

@@ -200,6 +200,22 @@ class CpuOnlyPlacementTest : public ::testing::Test {
     return out.node;
   }
 
+  // The node `strategy` gives a request of `gpus` whole GPUs (or one GPU's `milli` share) with
+  // `cpus` cores; -1 if none.
+  int PlaceGpuJob(const std::string& strategy, int gpus, int milli, int cpus,
+                  const std::vector<TaskClass>* workload) {
+    PlacementEnv env{&cluster_, nullptr, nullptr, workload, nullptr, 0};
+    const auto placement = FindPlacement(strategy).make(env, Params());
+    PlacementRequest request;
+    request.gpus = gpus;
+    request.milli = milli;
+    request.host = HostDemand{cpus * 1000, 0};
+    Allocation out;
+    if (!placement->Find(resources_, request, &out)) return -1;
+    EXPECT_EQ(out.gpus.size(), static_cast<size_t>(milli > 0 ? 1 : gpus));
+    return cluster_.NodeOfGpu(out.gpus.front());
+  }
+
   Cluster cluster_;
   Resources resources_;
 };
@@ -241,6 +257,38 @@ TEST_F(CpuOnlyPlacementTest, FragAwareKeepsCpusWhereGpusNeedThem) {
   // A CPU-only class alone finds every idle GPU fragmented whatever the CPUs: no growth
   // anywhere, the lowest node.
   EXPECT_EQ(Place("frag-aware", 64), 0);
+}
+
+// Nodes 1 and 2 have all their GPUs free and the same capacities, but a CPU-only job holds 64 of
+// node 1's CPUs: one cannot stand for the other. The workload is one class of 1 GPU with 40 CPUs;
+// the job takes 64 CPUs. Whole GPU: node 0 keeps 2 GPUs and 32 CPUs < 40, growth 2,000; node 1
+// keeps 3 GPUs and 0 CPUs, 3,000; node 2 keeps 64 CPUs, 0: node 2. Half a GPU: node 0 leaves
+// 2,500 idle milli with 32 CPUs, growth 2,500; node 1 3,500; node 2 only the half GPU's 500 left
+// below the class's 1,000: node 2. Half a GPU with 100 CPUs: only node 2 has the CPUs.
+TEST_F(CpuOnlyPlacementTest, FragAwareScoresEachIdleNodeWhoseCpusDiffer) {
+  const std::vector<TaskClass> workload = {TaskClass{1, 0, 1.0, 40000}};
+  EXPECT_EQ(PlaceGpuJob("frag-aware", 1, 0, 64, &workload), 2);
+  EXPECT_EQ(PlaceGpuJob("frag-aware", 0, 500, 64, &workload), 2);
+  EXPECT_EQ(PlaceGpuJob("frag-aware", 0, 500, 100, &workload), 2);
+}
+
+// Which idle node stands for the others is asked among those the job fits. Held besides the
+// fixture's: 300 GiB of node 0 (84 GiB left: its GPU job holds a quarter of 512), 400 GiB of
+// node 1 (112 left) and 64 of node 2's CPUs. Nodes 1 and 2 have all GPUs free, the same
+// capacities and 64 free CPUs; half a GPU with 200 GiB fits node 2 alone.
+TEST_F(CpuOnlyPlacementTest, FragAwareTakesTheIdleNodeWhoseMemoryFitsWhenAnotherLikeItDoesNot) {
+  resources_.AllocateHostOn(0, HostDemand{0, 300 * 1024});
+  resources_.AllocateHostOn(1, HostDemand{0, 400 * 1024});
+  resources_.AllocateHostOn(2, HostDemand{64000, 0});
+  PlacementEnv env{&cluster_, nullptr, nullptr, nullptr, nullptr, 0};
+  const auto placement = FindPlacement("frag-aware").make(env, Params());
+  PlacementRequest request;
+  request.gpus = 0;
+  request.milli = 500;
+  request.host = HostDemand{8000, 200 * 1024};
+  Allocation out;
+  ASSERT_TRUE(placement->Find(resources_, request, &out));
+  EXPECT_EQ(cluster_.NodeOfGpu(out.gpus.front()), 2);
 }
 
 // 8 CPUs, free 96, 64 and 128 on nodes 0, 1, 2. first-fit, pool, topology, fastest-type: the
