@@ -600,9 +600,8 @@ void Conservative::PlaceCounting(SchedulingContext& context, JobId id, uint64_t 
 
 bool Conservative::StartCounting(SchedulingContext& context, JobId id, const Slot& slot,
                                  Allocation* allocation) {
-  PlacementRequest request = context.active(id).request;
-  request.type_mask = uint64_t{1} << slot.type;
-  return context.placement().Find(context.resources(), request, allocation);
+  return context.placement().Find(context.resources(),
+                                  OnType(context.active(id).request, slot.type), allocation);
 }
 
 // ---- per node ----

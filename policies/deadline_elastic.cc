@@ -192,9 +192,8 @@ class DeadlineElastic final : public Policy {
     Plan(context, admitted_, &profile, nullptr, &plans);
     for (const auto& [id, choice] : plans) {
       if (choice.start > now || choice.type < 0) continue;
-      PlacementRequest request = context.active(id).request;
+      PlacementRequest request = OnType(context.active(id).request, choice.type);
       request.gpus = choice.gpus;
-      request.type_mask &= uint64_t{1} << choice.type;
       Allocation allocation;
       if (!context.placement().Find(context.resources(), request, &allocation)) continue;
       allocation.batch = choice.batch;

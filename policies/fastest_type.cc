@@ -39,8 +39,7 @@ class FastestType final : public Placement {
     bool best_fits = false;
     for (int t = 0; t < types; ++t) {
       if (!request.AllowsType(t) || resources.free_of_type(t) < request.gpus) continue;
-      PlacementRequest one = request;
-      one.type_mask = request.type_mask & (uint64_t{1} << t);
+      const PlacementRequest one = OnType(request, t);
       Allocation candidate;
       if (!PlaceOnNodes(resources, one, NodeRule::kFirstFit, &candidate)) continue;
       const bool fits =

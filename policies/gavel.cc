@@ -229,8 +229,7 @@ class Gavel final : public Policy {
       const int chosen = chosen_slot_[id];
       WaitReason reason = WaitReason::kPolicyHold;
       if (chosen >= 0) {
-        PlacementRequest request = context.active(id).request;
-        request.type_mask &= uint64_t{1} << types_[chosen];
+        const PlacementRequest request = OnType(context.active(id).request, types_[chosen]);
         const auto [known, added] = reasons_.try_emplace(ShapeOf(request), reason);
         if (added) {
           known->second = ClassifyNoFit(context.cluster(), context.placement(), context.resources(),
@@ -269,8 +268,7 @@ class Gavel final : public Policy {
   // deterministic in the free state and the shape) and is not asked again, unless the placement
   // draws random numbers.
   void TryStart(SchedulingContext& context, JobId id, int slot) {
-    PlacementRequest request = context.active(id).request;
-    request.type_mask &= uint64_t{1} << types_[slot];
+    const PlacementRequest request = OnType(context.active(id).request, types_[slot]);
     const uint64_t version = context.resources().version();
     const bool remembers = !context.placement().DrawsRandomNumbers();
     const RequestShape shape = ShapeOf(request);

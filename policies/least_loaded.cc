@@ -43,8 +43,7 @@ class LeastLoaded final : public Policy {
     for (size_t s = 0; s < queues_.size(); ++s) {
       while (!queues_[s].empty()) {
         const JobId id = *queues_[s].begin();
-        PlacementRequest request = context.active(id).request;
-        request.type_mask &= uint64_t{1} << types_[s];
+        const PlacementRequest request = OnType(context.active(id).request, types_[s]);
         Allocation allocation;
         if (!context.placement().Find(context.resources(), request, &allocation)) {
           // The type's head waits for room on its type; the jobs behind it, behind it.

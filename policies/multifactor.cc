@@ -375,9 +375,8 @@ class Multifactor final : public Policy {
         continue;
       }
       if (best <= now) {
-        PlacementRequest one = request;
-        one.type_mask = uint64_t{1} << best_type;
-        if (context.placement().Find(context.resources(), one, &allocation)) {
+        if (context.placement().Find(context.resources(), OnType(request, best_type),
+                                     &allocation)) {
           Reserve(&free_[best_type], now, now + plan, request.gpus);
           free_now -= request.gpus;
           StartJob(context, id, std::move(allocation));

@@ -176,10 +176,11 @@ class Weighted final : public Policy {
         // The allocators count GPUs only: where the chosen nodes lack the job's CPUs or host
         // memory (or a job placed this way took their GPUs), the run's placement finds it room
         // on the same GPU type, or it waits.
-        PlacementRequest request = context.active(id).request;
-        request.type_mask &= uint64_t{1} << type;
         allocation = Allocation{};
-        if (!context.placement().Find(context.resources(), request, &allocation)) continue;
+        if (!context.placement().Find(context.resources(), OnType(context.active(id).request, type),
+                                      &allocation)) {
+          continue;
+        }
       }
       Begin(context, id, std::move(allocation));
     }

@@ -44,6 +44,13 @@ struct PlacementRequest {
   bool AllowsType(int type) const { return (type_mask >> type) & 1; }
 };
 
+// `request` restricted to GPU type `type` (a policy that chose the type places, and judges a
+// fit, with this copy; a type the request does not allow leaves it no type).
+inline PlacementRequest OnType(PlacementRequest request, int type) {
+  request.type_mask &= uint64_t{1} << type;
+  return request;
+}
+
 // GPUs of one tensor-parallel group of the request (its job's Job::tensor_parallel), which must
 // share a node (an NVLink domain; PlaceTensorGroups); 0 or 1 = no constraint. Requests for whole
 // nodes, GPU shares or without a job have none. (Read from the job, so that PlacementRequest
