@@ -12,8 +12,8 @@
 // (policies/backfill.h).
 //
 // The availability profile is a step function of free GPUs over time per unit (see Profile):
-// - With a placement that ignores nodes (`pool`), and no host limits, a unit is a GPU type, and
-//   GPUs are counted. A
+// - With a placement that ignores nodes (`pool`), no host limits and no job with tensor-parallel
+//   groups (each must share a node), a unit is a GPU type, and GPUs are counted. A
 //   reservation names a type: among the job's allowed types on which its placement can exist at
 //   all, the one with the earliest slot (ties: the type listed first in the cluster). At its time
 //   the job is placed with `pool` on that type's live free GPUs, which counting guarantees.
@@ -126,7 +126,11 @@ class Conservative final : public Policy {
   double RequestedWalltime(const Job& job) const override { return rule_.Requested(job); }
   bool KeepsPromises() const override { return true; }
   bool PlacesMig() const override { return false; }  // docs/mig.md
-  void BeforeRun(const Trace& trace, uint64_t seed) override { rule_.Prepare(trace, seed); }
+  void BeforeRun(const Trace& trace, uint64_t seed) override {
+    rule_.Prepare(trace, seed);
+    tensor_groups_ = std::any_of(trace.jobs.begin(), trace.jobs.end(),
+                                 [](const Job& job) { return job.tensor_parallel > 1; });
+  }
   std::string PlanningEstimates() const override { return rule_.Describe(); }
 
  private:
@@ -284,6 +288,7 @@ class Conservative final : public Policy {
   WalltimeRule rule_;
   const Cluster* cluster_ = nullptr;
   bool by_nodes_ = false;          // the profile units are nodes (else GPU types)
+  bool tensor_groups_ = false;     // a job of the trace has tensor-parallel groups
   std::vector<Profile> profiles_;  // by unit
   // Under host limits (units are nodes): free CPUs (milli-cores) and memory (MiB) per node over
   // time; empty otherwise. A node that does not declare a dimension has a profile of 0 that no
@@ -340,7 +345,8 @@ void Conservative::Init(const SchedulingContext& context) {
   // Under host limits (CPUs, host memory) the units are nodes with every placement: CPUs and
   // memory are per node, so counting GPUs per type would promise what a node cannot give.
   host_ = context.resources().host_limited();
-  by_nodes_ = !context.placement().IgnoresNodes() || host_;
+  // So too when a job's tensor-parallel groups must each share a node.
+  by_nodes_ = !context.placement().IgnoresNodes() || host_ || tensor_groups_;
   if (by_nodes_) {
     for (const Node& node : cluster.nodes()) profiles_.emplace_back(node.gpu_count);
     if (host_) {

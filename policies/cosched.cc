@@ -256,6 +256,10 @@ class Cosched final : public Policy {
       return;
     }
     if (context.active(id).request.milli > 0) return;  // a fractional trace request: kept as is
+    // A MIG instance runs its trace time on the instance it names
+    // (docs/mig.md#what-an-instance-counts-as): no count or batch to choose, and it may start on a
+    // GPU that is not wholly free.
+    if (IsMigRequest(context.active(id).request)) return;
     const std::string& family = models->model(id)->family;
     const int by_fraction =
         static_cast<int>(std::ceil(options_.min_fraction * static_cast<double>(job.gpus) - 1e-9));

@@ -136,6 +136,7 @@ class DeadlineElastic final : public Policy {
   DeadlineElastic(Options options, WalltimeRule rule) : options_(options), rule_(rule) {}
 
   bool Elastic() const override { return true; }
+  bool PlacesMig() const override { return false; }  // docs/mig.md: it plans whole GPUs
   double RequestedWalltime(const Job& job) const override { return rule_.Requested(job); }
 
   void OnArrival(SchedulingContext& context, JobId id) override {
@@ -390,10 +391,13 @@ class DeadlineElastic final : public Policy {
     return best.type >= 0 ? best : fastest;
   }
 
-  // GPU counts the job may start on, a multiple of this (its model's TP x PP in model-aware runs).
+  // GPU counts the job may start on, a multiple of this: its model's TP x PP in model-aware runs,
+  // else its tensor-parallel group (trace column tp; each group shares a node), else 1.
   int Step(const SchedulingContext& context, JobId id, int type) const {
     const ModelRuntime* models = context.models();
-    if (models == nullptr || !models->ScalesWithGpus(id)) return 1;
+    if (models == nullptr || !models->ScalesWithGpus(id)) {
+      return std::max(1, TensorGroup(context.active(id).request));
+    }
     return models->min_gpus(id, type);
   }
 

@@ -55,6 +55,8 @@ class Gavel final : public Policy {
   Gavel(double round_seconds, GavelObjective objective)
       : round_seconds_(round_seconds), objective_(objective) {}
 
+  bool PlacesMig() const override { return false; }  // docs/mig.md: its rounds count whole GPUs
+
   void OnArrival(SchedulingContext& context, JobId /*id*/) override {
     dirty_ = true;
     if (!timer_pending_) {

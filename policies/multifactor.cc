@@ -344,7 +344,10 @@ class Multifactor final : public Policy {
     const Cluster& cluster = context.cluster();
     int free_now = 0;
     for (int type : cluster.gpu_types()) free_now += context.resources().free_of_type(type);
-    if (free_now == 0) return;  // nothing can start: reservations would change nothing now
+    // Nothing can start (reservations would change nothing now), but under host limits a CPU-only
+    // job, which needs no GPU (docs/resources.md#cpu-only-jobs).
+    const bool cpu_only_may_start = context.resources().host_limited();
+    if (free_now == 0 && !cpu_only_may_start) return;
     BuildProfile(context);
     const double now = context.now();
     const double limit = now + bf_window_;
@@ -353,12 +356,13 @@ class Multifactor final : public Policy {
     size_t kept = 0;
     for (size_t k = 0; k < waiting_.size(); ++k) {
       const JobId id = waiting_[k];
-      if (tested >= bf_max_job_test_ || free_now == 0 || !context.MayStart(id)) {
+      const PlacementRequest& request = context.active(id).request;
+      if (tested >= bf_max_job_test_ || (free_now == 0 && !IsCpuOnly(request)) ||
+          !context.MayStart(id)) {
         waiting_[kept++] = id;
         continue;
       }
       ++tested;
-      const PlacementRequest& request = context.active(id).request;
       const double plan = walltime_.Planned(context.job(id));
       double best = kInf;
       int best_type = -1;

@@ -132,7 +132,7 @@ class TargetUtilization final : public Autoscaler {
     const Resources& free = ctx.resources();
     for (auto it = nodes.rbegin(); it != nodes.rend() && releasable > 0; ++it) {
       if (pools.state(*it) != PoolNodeState::kReady) continue;
-      if (free.free_gpus(*it) != ctx.cluster().node(*it).gpu_count) continue;
+      if (!free.NodeIdle(*it)) continue;
       out->release.push_back(*it);
       --releasable;
     }

@@ -174,8 +174,8 @@ class Weighted final : public Policy {
         allocation.gpu_type = type;
       } else {
         // The allocators count GPUs only: where the chosen nodes lack the job's CPUs or host
-        // memory (or a job placed this way took their GPUs), the run's placement finds it room
-        // on the same GPU type, or it waits.
+        // memory (or a job placed this way took their GPUs), or the job has rules of its own,
+        // the run's placement finds it room on the same GPU type, or it waits.
         allocation = Allocation{};
         if (!context.placement().Find(context.resources(), OnType(context.active(id).request, type),
                                       &allocation)) {
@@ -188,9 +188,14 @@ class Weighted final : public Policy {
 
  private:
   // The allocator's nodes for the job, if they still have its GPUs free and its host demand fits.
+  // The allocators count GPUs per node only: a request with rules of its own (placement
+  // constraints, anti-affinity among them; tensor-parallel groups; whole nodes) goes to the run's
+  // placement, which keeps them.
   static bool OnChosenNodes(const SchedulingContext& context,
                             const std::vector<std::pair<int, int>>& parts,
                             const std::vector<int>& node_of, JobId id, Allocation* allocation) {
+    const PlacementRequest& request = context.active(id).request;
+    if (request.constraint != 0 || TensorGroup(request) > 1 || request.whole_nodes) return false;
     const Resources& resources = context.resources();
     for (const auto& [node, gpus] : parts) {
       if (resources.free_gpus(node_of[node]) < gpus) return false;
@@ -199,7 +204,7 @@ class Weighted final : public Policy {
       resources.AppendLowestFreeGpus(node_of[node], gpus, &allocation->gpus);
     }
     std::sort(allocation->gpus.begin(), allocation->gpus.end());
-    return resources.HostFitsGpus(context.active(id).request.host, allocation->gpus, 0);
+    return resources.HostFitsGpus(request.host, allocation->gpus, 0);
   }
 
   // Starts the job and counts its GPUs for its user.

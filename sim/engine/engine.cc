@@ -993,7 +993,8 @@ void Engine::PlaceMemory(JobId id, int sign) {
 double Engine::RateOf(JobId id, const Allocation& allocation, int batch) const {
   // A CPU-only job runs its trace duration: the runtime models describe GPU work.
   if (allocation.gpus.empty()) return 1.0;
-  // A MIG job's duration is its run time on the instance it names (docs/mig.md#speed).
+  // A MIG job's duration is its run time on the instance it names
+  // (docs/mig.md#what-an-instance-counts-as).
   if (allocation.mig_profile >= 0) return 1.0;
   double rate = runtime_.Rate(trace_.jobs[id], allocation);
   if (options_.models != nullptr) {
@@ -1899,16 +1900,19 @@ double Engine::TypeRate(JobId id, int type) const {
   if (type < 0 || !live.request.AllowsType(type) || cluster_.GpusOfType(type) == 0) return 0;
   const int batch = model_runs_.empty() ? 0 : model_runs_[id].batch;
   const Job& job = trace_.jobs[id];
-  const auto key =
-      std::make_tuple(job.model.id(), live.request.gpus, live.request.milli,
-                      live.request.host.cpu_milli, live.request.host.memory_mib, batch, type);
+  const PlacementRequest one = OnType(live.request, type);
+  // The answer is the run's placement (with its rules for whole nodes, placement constraints,
+  // tensor-parallel groups and MIG instances, as a start would be placed) on the empty cluster,
+  // which the request's shape decides, and what RateOf reads of the job.
+  const ModelRuntime* models = options_.models;
+  const auto key = std::make_tuple(ShapeOf(one), job.model.id(), job.gpu_milli, job.gpus,
+                                   models ? models->model_entry(id) : -1,
+                                   models ? models->user_batch(id) : 0, batch);
   auto it = type_rate_cache_.find(key);
   if (it != type_rate_cache_.end()) return it->second;
-  PlacementRequest one = live.request;
-  one.type_mask = uint64_t{1} << type;
   Allocation allocation;
   double rate = 0;
-  if (one.gpus > 0 && placement_.Find(empty_resources_, one, &allocation)) {
+  if (one.gpus > 0 && active_placement_->Find(empty_resources_, one, &allocation)) {
     allocation.milli = one.milli;
     rate = RateOf(id, allocation, batch);
   }
@@ -2305,7 +2309,8 @@ void Engine::CheckInvariants() const {
           "spare GPU " + std::to_string(g) + " is free, held by a job, down or off the pool");
   }
   // Host resources: each node's free CPUs and memory are its capacity less the charges of the
-  // jobs running on it (docs/resources.md), never below 0.
+  // jobs running on it (docs/resources.md), or none while it is held out of service, never below
+  // 0.
   if (resources_.host_limited()) {
     std::vector<int64_t> cpu(cluster_.node_count(), 0);
     std::vector<int64_t> memory(cluster_.node_count(), 0);
@@ -2326,6 +2331,12 @@ void Engine::CheckInvariants() const {
     }
     for (int node = 0; node < cluster_.node_count(); ++node) {
       const Node& info = cluster_.node(node);
+      if (!held_out_.empty() && held_out_[node]) {
+        CHECK(cpu[node] == 0 && memory[node] == 0 && resources_.free_cpu_milli(node) == 0 &&
+                  resources_.free_memory_mib(node) == 0,
+              "node " + std::to_string(node) + " is out of service but holds CPUs or memory");
+        continue;
+      }
       CHECK(resources_.free_cpu_milli(node) == NodeCpuMilli(info) - cpu[node] &&
                 resources_.free_memory_mib(node) == NodeMemoryMib(info) - memory[node] &&
                 resources_.free_cpu_milli(node) >= 0 && resources_.free_memory_mib(node) >= 0,

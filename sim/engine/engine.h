@@ -555,8 +555,9 @@ class Engine final : public SchedulingContext {
   // GPU lists of finished jobs, handed to TryPlace (at most kSpareGpuLists kept).
   static constexpr size_t kSpareGpuLists = 1024;
   mutable std::vector<std::vector<int>> spare_gpu_lists_;
-  // TypeRate cache: (model symbol, GPUs, share, CPUs, memory, batch, type) -> rate.
-  mutable std::map<std::tuple<uint32_t, int, int, int32_t, int32_t, int, int>, double>
+  // TypeRate cache: (the request's shape on the type, the job's model symbol, trace share and
+  // GPUs, model entry, user batch, batch) -> rate.
+  mutable std::map<std::tuple<RequestShape, uint32_t, int, int, int, int, int>, double>
       type_rate_cache_;
   int64_t jobs_done_ = 0;
   // Placement curve state: GPU milli requested by arrived jobs, jobs requesting GPUs rejected.
@@ -610,6 +611,9 @@ class Engine final : public SchedulingContext {
   ScaleDecision scale_;
   bool scan_due_ = false;
   int pool_out_gpus_ = 0;  // GPUs of pool and spot nodes not ready (out of service)
+  // By node: 1 while HoldOutNode holds it out (its GPUs and, under host limits, its CPUs and
+  // memory); empty until a node is held out.
+  std::vector<uint8_t> held_out_;
   SpotState spot_;         // only when some node group is spot capacity
 
   // Model-aware runs (only when options_.models).

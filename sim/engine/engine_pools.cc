@@ -26,6 +26,15 @@ void Engine::SetUpPools() {
   }
 }
 
+namespace {
+
+// All of a node's CPUs and memory, as a CPU-only job's charge (resources.h).
+HostDemand WholeHostOf(const Node& node) {
+  return HostDemand{NodeCpuMilli(node), NodeMemoryMib(node)};
+}
+
+}  // namespace
+
 void Engine::StartPools() {
   const double start = trace_.jobs.empty() ? 0.0 : trace_.jobs.front().submit_time;
   pools_.Start(start);
@@ -36,13 +45,19 @@ void Engine::StartPools() {
   }
 }
 
+// A node out of service holds out its GPUs and, under host limits, its CPUs and memory (no
+// CPU-only job may start there). REQUIRES: nothing runs on it (Resources::NodeIdle).
 void Engine::HoldOutNode(int node) {
   const Node& n = cluster_.node(node);
+  CHECK(resources_.NodeIdle(node), "node " + std::to_string(node) + " taken out while in use");
   for (int g = n.first_gpu; g < n.first_gpu + n.gpu_count; ++g) {
     const int one[] = {g};
     resources_.Allocate(one);
     AddOutOfService(g);
   }
+  if (resources_.host_limited()) resources_.AllocateHostOn(node, WholeHostOf(n));
+  if (held_out_.empty()) held_out_.assign(cluster_.node_count(), 0);
+  held_out_[node] = 1;
   pool_out_gpus_ += n.gpu_count;
   metrics_.OnNodeChanged(node);
   ++state_version_;
@@ -55,6 +70,8 @@ void Engine::BringInNode(int node) {
     resources_.Release(one);
     RemoveOutOfService(g);
   }
+  if (resources_.host_limited()) resources_.ReleaseHostOn(node, WholeHostOf(n));
+  held_out_[node] = 0;
   pool_out_gpus_ -= n.gpu_count;
   metrics_.OnNodeChanged(node);
   ++state_version_;
@@ -77,7 +94,7 @@ void Engine::ScanPools() {
   for (int group : pools_.groups()) {
     for (int node : pools_.nodes(group)) {
       if (pools_.state(node) != PoolNodeState::kReady) continue;
-      pools_.ObserveEmpty(node, resources_.free_gpus(node) == cluster_.node(node).gpu_count, now_);
+      pools_.ObserveEmpty(node, resources_.NodeIdle(node), now_);
     }
   }
   scale_.clear();
@@ -91,7 +108,7 @@ void Engine::ScanPools() {
     if (pools_.state(node) != PoolNodeState::kReady) {
       PolicyBug("autoscaler released node " + std::to_string(node) + ", which is not ready");
     }
-    if (resources_.free_gpus(node) != cluster_.node(node).gpu_count) {
+    if (!resources_.NodeIdle(node)) {
       PolicyBug("autoscaler released node " + std::to_string(node) + ", which runs a job");
     }
     if (pools_.provisioned(group) <= groups[group].autoscale.min) {

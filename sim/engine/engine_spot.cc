@@ -97,8 +97,11 @@ void Engine::SpotTimer(const Event& e) {
   const int last = n.first_gpu + n.gpu_count;
   victims_.clear();
   for (JobId id : running_) {
-    const std::vector<int>& gpus = Live(id).allocation.gpus;
-    if (std::any_of(gpus.begin(), gpus.end(), [&](int g) { return g >= first && g < last; })) {
+    const Allocation& allocation = Live(id).allocation;
+    const std::vector<int>& gpus = allocation.gpus;
+    // A CPU-only job holds the node's CPUs and memory, no GPU.
+    if (std::any_of(gpus.begin(), gpus.end(), [&](int g) { return g >= first && g < last; }) ||
+        (gpus.empty() && allocation.node == node)) {
       victims_.push_back(id);
     }
   }

@@ -95,6 +95,10 @@ class ModelRuntime {
   const ModelSpec* model(JobId id) const;
   // Per-GPU batch the user asked for (the trace's, or the assigned one); 0 = none.
   int user_batch(JobId id) const { return jobs_[id].user_batch; }
+  // The job's entry among the models of the run (its model with the job's settings: precision,
+  // sequence length, parallelism); jobs of one entry, batch and GPU count have one RateFactor.
+  // -1 = none.
+  int model_entry(JobId id) const { return jobs_[id].model; }
   // The model-parallel layout on GPU type `type`, or nullptr when one sample fits on no layout of
   // up to 8 x 128 GPUs of that type. REQUIRES model(id).
   const ModelParallelism* layout(JobId id, int type) const;

@@ -212,7 +212,12 @@ bool ConstrainedPlacement::Find(const Resources& resources, const PlacementReque
   out->gpu_type = -1;
   out->milli = 0;
   out->node = -1;
-  if (request.whole_nodes || IsCpuOnly(request)) return false;  // checked, not searched
+  // Checked, not searched: the search knows neither whole nodes, tensor-parallel groups nor MIG
+  // instances, and would break their rules.
+  if (request.whole_nodes || IsCpuOnly(request) || TensorGroup(request) > 1 ||
+      IsMigRequest(request)) {
+    return false;
+  }
   return Search(*on, request, out);
 }
 

@@ -307,6 +307,13 @@ void Resources::ReleaseHost(const HostDemand& demand, std::span<const int> gpus,
   });
 }
 
+bool Resources::NodeIdle(int node) const {
+  const Node& n = cluster_->node(node);
+  if (free_gpus(node) != n.gpu_count) return false;
+  return !host_limited() ||
+         (free_cpu_milli_[node] == NodeCpuMilli(n) && free_memory_mib_[node] == NodeMemoryMib(n));
+}
+
 void Resources::AllocateHostOn(int node, const HostDemand& demand) {
   ++version_;
   if (!host_limited()) return;

@@ -189,6 +189,9 @@ class Resources {
   }
   void AllocateHostOn(int node, const HostDemand& demand);
   void ReleaseHostOn(int node, const HostDemand& demand);
+  // No job holds anything on `node`: all its GPUs are free and, under host limits, all its CPUs
+  // and memory (a CPU-only job holds no GPU).
+  bool NodeIdle(int node) const;
   // A job's GPUs, host charges and kind together: Allocate (or AllocateShare per GPU when
   // milli > 0) + AllocateHost + its kind counted, and the reverse; for a CPU-only job (no GPUs,
   // `cpu_only_node` >= 0), AllocateHostOn that node. What the engine does at every start and

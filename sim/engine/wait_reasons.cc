@@ -53,6 +53,19 @@ std::optional<WaitReason> ClassifyNoFit(const Cluster& cluster, const Placement&
     }
     return down;
   };
+  // The stated host demand is what keeps it out when it fits without it: the CPUs if it does not
+  // fit with its CPUs alone, else the memory.
+  auto host_reason = [&]() -> std::optional<WaitReason> {
+    if (!free.host_limited() || request.host.empty()) return std::nullopt;
+    PlacementRequest gpus_only = request;
+    gpus_only.host = HostDemand{};
+    if (!Fits(placement, free, gpus_only)) return std::nullopt;
+    PlacementRequest cpus = gpus_only;
+    cpus.host.cpu_milli = request.host.cpu_milli;
+    return cpus.host.cpu_milli > 0 && !Fits(placement, free, cpus)
+               ? WaitReason::kFragmentationCpus
+               : WaitReason::kFragmentationMemory;
+  };
   if (IsCpuOnly(request)) {
     // Placed on one node: CPUs and memory are the only dimensions.
     if (!random && Fits(placement, free, request)) return std::nullopt;
@@ -68,6 +81,7 @@ std::optional<WaitReason> ClassifyNoFit(const Cluster& cluster, const Placement&
     // A MIG instance (docs/mig.md): capacity is the free memory slices of the GPUs in MIG mode
     // (free or holding instances) of the allowed types that offer its profile.
     if (Fits(placement, free, request)) return std::nullopt;
+    if (std::optional<WaitReason> host = host_reason()) return host;
     const std::string& name = MigProfileName(request.job->mig_profile);
     int free_slices = 0;
     int need = kMigMemorySlices + 1;
@@ -108,17 +122,7 @@ std::optional<WaitReason> ClassifyNoFit(const Cluster& cluster, const Placement&
   if (random) return WaitReason::kFragmentationGpus;
   if (Fits(placement, free, request)) return std::nullopt;
   if (std::optional<WaitReason> own = placement.NoFitReason(free, request)) return own;
-  if (free.host_limited() && !request.host.empty()) {
-    PlacementRequest gpus_only = request;
-    gpus_only.host = HostDemand{};
-    if (Fits(placement, free, gpus_only)) {
-      PlacementRequest cpus = gpus_only;
-      cpus.host.cpu_milli = request.host.cpu_milli;
-      return cpus.host.cpu_milli > 0 && !Fits(placement, free, cpus)
-                 ? WaitReason::kFragmentationCpus
-                 : WaitReason::kFragmentationMemory;
-    }
-  }
+  if (std::optional<WaitReason> host = host_reason()) return host;
   if (!out_of_service.empty()) {
     Resources repaired = free;
     repaired.Release(out_of_service);

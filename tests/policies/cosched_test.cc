@@ -272,6 +272,23 @@ TEST(Cosched, AMigInstanceStartsOnAGpuOthersInstancesPartlyHold) {
   testing::ExpectInterval(sim.Of("M2"), 2, 12);
 }
 
+TEST(Cosched, AMigInstanceWithAModelIsPlacedAsItsInstanceNotByCountsOfWholeGpus) {
+  // 1 x A100-80GB in MIG mode; J0 and J1 ask for 3g.40gb (two such instances fit on one GPU,
+  // docs/mig.md) and name a model with a batch. J1 fits beside J0 at once: [1, 101]. Chosen
+  // among counts of wholly free GPUs (none once J0 runs) it would wait for J0's end.
+  auto mig = [](const std::string& id, double submit) {
+    Job job = ModelJob(id, submit, 1, 100, "ResNet-50", 32);
+    job.mig_profile = MigProfileId("3g.40gb");
+    return job;
+  };
+  TestSim sim =
+      ModelSim(R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":1,"mig":true}]})",
+               {mig("J0", 0), mig("J1", 1)}, "cosched");
+  sim.Run();
+  testing::ExpectInterval(sim.Of("J0"), 0, 100);
+  testing::ExpectInterval(sim.Of("J1"), 1, 101);
+}
+
 TEST(Cosched, RejectsParametersOutOfRange) {
   const PolicyEntry& entry = FindPolicy("cosched");
   EXPECT_THROW(entry.make(ParamsOf({{"min_fraction", "0"}})), InputError);

@@ -166,6 +166,37 @@ TEST(CpuOnlyJobs, WhatCannotRunIsRejectedNamingWhy) {
   }
 }
 
+// One node of 1 GPU and 16 CPUs: A (1 GPU) runs [0, 1000], B (1 GPU) waits for it, C (CPU-only,
+// 2 CPUs, 10 s) at 2 fits beside A: multifactor's backfill (at every pass: bf_interval 0)
+// starts it at once, [2, 12], though no GPU is free (before, its backfill stopped when no GPU
+// was free and C waited for A).
+TEST(CpuOnlyJobs, MultifactorBackfillsOneWhileNoGpuIsFree) {
+  TestSim sim(
+      R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":1,"cpus":16}]})",
+      {WithCpus(MakeJob("A", 0, 1, 1000), 2), WithCpus(MakeJob("B", 1, 1, 100), 2),
+       WithCpus(MakeJob("C", 2, 0, 10), 2)},
+      "multifactor", "first-fit", EngineOptions(), "trace",
+      Params(std::map<std::string, std::string>{{"walltime", "exact"}, {"bf_interval", "0"}}));
+  sim.Run();
+  testing::ExpectInterval(sim.Of("C"), 2, 12);
+  testing::ExpectInterval(sim.Of("B"), 1000, 1100);
+}
+
+// A fixed node (4 GPUs, 8 CPUs) and a pool of up to 4 such nodes, none on (no autoscaler: the
+// pool keeps its size, 0). A (1 GPU, 8 CPUs) holds the fixed node's CPUs [0, 2000]; B (CPU-only,
+// 4 CPUs) at 1 has no node with CPUs until A ends: [2000, 2100]. A node that is off holds out
+// its CPUs and memory, not only its GPUs (before, B ran at once on a pool node never requested).
+TEST(CpuOnlyJobs, DoNotRunOnPoolNodesThatAreOff) {
+  const std::string cluster =
+      R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":4,"cpus":8},)"
+      R"({"count":0,"gpu_type":"A100-80GB","gpus_per_node":4,"cpus":8,)"
+      R"("autoscale":{"min":0,"max":4,"provision_seconds":300,"idle_seconds":600}}]})";
+  TestSim sim(cluster,
+              {WithCpus(MakeJob("A", 0, 1, 2000), 8), WithCpus(MakeJob("B", 1, 0, 100), 4)});
+  sim.Run();
+  testing::ExpectInterval(sim.Of("B"), 2000, 2100);
+}
+
 // 3 nodes x 4 A100s with 128 CPUs each. Node 0: GPU 0 held with 32 CPUs (96,000 milli-cores and
 // 3,000 GPU milli free). Node 1: a CPU-only job holds 64 CPUs (64,000 free, 4,000 GPU milli).
 // Node 2: all free (128,000, 4,000).

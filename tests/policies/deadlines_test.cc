@@ -194,6 +194,66 @@ TEST(NodeLimit, KeepsAPoolPlacementOnOneNode) {
   EXPECT_EQ(sim.Of("J").max_nodes, 1);
 }
 
+TEST(NodeLimit, ATensorParallelGroupIsNotSplitBySearchingForTheLimit) {
+  // Two nodes of 4 GPUs; A and B (3 GPUs each) hold 3 of each node. T (2 GPUs in one
+  // tensor-parallel group, at most 2 nodes) fits on no node until A ends: [100, 200] on node 0,
+  // not at once on one free GPU of each node (the limit's search knows no groups).
+  Jobs j;
+  j.Add("A", 0, 3, 100);
+  j.Add("B", 0, 3, 200);
+  Job& t = j.Add("T", 1, 2, 100);
+  t.tensor_parallel = 2;
+  j.Constrain(t).max_nodes = 2;
+  TestSim sim = Sim(Nodes(2, 4), j, "fcfs");
+  sim.Run();
+  testing::ExpectInterval(sim.Of("T"), 100, 200);
+  EXPECT_EQ(GpusOf(sim, "T"), (std::vector<int>{0, 1}));
+}
+
+TEST(TensorGroups, ConservativeWithPoolPlansThemPerNode) {
+  // Two nodes of 4 GPUs, `pool`. A (3 GPUs) holds GPUs 0-2 to 500, B (3 GPUs) 4-6 to 1,000. C (4
+  // GPUs in one tensor-parallel group of 4) at 1: 5 GPUs are free by count at 500, but no node
+  // has 4 until B ends: its promise and its start are 1,000 (before, it was promised 500, which
+  // the run's check refused).
+  Jobs j;
+  j.Add("A", 0, 3, 500);
+  j.Add("B", 0, 3, 1000);
+  Job& c = j.Add("C", 1, 4, 100);
+  c.tensor_parallel = 4;
+  TestSim sim = Sim(Nodes(2, 4), j, "conservative", "pool");
+  sim.Run();
+  testing::ExpectInterval(sim.Of("C"), 1000, 1100);
+  EXPECT_EQ(GpusOf(sim, "C"), (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(TensorGroups, DeadlineElasticStartsOnWholeGroups) {
+  // Two nodes of 4 GPUs; J (8 GPUs in groups of 4, 100 s on 8, deadline 1,000 s after submit).
+  // The fewest GPUs that meet the deadline in whole groups: 4 (200 s), on node 0: [0, 200]
+  // (before, it planned 1 GPU, which no group placement gives, and never started).
+  Jobs j;
+  Job& job = j.Add("J", 0, 8, 100);
+  job.tensor_parallel = 4;
+  j.Deadline(job, 1000);
+  TestSim sim = Sim(Nodes(2, 4), j, "deadline-elastic");
+  sim.Run();
+  testing::ExpectInterval(sim.Of("J"), 0, 200);
+  EXPECT_EQ(GpusOf(sim, "J").size(), 4u);
+}
+
+TEST(TensorGroups, WeightedKeepsEachGroupOnOneNode) {
+  // Two nodes of 6 GPUs; J (8 GPUs in groups of 4): the allocator's 6 + 2 would split a group;
+  // the run's placement gives 4 + 4: GPUs 0-3 and 6-9.
+  Jobs j;
+  Job& job = j.Add("J", 0, 8, 100);
+  job.tensor_parallel = 4;
+  EngineOptions options;
+  options.record_allocations = true;
+  TestSim sim(Nodes(2, 6), j.jobs, "weighted", "first-fit", options);
+  sim.Run();
+  testing::ExpectInterval(sim.Of("J"), 0, 100);
+  EXPECT_EQ(GpusOf(sim, "J"), (std::vector<int>{0, 1, 2, 3, 6, 7, 8, 9}));
+}
+
 TEST(NodeLimit, AJobLargerThanItsNodesAllowIsRejectedAndTheRunLimitApplies) {
   // 12 GPUs on nodes of 4 need 3 nodes; --max-nodes-per-job 2 allows 8.
   Jobs j;

@@ -206,5 +206,22 @@ TEST(LeastLoaded, DispatchesByExpectedFinishTime) {
   EXPECT_NEAR(sim.Of("d").end_time, 340, 1e-9);
 }
 
+// 2 nodes x 4 V100s (listed first), 1 node x 8 A100s; one job of 8 GPUs in one tensor-parallel
+// group of 8 (it must share a node: only the A100 node holds it). With the trace's run times both
+// types run jobs at 1, so a policy that rates the job 1 on the V100s (8 GPUs spanning their two
+// nodes, as placing it without its group would) ties the types and may send it where it can
+// never start. Rated 0 there, it runs at once on the A100s: [0, 100].
+TEST(TypeRate, AJobWhoseTensorGroupFitsNoNodeOfATypeRatesItZero) {
+  const std::string cluster = R"({"nodes":[{"count":2,"gpu_type":"V100-16GB","gpus_per_node":4},)"
+                              R"({"count":1,"gpu_type":"A100-80GB","gpus_per_node":8}]})";
+  for (const char* policy : {"least-loaded", "gavel"}) {
+    Job job = MakeJob("J", 0, 8, 100);
+    job.tensor_parallel = 8;
+    TestSim sim(cluster, {job}, policy);
+    sim.Run();
+    testing::ExpectInterval(sim.Of("J"), 0, 100);
+  }
+}
+
 }  // namespace
 }  // namespace clustersim

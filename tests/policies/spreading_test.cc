@@ -255,5 +255,22 @@ TEST(K8sDefault, SpreadsAGroupByItsOwnScoresAmongTheNodesLeftOpen) {
   EXPECT_EQ(GpusOf(sim, "B"), std::vector<int>{8});
 }
 
+// weighted starts a job on the nodes its allocator chose only when nothing but GPUs and host
+// resources decides: two nodes of 4 GPUs, A (1 GPU, group g spread node) on node 0 at 0, F (4
+// GPUs) fills node 1 at 5, B (1 GPU, group g) at 10 has only node 0 with room, where A runs: it
+// waits for A, [100, 200] (before, the allocator's choice of node 0 stopped the run at B's start).
+TEST(Spread, WeightedKeepsAGroupApart) {
+  Jobs j;
+  j.Add("A", 0, 1, 100);
+  j.Group("g", SpreadDomain::kNode);
+  j.Add("F", 5, 4, 300);
+  j.Add("B", 10, 1, 100);
+  j.Group("g", SpreadDomain::kNode);
+  TestSim sim = Sim(Nodes(2, 4), j, "weighted");
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 100);
+  ExpectInterval(sim.Of("B"), 100, 200);
+}
+
 }  // namespace
 }  // namespace clustersim

@@ -97,6 +97,30 @@ TEST(Mig, AJobBlockedByTheLayoutWaitsForMigFragmentation) {
   EXPECT_DOUBLE_EQ(waits[0].second, 60);
 }
 
+TEST(Mig, AJobShortOfCpusWaitsForCpusNotForTheLayout) {
+  // One A100-80GB in MIG mode on a node of 10 CPUs. a (4g.40gb, 100 s) and b (3g.40gb, 1,000 s)
+  // at 0 state no CPUs: each is charged its share, floor(10,000 x 571 / 1,000) = 5,710 and
+  // floor(10,000 x 428 / 1,000) = 4,280 milli-CPUs. c (4g.40gb, 6 CPUs) at 1 finds no free slices
+  // until a ends (capacity, 99 s), then its slices but 5,720 milli-CPUs: it waits for b's CPUs
+  // (fragmentation_cpus, 900 s) and runs [1000, 1050].
+  EngineOptions options;
+  options.wait_reasons = true;
+  Job c = MigJob("c", 1, "4g.40gb", 50);
+  c.cpu_milli = 6000;
+  testing::TestSim sim(
+      R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":1,"mig":true,"cpus":10}]})",
+      {MigJob("a", 0, "4g.40gb", 100), MigJob("b", 0, "3g.40gb", 1000), c}, "fcfs", "first-fit",
+      options);
+  sim.Run();
+  testing::ExpectInterval(sim.Of("c"), 1000, 1050);
+  const auto waits = sim.engine().wait_reasons().Seconds(sim.IndexOf("c"));
+  ASSERT_EQ(waits.size(), 2u);
+  EXPECT_EQ(waits[0].first, WaitReason::kCapacity);
+  EXPECT_DOUBLE_EQ(waits[0].second, 99);
+  EXPECT_EQ(waits[1].first, WaitReason::kFragmentationCpus);
+  EXPECT_DOUBLE_EQ(waits[1].second, 900);
+}
+
 TEST(Mig, TwoSliceInstancesNeverStartAtSliceSix) {
   // 2g.10gb starts at 0, 2 or 4: three fit (compute 6 of 7); a fourth would need slices 6-7,
   // not a start of its profile, so it waits for the first to end at 100.
@@ -173,12 +197,15 @@ TEST(Mig, JobsWhoseProfileNoMigGpuOffersAreRejectedWithAReason) {
 }
 
 TEST(Mig, PoliciesThatPlanOnWholeGpusRejectMigJobsWithAReason) {
-  testing::TestSim sim(kOneMigA100, {MigJob("a", 0, "3g.20gb", 10), testing::MakeJob("b", 0, 1, 10)},
-                       "conservative");
-  sim.Run();
-  EXPECT_EQ(sim.Of("a").state, JobState::kRejected);
-  EXPECT_EQ(sim.ReasonOf("a"), "policy conservative does not place MIG instances (docs/mig.md)");
-  testing::ExpectInterval(sim.Of("b"), 0, 10);
+  for (const std::string policy : {"conservative", "gavel", "deadline-elastic"}) {
+    testing::TestSim sim(kOneMigA100,
+                         {MigJob("a", 0, "3g.20gb", 10), testing::MakeJob("b", 0, 1, 10)}, policy);
+    sim.Run();
+    EXPECT_EQ(sim.Of("a").state, JobState::kRejected) << policy;
+    EXPECT_EQ(sim.ReasonOf("a"),
+              "policy " + policy + " does not place MIG instances (docs/mig.md)");
+    testing::ExpectInterval(sim.Of("b"), 0, 10);
+  }
 }
 
 TEST(Mig, EightyGigabyteTypesOfferTheDoubledNames) {

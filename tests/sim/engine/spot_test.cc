@@ -139,6 +139,22 @@ TEST(Spot, WithoutCheckpointsAnInterruptedJobStartsOver) {
   EXPECT_DOUBLE_EQ(engine.costs(0).lost_gpu_seconds, 550 * 8);
 }
 
+// A CPU-only job on the spot node (its 8 CPUs, host limits) is interrupted with it, as a GPU job
+// is: 4 CPUs for 1,000 s from 0, the node gone at 550, replaced at 850, the job starts over:
+// [850, 1850] (before, it ran on through the node's absence and the run stopped at the hold-out).
+TEST(Spot, AnInterruptionSendsACpuOnlyJobOnTheNodeBackToTheQueue) {
+  const std::string file = WriteInterruptions("cpu_only.csv", "520,0\n");
+  Job job = MakeJob("c", 0, 0, 1000);
+  job.cpu_milli = 4000;
+  TestSim sim(R"({"nodes":[{"name":"spot","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+              R"("cpus":8,"spot":{"price_per_gpu_hour":2,"interruptions":")" +
+                  file + "\"}}]}",
+              {job});
+  const Engine& engine = sim.Run();
+  EXPECT_DOUBLE_EQ(engine.runs()[0].end_time, 1850);
+  EXPECT_EQ(engine.costs(0).restarts, 1);
+}
+
 // Drawn interruptions: a 1-GPU job of 200 h with 60 s checkpoints keeps the node busy; at
 // 2 interruptions per node-hour the number of interruptions in the node's ready time T is
 // Poisson with mean 2 T / 3,600 s. The count must be within 4 standard deviations of it, and the
