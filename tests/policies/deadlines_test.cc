@@ -24,6 +24,12 @@ struct Jobs {
     jobs.push_back(MakeJob(id, submit, gpus, duration));
     return jobs.back();
   }
+  // A job in tensor-parallel groups of `tp` GPUs (each group shares a node).
+  Job& AddGroups(const std::string& id, double submit, int gpus, double duration, int tp) {
+    Job& job = Add(id, submit, gpus, duration);
+    job.tensor_parallel = static_cast<uint16_t>(tp);
+    return job;
+  }
   JobConstraints& Constrain(Job& job) {
     constraints.emplace_back();
     job.constraints = static_cast<uint32_t>(constraints.size());
@@ -201,8 +207,7 @@ TEST(NodeLimit, ATensorParallelGroupIsNotSplitBySearchingForTheLimit) {
   Jobs j;
   j.Add("A", 0, 3, 100);
   j.Add("B", 0, 3, 200);
-  Job& t = j.Add("T", 1, 2, 100);
-  t.tensor_parallel = 2;
+  Job& t = j.AddGroups("T", 1, 2, 100, 2);
   j.Constrain(t).max_nodes = 2;
   TestSim sim = Sim(Nodes(2, 4), j, "fcfs");
   sim.Run();
@@ -218,8 +223,7 @@ TEST(TensorGroups, ConservativeWithPoolPlansThemPerNode) {
   Jobs j;
   j.Add("A", 0, 3, 500);
   j.Add("B", 0, 3, 1000);
-  Job& c = j.Add("C", 1, 4, 100);
-  c.tensor_parallel = 4;
+  j.AddGroups("C", 1, 4, 100, 4);
   TestSim sim = Sim(Nodes(2, 4), j, "conservative", "pool");
   sim.Run();
   testing::ExpectInterval(sim.Of("C"), 1000, 1100);
@@ -231,9 +235,7 @@ TEST(TensorGroups, DeadlineElasticStartsOnWholeGroups) {
   // The fewest GPUs that meet the deadline in whole groups: 4 (200 s), on node 0: [0, 200]
   // (before, it planned 1 GPU, which no group placement gives, and never started).
   Jobs j;
-  Job& job = j.Add("J", 0, 8, 100);
-  job.tensor_parallel = 4;
-  j.Deadline(job, 1000);
+  j.Deadline(j.AddGroups("J", 0, 8, 100, 4), 1000);
   TestSim sim = Sim(Nodes(2, 4), j, "deadline-elastic");
   sim.Run();
   testing::ExpectInterval(sim.Of("J"), 0, 200);
@@ -244,8 +246,7 @@ TEST(TensorGroups, WeightedKeepsEachGroupOnOneNode) {
   // Two nodes of 6 GPUs; J (8 GPUs in groups of 4): the allocator's 6 + 2 would split a group;
   // the run's placement gives 4 + 4: GPUs 0-3 and 6-9.
   Jobs j;
-  Job& job = j.Add("J", 0, 8, 100);
-  job.tensor_parallel = 4;
+  j.AddGroups("J", 0, 8, 100, 4);
   EngineOptions options;
   options.record_allocations = true;
   TestSim sim(Nodes(2, 6), j.jobs, "weighted", "first-fit", options);
