@@ -71,7 +71,7 @@ void Engine::BringInNode(int node) {
     RemoveOutOfService(g);
   }
   if (resources_.host_limited()) resources_.ReleaseHostOn(node, WholeHostOf(n));
-  held_out_[node] = 0;
+  if (!held_out_.empty()) held_out_[node] = 0;
   pool_out_gpus_ -= n.gpu_count;
   metrics_.OnNodeChanged(node);
   ++state_version_;
