@@ -451,12 +451,12 @@ class Cosched final : public Policy {
 
   // True if `request` failing on the live state means every request of at least its GPUs fails
   // on that type (min_failed_): a plain request of whole GPUs, whose fit is monotone in the
-  // count. Not one with placement constraints, a tensor-parallel group or whole nodes (which may
-  // fail where a plain one of more GPUs fits), nor any under host limits, where the CPUs and
-  // memory a request is charged do not grow with its GPUs alone.
+  // count. Not one with placement constraints or a rule of its own (HasGroupRule: whole nodes, a
+  // tensor-parallel group, a MIG instance; it may fail where a plain one of more GPUs fits), nor
+  // any under host limits, where the CPUs and memory a request is charged do not grow with its
+  // GPUs alone.
   static bool BoundsLarger(const SchedulingContext& context, const PlacementRequest& request) {
-    return request.constraint == 0 && TensorGroup(request) <= 1 && !request.whole_nodes &&
-           !context.resources().host_limited();
+    return request.constraint == 0 && !HasGroupRule(request) && !context.resources().host_limited();
   }
 
   // A job without model information: its whole request at its own batch, on any allowed type

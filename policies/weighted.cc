@@ -195,7 +195,7 @@ class Weighted final : public Policy {
                             const std::vector<std::pair<int, int>>& parts,
                             const std::vector<int>& node_of, JobId id, Allocation* allocation) {
     const PlacementRequest& request = context.active(id).request;
-    if (request.constraint != 0 || TensorGroup(request) > 1 || request.whole_nodes) return false;
+    if (request.constraint != 0 || HasGroupRule(request)) return false;
     const Resources& resources = context.resources();
     for (const auto& [node, gpus] : parts) {
       if (resources.free_gpus(node_of[node]) < gpus) return false;

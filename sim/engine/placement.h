@@ -211,6 +211,13 @@ bool PlaceTensorGroups(const Resources& resources, const PlacementRequest& reque
 // one instance of it, first fit by node, GPU and start slice (all ascending) among the GPUs in MIG
 // mode of an allowed type that offers the profile. IsMigRequest: the request's job names one.
 bool IsMigRequest(const PlacementRequest& request);
+
+// True if the request is placed by a rule of its own beside its GPU count (whole nodes, a
+// tensor-parallel group, a MIG instance): counting free GPUs, or taking GPUs node by node, does
+// not decide where or whether it fits.
+inline bool HasGroupRule(const PlacementRequest& request) {
+  return request.whole_nodes || TensorGroup(request) > 1 || IsMigRequest(request);
+}
 bool PlaceMig(const Resources& resources, const PlacementRequest& request, Allocation* out);
 
 // The run's placement with whole-node requests answered by PlaceWholeNodes, tensor-parallel

@@ -214,10 +214,7 @@ bool ConstrainedPlacement::Find(const Resources& resources, const PlacementReque
   out->node = -1;
   // Checked, not searched: the search knows neither whole nodes, tensor-parallel groups nor MIG
   // instances, and would break their rules.
-  if (request.whole_nodes || IsCpuOnly(request) || TensorGroup(request) > 1 ||
-      IsMigRequest(request)) {
-    return false;
-  }
+  if (IsCpuOnly(request) || HasGroupRule(request)) return false;
   return Search(*on, request, out);
 }
 
