@@ -4,9 +4,10 @@
 // - The metric is Amazon ECS cluster auto scaling's CapacityProviderReservation (Amazon ECS
 //   Developer Guide, "Automatically manage Amazon ECS capacity with cluster auto scaling"): the
 //   capacity the work needs over the capacity provisioned, here per GPU type: GPUs held by
-//   running jobs plus GPUs of queued jobs that do not fit now, over the GPUs of fixed nodes plus
-//   pool nodes requested or ready. Its target, `--param target_utilization` (0 < t <= 1), is
-//   ECS's targetCapacity, whose documented default of 100 % keeps no spare capacity.
+//   running jobs plus GPUs of queued jobs that do not fit now and could run on a pool's nodes
+//   (PoolFit), over the GPUs of fixed nodes plus pool nodes requested or ready. Its target,
+//   `--param target_utilization` (0 < t <= 1), is ECS's targetCapacity, whose documented default
+//   of 100 % keeps no spare capacity.
 // - The step follows Kubernetes' Horizontal Pod Autoscaler (kubernetes.io, "Horizontal Pod
 //   Autoscaling", "Algorithm details"): the desired capacity is ceil(demand / target) GPUs, so
 //   a pool gets the nodes that capacity needs beyond the fixed nodes (pools of one GPU type in
@@ -24,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "policies/pool_fit.h"
 #include "policies/registry.h"
 #include "sim/engine/policy.h"
 #include "sim/util/error.h"
@@ -44,7 +46,8 @@ class TargetUtilization final : public Autoscaler {
     const Cluster& cluster = ctx.cluster();
     if (history_.empty()) history_.resize(cluster.spec().groups.size());
     // Demand per GPU type: GPUs held by running jobs, plus the GPUs of queued jobs that do not
-    // fit now, each counted for the first pool (spec order) whose type it may use.
+    // fit now, each counted for the first pool (spec order) whose nodes it could run on
+    // (PoolFit; a job no pool could take asks for no capacity).
     int types = 0;
     for (int type : cluster.gpu_types()) types = std::max(types, type + 1);
     demand_.assign(types, 0.0);
@@ -57,9 +60,8 @@ class TargetUtilization final : public Autoscaler {
       const PlacementRequest& request = ctx.active(id).request;
       if (request.gpus <= 0 || ctx.TryPlace(id, &scratch_)) continue;
       for (int group : pools.groups()) {
-        const int type = PoolType(cluster, pools, group);
-        if (request.AllowsType(type)) {
-          demand_[type] += request.gpus;
+        if (fit_.Fits(ctx, pools, group, id)) {
+          demand_[PoolType(cluster, pools, group)] += request.gpus;
           break;
         }
       }
@@ -142,6 +144,7 @@ class TargetUtilization final : public Autoscaler {
   const double window_;
   std::vector<double> demand_;
   std::vector<std::deque<std::pair<double, int>>> history_;  // per cluster group
+  PoolFit fit_;
   Allocation scratch_;
 };
 

@@ -47,14 +47,27 @@ struct Scaled {
   std::unique_ptr<Autoscaler> autoscaler;
   std::unique_ptr<TestSim> sim;
   Engine& Run(const std::string& cluster, std::vector<Job> jobs,
-              const std::string& name = "cluster-autoscaler", const Params& params = Params()) {
+              const std::string& name = "cluster-autoscaler", const Params& params = Params(),
+              std::vector<JobConstraints> constraints = {}) {
     autoscaler = FindAutoscaler(name).make(params);
     EngineOptions options;
     options.autoscaler = autoscaler.get();
-    sim = std::make_unique<TestSim>(cluster, std::move(jobs), "fcfs", "first-fit", options);
+    sim =
+        std::make_unique<TestSim>(cluster, std::move(jobs), "fcfs", "first-fit", options, "trace",
+                                  Params(), nullptr, ModelRuntimeOptions{}, std::move(constraints));
     return sim->Run();
   }
 };
+
+// j0 holds the fixed node (node 0) [0, 1000]; j1 (8 GPUs) has its data on node 0 only (the
+// default --locality-alpha 1: every GPU there), so no pool node can ever run it.
+std::vector<Job> HeldOffThePool(std::vector<JobConstraints>* constraints) {
+  std::vector<Job> jobs = EightGpuJobs(2, 1000);
+  constraints->emplace_back();
+  constraints->back().data_nodes = "0";
+  jobs[1].constraints = 1;
+  return jobs;
+}
 
 // The issue's example. t=0: j0 takes the fixed node; j1 and j2 do not fit, and the scan after
 // the pass bin-packs them onto 2 new nodes (nodes 1 and 2), ready at 300, where both start.
@@ -241,6 +254,83 @@ TEST(TargetUtilization, RefusesATargetOutsideZeroToOneAndANegativeWindow) {
   EXPECT_THROW(
       FindAutoscaler("target-utilization").make(OneParam("scale_down_stabilization", "-1")),
       InputError);
+}
+
+// A job that no pool node could run does not make a pool grow: CA asks its predicates of the
+// template node first. j1 waits for the fixed node and starts there at 1000; nothing is
+// requested or billed in the pool (before, a node was requested at 0 that j1 could not use).
+TEST(ClusterAutoscaler, DoesNotGrowAPoolForAJobWhoseDataKeepsItOff) {
+  for (const char* name : {"cluster-autoscaler", "target-utilization"}) {
+    Scaled s;
+    std::vector<JobConstraints> constraints;
+    std::vector<Job> jobs = HeldOffThePool(&constraints);
+    const Engine& engine = s.Run(PoolCluster(), std::move(jobs), name, Params(), constraints);
+    EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 1000) << name;
+    EXPECT_TRUE(Events(engine).empty()) << name;
+    EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 0, 1e-12) << name;
+  }
+}
+
+// The fixed node has 512 GiB of host memory, the pool's nodes 128. j1 (1 GPU, 256 GiB) fits
+// only the fixed node, which j0 holds [0, 1000]: no pool node is requested, j1 starts at 1000.
+TEST(ClusterAutoscaler, DoesNotGrowAPoolWhoseNodesHaveTooLittleMemoryForTheJob) {
+  const std::string cluster =
+      R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("host_memory_gib":512},{"name":"pool","count":0,"gpu_type":"A100-80GB",)"
+      R"("gpus_per_node":8,"host_memory_gib":128,)"
+      R"("autoscale":{"min":0,"max":4,"provision_seconds":300,"idle_seconds":600}}]})";
+  std::vector<Job> jobs = EightGpuJobs(1, 1000);
+  jobs.push_back(MakeJob("j1", 0, 1, 100));
+  jobs.back().memory_mib = 256 * 1024;
+  Scaled s;
+  const Engine& engine = s.Run(cluster, std::move(jobs));
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 1000);
+  EXPECT_TRUE(Events(engine).empty());
+}
+
+// Host limits: every node has 8 GPUs and 8 CPUs. j0 (1 GPU, 8 CPUs) holds the fixed node's CPUs
+// [0, 2000]; j1, a CPU-only job of 4 CPUs, arrives at 1 and fits nowhere. The scan of 10 packs
+// its 4 CPUs onto a new node (node 1), ready at 310, where j1 runs [310, 410]; the scan of 410
+// finds the node empty and it goes at 1010. Billed: 8 GPUs x 1,000 s. (Before, CPU-only jobs
+// were left out: j1 waited for j0, [2000, 2100], and no node was requested.)
+TEST(ClusterAutoscaler, GrowsAPoolForACpuOnlyJobShortOfCpus) {
+  const std::string cluster =
+      R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("cpus":8},{"name":"pool","count":0,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":8,)"
+      R"("autoscale":{"min":0,"max":4,"provision_seconds":300,"idle_seconds":600}}]})";
+  std::vector<Job> jobs = {MakeJob("j0", 0, 1, 2000), MakeJob("j1", 1, 0, 100)};
+  jobs[0].cpu_milli = 8000;
+  jobs[1].cpu_milli = 4000;
+  Scaled s;
+  const Engine& engine = s.Run(cluster, std::move(jobs));
+  EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 310);
+  EXPECT_EQ(Events(engine),
+            (std::vector<std::string>{"10 1 requested", "310 1 ready", "1010 1 released"}));
+  EXPECT_NEAR(Summary(engine, "billed_gpu_hours", "group:pool"), 8 * 1000 / 3600.0, 1e-9);
+}
+
+// Host CPUs bound the packing: three 1-GPU jobs of 6 CPUs each wait (the fixed node's 8 CPUs
+// are held by j0 [0, 1000]); a node of 8 CPUs takes one of them, so 3 nodes are requested at 0
+// (by GPUs alone, 3 GPUs would pack onto one node).
+TEST(ClusterAutoscaler, PacksByCpusAsWellAsGpus) {
+  const std::string cluster =
+      R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("cpus":8},{"name":"pool","count":0,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":8,)"
+      R"("autoscale":{"min":0,"max":4,"provision_seconds":300,"idle_seconds":600}}]})";
+  std::vector<Job> jobs = {MakeJob("j0", 0, 1, 1000)};
+  jobs[0].cpu_milli = 8000;
+  for (int i = 1; i <= 3; ++i) {
+    jobs.push_back(MakeJob("j" + std::to_string(i), 0, 1, 100));
+    jobs.back().cpu_milli = 6000;
+  }
+  Scaled s;
+  const Engine& engine = s.Run(cluster, std::move(jobs));
+  int requested = 0;
+  for (const NodeEvent& e : engine.node_pools().events()) {
+    requested += e.kind == NodeEventKind::kRequested && e.time == 0;
+  }
+  EXPECT_EQ(requested, 3);
+  for (const char* id : {"j1", "j2", "j3"}) EXPECT_DOUBLE_EQ(StartOf(engine, id), 300) << id;
 }
 
 // The engine checks what an autoscaler asks: releasing a node that runs a job is refused.
