@@ -584,8 +584,9 @@ void Engine::Fault(const Event& e) {
     for (int g = first; g < last; ++g) {
       if (holder_[g] != kNoJob) victims_.push_back(holder_[g]);
     }
-    if (options_.models != nullptr || placement_.SharesGpus()) {
-      // Jobs on shares are not in holder_ (a GPU may have several): found among the running.
+    if (options_.models != nullptr || placement_.SharesGpus() || resources_.any_mig()) {
+      // Jobs on shares and MIG instances are not in holder_ (a GPU may have several): found
+      // among the running.
       for (JobId id : running_) {
         const Allocation& a = Live(id).allocation;
         if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),

@@ -11,9 +11,11 @@
 //
 // An instance started at s holds memory slices [s, s + size). Placement is first fit by node,
 // GPU and start slice.
+#include "sim/engine/mig.h"
+
 #include <gtest/gtest.h>
 
-#include "sim/engine/mig.h"
+#include "sim/engine/faults.h"
 #include "sim/util/error.h"
 #include "tests/test_util.h"
 
@@ -237,6 +239,22 @@ TEST(Mig, MigModeOnAGpuTypeWithoutProfilesIsRefused) {
                    R"({"nodes":[{"count":1,"gpu_type":"A100-40GB","gpus_per_node":8,"mig":1}]})",
                    "c.json", HardwareCatalog::Default()),
                InputError);
+}
+
+// A node failure takes back the MIG instances on it like any job's GPUs. a (3g.20gb, 100 s, no
+// checkpoints) runs from 0; the node fails at 50 for 100 s: a loses its 50 s, waits for the
+// repair and runs again [150, 250]. (Before, the failure did not find a, whose instance is not
+// a whole GPU, and the run stopped on a GPU allocated twice.)
+TEST(Mig, ANodeFailureSendsTheInstancesOnItBackToTheQueue) {
+  EngineOptions options;
+  FailureRecord failure;
+  failure.time = 50;
+  failure.node = 0;
+  failure.duration = 100;
+  options.faults.trace = {failure};
+  testing::TestSim sim(kOneMigA100, {MigJob("a", 0, "3g.20gb", 100)}, "fcfs", "first-fit", options);
+  sim.Run();
+  testing::ExpectInterval(sim.Of("a"), 0, 250);
 }
 
 TEST(Mig, ResourcesAcceptOnlyDocumentedStartsOnFreeSlices) {
