@@ -1325,9 +1325,9 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     }
     const double saved = usable > 0 ? usable * interval : 0;  // what usable saves cover
     if (failed) {
-      // Lost: everything after the last usable save (the whole interval if there is none).
-      const double durable =
-          usable > 0 ? live.last_start + overhead + usable * cycle : live.last_start;
+      // Lost: the computing after the last usable save (all of this interval's computing if
+      // there is none). The restore paid first is restart overhead, never lost work.
+      const double durable = live.last_start + overhead + (usable > 0 ? usable * cycle : 0);
       costs_[id].lost_gpu_seconds += (now_ - durable) * n;
     }
     live.work_left = std::max(0.0, live.work_left - (failed ? saved : computed) * live.rate);

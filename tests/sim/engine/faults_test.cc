@@ -64,6 +64,27 @@ TEST(Faults, FailureCostsExactlyTheWorkSinceTheLastCheckpoint) {
   EXPECT_DOUBLE_EQ(SummaryValue(summary, "restarts"), 1);
 }
 
+TEST(Faults, TheRestoreBeforeTheFirstCheckpointIsOverheadNotLostWork) {
+  // One GPU; checkpoints every 300 s of computing (saves 10 s), restores 50 s. The node fails
+  // at 100 (a loses 100 s: no checkpoint yet) and again at 220, each time for 10 s:
+  //   0-100 compute (lost); 100-110 down; 110-160 restore; 160-220 compute (lost: 60 s, no
+  //   checkpoint since the restore); 220-230 down; 230-280 restore; then 1,000 s of computing
+  //   with a 10 s save after each 300 s (three saves): ends at 280 + 1,030 = 1310.
+  // Lost: 100 + 60 = 160 GPU-s; the two restores (100 s) are restart overhead. (Before, the
+  // second failure counted its interval's restore as lost too: 210.)
+  EngineOptions options;
+  options.faults.checkpoint_interval_seconds = 300;
+  options.faults.checkpoint_cost_seconds = 10;
+  options.faults.restore_cost_seconds = 50;
+  options.faults.trace = {NodeFailure(100, 0, 10), NodeFailure(220, 0, 10)};
+  TestSim sim(Nodes(1, 1), {MakeJob("a", 0, 1, 1000)}, "fcfs", "first-fit", options);
+  sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 1310);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("a").lost_gpu_seconds, 160);
+  EXPECT_DOUBLE_EQ(sim.CostsOf("a").overhead_seconds, 100);
+  EXPECT_EQ(sim.CostsOf("a").restarts, 2);
+}
+
 TEST(Faults, FailureDuringASaveLosesTheUnfinishedCheckpoint) {
   // Interval 300, save 10: a failure at 305 is inside the first save, so nothing is durable and
   // all 305 s are lost; the job restarts from 0 at the repair (no restore cost) and runs 0-300,
