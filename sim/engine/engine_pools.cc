@@ -26,15 +26,6 @@ void Engine::SetUpPools() {
   }
 }
 
-namespace {
-
-// All of a node's CPUs and memory, as a CPU-only job's charge (resources.h).
-HostDemand WholeHostOf(const Node& node) {
-  return HostDemand{NodeCpuMilli(node), NodeMemoryMib(node)};
-}
-
-}  // namespace
-
 void Engine::StartPools() {
   const double start = trace_.jobs.empty() ? 0.0 : trace_.jobs.front().submit_time;
   pools_.Start(start);
@@ -55,10 +46,11 @@ void Engine::HoldOutNode(int node) {
     resources_.Allocate(one);
     AddOutOfService(g);
   }
-  if (resources_.host_limited()) resources_.AllocateHostOn(node, WholeHostOf(n));
+  resources_.HoldOutHost(node);
   if (held_out_.empty()) held_out_.assign(cluster_.node_count(), 0);
   held_out_[node] = 1;
   pool_out_gpus_ += n.gpu_count;
+  metrics_.OnNodeHeldOut(node, true);
   metrics_.OnNodeChanged(node);
   ++state_version_;
 }
@@ -70,9 +62,10 @@ void Engine::BringInNode(int node) {
     resources_.Release(one);
     RemoveOutOfService(g);
   }
-  if (resources_.host_limited()) resources_.ReleaseHostOn(node, WholeHostOf(n));
+  resources_.BringInHost(node);
   if (!held_out_.empty()) held_out_[node] = 0;
   pool_out_gpus_ -= n.gpu_count;
+  metrics_.OnNodeHeldOut(node, false);
   metrics_.OnNodeChanged(node);
   ++state_version_;
 }

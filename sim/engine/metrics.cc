@@ -217,6 +217,20 @@ void Metrics::OnNodeChanged(int node) {
   UpdateFragmentationState();
 }
 
+void Metrics::OnNodeHeldOut(int node, bool out) {
+  const Node& n = cluster_.node(node);
+  if (off_index_ < 0) {
+    off_index_ = static_cast<int>(state_.size());
+    state_.resize(state_.size() + types_.size(), 0.0);
+    total_.resize(state_.size(), 0.0);
+    bucket_.resize(state_.size(), 0.0);
+    held_out_.assign(cluster_.node_count(), 0);
+  }
+  if (held_out_[node] == static_cast<uint8_t>(out)) return;
+  held_out_[node] = out;
+  state_[off_index_ + type_slot_[n.gpu_type]] += out ? n.gpu_count : -n.gpu_count;
+}
+
 // Node imbalance F of one node (docs/metrics.md#node-imbalance, docs/resources.md): the population standard deviation of its
 // utilization of GPUs (u), GPU memory, CPUs and network (b). GPU memory is the memory the engine
 // reports per GPU in model-aware runs, else the memory of the GPUs held (u); CPUs are the CPUs
@@ -239,7 +253,11 @@ double Metrics::NodeImbalance(int node) const {
   double cpu = u;
   if (host_limited_) {
     const int32_t capacity = NodeCpuMilli(n);
-    if (capacity > 0) cpu = 1.0 - static_cast<double>(resources_->free_cpu_milli(node)) / capacity;
+    // A node out of service has its whole host held out of placement but no job on it.
+    const bool out = !held_out_.empty() && held_out_[node];
+    if (capacity > 0) {
+      cpu = out ? 0.0 : 1.0 - static_cast<double>(resources_->free_cpu_milli(node)) / capacity;
+    }
   }
   const double mean = (u + memory + cpu + b) / 4;
   const double variance = ((u - mean) * (u - mean) + (memory - mean) * (memory - mean) +
@@ -457,7 +475,10 @@ void Metrics::FlushInterval(double end) {
       row.memory_utilization = memory_reported_
                                    ? bucket_[types_.size() + i] / length / (gpus * gpu.memory_gib)
                                    : row.utilization;
-      row.power_watts = row.busy_gpus * gpu.tdp_watts + (gpus - row.busy_gpus) * gpu.idle_watts;
+      // GPUs out of service (pool nodes off) draw nothing.
+      const double off = off_index_ < 0 ? 0.0 : bucket_[off_index_ + i] / length;
+      row.power_watts =
+          row.busy_gpus * gpu.tdp_watts + (gpus - off - row.busy_gpus) * gpu.idle_watts;
       all_busy += row.busy_gpus;
       all_power += row.power_watts;
       rows_.push_back(row);
@@ -515,8 +536,9 @@ double Metrics::energy_joules() const {
   double joules = 0;
   for (size_t i = 0; i < types_.size(); ++i) {
     const GpuSpec& gpu = cluster_.catalog().gpu(types_[i]);
+    const double off = off_index_ < 0 ? 0.0 : total_[off_index_ + i];  // draws nothing
     joules += total_[i] * gpu.tdp_watts +
-              (cluster_.GpusOfType(types_[i]) * span - total_[i]) * gpu.idle_watts;
+              (cluster_.GpusOfType(types_[i]) * span - off - total_[i]) * gpu.idle_watts;
   }
   return joules;
 }

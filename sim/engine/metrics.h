@@ -25,6 +25,7 @@
 #ifndef CLUSTERSIM_SIM_ENGINE_METRICS_H_
 #define CLUSTERSIM_SIM_ENGINE_METRICS_H_
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -123,6 +124,11 @@ class Metrics {
   // Resources changed on `node` outside an allocation (a failure or repair took its GPUs out or
   // gave them back): recomputes the node's FGD value and its GPUs' free memory.
   void OnNodeChanged(int node);
+  // `node` went out of service (`out`: a pool node not provisioned, a spot node being replaced)
+  // or came back; call before OnNodeChanged. A node out of service draws no power (energy and
+  // the timeseries' power count its GPUs neither busy nor idle) and holds no CPUs in its
+  // node imbalance, though its whole host is held out of placement.
+  void OnNodeHeldOut(int node, bool out);
 
   const std::vector<TimeseriesRow>& rows() const { return rows_; }
   double start_time() const { return start_; }
@@ -187,6 +193,10 @@ class Metrics {
   std::vector<int> types_;      // present catalog types, order of the state slots
   std::vector<int> type_slot_;  // catalog type -> slot
   int q_index_ = 0;
+  // Slots of GPUs out of service per present type (OnNodeHeldOut), after the queue slots; made
+  // at the first node held out (-1 before: a run without pools or spot keeps its state vector).
+  int off_index_ = -1;
+  std::vector<uint8_t> held_out_;  // per node, once a node was held out
   std::vector<double> state_;
   std::vector<double> total_;
   std::vector<double> bucket_;

@@ -314,6 +314,31 @@ bool Resources::NodeIdle(int node) const {
          (free_cpu_milli_[node] == NodeCpuMilli(n) && free_memory_mib_[node] == NodeMemoryMib(n));
 }
 
+void Resources::HoldOutHost(int node) {
+  if (!host_limited()) return;
+  if (host_held_out_.empty()) host_held_out_.assign(cluster_->node_count(), 0);
+  CHECK(!host_held_out_[node], "node " + std::to_string(node) + " held out twice");
+  const Node& n = cluster_->node(node);
+  AllocateHostOn(node, HostDemand{NodeCpuMilli(n), NodeMemoryMib(n)});
+  host_held_out_[node] = 1;
+  ++held_out_hosts_;
+}
+
+void Resources::BringInHost(int node) {
+  if (host_held_out_.empty() || !host_held_out_[node]) return;
+  const Node& n = cluster_->node(node);
+  ReleaseHostOn(node, HostDemand{NodeCpuMilli(n), NodeMemoryMib(n)});
+  host_held_out_[node] = 0;
+  --held_out_hosts_;
+}
+
+void Resources::ReleaseHeldOutHosts() {
+  for (int node = 0; node < static_cast<int>(host_held_out_.size()) && held_out_hosts_ > 0;
+       ++node) {
+    BringInHost(node);
+  }
+}
+
 void Resources::AllocateHostOn(int node, const HostDemand& demand) {
   ++version_;
   if (!host_limited()) return;

@@ -192,6 +192,15 @@ class Resources {
   // No job holds anything on `node`: all its GPUs are free and, under host limits, all its CPUs
   // and memory (a CPU-only job holds no GPU).
   bool NodeIdle(int node) const;
+  // A node out of service (a pool node off, a spot node being replaced) holds out its whole host
+  // under host limits, as a CPU-only job of all its CPUs and memory would, and is marked so;
+  // HoldOutHost REQUIRES its host free. BringInHost gives it back. ReleaseHeldOutHosts gives
+  // back every such host, on a copy that asks what would fit with the nodes out of service back
+  // (wait reasons: nodes_down). No-ops without host limits.
+  void HoldOutHost(int node);
+  void BringInHost(int node);
+  void ReleaseHeldOutHosts();
+  bool any_host_held_out() const { return held_out_hosts_ > 0; }
   // A job's GPUs, host charges and kind together: Allocate (or AllocateShare per GPU when
   // milli > 0) + AllocateHost + its kind counted, and the reverse; for a CPU-only job (no GPUs,
   // `cpu_only_node` >= 0), AllocateHostOn that node. What the engine does at every start and
@@ -293,6 +302,8 @@ class Resources {
   std::vector<IndexSet> type_nonempty_;
   std::vector<int32_t> free_cpu_milli_;  // per node; empty = host resources not tracked
   std::vector<int32_t> free_memory_mib_;
+  std::vector<uint8_t> host_held_out_;  // per node, once one is held out (HoldOutHost)
+  int held_out_hosts_ = 0;
   std::vector<std::vector<std::pair<int, int>>> job_kinds_;  // per node; empty = not counted
   std::shared_ptr<const std::vector<SpreadRule>> spread_rules_;  // by class; null = no rules
   std::map<std::pair<int, int>, int> spread_count_;  // (group, domain) -> running jobs > 0

@@ -53,22 +53,45 @@ std::optional<WaitReason> ClassifyNoFit(const Cluster& cluster, const Placement&
     }
     return down;
   };
-  // The stated host demand is what keeps it out when it fits without it: the CPUs if it does not
-  // fit with its CPUs alone, else the memory.
+  // The host demand is what keeps it out when it fits with a negligible one: the CPUs if it does
+  // not fit with its CPUs alone, else the memory. Negligible is one milli-CPU and one MiB per
+  // node, not 0: an unstated demand is charged the node's share of its CPUs and memory
+  // (HostChargeOn), which binds too.
   auto host_reason = [&]() -> std::optional<WaitReason> {
-    if (!free.host_limited() || request.host.empty()) return std::nullopt;
+    if (!free.host_limited()) return std::nullopt;
     PlacementRequest gpus_only = request;
-    gpus_only.host = HostDemand{};
+    gpus_only.host = HostDemand{1, 1};
     if (!Fits(placement, free, gpus_only)) return std::nullopt;
-    PlacementRequest cpus = gpus_only;
-    cpus.host.cpu_milli = request.host.cpu_milli;
-    return cpus.host.cpu_milli > 0 && !Fits(placement, free, cpus)
-               ? WaitReason::kFragmentationCpus
-               : WaitReason::kFragmentationMemory;
+    PlacementRequest cpus = request;
+    cpus.host.memory_mib = 1;
+    return !Fits(placement, free, cpus) ? WaitReason::kFragmentationCpus
+                                        : WaitReason::kFragmentationMemory;
   };
   if (IsCpuOnly(request)) {
-    // Placed on one node: CPUs and memory are the only dimensions.
+    // Placed on one node: CPUs and memory are the only dimensions. Capacity: fewer free CPUs (or
+    // less free memory) on all the nodes of its allowed types together than it states (a
+    // dimension some such node does not declare never binds there).
     if (!random && Fits(placement, free, request)) return std::nullopt;
+    if (free.any_host_held_out() && !random) {
+      Resources repaired = free;
+      repaired.ReleaseHeldOutHosts();
+      if (Fits(placement, repaired, request)) return WaitReason::kNodesDown;
+    }
+    int64_t free_cpu = 0;
+    int64_t free_memory = 0;
+    bool cpu_unbound = false;
+    bool memory_unbound = false;
+    for (const Node& node : cluster.nodes()) {
+      if (!request.AllowsType(node.gpu_type)) continue;
+      cpu_unbound = cpu_unbound || NodeCpuMilli(node) == 0;
+      memory_unbound = memory_unbound || NodeMemoryMib(node) == 0;
+      free_cpu += free.free_cpu_milli(node.index);
+      free_memory += free.free_memory_mib(node.index);
+    }
+    if ((!cpu_unbound && free_cpu < request.host.cpu_milli) ||
+        (!memory_unbound && free_memory < request.host.memory_mib)) {
+      return WaitReason::kCapacity;
+    }
     PlacementRequest cpus = request;
     cpus.host.memory_mib = 0;
     bool cpus_fit = false;
@@ -126,6 +149,7 @@ std::optional<WaitReason> ClassifyNoFit(const Cluster& cluster, const Placement&
   if (!out_of_service.empty()) {
     Resources repaired = free;
     repaired.Release(out_of_service);
+    repaired.ReleaseHeldOutHosts();  // a node out of service holds out its host too
     if (Fits(placement, repaired, request)) return WaitReason::kNodesDown;
   }
   return WaitReason::kFragmentationGpus;

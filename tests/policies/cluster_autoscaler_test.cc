@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -331,6 +332,65 @@ TEST(ClusterAutoscaler, PacksByCpusAsWellAsGpus) {
   }
   EXPECT_EQ(requested, 3);
   for (const char* id : {"j1", "j2", "j3"}) EXPECT_DOUBLE_EQ(StartOf(engine, id), 300) << id;
+}
+
+// A pool node that is off draws no power. A fixed node and a pool of 1 to 2 nodes (A100-80GB:
+// 400 W busy, 50 W idle), no autoscaler: node 1 is provisioned, node 2 never. j (8 GPUs) runs
+// [1000, 1100], the run's span: 8 GPUs busy and 8 idle for 100 s, node 2's 8 draw nothing:
+// 8 x 100 x 400 + 8 x 100 x 50 = 360,000 J = 0.1 kWh (before: 0.111, node 2 counted idle).
+TEST(ClusterAutoscaler, APoolNodeThatIsOffDrawsNoPower) {
+  const std::string cluster =
+      R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8},)"
+      R"({"name":"pool","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("autoscale":{"min":0,"max":2,"provision_seconds":300,"idle_seconds":600}}]})";
+  Scaled s;
+  const Engine& engine = s.Run(cluster, {MakeJob("j", 1000, 8, 100)}, "none");
+  EXPECT_NEAR(Summary(engine, "energy_kwh", "all"), 0.1, 1e-12);
+  double power = -1;
+  for (const TimeseriesRow& row : engine.metrics().rows()) {
+    if (row.gpu_type == -1) power = row.power_watts;
+  }
+  EXPECT_NEAR(power, 8 * 400 + 8 * 50, 1e-9);
+}
+
+// Node imbalance (docs/metrics.md#node-imbalance) under host limits: a node that is off holds
+// no CPUs of a job, so its imbalance is 0. The fixed node (8 GPUs, 64 CPUs) runs j (8 GPUs, 32
+// CPUs) [0, 100]: (u, memory, CPUs, network) = (1, 1, 0.5, 0), deviation sqrt(0.171875); the
+// pool's one node is off: 0. Mean over the two nodes: 0.2072890 (before: 0.4238, the off node's
+// held-out CPUs counted as held).
+TEST(ClusterAutoscaler, APoolNodeThatIsOffIsNotImbalanced) {
+  const std::string cluster =
+      R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("cpus":64,"host_memory_gib":512},{"name":"pool","count":0,"gpu_type":"A100-80GB",)"
+      R"("gpus_per_node":8,"cpus":64,"host_memory_gib":512,)"
+      R"("autoscale":{"min":0,"max":1,"provision_seconds":300,"idle_seconds":600}}]})";
+  std::vector<Job> jobs = {MakeJob("j", 0, 8, 100)};
+  jobs[0].cpu_milli = 32000;
+  Scaled s;
+  const Engine& engine = s.Run(cluster, std::move(jobs), "none");
+  EXPECT_NEAR(Summary(engine, "node_imbalance_mean", "all"), std::sqrt(0.171875) / 2, 1e-12);
+}
+
+// Under host limits a node not provisioned holds out its CPUs and memory too; a job that would
+// fit with it up waits for nodes_down. Two fixed nodes and a pool of 0-1 nodes, each 8 GPUs and
+// 64 CPUs. a and b (6 GPUs, 4 CPUs) take the fixed nodes; c (4 GPUs, 4 CPUs) finds 2 + 2 free
+// GPUs: the scan of 0 requests the pool node, ready at 300, where c starts. c waits nodes_down
+// for 300 s (before: fragmentation_gpus, the node's held-out CPUs not given back when asking).
+TEST(ClusterAutoscaler, AJobWaitingForANodeNotYetProvisionedWaitsForNodesDown) {
+  const std::string cluster =
+      R"({"nodes":[{"name":"fixed","count":2,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("cpus":64},{"name":"pool","count":0,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+      R"("cpus":64,"autoscale":{"min":0,"max":1,"provision_seconds":300,"idle_seconds":600}}]})";
+  std::vector<Job> jobs = {MakeJob("a", 0, 6, 1000), MakeJob("b", 0, 6, 1000),
+                           MakeJob("c", 0, 4, 100)};
+  for (Job& job : jobs) job.cpu_milli = 4000;
+  Scaled s;
+  const Engine& engine = s.Run(cluster, std::move(jobs));
+  EXPECT_DOUBLE_EQ(StartOf(engine, "c"), 300);
+  const auto reasons = engine.wait_reasons().Seconds(2);
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_EQ(WaitReasonName(reasons[0].first), std::string("nodes_down"));
+  EXPECT_DOUBLE_EQ(reasons[0].second, 300);
 }
 
 // The engine checks what an autoscaler asks: releasing a node that runs a job is refused.

@@ -106,6 +106,48 @@ TEST(WaitReasons, TheHeadWaitsForFragmentationAndTheJobBehindItForTheHead) {
   EXPECT_DOUBLE_EQ(sim.Of("C").queued_seconds, 40);
 }
 
+// Host limits: nodes of 8 A100s and 64 CPUs. Each job here states its CPUs only.
+Job WithCpus(Job job, int cpus) {
+  job.cpu_milli = cpus * 1000;
+  return job;
+}
+
+TEST(WaitReasons, AGpuJobShortOfCpusWaitsForCpusThoughItStatesNoMemory) {
+  // c (CPU-only, 60 CPUs, 100 s) holds the node's CPUs from 0; g (1 GPU, 8 CPUs) finds all 8
+  // GPUs free but 4 CPUs: fragmentation_cpus until c ends at 100. Its unstated memory is charged
+  // the node's share (1/8), which fits. (Before: fragmentation_gpus, since the test of "its GPUs
+  // alone" still charged an unstated CPU share, 8 CPUs, which did not fit either.)
+  const std::string node = R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+                           R"("cpus":64,"host_memory_gib":512}]})";
+  TestSim sim = PolicySim(
+      node, {WithCpus(MakeJob("c", 0, 0, 100), 60), WithCpus(MakeJob("g", 0, 1, 10), 8)}, "fcfs");
+  sim.Run();
+  EXPECT_EQ(ReasonsOf(sim, "g"), (Seconds{{"fragmentation_cpus", 100}}));
+}
+
+TEST(WaitReasons, ACpuOnlyJobWaitsForCapacityOrForCpusOnOneNode) {
+  // Two nodes of 64 CPUs; c0 and c1 (CPU-only, 60 CPUs, 100 s) hold 60 on each from 0. c2 (10
+  // CPUs) at 1: 8 free in all, fewer than it states: capacity until c0 ends at 100 (99 s).
+  // (Before: fragmentation_cpus.) The control, c4 (6 CPUs) at 1 instead: 8 free in all but 4 on
+  // each node: fragmentation_cpus for 99 s.
+  const std::string nodes = R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8,)"
+                            R"("cpus":64}]})";
+  TestSim capacity =
+      PolicySim(nodes,
+                {WithCpus(MakeJob("c0", 0, 0, 100), 60), WithCpus(MakeJob("c1", 0, 0, 100), 60),
+                 WithCpus(MakeJob("c2", 1, 0, 10), 10)},
+                "fcfs");
+  capacity.Run();
+  EXPECT_EQ(ReasonsOf(capacity, "c2"), (Seconds{{"capacity", 99}}));
+  TestSim fragmented =
+      PolicySim(nodes,
+                {WithCpus(MakeJob("c0", 0, 0, 100), 60), WithCpus(MakeJob("c1", 0, 0, 100), 60),
+                 WithCpus(MakeJob("c4", 1, 0, 10), 6)},
+                "fcfs");
+  fragmented.Run();
+  EXPECT_EQ(ReasonsOf(fragmented, "c4"), (Seconds{{"fragmentation_cpus", 99}}));
+}
+
 TEST(WaitReasons, TooFewFreeGpusInTheWholeClusterIsCapacity) {
   // 2 nodes x 4 GPUs, fcfs. A (6 GPUs, 30 s) at 0; B (4 GPUs) at 5: 2 free < 4: capacity until
   // A ends at 30.
