@@ -713,6 +713,7 @@ int Engine::InterruptVictims(int cause, double detection, double restart, bool t
 void Engine::FleetFault(const Event& e) {
   const int c = static_cast<int>(e.aux >> 4);
   const FailureCause& cause = fleet_->cause(c);
+  ++state_version_;  // GPUs are taken out or given back: the head's derived reason is stale
   if (e.aux & kFaultRepair) {
     Record(now_, kKindRepair, e.job);
     AccrueDownTime();
@@ -1301,7 +1302,7 @@ void Engine::StopRunning(JobId id, IntervalEnd why) {
     const double overhead = std::min(ran, live.overhead_left);  // paid before any progress
     live.overhead_left -= overhead;
     if (overhead > 0) costs_[id].overhead_seconds += overhead;
-    if (failure_log_.has_jobs()) ChargeRestartOverhead(id, overhead * n);
+    if (failure_log_.has_jobs()) ChargeRestartOverhead(id, overhead, n);
     const double active = ran - overhead;
     double computed = active;
     double done = 0;   // checkpoints completed in this interval
@@ -1685,16 +1686,24 @@ void Engine::ResumeAfterInterruption(JobId id) {
   rel->wait_gpu_seconds += wait_gpu_seconds;
   failure_log_.totals(rel->wait_cause).wait_gpu_seconds += wait_gpu_seconds;
   rel->overhead_cause = rel->wait_cause;
+  rel->cause_overhead_left = live.overhead_left;  // all the interruption's (FailJob set it)
   rel->interrupted_at = -1;
   rel->pending_detection = 0;
 }
 
-void Engine::ChargeRestartOverhead(JobId id, double gpu_seconds) {
+void Engine::ChargeRestartOverhead(JobId id, double seconds, double gpus) {
   JobReliability* rel = failure_log_.find(id);
   if (rel == nullptr || rel->overhead_cause < 0) return;
-  rel->restart_gpu_seconds += gpu_seconds;
-  failure_log_.totals(rel->overhead_cause).restart_gpu_seconds += gpu_seconds;
-  if (!(Live(id).overhead_left > 0)) rel->overhead_cause = -1;
+  // Paid in order: the interruption's restart, then a preemption's cost added since (Preempt,
+  // Move), which is counted as preemption, not restart, overhead.
+  const double charged = std::min(seconds, rel->cause_overhead_left);
+  rel->cause_overhead_left -= charged;
+  rel->restart_gpu_seconds += charged * gpus;
+  failure_log_.totals(rel->overhead_cause).restart_gpu_seconds += charged * gpus;
+  if (!(rel->cause_overhead_left > 0) || !(Live(id).overhead_left > 0)) {
+    rel->overhead_cause = -1;
+    rel->cause_overhead_left = 0;
+  }
 }
 
 void Engine::DrainIntoPool(const std::vector<int>& gpus) {

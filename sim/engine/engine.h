@@ -416,7 +416,7 @@ class Engine final : public SchedulingContext {
   // At a start after an interruption: the detection left after the wait, the wait's GPU-seconds.
   void ResumeAfterInterruption(JobId id);
   // Books paid restart overhead to the cause of the job's last interruption.
-  void ChargeRestartOverhead(JobId id, double gpu_seconds);
+  void ChargeRestartOverhead(JobId id, double seconds, double gpus);
   // Holds for the spare pool the free GPUs among `gpus` on pool nodes.
   void DrainIntoPool(const std::vector<int>& gpus);
   double ConstantRestoreSeconds(JobId id) const;

@@ -58,8 +58,12 @@ struct JobReliability {
   double interrupted_at = -1;
   double pending_detection = 0;
   int wait_cause = -1;
-  // The cause of the restart overhead the job is paying (-1 = none, or a preemption's).
+  // The cause of the restart overhead the job is paying (-1 = none, or a preemption's), and the
+  // seconds of it still due. Overhead is paid in the order it was owed: a preemption's cost added
+  // while the restart is being paid (ActiveRun::overhead_left) comes after it and is not the
+  // cause's.
   int overhead_cause = -1;
+  double cause_overhead_left = 0;
 };
 
 class FailureLog {

@@ -213,7 +213,10 @@ void AddReliabilitySummaries(const Engine& engine, Add& add) {
     const double ettr = engine.Ettr(id);
     if (std::isnan(ettr)) continue;
     const JobRun& run = engine.runs()[id];
-    const double gpus = engine.trace().jobs[id].gpus;
+    // Weighted by the GPUs it held while running (a share or a MIG instance by its fraction of
+    // a GPU), as GPU-hours are.
+    const double gpus =
+        run.run_seconds > 0 ? run.gpu_seconds / run.run_seconds : engine.trace().jobs[id].gpus;
     const double end = run.end_time >= 0 ? run.end_time : engine.now();
     productive += gpus * log.productive_seconds()[id];
     elapsed += gpus * (end - run.first_start);

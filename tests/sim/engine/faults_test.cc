@@ -85,6 +85,46 @@ TEST(Faults, TheRestoreBeforeTheFirstCheckpointIsOverheadNotLostWork) {
   EXPECT_EQ(sim.CostsOf("a").restarts, 2);
 }
 
+TEST(Faults, APreemptionDuringARestartIsNotCountedAsTheFailuresOverhead) {
+  // One GPU, srtf, restores 50 s, preemptions cost 30 s. a (1000 s) fails at 100 (node down
+  // for 10 s) and restarts at 110, restoring until 160; b (50 s) arrives at 120 and preempts it
+  // after 10 s of its restore. b runs [120, 170]; a then pays the 40 s of restore left and the
+  // preemption's 30 s, 170-240, and computes until 1240. Restart overhead of the failure: 50
+  // GPU-s (10 + 40); the 30 s are the preemption's. (Before, they counted for the failure too:
+  // 80.)
+  EngineOptions options;
+  options.faults.restore_cost_seconds = 50;
+  options.preemption_cost_seconds = 30;
+  options.faults.trace = {NodeFailure(100, 0, 10)};
+  TestSim sim(Nodes(1, 1), {MakeJob("a", 0, 1, 1000), MakeJob("b", 120, 1, 50)}, "srtf",
+              "first-fit", options);
+  Engine& engine = sim.Run();
+  testing::ExpectInterval(sim.Of("b"), 120, 170);
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 1240);
+  const JobReliability* rel = engine.failure_log().find(0);
+  ASSERT_NE(rel, nullptr);
+  EXPECT_DOUBLE_EQ(rel->restart_gpu_seconds, 50);
+  ASSERT_EQ(engine.failure_log().totals().size(), 1u);
+  EXPECT_DOUBLE_EQ(engine.failure_log().totals()[0].restart_gpu_seconds, 50);
+}
+
+TEST(Faults, TheSummarysEttrWeightsAShareByItsFractionOfAGpu) {
+  // Two nodes of one A100-40GB, frag-aware (it shares GPUs). a holds 100 thousandths of GPU 0
+  // and b all of GPU 1, both 100 s from 0. Node 0 fails at 50 for 10 s: a loses its 50 s and
+  // runs again [60, 160] (ETTR 100 / 160); b 1. Weighted by the GPUs held: (0.1 x 100 + 1 x
+  // 100) / (0.1 x 160 + 1 x 100) = 110 / 116 (before: each weighted as one GPU, 200 / 260).
+  EngineOptions options;
+  options.faults.trace = {NodeFailure(50, 0, 10)};
+  std::vector<Job> jobs = {MakeJob("a", 0, 1, 100), MakeJob("b", 0, 1, 100)};
+  jobs[0].gpu_milli = 100;
+  TestSim sim(R"({"nodes":[{"count":2,"gpu_type":"A100-40GB","gpus_per_node":1}]})",
+              std::move(jobs), "fcfs", "frag-aware", options);
+  Engine& engine = sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 160);
+  EXPECT_DOUBLE_EQ(sim.Of("b").end_time, 100);
+  EXPECT_NEAR(SummaryValue(ComputeSummary(engine), "ettr"), 110.0 / 116, 1e-12);
+}
+
 TEST(Faults, FailureDuringASaveLosesTheUnfinishedCheckpoint) {
   // Interval 300, save 10: a failure at 305 is inside the first save, so nothing is durable and
   // all 305 s are lost; the job restarts from 0 at the repair (no restore cost) and runs 0-300,
