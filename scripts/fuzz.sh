@@ -5,9 +5,13 @@
 #   ./scripts/fuzz.sh --runs 40000         every target for exactly 40,000 inputs from a fixed
 #                                           seed: the same inputs on every machine (what CI runs)
 #   ./scripts/fuzz.sh --list                the target names
+#   ./scripts/fuzz.sh --build build-sanitize --runs 40000
+#                                           the fuzz targets of the sanitizer build
+#                                           (./scripts/test.sh --sanitize), not build-fuzz/ (CI)
 # Each target starts from its seed corpus fuzz/corpus/<target>/ plus the inputs that once found
 # a bug (fuzz/regressions/<target>/), with a dictionary of its syntax and keys (fuzz/dict/); new
-# interesting inputs go to build-fuzz/corpus/<target>/ (not committed). Prints the executions per target (libFuzzer's stat::number_of_executed_units)
+# interesting inputs go to build-fuzz/corpus/<target>/ (or under the --build folder; not
+# committed). Prints the executions per target (libFuzzer's stat::number_of_executed_units)
 # and exits non-zero if any target found a crash, a sanitizer report or an unexpected exception;
 # the input is then in build-fuzz/findings/<target>/: fix the bug and copy the input to
 # fuzz/regressions/<target>/ so the normal test suite replays it (tests/fuzz/fuzz_replay_test.cc).
@@ -22,8 +26,10 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --seconds=*) seconds="${1#*=}"; shift ;;
     --runs) runs="$2"; shift 2 ;;
+    --build) build="$2"; shift 2 ;;
+    --build=*) build="${1#*=}"; shift ;;
     --list) list=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -39,29 +45,38 @@ done
 # clang with libFuzzer and the sanitizer runtimes (Debian 12: clang-14, libclang-rt-14-dev).
 ./scripts/install_deps.sh clang libclang-rt-14-dev
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is required" >&2; exit 2; }
-launcher=()
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 jobs=$(nproc); [ "$jobs" -gt 2 ] && jobs=2
-cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DCLUSTERSIM_FUZZ=ON -DCLUSTERSIM_BUILD_TESTS=OFF -DCLUSTERSIM_BUILD_BENCH=OFF \
-  "${launcher[@]}" >/dev/null
-cmake --build build-fuzz -j"$jobs" --target clustersim_fuzz
+if [ -n "${build:-}" ]; then
+  # An existing build configured with -DCLUSTERSIM_FUZZ=ON (the sanitizer build is): its target
+  # is brought up to date, and its corpus, findings and logs go under it.
+  grep -qs '^CLUSTERSIM_FUZZ:BOOL=ON' "$build/CMakeCache.txt" ||
+    { echo "fuzz.sh: $build is not a build configured with -DCLUSTERSIM_FUZZ=ON" >&2; exit 2; }
+  out=$build
+else
+  out=build-fuzz
+  launcher=()
+  if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+  cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DCLUSTERSIM_FUZZ=ON -DCLUSTERSIM_BUILD_TESTS=OFF -DCLUSTERSIM_BUILD_BENCH=OFF \
+    "${launcher[@]}" >/dev/null
+fi
+cmake --build "$out" -j"$jobs" --target clustersim_fuzz
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 failed=()
 printf '%-18s %12s  %s\n' target executions result
 for t in "${targets[@]}"; do
-  work=build-fuzz/corpus/$t
-  findings=build-fuzz/findings/$t
-  log=build-fuzz/logs/$t.log
-  mkdir -p "$work" "$findings" build-fuzz/logs
+  work=$out/corpus/$t
+  findings=$out/findings/$t
+  log=$out/logs/$t.log
+  mkdir -p "$work" "$findings" "$out/logs"
   seeds=()
   for d in fuzz/corpus/$t fuzz/regressions/$t; do [ -d "$d" ] && seeds+=("$d"); done
   case "$t" in
     native-json|philly-json|cluster-spec|hardware-catalog|run-config) dict=fuzz/dict/json.dict ;;
-    autodetect) cat fuzz/dict/csv.dict fuzz/dict/json.dict > build-fuzz/all.dict
-                dict=build-fuzz/all.dict ;;
+    autodetect) cat fuzz/dict/csv.dict fuzz/dict/json.dict > "$out/all.dict"
+                dict=$out/all.dict ;;
     *) dict=fuzz/dict/csv.dict ;;
   esac
   # A time limit explores as far as the machine's speed allows; a run count from a fixed seed is
@@ -73,7 +88,7 @@ for t in "${targets[@]}"; do
     limit=(-max_total_time="$seconds")
   fi
   status=0
-  CLUSTERSIM_FUZZ_TARGET=$t build-fuzz/fuzz/clustersim_fuzz "$work" "${seeds[@]}" -dict="$dict" \
+  CLUSTERSIM_FUZZ_TARGET=$t "$out/fuzz/clustersim_fuzz" "$work" "${seeds[@]}" -dict="$dict" \
     "${limit[@]}" -print_final_stats=1 -max_len=16384 -timeout=10 \
     -rss_limit_mb=2048 -artifact_prefix="$findings/" >"$log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units:[[:space:]]*//p' "$log" | tail -1)

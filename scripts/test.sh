@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds (Release) and runs every test with ctest.
 #   ./scripts/test.sh              Release build in build/
-#   ./scripts/test.sh --sanitize   AddressSanitizer + UBSan build in build-sanitize/ (slower)
+#   ./scripts/test.sh --sanitize   AddressSanitizer + UBSan build with clang in build-sanitize/
+#                                  (slower); it also builds the fuzz targets, which
+#                                  `./scripts/fuzz.sh --build build-sanitize` then runs
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install_deps.sh
 if [ "${1:-}" = "--sanitize" ]; then
+  # clang: the same build then serves libFuzzer (scripts/fuzz.sh), so CI compiles the
+  # instrumented simulator once, not once for the suite and once for the fuzz targets.
+  ./scripts/install_deps.sh clang libclang-rt-14-dev
   dir=build-sanitize
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLUSTERSIM_SANITIZE=ON \
-    -DCLUSTERSIM_BUILD_BENCH=OFF >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_FUZZ=ON -DCLUSTERSIM_BUILD_BENCH=OFF >/dev/null
 else
+  ./scripts/install_deps.sh
   dir=build
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_BUILD_TESTS=ON \
     -DCLUSTERSIM_BUILD_BENCH=ON -DCLUSTERSIM_BUILD_PYTHON=ON >/dev/null
