@@ -11,8 +11,6 @@
 namespace clustersim {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
-
 const GpuSpec& Gpu(const std::string& name) {
   const HardwareCatalog& c = HardwareCatalog::Default();
   return c.gpu(*c.Find(name));
