@@ -126,26 +126,24 @@ TEST(WaitReasons, AGpuJobShortOfCpusWaitsForCpusThoughItStatesNoMemory) {
 }
 
 TEST(WaitReasons, ACpuOnlyJobWaitsForCapacityOrForCpusOnOneNode) {
-  // Two nodes of 64 CPUs; c0 and c1 (CPU-only, 60 CPUs, 100 s) hold 60 on each from 0. c2 (10
-  // CPUs) at 1: 8 free in all, fewer than it states: capacity until c0 ends at 100 (99 s).
-  // (Before: fragmentation_cpus.) The control, c4 (6 CPUs) at 1 instead: 8 free in all but 4 on
-  // each node: fragmentation_cpus for 99 s.
+  // Two nodes of 64 CPUs; c0 and c1 (CPU-only, 60 CPUs, 100 s) hold 60 on each from 0. A job of
+  // 10 CPUs at 1: 8 free in all, fewer than it states: capacity until c0 ends at 100 (99 s).
+  // (Before: fragmentation_cpus.) The control, 6 CPUs instead: 8 free in all but 4 on each
+  // node: fragmentation_cpus for 99 s.
   const std::string nodes = R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":8,)"
                             R"("cpus":64}]})";
-  TestSim capacity =
-      PolicySim(nodes,
-                {WithCpus(MakeJob("c0", 0, 0, 100), 60), WithCpus(MakeJob("c1", 0, 0, 100), 60),
-                 WithCpus(MakeJob("c2", 1, 0, 10), 10)},
-                "fcfs");
-  capacity.Run();
-  EXPECT_EQ(ReasonsOf(capacity, "c2"), (Seconds{{"capacity", 99}}));
-  TestSim fragmented =
-      PolicySim(nodes,
-                {WithCpus(MakeJob("c0", 0, 0, 100), 60), WithCpus(MakeJob("c1", 0, 0, 100), 60),
-                 WithCpus(MakeJob("c4", 1, 0, 10), 6)},
-                "fcfs");
-  fragmented.Run();
-  EXPECT_EQ(ReasonsOf(fragmented, "c4"), (Seconds{{"fragmentation_cpus", 99}}));
+  // The reasons of a third CPU-only job of `cpus` CPUs at 1, beside c0 and c1.
+  const auto third = [&](int cpus) {
+    TestSim sim =
+        PolicySim(nodes,
+                  {WithCpus(MakeJob("c0", 0, 0, 100), 60), WithCpus(MakeJob("c1", 0, 0, 100), 60),
+                   WithCpus(MakeJob("c", 1, 0, 10), cpus)},
+                  "fcfs");
+    sim.Run();
+    return ReasonsOf(sim, "c");
+  };
+  EXPECT_EQ(third(10), (Seconds{{"capacity", 99}}));
+  EXPECT_EQ(third(6), (Seconds{{"fragmentation_cpus", 99}}));
 }
 
 TEST(WaitReasons, TooFewFreeGpusInTheWholeClusterIsCapacity) {
