@@ -1776,7 +1776,9 @@ double Engine::Ettr(JobId id) const {
 void Engine::SetUpReliability() {
   const FaultOptions& f = options_.faults;
   const size_t jobs = trace_.jobs.size();
-  if (f.failures() || f.checkpoints()) {
+  // Spot interruptions go through the failure machinery too (cause `spot`): they are reported
+  // like failures (ETTR, per-cause rows) even with no failure or checkpoint option.
+  if (f.failures() || f.checkpoints() || cluster_.has_spot()) {
     failure_log_.productive_seconds().assign(jobs, 0.0);
     if (f.failure_model != nullptr) {
       for (const FailureCause& cause : f.failure_model->causes()) {

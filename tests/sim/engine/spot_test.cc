@@ -137,6 +137,12 @@ TEST(Spot, WithoutCheckpointsAnInterruptedJobStartsOver) {
   const Engine& engine = sim.Run();
   EXPECT_DOUBLE_EQ(engine.runs()[0].end_time, 1850);
   EXPECT_DOUBLE_EQ(engine.costs(0).lost_gpu_seconds, 550 * 8);
+  // Reported as failures are, though no failure or checkpoint option is set: one interruption
+  // of cause spot, its 550 s x 8 GPUs recomputed, and ETTR = 1,000 productive s / 1,850 s
+  // (before, none of these rows was written).
+  EXPECT_EQ(Summary(engine, "interruptions", "cause:spot"), 1);
+  EXPECT_NEAR(Summary(engine, "recompute_gpu_hours", "cause:spot"), 550 * 8 / 3600.0, 1e-9);
+  EXPECT_NEAR(Summary(engine, "ettr", "all"), 1000.0 / 1850, 1e-12);
 }
 
 // A CPU-only job on the spot node (its 8 CPUs, host limits) is interrupted with it, as a GPU job
