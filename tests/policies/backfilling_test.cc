@@ -960,8 +960,11 @@ std::vector<Job> RandomTrace(uint64_t seed, int count) {
   double t = 0;
   for (int i = 0; i < count; ++i) {
     t += static_cast<double>(rng() % 120);
-    Job job = MakeJob("j" + std::to_string(i), t, sizes[rng() % 10],
-                      static_cast<double>(1 + rng() % 1800));
+    // Drawn one at a time: the order of two draws in one argument list is unspecified (g++ drew
+    // the duration first, clang the size), and the suite must see the same jobs with both.
+    const double duration = static_cast<double>(1 + rng() % 1800);
+    const int gpus = sizes[rng() % 10];
+    Job job = MakeJob("j" + std::to_string(i), t, gpus, duration);
     switch (rng() % 3) {
       case 0:
         break;

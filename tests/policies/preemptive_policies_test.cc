@@ -232,8 +232,11 @@ TEST(Srtf, AfterEveryPassExactlyTheGreedySelectionByRemainingWorkRuns) {
   double t = 0;
   for (int i = 0; i < 400; ++i) {
     t += static_cast<double>(rng() % 4 == 0 ? rng() % 2000 : rng() % 50);
-    jobs.push_back(MakeJob("j" + std::to_string(i), t, 1 + static_cast<int>(rng() % 8),
-                           static_cast<double>(1 + rng() % 3000)));
+    // One draw at a time, the duration first as g++ drew them: the order of two draws in one
+    // argument list is unspecified, and the suite must see the same jobs with g++ and clang.
+    const double duration = static_cast<double>(1 + rng() % 3000);
+    const int gpus = 1 + static_cast<int>(rng() % 8);
+    jobs.push_back(MakeJob("j" + std::to_string(i), t, gpus, duration));
   }
   auto policy = std::make_unique<CheckedSrtf>(8);
   CheckedSrtf* checked = policy.get();
@@ -264,8 +267,11 @@ TEST(PreemptivePolicies, RunJobsAtUnequalRatesUnderTheHardwareModelAndFinishEver
   const int sizes[] = {1, 1, 1, 2, 4, 8, 16};
   for (int i = 0; i < 300; ++i) {
     t += static_cast<double>(rng() % 120);
-    jobs.push_back(MakeJob("j" + std::to_string(i), t, sizes[rng() % 7],
-                           static_cast<double>(60 + rng() % 7200)));
+    // One draw at a time, the duration first as g++ drew them: the order of two draws in one
+    // argument list is unspecified, and the suite must see the same jobs with g++ and clang.
+    const double duration = static_cast<double>(60 + rng() % 7200);
+    const int gpus = sizes[rng() % 7];
+    jobs.push_back(MakeJob("j" + std::to_string(i), t, gpus, duration));
   }
   EngineOptions options;
   options.preemption_cost_seconds = 20;
