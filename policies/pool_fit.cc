@@ -34,9 +34,7 @@ const Resources& PoolFit::EmptyPool(const SchedulingContext& ctx, const NodePool
     gpus.clear();
     for (int g = node.first_gpu; g < node.first_gpu + node.gpu_count; ++g) gpus.push_back(g);
     empty->Allocate(gpus);
-    if (empty->host_limited()) {
-      empty->AllocateHostOn(node.index, HostDemand{NodeCpuMilli(node), NodeMemoryMib(node)});
-    }
+    empty->HoldOutHost(node.index);  // its CPUs and memory too, under host limits
   }
   return *empty;
 }

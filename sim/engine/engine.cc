@@ -14,6 +14,38 @@
 namespace clustersim {
 namespace {
 
+// Sets `victims` to the running jobs holding GPUs in [first, last), ascending without repeats
+// (a failure's victims, in a deterministic order for the policy's hooks): jobs on whole GPUs
+// through `holder`; jobs on shares or MIG instances, which `holder` does not record (a GPU may
+// have several), by a walk over the running jobs, done only when some GPU of the range is held
+// by no holder although it is neither down nor a held spare.
+template <typename AllocationOf>
+void CollectGpuVictims(int first, int last, const std::vector<JobId>& holder,
+                       const Resources& resources, const std::vector<uint8_t>& gpu_down,
+                       const SparePool& spares, const std::vector<JobId>& running,
+                       AllocationOf allocation_of, std::vector<JobId>* victims) {
+  victims->clear();
+  bool shared = false;
+  for (int g = first; g < last; ++g) {
+    if (holder[g] != kNoJob) {
+      victims->push_back(holder[g]);
+    } else if (!resources.IsGpuFree(g) && gpu_down[g] == 0 && !spares.IsHeld(g)) {
+      shared = true;
+    }
+  }
+  if (shared) {
+    for (JobId id : running) {
+      const Allocation& a = allocation_of(id);
+      if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),
+                                     [&](int g) { return g >= first && g < last; })) {
+        victims->push_back(id);
+      }
+    }
+  }
+  std::sort(victims->begin(), victims->end());
+  victims->erase(std::unique(victims->begin(), victims->end()), victims->end());
+}
+
 // Event kinds as recorded in the fingerprint. A rejection is not an event of its own (it happens
 // in an arrival's or a pass's processing and is not counted in events()), but it is hashed, so
 // runs that reject different jobs have different fingerprints.
@@ -580,23 +612,9 @@ void Engine::Fault(const Event& e) {
   if (!repair) {
     ++failures_;
     if (!gpu_level && node_down_[node]++ == 0) ++down_nodes_;
-    victims_.clear();
-    for (int g = first; g < last; ++g) {
-      if (holder_[g] != kNoJob) victims_.push_back(holder_[g]);
-    }
-    if (options_.models != nullptr || placement_.SharesGpus() || resources_.any_mig()) {
-      // Jobs on shares and MIG instances are not in holder_ (a GPU may have several): found
-      // among the running.
-      for (JobId id : running_) {
-        const Allocation& a = Live(id).allocation;
-        if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),
-                                       [&](int g) { return g >= first && g < last; })) {
-          victims_.push_back(id);
-        }
-      }
-    }
-    std::sort(victims_.begin(), victims_.end());  // deterministic order for the policy's hooks
-    victims_.erase(std::unique(victims_.begin(), victims_.end()), victims_.end());
+    CollectGpuVictims(
+        first, last, holder_, resources_, gpu_down_, spares_, running_,
+        [&](JobId id) -> const Allocation& { return Live(id).allocation; }, &victims_);
     const int cause = from_trace ? (gpu_level ? trace_gpu_cause_ : trace_cause_)
                                  : gpu_level ? gpu_cause_ : node_cause_;
     const int spares_used = InterruptVictims(cause, 0, 0, true, first, last);
@@ -735,32 +753,17 @@ void Engine::FleetFault(const Event& e) {
   const FailureStrike s = fleet_->Strike(c, unit);
   const int first = s.first_gpu;
   const int last = s.first_gpu + s.gpu_count;
-  victims_.clear();
   if (s.whole_cluster) {
+    victims_.clear();
     for (JobId id : running_) {
       if (!Live(id).allocation.gpus.empty()) victims_.push_back(id);  // CPU-only jobs go on
     }
+    std::sort(victims_.begin(), victims_.end());
   } else {
-    bool shared = false;
-    for (int g = first; g < last; ++g) {
-      if (holder_[g] != kNoJob) {
-        victims_.push_back(holder_[g]);
-      } else if (!resources_.IsGpuFree(g) && gpu_down_[g] == 0 && !spares_.IsHeld(g)) {
-        shared = true;  // held in shares, which holder_ does not record
-      }
-    }
-    if (shared) {
-      for (JobId id : running_) {
-        const Allocation& a = Live(id).allocation;
-        if (a.milli > 0 && std::any_of(a.gpus.begin(), a.gpus.end(),
-                                       [&](int g) { return g >= first && g < last; })) {
-          victims_.push_back(id);
-        }
-      }
-    }
+    CollectGpuVictims(
+        first, last, holder_, resources_, gpu_down_, spares_, running_,
+        [&](JobId id) -> const Allocation& { return Live(id).allocation; }, &victims_);
   }
-  std::sort(victims_.begin(), victims_.end());
-  victims_.erase(std::unique(victims_.begin(), victims_.end()), victims_.end());
   // A failure that takes nothing out and hits no job did nothing (a software failure where no
   // job runs): not counted.
   if (!s.takes_out && victims_.empty()) return;
@@ -1700,10 +1703,8 @@ void Engine::ChargeRestartOverhead(JobId id, double seconds, double gpus) {
   rel->cause_overhead_left -= charged;
   rel->restart_gpu_seconds += charged * gpus;
   failure_log_.totals(rel->overhead_cause).restart_gpu_seconds += charged * gpus;
-  if (!(rel->cause_overhead_left > 0) || !(Live(id).overhead_left > 0)) {
-    rel->overhead_cause = -1;
-    rel->cause_overhead_left = 0;
-  }
+  // The cause's seconds are part of overhead_left (paid alike, only a preemption adds to it).
+  if (!(rel->cause_overhead_left > 0)) rel->overhead_cause = -1;
 }
 
 void Engine::DrainIntoPool(const std::vector<int>& gpus) {

@@ -289,21 +289,23 @@ TEST(ClusterAutoscaler, DoesNotGrowAPoolWhoseNodesHaveTooLittleMemoryForTheJob) 
   EXPECT_TRUE(Events(engine).empty());
 }
 
+// PoolCluster() with 8 CPUs on every node (host limits).
+constexpr const char* kEightCpuPool =
+    R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":8},)"
+    R"({"name":"pool","count":0,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":8,)"
+    R"("autoscale":{"min":0,"max":4,"provision_seconds":300,"idle_seconds":600}}]})";
+
 // Host limits: every node has 8 GPUs and 8 CPUs. j0 (1 GPU, 8 CPUs) holds the fixed node's CPUs
 // [0, 2000]; j1, a CPU-only job of 4 CPUs, arrives at 1 and fits nowhere. The scan of 10 packs
 // its 4 CPUs onto a new node (node 1), ready at 310, where j1 runs [310, 410]; the scan of 410
 // finds the node empty and it goes at 1010. Billed: 8 GPUs x 1,000 s. (Before, CPU-only jobs
 // were left out: j1 waited for j0, [2000, 2100], and no node was requested.)
 TEST(ClusterAutoscaler, GrowsAPoolForACpuOnlyJobShortOfCpus) {
-  const std::string cluster =
-      R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
-      R"("cpus":8},{"name":"pool","count":0,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":8,)"
-      R"("autoscale":{"min":0,"max":4,"provision_seconds":300,"idle_seconds":600}}]})";
   std::vector<Job> jobs = {MakeJob("j0", 0, 1, 2000), MakeJob("j1", 1, 0, 100)};
   jobs[0].cpu_milli = 8000;
   jobs[1].cpu_milli = 4000;
   Scaled s;
-  const Engine& engine = s.Run(cluster, std::move(jobs));
+  const Engine& engine = s.Run(kEightCpuPool, std::move(jobs));
   EXPECT_DOUBLE_EQ(StartOf(engine, "j1"), 310);
   EXPECT_EQ(Events(engine),
             (std::vector<std::string>{"10 1 requested", "310 1 ready", "1010 1 released"}));
@@ -314,10 +316,6 @@ TEST(ClusterAutoscaler, GrowsAPoolForACpuOnlyJobShortOfCpus) {
 // are held by j0 [0, 1000]); a node of 8 CPUs takes one of them, so 3 nodes are requested at 0
 // (by GPUs alone, 3 GPUs would pack onto one node).
 TEST(ClusterAutoscaler, PacksByCpusAsWellAsGpus) {
-  const std::string cluster =
-      R"({"nodes":[{"name":"fixed","count":1,"gpu_type":"A100-80GB","gpus_per_node":8,)"
-      R"("cpus":8},{"name":"pool","count":0,"gpu_type":"A100-80GB","gpus_per_node":8,"cpus":8,)"
-      R"("autoscale":{"min":0,"max":4,"provision_seconds":300,"idle_seconds":600}}]})";
   std::vector<Job> jobs = {MakeJob("j0", 0, 1, 1000)};
   jobs[0].cpu_milli = 8000;
   for (int i = 1; i <= 3; ++i) {
@@ -325,7 +323,7 @@ TEST(ClusterAutoscaler, PacksByCpusAsWellAsGpus) {
     jobs.back().cpu_milli = 6000;
   }
   Scaled s;
-  const Engine& engine = s.Run(cluster, std::move(jobs));
+  const Engine& engine = s.Run(kEightCpuPool, std::move(jobs));
   int requested = 0;
   for (const NodeEvent& e : engine.node_pools().events()) {
     requested += e.kind == NodeEventKind::kRequested && e.time == 0;
