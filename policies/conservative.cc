@@ -106,6 +106,15 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
+// The end of a plan of `seconds` from `start`. A job planned to run 0 seconds (a wall time of
+// 0, or a zero duration planned exactly) holds its GPUs for an instant: until the next
+// representable time after `start`, so that no other plan overlaps its start
+// (docs/backfilling.md#reservations-are-placements-at-a-future-time).
+double PlanEnd(double start, double seconds) {
+  const double end = start + seconds;
+  return end > start ? end : std::nextafter(start, kInfinity);
+}
+
 using Profile = AvailabilityProfile;
 
 class Conservative final : public Policy {
@@ -438,17 +447,18 @@ double Conservative::EarliestOnNode(int node, int gpus, const HostCharge& charge
 
 bool Conservative::NodeHolds(int node, int gpus, const HostCharge& charge, double t,
                              double seconds) const {
-  if (gpus > 0 && profiles_[node].MinOver(t, t + seconds) < gpus) return false;
-  if (charge.cpu_milli > 0 && cpu_profiles_[node].MinOver(t, t + seconds) < charge.cpu_milli) {
+  if (gpus > 0 && profiles_[node].MinOver(t, PlanEnd(t, seconds)) < gpus) return false;
+  if (charge.cpu_milli > 0 &&
+      cpu_profiles_[node].MinOver(t, PlanEnd(t, seconds)) < charge.cpu_milli) {
     return false;
   }
   return charge.memory_mib <= 0 ||
-         memory_profiles_[node].MinOver(t, t + seconds) >= charge.memory_mib;
+         memory_profiles_[node].MinOver(t, PlanEnd(t, seconds)) >= charge.memory_mib;
 }
 
 HostCharge Conservative::LeastHostFree(int node, double t, double seconds) const {
-  return HostCharge{cpu_profiles_[node].MinOver(t, t + seconds),
-                    memory_profiles_[node].MinOver(t, t + seconds)};
+  return HostCharge{cpu_profiles_[node].MinOver(t, PlanEnd(t, seconds)),
+                    memory_profiles_[node].MinOver(t, PlanEnd(t, seconds))};
 }
 
 void Conservative::SetHostFree(Resources& state, int node, int64_t cpu_milli,
@@ -598,7 +608,7 @@ void Conservative::PlaceCounting(SchedulingContext& context, JobId id, uint64_t 
     unplaced_.push_back(id);
     return;
   }
-  best.end = best.start + seconds;
+  best.end = PlanEnd(best.start, seconds);
   best.gpus = request.gpus;
   best.units.emplace_back(best.type, best.gpus);
   Reserve(context, id, std::move(best));
@@ -666,8 +676,9 @@ Conservative::NowFit Conservative::FindNow(const SchedulingContext& context,
        node = reserved_nodes_.FindFrom(node + 1)) {
     const Node& spec = context.cluster().node(node);
     if (!request.AllowsType(spec.gpu_type)) continue;
-    if (!(node_jobs_[node].begin()->first < now + seconds)) continue;
-    const int least = std::clamp(profiles_[node].MinOver(now, now + seconds), 0, spec.gpu_count);
+    if (!(node_jobs_[node].begin()->first < PlanEnd(now, seconds))) continue;
+    const int least =
+        std::clamp(profiles_[node].MinOver(now, PlanEnd(now, seconds)), 0, spec.gpu_count);
     HostCharge host_now;
     HostCharge host_least;
     if (host_) {
@@ -702,7 +713,7 @@ bool Conservative::FindAt(const SchedulingContext& context, const PlacementReque
   for (const Partition& part : scratch_->partitions()) {
     if (!request.AllowsType(part.gpu_type)) continue;
     for (int node : part.nodes) {
-      const int least = profiles_[node].MinOver(t, t + seconds);
+      const int least = profiles_[node].MinOver(t, PlanEnd(t, seconds));
       SetScratchFree(node, std::clamp(least, 0, part.gpus_per_node));
       if (host_) {
         const HostCharge host = LeastHostFree(node, t, seconds);
@@ -845,7 +856,7 @@ bool Conservative::PlaceOnNodes(SchedulingContext& context, JobId id, double not
   }
   Slot slot;
   slot.start = t;
-  slot.end = t + seconds;
+  slot.end = PlanEnd(t, seconds);
   slot.type = allocation.gpu_type;
   slot.gpus = request.gpus;
   const Cluster& cluster = context.cluster();
@@ -944,9 +955,9 @@ int Conservative::FirstFitNow(const SchedulingContext& context, const PlacementR
          pos = part.free_tree.FindFirstAtLeast(request.gpus, pos + 1)) {
       const int node = part.nodes[pos];
       if (best >= 0 && node > best) break;
-      if (!node_jobs_[node].empty() && node_jobs_[node].begin()->first < now + seconds) {
+      if (!node_jobs_[node].empty() && node_jobs_[node].begin()->first < PlanEnd(now, seconds)) {
         const int least =
-            std::clamp(profiles_[node].MinOver(now, now + seconds), 0, part.gpus_per_node);
+            std::clamp(profiles_[node].MinOver(now, PlanEnd(now, seconds)), 0, part.gpus_per_node);
         if (least < request.gpus) continue;
       }
       best = node;
@@ -1002,7 +1013,7 @@ int Conservative::PlaceSingleNode(SchedulingContext& context, JobId id,
           continue;
         }
         const int free =
-            std::clamp(profiles_[candidate].MinOver(t, t + seconds), 0, part.gpus_per_node);
+            std::clamp(profiles_[candidate].MinOver(t, PlanEnd(t, seconds)), 0, part.gpus_per_node);
         if (node < 0 || free < best_free || (free == best_free && candidate < node)) {
           node = candidate;
           best_free = free;
@@ -1013,7 +1024,7 @@ int Conservative::PlaceSingleNode(SchedulingContext& context, JobId id,
   }
   Slot slot;
   slot.start = t;
-  slot.end = t + seconds;
+  slot.end = PlanEnd(t, seconds);
   slot.type = cluster.node(node).gpu_type;
   slot.gpus = request.gpus;
   slot.units.emplace_back(node, request.gpus);
@@ -1359,7 +1370,8 @@ void Conservative::StartDue(SchedulingContext& context) {
     }
     context.Start(id, std::move(allocation));
     const double planned_end = slot.end;
-    const double end = rule_.EstimatedEnd(context, id);
+    // (A job planned to run 0 seconds holds its GPUs for an instant, as its reservation did.)
+    const double end = std::max(rule_.EstimatedEnd(context, id), PlanEnd(now, 0));
     // Per node the reservation's interval is given back and the run's taken, on the same nodes:
     // nothing changes when the two are the same (the usual start, at the reserved time and to
     // the planned end).
@@ -1370,7 +1382,7 @@ void Conservative::StartDue(SchedulingContext& context) {
     // Without a requested wall time the estimate is the true end, which on a faster GPU (runtime
     // model `hardware`) is before the planned one: the capacity freed is used at the next
     // completion's compression.
-    if (slot.end < now + rule_.Planned(context.job(id))) freed_since_compression_ = true;
+    if (slot.end < PlanEnd(now, rule_.Planned(context.job(id)))) freed_since_compression_ = true;
     if (!same_interval) Apply(slot, now, -1);
     if (slot.end < planned_end) RecordHoles(slot, slot.end, planned_end);
     if (by_nodes_) {

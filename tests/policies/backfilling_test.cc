@@ -297,6 +297,41 @@ TEST(ConservativeBackfilling, WalltimeKillEndsTheJobAtItsReservationEnd) {
   ExpectInterval(sim.Of("V"), 30, 35);
 }
 
+TEST(ConservativeBackfilling, AJobPlannedToRunZeroSecondsHoldsItsGpusAtItsStart) {
+  // 1 node x 8 GPUs. A t=0 4 GPUs 100 s; B t=0 4 GPUs 50 s; Z t=1 8 GPUs planned 0 s; X t=2
+  // 4 GPUs 80 s. Every job is planned exactly (wall time = duration; Z's wall time is 0).
+  // t=0: A [0, 100), B [0, 50). t=1: Z needs all 8 GPUs for an instant: promised 100, held over
+  // [100, 100+) (100+ the next representable time). t=2: X: from 50, 4 GPUs are free until 100,
+  // but [50, 130) holds 100, where none are: its earliest slot is 100+. t=50: B ends at its
+  // plan. t=100: A ends; Z starts and ends at once (its wall time kills it; with a zero duration
+  // it completes); it ended before its planned instant, so the compression moves X to 100: X
+  // [100, 180]. A plan of zero length that held nothing let X take 4 of Z's GPUs over 100: Z
+  // could start only at 130, after its promise.
+  for (const char* placement : {"pool", "first-fit", "best-fit"}) {
+    for (const bool zero_duration : {false, true}) {
+      SCOPED_TRACE(std::string(placement) + (zero_duration ? " zero duration" : " wall time 0"));
+      Job z = zero_duration ? WithWalltime(MakeJob("Z", 1, 8, 0), 0)
+                            : WithWalltime(MakeJob("Z", 1, 8, 1), 0);
+      TestSim sim = PolicySim(
+          Nodes(1, 8),
+          {WithWalltime(MakeJob("A", 0, 4, 100), 100), WithWalltime(MakeJob("B", 0, 4, 50), 50), z,
+           WithWalltime(MakeJob("X", 2, 4, 80), 80)},
+          "conservative", placement);
+      sim.Run();
+      ExpectInterval(sim.Of("A"), 0, 100);
+      ExpectInterval(sim.Of("B"), 0, 50);
+      if (zero_duration) {
+        ExpectInterval(sim.Of("Z"), 100, 100);
+      } else {
+        ExpectTimeout(sim.Of("Z"), 100, 100);
+      }
+      ExpectInterval(sim.Of("X"), 100, 180);
+      EXPECT_EQ(sim.engine().promised_start(sim.IndexOf("Z")), 100);
+      EXPECT_EQ(sim.engine().promised_start(sim.IndexOf("X")), std::nextafter(100.0, 200.0));
+    }
+  }
+}
+
 // 2 nodes x 4 GPUs. P t=0 3 GPUs 10 s; Q t=0 3 GPUs 100 s; R t=0 2 GPUs 5 s.
 std::vector<Job> FragmentedTrace() {
   return {MakeJob("P", 0, 3, 10), MakeJob("Q", 0, 3, 100), MakeJob("R", 0, 2, 5)};
@@ -602,6 +637,13 @@ class ReferenceBackfill : public Policy {
   double End(const SchedulingContext& context, JobId id) const {
     return context.now() + planned_[id];
   }
+  // The end of a plan of `seconds` from `start` for conservative: a job planned to run 0 seconds
+  // holds its GPUs for an instant, until the next representable time (its start is not
+  // overlapped by another plan).
+  static double PlanEnd(double start, double seconds) {
+    return start + seconds > start ? start + seconds
+                                   : std::nextafter(start, std::numeric_limits<double>::infinity());
+  }
 
  private:
   std::vector<double> planned_;  // by JobId
@@ -720,7 +762,7 @@ class ReferenceConservative final : public ReferenceBackfill {
         continue;
       }
       context.Start(due, allocation);
-      running_[due] = Interval{now, End(context, due), slot.type, request.gpus};
+      running_[due] = Interval{now, PlanEnd(now, Planned(due)), slot.type, request.gpus};
     }
   }
 
@@ -754,7 +796,7 @@ class ReferenceConservative final : public ReferenceBackfill {
             double seconds) const {
     if (Free(context, type, start) < gpus) return false;
     for (double b : Boundaries(type, start)) {
-      if (b < start + seconds && Free(context, type, b) < gpus) return false;
+      if (b < PlanEnd(start, seconds) && Free(context, type, b) < gpus) return false;
     }
     return true;
   }
@@ -780,7 +822,7 @@ class ReferenceConservative final : public ReferenceBackfill {
       for (double b : Boundaries(type, from)) candidates.push_back(b);
       for (double c : candidates) {
         if (c < best.start && Fits(context, type, gpus, c, seconds)) {
-          best = Interval{c, c + seconds, type, gpus};
+          best = Interval{c, PlanEnd(c, seconds), type, gpus};
           break;
         }
       }
@@ -841,7 +883,7 @@ class ReferenceNodeConservative final : public ReferenceBackfill {
       }
       context.Start(due, allocation);
       slot.start = now;
-      slot.end = End(context, due);
+      slot.end = PlanEnd(now, Planned(due));
       running_[due] = slot;
     }
   }
@@ -891,7 +933,7 @@ class ReferenceNodeConservative final : public ReferenceBackfill {
       Resources window(context.cluster());
       for (const Node& node : context.cluster().nodes()) {
         int least = node.gpu_count;
-        for (size_t q = p; q < points.size() && (q == p || points[q] < c + seconds); ++q) {
+        for (size_t q = p; q < points.size() && (q == p || points[q] < PlanEnd(c, seconds)); ++q) {
           least = std::min(least, free[q][node.index]);
         }
         std::vector<int> busy;
@@ -900,7 +942,7 @@ class ReferenceNodeConservative final : public ReferenceBackfill {
       }
       Allocation allocation;
       if (!context.placement().Find(window, request, &allocation)) continue;
-      Interval slot{c, c + seconds, {}};
+      Interval slot{c, PlanEnd(c, seconds), {}};
       for (int g : allocation.gpus) {
         const int node = context.cluster().NodeOfGpu(g);
         if (slot.nodes.empty() || slot.nodes.back().first != node) slot.nodes.emplace_back(node, 0);
