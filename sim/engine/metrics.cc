@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/hardware/mig.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -73,8 +74,10 @@ void Metrics::BuildMemoryTree() {
 }
 
 void Metrics::RefreshGpuMemory(int gpu) {
-  const double used = memory_reported_ ? reported_bytes_[gpu]
-                                       : capacity_bytes_[gpu] * held_milli_[gpu] / kMilliPerGpu;
+  const int held_milli =
+      held_milli_[gpu] + (mig_memory_extra_milli_.empty() ? 0 : mig_memory_extra_milli_[gpu]);
+  const double used =
+      memory_reported_ ? reported_bytes_[gpu] : capacity_bytes_[gpu] * held_milli / kMilliPerGpu;
   const double free = IsGpuDown(gpu) ? 0.0 : std::max(0.0, capacity_bytes_[gpu] - used);
   int i = mem_leaves_ + gpu;
   free_max_[i] = free_sum_[i] = free;
@@ -277,9 +280,22 @@ int Metrics::Change(const Allocation& allocation, const HostDemand& host, int si
   const double per_gpu = share ? allocation.milli / static_cast<double>(kMilliPerGpu) : 1.0;
   const double count = static_cast<double>(allocation.gpus.size());
   state_[slot] += share ? sign * per_gpu * count : sign * count;
+  // A MIG instance holds its memory slices (kMilliPerGpu / kMigMemorySlices thousandths each) of
+  // its GPU's memory, which differ from its compute share (docs/mig.md); `extra` is the
+  // difference, on its one GPU.
+  int extra = 0;
+  if (allocation.mig_profile >= 0) {
+    const auto profiles = MigProfilesOf(cluster_.catalog().gpu(allocation.gpu_type).name);
+    CHECK(allocation.mig_profile < static_cast<int>(profiles.size()), "unknown MIG profile");
+    extra = profiles[allocation.mig_profile].memory_slices * (kMilliPerGpu / kMigMemorySlices) -
+            allocation.milli;
+    if (mig_memory_extra_milli_.empty()) mig_memory_extra_milli_.assign(held_milli_.size(), 0);
+  }
   if (!memory_reported_) {
     const double gib = cluster_.catalog().gpu(allocation.gpu_type).memory_gib;
-    const double held = share ? sign * gib * per_gpu * count : sign * gib * count;
+    const double memory_share =
+        extra != 0 ? (allocation.milli + extra) / static_cast<double>(kMilliPerGpu) : per_gpu;
+    const double held = share ? sign * gib * memory_share * count : sign * gib * count;
     state_[q_index_ + 5] += held;
     state_[types_.size() + slot] += held;
   }
@@ -298,6 +314,7 @@ int Metrics::Change(const Allocation& allocation, const HostDemand& host, int si
       held_milli_[g] += sign * milli;
       CHECK(held_milli_[g] >= 0 && held_milli_[g] <= kMilliPerGpu,
             "GPU " + std::to_string(g) + ": metrics' held share out of range");
+      if (extra != 0) mig_memory_extra_milli_[g] += sign * extra;
       if (tree_live_) RefreshGpuMemory(g);
       ++on_node;
     }

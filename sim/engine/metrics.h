@@ -235,6 +235,10 @@ class Metrics {
   bool memory_reported_ = false;
   bool allocated_any_ = false;
   std::vector<int> held_milli_;
+  // Per GPU, the thousandths of its memory that MIG instances hold beyond their compute share
+  // (an instance holds its memory slices, 125 thousandths each: docs/mig.md); empty until the
+  // first MIG instance.
+  std::vector<int> mig_memory_extra_milli_;
   std::vector<double> reported_bytes_;
   std::vector<double> capacity_bytes_;
   // Whether the tree is kept up to date. With the Resources known, whole GPUs and unreported

@@ -310,5 +310,21 @@ TEST(Mig, AnInstanceCountsItsComputeSlicesAsItsShareOfTheGpu) {
   EXPECT_NEAR(sim.Of("a").gpu_seconds, 42.8, 1e-9);
 }
 
+TEST(Mig, AnInstanceHoldsItsMemorySlicesOfTheGpusMemory) {
+  // Two A100-40GB (40 GiB each) in MIG mode; 1g.10gb on GPU 0 for 100 s: 1 of 7 compute slices
+  // (142 thousandths: 14.2 GPU-s) but 2 of 8 memory slices, 10 GiB. GPU memory held: 1,000
+  // GiB-s, a quarter of GPU 0's; free memory 30 and 40 GiB, so F_mem = 1 - 40/70 = 3/7.
+  // (Counted by the compute share, the instance would hold 5.68 GiB: 568 GiB-s.)
+  testing::TestSim sim(
+      R"({"nodes":[{"count":1,"gpu_type":"A100-40GB","gpus_per_node":2,"mig":true}]})",
+      {MigJob("a", 0, "1g.10gb", 100)});
+  sim.Run();
+  EXPECT_NEAR(sim.Of("a").gpu_seconds, 14.2, 1e-9);
+  const Metrics& metrics = sim.engine().metrics();
+  EXPECT_NEAR(metrics.memory_used_gib_seconds(), 1000, 1e-9);
+  EXPECT_NEAR(metrics.f_mem_seconds(), 100 * 3.0 / 7, 1e-9);
+  EXPECT_DOUBLE_EQ(metrics.memory_used_gib_now(), 0);
+}
+
 }  // namespace
 }  // namespace clustersim
