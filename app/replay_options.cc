@@ -130,7 +130,8 @@ void AddModelOptions(po::options_description& desc, ModelConfig& models) {
       DurationValue("--oom-startup", &models.options.oom_startup_seconds)->default_value("120"),
       "time a job runs before running out of memory (a duration)")(
       "oom-retries", po::value(&models.options.oom_retries)->default_value(4),
-      "resubmissions with half the batch after OOM failures")(
+      "resubmissions after running out of GPU memory (with half the batch in model-aware "
+      "runs; as they are under --param overcommit); one more ends the job oom-failed")(
       "colocation-speed", po::value(&models.options.colocation_speed)->default_value(0.7, "0.7"),
       "speed of each of two jobs sharing one GPU, (0, 1]")(
       "storage-gbps", po::value(&models.options.storage_gbps)->default_value(0),

@@ -608,6 +608,7 @@ void MakeScheduler(const RunConfig& config, const Cluster& cluster, Scheduler* s
   peaks.period_seconds = params.Double("peak_period", peaks.period_seconds);
   peaks.length_seconds = params.Double("peak_seconds", peaks.length_seconds);
   peaks.steady_share = params.Double("steady_share", peaks.steady_share);
+  peaks.oom_retries = config.models.options.oom_retries;
   if (!(peaks.period_seconds >= 1 && peaks.period_seconds <= 30 * 86400.0)) {
     throw InputError("--param peak_period: expected seconds from 1 to 2592000 (30 days)");
   }
@@ -862,16 +863,23 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
   if (s->engine_options.memory_overcommit > kMinOvercommit) {
     const bool any_share = std::any_of(trace.jobs.begin(), trace.jobs.end(),
                                        [](const Job& job) { return job.IsShare(); });
-    if (!shares || !any_share) {
-      char text[320];
+    // The engine places shares only where both the placement and the policy do (a policy that
+    // does not gives a share's job a whole GPU).
+    const bool policy_shares = s->policy->SupportsShares();
+    if (!shares || !policy_shares || !any_share) {
+      const std::string why =
+          !shares ? "placement " + config.placement +
+                        " does not share GPUs (use frag-aware or a share baseline)"
+          : !policy_shares
+              ? "policy " + config.policy +
+                    " gives a job asking for a share a whole GPU (fcfs, sjf and cosched place "
+                    "shares)"
+              : std::string("no job of the trace asks for a share of a GPU");
+      char text[400];
       std::snprintf(text, sizeof text,
                     "--param overcommit=%g has nothing to act on: it applies to GPU shares, and %s "
                     "(docs/overcommit.md)",
-                    s->engine_options.memory_overcommit,
-                    shares ? "no job of the trace asks for a share of a GPU"
-                           : ("placement " + config.placement +
-                              " does not share GPUs (use frag-aware or a share baseline)")
-                                 .c_str());
+                    s->engine_options.memory_overcommit, why.c_str());
       spdlog::warn("{}", text);
       warnings.push_back(text);
     }

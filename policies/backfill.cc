@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "policies/user_estimates.h"
+#include "sim/engine/mig.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -769,8 +770,15 @@ void EasyBackfill::BuildUnreserved(const SchedulingContext& context) {
       unreserved_->Allocate(taken);
       unreserved_->AllocateHostOn(
           node, HostDemand{unreserved_->free_cpu_milli(node), unreserved_->free_memory_mib(node)});
+      const Node& spec = cluster.node(node);
+      for (int g = spec.first_gpu; g < spec.first_gpu + spec.gpu_count; ++g) {
+        CloseMigGpu(*unreserved_, g);
+      }
     }
   }
+  // A reserved GPU in MIG mode that holds instances now is not free, so it was not taken above:
+  // its free slices are (an instance placed there could outlast the reservation).
+  for (int g : reserved_.gpus) CloseMigGpu(*unreserved_, g);
   unreserved_generation_ = reservation_generation_;
   unreserved_live_version_ = context.resources().version();
 }

@@ -9,7 +9,9 @@
 //
 // The rule, exactly. A plan is a free-GPU profile per GPU type over time: the type's GPUs less the
 // failed ones, less each running job's GPUs until its estimated end (start + requested wall time,
-// or its true end: WalltimeRule), less the reservations made so far. At every pass:
+// or its true end: WalltimeRule; a job without a wall time at least until its true end on the GPUs
+// it started on, which a modelled estimate drawn for its whole request may not reach), less the
+// reservations made so far. At every pass:
 // 1. Admission. Each job with a deadline that arrived since the last pass, by deadline: the
 //    admitted waiting jobs and it are planned in deadline order (below); if it meets its deadline
 //    and every admitted job that met its deadline in the plan without it still does, it is
@@ -20,9 +22,10 @@
 //    request R, the earliest start at which n GPUs of the type are free for its planned run time
 //    (work x R / (n x rate on the type) plus any restore still due, where the rate is
 //    SchedulingContext::TypeRate and the n / R is the engine's linear scaling of elastic starts;
-//    in model-aware runs the goodput model's RateFactor at the best batch instead); the smallest
-//    n whose end is by the deadline wins, ties by earlier end then the type listed first; with no
-//    such n, the earliest end on R GPUs (the job will be late). The choice is reserved.
+//    in model-aware runs the goodput model's RateFactor at the best batch instead; an n below R
+//    whose run time exceeds the job's requested wall time, its kill limit, is skipped); the
+//    smallest n whose end is by the deadline wins, ties by earlier end then the type listed first;
+//    with no such n, the earliest end on R GPUs (the job will be late). The choice is reserved.
 // 3. Starts. Each admitted job whose reserved start is now starts on its n GPUs of its type where
 //    the run's placement finds them (else it waits for the next pass). Then best-effort jobs, in
 //    submission order, start on their whole request where the placement finds room now and the
@@ -366,6 +369,10 @@ class DeadlineElastic final : public Policy {
                 const std::vector<StepProfile>& profile) const {
     const double now = context.now();
     const PlacementRequest& request = context.active(id).request;
+    // A requested wall time is the kill limit: a start on fewer GPUs that would run past it is
+    // never chosen (the job would be killed, not late).
+    const double requested = rule_.Requested(context.job(id));
+    const double limit = requested >= 0 ? requested - context.run(id).run_seconds : kInfinity;
     Choice best;
     Choice fastest;  // the earliest end on the whole request, if nothing meets the deadline
     for (size_t slot = 0; slot < types_.size(); ++slot) {
@@ -378,6 +385,7 @@ class DeadlineElastic final : public Policy {
         int batch = 0;
         const double seconds = PlannedSeconds(context, id, t, n, &batch);
         if (!std::isfinite(seconds)) continue;
+        if (n < request.gpus && seconds > limit) continue;
         const double start = profile[slot].EarliestSlot(n, seconds, now);
         if (!std::isfinite(start)) continue;
         const Choice c{t, n, start, start + seconds, batch};
@@ -430,7 +438,17 @@ class DeadlineElastic final : public Policy {
       if (allocation.batch < 1) return false;
     }
     context.Start(id, std::move(allocation));
-    Hold(context, id, rule_.EstimatedEnd(context, id));
+    double end = rule_.EstimatedEnd(context, id);
+    if (rule_.Requested(context.job(id)) < 0) {
+      // No kill limit. A modelled estimate was drawn for the whole request, and a start on n of
+      // its R GPUs runs R/n times as long: the end the engine computes for this start is the
+      // least it holds its GPUs.
+      const ActiveRun& live = context.active(id);
+      if (live.rate > 0) {
+        end = std::max(end, context.now() + live.overhead_left + live.work_left / live.rate);
+      }
+    }
+    Hold(context, id, end);
     return true;
   }
 

@@ -56,7 +56,8 @@ class Multifactor final : public Policy {
  public:
   explicit Multifactor(const Params& params)
       : walltime_(WalltimeRule::FromParams(params)),
-        ledger_(FairShareLedger::ParseOptions(params)),
+        ledger_options_(FairShareLedger::ParseOptions(params)),
+        ledger_(ledger_options_),
         half_life_given_(params.values().count("half_life") > 0) {
     weight_age_ = Optional(params, "weight_age");
     weight_size_ = Optional(params, "weight_size");
@@ -88,6 +89,10 @@ class Multifactor final : public Policy {
 
   bool HonoursSiteRules() const override { return true; }
   double RequestedWalltime(const Job& job) const override { return walltime_.Requested(job); }
+  // Jobs without a wall time are planned with modelled user estimates, as easy plans them
+  // (docs/backfilling.md#user-estimates).
+  void BeforeRun(const Trace& trace, uint64_t seed) override { walltime_.Prepare(trace, seed); }
+  std::string PlanningEstimates() const override { return walltime_.Describe(); }
 
   void OnArrival(SchedulingContext& context, JobId id) override {
     Resolve(context);
@@ -161,9 +166,9 @@ class Multifactor final : public Policy {
     pick(&max_age_, w.max_age_seconds);
     if (!favor_small_given_) favor_small_ = w.favor_small;
     if (!half_life_given_ && site.has_priority) {
-      FairShareLedger::Options options;
-      options.half_life_seconds = w.half_life_seconds;
-      ledger_ = FairShareLedger(options);
+      // The site's half-life; the accounts and shares stay the parameters'.
+      ledger_options_.half_life_seconds = w.half_life_seconds;
+      ledger_ = FairShareLedger(ledger_options_);
     }
     pick(&bf_max_job_test_, site.backfill.max_job_test);
     pick(&bf_window_, site.backfill.window_seconds);
@@ -396,6 +401,7 @@ class Multifactor final : public Policy {
   }
 
   WalltimeRule walltime_;
+  FairShareLedger::Options ledger_options_;
   FairShareLedger ledger_;
   bool half_life_given_;
   double weight_age_, weight_size_, weight_fairshare_, weight_partition_, weight_qos_;

@@ -179,7 +179,16 @@ bool PreemptivePlanner::MakeRoom(JobId id, Allocation* out) {
 void PreemptivePlanner::SettleEvicted(JobId id) {
   SetMark(id, kSettled);
   const ActiveRun& live = context_->active(id);
-  if (AllocationFits(*scratch_, live.request.host, live.allocation)) {
+  // Its anti-affinity rule too (docs/spreading.md): a job of its group placed since may now
+  // hold its domain.
+  const SpreadRule& spread = scratch_->spread_rule(live.request.constraint);
+  bool spread_allows =
+      live.allocation.node < 0 || scratch_->SpreadAllowsNode(spread, live.allocation.node);
+  for (size_t i = 0; i < live.allocation.gpus.size() && spread_allows; ++i) {
+    spread_allows =
+        scratch_->SpreadAllowsNode(spread, scratch_->cluster().NodeOfGpu(live.allocation.gpus[i]));
+  }
+  if (spread_allows && AllocationFits(*scratch_, live.request.host, live.allocation)) {
     // The job that evicted it went elsewhere: it keeps running where it is.
     TakeAllocation(*scratch_, live.request, live.allocation);
     return;

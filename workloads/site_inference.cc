@@ -160,7 +160,14 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
     if (pool_index.count(pool)) continue;
     pool_index[pool] = static_cast<int>(site.pools.size());
     InferredPool p;
-    p.name = pool.empty() ? "batch" : pool;
+    p.name = pool;
+    if (pool.empty()) {
+      // The jobs without a partition: "batch", unless a partition of the log is named so.
+      p.name = "batch";
+      for (int n = 2; pool_index.count(p.name) || pool_of.count(p.name); ++n) {
+        p.name = "batch_" + std::to_string(n);
+      }
+    }
     site.pools.push_back(p);
   }
   for (const auto& [name, pool] : pool_of) {
@@ -300,7 +307,7 @@ InferredSite InferSite(const Trace& trace, const LogHeader& header,
           ++waiting;
         }
       }
-      if (waiting > 0) site.downtimes.push_back({a, b, waiting});
+      if (waiting > 0) site.downtimes.push_back({a, b, waiting, static_cast<int>(p)});
     }
   }
   std::sort(site.downtimes.begin(), site.downtimes.end(),
@@ -458,7 +465,10 @@ std::string SiteSpecJson(const InferredSite& site, const SiteInferenceOptions& o
   if (!site.downtimes.empty()) {
     ordered_json down = ordered_json::array();
     for (const InferredSite::Down& d : site.downtimes) {
-      down.push_back({{"start", d.start}, {"end", d.end}});
+      ordered_json period = {{"start", d.start}, {"end", d.end}};
+      // Found per pool: with several, it holds the pool's partition only.
+      if (site.pools.size() > 1) period["partitions"] = {site.pools[d.pool].name};
+      down.push_back(period);
     }
     s["downtime"] = down;
   }
@@ -497,7 +507,8 @@ std::string SiteReport(const InferredSite& site, const Trace& trace) {
   for (size_t k = 0; k < site.downtimes.size() && k < 5; ++k) {
     const auto& d = site.downtimes[k];
     out += (k ? "; " : ": ") + when(d.start) + " for " + Fmt("%.1f", (d.end - d.start) / kHour) +
-           " h (" + std::to_string(d.waiting) + " waiting)";
+           " h (" + std::to_string(d.waiting) + " waiting" +
+           (site.pools.size() > 1 ? ", pool " + site.pools[d.pool].name : "") + ")";
   }
   if (site.downtimes.size() > 5) out += "; ...";
   out += " (sure when many jobs wait across a period; a quiet night with one waiting job may be "

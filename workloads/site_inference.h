@@ -12,8 +12,9 @@
 //   (docs/cluster.md#site-model); otherwise a GPU is a processor.
 // - Size: a pool's nodes = its recorded peak of concurrent use (in nodes), except that a single
 //   pool takes the header's MaxNodes when the peak does not exceed it by more than a tenth.
-// - Downtime: periods of at least `min_downtime_seconds` in which no recorded job runs while
-//   some job waits (submitted before, started after).
+// - Downtime, per pool: periods of at least `min_downtime_seconds` in which none of the pool's
+//   recorded jobs runs while some of them wait (submitted before, started after); with several
+//   pools, each period holds its pool's partition only.
 // - Wall-time kills: among the jobs with a requested time that ran at least as long, the run
 //   time past it. If fewer than 5 % of them run more than an hour past it, the site killed at the
 //   requested time, with a grace of the 90th percentile of the overrun (rounded up to a minute);
@@ -75,6 +76,7 @@ struct InferredSite {
   struct Down {
     double start = 0, end = 0;  // trace seconds
     int64_t waiting = 0;        // jobs waiting across it
+    int pool = 0;               // the pool (index into pools) that was down
   };
   std::vector<Down> downtimes;
   bool kill = true;

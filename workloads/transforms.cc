@@ -190,6 +190,17 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool f
                        {}};
   bool cpus_declared = false;
   bool memory_declared = false;
+  // A site's partition may count processors: a job of p of them takes ceil(p / its
+  // processors_per_gpu) GPUs (docs/cluster.md#site-model), so only a job larger than the cluster
+  // at the largest such ratio is surely larger.
+  int64_t largest = cluster ? cluster->total_gpus() : 0;
+  if (cluster) {
+    int per_gpu = 1;
+    for (const SitePartition& part : cluster->spec().site.partitions) {
+      per_gpu = std::max(per_gpu, part.processors_per_gpu);
+    }
+    largest *= per_gpu;
+  }
   if (cluster) {
     for (const Node& node : cluster->nodes()) {
       cpus_declared = cpus_declared || NodeCpuMilli(node) > 0;
@@ -228,7 +239,7 @@ SanityReport CheckTraceSanity(const Trace& trace, const Cluster* cluster, bool f
   double latest = -std::numeric_limits<double>::infinity();
   std::map<std::string, int64_t> classes;  // priority classes: lower-case name -> jobs
   in_line_order([&](const Job* job) {
-    if (cluster && job->gpus > cluster->total_gpus()) note(larger, job->line);
+    if (cluster && job->gpus > largest) note(larger, job->line);
     const bool cpu_only = (cpus_declared && job->cpu_milli > 0) ||
                           (memory_declared && job->memory_mib > 0);
     if (job->gpus == 0 && !cpu_only) note(zero_gpus, job->line);

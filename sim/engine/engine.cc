@@ -896,9 +896,22 @@ void Engine::Overflow(int gpu) {
   plans_held_ = false;  // the victims go back to the queue: promises are estimates
   victims_ = shared_memory_->Victims(gpu, now_);
   // Each victim runs out of memory: it loses the work since its last checkpoint and goes back to
-  // the queue, as a job whose GPU failed (FailJob), without taking the GPU out.
+  // the queue, as a job whose GPU failed (FailJob), without taking the GPU out; past its
+  // resubmissions it ends oom-failed (its user gives up).
+  if (overflow_kills_.empty()) overflow_kills_.assign(runs_.size(), 0);
   overflowing_ = true;
-  for (const JobId id : victims_) FailJob(id, oom_cause_, 0, 0);
+  for (const JobId id : victims_) {
+    if (++overflow_kills_[id] <= options_.peaks.oom_retries) {
+      FailJob(id, oom_cause_, 0, 0);
+      continue;
+    }
+    StopRunning(id, IntervalEnd::kOom);
+    Live(id).allocation.gpus.clear();
+    EndOomFailed(id, "out of GPU memory under over-commit " + std::to_string(overflow_kills_[id]) +
+                         " times (co-located peaks on GPU " + std::to_string(gpu) +
+                         "; --oom-retries " + std::to_string(options_.peaks.oom_retries) +
+                         ", docs/overcommit.md)");
+  }
   overflowing_ = false;
   FailureEvent event;
   event.time = now_;
@@ -909,6 +922,17 @@ void Engine::Overflow(int gpu) {
   std::sort(victims_.begin(), victims_.end());
   failure_log_.Record(event, victims_);
   ScheduleOverflow(gpu, false);
+}
+
+void Engine::EndOomFailed(JobId id, std::string reason) {
+  JobRun& run = runs_[id];
+  reasons_[id] = std::move(reason);
+  run.state = JobState::kOomFailed;
+  run.end_time = now_;
+  ++jobs_done_;
+  if (site_) site_->OnDone(id);
+  policy_.OnCompletion(*this, id);
+  Deactivate(id);
 }
 
 void Engine::OomFail(JobId id) {
@@ -933,15 +957,9 @@ void Engine::OomFail(JobId id) {
                     models.MemoryBytes(id, allocation.gpu_type, mrun.batch) / (1u << 30));
       need = text;
     }
-    reasons_[id] = "out of GPU memory: " + models.model(id)->name + " at batch " +
-                   std::to_string(mrun.batch) + " per GPU " + need + " on " + gpu.name + " (" +
-                   std::to_string(mrun.oom_failures) + " attempts)";
-    run.state = JobState::kOomFailed;
-    run.end_time = now_;
-    ++jobs_done_;
-    if (site_) site_->OnDone(id);
-    policy_.OnCompletion(*this, id);
-    Deactivate(id);
+    EndOomFailed(id, "out of GPU memory: " + models.model(id)->name + " at batch " +
+                         std::to_string(mrun.batch) + " per GPU " + need + " on " + gpu.name +
+                         " (" + std::to_string(mrun.oom_failures) + " attempts)");
     return;
   }
   mrun.batch = std::max(1, mrun.batch / 2);  // the user's retry: half the batch
@@ -1591,10 +1609,12 @@ void Engine::Start(JobId id, Allocation allocation) {
   ValidateAllocation(id, allocation, "start of", false);
   // Backfilling plans CPUs and host memory per node as they plan GPUs (docs/backfilling.md), so
   // promises hold under host limits too. A site's limits may hold a promised job back: its
-  // promise is an estimate then; so may a spread group (the plan counts GPUs per node, not which
-  // group's jobs will hold a node then; docs/spreading.md).
+  // promise is an estimate then; so may a scheduler cycle (the start waits for the cycle's next
+  // pass) and a spread group (the plan counts GPUs per node, not which group's jobs will hold a
+  // node then; docs/spreading.md).
   if (options_.check_invariants && plans_held_ && !promised_start_.empty() &&
-      policy_.KeepsPromises() && !(site_ && site_->has_start_rules()) &&
+      policy_.KeepsPromises() &&
+      !(site_ && (site_->has_start_rules() || site_->scheduler_cycle_seconds() > 0)) &&
       (live.request.constraint == 0 || constraints_->spread(live.request.constraint).empty())) {
     const double promised = promised_start_[id];
     if (now_ > promised + 1e-9 * std::max(1.0, std::abs(promised))) {

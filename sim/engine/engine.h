@@ -434,6 +434,8 @@ class Engine final : public SchedulingContext {
   // storage (docs/reliability.md#checkpoint-cost); < 0 when that does not apply.
   double StorageSeconds(JobId id, const std::vector<int>& gpus, bool write) const;
   void OomFail(JobId id);
+  // Ends a job that ran out of GPU memory for the last time: oom-failed, with `reason`.
+  void EndOomFailed(JobId id, std::string reason);
   // Adds (sign +1) or removes (-1) the job's memory on its GPUs.
   void PlaceMemory(JobId id, int sign);
   // Bytes per GPU the job holds on its allocation, and whether its batch runs out of memory.
@@ -619,6 +621,8 @@ class Engine final : public SchedulingContext {
   // Model-aware runs (only when options_.models).
   std::vector<double> gpu_memory_;    // per GPU: bytes held by running jobs
   std::vector<uint8_t> oom_pending_;  // per job: its current start runs out of memory
+  // Per job, the times it ran out of memory under over-commit (empty until the first).
+  std::vector<uint8_t> overflow_kills_;
   std::vector<ModelRun> model_runs_;  // per job
   bool elastic_ = false;
   uint64_t failed_gpus_version_ = 0;

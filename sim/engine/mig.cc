@@ -83,6 +83,22 @@ bool PlaceMig(const Resources& resources, const PlacementRequest& request, Alloc
   return false;
 }
 
+void CloseMigGpu(Resources& state, int gpu) {
+  if (!state.mig_enabled(gpu) || state.mig_used(gpu) == 0) return;
+  // One-slice instances on every free slice they may start at (0-6): every profile that could
+  // still use slice 7 also needs slice 6 (docs/mig.md's table), so none fits after.
+  const auto profiles = GpuMigProfiles(state.cluster(), gpu);
+  for (size_t p = 0; p < profiles.size(); ++p) {
+    if (profiles[p].memory_slices != 1) continue;
+    for (int start = 0; start < kMigMemorySlices; ++start) {
+      if (state.MigFits(gpu, static_cast<int>(p), start)) {
+        state.AllocateMig(gpu, static_cast<int>(p), start);
+      }
+    }
+    return;
+  }
+}
+
 std::string MigRejection(const Cluster& cluster, const std::string& profile_name,
                          uint64_t type_mask) {
   if (!IsKnownMigProfile(profile_name)) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/engine/placement.h"
+#include "sim/engine/resources.h"
 #include "sim/hardware/mig.h"
 
 namespace clustersim {
@@ -15,6 +16,10 @@ namespace clustersim {
 // count it as holding: floor(1000 x compute slices / 7), and 999 for the whole-GPU profile (7g)
 // so that every instance is a share (1..999) to the rest of the engine.
 int MigMilli(const MigProfile& profile);
+
+// Takes the free memory slices of `gpu` in `state` (a planner's copy) if the GPU is in MIG mode
+// and holds instances, so that no instance may start there; a GPU free whole is left alone.
+void CloseMigGpu(Resources& state, int gpu);
 
 // Why a job naming `profile_name` can never run on `cluster` ("" if some GPU in MIG mode of a
 // type in `type_mask` offers it): an unknown name, or no MIG GPU offering it.

@@ -40,6 +40,9 @@ struct PeakModel {
   double period_seconds = 600;
   double length_seconds = 60;
   double steady_share = 0.5;
+  // Resubmissions of a share that ran out of memory; the next time it does, it ends oom-failed
+  // (`--oom-retries`, as for model-aware runs' halved batches).
+  int oom_retries = 4;
 };
 
 // The running shares of every GPU and when their memory overflows the GPU. Used by the engine

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sim/engine/mig.h"
 #include "sim/util/error.h"
 
 namespace clustersim {
@@ -154,8 +155,9 @@ std::string PlacementConstraints::Describe(const PlacementRequest& request) cons
 namespace {
 
 // `resources` with everything free in the domains `rule` refuses (where jobs of its group run)
-// taken: free GPUs whole, the free part of shared GPUs, the free host resources (for CPU-only
-// jobs), so that any strategy asked on the copy places only where the rule allows.
+// taken: free GPUs whole, the free part of shared GPUs, the free memory slices of GPUs holding
+// MIG instances, the free host resources (for CPU-only jobs), so that any strategy asked on the
+// copy places only where the rule allows.
 Resources WithoutRefusedDomains(const Resources& resources, const SpreadRule& rule) {
   Resources copy = resources;
   const Cluster& cluster = resources.cluster();
@@ -168,6 +170,8 @@ Resources WithoutRefusedDomains(const Resources& resources, const SpreadRule& ru
       const int free = resources.free_milli(g);
       if (resources.IsGpuFree(g)) {
         whole.push_back(g);
+      } else if (resources.mig_used(g) != 0) {
+        CloseMigGpu(copy, g);  // its free memory slices
       } else if (free > 0) {
         copy.AllocateShare(g, free);
       }

@@ -189,6 +189,16 @@ SiteRules::SiteRules(const SiteSpec& site, const Cluster& cluster, const Trace& 
       partitions_[p].drains.push_back({d, ToPeriod(d.from, d.until)});
     }
     partitions_[p].forever_max_plan = ForeverMaxPlan(partitions_[p]);
+    for (const Window& w : partitions_[p].windows) {
+      if (!std::isfinite(w.period.until)) {
+        partitions_[p].forever_from = std::max(partitions_[p].forever_from, w.period.from);
+      }
+    }
+    for (const Drain& d : partitions_[p].drains) {
+      if (!std::isfinite(d.period.until)) {
+        partitions_[p].forever_from = std::max(partitions_[p].forever_from, d.period.from);
+      }
+    }
   }
   for (const Downtime& d : site_.downtimes) {
     Down down;
@@ -366,7 +376,10 @@ std::string SiteRules::Admit(JobId id, double now, double requested_walltime) {
       return "requests " + std::to_string(gpus) + " GPUs; partition " + part.name +
              " allows at most " + std::to_string(part.max_gpus_per_job) + " per job";
     }
-    if (plan > partitions_[job.partition].forever_max_plan) {
+    // Rules not yet in force reject nothing: the job may start before them (if it has not when
+    // they come, it waits, and ends unfinished if nothing ever lets it start).
+    if (now >= partitions_[job.partition].forever_from &&
+        plan > partitions_[job.partition].forever_max_plan) {
       return "plans " + Hours(plan) + "; the run windows and drain points of partition " +
              part.name + " never allow more than " +
              Hours(partitions_[job.partition].forever_max_plan) + " at once";
@@ -375,7 +388,7 @@ std::string SiteRules::Admit(JobId id, double now, double requested_walltime) {
   for (const Rule& rule : rules_) {
     if (!Applies(rule, job)) continue;
     const char* whose = rule.by_group ? "group" : "user";
-    if (!std::isfinite(rule.period.until)) {
+    if (!std::isfinite(rule.period.until) && now >= rule.period.from) {
       if (rule.limits.max_running_jobs == 0) {
         return std::string("the ") + whose + "'s limit allows no running job";
       }
@@ -522,7 +535,7 @@ double SiteRules::NextChange(double now) const {
   }
   if (!pending_visible_.empty()) best = pending_visible_.front();
   auto it = std::upper_bound(changes_.begin(), changes_.end(), now);
-  if (it != changes_.end()) best = *it;
+  if (it != changes_.end()) best = std::min(best, *it);
   const double local = Local(now);
   const double minute_now = MinuteOfDay(local);
   auto next_minute = [&](int minute) {

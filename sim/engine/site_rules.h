@@ -21,9 +21,9 @@
 // Rules at submission (Admit; a job failing one is rejected with the reason): the partition's
 // max_time (requested wall time) and max_gpus_per_job; a user's or group's max_jobs (running +
 // waiting) in force; and whether the job could ever start: run windows, drains and limits in
-// force for ever (no `until`) that no wait can satisfy (a plan longer than every window's
-// max_time, or than the longest gap between drain points; a max_running_jobs of 0; a max_gpus
-// below the job's GPUs).
+// force from now on for ever (no `until`; a rule whose `from` is still to come rejects nothing)
+// that no wait can satisfy (a plan longer than every window's max_time, or than the longest gap
+// between drain points; a max_running_jobs of 0; a max_gpus below the job's GPUs).
 // Rules at each start (MayStart): every limit rule in force that applies to the job's user, group
 // and (user, partition) stays within max_running_jobs and max_gpus with the job started; the
 // run window of its partition containing now (the first listed) allows its plan; no drain point
@@ -112,6 +112,8 @@ class SiteRules {
     std::vector<Window> windows;
     std::vector<Drain> drains;
     double forever_max_plan = std::numeric_limits<double>::infinity();  // see Admit
+    // The time from which every window and drain behind forever_max_plan is in force.
+    double forever_from = -std::numeric_limits<double>::infinity();
   };
   struct Down {
     Period period;  // [start, end)

@@ -104,7 +104,16 @@ std::optional<WaitReason> ClassifyNoFit(const Cluster& cluster, const Placement&
     // A MIG instance (docs/mig.md): capacity is the free memory slices of the GPUs in MIG mode
     // (free or holding instances) of the allowed types that offer its profile.
     if (Fits(placement, free, request)) return std::nullopt;
+    // Its group's anti-affinity rule, where it would fit but for it (docs/spreading.md); the
+    // placement's other reason for an instance is the layout, decided below.
+    if (placement.NoFitReason(free, request) == WaitReason::kSpread) return WaitReason::kSpread;
     if (std::optional<WaitReason> host = host_reason()) return host;
+    if (!out_of_service.empty() || free.any_host_held_out()) {
+      Resources repaired = free;
+      repaired.Release(out_of_service);
+      repaired.ReleaseHeldOutHosts();
+      if (Fits(placement, repaired, request)) return WaitReason::kNodesDown;
+    }
     const std::string& name = MigProfileName(request.job->mig_profile);
     int free_slices = 0;
     int need = kMigMemorySlices + 1;

@@ -64,12 +64,16 @@ int ParseClock(const std::string& text, const std::string& origin, const std::st
 }
 
 DayMask ParseDays(const json& value, const std::string& origin, const std::string& where) {
-  static const char* kNames[] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
+  static const char* kNames[] = {"monday", "tuesday",  "wednesday", "thursday",
+                                 "friday", "saturday", "sunday"};
   const std::string text = RequireString(value, origin, where);
   auto day = [&](std::string name) {
     std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    // A day's first three letters or its whole name.
     for (int i = 0; i < 7; ++i) {
-      if (name.size() >= 3 && name.compare(0, 3, kNames[i]) == 0) return i;
+      if (name == kNames[i] || (name.size() == 3 && name.compare(0, 3, kNames[i], 3) == 0)) {
+        return i;
+      }
     }
     throw JsonValueError(origin, where,
                          "expected days such as \"Mon-Fri\", \"Sat,Sun\" or \"all\", got \"" +
@@ -174,6 +178,10 @@ std::vector<RunWindow> ParseWindows(const json& value, const std::string& origin
     if (r.contains("start")) {
       window.start_minute = ParseClock(RequireString(r["start"], origin, w + ".start"), origin,
                                        w + ".start");
+      if (window.start_minute == 1440) {
+        throw JsonValueError(origin, w + ".start",
+                             "a window does not start at 24:00: write \"00:00\" and the next day");
+      }
     }
     if (r.contains("end")) {
       window.end_minute =
@@ -356,14 +364,28 @@ int PartitionIndex(const std::vector<SitePartition>& parts, const json& value,
 
 bool ParseSiteDate(const std::string& text, double* seconds) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  char sep = 0, extra = 0;
-  const int n = std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%c", &y, &mo, &d, &sep, &h, &mi,
-                            &s, &extra);
-  const bool date_only = n == 3 && text.size() == 10;
-  const bool with_time = (n == 6 || n == 7) && (sep == 'T' || sep == ' ');
-  if (!date_only && !with_time) return false;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 ||
-      s > 60) {
+  char sep = 0;
+  const int size = static_cast<int>(text.size());
+  // The whole text must be read: a date, or a date and a time with or without seconds.
+  int used = -1;
+  bool ok = std::sscanf(text.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &used) == 3 && used == size;
+  if (!ok) {
+    used = -1;
+    ok = std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &used) ==
+             6 &&
+         used == size;
+  }
+  if (!ok) {
+    used = -1;
+    ok = std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &s,
+                     &used) == 7 &&
+         used == size;
+  }
+  if (!ok || (sep != 0 && sep != 'T' && sep != ' ')) return false;
+  static const int kDaysIn[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > kDaysIn[mo - 1] || (mo == 2 && d == 29 && !leap) || h < 0 ||
+      h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60) {
     return false;
   }
   *seconds = static_cast<double>(DaysFromCivil(y, static_cast<unsigned>(mo),
@@ -385,10 +407,16 @@ double MinuteOfDay(double local_seconds) {
 }
 
 bool SiteSpec::HasStartRules() const {
-  if (!user_limits.empty() || !group_limits.empty() || !downtimes.empty()) return true;
+  // A rule with only max_jobs acts at submission (Admit), under every policy.
+  auto holds_starts = [](const std::vector<LimitRule>& rules) {
+    return std::any_of(rules.begin(), rules.end(), [](const LimitRule& rule) {
+      return rule.limits.max_running_jobs >= 0 || rule.limits.max_gpus >= 0;
+    });
+  };
+  if (holds_starts(user_limits) || holds_starts(group_limits) || !downtimes.empty()) return true;
   if (scheduler_latency_seconds > 0) return true;
   for (const SitePartition& p : partitions) {
-    if (!p.user_limits.empty() || !p.run_windows.empty() || !p.drains.empty()) return true;
+    if (holds_starts(p.user_limits) || !p.run_windows.empty() || !p.drains.empty()) return true;
   }
   return false;
 }

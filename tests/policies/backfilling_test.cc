@@ -97,6 +97,29 @@ TEST(EasyBackfilling, AMigInstanceBackfillsOntoAGpuOthersInstancesPartlyHold) {
   ExpectInterval(sim.Of("H"), 1000, 1100);
 }
 
+TEST(EasyBackfilling, AnInstanceOutlastingTheReservationKeepsOffTheReservedMigGpu) {
+  // Node 0: one A100-80GB; node 1: one A100-80GB in MIG mode. t=0: A (4g.40gb, 500 s) takes
+  // slices 0-3 of the MIG GPU. t=10: B (7g.80gb, 100 s) needs all 8 slices: the head, reserved
+  // at A's end, 500. t=20: C (1g.10gb, 1000 s) fits in slices 4-7 now but would hold them past
+  // 500, where B needs them: it waits. B [500, 600], C [600, 1600]. (Backfilled, C would have
+  // held B until 1020, after its promise.)
+  auto mig = [](const std::string& id, double submit, const char* profile, double duration) {
+    Job job = MakeJob(id, submit, 1, duration);
+    job.mig_profile = MigProfileId(profile);
+    return job;
+  };
+  TestSim sim = PolicySim(
+      R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":1},
+                   {"count":1,"gpu_type":"A100-80GB","gpus_per_node":1,"mig":true}]})",
+      {mig("A", 0, "4g.40gb", 500), mig("B", 10, "7g.80gb", 100), mig("C", 20, "1g.10gb", 1000)},
+      "easy", "first-fit", {{"walltime", "exact"}});
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 500);
+  ExpectInterval(sim.Of("B"), 500, 600);
+  ExpectInterval(sim.Of("C"), 600, 1600);
+  EXPECT_DOUBLE_EQ(sim.engine().promised_start(sim.IndexOf("B")), 500);
+}
+
 TEST(EasyBackfilling, ALongJobMayUseOnlyTheExtraGpusAndConsumesThem) {
   // pool, 1 node x 4 GPUs. A t=0 2 GPUs 10 s; B t=0 3 GPUs 10 s; C t=1 1 GPU 100 s;
   // D t=2 1 GPU 100 s.

@@ -363,6 +363,39 @@ TEST(DeadlineElastic, TheGpusOfAJobThatEndsBeforeItsWallTimeAreFreeInThePlanAtOn
   EXPECT_EQ(sim.Of("C").max_gpus, 1);
 }
 
+TEST(DeadlineElastic, NoElasticStartRunsPastTheJobsWallTime) {
+  // One node of 4 GPUs; A (4 GPUs, 100 s on 4, wall time 150, deadline 400). On 1 GPU it would
+  // end at 400, by its deadline, but run 400 s, past its wall time: killed at 150. 2 GPUs run
+  // 200 s, past it too. The fewest GPUs within both: 3, 133.3 s: [0, 133.3], completed.
+  Jobs j;
+  Job& a = j.Add("A", 0, 4, 100);
+  a.walltime = 150;
+  j.Deadline(a, 400);
+  TestSim sim = Sim(Nodes(1, 4), j, "deadline-elastic", "pool", {{"walltime", "trace"}});
+  sim.Run();
+  testing::ExpectInterval(sim.Of("A"), 0, 400.0 / 3);
+  EXPECT_EQ(sim.Of("A").max_gpus, 3);
+}
+
+TEST(DeadlineElastic, AJobStartedOnFewerGpusHoldsThemUntilItsTrueEnd) {
+  // One node of 4 GPUs, no wall times (modelled user estimates plan the running jobs). A (4 GPUs,
+  // 1,000 s on 4, deadline 4,000) starts on 1 GPU: it runs 4,000 s, [0, 4000]. Its modelled
+  // estimate was drawn for 4 GPUs: between its 1,000 s and the model's limit M, 1 h. B (t = 1,
+  // 4 GPUs in one group of 4, 1,000 s, deadline 4,700) needs all 4 GPUs: after A, [4000, 5000],
+  // late, so it is declined. Planned with A's estimate (at most 3,600) B would have been admitted
+  // and missed its deadline.
+  Jobs j;
+  Job& a = j.Add("A", 0, 4, 1000);
+  j.Deadline(a, 4000);
+  j.Deadline(j.AddGroups("B", 1, 4, 1000, 4), 4699);
+  TestSim sim = Sim(Nodes(1, 4), j, "deadline-elastic", "pool", {{"walltime", "trace"}});
+  sim.Run();
+  testing::ExpectInterval(sim.Of("A"), 0, 4000);
+  EXPECT_EQ(sim.Of("A").max_gpus, 1);
+  EXPECT_EQ(sim.Of("B").state, JobState::kRejected);
+  EXPECT_NE(sim.ReasonOf("B").find("declined at admission"), std::string::npos);
+}
+
 TEST(DeadlineElastic, ABestEffortJobStartsWhenExactlyItsGpusAreFree) {
   // One node of 4 GPUs, first-fit, no deadlines: every job is best effort, started in submission
   // order where it fits now. A (2 GPUs) runs 0-100. B (4 GPUs, t=1) finds 2 free and waits. C

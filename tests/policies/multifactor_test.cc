@@ -48,6 +48,38 @@ TEST(Multifactor, FairShareWithoutDecayTiesAndKeepsSubmissionOrder) {
   EXPECT_DOUBLE_EQ(sim.Of("U2").first_start, 2100);
 }
 
+TEST(Multifactor, SharesGivenAsParametersHoldWithASitesPriorityWeights) {
+  // The site sets the weight (1000) and the half-life (1000 s); the shares come from --param:
+  // v 3, u 1 (of 4). At 2000 u holds 1/3 of the decayed usage and v 2/3 (as above):
+  // F_u = 2^(-(1/3)/(1/4)) = 0.40 < F_v = 2^(-(2/3)/(3/4)) = 0.54, so V2 goes first; with equal
+  // shares U2 would (0.63 against 0.40).
+  const std::string cluster = R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":1}],
+    "site":{"priority":{"fairshare":1000,"half_life":1000}}})";
+  auto sim = PolicySim(cluster, FairShareJobs(), "multifactor", "first-fit",
+                       {{"shares", "v:3"}, {"calc_period", "1"}, {"bf_interval", "0"}});
+  sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("V2").first_start, 2000);
+  EXPECT_DOUBLE_EQ(sim.Of("U2").first_start, 2100);
+}
+
+TEST(Multifactor, JobsWithoutAWallTimeArePlannedWithModelledEstimates) {
+  // Four GPUs, no wall times. R (2 GPUs, 3600 s) runs from 0; H (4 GPUs, t = 1) is reserved at
+  // R's estimated end; C (2 GPUs, t = 2, 3590 s) fits beside R now. Planned with true durations
+  // C ends at 3592, by R's end and H's reservation (3600): backfilled at 2. The modelled user
+  // estimates (policies/user_estimates.h) lie between a job's run time and M, the longest run
+  // rounded up to an hour (1 h here), on the model's values (..., 55 min, 1 h): R's and C's are
+  // 1 h. So C would end at 3602, on H's GPUs: it waits. R [0, 3600], H [3600, 3700], C from 3700.
+  std::vector<Job> jobs = {MakeJob("R", 0, 2, 3600), MakeJob("H", 1, 4, 100),
+                           MakeJob("C", 2, 2, 3590)};
+  auto sim = PolicySim(Nodes(1, 4), jobs, "multifactor", "first-fit", {{"bf_interval", "0"}});
+  sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("H").first_start, 3600);
+  EXPECT_DOUBLE_EQ(sim.Of("C").first_start, 3700);
+  EXPECT_NE(sim.engine().policy_planning_estimates().find("modelled user estimates for 3 jobs"),
+            std::string::npos)
+      << sim.engine().policy_planning_estimates();
+}
+
 TEST(Multifactor, AHigherPartitionTierGoesFirstWhateverItsSubmission) {
   // L1 fills the node until 100; L2 (lo, t = 1) and H1 (hi, t = 2) wait; at 100 H1's partition
   // has tier 1 and starts first, L2 after it at 200.

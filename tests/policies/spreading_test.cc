@@ -272,5 +272,46 @@ TEST(Spread, WeightedKeepsAGroupApart) {
   ExpectInterval(sim.Of("B"), 100, 200);
 }
 
+TEST(Spread, MigInstancesOfAGroupTakeTwoNodesAndTheThirdWaitsForSpread) {
+  // Two nodes of one A100-80GB in MIG mode; A, B, C 1g.10gb of group g (spread node), 100 s each
+  // at t = 0. A takes node 0's GPU; B may not join it, though its GPU has free slices: node 1. C
+  // waits for A and B to end: 100-200, its 100 s `spread`.
+  Jobs j = ThreeOfOneGroup(SpreadDomain::kNode);
+  for (Job& job : j.jobs) job.mig_profile = MigProfileId("1g.10gb");
+  TestSim sim = Sim(R"({"nodes":[{"count":2,"gpu_type":"A100-80GB","gpus_per_node":1,
+                        "mig":true}]})",
+                    j);
+  sim.Run();
+  ExpectInterval(sim.Of("A"), 0, 100);
+  ExpectInterval(sim.Of("B"), 0, 100);
+  ExpectInterval(sim.Of("C"), 100, 200);
+  EXPECT_EQ(GpusOf(sim, "A"), std::vector<int>{0});
+  EXPECT_EQ(GpusOf(sim, "B"), std::vector<int>{1});
+  EXPECT_EQ(ReasonsOf(sim, "C"), (std::map<std::string, double>{{"spread", 100}}));
+}
+
+TEST(Spread, SrtfKeepsAnEvictedJobOnlyWhereItsGroupStillAllowsIt) {
+  // Two nodes of 8 GPUs. A (g, 2 GPUs, 500 s) and X (1 GPU, 200 s) start at 0 on node 0. B (g,
+  // 8 GPUs, 100 s) arrives at 190: node 1. C (g, 1 GPU, 10 s) arrives at 220: every node holds
+  // a job of g; srtf evicts the one with the most left, A (280 s), and C takes node 0. A may not
+  // stay beside C on node 0, and node 1 holds B: A is preempted (not kept where it ran). C runs
+  // [220, 230], B [190, 290].
+  Jobs j;
+  j.Add("A", 0, 2, 500);
+  j.Group("g", SpreadDomain::kNode);
+  j.Add("X", 0, 1, 200);
+  j.Add("B", 190, 8, 100);
+  j.Group("g", SpreadDomain::kNode);
+  j.Add("C", 220, 1, 10);
+  j.Group("g", SpreadDomain::kNode);
+  TestSim sim = Sim(Nodes(2, 8), j, "srtf");
+  sim.Run();
+  ExpectInterval(sim.Of("X"), 0, 200);
+  ExpectInterval(sim.Of("B"), 190, 290);
+  ExpectInterval(sim.Of("C"), 220, 230);
+  EXPECT_EQ(sim.Of("A").preemptions, 1);
+  EXPECT_EQ(sim.Of("A").state, JobState::kCompleted);
+}
+
 }  // namespace
 }  // namespace clustersim

@@ -192,20 +192,27 @@ TEST(SiteFrom, ASiteThatNeverKilledIsToldApart) {
   EXPECT_FALSE(site.kill);
 }
 
+// A job of the record: submitted, started and ended as given, on `gpus` processors.
+Job RecordedJob(const std::string& id, const std::string& partition, double submit, double start,
+                double end, int gpus = 1) {
+  Job job;
+  job.id = id;
+  job.partition = partition;
+  job.submit_time = submit;
+  job.gpus = gpus;
+  job.duration = end - start;
+  job.recorded_start = start;
+  job.recorded_end = end;
+  return job;
+}
+
 TEST(SiteFrom, ALogShorterThanADayIsSizedByItsPeakNotOneNode) {
   // A 10-hour log (no header): 8 processors in use from 0 to 9 h, 24 from 1 h to 3 h (three
   // 8-processor jobs at once). A level must be held 1 % of the 10-hour span, 360 s: 24 is held
   // 2 h, so the pool has 24 processors. With a day's hold nothing would qualify (one node).
   Trace log;
   auto add = [&](const std::string& id, double start, double end) {
-    Job job;
-    job.id = id;
-    job.submit_time = start;
-    job.gpus = 8;
-    job.duration = end - start;
-    job.recorded_start = start;
-    job.recorded_end = end;
-    log.jobs.push_back(job);
+    log.jobs.push_back(RecordedJob(id, "", start, start, end, 8));
   };
   add("a", 0, 9 * kHour);
   add("b", 1 * kHour, 3 * kHour);
@@ -216,6 +223,40 @@ TEST(SiteFrom, ALogShorterThanADayIsSizedByItsPeakNotOneNode) {
   EXPECT_EQ(site.pools[0].peak_processors, 24);
   EXPECT_NE(site.pools[0].size_evidence.find("360 s (1 % of the log)"), std::string::npos)
       << site.pools[0].size_evidence;
+}
+
+TEST(SiteFrom, ADowntimeFoundInOnePoolHoldsThatPoolOnly) {
+  // Partition a: job 1 runs [0, 1 h); job 2, submitted at 0.5 h, runs only at [10 h, 11 h): a
+  // ran nothing for 9 h while a job waited, a downtime of a. Partition b ran throughout (job 3
+  // [0, 12 h), job 4 [2 h, 3 h)). The spec's downtime names partition a: b keeps running.
+  Trace log;
+  log.jobs = {RecordedJob("1", "a", 0, 0, kHour),
+              RecordedJob("2", "a", 0.5 * kHour, 10 * kHour, 11 * kHour),
+              RecordedJob("3", "b", 0, 0, 12 * kHour),
+              RecordedJob("4", "b", 2 * kHour, 2 * kHour, 3 * kHour)};
+  const InferredSite site = InferSite(log, LogHeader(), SiteInferenceOptions());
+  ASSERT_EQ(site.pools.size(), 2u);
+  ASSERT_EQ(site.downtimes.size(), 1u);
+  EXPECT_DOUBLE_EQ(site.downtimes[0].start, kHour);
+  EXPECT_DOUBLE_EQ(site.downtimes[0].end, 10 * kHour);
+  EXPECT_EQ(site.pools[site.downtimes[0].pool].name, "a");
+  const ClusterSpec spec = ClusterSpec::FromJsonText(SiteSpecJson(site, SiteInferenceOptions()),
+                                                     "inferred", HardwareCatalog::Default());
+  ASSERT_EQ(spec.site.downtimes.size(), 1u);
+  ASSERT_EQ(spec.site.downtimes[0].partitions.size(), 1u);
+  EXPECT_EQ(spec.site.partitions[spec.site.downtimes[0].partitions[0]].name, "a");
+}
+
+TEST(SiteFrom, JobsWithoutAPartitionBesideAPartitionNamedBatchGetAPoolOfTheirOwn) {
+  // Half the jobs name partition "batch", half none: two pools, "batch" and "batch_2", and the
+  // spec loads (a pool named "batch" twice would not).
+  Trace log;
+  log.jobs = {RecordedJob("1", "batch", 0, 0, kHour), RecordedJob("2", "", 0, 0, kHour)};
+  const InferredSite site = InferSite(log, LogHeader(), SiteInferenceOptions());
+  ASSERT_EQ(site.pools.size(), 2u);
+  EXPECT_NE(site.pools[0].name, site.pools[1].name);
+  EXPECT_NO_THROW(ClusterSpec::FromJsonText(SiteSpecJson(site, SiteInferenceOptions()), "inferred",
+                                            HardwareCatalog::Default()));
 }
 
 }  // namespace

@@ -124,6 +124,27 @@ TEST(SanityReport, CountsEachProblemWithTheFirstOffendingLines) {
   EXPECT_EQ(item("jobs requesting 0 GPUs"), nullptr);
 }
 
+TEST(SanityReport, AJobOfProcessorsThatASitePartitionCountsByNodesIsNotLargerThanTheCluster) {
+  // 8 one-GPU nodes of 16 processors (processors_per_gpu 16): a job of 64 processors takes 4
+  // GPUs and fits; one of 129 takes 9 and does not.
+  Trace trace;
+  for (int processors : {64, 129}) {
+    Job job = MakeJob("p" + std::to_string(processors), 0, processors, 10);
+    job.line = static_cast<int64_t>(trace.jobs.size()) + 2;
+    trace.jobs.push_back(job);
+  }
+  const auto& catalog = HardwareCatalog::Default();
+  const Cluster cluster(
+      ClusterSpec::FromJsonText(R"({"nodes":[{"count":8,"gpu_type":"A100-80GB","gpus_per_node":1}],
+                                   "site":{"partitions":[{"name":"p","processors_per_gpu":16}]}})",
+                                "c", catalog),
+      catalog);
+  const SanityReport report = CheckTraceSanity(trace, &cluster);
+  ASSERT_EQ(report.items.size(), 1u);
+  EXPECT_EQ(report.items[0].what.rfind("jobs larger", 0), 0u) << report.items[0].what;
+  EXPECT_EQ(report.items[0].first_lines, (std::vector<int64_t>{3}));
+}
+
 TEST(SanityReport, WarnsOfPriorityClassesWithoutALevelAndOfMapEntriesThatMatchNothing) {
   // Lines 2..5: classes LS (built-in 2), gold, gold, none. gold has no level (level 0 given);
   // the map names "silver", which no job has.

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/engine/faults.h"
+#include "sim/engine/wait_reasons.h"
 #include "sim/util/error.h"
 #include "tests/test_util.h"
 
@@ -255,6 +256,25 @@ TEST(Mig, ANodeFailureSendsTheInstancesOnItBackToTheQueue) {
   testing::TestSim sim(kOneMigA100, {MigJob("a", 0, "3g.20gb", 100)}, "fcfs", "first-fit", options);
   sim.Run();
   testing::ExpectInterval(sim.Of("a"), 0, 250);
+}
+
+TEST(Mig, AnInstanceWaitingForAFailedGpuWaitsForNodesDown) {
+  // The only MIG GPU is down [0, 100); a (1g.5gb, 50 s) arrives at 10 and starts at its repair:
+  // [100, 150], its 90 s of waiting `nodes_down` (it would fit were the GPU up), not `capacity`.
+  EngineOptions options;
+  options.wait_reasons = true;
+  FailureRecord failure;
+  failure.time = 0;
+  failure.node = 0;
+  failure.duration = 100;
+  options.faults.trace = {failure};
+  testing::TestSim sim(kOneMigA100, {MigJob("a", 10, "1g.5gb", 50)}, "fcfs", "first-fit", options);
+  sim.Run();
+  testing::ExpectInterval(sim.Of("a"), 100, 150);
+  const auto seconds = sim.engine().wait_reasons().Seconds(sim.IndexOf("a"));
+  ASSERT_EQ(seconds.size(), 1u);
+  EXPECT_EQ(WaitReasonName(seconds[0].first), std::string("nodes_down"));
+  EXPECT_DOUBLE_EQ(seconds[0].second, 90);
 }
 
 TEST(Mig, ResourcesAcceptOnlyDocumentedStartsOnFreeSlices) {

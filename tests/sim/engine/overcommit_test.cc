@@ -167,6 +167,25 @@ TEST(Overcommit, CoincidingPeaksRunTheLastPeakingJobOutOfMemoryAndRequeueIt) {
   EXPECT_DOUBLE_EQ(summary.at("oom_kill_lost_gpu_hours"), 80.0 / 3600);
 }
 
+TEST(Overcommit, AShareRunOutOfMemoryPastItsResubmissionsEndsOomFailed) {
+  // One A100-40GB, F = 2: a (800 thousandths, 1,000 s) at 0 and b (800, 500 s) at 5 each reserve
+  // 400; steady they hold 400 each, and either's peak makes 1,200 > 1,000. Peaks of 10 s every
+  // 100 s from each start. a's peak at 100 runs a out of memory; it restarts at once, and b's
+  // peak at 105 runs b out; so on every 100 s. With 4 resubmissions (--oom-retries' default) the
+  // fifth run-out, a's at 500, ends a oom-failed. Alone, b (restarted at 405) runs its 500 s:
+  // [405, 905]. (Before, the two ran each other out of memory for ever, until the clock limit.)
+  TestSim sim(Nodes(1, 1, "A100-40GB"), {Share("a", 0, 800, 1000), Share("b", 5, 800, 500)}, "fcfs",
+              "frag-aware", WithPeaks(2.0));
+  const Engine& engine = sim.Run();
+  EXPECT_EQ(sim.Of("a").state, JobState::kOomFailed);
+  EXPECT_DOUBLE_EQ(sim.Of("a").end_time, 500);
+  EXPECT_NE(sim.ReasonOf("a").find("5 times"), std::string::npos) << sim.ReasonOf("a");
+  testing::ExpectInterval(sim.Of("b"), 5, 905);
+  EXPECT_EQ(engine.costs(0).restarts, 4);
+  EXPECT_EQ(engine.costs(1).restarts, 4);
+  EXPECT_EQ(engine.failure_log().events().size(), 9u);
+}
+
 TEST(Overcommit, WithoutOvercommitTheSameJobsNeverShareAndNeverRunOutOfMemory) {
   TestSim sim(Nodes(1, 1, "A100-40GB"), {Share("a", 0, 600, 300), Share("b", 5, 600, 150)},
               "fcfs", "frag-aware", WithPeaks(1.0));

@@ -270,6 +270,65 @@ TEST(SiteScheduler, AJobStartsNoEarlierThanItsDrawnLatency) {
   EXPECT_DOUBLE_EQ(sim.Of("J1").first_start, 100 + draws.Next(30));
 }
 
+TEST(SiteScheduler, TheLatencyHoldsWhenTheSiteHasADowntimeToo) {
+  // As above, with a downtime far ahead (from 100,000): J1 (5 s) still starts at 100 + its
+  // latency, long before the downtime, not at the downtime's end.
+  SiteSim sim(R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":4}],
+                  "site":{"scheduler":{"latency":30},
+                          "downtime":[{"start":100000,"end":100100}]}})",
+              {MakeJob("J1", 100, 1, 5)}, "fcfs", "first-fit", NAN);
+  sim.Run();
+  ExponentialSource draws(uint64_t{0} ^ 0x5C4EDu);
+  EXPECT_DOUBLE_EQ(sim.Of("J1").first_start, 100 + draws.Next(30));
+}
+
+TEST(SiteScheduler, UnderACycleBackfillingPromisesAreEstimates) {
+  // 1 GPU, cycle 60 s. A (t = 5, 100 s) starts at the pass at 60 and ends at 160; B (t = 10,
+  // 50 s) is promised A's end, 160, but the next pass is at 180: B starts then. The engine's
+  // promise check (--check) does not hold a start the cycle delays against its promise.
+  for (const char* policy : {"easy", "conservative"}) {
+    SiteSim sim(R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":1}],
+                    "site":{"scheduler":{"cycle":60}}})",
+                {MakeJob("A", 5, 1, 100, "", 100), MakeJob("B", 10, 1, 50, "", 50)}, policy,
+                "first-fit", NAN);
+    sim.Run();
+    EXPECT_DOUBLE_EQ(sim.Of("A").first_start, 60) << policy;
+    EXPECT_DOUBLE_EQ(sim.Of("B").first_start, 180) << policy;
+    EXPECT_DOUBLE_EQ(sim.engine().promised_start(sim.IndexOf("B")), 160) << policy;
+  }
+}
+
+TEST(SiteLimits, ARuleNotYetInForceRejectsNothing) {
+  // From t = 1000 u may run no job, and no window allows more than 1 h. J1 (t = 0, 2 h
+  // requested, 10 s) may start before both: it runs [0, 10]. J2 (t = 2000) is rejected: both
+  // rules are in force for ever then.
+  const std::string rules = R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":4}],
+      "site":{"user_limits":[{"max_running_jobs":0,"from":1000}],
+              "partitions":[{"name":"p","run_windows":[{"days":"all","max_time":"1h",
+                                                        "from":1000}]}]}})";
+  SiteSim sim(rules,
+              {MakeJob("J1", 0, 1, 10, "u", 2 * kHour), MakeJob("J2", 2000, 1, 10, "u", 600)});
+  sim.Run();
+  EXPECT_EQ(sim.Of("J1").state, JobState::kCompleted) << sim.ReasonOf("J1");
+  EXPECT_DOUBLE_EQ(sim.Of("J1").first_start, 0);
+  EXPECT_EQ(sim.Of("J2").state, JobState::kRejected);
+  EXPECT_NE(sim.ReasonOf("J2").find("allows no running job"), std::string::npos)
+      << sim.ReasonOf("J2");
+}
+
+TEST(SitePolicies, ASubmissionLimitAloneHoldsUnderEveryPolicy) {
+  // max_jobs acts at submission: sjf runs with it. u may have 1 job in the system: U2,
+  // submitted while U1 runs, is rejected.
+  SiteSim sim(R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":4}],
+                  "site":{"user_limits":[{"max_jobs":1}]}})",
+              {MakeJob("U1", 0, 1, 100, "u"), MakeJob("U2", 5, 1, 10, "u")}, "sjf", "first-fit",
+              NAN);
+  sim.Run();
+  EXPECT_DOUBLE_EQ(sim.Of("U1").first_start, 0);
+  EXPECT_EQ(sim.Of("U2").state, JobState::kRejected);
+  EXPECT_NE(sim.ReasonOf("U2").find("max_jobs"), std::string::npos);
+}
+
 TEST(SitePolicies, APolicyThatDoesNotAskMayStartIsRefusedWhenTheSiteHasLimits) {
   EXPECT_THROW(SiteSim(kOneNodeCapOne, {MakeJob("J", 0, 1, 5, "u")}, "sjf", "first-fit", NAN),
                InputError);
