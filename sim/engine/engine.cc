@@ -905,6 +905,7 @@ void Engine::Overflow(int gpu) {
       FailJob(id, oom_cause_, 0, 0);
       continue;
     }
+    ++failure_log_.totals(oom_cause_).interruptions;  // an oom_kill too, though it ends the job
     StopRunning(id, IntervalEnd::kOom);
     Live(id).allocation.gpus.clear();
     EndOomFailed(id, "out of GPU memory under over-commit " + std::to_string(overflow_kills_[id]) +

@@ -184,6 +184,11 @@ TEST(Overcommit, AShareRunOutOfMemoryPastItsResubmissionsEndsOomFailed) {
   EXPECT_EQ(engine.costs(0).restarts, 4);
   EXPECT_EQ(engine.costs(1).restarts, 4);
   EXPECT_EQ(engine.failure_log().events().size(), 9u);
+  std::map<std::string, double> summary;
+  for (const SummaryRow& row : ComputeSummary(engine, SummaryOptions{})) {
+    if (row.scope == "all") summary[row.metric] = row.value;
+  }
+  EXPECT_DOUBLE_EQ(summary.at("oom_kills"), 9);  // a's 5 run-outs and b's 4
 }
 
 TEST(Overcommit, WithoutOvercommitTheSameJobsNeverShareAndNeverRunOutOfMemory) {
