@@ -1,9 +1,9 @@
-// sacct: Slurm's accounting records as `sacct -P` prints them (https://slurm.schedmd.com/sacct.html):
-// a header line naming the fields, then one record per line, fields separated by '|' (-p's
-// trailing '|' is accepted too). Detected by a first line naming JobID and Submit with '|'.
-// Columns are found by name, in any order; JobID and Submit are required, Start, End, Partition,
-// AllocTRES, ReqTRES, State, Timelimit, User, Account and QOS used when present, others ignored.
-// The usual command: sacct -a -P -X -S 2024-01-01 -E now
+// sacct: Slurm's accounting records as `sacct -P` prints them
+// (https://slurm.schedmd.com/sacct.html): a header line naming the fields, then one record per
+// line, fields separated by '|' (-p's trailing '|' is accepted too). Detected by a first line
+// naming JobID and Submit with '|'. Columns are found by name, in any order; JobID and Submit are
+// required, Start, End, Partition, AllocTRES, ReqTRES, State, Timelimit, User, Account and QOS used
+// when present, others ignored. The usual command: sacct -a -P -X -S 2024-01-01 -E now
 //   -o JobID,Submit,Start,End,Partition,AllocTRES,ReqTRES,State,Timelimit,User,Account,QOS
 // Mapping:
 //   job_id = JobID as written. Job steps (an id with '.': 1234.batch, 1234.extern, 1234.0) run
@@ -19,8 +19,9 @@
 //   latest time in the file (censored), status suffix ":running-at-end"; a job that never started
 //   (no Start) gets 0 GPUs and the suffix ":never-started", and the engine rejects it with that
 //   reason; its End (when it was cancelled) is its recorded end.
-//   gpus = the gres/gpu counts of AllocTRES (gres/gpu=2, gres/gpu:a100=2; typed and untyped
-//   entries of one type are not added twice: the largest of them), else of ReqTRES; cpu_milli =
+//   gpus = the gres/gpu counts of AllocTRES (gres/gpu=2, gres/gpu:a100=2: the untyped total,
+//   else the sum of the typed entries, gres/gpu:a100=4,gres/gpu:v100=4 being 8; the larger of
+//   the two when both are given), else of ReqTRES; cpu_milli =
 //   1000 x cpu=, memory_mib = mem= (K, M, G, T suffixes; MiB without); a job without GPUs is a
 //   CPU-only job (docs/resources.md#cpu-only-jobs). The gres type is not a catalog GPU type and
 //   is not used (a site partition names node types, docs/cluster.md#site-model).
@@ -128,6 +129,7 @@ double Timelimit(const CsvField& f, const CsvFieldParser& parse) {
 
 struct Tres {
   int64_t gpus = -1;  // -1: no gres/gpu entry
+  int64_t typed_gpus = 0;  // the sum of the typed entries (gres/gpu:a100=4,gres/gpu:v100=4)
   int64_t cpus = -1;
   double memory_mib = -1;
 };
@@ -159,8 +161,13 @@ Tres ParseTres(const CsvField& f, const CsvFieldParser& parse, const char* name)
       }
       return n;
     };
-    if (key == "gres/gpu" || key.rfind("gres/gpu:", 0) == 0) {
+    if (key == "gres/gpu") {
       tres.gpus = std::max(tres.gpus, count(value));
+    } else if (key.rfind("gres/gpu:", 0) == 0) {
+      // Typed entries add up (GPUs of two types); the untyped total, when present, counts
+      // them all already.
+      tres.typed_gpus += count(value);
+      tres.gpus = std::max(tres.gpus, tres.typed_gpus);
     } else if (key == "cpu") {
       tres.cpus = count(value);
     } else if (key == "mem") {

@@ -407,6 +407,20 @@ TEST_F(TraceReader, ReadsTheBundledSacctSample) {
   EXPECT_EQ(LoadTrace(Write("p.txt", bars)).jobs.size(), 17u);
 }
 
+TEST_F(TraceReader, SacctAddsTypedGpuEntriesOfTwoTypesAndCountsAnUntypedTotalOnce) {
+  const std::string header =
+      "JobID|Submit|Start|End|Partition|AllocTRES|ReqTRES|State|Timelimit|User|Account|QOS\n";
+  const std::string times = "|2024-03-04T08:00:00|2024-03-04T08:00:01|2024-03-04T09:00:01|gpu|";
+  const Trace trace = LoadTrace(Write(
+      "typed.txt", header + "1" + times +
+                       "gres/gpu:a100=4,gres/gpu:v100=4||COMPLETED|1:00:00|a|b|c\n" + "2" + times +
+                       "gres/gpu=8,gres/gpu:a100=4,gres/gpu:v100=4||COMPLETED|1:00:00|a|b|c\n" +
+                       "3" + times + "gres/gpu=2,gres/gpu:a100=2||COMPLETED|1:00:00|a|b|c\n"));
+  EXPECT_EQ(Find(trace, "1").gpus, 8);
+  EXPECT_EQ(Find(trace, "2").gpus, 8);
+  EXPECT_EQ(Find(trace, "3").gpus, 2);
+}
+
 TEST_F(TraceReader, MalformedSacctRecordsNameLineColumnAndWhatWasExpected) {
   const std::string header =
       "JobID|Submit|Start|End|Partition|AllocTRES|ReqTRES|State|Timelimit|User|Account|QOS\n";
