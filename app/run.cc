@@ -839,6 +839,9 @@ std::vector<std::string> BuildModels(const RunConfig& config, const Catalogs& ca
       !warning.empty()) {
     warnings.push_back(std::move(warning));
   }
+  if (std::string warning = s->policy->PlacementWarning(cluster, *s->placement); !warning.empty()) {
+    warnings.push_back(std::move(warning));
+  }
   for (std::string& warning : ReliabilityWarnings(config, cluster, s->engine_options.faults)) {
     warnings.push_back(std::move(warning));
   }

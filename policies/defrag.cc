@@ -266,6 +266,9 @@ class Defragmenter final : public Policy {
   std::string IdleWarning(const Trace& trace, const ModelRuntime* models) const override {
     return inner_.IdleWarning(trace, models);
   }
+  std::string PlacementWarning(const Cluster& cluster, const Placement& placement) const override {
+    return inner_.PlacementWarning(cluster, placement);
+  }
   std::string ClusterProblem(const Cluster& cluster) const override {
     return inner_.ClusterProblem(cluster);
   }

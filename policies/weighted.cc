@@ -138,6 +138,23 @@ class Weighted final : public Policy {
     return text + "; set those weights to 0 or give the trace what they weigh";
   }
 
+  std::string PlacementWarning(const Cluster& cluster, const Placement& placement) const override {
+    std::vector<std::string> idle;
+    if (options_.weights[kEnergy] > 0 && cluster.gpu_types().size() <= 1) {
+      idle.push_back("w_energy (the cluster has one GPU type: the energy term is 0 for every job)");
+    }
+    if (options_.allocator.kind == Allocator::kDp && !placement.IgnoresNodes()) {
+      idle.push_back(
+          "allocator=dp (with a node-aware placement each job keeps to the fewest nodes its size "
+          "needs, a node limit the knapsack does not model, so every pass falls back to "
+          "first-fit decreasing; use --placement pool or allocator=exact)");
+    }
+    if (idle.empty()) return "";
+    std::string text = "weighted: nothing to act on for";
+    for (size_t i = 0; i < idle.size(); ++i) text += (i ? "; " : " ") + idle[i];
+    return text;
+  }
+
   void Schedule(SchedulingContext& context) override {
     if (context.QueueFront() == kNoJob) return;
     StartStarving(context);

@@ -300,6 +300,13 @@ class Policy {
   virtual std::string IdleWarning(const Trace& /*trace*/, const ModelRuntime* /*models*/) const {
     return "";
   }
+  // Called once before the run with the cluster and the run's placement: a warning naming the
+  // fix when a setting of the policy has nothing to act on there (weighted's energy weight on a
+  // cluster of one GPU type), else "".
+  virtual std::string PlacementWarning(const Cluster& /*cluster*/,
+                                       const Placement& /*placement*/) const {
+    return "";
+  }
   // Called once before the trace is read: what makes the policy's settings impossible on
   // `cluster` (a quota of more GPUs than the cluster has), naming the setting and by how much,
   // else "". The run is then refused (InputError) before any work starts.

@@ -439,6 +439,38 @@ TEST(Weighted, UtilizationAloneFillsTheNodeWhereFirstFitDecreasingDoesNot) {
   ExpectInterval(greedy.Of("J3"), 100, 200);
 }
 
+TEST(Weighted, WarnsOfDpUnderANodeAwarePlacementAndOfAnEnergyWeightOnOneGpuType) {
+  // The three jobs above with allocator=dp. With pool, dp's knapsack starts J2 and J3. With
+  // first-fit every job keeps to the fewest nodes its size needs (one), a node limit dp does not
+  // model: each pass falls back to first-fit decreasing, J1 first, and the run warns of it.
+  Jobs j;
+  j.Add("J1", 0, 3, 100);
+  j.Add("J2", 0, 2, 100);
+  j.Add("J3", 0, 2, 100);
+  const std::map<std::string, std::string> dp = {
+      {"w_util", "1"}, {"w_wait", "0"},   {"w_throughput", "0"}, {"w_fair", "0"},
+      {"w_sla", "0"},  {"w_energy", "1"}, {"allocator", "dp"}};
+  TestSim pool = Sim(Nodes(1, 4), j, "weighted", "pool", dp);
+  pool.Run();
+  ExpectInterval(pool.Of("J2"), 0, 100);
+  ExpectInterval(pool.Of("J1"), 100, 200);
+  TestSim first_fit = Sim(Nodes(1, 4), j, "weighted", "first-fit", dp);
+  first_fit.Run();
+  ExpectInterval(first_fit.Of("J1"), 0, 100);
+  const auto weighted = FindPolicy("weighted").make(Params(dp));
+  const std::string on_first_fit =
+      weighted->PlacementWarning(first_fit.cluster(), first_fit.engine().placement());
+  EXPECT_NE(on_first_fit.find("allocator=dp"), std::string::npos) << on_first_fit;
+  // One GPU type: a job's energy is the same wherever it runs, and the energy term is 0.
+  EXPECT_NE(on_first_fit.find("w_energy"), std::string::npos) << on_first_fit;
+  const std::string on_pool = weighted->PlacementWarning(pool.cluster(), pool.engine().placement());
+  EXPECT_EQ(on_pool.find("allocator=dp"), std::string::npos) << on_pool;
+  TestSim two_types = Sim(R"({"nodes":[{"count":1,"gpu_type":"A100-80GB","gpus_per_node":4},
+                                        {"count":1,"gpu_type":"V100-32GB","gpus_per_node":4}]})",
+                          j, "weighted", "pool", dp);
+  EXPECT_EQ(weighted->PlacementWarning(two_types.cluster(), two_types.engine().placement()), "");
+}
+
 TEST(Weighted, ThroughputAloneStartsTheShortJobsFirst) {
   // The same three jobs, durations 300, 100, 100 s, on 4 GPUs: with only w_throughput a job's
   // value is its completion rate 1/d over the queue's; J2 and J3 (1/100 each) beat J1 (1/300).
