@@ -246,13 +246,19 @@ TEST(Mig, MigModeOnAGpuTypeWithoutProfilesIsRefused) {
 // checkpoints) runs from 0; the node fails at 50 for 100 s: a loses its 50 s, waits for the
 // repair and runs again [150, 250]. (Before, the failure did not find a, whose instance is not
 // a whole GPU, and the run stopped on a GPU allocated twice.)
-TEST(Mig, ANodeFailureSendsTheInstancesOnItBackToTheQueue) {
+// Engine options with node 0 down over [time, time + duration) (a failure trace of one record).
+EngineOptions NodeZeroDown(double time, double duration) {
   EngineOptions options;
   FailureRecord failure;
-  failure.time = 50;
+  failure.time = time;
   failure.node = 0;
-  failure.duration = 100;
+  failure.duration = duration;
   options.faults.trace = {failure};
+  return options;
+}
+
+TEST(Mig, ANodeFailureSendsTheInstancesOnItBackToTheQueue) {
+  const EngineOptions options = NodeZeroDown(50, 100);
   testing::TestSim sim(kOneMigA100, {MigJob("a", 0, "3g.20gb", 100)}, "fcfs", "first-fit", options);
   sim.Run();
   testing::ExpectInterval(sim.Of("a"), 0, 250);
@@ -261,13 +267,8 @@ TEST(Mig, ANodeFailureSendsTheInstancesOnItBackToTheQueue) {
 TEST(Mig, AnInstanceWaitingForAFailedGpuWaitsForNodesDown) {
   // The only MIG GPU is down [0, 100); a (1g.5gb, 50 s) arrives at 10 and starts at its repair:
   // [100, 150], its 90 s of waiting `nodes_down` (it would fit were the GPU up), not `capacity`.
-  EngineOptions options;
+  EngineOptions options = NodeZeroDown(0, 100);
   options.wait_reasons = true;
-  FailureRecord failure;
-  failure.time = 0;
-  failure.node = 0;
-  failure.duration = 100;
-  options.faults.trace = {failure};
   testing::TestSim sim(kOneMigA100, {MigJob("a", 10, "1g.5gb", 50)}, "fcfs", "first-fit", options);
   sim.Run();
   testing::ExpectInterval(sim.Of("a"), 100, 150);
