@@ -189,16 +189,15 @@ SiteRules::SiteRules(const SiteSpec& site, const Cluster& cluster, const Trace& 
       partitions_[p].drains.push_back({d, ToPeriod(d.from, d.until)});
     }
     partitions_[p].forever_max_plan = ForeverMaxPlan(partitions_[p]);
-    for (const Window& w : partitions_[p].windows) {
-      if (!std::isfinite(w.period.until)) {
-        partitions_[p].forever_from = std::max(partitions_[p].forever_from, w.period.from);
+    // From when every window and drain in force for ever (those ForeverMaxPlan reads) is.
+    auto latest_from = [&](const auto& rules) {
+      for (const auto& rule : rules) {
+        if (std::isfinite(rule.period.until)) continue;
+        partitions_[p].forever_from = std::max(partitions_[p].forever_from, rule.period.from);
       }
-    }
-    for (const Drain& d : partitions_[p].drains) {
-      if (!std::isfinite(d.period.until)) {
-        partitions_[p].forever_from = std::max(partitions_[p].forever_from, d.period.from);
-      }
-    }
+    };
+    latest_from(partitions_[p].windows);
+    latest_from(partitions_[p].drains);
   }
   for (const Downtime& d : site_.downtimes) {
     Down down;
