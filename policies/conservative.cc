@@ -9,7 +9,7 @@
 // starts later than promised (KeepsPromises; --check verifies it).
 //
 // Parameters: walltime (trace) = trace | exact | a factor f > 0 of the duration, as for easy
-// (policies/backfill.h).
+// (policies/backfill.h); bf_interval (0): compression at most every bf_interval seconds (below).
 //
 // The availability profile is a step function of free GPUs over time per unit (see Profile):
 // - With a placement that ignores nodes (`pool`), no host limits and no job with tensor-parallel
@@ -40,6 +40,12 @@
 //   the promises hold under host limits exactly as without.
 // Every reservation start gets a timer, so a pass happens then even if no event does. On one
 // node the two profiles coincide, and every placement gives the pool schedule.
+//
+// With bf_interval = I > 0 (docs/backfilling.md#deep-queues-bf_interval) a timestamp with
+// completions compresses only if the last compression is at least I seconds old; otherwise the
+// compression waits for a pass at the last one + I (a timer), completions or not. Jobs only ever
+// move earlier, so every promise still holds; room freed meanwhile waits. On a deep queue this
+// bounds the compressions to one per I seconds of simulated time.
 //
 // Compression runs at a timestamp with completions only if the profile gained capacity since the
 // last one (a job ended before its estimated end, started with an estimate shorter than planned,
@@ -119,7 +125,14 @@ using Profile = AvailabilityProfile;
 
 class Conservative final : public Policy {
  public:
-  explicit Conservative(WalltimeRule rule) : rule_(rule) {}
+  static constexpr const char* kHelp =
+      "bf_interval (0): compress the reservations at most every bf_interval seconds, as Slurm's "
+      "backfill runs every bf_interval (0 = at every timestamp with completions, the reference "
+      "simulators' rule; docs/backfilling.md#deep-queues-bf_interval)\n"
+      "                           walltime (trace): trace | exact | a factor of the duration, as "
+      "for easy";
+
+  Conservative(WalltimeRule rule, double bf_interval) : rule_(rule), bf_interval_(bf_interval) {}
 
   void Schedule(SchedulingContext& context) override;
   void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
@@ -129,8 +142,8 @@ class Conservative final : public Policy {
     OnCompletion(context, id);
     arrivals_.push_back(id);
   }
-  void OnTimer(SchedulingContext& context, JobId /*id*/, int /*tag*/) override {
-    timers_.erase(context.now());
+  void OnTimer(SchedulingContext& context, JobId /*id*/, int tag) override {
+    if (tag != kCompressionTimer) timers_.erase(context.now());
   }
   double RequestedWalltime(const Job& job) const override { return rule_.Requested(job); }
   bool KeepsPromises() const override { return true; }
@@ -318,6 +331,13 @@ class Conservative final : public Policy {
   std::set<double> timers_;                        // times with a pass requested (SetTimer)
   bool compress_ = false;                 // this timestamp had completions and something to gain
   bool freed_since_compression_ = false;  // the profile gained capacity since the last one
+  // bf_interval > 0: a compression at most every bf_interval seconds. Completions since the
+  // last one wait for it; a timer (tag kCompressionTimer) asks for the pass where it is due.
+  static constexpr int kCompressionTimer = 1;
+  double bf_interval_ = 0;
+  double last_compression_ = -kInfinity;
+  double compression_timer_ = -kInfinity;  // the time of the timer asked for last
+  bool completions_pending_ = false;       // completions since the last compression
   // Per node.
   std::optional<Resources> scratch_;          // the cluster as free throughout a window
   std::vector<int> scratch_free_;             // by node: free GPUs in scratch_ (its lowest ones)
@@ -1313,8 +1333,13 @@ void Conservative::OnCompletion(SchedulingContext& context, JobId id) {
     MirrorAdd(slot, +1);  // its entry in running_ends_ goes when it reaches the top
     ends_stale_ = true;
   }
-  // A timestamp with completions: compress if anything was freed that the profile had counted.
-  compress_ = freed_since_compression_;
+  // A timestamp with completions: compress if anything was freed that the profile had counted
+  // (with bf_interval, when the interval allows: Schedule).
+  if (bf_interval_ > 0) {
+    completions_pending_ = true;
+  } else {
+    compress_ = freed_since_compression_;
+  }
   running_.Erase(context, id);
 }
 
@@ -1418,6 +1443,18 @@ void Conservative::Schedule(SchedulingContext& context) {
   } else {
     for (int type : context.cluster().gpu_types()) profiles_[type].Trim(now);
   }
+  if (completions_pending_) {
+    // bf_interval: completions compress at once if the last compression is at least
+    // bf_interval seconds old, else at the pass a timer asks for when it is.
+    if (now >= last_compression_ + bf_interval_) {
+      compress_ = freed_since_compression_;
+      last_compression_ = now;
+      completions_pending_ = false;
+    } else if (compression_timer_ <= now) {
+      compression_timer_ = last_compression_ + bf_interval_;
+      context.SetTimer(compression_timer_, kNoJob, kCompressionTimer);
+    }
+  }
   if (compress_ && !gaps_.empty()) {
     CompressByHoles(context);
     compress_ = false;
@@ -1463,7 +1500,13 @@ void Conservative::Schedule(SchedulingContext& context) {
 CLUSTERSIM_REGISTER_POLICY(conservative, "conservative",
                            "conservative backfilling: every waiting job holds a reservation; "
                            "later jobs fill gaps without delaying any of them",
-                           clustersim::WalltimeRule::kHelp, [](const clustersim::Params& params) {
+                           clustersim::Conservative::kHelp, [](const clustersim::Params& params) {
+                             const double interval = params.Double("bf_interval", 0);
+                             if (!(interval >= 0) || !std::isfinite(interval)) {
+                               throw clustersim::InputError(
+                                   "parameter bf_interval=" + params.String("bf_interval", "") +
+                                   ": expected a number of seconds >= 0");
+                             }
                              return std::make_unique<clustersim::Conservative>(
-                                 clustersim::WalltimeRule::FromParams(params));
+                                 clustersim::WalltimeRule::FromParams(params), interval);
                            });

@@ -308,6 +308,36 @@ TEST(ConservativeBackfilling, CompressionMovesReservationsEarlierWhenAJobEndsBef
   ExpectInterval(sim.Of("C"), 20, 25);
 }
 
+TEST(ConservativeBackfilling, WithBfIntervalCompressionWaitsForTheIntervalAfterTheLastOne) {
+  // 1 node x 2 GPUs. A t=0 1 GPU duration 50 walltime 1000; X t=0 1 GPU duration 100 walltime
+  // 1000; B t=1 2 GPUs duration 100 walltime 100: reserved at 1000, when A and X are planned to
+  // end (its promise).
+  // t=50: A ends; the first compression (last = 50): X holds a GPU to 1000, B stays.
+  // t=100: X ends. Without an interval B moves to 100 and starts. With bf_interval=300 the
+  //        last compression is 50 s old: it waits for 50 + 300 = 350, where B moves and starts.
+  //        With bf_interval=30 it is due (100 >= 80): B starts at 100.
+  const std::vector<Job> jobs = {WithWalltime(MakeJob("A", 0, 1, 50), 1000),
+                                 WithWalltime(MakeJob("X", 0, 1, 100), 1000),
+                                 WithWalltime(MakeJob("B", 1, 2, 100), 100)};
+  for (const char* placement : {"pool", "first-fit"}) {
+    for (const auto& [interval, start] :
+         {std::pair{"0", 100.0}, std::pair{"30", 100.0}, std::pair{"300", 350.0}}) {
+      TestSim sim =
+          PolicySim(Nodes(1, 2), jobs, "conservative", placement, {{"bf_interval", interval}});
+      sim.Run();
+      ExpectInterval(sim.Of("B"), start, start + 100);
+      EXPECT_DOUBLE_EQ(sim.engine().promised_start(sim.IndexOf("B")), 1000)
+          << placement << " bf_interval=" << interval;
+    }
+  }
+}
+
+TEST(ConservativeBackfilling, RefusesANegativeBfInterval) {
+  EXPECT_THROW(PolicySim(Nodes(1, 2), {MakeJob("A", 0, 1, 5)}, "conservative", "first-fit",
+                         {{"bf_interval", "-1"}}),
+               InputError);
+}
+
 TEST(ConservativeBackfilling, WalltimeKillEndsTheJobAtItsReservationEnd) {
   // 1 GPU. W t=0 duration 100 walltime 30 -> [0, 30) reserved and killed at 30 (timeout).
   // V t=0 duration 5 walltime 5: reserved at 30 -> [30, 35).
@@ -663,6 +693,21 @@ class ReferenceBackfill : public Policy {
   // The end of a plan of `seconds` from `start` for conservative: a job planned to run 0 seconds
   // holds its GPUs for an instant, until the next representable time (its start is not
   // overlapped by another plan).
+  // bf_interval in its plainest form: completions since the last compression compress now if
+  // that one is at least `interval` seconds old, else a timer asks for a pass when it is.
+  static bool DueToCompress(SchedulingContext& context, bool completions, double interval,
+                            double* last, double* timer) {
+    if (!completions) return false;
+    if (context.now() >= *last + interval) {
+      *last = context.now();
+      return true;
+    }
+    if (*timer <= context.now()) {
+      *timer = *last + interval;
+      context.SetTimer(*timer, kNoJob, 1);
+    }
+    return false;
+  }
   static double PlanEnd(double start, double seconds) {
     return start + seconds > start ? start + seconds
                                    : std::nextafter(start, std::numeric_limits<double>::infinity());
@@ -747,6 +792,9 @@ class ReferenceEasy final : public ReferenceBackfill {
 
 class ReferenceConservative final : public ReferenceBackfill {
  public:
+  // bf_interval: seconds at least between two compressions (0: at every timestamp with
+  // completions).
+  explicit ReferenceConservative(double interval = 0) : interval_(interval) {}
   void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
     running_.erase(id);
@@ -754,7 +802,7 @@ class ReferenceConservative final : public ReferenceBackfill {
   }
   void Schedule(SchedulingContext& context) override {
     const double now = context.now();
-    if (completions_) {  // compress at every timestamp with completions
+    if (DueToCompress(context, completions_, interval_, &last_, &timer_)) {
       for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
         if (!reserved_.count(id)) continue;
         reserved_.erase(id);
@@ -857,6 +905,9 @@ class ReferenceConservative final : public ReferenceBackfill {
   std::map<JobId, Interval> reserved_;
   std::vector<JobId> arrivals_;
   bool completions_ = false;
+  double interval_;
+  double last_ = -std::numeric_limits<double>::infinity();   // the last compression
+  double timer_ = -std::numeric_limits<double>::infinity();  // the last compression timer
 };
 
 // Conservative backfilling per node (node-aware placements), transcribed plainly: a node's free
@@ -868,6 +919,7 @@ class ReferenceConservative final : public ReferenceBackfill {
 // start. At its start a job takes the lowest-index free GPUs of its reserved nodes.
 class ReferenceNodeConservative final : public ReferenceBackfill {
  public:
+  explicit ReferenceNodeConservative(double interval = 0) : interval_(interval) {}
   void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
     running_.erase(id);
@@ -875,7 +927,7 @@ class ReferenceNodeConservative final : public ReferenceBackfill {
   }
   void Schedule(SchedulingContext& context) override {
     const double now = context.now();
-    if (completions_) {
+    if (DueToCompress(context, completions_, interval_, &last_, &timer_)) {
       for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
         auto it = reserved_.find(id);
         if (it == reserved_.end()) continue;
@@ -981,6 +1033,9 @@ class ReferenceNodeConservative final : public ReferenceBackfill {
   std::map<JobId, Interval> reserved_;
   std::vector<JobId> arrivals_;
   bool completions_ = false;
+  double interval_;
+  double last_ = -std::numeric_limits<double>::infinity();   // the last compression
+  double timer_ = -std::numeric_limits<double>::infinity();  // the last compression timer
 };
 
 // Runs a policy object on any placement, as TestSim does with a registered policy.
@@ -1101,6 +1156,39 @@ TEST_P(MatchesReference, ConservativeMakesTheDecisionsOfAPlainTranscriptionOfThe
     ExpectSameSchedules(reference.engine(), conservative.engine(), jobs, &backfilled);
   }
   EXPECT_GT(backfilled, 20);
+}
+
+TEST_P(MatchesReference, ConservativeWithBfIntervalMakesTheDecisionsOfThePlainTranscription) {
+  const auto& [placement, cluster] = GetParam();
+  int backfilled = 0;
+  int later = 0;  // jobs the interval started later than compression at every completion
+  const int count = placement == "pool" ? 150 : 100;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    const std::vector<Job> jobs = RandomTrace(seed, count);
+    for (double interval : {90.0, 600.0}) {
+      std::unique_ptr<Policy> plain;
+      if (placement == "pool") {
+        plain = std::make_unique<ReferenceConservative>(interval);
+      } else {
+        plain = std::make_unique<ReferenceNodeConservative>(interval);
+      }
+      PolicyRun reference(cluster, jobs, std::move(plain), placement);
+      TestSim conservative = PolicySim(cluster, jobs, "conservative", placement,
+                                       {{"bf_interval", std::to_string(interval)}});
+      conservative.Run();
+      ExpectSameSchedules(reference.engine(), conservative.engine(), jobs, &backfilled);
+      TestSim every = PolicySim(cluster, jobs, "conservative", placement);
+      every.Run();
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        const JobId id = static_cast<JobId>(i);
+        if (conservative.engine().run(id).first_start > every.engine().run(id).first_start) {
+          ++later;
+        }
+      }
+    }
+  }
+  EXPECT_GT(backfilled, 20);
+  EXPECT_GT(later, 20) << later;  // the interval changed the schedules checked
 }
 
 // Wide heads among many one-GPU jobs on nodes of 4 GPUs: a job of 32 GPUs needs 8 whole free
