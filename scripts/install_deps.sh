@@ -7,7 +7,8 @@
 # in which the HTML report's test opens the page (tests/html/report_browser_test.py).
 set -euo pipefail
 cli_packages=(g++ cmake make libboost-graph-dev libboost-program-options-dev nlohmann-json3-dev
-              libspdlog-dev libfmt-dev libsqlite3-dev sqlite3 zlib1g-dev libglpk-dev mold)
+              libspdlog-dev libfmt-dev libsqlite3-dev sqlite3 zlib1g-dev libglpk-dev libssl-dev
+              mold)
 if [[ ${1:-} == --cli ]]; then
   shift
   packages=("${cli_packages[@]}" "$@")
