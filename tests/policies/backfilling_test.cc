@@ -690,9 +690,6 @@ class ReferenceBackfill : public Policy {
   double End(const SchedulingContext& context, JobId id) const {
     return context.now() + planned_[id];
   }
-  // The end of a plan of `seconds` from `start` for conservative: a job planned to run 0 seconds
-  // holds its GPUs for an instant, until the next representable time (its start is not
-  // overlapped by another plan).
   // bf_interval in its plainest form: completions since the last compression compress now if
   // that one is at least `interval` seconds old, else a timer asks for a pass when it is.
   static bool DueToCompress(SchedulingContext& context, bool completions, double interval,
@@ -708,6 +705,9 @@ class ReferenceBackfill : public Policy {
     }
     return false;
   }
+  // The end of a plan of `seconds` from `start` for conservative: a job planned to run 0 seconds
+  // holds its GPUs for an instant, until the next representable time (its start is not
+  // overlapped by another plan).
   static double PlanEnd(double start, double seconds) {
     return start + seconds > start ? start + seconds
                                    : std::nextafter(start, std::numeric_limits<double>::infinity());
