@@ -133,9 +133,7 @@ class Weighted final : public Policy {
       if (users.size() <= 1) idle.push_back("w_fair (the trace names at most one user)");
     }
     if (idle.empty()) return "";
-    std::string text = "weighted: nothing to act on for";
-    for (size_t i = 0; i < idle.size(); ++i) text += (i ? "; " : " ") + idle[i];
-    return text + "; set those weights to 0 or give the trace what they weigh";
+    return NothingToActOn(idle) + "; set those weights to 0 or give the trace what they weigh";
   }
 
   std::string PlacementWarning(const Cluster& cluster, const Placement& placement) const override {
@@ -149,10 +147,7 @@ class Weighted final : public Policy {
           "needs, a node limit the knapsack does not model, so every pass falls back to "
           "first-fit decreasing; use --placement pool or allocator=exact)");
     }
-    if (idle.empty()) return "";
-    std::string text = "weighted: nothing to act on for";
-    for (size_t i = 0; i < idle.size(); ++i) text += (i ? "; " : " ") + idle[i];
-    return text;
+    return idle.empty() ? "" : NothingToActOn(idle);
   }
 
   void Schedule(SchedulingContext& context) override {
@@ -204,6 +199,13 @@ class Weighted final : public Policy {
   }
 
  private:
+  // "weighted: nothing to act on for A; B": the warning of the settings in `idle` (not empty).
+  static std::string NothingToActOn(const std::vector<std::string>& idle) {
+    std::string text = "weighted: nothing to act on for";
+    for (size_t i = 0; i < idle.size(); ++i) text += (i ? "; " : " ") + idle[i];
+    return text;
+  }
+
   // The allocator's nodes for the job, if they still have its GPUs free and its host demand fits.
   // The allocators count GPUs per node only: a request with rules of its own (placement
   // constraints, anti-affinity among them; tensor-parallel groups; whole nodes) goes to the run's

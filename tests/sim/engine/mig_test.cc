@@ -242,10 +242,6 @@ TEST(Mig, MigModeOnAGpuTypeWithoutProfilesIsRefused) {
                InputError);
 }
 
-// A node failure takes back the MIG instances on it like any job's GPUs. a (3g.20gb, 100 s, no
-// checkpoints) runs from 0; the node fails at 50 for 100 s: a loses its 50 s, waits for the
-// repair and runs again [150, 250]. (Before, the failure did not find a, whose instance is not
-// a whole GPU, and the run stopped on a GPU allocated twice.)
 // Engine options with node 0 down over [time, time + duration) (a failure trace of one record).
 EngineOptions NodeZeroDown(double time, double duration) {
   EngineOptions options;
@@ -257,6 +253,10 @@ EngineOptions NodeZeroDown(double time, double duration) {
   return options;
 }
 
+// A node failure takes back the MIG instances on it like any job's GPUs. a (3g.20gb, 100 s, no
+// checkpoints) runs from 0; the node fails at 50 for 100 s: a loses its 50 s, waits for the
+// repair and runs again [150, 250]. (Before, the failure did not find a, whose instance is not
+// a whole GPU, and the run stopped on a GPU allocated twice.)
 TEST(Mig, ANodeFailureSendsTheInstancesOnItBackToTheQueue) {
   const EngineOptions options = NodeZeroDown(50, 100);
   testing::TestSim sim(kOneMigA100, {MigJob("a", 0, "3g.20gb", 100)}, "fcfs", "first-fit", options);
