@@ -9,7 +9,8 @@
 // starts later than promised (KeepsPromises; --check verifies it).
 //
 // Parameters: walltime (trace) = trace | exact | a factor f > 0 of the duration, as for easy
-// (policies/backfill.h); bf_interval (0): compression at most every bf_interval seconds (below).
+// (policies/backfill.h); bf_interval (0): compression at most every bf_interval seconds;
+// bf_max_job_test (0 = no cap): at most that many waiting jobs hold a reservation (below).
 //
 // The availability profile is a step function of free GPUs over time per unit (see Profile):
 // - With a placement that ignores nodes (`pool`), no host limits and no job with tensor-parallel
@@ -46,6 +47,15 @@
 // compression waits for a pass at the last one + I (a timer), completions or not. Jobs only ever
 // move earlier, so every promise still holds; room freed meanwhile waits. On a deep queue this
 // bounds the compressions to one per I seconds of simulated time.
+//
+// With bf_max_job_test = K > 0 (docs/backfilling.md#deep-queues-bf_max_job_test) at most K
+// waiting jobs hold a reservation or are retried for one, as Slurm's backfill tests at most
+// bf_max_job_test jobs. The others wait without one (wait reason policy_hold) and are admitted
+// in submission order (lowest JobId first) whenever fewer than K hold one: at a pass, after the
+// arrivals, and again after the due jobs started, so a job admitted with room now starts in that
+// pass. A job's first reservation, made at its admission, is its promise, and it holds as
+// without a cap; a job admitted later never takes a slot from one admitted before. Compression,
+// holes and the gap index see only the admitted jobs, so a pass costs what a queue K deep costs.
 //
 // Compression runs at a timestamp with completions only if the profile gained capacity since the
 // last one (a job ended before its estimated end, started with an estimate shorter than planned,
@@ -129,10 +139,15 @@ class Conservative final : public Policy {
       "bf_interval (0): compress the reservations at most every bf_interval seconds, as Slurm's "
       "backfill runs every bf_interval (0 = at every timestamp with completions, the reference "
       "simulators' rule; docs/backfilling.md#deep-queues-bf_interval)\n"
+      "                           bf_max_job_test (0 = no cap): at most this many waiting jobs "
+      "hold a reservation, the first in submission order; the others wait without one, as "
+      "Slurm's backfill tests at most bf_max_job_test jobs "
+      "(docs/backfilling.md#deep-queues-bf_max_job_test)\n"
       "                           walltime (trace): trace | exact | a factor of the duration, as "
       "for easy";
 
-  Conservative(WalltimeRule rule, double bf_interval) : rule_(rule), bf_interval_(bf_interval) {}
+  Conservative(WalltimeRule rule, double bf_interval, int bf_max_job_test)
+      : rule_(rule), bf_interval_(bf_interval), bf_max_job_test_(bf_max_job_test) {}
 
   void Schedule(SchedulingContext& context) override;
   void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
@@ -338,6 +353,13 @@ class Conservative final : public Policy {
   double last_compression_ = -kInfinity;
   double compression_timer_ = -kInfinity;  // the time of the timer asked for last
   bool completions_pending_ = false;       // completions since the last compression
+  // bf_max_job_test = K > 0: at most K waiting jobs hold a reservation (or are retried for one:
+  // unplaced_); the others wait in `backlog_` without one and are admitted in submission order
+  // (lowest JobId first) as reserved jobs start.
+  int bf_max_job_test_ = 0;
+  std::priority_queue<JobId, std::vector<JobId>, std::greater<>> backlog_;
+  // Reservations held and jobs retried for one: what bf_max_job_test bounds.
+  size_t Admitted() const { return by_start_.size() + unplaced_.size(); }
   // Per node.
   std::optional<Resources> scratch_;          // the cluster as free throughout a window
   std::vector<int> scratch_free_;             // by node: free GPUs in scratch_ (its lowest ones)
@@ -1488,10 +1510,32 @@ void Conservative::Schedule(SchedulingContext& context) {
   }
   std::vector<JobId> waiting;
   waiting.swap(unplaced_);
-  waiting.insert(waiting.end(), arrivals_.begin(), arrivals_.end());
+  if (bf_max_job_test_ == 0) {
+    waiting.insert(waiting.end(), arrivals_.begin(), arrivals_.end());
+    arrivals_.clear();
+    for (JobId id : waiting) Place(context, id, 0, now);
+    StartDue(context);
+    return;
+  }
+  // bf_max_job_test: arrivals join the backlog; jobs are admitted to a reservation in
+  // submission order while fewer than bf_max_job_test hold one, and again after the due ones
+  // started, so a job admitted with a slot now starts in this pass.
+  for (JobId id : arrivals_) {
+    backlog_.push(id);
+    context.SetWaitReason(id, WaitReason::kPolicyHold);
+  }
   arrivals_.clear();
-  for (JobId id : waiting) Place(context, id, 0, now);
-  StartDue(context);
+  const size_t cap = static_cast<size_t>(bf_max_job_test_);
+  while (true) {
+    while (!backlog_.empty() && Admitted() + waiting.size() < cap) {
+      waiting.push_back(backlog_.top());
+      backlog_.pop();
+    }
+    for (JobId id : waiting) Place(context, id, 0, now);
+    waiting.clear();
+    StartDue(context);
+    if (backlog_.empty() || Admitted() >= cap) break;
+  }
 }
 
 }  // namespace
@@ -1507,6 +1551,15 @@ CLUSTERSIM_REGISTER_POLICY(conservative, "conservative",
                                    "parameter bf_interval=" + params.String("bf_interval", "") +
                                    ": expected a number of seconds >= 0");
                              }
+                             const double max_job_test = params.Double("bf_max_job_test", 0);
+                             if (!(max_job_test >= 0) || max_job_test > 1e9 ||
+                                 max_job_test != std::floor(max_job_test)) {
+                               throw clustersim::InputError(
+                                   "parameter bf_max_job_test=" +
+                                   params.String("bf_max_job_test", "") +
+                                   ": expected a whole number of jobs >= 0 (0 = no cap)");
+                             }
                              return std::make_unique<clustersim::Conservative>(
-                                 clustersim::WalltimeRule::FromParams(params), interval);
+                                 clustersim::WalltimeRule::FromParams(params), interval,
+                                 static_cast<int>(max_job_test));
                            });

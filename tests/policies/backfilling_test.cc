@@ -11,6 +11,7 @@
 #include <iterator>
 #include <map>
 #include <random>
+#include <set>
 
 #include "policies/user_estimates.h"
 #include "sim/engine/mig.h"
@@ -336,6 +337,49 @@ TEST(ConservativeBackfilling, RefusesANegativeBfInterval) {
   EXPECT_THROW(PolicySim(Nodes(1, 2), {MakeJob("A", 0, 1, 5)}, "conservative", "first-fit",
                          {{"bf_interval", "-1"}}),
                InputError);
+}
+
+TEST(ConservativeBackfilling, WithBfMaxJobTestOnlyTheFirstJobsHoldReservations) {
+  // 1 node x 4 GPUs. A t=0 2 GPUs duration 100 walltime 100; B t=1 4 GPUs duration 100 walltime
+  // 100; C t=2 1 GPU duration 50 walltime 50.
+  // t=0: A starts. t=1: B's earliest slot is [100, 200).
+  // t=2, no cap (or a cap of 2): C fits beside A without touching B's slot -> [2, 52).
+  // With bf_max_job_test=1, B holds the one reservation and C waits without one (policy_hold).
+  // t=100: A ends; B's reservation is now and B starts; C is admitted: B holds the node until
+  //        200 -> C reserved and promised [200, 250), waiting for capacity meanwhile.
+  const std::vector<Job> jobs = {WithWalltime(MakeJob("A", 0, 2, 100), 100),
+                                 WithWalltime(MakeJob("B", 1, 4, 100), 100),
+                                 WithWalltime(MakeJob("C", 2, 1, 50), 50)};
+  for (const char* placement : {"pool", "first-fit"}) {
+    for (const auto& [cap, start] :
+         {std::pair{"0", 2.0}, std::pair{"2", 2.0}, std::pair{"1", 200.0}}) {
+      TestSim sim =
+          PolicySim(Nodes(1, 4), jobs, "conservative", placement, {{"bf_max_job_test", cap}});
+      sim.Run();
+      ExpectInterval(sim.Of("B"), 100, 200);
+      ExpectInterval(sim.Of("C"), start, start + 50);
+      const JobId c = sim.IndexOf("C");
+      EXPECT_DOUBLE_EQ(sim.engine().promised_start(c), start)
+          << placement << " bf_max_job_test=" << cap;
+      if (start == 200.0) {
+        std::map<std::string, double> waited;
+        for (const auto& [reason, seconds] : sim.engine().wait_reasons().Seconds(c)) {
+          waited[WaitReasonName(reason)] += seconds;
+        }
+        EXPECT_DOUBLE_EQ(waited["policy_hold"], 98) << placement;
+        EXPECT_DOUBLE_EQ(waited["capacity"], 100) << placement;
+      }
+    }
+  }
+}
+
+TEST(ConservativeBackfilling, RefusesABfMaxJobTestThatIsNotAWholeNumberOfJobs) {
+  for (const char* cap : {"-1", "2.5", "nan"}) {
+    EXPECT_THROW(PolicySim(Nodes(1, 2), {MakeJob("A", 0, 1, 5)}, "conservative", "first-fit",
+                           {{"bf_max_job_test", cap}}),
+                 InputError)
+        << cap;
+  }
 }
 
 TEST(ConservativeBackfilling, WalltimeKillEndsTheJobAtItsReservationEnd) {
@@ -692,6 +736,22 @@ class ReferenceBackfill : public Policy {
   }
   // bf_interval in its plainest form: completions since the last compression compress now if
   // that one is at least `interval` seconds old, else a timer asks for a pass when it is.
+  // bf_max_job_test in its plainest form: arrivals wait in `backlog`; while fewer than `cap` jobs
+  // hold a reservation (cap 0: no cap) the lowest JobId is admitted and placed; `start_due`
+  // starts the jobs whose reservation is now; when that made room, admission goes on.
+  template <typename PlaceFn, typename StartDueFn, typename HeldFn>
+  static void AdmitAndStart(std::set<JobId>* backlog, size_t cap, const PlaceFn& place,
+                            const StartDueFn& start_due, const HeldFn& held) {
+    while (true) {
+      while (!backlog->empty() && (cap == 0 || held() < cap)) {
+        const JobId id = *backlog->begin();
+        backlog->erase(backlog->begin());
+        place(id);
+      }
+      start_due();
+      if (backlog->empty() || held() >= cap) return;
+    }
+  }
   static bool DueToCompress(SchedulingContext& context, bool completions, double interval,
                             double* last, double* timer) {
     if (!completions) return false;
@@ -794,14 +854,14 @@ class ReferenceConservative final : public ReferenceBackfill {
  public:
   // bf_interval: seconds at least between two compressions (0: at every timestamp with
   // completions).
-  explicit ReferenceConservative(double interval = 0) : interval_(interval) {}
+  explicit ReferenceConservative(double interval = 0, size_t cap = 0)
+      : interval_(interval), cap_(cap) {}
   void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
     running_.erase(id);
     completions_ = true;
   }
   void Schedule(SchedulingContext& context) override {
-    const double now = context.now();
     if (DueToCompress(context, completions_, interval_, &last_, &timer_)) {
       for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
         if (!reserved_.count(id)) continue;
@@ -810,8 +870,16 @@ class ReferenceConservative final : public ReferenceBackfill {
       }
       completions_ = false;
     }
-    for (JobId id : arrivals_) Place(context, id, 0);
+    backlog_.insert(arrivals_.begin(), arrivals_.end());
     arrivals_.clear();
+    AdmitAndStart(
+        &backlog_, cap_, [&](JobId id) { Place(context, id, 0); }, [&] { StartDue(context); },
+        [&] { return reserved_.size(); });
+  }
+
+ private:
+  void StartDue(SchedulingContext& context) {
+    const double now = context.now();
     std::map<JobId, uint64_t> failed;
     while (true) {
       JobId due = kNoJob;
@@ -836,8 +904,6 @@ class ReferenceConservative final : public ReferenceBackfill {
       running_[due] = Interval{now, PlanEnd(now, Planned(due)), slot.type, request.gpus};
     }
   }
-
- private:
   struct Interval {
     double start, end;
     int type, gpus;
@@ -904,8 +970,10 @@ class ReferenceConservative final : public ReferenceBackfill {
   std::map<JobId, Interval> running_;
   std::map<JobId, Interval> reserved_;
   std::vector<JobId> arrivals_;
+  std::set<JobId> backlog_;  // arrived, not yet admitted to a reservation
   bool completions_ = false;
   double interval_;
+  size_t cap_;                                               // bf_max_job_test (0: none)
   double last_ = -std::numeric_limits<double>::infinity();   // the last compression
   double timer_ = -std::numeric_limits<double>::infinity();  // the last compression timer
 };
@@ -919,14 +987,14 @@ class ReferenceConservative final : public ReferenceBackfill {
 // start. At its start a job takes the lowest-index free GPUs of its reserved nodes.
 class ReferenceNodeConservative final : public ReferenceBackfill {
  public:
-  explicit ReferenceNodeConservative(double interval = 0) : interval_(interval) {}
+  explicit ReferenceNodeConservative(double interval = 0, size_t cap = 0)
+      : interval_(interval), cap_(cap) {}
   void OnArrival(SchedulingContext& /*context*/, JobId id) override { arrivals_.push_back(id); }
   void OnCompletion(SchedulingContext& /*context*/, JobId id) override {
     running_.erase(id);
     completions_ = true;
   }
   void Schedule(SchedulingContext& context) override {
-    const double now = context.now();
     if (DueToCompress(context, completions_, interval_, &last_, &timer_)) {
       for (JobId id = context.QueueFront(); id != kNoJob; id = context.QueueNext(id)) {
         auto it = reserved_.find(id);
@@ -937,8 +1005,17 @@ class ReferenceNodeConservative final : public ReferenceBackfill {
       }
       completions_ = false;
     }
-    for (JobId id : arrivals_) Place(context, id, std::numeric_limits<double>::infinity());
+    backlog_.insert(arrivals_.begin(), arrivals_.end());
     arrivals_.clear();
+    AdmitAndStart(
+        &backlog_, cap_,
+        [&](JobId id) { Place(context, id, std::numeric_limits<double>::infinity()); },
+        [&] { StartDue(context); }, [&] { return reserved_.size(); });
+  }
+
+ private:
+  void StartDue(SchedulingContext& context) {
+    const double now = context.now();
     while (true) {
       JobId due = kNoJob;
       for (const auto& [id, slot] : reserved_) {
@@ -962,8 +1039,6 @@ class ReferenceNodeConservative final : public ReferenceBackfill {
       running_[due] = slot;
     }
   }
-
- private:
   struct Interval {
     double start, end;
     std::vector<std::pair<int, int>> nodes;  // (node, GPUs)
@@ -1032,8 +1107,10 @@ class ReferenceNodeConservative final : public ReferenceBackfill {
   std::map<JobId, Interval> running_;
   std::map<JobId, Interval> reserved_;
   std::vector<JobId> arrivals_;
+  std::set<JobId> backlog_;  // arrived, not yet admitted to a reservation
   bool completions_ = false;
   double interval_;
+  size_t cap_;                                               // bf_max_job_test (0: none)
   double last_ = -std::numeric_limits<double>::infinity();   // the last compression
   double timer_ = -std::numeric_limits<double>::infinity();  // the last compression timer
 };
@@ -1189,6 +1266,41 @@ TEST_P(MatchesReference, ConservativeWithBfIntervalMakesTheDecisionsOfThePlainTr
   }
   EXPECT_GT(backfilled, 20);
   EXPECT_GT(later, 20) << later;  // the interval changed the schedules checked
+}
+
+TEST_P(MatchesReference, ConservativeWithBfMaxJobTestMakesTheDecisionsOfThePlainTranscription) {
+  const auto& [placement, cluster] = GetParam();
+  int backfilled = 0;
+  int changed = 0;  // jobs whose start the cap changed against no cap
+  const int count = placement == "pool" ? 150 : 100;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    const std::vector<Job> jobs = RandomTrace(seed, count);
+    TestSim uncapped = PolicySim(cluster, jobs, "conservative", placement);
+    uncapped.Run();
+    for (const auto& [cap, interval] :
+         {std::pair{size_t{1}, 0.0}, std::pair{size_t{4}, 0.0}, std::pair{size_t{4}, 300.0}}) {
+      std::unique_ptr<Policy> plain;
+      if (placement == "pool") {
+        plain = std::make_unique<ReferenceConservative>(interval, cap);
+      } else {
+        plain = std::make_unique<ReferenceNodeConservative>(interval, cap);
+      }
+      PolicyRun reference(cluster, jobs, std::move(plain), placement);
+      TestSim conservative = PolicySim(
+          cluster, jobs, "conservative", placement,
+          {{"bf_max_job_test", std::to_string(cap)}, {"bf_interval", std::to_string(interval)}});
+      conservative.Run();
+      ExpectSameSchedules(reference.engine(), conservative.engine(), jobs, &backfilled);
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        const JobId id = static_cast<JobId>(i);
+        if (conservative.engine().run(id).first_start != uncapped.engine().run(id).first_start) {
+          ++changed;
+        }
+      }
+    }
+  }
+  EXPECT_GT(backfilled, 20);
+  EXPECT_GT(changed, 20) << changed;  // the cap changed the schedules checked
 }
 
 // Wide heads among many one-GPU jobs on nodes of 4 GPUs: a job of 32 GPUs needs 8 whole free
