@@ -9,7 +9,8 @@
 #   generate   `trace generate` of the 10,000,000-job trace (load 0.75 on 100,000 GPUs)
 #   10m        fcfs and easy (first-fit) on it, 12,500 x 8 A100 = 100,000 GPUs
 #   deep       the backfilling policies (easy, conservative, fair-share backfill=easy, priority
-#              backfill=easy; first-fit) on deep queues: the CEA-Curie log on 1,024 x 64 (the log
+#              backfill=easy, and conservative with bf_max_job_test=100 and bf_interval=30;
+#              first-fit) on deep queues: the CEA-Curie log on 1,024 x 64 (the log
 #              is not in the repository: CURIE_LOG=path, from the Parallel Workloads Archive) and
 #              500,000 synthetic jobs at load 1.1 with modal wall times on 1,024 x 8
 #   openb20    every policy (`clustersim list policies`) x {first-fit, best-fit, frag-aware} on
@@ -128,6 +129,15 @@ for case in "${CASES[@]}"; do
             --placement first-fit --runtime-model trace "${args[@]}"
         fi
       done
+      # conservative with Slurm's caps (docs/backfilling.md#deep-queues-bf_max_job_test): a
+      # different schedule from the reference rule's, which is quadratic in the queue's depth.
+      capped=(--policy conservative --param bf_max_job_test=100 --param bf_interval=30)
+      timed deep_synthetic_conservative_capped 8192 --trace "$synthetic" --cluster "$c8" \
+        --placement first-fit --runtime-model trace "${capped[@]}"
+      if [[ -n "${CURIE_LOG:-}" ]]; then
+        timed deep_curie_conservative_capped 65536 --trace "$CURIE_LOG" --cluster "$c64" \
+          --placement first-fit --runtime-model trace "${capped[@]}"
+      fi
       ;;
     openb20)
       pods="$ROOT/traces/alibaba_gpu_v2023/openb_pod_list_default.csv"
