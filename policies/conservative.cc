@@ -1508,24 +1508,23 @@ void Conservative::Schedule(SchedulingContext& context) {
     // next compression.
     freed_since_compression_ = moved;
   }
+  // The jobs retried for a slot, then the arrivals. With bf_max_job_test the arrivals join the
+  // backlog instead, and jobs are admitted from it in submission order while fewer than
+  // bf_max_job_test hold a reservation, and again after the due ones started, so a job admitted
+  // with a slot now starts in this pass. Without it the backlog stays empty: one round.
   std::vector<JobId> waiting;
   waiting.swap(unplaced_);
   if (bf_max_job_test_ == 0) {
     waiting.insert(waiting.end(), arrivals_.begin(), arrivals_.end());
-    arrivals_.clear();
-    for (JobId id : waiting) Place(context, id, 0, now);
-    StartDue(context);
-    return;
-  }
-  // bf_max_job_test: arrivals join the backlog; jobs are admitted to a reservation in
-  // submission order while fewer than bf_max_job_test hold one, and again after the due ones
-  // started, so a job admitted with a slot now starts in this pass.
-  for (JobId id : arrivals_) {
-    backlog_.push(id);
-    context.SetWaitReason(id, WaitReason::kPolicyHold);
+  } else {
+    for (JobId id : arrivals_) {
+      backlog_.push(id);
+      context.SetWaitReason(id, WaitReason::kPolicyHold);
+    }
   }
   arrivals_.clear();
-  const size_t cap = static_cast<size_t>(bf_max_job_test_);
+  const size_t cap = bf_max_job_test_ == 0 ? std::numeric_limits<size_t>::max()
+                                           : static_cast<size_t>(bf_max_job_test_);
   while (true) {
     while (!backlog_.empty() && Admitted() + waiting.size() < cap) {
       waiting.push_back(backlog_.top());
@@ -1551,15 +1550,7 @@ CLUSTERSIM_REGISTER_POLICY(conservative, "conservative",
                                    "parameter bf_interval=" + params.String("bf_interval", "") +
                                    ": expected a number of seconds >= 0");
                              }
-                             const double max_job_test = params.Double("bf_max_job_test", 0);
-                             if (!(max_job_test >= 0) || max_job_test > 1e9 ||
-                                 max_job_test != std::floor(max_job_test)) {
-                               throw clustersim::InputError(
-                                   "parameter bf_max_job_test=" +
-                                   params.String("bf_max_job_test", "") +
-                                   ": expected a whole number of jobs >= 0 (0 = no cap)");
-                             }
                              return std::make_unique<clustersim::Conservative>(
                                  clustersim::WalltimeRule::FromParams(params), interval,
-                                 static_cast<int>(max_job_test));
+                                 params.Cap("bf_max_job_test", "jobs"));
                            });

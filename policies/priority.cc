@@ -945,12 +945,7 @@ Options ParseOptions(const Params& params) {
   options.max_wait_seconds = seconds("max_wait");
   options.guaranteed = ParsePriorityLevels(params.String("guaranteed", ""), "guaranteed");
   options.exclusive = ParsePriorityLevels(params.String("exclusive", ""), "exclusive");
-  const double max_job_test = params.Double("max_job_test", 0);
-  if (!(max_job_test >= 0) || max_job_test != std::floor(max_job_test) || max_job_test > 1e9) {
-    throw InputError("parameter max_job_test=" + params.String("max_job_test", "") +
-                     ": expected a whole number of jobs >= 0 (0 = no cap)");
-  }
-  options.max_job_test = static_cast<int>(max_job_test);
+  options.max_job_test = params.Cap("max_job_test", "jobs");
   const std::string quota = params.String("quota", "");
   if (!quota.empty()) {
     options.quotas = true;

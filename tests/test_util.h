@@ -14,6 +14,7 @@
 #include "policies/registry.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/model_runtime.h"
+#include "sim/engine/wait_reasons.h"
 #include "sim/hardware/topology.h"
 
 namespace clustersim::testing {
@@ -163,6 +164,15 @@ inline void ExpectInterval(const JobRun& run, double start, double end) {
   EXPECT_EQ(run.state, JobState::kCompleted) << JobStateName(run.state);
   EXPECT_DOUBLE_EQ(run.first_start, start);
   EXPECT_DOUBLE_EQ(run.end_time, end);
+}
+
+// The seconds job `id` waited queued, per wait-reason name (the `wait_reasons` table's rows).
+inline std::map<std::string, double> ReasonsOf(TestSim& sim, const std::string& id) {
+  std::map<std::string, double> seconds;
+  for (const auto& [reason, s] : sim.engine().wait_reasons().Seconds(sim.IndexOf(id))) {
+    seconds[WaitReasonName(reason)] = s;
+  }
+  return seconds;
 }
 
 // Expects `run` killed at its requested wall time: first started at `start`, ended at `end`.

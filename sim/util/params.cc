@@ -1,6 +1,7 @@
 #include "sim/util/params.h"
 
 #include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "sim/util/error.h"
@@ -55,6 +56,15 @@ bool Params::Bool(const std::string& key, bool fallback) const {
 std::string Params::String(const std::string& key, const std::string& fallback) const {
   const std::string* v = Lookup(key);
   return v ? *v : fallback;
+}
+
+int Params::Cap(const std::string& key, const std::string& unit) const {
+  const double value = Double(key, 0);
+  if (!(value >= 0) || value != std::floor(value) || value > 1e9) {
+    throw InputError("parameter " + key + "=" + String(key, "") + ": expected a whole number of " +
+                     unit + " >= 0 (0 = no cap)");
+  }
+  return static_cast<int>(value);
 }
 
 void Params::RejectUnused(const std::string& owner) const {

@@ -23,6 +23,9 @@ class Params {
   int Int(const std::string& key, int fallback) const;
   bool Bool(const std::string& key, bool fallback) const;
   std::string String(const std::string& key, const std::string& fallback) const;
+  // A cap on a count of `unit` (e.g. "jobs"): a whole number from 0 to 10^9, 0 = no cap (also
+  // when the key is not given); throws InputError naming the key and the unit otherwise.
+  int Cap(const std::string& key, const std::string& unit) const;
 
   // Throws InputError listing keys that no Double/Int/Bool/String call asked for.
   void RejectUnused(const std::string& owner) const;

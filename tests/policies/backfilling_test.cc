@@ -28,6 +28,7 @@ using testing::ExpectTimeout;
 using testing::MakeJob;
 using testing::Nodes;
 using testing::PolicySim;
+using testing::ReasonsOf;
 using testing::TestSim;
 
 Job WithWalltime(Job job, double walltime) {
@@ -358,14 +359,10 @@ TEST(ConservativeBackfilling, WithBfMaxJobTestOnlyTheFirstJobsHoldReservations) 
       sim.Run();
       ExpectInterval(sim.Of("B"), 100, 200);
       ExpectInterval(sim.Of("C"), start, start + 50);
-      const JobId c = sim.IndexOf("C");
-      EXPECT_DOUBLE_EQ(sim.engine().promised_start(c), start)
+      EXPECT_DOUBLE_EQ(sim.engine().promised_start(sim.IndexOf("C")), start)
           << placement << " bf_max_job_test=" << cap;
       if (start == 200.0) {
-        std::map<std::string, double> waited;
-        for (const auto& [reason, seconds] : sim.engine().wait_reasons().Seconds(c)) {
-          waited[WaitReasonName(reason)] += seconds;
-        }
+        std::map<std::string, double> waited = ReasonsOf(sim, "C");
         EXPECT_DOUBLE_EQ(waited["policy_hold"], 98) << placement;
         EXPECT_DOUBLE_EQ(waited["capacity"], 100) << placement;
       }

@@ -19,6 +19,7 @@ namespace {
 using testing::ExpectInterval;
 using testing::MakeJob;
 using testing::Nodes;
+using testing::ReasonsOf;
 using testing::TestSim;
 
 struct Jobs {
@@ -55,14 +56,6 @@ std::vector<int> GpusOf(TestSim& sim, const std::string& id) {
                             log.gpus.begin() + interval.gpu_offset + interval.gpu_count);
   }
   return {};
-}
-
-std::map<std::string, double> ReasonsOf(TestSim& sim, const std::string& id) {
-  std::map<std::string, double> seconds;
-  for (const auto& [reason, s] : sim.engine().wait_reasons().Seconds(sim.IndexOf(id))) {
-    seconds[WaitReasonName(reason)] = s;
-  }
-  return seconds;
 }
 
 // Three 1-GPU jobs of group g (spread node) at t = 0, 100 s each, on two nodes of 4 GPUs.

@@ -19,16 +19,8 @@ namespace {
 using testing::MakeJob;
 using testing::Nodes;
 using testing::PolicySim;
+using testing::ReasonsOf;
 using testing::TestSim;
-
-// The job's seconds per reason name.
-std::map<std::string, double> ReasonsOf(TestSim& sim, const std::string& id) {
-  std::map<std::string, double> seconds;
-  for (const auto& [reason, s] : sim.engine().wait_reasons().Seconds(sim.IndexOf(id))) {
-    seconds[WaitReasonName(reason)] = s;
-  }
-  return seconds;
-}
 
 using Seconds = std::map<std::string, double>;
 
